@@ -1,0 +1,337 @@
+"""The exact tree-search kernel: best-first (A*) or depth-first branch and bound.
+
+One kernel, parameterised by the frontier discipline. The search assigns the nodes of g1 in a
+fixed order, each to an unused node of g2 or to deletion; whatever is left of g2 at the end is
+inserted. A state stores its partial map; ``g`` is the exact cost of everything the partial map
+decides, ``h`` an admissible estimate of the rest (:func:`remaining_bound`).
+
+The kernel is resumable: all state lives in arrays owned by the caller, and each call runs at
+most ``max_expansions`` expansions, so the Python driver can check the clock and memory between
+calls without the kernel ever reading a clock.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from gedkit._kernels.lsap import lsape_multiset
+
+__all__ = ["STATUS_BUDGET", "STATUS_DONE", "STATUS_FULL", "STATUS_STOP", "tree_search"]
+
+STATUS_DONE = 0  # frontier exhausted (or best f >= ub): ub is optimal
+STATUS_BUDGET = 1  # max_expansions reached: call again
+STATUS_FULL = 2  # no room for another expansion: grow the arrays or change discipline
+STATUS_STOP = 3  # an upper bound <= stop_at was found
+
+# ctl (int64) slots
+HEAP, POOL, FREE, EXPANDED, GENERATED, PEAK = 0, 1, 2, 3, 4, 5
+# fctl (float64) slots
+UB, LB, PRUNED = 0, 1, 2
+
+
+@njit(cache=True, nogil=True)
+def _multiset_cost(a, na, b, nb, const, ins, dele, sub, mat, hist, ws):
+    """Admissible cost of turning label multiset a into b: exact LSAPE over labels.
+
+    With label-equality costs (``const``) it is a count; otherwise an assignment."""
+    if const:
+        common = 0
+        for i in range(na):
+            hist[a[i]] += 1
+        for j in range(nb):
+            if hist[b[j]] > 0:
+                hist[b[j]] -= 1
+                common += 1
+        for i in range(na):
+            hist[a[i]] = 0
+        mn = min(na, nb)
+        return (mn - common) * sub + (na - mn) * dele + (nb - mn) * ins
+    return lsape_multiset(a, na, b, nb, mat, ws[0], ws[1], ws[2], ws[3], ws[4], ws[5], ws[6])
+
+
+@njit(cache=True, nogil=True)
+def remaining_bound(
+    in_rest1, used2, anc_a, anc_b, n_anc,
+    nl1, nl2, nmat, nconst,
+    e1, el1, e2, el2, ptr1, nbr1, lab1, ptr2, nbr2, lab2, emat, econst,
+    bufa, bufb, nhist, ehist, ws,
+):
+    """Lower bound on the cost of completing a partial map.
+
+    Three independent parts, each an exact multiset matching, so their sum is admissible:
+    labels of the unassigned nodes of g1 vs the unused nodes of g2; labels of the edges inside
+    those two node sets; and for every assigned node a → b, the edges from a into the
+    unassigned part of g1 vs the edges from b into the unused part of g2 (an edge (a, x) can
+    only land on an edge (b, y)). With nothing left in g1 the bound is the exact remaining cost.
+    """
+    n1 = nl1.shape[0]
+    n2 = nl2.shape[0]
+    # nodes
+    na = 0
+    for x in range(n1):
+        if in_rest1[x]:
+            bufa[na] = nl1[x]
+            na += 1
+    nb = 0
+    for y in range(n2):
+        if not used2[y]:
+            bufb[nb] = nl2[y]
+            nb += 1
+    h = _multiset_cost(bufa, na, bufb, nb, nconst[3], nconst[0], nconst[1], nconst[2],
+                       nmat, nhist, ws)
+    # edges inside the unassigned / unused parts
+    na = 0
+    for e in range(e1.shape[0]):
+        if in_rest1[e1[e, 0]] and in_rest1[e1[e, 1]]:
+            bufa[na] = el1[e]
+            na += 1
+    nb = 0
+    for e in range(e2.shape[0]):
+        if not used2[e2[e, 0]] and not used2[e2[e, 1]]:
+            bufb[nb] = el2[e]
+            nb += 1
+    h += _multiset_cost(bufa, na, bufb, nb, econst[3], econst[0], econst[1], econst[2],
+                        emat, ehist, ws)
+    # edges from each assigned node into the rest
+    for t in range(n_anc):
+        a = anc_a[t]
+        b = anc_b[t]
+        na = 0
+        for k in range(ptr1[a], ptr1[a + 1]):
+            if in_rest1[nbr1[k]]:
+                bufa[na] = lab1[k]
+                na += 1
+        nb = 0
+        if b >= 0:
+            for k in range(ptr2[b], ptr2[b + 1]):
+                if not used2[nbr2[k]]:
+                    bufb[nb] = lab2[k]
+                    nb += 1
+        if na + nb > 0:
+            h += _multiset_cost(bufa, na, bufb, nb, econst[3], econst[0], econst[1],
+                                econst[2], emat, ehist, ws)
+    return h
+
+
+@njit(cache=True, nogil=True)
+def _assign_delta(u, v, anc_a, anc_b, n_anc, node_costs, adj1, adj2, emat):
+    """Exact cost added by mapping u → v (v = -1: delete) given the anchors so far."""
+    n2 = adj2.shape[0]
+    K = emat.shape[0] - 1
+    d = node_costs[u, v] if v >= 0 else node_costs[u, n2]
+    for t in range(n_anc):
+        a = anc_a[t]
+        b = anc_b[t]
+        l1 = adj1[u, a]
+        if v >= 0 and b >= 0:
+            l2 = adj2[v, b]
+            if l1 >= 0:
+                d += emat[l1, l2] if l2 >= 0 else emat[l1, K]
+            elif l2 >= 0:
+                d += emat[K, l2]
+        elif l1 >= 0:
+            d += emat[l1, K]
+    return d
+
+
+@njit(cache=True, nogil=True)
+def _before(s, t, f, depth, tol):
+    # heap order: smaller f first, deeper state first among equals (reaches goals sooner)
+    if f[s] < f[t] - tol:
+        return True
+    if f[s] > f[t] + tol:
+        return False
+    return depth[s] > depth[t]
+
+
+@njit(cache=True, nogil=True)
+def _heap_push(heap, size, s, f, depth, tol):
+    i = size
+    heap[i] = s
+    while i > 0:
+        parent = (i - 1) >> 1
+        if _before(heap[i], heap[parent], f, depth, tol):
+            heap[i], heap[parent] = heap[parent], heap[i]
+            i = parent
+        else:
+            break
+
+
+@njit(cache=True, nogil=True)
+def _heap_pop(heap, size, f, depth, tol):
+    top = heap[0]
+    size -= 1
+    heap[0] = heap[size]
+    i = 0
+    while True:
+        left = 2 * i + 1
+        if left >= size:
+            break
+        best = left
+        if left + 1 < size and _before(heap[left + 1], heap[left], f, depth, tol):
+            best = left + 1
+        if _before(heap[best], heap[i], f, depth, tol):
+            heap[i], heap[best] = heap[best], heap[i]
+            i = best
+        else:
+            break
+    return top
+
+
+@njit(cache=True, nogil=True)
+def _new_slot(ctl, free):
+    if ctl[FREE] > 0:
+        ctl[FREE] -= 1
+        return free[ctl[FREE]]
+    s = ctl[POOL]
+    ctl[POOL] += 1
+    return s
+
+
+@njit(cache=True, nogil=True)
+def tree_search(
+    node_costs, adj1, adj2, emat, nmat, nl1, nl2, nconst, econst,
+    e1, el1, e2, el2, ptr1, nbr1, lab1, ptr2, nbr2, lab2, order,
+    maps, g, f, depth, heap, free, ctl, fctl, best_map,
+    depth_first, reserve, max_expansions, cutoff, stop_at, tol,
+):
+    """Run up to ``max_expansions`` expansions; return a STATUS_* code.
+
+    ``maps[s, t]`` is the image of ``order[t]`` in state s (-1 = deleted); ``heap`` is the
+    frontier (a binary heap, or a stack when ``depth_first``). ``fctl[UB]``/``best_map`` hold
+    the best complete map; children whose f exceeds ``cutoff`` are dropped, the least such f
+    kept in ``fctl[PRUNED]`` so that the lower bound stays valid. The kernel reports
+    STATUS_FULL while fewer than ``reserve`` state slots are free.
+    """
+    n1 = adj1.shape[0]
+    n2 = adj2.shape[0]
+    cap = maps.shape[0]
+    kn = nmat.shape[0]
+    ke = emat.shape[0]
+    nhist = np.zeros(kn, dtype=np.int64)
+    ehist = np.zeros(ke, dtype=np.int64)
+    bsize = max(n1, n2, e1.shape[0], e2.shape[0]) + 1
+    bufa = np.empty(bsize, dtype=np.int64)
+    bufb = np.empty(bsize, dtype=np.int64)
+    wn = 2 * bsize + 1
+    ws = (
+        np.empty(wn * wn), np.empty(wn + 1), np.empty(wn + 1), np.empty(wn + 1, dtype=np.int64),
+        np.empty(wn + 1, dtype=np.int64), np.empty(wn + 1), np.empty(wn + 1, dtype=np.bool_),
+    )
+    in_rest1 = np.zeros(n1, dtype=np.bool_)
+    used2 = np.zeros(n2, dtype=np.bool_)
+    anc_a = np.empty(n1 + 1, dtype=np.int64)
+    anc_b = np.empty(n1 + 1, dtype=np.int64)
+    child_v = np.empty(n2 + 1, dtype=np.int64)
+    child_g = np.empty(n2 + 1)
+    child_f = np.empty(n2 + 1)
+    child_rank = np.empty(n2 + 1, dtype=np.int64)
+
+    for _ in range(max_expansions):
+        if ctl[HEAP] == 0:
+            fctl[LB] = max(fctl[LB], min(fctl[UB], fctl[PRUNED]))
+            return STATUS_DONE
+        if fctl[UB] <= stop_at:
+            return STATUS_STOP
+        if ctl[FREE] + (cap - ctl[POOL]) < reserve:
+            return STATUS_FULL
+        if depth_first:
+            ctl[HEAP] -= 1
+            s = heap[ctl[HEAP]]
+        else:
+            s = _heap_pop(heap, ctl[HEAP], f, depth, tol)
+            ctl[HEAP] -= 1
+            if f[s] >= fctl[UB] - tol:
+                # best-first: nothing left can beat the incumbent
+                free[ctl[FREE]] = s
+                ctl[FREE] += 1
+                fctl[LB] = max(fctl[LB], min(fctl[UB], fctl[PRUNED]))
+                return STATUS_DONE
+            fctl[LB] = max(fctl[LB], f[s])
+        if f[s] >= fctl[UB] - tol:
+            free[ctl[FREE]] = s
+            ctl[FREE] += 1
+            continue
+
+        k = depth[s]
+        u = order[k]
+        for y in range(n2):
+            used2[y] = False
+        for t in range(k):
+            anc_a[t] = order[t]
+            anc_b[t] = maps[s, t]
+            if maps[s, t] >= 0:
+                used2[maps[s, t]] = True
+        for x in range(n1):
+            in_rest1[x] = False
+        for t in range(k + 1, n1):
+            in_rest1[order[t]] = True
+        anc_a[k] = u
+        complete = k + 1 == n1
+
+        n_child = 0
+        for v in range(-1, n2):
+            if v >= 0 and used2[v]:
+                continue
+            gc = g[s] + _assign_delta(u, v, anc_a, anc_b, k, node_costs, adj1, adj2, emat)
+            anc_b[k] = v
+            if v >= 0:
+                used2[v] = True
+            fc = gc + remaining_bound(
+                in_rest1, used2, anc_a, anc_b, k + 1, nl1, nl2, nmat, nconst,
+                e1, el1, e2, el2, ptr1, nbr1, lab1, ptr2, nbr2, lab2, emat, econst,
+                bufa, bufb, nhist, ehist, ws,
+            )
+            if v >= 0:
+                used2[v] = False
+            ctl[GENERATED] += 1
+            if complete:
+                # the bound is exact on a complete map
+                if fc < fctl[UB] - tol:
+                    fctl[UB] = fc
+                    for t in range(k):
+                        best_map[order[t]] = maps[s, t]
+                    best_map[u] = v
+                continue
+            if fc >= fctl[UB] - tol:
+                continue
+            if fc > cutoff:
+                fctl[PRUNED] = min(fctl[PRUNED], fc)
+                continue
+            child_v[n_child] = v
+            child_g[n_child] = gc
+            child_f[n_child] = fc
+            n_child += 1
+        ctl[EXPANDED] += 1
+        free[ctl[FREE]] = s
+        ctl[FREE] += 1
+
+        if depth_first:
+            # push the most promising child last so it is popped first
+            rank = np.argsort(-child_f[:n_child])
+            for i in range(n_child):
+                child_rank[i] = rank[i]
+        else:
+            for i in range(n_child):
+                child_rank[i] = i
+        for i in range(n_child):
+            c = child_rank[i]
+            t_slot = _new_slot(ctl, free)
+            # the parent's slot may be reused by its first child: copy from a saved row
+            if t_slot != s:
+                for t in range(k):
+                    maps[t_slot, t] = maps[s, t]
+            maps[t_slot, k] = child_v[c]
+            g[t_slot] = child_g[c]
+            f[t_slot] = child_f[c]
+            depth[t_slot] = k + 1
+            if depth_first:
+                heap[ctl[HEAP]] = t_slot
+            else:
+                _heap_push(heap, ctl[HEAP], t_slot, f, depth, tol)
+            ctl[HEAP] += 1
+        live = ctl[HEAP]
+        if live > ctl[PEAK]:
+            ctl[PEAK] = live
+    return STATUS_BUDGET

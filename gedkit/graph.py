@@ -1,0 +1,297 @@
+"""The immutable labelled graph every part of gedkit consumes.
+
+A :class:`Graph` is undirected and simple. Nodes are stored in a fixed order (index ``0..n-1``)
+next to the caller's own ids, so solvers work on plain arrays while results are reported in the
+caller's ids. Labels are arbitrary values (hashable values or attribute dicts): only cost models
+interpret them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Mapping
+from typing import Any
+
+import numpy as np
+
+from gedkit.errors import GraphError
+
+__all__ = ["Graph", "label_key"]
+
+
+def label_key(label: Any) -> Hashable:
+    """A hashable stand-in for ``label`` (attribute dicts become sorted item tuples).
+
+    Two labels have the same key exactly when they compare equal, which is what label
+    interning and label-equality cost models need.
+
+    >>> label_key({"b": 2, "a": 1})
+    (('a', 1), ('b', 2))
+    >>> label_key("C")
+    'C'
+    """
+    if isinstance(label, Mapping):
+        return tuple(sorted((k, label_key(v)) for k, v in label.items()))
+    if isinstance(label, list):
+        return tuple(label_key(v) for v in label)
+    try:
+        hash(label)
+    except TypeError:
+        raise GraphError(f"label {label!r} is neither hashable nor a dict") from None
+    return label
+
+
+class Graph:
+    """An undirected simple graph with node and edge labels.
+
+    Parameters
+    ----------
+    nodes : mapping or iterable
+        Either a mapping ``{node_id: label}`` or an iterable of node ids (all labels ``None``).
+        The iteration order fixes the internal node order.
+    edges : mapping or iterable
+        Either a mapping ``{(u, v): label}``, or an iterable of ``(u, v)`` pairs (label ``None``)
+        or ``(u, v, label)`` triples. Self-loops and repeated edges are rejected.
+    name : str, optional
+        A name used in messages and reports.
+
+    Examples
+    --------
+    >>> g = Graph({"a": "C", "b": "O"}, [("a", "b", 2)], name="CO")
+    >>> g.n, g.m
+    (2, 1)
+    >>> g.edge_label("b", "a")
+    2
+    >>> Graph(range(3), [(0, 1), (1, 2)]).degrees().tolist()
+    [1, 2, 1]
+    """
+
+    __slots__ = ("_adjacency", "_index", "edge_labels", "edges", "ids", "name", "node_labels")
+
+    def __init__(
+        self,
+        nodes: Mapping[Hashable, Any] | Iterable[Hashable] = (),
+        edges: Mapping[tuple[Hashable, Hashable], Any] | Iterable[tuple] = (),
+        *,
+        name: str | None = None,
+    ):
+        if isinstance(nodes, Mapping):
+            ids, node_labels = tuple(nodes.keys()), tuple(nodes.values())
+        else:
+            ids = tuple(nodes)
+            node_labels = (None,) * len(ids)
+        index: dict[Hashable, int] = {}
+        for i, node in enumerate(ids):
+            try:
+                if node in index:
+                    raise GraphError(f"node id {node!r} appears twice{_in(name)}")
+            except TypeError:
+                raise GraphError(f"node id {node!r} is not hashable{_in(name)}") from None
+            index[node] = i
+
+        if isinstance(edges, Mapping):
+            triples = [(u, v, lab) for (u, v), lab in edges.items()]
+        else:
+            triples = []
+            for e in edges:
+                if len(e) == 2:
+                    triples.append((e[0], e[1], None))
+                elif len(e) == 3:
+                    triples.append(tuple(e))
+                else:
+                    raise GraphError(f"edge {e!r} is neither (u, v) nor (u, v, label){_in(name)}")
+
+        pairs = np.empty((len(triples), 2), dtype=np.int32)
+        seen: set[tuple[int, int]] = set()
+        for k, (u, v, _) in enumerate(triples):
+            for end in (u, v):
+                if end not in index:
+                    raise GraphError(f"edge ({u!r}, {v!r}) names unknown node {end!r}{_in(name)}")
+            a, b = index[u], index[v]
+            if a == b:
+                raise GraphError(
+                    f"self-loop on node {u!r}{_in(name)}: gedkit handles simple graphs only"
+                )
+            a, b = min(a, b), max(a, b)
+            if (a, b) in seen:
+                raise GraphError(
+                    f"multi-edge between {u!r} and {v!r}{_in(name)}: gedkit handles simple "
+                    "graphs only"
+                )
+            seen.add((a, b))
+            pairs[k] = (a, b)
+        pairs.setflags(write=False)
+
+        self.ids: tuple[Hashable, ...] = ids
+        self.node_labels: tuple[Any, ...] = node_labels
+        self.edges: np.ndarray = pairs
+        self.edge_labels: tuple[Any, ...] = tuple(t[2] for t in triples)
+        self.name = name
+        self._index = index
+        self._adjacency: np.ndarray | None = None
+
+    # -- size and lookup ---------------------------------------------------------------------
+    @property
+    def n(self) -> int:
+        """Number of nodes."""
+        return len(self.ids)
+
+    @property
+    def m(self) -> int:
+        """Number of edges."""
+        return len(self.edges)
+
+    def __len__(self) -> int:
+        return self.n
+
+    def index(self, node: Hashable) -> int:
+        """Internal index of the caller's node id ``node``."""
+        try:
+            return self._index[node]
+        except KeyError:
+            raise GraphError(f"no node {node!r}{_in(self.name)}") from None
+
+    @property
+    def adjacency(self) -> np.ndarray:
+        """Dense ``n × n`` int32 matrix: edge index, or -1 where there is no edge (read-only)."""
+        if self._adjacency is None:
+            adj = np.full((self.n, self.n), -1, dtype=np.int32)
+            k = np.arange(self.m, dtype=np.int32)
+            adj[self.edges[:, 0], self.edges[:, 1]] = k
+            adj[self.edges[:, 1], self.edges[:, 0]] = k
+            adj.setflags(write=False)
+            self._adjacency = adj
+        return self._adjacency
+
+    def degrees(self) -> np.ndarray:
+        """Degree of every node, in internal order."""
+        return np.bincount(self.edges.ravel(), minlength=self.n)
+
+    def edge_label(self, u: Hashable, v: Hashable) -> Any:
+        """Label of the edge between caller ids ``u`` and ``v``."""
+        k = self.adjacency[self.index(u), self.index(v)]
+        if k < 0:
+            raise GraphError(f"no edge between {u!r} and {v!r}{_in(self.name)}")
+        return self.edge_labels[k]
+
+    def node_label(self, u: Hashable) -> Any:
+        """Label of caller id ``u``."""
+        return self.node_labels[self.index(u)]
+
+    # -- conversions ---------------------------------------------------------------------------
+    @classmethod
+    def from_networkx(
+        cls,
+        g: Any,
+        node_label: str | list[str] | tuple[str, ...] | None = None,
+        edge_label: str | list[str] | tuple[str, ...] | None = None,
+        *,
+        name: str | None = None,
+    ) -> Graph:
+        """Build a graph from a NetworkX graph.
+
+        Parameters
+        ----------
+        g : networkx.Graph
+            Undirected, without self-loops. Directed graphs and multigraphs are rejected.
+        node_label, edge_label : str, list of str, "*" or None
+            Which attribute is the label: one name (its value is the label), several names
+            (a dict of those attributes), ``"*"`` (a dict of all attributes) or ``None``
+            (unlabelled). A node or edge lacking a named attribute is an error.
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> h = nx.Graph(); h.add_edge(1, 2, bond=1); h.nodes[1]["atom"] = "C"; h.nodes[2]["atom"] = "N"
+        >>> Graph.from_networkx(h, node_label="atom", edge_label="bond").node_labels
+        ('C', 'N')
+        """
+        name = name if name is not None else (g.graph.get("name") or None)
+        if g.is_directed():
+            raise GraphError(
+                f"graph{_in(name)} is directed: gedkit handles undirected graphs only; "
+                "convert with g.to_undirected() if edge direction does not matter"
+            )
+        if g.is_multigraph():
+            raise GraphError(f"graph{_in(name)} is a multigraph: gedkit handles simple graphs only")
+        nodes = {u: pick_label(d, node_label, f"node {u!r}", name) for u, d in g.nodes(data=True)}
+        edges = [
+            (u, v, pick_label(d, edge_label, f"edge ({u!r}, {v!r})", name))
+            for u, v, d in g.edges(data=True)
+        ]
+        return cls(nodes, edges, name=name)
+
+    def to_networkx(self, node_label: str = "label", edge_label: str = "label") -> Any:
+        """A ``networkx.Graph`` with labels stored under the given attribute names."""
+        import networkx as nx
+
+        h = nx.Graph(name=self.name) if self.name else nx.Graph()
+        for node, lab in zip(self.ids, self.node_labels, strict=True):
+            h.add_node(node, **({node_label: lab} if lab is not None else {}))
+        for (a, b), lab in zip(self.edges.tolist(), self.edge_labels, strict=True):
+            h.add_edge(self.ids[a], self.ids[b], **({edge_label: lab} if lab is not None else {}))
+        return h
+
+    def relabeled(self, node_labels=None, edge_labels=None) -> Graph:
+        """A copy with other labels (same node order and edges)."""
+        nl = self.node_labels if node_labels is None else tuple(node_labels)
+        el = self.edge_labels if edge_labels is None else tuple(edge_labels)
+        edges = [(self.ids[a], self.ids[b], lab) for (a, b), lab in zip(self.edges.tolist(), el)]
+        return Graph(dict(zip(self.ids, nl, strict=True)), edges, name=self.name)
+
+    def permuted(self, order: Iterable[int]) -> Graph:
+        """The same graph with its nodes stored in another internal order (ids kept)."""
+        order = list(order)
+        if sorted(order) != list(range(self.n)):
+            raise GraphError("permuted() needs a permutation of range(n)")
+        nodes = {self.ids[i]: self.node_labels[i] for i in order}
+        edges = [
+            (self.ids[a], self.ids[b], lab)
+            for (a, b), lab in zip(self.edges.tolist(), self.edge_labels, strict=True)
+        ]
+        return Graph(nodes, edges, name=self.name)
+
+    # -- dunder --------------------------------------------------------------------------------
+    def __repr__(self) -> str:
+        label = f" {self.name!r}" if self.name else ""
+        return f"<Graph{label} n={self.n} m={self.m}>"
+
+    def __eq__(self, other: object) -> bool:
+        """Same ids, labels and edge set (node order and edge order ignored)."""
+        if not isinstance(other, Graph):
+            return NotImplemented
+        if dict(zip(self.ids, map(label_key, self.node_labels))) != dict(
+            zip(other.ids, map(label_key, other.node_labels))
+        ):
+            return False
+        return _edge_dict(self) == _edge_dict(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _edge_dict(g: Graph) -> dict:
+    out = {}
+    for (a, b), lab in zip(g.edges.tolist(), g.edge_labels, strict=True):
+        out[frozenset((g.ids[a], g.ids[b]))] = label_key(lab)
+    return out
+
+
+def pick_label(attrs: Mapping, spec: str | list | tuple | None, what: str, graph_name) -> Any:
+    """Extract a label from an attribute dict according to a ``node_label``/``edge_label`` spec."""
+    if spec is None:
+        return None
+    if spec == "*":
+        return dict(attrs)
+    names = [spec] if isinstance(spec, str) else list(spec)
+    missing = [k for k in names if k not in attrs]
+    if missing:
+        have = ", ".join(sorted(map(str, attrs))) or "none"
+        raise GraphError(
+            f"{what}{_in(graph_name)} has no attribute {missing[0]!r} (it has: {have})"
+        )
+    if isinstance(spec, str):
+        return attrs[spec]
+    return {k: attrs[k] for k in names}
+
+
+def _in(name: str | None) -> str:
+    return f" in graph {name!r}" if name else ""

@@ -1,0 +1,268 @@
+"""A compiled GED instance: the one place that knows what a node map costs.
+
+A node map is an int array ``forward`` of length ``n1``: ``forward[i] = j`` substitutes node
+``i`` of g1 by node ``j`` of g2, ``forward[i] = -1`` deletes node ``i``; nodes of g2 that no node
+maps to are inserted. Edges follow the nodes: an edge of g1 whose two ends land on an edge of g2
+is substituted by it, every other edge of g1 is deleted, every other edge of g2 inserted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from gedkit.errors import GedkitError
+from gedkit.graph import Graph
+
+__all__ = ["EditOperation", "Problem"]
+
+DELETED = -1
+_TOL = 1e-9
+
+
+@dataclass(frozen=True)
+class EditOperation:
+    """One edit: ``kind`` is ``node_sub``, ``node_del``, ``node_ins``, ``edge_sub``,
+    ``edge_del`` or ``edge_ins``; ``source``/``target`` are caller ids (a node id, or a pair of
+    node ids for an edge; ``None`` on the side that does not exist)."""
+
+    kind: str
+    source: Any
+    target: Any
+    cost: float
+
+    def to_dict(self) -> dict:
+        return {"op": self.kind, "source": self.source, "target": self.target, "cost": self.cost}
+
+
+class Problem:
+    """All costs of one graph pair as arrays.
+
+    Built by :meth:`gedkit.costs.CostModel.compile`; solvers read the arrays and nothing else.
+
+    Attributes
+    ----------
+    node_costs : ndarray, shape (n1+1, n2+1)
+        Substitution costs, last column deletion, last row insertion.
+    adj1, adj2 : ndarray of int32
+        Dense adjacency holding the edge-label id of each edge, -1 for no edge.
+    edge_label_matrix : ndarray, shape (K+1, K+1)
+        Edge costs between the K distinct edge labels of both graphs (last column deletion, last
+        row insertion). Substitutions are capped at deletion + insertion, since the edit path may
+        always take that route.
+    node_labels1, node_labels2 : ndarray of int32
+        Jointly interned node-label ids (equal labels, equal ids).
+    """
+
+    def __init__(
+        self,
+        g1: Graph,
+        g2: Graph,
+        *,
+        node_label_matrix: np.ndarray,
+        node_labels1: np.ndarray,
+        node_labels2: np.ndarray,
+        edge_label_matrix: np.ndarray,
+        edge_labels1: np.ndarray,
+        edge_labels2: np.ndarray,
+        cost_model: Any = None,
+    ):
+        self.g1, self.g2 = g1, g2
+        self.cost_model = cost_model
+        self.node_label_matrix = node_label_matrix
+        self.node_labels1 = np.ascontiguousarray(node_labels1, dtype=np.int32)
+        self.node_labels2 = np.ascontiguousarray(node_labels2, dtype=np.int32)
+        self.edge_labels1 = np.ascontiguousarray(edge_labels1, dtype=np.int32)
+        self.edge_labels2 = np.ascontiguousarray(edge_labels2, dtype=np.int32)
+        k = node_label_matrix.shape[0] - 1
+        rows = np.append(self.node_labels1, k)
+        cols = np.append(self.node_labels2, k)
+        self.node_costs = np.ascontiguousarray(node_label_matrix[np.ix_(rows, cols)])
+
+        # Edge substitution above deletion + insertion would make the node-map cost exceed the
+        # true edit cost; the path takes the cheaper route instead (reported by edit_path).
+        raw = np.asarray(edge_label_matrix, dtype=np.float64)
+        K = raw.shape[0] - 1
+        split = raw[:K, :K] > raw[:K, K : K + 1] + raw[K : K + 1, :K] + _TOL
+        eff = raw.copy()
+        eff[:K, :K] = np.where(split, raw[:K, K : K + 1] + raw[K : K + 1, :K], raw[:K, :K])
+        self.edge_label_matrix = eff
+        self._edge_split = split
+        self.adj1 = _label_adjacency(g1, self.edge_labels1)
+        self.adj2 = _label_adjacency(g2, self.edge_labels2)
+
+    # -- sizes ---------------------------------------------------------------------------------
+    @property
+    def n1(self) -> int:
+        return self.g1.n
+
+    @property
+    def n2(self) -> int:
+        return self.g2.n
+
+    @cached_property
+    def constant_costs(self) -> tuple[float, float, float, float, float, float] | None:
+        """``(node_ins, node_del, node_sub, edge_ins, edge_del, edge_sub)`` when every cost
+        depends on label equality alone (substitution capped at deletion + insertion), else
+        ``None``. Solvers use it to replace matchings by counting."""
+        node = _constant_structure(self.node_label_matrix)
+        edge = _constant_structure(self.edge_label_matrix)
+        if node is None or edge is None:
+            return None
+        return node + edge
+
+    def transposed(self) -> Problem:
+        """The same instance seen from g2: deletions become insertions and vice versa."""
+        p = Problem.__new__(Problem)
+        p.g1, p.g2, p.cost_model = self.g2, self.g1, self.cost_model
+        p.node_label_matrix = self.node_label_matrix.T
+        p.node_labels1, p.node_labels2 = self.node_labels2, self.node_labels1
+        p.edge_labels1, p.edge_labels2 = self.edge_labels2, self.edge_labels1
+        p.node_costs = np.ascontiguousarray(self.node_costs.T)
+        p.edge_label_matrix = np.ascontiguousarray(self.edge_label_matrix.T)
+        p._edge_split = self._edge_split.T
+        p.adj1, p.adj2 = self.adj2, self.adj1
+        return p
+
+    # -- node maps -----------------------------------------------------------------------------
+    def check_map(self, forward: Any) -> np.ndarray:
+        """Validate a node map and return it as an int64 array (raises on a bad map)."""
+        f = np.asarray(forward, dtype=np.int64)
+        if f.shape != (self.n1,):
+            raise GedkitError(f"a node map needs {self.n1} entries, got shape {f.shape}")
+        if f.size and (f.min() < DELETED or f.max() >= self.n2):
+            raise GedkitError("node map entries must be -1 (deleted) or a node index of g2")
+        real = f[f >= 0]
+        if len(np.unique(real)) != len(real):
+            raise GedkitError("node map is not injective: two nodes map to one")
+        return f
+
+    def inverse(self, forward: np.ndarray) -> np.ndarray:
+        """``inverse[j] = i`` if node ``i`` of g1 maps to ``j``, else -1 (inserted)."""
+        inv = np.full(self.n2, DELETED, dtype=np.int64)
+        mapped = np.flatnonzero(forward >= 0)
+        inv[forward[mapped]] = mapped
+        return inv
+
+    def cost(self, forward: Any) -> float:
+        """Exact cost of a complete node map, recomputed from scratch.
+
+        Every solver's upper bound is this value for the map it returns.
+
+        >>> from gedkit import Graph, costs
+        >>> p = costs.uniform().compile(Graph({0: "C", 1: "O"}, [(0, 1)]), Graph({0: "C"}))
+        >>> p.cost([0, -1])   # keep C, delete O and the bond
+        2.0
+        """
+        f = self.check_map(forward)
+        inv = self.inverse(f)
+        n2 = self.n2
+        total = self.node_costs[np.arange(self.n1), np.where(f >= 0, f, n2)].sum()
+        total += self.node_costs[self.n1, np.flatnonzero(inv < 0)].sum()
+
+        K = self.edge_label_matrix.shape[0] - 1
+        e1 = self.g1.edges
+        if len(e1):
+            fa, fb = f[e1[:, 0]], f[e1[:, 1]]
+            both = (fa >= 0) & (fb >= 0)
+            target = np.full(len(e1), -1, dtype=np.int64)
+            target[both] = self.adj2[fa[both], fb[both]]
+            cols = np.where(target >= 0, target, K)
+            total += self.edge_label_matrix[self.edge_labels1, cols].sum()
+        e2 = self.g2.edges
+        if len(e2):
+            ia, ib = inv[e2[:, 0]], inv[e2[:, 1]]
+            both = (ia >= 0) & (ib >= 0)
+            covered = np.zeros(len(e2), dtype=bool)
+            covered[both] = self.adj1[ia[both], ib[both]] >= 0
+            total += self.edge_label_matrix[K, self.edge_labels2[~covered]].sum()
+        return float(total)
+
+    def edit_path(self, forward: Any) -> list[EditOperation]:
+        """The edit operations a node map implies, each with its cost; their costs sum to
+        :meth:`cost`. Substitutions between equal labels (free, no edit) are left out."""
+        f = self.check_map(forward)
+        inv = self.inverse(f)
+        ids1, ids2 = self.g1.ids, self.g2.ids
+        ops: list[EditOperation] = []
+        for i in range(self.n1):
+            j = int(f[i])
+            if j < 0:
+                ops.append(EditOperation("node_del", ids1[i], None, self.node_costs[i, -1]))
+            elif self.node_labels1[i] != self.node_labels2[j] or self.node_costs[i, j] != 0:
+                ops.append(EditOperation("node_sub", ids1[i], ids2[j], self.node_costs[i, j]))
+        for j in np.flatnonzero(inv < 0):
+            ops.append(EditOperation("node_ins", None, ids2[j], self.node_costs[-1, j]))
+
+        K = self.edge_label_matrix.shape[0] - 1
+        raw_del = self.edge_label_matrix[:, K]
+        raw_ins = self.edge_label_matrix[K, :]
+        for (a, b), la in zip(self.g1.edges.tolist(), self.edge_labels1.tolist(), strict=True):
+            src = (ids1[a], ids1[b])
+            fa, fb = int(f[a]), int(f[b])
+            lb = self.adj2[fa, fb] if fa >= 0 and fb >= 0 else -1
+            if lb < 0:
+                ops.append(EditOperation("edge_del", src, None, raw_del[la]))
+                continue
+            dst = (ids2[fa], ids2[fb])
+            if self._edge_split[la, lb]:
+                ops.append(EditOperation("edge_del", src, None, raw_del[la]))
+                ops.append(EditOperation("edge_ins", None, dst, raw_ins[lb]))
+            elif la != lb or self.edge_label_matrix[la, lb] != 0:
+                ops.append(EditOperation("edge_sub", src, dst, self.edge_label_matrix[la, lb]))
+        for (c, d), lb in zip(self.g2.edges.tolist(), self.edge_labels2.tolist(), strict=True):
+            ia, ib = int(inv[c]), int(inv[d])
+            if ia < 0 or ib < 0 or self.adj1[ia, ib] < 0:
+                ops.append(EditOperation("edge_ins", None, (ids2[c], ids2[d]), raw_ins[lb]))
+        return [EditOperation(o.kind, o.source, o.target, float(o.cost)) for o in ops]
+
+    def node_map_pairs(self, forward: Any) -> list[tuple[Any, Any]]:
+        """The node map in caller ids: ``(u, v)`` substitutions, ``(u, None)`` deletions,
+        ``(None, v)`` insertions."""
+        f = self.check_map(forward)
+        inv = self.inverse(f)
+        ids1, ids2 = self.g1.ids, self.g2.ids
+        pairs = [(ids1[i], ids2[j] if j >= 0 else None) for i, j in enumerate(f.tolist())]
+        pairs += [(None, ids2[j]) for j in np.flatnonzero(inv < 0).tolist()]
+        return pairs
+
+    def forward_from_pairs(self, pairs: Any) -> np.ndarray:
+        """Inverse of :meth:`node_map_pairs`: caller-id pairs (or a dict) to a node map."""
+        items = pairs.items() if isinstance(pairs, dict) else pairs
+        f = np.full(self.n1, DELETED, dtype=np.int64)
+        for u, v in items:
+            if u is not None and v is not None:
+                f[self.g1.index(u)] = self.g2.index(v)
+        return self.check_map(f)
+
+    def __repr__(self) -> str:
+        return f"<Problem n1={self.n1} n2={self.n2} costs={getattr(self.cost_model, 'name', '?')}>"
+
+
+def _label_adjacency(g: Graph, edge_label_ids: np.ndarray) -> np.ndarray:
+    adj = np.full((g.n, g.n), -1, dtype=np.int32)
+    if g.m:
+        adj[g.edges[:, 0], g.edges[:, 1]] = edge_label_ids
+        adj[g.edges[:, 1], g.edges[:, 0]] = edge_label_ids
+    return adj
+
+
+def _constant_structure(mat: np.ndarray) -> tuple[float, float, float] | None:
+    """``(ins, del, sub)`` if ``mat`` is free on the diagonal, ``sub`` elsewhere, constant
+    deletion and insertion; else None."""
+    k = mat.shape[0] - 1
+    dels, ins = mat[:k, k], mat[k, :k]
+    if k == 0:
+        return (0.0, 0.0, 0.0)
+    if np.ptp(dels) > _TOL or np.ptp(ins) > _TOL:
+        return None
+    sub = mat[:k, :k]
+    if np.any(np.abs(np.diag(sub)) > _TOL):
+        return None
+    off = sub[~np.eye(k, dtype=bool)]
+    if off.size and np.ptp(off) > _TOL:
+        return None
+    return (float(ins[0]), float(dels[0]), float(off[0]) if off.size else 0.0)

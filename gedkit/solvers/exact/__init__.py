@@ -1,0 +1,1 @@
+"""Exact solvers: tree search (A*, depth-first branch and bound) and integer programming."""

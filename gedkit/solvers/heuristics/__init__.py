@@ -1,0 +1,1 @@
+"""Upper-bound heuristics."""
