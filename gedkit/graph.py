@@ -65,7 +65,10 @@ class Graph:
     [1, 2, 1]
     """
 
-    __slots__ = ("_adjacency", "_index", "edge_labels", "edges", "ids", "name", "node_labels")
+    __slots__ = (
+        "_adjacency", "_edge_keys", "_index", "_node_keys",
+        "edge_labels", "edges", "ids", "name", "node_labels",
+    )
 
     def __init__(
         self,
@@ -128,6 +131,8 @@ class Graph:
         self.name = name
         self._index = index
         self._adjacency: np.ndarray | None = None
+        self._node_keys: tuple | None = None
+        self._edge_keys: tuple | None = None
 
     # -- size and lookup ---------------------------------------------------------------------
     @property
@@ -161,6 +166,20 @@ class Graph:
             adj.setflags(write=False)
             self._adjacency = adj
         return self._adjacency
+
+    @property
+    def node_keys(self) -> tuple:
+        """Hashable stand-ins of the node labels (see :func:`label_key`), computed once."""
+        if self._node_keys is None:
+            self._node_keys = tuple(map(label_key, self.node_labels))
+        return self._node_keys
+
+    @property
+    def edge_keys(self) -> tuple:
+        """Hashable stand-ins of the edge labels, computed once."""
+        if self._edge_keys is None:
+            self._edge_keys = tuple(map(label_key, self.edge_labels))
+        return self._edge_keys
 
     def degrees(self) -> np.ndarray:
         """Degree of every node, in internal order."""

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from gedkit._kernels.cost import INVALID, map_cost
 from gedkit.errors import GedkitError
 from gedkit.graph import Graph
 
@@ -108,6 +109,9 @@ class Problem:
         """``(node_ins, node_del, node_sub, edge_ins, edge_del, edge_sub)`` when every cost
         depends on label equality alone (substitution capped at deletion + insertion), else
         ``None``. Solvers use it to replace matchings by counting."""
+        declared = getattr(self.cost_model, "equality_costs", None)
+        if declared is not None:
+            return tuple(declared)
         node = _constant_structure(self.node_label_matrix)
         edge = _constant_structure(self.edge_label_matrix)
         if node is None or edge is None:
@@ -125,6 +129,8 @@ class Problem:
         p.edge_label_matrix = np.ascontiguousarray(self.edge_label_matrix.T)
         p._edge_split = self._edge_split.T
         p.adj1, p.adj2 = self.adj2, self.adj1
+        c = self.constant_costs
+        p.__dict__["constant_costs"] = None if c is None else (c[1], c[0], c[2], c[4], c[3], c[5])
         return p
 
     # -- node maps -----------------------------------------------------------------------------
@@ -157,29 +163,14 @@ class Problem:
         >>> p.cost([0, -1])   # keep C, delete O and the bond
         2.0
         """
-        f = self.check_map(forward)
-        inv = self.inverse(f)
-        n2 = self.n2
-        total = self.node_costs[np.arange(self.n1), np.where(f >= 0, f, n2)].sum()
-        total += self.node_costs[self.n1, np.flatnonzero(inv < 0)].sum()
-
-        K = self.edge_label_matrix.shape[0] - 1
-        e1 = self.g1.edges
-        if len(e1):
-            fa, fb = f[e1[:, 0]], f[e1[:, 1]]
-            both = (fa >= 0) & (fb >= 0)
-            target = np.full(len(e1), -1, dtype=np.int64)
-            target[both] = self.adj2[fa[both], fb[both]]
-            cols = np.where(target >= 0, target, K)
-            total += self.edge_label_matrix[self.edge_labels1, cols].sum()
-        e2 = self.g2.edges
-        if len(e2):
-            ia, ib = inv[e2[:, 0]], inv[e2[:, 1]]
-            both = (ia >= 0) & (ib >= 0)
-            covered = np.zeros(len(e2), dtype=bool)
-            covered[both] = self.adj1[ia[both], ib[both]] >= 0
-            total += self.edge_label_matrix[K, self.edge_labels2[~covered]].sum()
-        return float(total)
+        f = np.ascontiguousarray(forward, dtype=np.int64)
+        value = map_cost(
+            f, self.node_costs, self.adj1, self.adj2, self.edge_label_matrix,
+            self.g1.edges, self.edge_labels1, self.g2.edges, self.edge_labels2,
+        )
+        if value == INVALID:
+            self.check_map(f)  # raises with the precise reason
+        return float(value)
 
     def edit_path(self, forward: Any) -> list[EditOperation]:
         """The edit operations a node map implies, each with its cost; their costs sum to

@@ -65,8 +65,8 @@ class Result:
 
         The lower bound is clamped to the upper bound (a bound that crosses it would only
         reflect rounding)."""
-        forward = problem.check_map(forward)
-        ub = problem.cost(forward)
+        forward = np.ascontiguousarray(forward, dtype=np.int64)
+        ub = problem.cost(forward)  # validates the map too
         lb = min(float(lower_bound), ub)
         if lb >= ub - _TOL * max(1.0, abs(ub)):
             lb = ub

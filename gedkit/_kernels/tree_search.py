@@ -136,6 +136,143 @@ def _assign_delta(u, v, anc_a, anc_b, n_anc, node_costs, adj1, adj2, emat):
 
 
 @njit(cache=True, nogil=True)
+def _count_cost(p, q, common, c):
+    """LSAPE cost of two multisets under label-equality costs c = (ins, del, capped sub)."""
+    mn = min(p, q)
+    return (mn - common) * c[2] + (p - mn) * c[1] + (q - mn) * c[0]
+
+
+@njit(cache=True, nogil=True)
+def _children_counting(
+    k, u, order, maps_row, used2, in_rest1, nl1, nl2, nconst, econst, e1, el1, e2, el2,
+    ptr1, nbr1, lab1, ptr2, nbr2, lab2, node_a, node_b, inner_a, inner_b, anc_a_cnt,
+    anc_b_cnt, anc_p, anc_q, anc_c, anc_cost, anchor_of, u_cnt, v_cnt, cand, child_h,
+):
+    """:func:`remaining_bound` for every child of one state at once, label-equality costs.
+
+    The three multiset parts are counted once for the parent; a child u → v only removes v
+    (its label, its edges) from the g2 side, so each child costs O(deg v) instead of O(n + m).
+    Returns the number of candidates written to ``cand``/``child_h`` (v = -1: deletion).
+    """
+    n1 = nl1.shape[0]
+    n2 = nl2.shape[0]
+    # nodes
+    node_a[:] = 0
+    node_b[:] = 0
+    pn = n1 - k - 1
+    for t in range(k + 1, n1):
+        node_a[nl1[order[t]]] += 1
+    qn = 0
+    for y in range(n2):
+        if not used2[y]:
+            node_b[nl2[y]] += 1
+            qn += 1
+    cn = 0
+    for lab in range(node_a.shape[0]):
+        cn += min(node_a[lab], node_b[lab])
+    # edges inside the rest
+    inner_a[:] = 0
+    inner_b[:] = 0
+    pi = 0
+    for e in range(e1.shape[0]):
+        if in_rest1[e1[e, 0]] and in_rest1[e1[e, 1]]:
+            inner_a[el1[e]] += 1
+            pi += 1
+    qi = 0
+    for e in range(e2.shape[0]):
+        if not used2[e2[e, 0]] and not used2[e2[e, 1]]:
+            inner_b[el2[e]] += 1
+            qi += 1
+    ci = 0
+    for lab in range(inner_a.shape[0]):
+        ci += min(inner_a[lab], inner_b[lab])
+    # edges from the parent's anchors into the rest
+    base = 0.0
+    for t in range(k):
+        a = order[t]
+        b = maps_row[t]
+        anc_a_cnt[t, :] = 0
+        anc_b_cnt[t, :] = 0
+        p = 0
+        for j in range(ptr1[a], ptr1[a + 1]):
+            if in_rest1[nbr1[j]]:
+                anc_a_cnt[t, lab1[j]] += 1
+                p += 1
+        q = 0
+        if b >= 0:
+            anchor_of[b] = t
+            for j in range(ptr2[b], ptr2[b + 1]):
+                if not used2[nbr2[j]]:
+                    anc_b_cnt[t, lab2[j]] += 1
+                    q += 1
+        c = 0
+        for lab in range(anc_a_cnt.shape[1]):
+            c += min(anc_a_cnt[t, lab], anc_b_cnt[t, lab])
+        anc_p[t] = p
+        anc_q[t] = q
+        anc_c[t] = c
+        anc_cost[t] = _count_cost(p, q, c, econst)
+        base += anc_cost[t]
+    # edges from u into the rest: the new anchor's g1 side
+    u_cnt[:] = 0
+    pu = 0
+    for j in range(ptr1[u], ptr1[u + 1]):
+        if in_rest1[nbr1[j]]:
+            u_cnt[lab1[j]] += 1
+            pu += 1
+
+    n_cand = 0
+    cand[n_cand] = -1
+    child_h[n_cand] = (
+        _count_cost(pn, qn, cn, nconst) + _count_cost(pi, qi, ci, econst) + base
+        + pu * econst[1]
+    )
+    n_cand += 1
+    for v in range(n2):
+        if used2[v]:
+            continue
+        lv = nl2[v]
+        h = _count_cost(pn, qn - 1, cn - (1 if node_b[lv] <= node_a[lv] else 0), nconst)
+        q_in = qi
+        c_in = ci
+        q_u = 0
+        c_u = 0
+        anchors = 0.0
+        for j in range(ptr2[v], ptr2[v + 1]):
+            w = nbr2[j]
+            lab = lab2[j]
+            if not used2[w]:
+                # edge (v, w) leaves the inner part and joins the new anchor's g2 side
+                if inner_b[lab] <= inner_a[lab]:
+                    c_in -= 1
+                inner_b[lab] -= 1
+                q_in -= 1
+                v_cnt[lab] += 1
+                q_u += 1
+            else:
+                t = anchor_of[w]
+                if t >= 0:
+                    c = anc_c[t] - (1 if anc_b_cnt[t, lab] <= anc_a_cnt[t, lab] else 0)
+                    anchors += _count_cost(anc_p[t], anc_q[t] - 1, c, econst) - anc_cost[t]
+        for j in range(ptr2[v], ptr2[v + 1]):
+            if not used2[nbr2[j]]:
+                lab = lab2[j]
+                inner_b[lab] += 1
+                if v_cnt[lab] > 0:
+                    c_u += min(u_cnt[lab], v_cnt[lab])
+                    v_cnt[lab] = 0
+        h += _count_cost(pi, q_in, c_in, econst) + base + anchors
+        h += _count_cost(pu, q_u, c_u, econst)
+        cand[n_cand] = v
+        child_h[n_cand] = h
+        n_cand += 1
+    for t in range(k):
+        if maps_row[t] >= 0:
+            anchor_of[maps_row[t]] = -1
+    return n_cand
+
+
+@njit(cache=True, nogil=True)
 def _before(s, t, f, depth, tol):
     # heap order: smaller f first, deeper state first among equals (reaches goals sooner)
     if f[s] < f[t] - tol:
@@ -194,7 +331,7 @@ def tree_search(
     node_costs, adj1, adj2, emat, nmat, nl1, nl2, nconst, econst,
     e1, el1, e2, el2, ptr1, nbr1, lab1, ptr2, nbr2, lab2, order,
     maps, g, f, depth, heap, free, ctl, fctl, best_map,
-    depth_first, reserve, max_expansions, cutoff, stop_at, tol,
+    depth_first, counting, reserve, max_expansions, cutoff, stop_at, tol,
 ):
     """Run up to ``max_expansions`` expansions; return a STATUS_* code.
 
@@ -202,7 +339,9 @@ def tree_search(
     frontier (a binary heap, or a stack when ``depth_first``). ``fctl[UB]``/``best_map`` hold
     the best complete map; children whose f exceeds ``cutoff`` are dropped, the least such f
     kept in ``fctl[PRUNED]`` so that the lower bound stays valid. The kernel reports
-    STATUS_FULL while fewer than ``reserve`` state slots are free.
+    STATUS_FULL while fewer than ``reserve`` state slots are free. ``counting`` selects the
+    incremental bound for label-equality costs; it computes the same values as the general
+    one, only faster.
     """
     n1 = adj1.shape[0]
     n2 = adj2.shape[0]
@@ -227,6 +366,22 @@ def tree_search(
     child_g = np.empty(n2 + 1)
     child_f = np.empty(n2 + 1)
     child_rank = np.empty(n2 + 1, dtype=np.int64)
+    cand = np.empty(n2 + 1, dtype=np.int64)
+    child_h = np.empty(n2 + 1)
+    # counting-path work arrays
+    node_a = np.zeros(kn, dtype=np.int64)
+    node_b = np.zeros(kn, dtype=np.int64)
+    inner_a = np.zeros(ke, dtype=np.int64)
+    inner_b = np.zeros(ke, dtype=np.int64)
+    anc_a_cnt = np.zeros((n1, ke), dtype=np.int64)
+    anc_b_cnt = np.zeros((n1, ke), dtype=np.int64)
+    anc_p = np.zeros(n1, dtype=np.int64)
+    anc_q = np.zeros(n1, dtype=np.int64)
+    anc_c = np.zeros(n1, dtype=np.int64)
+    anc_cost = np.zeros(n1)
+    anchor_of = np.full(n2, -1, dtype=np.int64)
+    u_cnt = np.zeros(ke, dtype=np.int64)
+    v_cnt = np.zeros(ke, dtype=np.int64)
 
     for _ in range(max_expansions):
         if ctl[HEAP] == 0:
@@ -270,21 +425,36 @@ def tree_search(
         anc_a[k] = u
         complete = k + 1 == n1
 
-        n_child = 0
-        for v in range(-1, n2):
-            if v >= 0 and used2[v]:
-                continue
-            gc = g[s] + _assign_delta(u, v, anc_a, anc_b, k, node_costs, adj1, adj2, emat)
-            anc_b[k] = v
-            if v >= 0:
-                used2[v] = True
-            fc = gc + remaining_bound(
-                in_rest1, used2, anc_a, anc_b, k + 1, nl1, nl2, nmat, nconst,
-                e1, el1, e2, el2, ptr1, nbr1, lab1, ptr2, nbr2, lab2, emat, econst,
-                bufa, bufb, nhist, ehist, ws,
+        if counting:
+            n_cand = _children_counting(
+                k, u, order, maps[s], used2, in_rest1, nl1, nl2, nconst, econst,
+                e1, el1, e2, el2, ptr1, nbr1, lab1, ptr2, nbr2, lab2, node_a, node_b,
+                inner_a, inner_b, anc_a_cnt, anc_b_cnt, anc_p, anc_q, anc_c, anc_cost,
+                anchor_of, u_cnt, v_cnt, cand, child_h,
             )
-            if v >= 0:
-                used2[v] = False
+        else:
+            n_cand = 0
+            for v in range(-1, n2):
+                if v >= 0 and used2[v]:
+                    continue
+                anc_b[k] = v
+                if v >= 0:
+                    used2[v] = True
+                child_h[n_cand] = remaining_bound(
+                    in_rest1, used2, anc_a, anc_b, k + 1, nl1, nl2, nmat, nconst,
+                    e1, el1, e2, el2, ptr1, nbr1, lab1, ptr2, nbr2, lab2, emat, econst,
+                    bufa, bufb, nhist, ehist, ws,
+                )
+                if v >= 0:
+                    used2[v] = False
+                cand[n_cand] = v
+                n_cand += 1
+
+        n_child = 0
+        for i in range(n_cand):
+            v = cand[i]
+            gc = g[s] + _assign_delta(u, v, anc_a, anc_b, k, node_costs, adj1, adj2, emat)
+            fc = gc + child_h[i]
             ctl[GENERATED] += 1
             if complete:
                 # the bound is exact on a complete map

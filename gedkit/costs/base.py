@@ -30,6 +30,11 @@ class CostModel:
     name: str = "custom"
     #: True when every cost is symmetric (sub(a, b) == sub(b, a) and ins == del).
     symmetric: bool = False
+    #: ``(node_ins, node_del, node_sub, edge_ins, edge_del, edge_sub)`` when costs depend on
+    #: label equality alone (lets solvers count instead of match); None otherwise.
+    equality_costs: tuple[float, ...] | None = None
+    #: True when the model's matrices are valid by construction (skips the checks).
+    trusted_matrices: bool = False
 
     def node_sub(self, a: Any, b: Any) -> float:
         raise NotImplementedError
@@ -64,10 +69,17 @@ class CostModel:
         """Turn a pair of graphs into a :class:`~gedkit.problem.Problem`."""
         from gedkit.problem import Problem
 
-        node_labels, (nid1, nid2) = intern_labels(g1.node_labels, g2.node_labels)
-        edge_labels, (eid1, eid2) = intern_labels(g1.edge_labels, g2.edge_labels)
-        node_matrix = _checked(self.node_matrix(node_labels), len(node_labels), self, "node")
-        edge_matrix = _checked(self.edge_matrix(edge_labels), len(edge_labels), self, "edge")
+        node_labels, (nid1, nid2) = intern_labels(
+            g1.node_labels, g2.node_labels, keys=(g1.node_keys, g2.node_keys)
+        )
+        edge_labels, (eid1, eid2) = intern_labels(
+            g1.edge_labels, g2.edge_labels, keys=(g1.edge_keys, g2.edge_keys)
+        )
+        node_matrix = self.node_matrix(node_labels)
+        edge_matrix = self.edge_matrix(edge_labels)
+        if not self.trusted_matrices:
+            node_matrix = _checked(node_matrix, len(node_labels), self, "node")
+            edge_matrix = _checked(edge_matrix, len(edge_labels), self, "edge")
         return Problem(
             g1,
             g2,
@@ -84,24 +96,29 @@ class CostModel:
         return f"<CostModel {self.name}>"
 
 
-def intern_labels(*label_lists: Sequence[Any]) -> tuple[list[Any], list[np.ndarray]]:
+def intern_labels(
+    *label_lists: Sequence[Any], keys: Sequence[Sequence[Any]] | None = None
+) -> tuple[list[Any], list[np.ndarray]]:
     """Give equal labels one id across all lists.
+
+    ``keys`` (optional) are the labels' precomputed :func:`~gedkit.graph.label_key` values.
 
     >>> labels, (a, b) = intern_labels(["C", "O", "C"], ["N", "C"])
     >>> labels, a.tolist(), b.tolist()
     (['C', 'O', 'N'], [0, 1, 0], [2, 0])
     """
+    if keys is None:
+        keys = [list(map(label_key, labels)) for labels in label_lists]
     ids: dict[Any, int] = {}
     distinct: list[Any] = []
     out = []
-    for labels in label_lists:
+    for labels, label_keys in zip(label_lists, keys, strict=True):
         arr = np.empty(len(labels), dtype=np.int32)
-        for i, lab in enumerate(labels):
-            key = label_key(lab)
+        for i, key in enumerate(label_keys):
             k = ids.get(key)
             if k is None:
                 k = ids[key] = len(distinct)
-                distinct.append(lab)
+                distinct.append(labels[i])
             arr[i] = k
         out.append(arr)
     return distinct, out

@@ -45,6 +45,8 @@ class ConstantCosts(CostModel):
             values[key] = val
         self.costs = values
         self.name = name
+        self.equality_costs = tuple(values.values())
+        self.trusted_matrices = True
         self.symmetric = values["node_ins"] == values["node_del"] and (
             values["edge_ins"] == values["edge_del"]
         )
@@ -54,6 +56,7 @@ class ConstantCosts(CostModel):
         np.fill_diagonal(mat, 0.0)
         mat[:k, k] = delete
         mat[k, :k] = insert
+        mat.setflags(write=False)
         return mat
 
     def node_matrix(self, labels: Sequence[Any]) -> np.ndarray:

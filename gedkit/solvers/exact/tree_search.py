@@ -42,8 +42,13 @@ def search(
     *,
     depth_first: bool,
     method: str,
+    counting: bool | None = None,
 ) -> Result:
-    """Exact search on ``problem``; see the module docstring."""
+    """Exact search on ``problem``; see the module docstring.
+
+    ``counting`` (default: whenever costs depend on label equality alone) selects the
+    incremental bound; forcing it off gives the same search, slower (tests compare both).
+    """
     t0 = time.perf_counter()
     swap = problem.n1 > problem.n2
     p = problem.transposed() if swap else problem
@@ -55,6 +60,8 @@ def search(
         return _finish(problem, p, swap, forward, math.inf, method, t0, stats, "optimal")
 
     const = p.constant_costs
+    if counting is None or const is None:
+        counting = const is not None
     nconst = _label_costs(p.node_label_matrix, None if const is None else const[:3])
     econst = _label_costs(p.edge_label_matrix, None if const is None else const[3:])
     ptr1, nbr1, lab1 = neighbour_lists(p.adj1)
@@ -96,7 +103,7 @@ def search(
         tick = time.perf_counter()
         status = kernel.tree_search(
             *args, maps, g, f, depth, heap, free, ctl, fctl, best_map,
-            depth_first, reserve, chunk, cutoff, stop_at, tol,
+            depth_first, counting, reserve, chunk, cutoff, stop_at, tol,
         )
         if status in (kernel.STATUS_DONE, kernel.STATUS_STOP):
             break

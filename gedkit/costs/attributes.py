@@ -1,0 +1,174 @@
+"""Shared machinery of the attribute-reading (literature) cost models.
+
+A model here states its costs once, as arrays over ``k`` distinct labels (``_node_parts`` /
+``_edge_parts``); the cost matrices and the six per-label methods are derived from that single
+definition, so the vectorised and the per-label views cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from gedkit.costs.base import CostModel
+from gedkit.errors import CostModelError
+from gedkit.graph import label_key
+
+__all__ = [
+    "AttributeCosts",
+    "categories",
+    "constant",
+    "differ",
+    "numbers",
+    "pairwise_distance",
+    "values",
+]
+
+#: ``(substitution (k, k), deletion (k,), insertion (k,))`` over k distinct labels.
+Parts = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+class AttributeCosts(CostModel):
+    """Base class of cost models defined by formulas on label attributes.
+
+    Subclasses set ``name`` and implement ``_node_parts(labels)`` and ``_edge_parts(labels)``.
+    Constructor constants are validated here: finite and non-negative, ``alpha`` in [0, 1].
+    """
+
+    symmetric = True
+
+    def __init__(self, **params: float):
+        checked = {}
+        for key, val in params.items():
+            try:
+                val = float(val)
+            except (TypeError, ValueError):
+                raise CostModelError(f"{self.name}: {key} must be a number, got {val!r}") from None
+            if not np.isfinite(val) or val < 0:
+                raise CostModelError(
+                    f"{self.name}: {key} must be finite and non-negative, got {val!r}"
+                )
+            if key == "alpha" and val > 1:
+                raise CostModelError(f"{self.name}: alpha must lie in [0, 1], got {val!r}")
+            checked[key] = val
+        self.params = checked
+
+    def _node_parts(self, labels: Sequence[Any]) -> Parts:
+        raise NotImplementedError
+
+    def _edge_parts(self, labels: Sequence[Any]) -> Parts:
+        raise NotImplementedError
+
+    def node_matrix(self, labels: Sequence[Any]) -> np.ndarray:
+        return _assemble(self._node_parts(labels))
+
+    def edge_matrix(self, labels: Sequence[Any]) -> np.ndarray:
+        return _assemble(self._edge_parts(labels))
+
+    def node_sub(self, a: Any, b: Any) -> float:
+        return float(self.node_matrix([a, b])[0, 1])
+
+    def node_del(self, a: Any) -> float:
+        return float(self.node_matrix([a])[0, 1])
+
+    def node_ins(self, b: Any) -> float:
+        return float(self.node_matrix([b])[1, 0])
+
+    def edge_sub(self, a: Any, b: Any) -> float:
+        return float(self.edge_matrix([a, b])[0, 1])
+
+    def edge_del(self, a: Any) -> float:
+        return float(self.edge_matrix([a])[0, 1])
+
+    def edge_ins(self, b: Any) -> float:
+        return float(self.edge_matrix([b])[1, 0])
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v:g}" for k, v in self.params.items())
+        return f"<CostModel {self.name}({args})>"
+
+
+def _assemble(parts: Parts) -> np.ndarray:
+    sub, delete, insert = parts
+    k = len(delete)
+    mat = np.zeros((k + 1, k + 1), dtype=np.float64)
+    mat[:k, :k] = sub
+    mat[:k, k] = delete
+    mat[k, :k] = insert
+    return mat
+
+
+def constant(k: int, value: float) -> np.ndarray:
+    """``value`` for each of ``k`` labels."""
+    return np.full(k, value, dtype=np.float64)
+
+
+def values(labels: Sequence[Any], name: str, model: str, kind: str) -> list[Any]:
+    """Attribute ``name`` of every label, which must be an attribute dict holding it."""
+    out = []
+    for lab in labels:
+        if not isinstance(lab, Mapping):
+            raise CostModelError(
+                f"cost model {model!r} reads {kind} attribute {name!r}, but got the {kind} label "
+                f"{lab!r}; read the graphs with {kind}_label='*' to keep all attributes"
+            )
+        if name not in lab:
+            have = ", ".join(sorted(map(str, lab))) or "none"
+            raise CostModelError(
+                f"cost model {model!r} needs {kind} attribute {name!r}, missing from the {kind} "
+                f"label {lab!r} (it has: {have})"
+            )
+        out.append(lab[name])
+    return out
+
+
+def numbers(labels: Sequence[Any], names: Sequence[str], model: str, kind: str) -> np.ndarray:
+    """``(k, len(names))`` float array of numeric attributes (numbers or numeric strings)."""
+    out = np.empty((len(labels), len(names)), dtype=np.float64)
+    for col, name in enumerate(names):
+        for row, val in enumerate(values(labels, name, model, kind)):
+            out[row, col] = _number(val, name, model, kind)
+    return out
+
+
+def _number(val: Any, name: str, model: str, kind: str) -> float:
+    try:
+        x = float(val)
+    except (TypeError, ValueError):
+        x = np.nan
+    if not np.isfinite(x):
+        raise CostModelError(
+            f"cost model {model!r} needs a finite number in {kind} attribute {name!r}, "
+            f"got {val!r}"
+        )
+    return x
+
+
+def categories(vals: Sequence[Any]) -> np.ndarray:
+    """Integer codes of categorical values: equal values, equal codes.
+
+    Strings are compared without surrounding blanks (IAM files pad atom symbols: ``"C  "``);
+    numbers by value (``1 == 1.0``).
+
+    >>> categories(["C", "O ", "C", "O"]).tolist()
+    [0, 1, 0, 1]
+    """
+    codes: dict[Any, int] = {}
+    out = np.empty(len(vals), dtype=np.int64)
+    for i, v in enumerate(vals):
+        key = v.strip() if isinstance(v, str) else label_key(v)
+        out[i] = codes.setdefault(key, len(codes))
+    return out
+
+
+def differ(codes: np.ndarray) -> np.ndarray:
+    """``(k, k)`` bool: do the categories of two labels differ?"""
+    return codes[:, None] != codes[None, :]
+
+
+def pairwise_distance(points: np.ndarray) -> np.ndarray:
+    """Euclidean distances between the rows of ``points``."""
+    diff = points[:, None, :] - points[None, :, :]
+    return np.sqrt((diff**2).sum(axis=-1))

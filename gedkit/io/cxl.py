@@ -1,0 +1,49 @@
+"""CXL collection files: lists of GXL files with their classes (IAM, GREYC, GDR4GED).
+
+A CXL file names its graphs with ``<print file="..." class="..."/>`` elements. The listed
+files are looked up in ``graph_dir``, by default the folder holding the CXL file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from gedkit.errors import FormatError
+from gedkit.graph import Graph
+from gedkit.io.gxl import parse_xml, read_gxl
+
+__all__ = ["cxl_entries", "read_cxl"]
+
+
+def cxl_entries(path: str | Path) -> list[tuple[str, str | None]]:
+    """The ``(file name, class)`` pairs a CXL collection lists, in file order.
+
+    The class is ``None`` where the entry has none; surrounding spaces are removed (IAM
+    Fingerprint writes ``class="A "``).
+    """
+    path = Path(path)
+    root = parse_xml(path)
+    if root.tag != "GraphCollection":
+        raise FormatError(f"{path}: not a CXL file (expected a <GraphCollection> root)")
+    out = []
+    for k, entry in enumerate(root.iter("print"), start=1):
+        file = entry.get("file")
+        if not file:
+            raise FormatError(f"{path}: <print> number {k} has no 'file' attribute")
+        cls = entry.get("class")
+        out.append((file, cls.strip() if cls is not None else None))
+    return out
+
+
+def read_cxl(path: Path, node_label: Any, edge_label: Any, directed: str,
+             graph_dir: str | Path | None) -> Iterator[Graph]:
+    """Yield the graphs a CXL collection lists, each named after its GXL file."""
+    folder = Path(graph_dir) if graph_dir is not None else path.parent
+    for file, _ in cxl_entries(path):
+        gxl = folder / file
+        if not gxl.is_file():
+            hint = "" if graph_dir is not None else "; pass graph_dir= if the graphs live elsewhere"
+            raise FormatError(f"{path}: listed graph {file!r} not found in {folder}{hint}")
+        yield from read_gxl(gxl, node_label, edge_label, directed)
