@@ -12,6 +12,8 @@ from gedkit.errors import (
     OptionError,
 )
 from gedkit.graph import Graph
+from gedkit.io import read, read_all, write
+from gedkit.pairwise import pairwise
 from gedkit.problem import EditOperation, Problem
 from gedkit.result import Result
 from gedkit.solvers import available as _available
@@ -40,5 +42,9 @@ __all__ = [
     "costs",
     "ged",
     "methods",
+    "pairwise",
+    "read",
+    "read_all",
+    "write",
 ]
 __version__ = "0.1.0"

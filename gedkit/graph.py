@@ -220,7 +220,8 @@ class Graph:
         Examples
         --------
         >>> import networkx as nx
-        >>> h = nx.Graph(); h.add_edge(1, 2, bond=1); h.nodes[1]["atom"] = "C"; h.nodes[2]["atom"] = "N"
+        >>> h = nx.Graph()
+        >>> h.add_node(1, atom="C"); h.add_node(2, atom="N"); h.add_edge(1, 2, bond=1)
         >>> Graph.from_networkx(h, node_label="atom", edge_label="bond").node_labels
         ('C', 'N')
         """
@@ -250,13 +251,6 @@ class Graph:
             h.add_edge(self.ids[a], self.ids[b], **({edge_label: lab} if lab is not None else {}))
         return h
 
-    def relabeled(self, node_labels=None, edge_labels=None) -> Graph:
-        """A copy with other labels (same node order and edges)."""
-        nl = self.node_labels if node_labels is None else tuple(node_labels)
-        el = self.edge_labels if edge_labels is None else tuple(edge_labels)
-        edges = [(self.ids[a], self.ids[b], lab) for (a, b), lab in zip(self.edges.tolist(), el)]
-        return Graph(dict(zip(self.ids, nl, strict=True)), edges, name=self.name)
-
     def permuted(self, order: Iterable[int]) -> Graph:
         """The same graph with its nodes stored in another internal order (ids kept)."""
         order = list(order)
@@ -278,8 +272,8 @@ class Graph:
         """Same ids, labels and edge set (node order and edge order ignored)."""
         if not isinstance(other, Graph):
             return NotImplemented
-        if dict(zip(self.ids, map(label_key, self.node_labels))) != dict(
-            zip(other.ids, map(label_key, other.node_labels))
+        if dict(zip(self.ids, self.node_keys, strict=True)) != dict(
+            zip(other.ids, other.node_keys, strict=True)
         ):
             return False
         return _edge_dict(self) == _edge_dict(other)

@@ -7,10 +7,10 @@ bounds, so a pair costs one compile and one solve and nothing is resolved again 
 
 from __future__ import annotations
 
-import math
 import multiprocessing
 import os
 import pickle
+import signal
 import sys
 import warnings
 from collections.abc import Iterable, Sequence
@@ -220,6 +220,7 @@ def _resolve_jobs(n_jobs: int) -> int:
 def _run(worker: _PairSolver, chunks: list[np.ndarray], jobs: int, progress, total: int):
     """Yield ``(pairs, values)`` per chunk, from this process or a pool of ``jobs``."""
     pool = _pool(worker, jobs) if jobs > 1 else None
+    finished = False
     try:
         if pool is None:
             bar = _progress_bar(progress, total)
@@ -237,12 +238,16 @@ def _run(worker: _PairSolver, chunks: list[np.ndarray], jobs: int, progress, tot
                     yield futures[future], future.result()
                     bar.update(len(futures[future]))
         bar.close()
+        finished = True
     except BrokenProcessPool as exc:
         raise GedkitError(
             "a pairwise worker process died (out of memory?); try fewer n_jobs or a memory cap"
         ) from exc
     finally:
         if pool is not None:
+            if not finished:  # an error or Ctrl-C: stop the solves still running, don't wait
+                for process in list((getattr(pool, "_processes", None) or {}).values()):
+                    process.terminate()
             pool.shutdown(wait=True, cancel_futures=True)
 
 
@@ -254,6 +259,8 @@ _WORKER: _PairSolver | None = None
 def _init_worker(worker: _PairSolver) -> None:
     global _WORKER
     _WORKER = worker
+    # Ctrl-C is the parent's to handle: it stops the workers
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _solve_chunk(pairs: np.ndarray) -> np.ndarray:
@@ -301,7 +308,7 @@ class _NoBar:
 def _progress_bar(progress: bool | None, total: int):
     if progress is False or total == 0:
         return _NoBar()
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
 
     auto = progress is None
     return tqdm(

@@ -118,7 +118,10 @@ class Result:
 
     def __repr__(self) -> str:
         tag = "optimal" if self.optimal else f"lower={self.lower_bound:g}"
-        return f"<Result distance={self.distance:g} ({tag}) method={self.method} time={self.time:.3g}s>"
+        return (
+            f"<Result distance={self.distance:g} ({tag}) method={self.method} "
+            f"time={self.time:.3g}s>"
+        )
 
 
 def _jsonable(x: Any) -> Any:

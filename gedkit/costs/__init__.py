@@ -10,8 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from gedkit.costs.base import CostModel, intern_labels
+from gedkit.costs.chem import chem_1, chem_2
 from gedkit.costs.constant import ConstantCosts, constant, uniform
 from gedkit.costs.custom import CallableCosts, custom
+from gedkit.costs.geometric import cmu, fingerprint, letter, letter_2
+from gedkit.costs.literature import MODELS as _LITERATURE
+from gedkit.costs.typed import grec_1, grec_2, protein
 from gedkit.errors import CostModelError
 
 __all__ = [
@@ -19,15 +23,25 @@ __all__ = [
     "ConstantCosts",
     "CostModel",
     "available",
+    "chem_1",
+    "chem_2",
+    "cmu",
     "constant",
     "custom",
+    "fingerprint",
     "get",
+    "grec_1",
+    "grec_2",
     "intern_labels",
+    "letter",
+    "letter_2",
+    "protein",
     "register",
     "uniform",
 ]
 
 _REGISTRY: dict[str, Callable[[], CostModel]] = {"uniform": uniform, "constant": constant}
+_REGISTRY.update(_LITERATURE)
 
 
 def register(name: str, factory: Callable[[], CostModel]) -> None:

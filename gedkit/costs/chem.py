@@ -2,9 +2,9 @@
 
 Both compare atoms and bonds by equality only. Node labels are read as follows: an attribute
 dict gives its ``"chem"`` attribute (IAM AIDS / Mutagenicity, GREYC sets), else its
-``"symbol"``; any other label (``"C"``, ``6``) is the atom itself. Edge labels: a dict gives its
-``"valence"``, any other label is the bond order itself. Strings are compared without
-surrounding blanks.
+``"symbol"``, else its ``"atom"`` (gedkit's molecule readers); any other label (``"C"``, ``6``)
+is the atom itself. Edge labels: a dict gives its ``"valence"``, else its ``"bond"``; any other
+label is the bond order itself. Strings are compared without surrounding blanks.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from gedkit.errors import CostModelError
 
 __all__ = ["Chem1Costs", "Chem2Costs", "chem_1", "chem_2"]
 
-_ATOM_KEYS = ("chem", "symbol")
-_BOND_KEYS = ("valence",)
+_ATOM_KEYS = ("chem", "symbol", "atom")
+_BOND_KEYS = ("valence", "bond")
 
 
 def _symbols(labels: Sequence[Any], keys: tuple[str, ...], model: str, kind: str) -> list[Any]:
@@ -117,7 +117,9 @@ def chem_1(
     )
 
 
-def chem_2(node_ins_del: float = 11.0, edge_ins_del: float = 1.1, alpha: float = 0.25) -> Chem2Costs:
+def chem_2(
+    node_ins_del: float = 11.0, edge_ins_del: float = 1.1, alpha: float = 0.25
+) -> Chem2Costs:
     """GEDLIB's ``CHEM_2`` edit costs for molecular graphs.
 
     With ``a = alpha``:
@@ -140,7 +142,7 @@ def chem_2(node_ins_del: float = 11.0, edge_ins_del: float = 1.1, alpha: float =
     Examples
     --------
     >>> m = chem_2()
-    >>> m.node_del("C"), m.node_sub("C", "N"), m.edge_ins(1), m.edge_sub(1, 2)
-    (2.75, 5.5, 0.825, 0.825)
+    >>> m.node_del("C"), m.node_sub("C", "N"), round(m.edge_ins(1), 9), m.edge_sub(1, 1)
+    (2.75, 5.5, 0.825, 0.0)
     """
     return Chem2Costs(node_ins_del=node_ins_del, edge_ins_del=edge_ins_del, alpha=alpha)

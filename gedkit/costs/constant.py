@@ -106,7 +106,9 @@ def constant(
     >>> g1 = Graph({0: "C", 1: "O"}, [(0, 1)])
     >>> g2 = Graph({0: "C", 1: "N"}, [(0, 1)])
     >>> ged(g1, g2, costs=constant(node_sub=3, node_del=1, node_ins=1)).distance
-    2.0
+    3.0
+    >>> ged(g1, g2, costs=constant(node_sub=5, node_del=1, node_ins=1)).distance  # O out, N in
+    4.0
     """
     return ConstantCosts(node_ins, node_del, node_sub, edge_ins, edge_del, edge_sub)
 

@@ -7,7 +7,7 @@ from collections.abc import Hashable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from gedkit.errors import FormatError, GraphError, OptionError
+from gedkit.errors import GraphError, OptionError
 from gedkit.graph import Graph, pick_label
 
 __all__ = ["DIRECTED_POLICIES", "build_graph", "check_label_spec", "graph_name"]
@@ -26,9 +26,9 @@ def check_label_spec(spec: Any, which: str) -> None:
     )
 
 
-def graph_name(path: Path, index: int, count: int) -> str:
-    """The name of the ``index``-th graph of a file holding ``count`` that carry no name."""
-    return path.stem if count == 1 else f"{path.stem}[{index}]"
+def graph_name(path: Path, index: int, several: bool) -> str:
+    """The name of the ``index``-th graph of a file whose graphs carry no name."""
+    return f"{path.stem}[{index}]" if several else path.stem
 
 
 def build_graph(
@@ -36,7 +36,7 @@ def build_graph(
     edges: Iterable[tuple[Hashable, Hashable, Mapping[str, Any]]],
     *,
     name: str | None,
-    source: Path,
+    source: Path | str,
     node_label: Any,
     edge_label: Any,
     is_directed: bool = False,
@@ -85,9 +85,3 @@ def _forget_directions(edges: Iterable[tuple]) -> list[tuple]:
         open_pairs.add((u, v))
         kept.append((u, v, attrs))
     return kept
-
-
-def require(condition: bool, source: Path, message: str) -> None:
-    """Raise a :class:`FormatError` naming ``source`` unless ``condition`` holds."""
-    if not condition:
-        raise FormatError(f"{source}: {message}")

@@ -33,11 +33,18 @@ _DIRECTED_MODES = ("directed", "defaultdirected")
 
 
 def parse_xml(path: Path) -> ET.Element:
-    """The root element of an XML file, or a :class:`FormatError` naming the file."""
+    """The root element of an XML file, or a :class:`FormatError` naming the file.
+
+    Namespaces are dropped from tag names: GXL and CXL files use plain names, but some
+    writers declare a default namespace.
+    """
     try:
-        return ET.parse(path).getroot()
+        root = ET.parse(path).getroot()
     except ET.ParseError as err:
         raise FormatError(f"{path}: not well-formed XML ({err})") from None
+    for element in root.iter():
+        element.tag = element.tag.rpartition("}")[2]
+    return root
 
 
 def read_gxl(path: Path, node_label: Any, edge_label: Any, directed: str) -> Iterator[Graph]:
@@ -47,7 +54,7 @@ def read_gxl(path: Path, node_label: Any, edge_label: Any, directed: str) -> Ite
     if not graphs:
         raise FormatError(f"{path}: not a GXL file (expected <gxl> holding <graph> elements)")
     for k, element in enumerate(graphs):
-        yield _graph(element, path, graph_name(path, k, len(graphs)), node_label, edge_label,
+        yield _graph(element, path, graph_name(path, k, len(graphs) > 1), node_label, edge_label,
                      directed)
 
 
@@ -71,7 +78,7 @@ def _graph(element: ET.Element, path: Path, name: str, node_label: Any, edge_lab
         if u is None or v is None:
             raise FormatError(f"{path}: <edge> number {k} lacks a 'from' or 'to' attribute")
         flag = edge.get("isdirected")
-        is_directed |= flag == "true" if flag is not None else mode in _DIRECTED_MODES
+        is_directed |= (flag == "true") if flag is not None else (mode in _DIRECTED_MODES)
         edges.append((u, v, _attributes(edge, path, f"edge ({u!r}, {v!r})")))
     return build_graph(nodes, edges, name=name, source=path, node_label=node_label,
                        edge_label=edge_label, is_directed=is_directed, directed=directed)

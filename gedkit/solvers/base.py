@@ -70,7 +70,7 @@ class Solver(ABC):
         self.config = {**self.options, **options}
         self.validate()
 
-    def validate(self) -> None:
+    def validate(self) -> None:  # noqa: B027  (optional hook, not abstract)
         """Check ``self.config``; raise :class:`OptionError` on a bad value."""
 
     @abstractmethod

@@ -2,7 +2,7 @@
 
 The model is formulation F2 of Lerouge et al., "New binary linear programming formulation to
 compute the graph edit distance", Pattern Recognition 72 (2017), written for undirected graphs
-and general costs:
+and general costs, plus mirror rows that tighten it:
 
 * ``x[i, k] = 1`` substitutes node ``i`` of g1 by node ``k`` of g2; at most one per row and
   per column. Deletions and insertions are what is left over, so the objective is the cost of
@@ -11,17 +11,24 @@ and general costs:
   g2, which means ``i -> k`` and ``j -> l``. Every edge of g2 appears in both orientations, so
   both ways of laying one undirected edge on another are modelled.
 * Linking rows, one per endpoint map ``u -> v``: the ``y`` of edge ``e`` that send ``u`` to ``v``
-  sum to at most ``x[u, v]`` (F2's rows), and so do the ``y`` of each g2 edge ``f`` that send
-  ``u`` to ``v`` (their mirror image, which tightens the relaxation at no cost to exactness).
+  sum to at most ``x[u, v]`` (F2's rows), and so do the ``y`` of each g2 edge that send ``u`` to
+  ``v`` (their mirror image: valid for every node map, and it raises the LP bound a lot, e.g.
+  from 8.3 to 13.5 on a 12-node pair of distance 14).
 
-:class:`~gedkit.problem.Problem` caps an edge substitution at deletion + insertion, so a ``y``
-never has a positive objective coefficient; a ``y`` whose coefficient is zero cannot change the
-optimum and is left out of the model.
+:class:`~gedkit.problem.Problem` caps an edge substitution at deletion + insertion, so no ``y``
+has a positive objective coefficient; a ``y`` whose coefficient is zero cannot change the optimum
+and is left out of the model.
 
-With ``relaxation=True`` the same model is solved as a linear program: its optimum is a lower
-bound, and the fractional ``x`` rounded to a node map by an assignment gives the upper bound.
+The exact solver first solves the LP relaxation (interior point, fast on these degenerate LPs)
+and rounds its ``x`` to a node map; when the map's cost meets the bound it stops there, else it
+hands the map to HiGHS's branch and bound as a starting incumbent. With ``relaxation=True`` it
+stops after the LP whatever the gap: the LP optimum is the lower bound, the rounded map the
+upper bound.
 
-HiGHS cannot be limited in memory, so ``budget.memory`` does not apply; the time limit does.
+"Optimal" means optimal to a relative gap of 1e-6, the tolerance HiGHS solves to; with integer
+costs the bound is rounded up, so the distance is exact. HiGHS cannot be limited in memory, so
+``budget.memory`` does not apply; the time limit does, and ``budget.threshold`` stops the search
+as soon as the answer to "is the distance at most the threshold?" is known.
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import highspy
 import numpy as np
@@ -46,6 +54,7 @@ from gedkit.solvers.registry import register
 
 __all__ = ["MIP", "GedModel", "build_model", "solve_model"]
 
+_TOL = 1e-6
 _banner_lock = threading.Lock()
 _banner_shown = False
 
@@ -61,26 +70,55 @@ class GedModel:
     offset : float
         Cost of deleting all of g1 and inserting all of g2 (the objective of the empty map).
     matrix : scipy.sparse.csc_matrix
-        Constraint matrix; every row is ``<= row_upper``.
+        Constraint matrix; every row is ``<= row_upper``, every column in ``[0, 1]``.
     row_upper : ndarray
         Right-hand sides (1 for the assignment rows, 0 for the linking rows).
+    y_ends : ndarray, shape (ny, 4)
+        ``(i, j, k, l)`` per ``y`` column: it may be 1 only if ``i -> k`` and ``j -> l``.
     n1, n2 : int
-        Node counts; the first ``n1 * n2`` columns are ``x``.
+        Node counts.
     """
 
     cost: np.ndarray
     offset: float
     matrix: sp.csc_matrix
     row_upper: np.ndarray
+    y_ends: np.ndarray
     n1: int
     n2: int
+
+    def x(self, values: np.ndarray) -> np.ndarray:
+        """The ``x`` part of a solution as an ``n1 × n2`` matrix."""
+        return np.asarray(values)[: self.n1 * self.n2].reshape(self.n1, self.n2)
+
+    def point(self, forward: np.ndarray) -> np.ndarray:
+        """The best solution with the ``x`` of a node map (every ``y`` it allows set to 1)."""
+        x = np.zeros((self.n1, self.n2))
+        mapped = np.flatnonzero(forward >= 0)
+        x[mapped, forward[mapped]] = 1.0
+        i, j, k, m = self.y_ends.T
+        y = (forward[i] == k) & (forward[j] == m)
+        return np.concatenate([x.ravel(), y.astype(float)])
 
     def objective(self, values: np.ndarray) -> float:
         return self.offset + float(self.cost @ values)
 
-    def x(self, values: np.ndarray) -> np.ndarray:
-        """The ``x`` part of a solution as an ``n1 × n2`` matrix."""
-        return values[: self.n1 * self.n2].reshape(self.n1, self.n2)
+    def node_map(self, values: np.ndarray) -> np.ndarray:
+        """The node map of an integral solution."""
+        forward = np.full(self.n1, -1, dtype=np.int64)
+        rows, cols = np.nonzero(self.x(values) > 0.5)
+        forward[rows] = cols
+        return forward
+
+    def rounded(self, values: np.ndarray) -> np.ndarray:
+        """The node map closest to a fractional ``x``: the assignment that keeps most of its
+        mass, deleting ``i`` weighing ``1 - sum_k x_ik`` (inserting likewise)."""
+        x = self.x(values)
+        weights = np.zeros((self.n1 + 1, self.n2 + 1))
+        weights[: self.n1, : self.n2] = x
+        weights[: self.n1, self.n2] = 1.0 - x.sum(axis=1)
+        weights[self.n1, : self.n2] = 1.0 - x.sum(axis=0)
+        return lsape_map(-weights)
 
 
 def build_model(problem: Problem) -> GedModel:
@@ -89,13 +127,18 @@ def build_model(problem: Problem) -> GedModel:
     Examples
     --------
     >>> from gedkit import Graph, costs
-    >>> p = costs.uniform().compile(Graph({0: "C", 1: "O"}, [(0, 1)]), Graph({0: "C", 1: "N"},
-    ...                                                                   [(0, 1)]))
-    >>> m = build_model(p)
-    >>> m.offset, m.matrix.shape   # 4 nodes + 2 edges to edit; 4 x + 2 y, 4 + 8 rows
-    (6.0, (12, 6))
+    >>> g1 = Graph({0: "C", 1: "O"}, [(0, 1)])
+    >>> g2 = Graph({0: "C", 1: "N"}, [(0, 1)])
+    >>> m = build_model(costs.uniform().compile(g1, g2))
+    >>> m.offset    # delete 2 nodes and 1 edge, insert as many
+    6.0
+    >>> m.matrix.shape   # 4 assignment + 8 linking rows; 4 x + 2 y (two orientations)
+    (12, 6)
+    >>> m.objective(m.point(np.array([0, 1])))   # C -> C, O -> N relabelled, edge kept
+    1.0
     """
     n1, n2 = problem.n1, problem.n2
+    nx = n1 * n2
     C, E = problem.node_costs, problem.edge_label_matrix
     K = E.shape[0] - 1
     lab1, lab2 = problem.edge_labels1, problem.edge_labels2
@@ -110,47 +153,41 @@ def build_model(problem: Problem) -> GedModel:
     arc_lab = np.concatenate([lab2, lab2])
     gain = E[lab1[:, None], arc_lab[None, :]] - E[lab1, K][:, None] - E[K, arc_lab][None, :]
     pe, pa = np.nonzero(gain < 0)
-    y_cost = gain[pe, pa]
     ny = len(pe)
-    y_col = n1 * n2 + np.arange(ny)
+    y_ends = np.column_stack([e1[pe], arcs[pa]])
 
     # each y makes two endpoint maps u -> v: (start of e -> start of a), (end of e -> end of a)
     u = np.concatenate([e1[pe, 0], e1[pe, 1]])
     v = np.concatenate([arcs[pa, 0], arcs[pa, 1]])
-    cols = np.concatenate([y_col, y_col])
-    # F2's rows group the y of one g1 edge per endpoint map, the mirror rows one g2 edge's
-    f = np.concatenate([pa, pa]) % max(m2, 1)
-    g1_key = (np.concatenate([pe, pe]) * n1 + u) * n2 + v
-    g2_key = (f * n1 + u) * n2 + v
-    link_keys, link_rows = [], []
-    for keys in (g1_key, g2_key):
-        uniq, inv = np.unique(keys, return_inverse=True)
-        link_keys.append(uniq % (n1 * n2))  # the x column of each row
-        link_rows.append(inv)
-    n_g1 = len(link_keys[0])
-    xs_of_rows = np.concatenate(link_keys)
-    n_link = len(xs_of_rows)
+    y_cols = np.tile(nx + np.arange(ny), 2)
+    # a linking row per (edge of g1, u -> v) (F2) and per (edge of g2, u -> v) (mirror)
+    link_x, link_rows = [], []
+    for edge in (np.tile(pe, 2), np.tile(pa, 2) % max(m2, 1)):
+        keys, rows = np.unique((edge * n1 + u) * n2 + v, return_inverse=True)
+        link_x.append(keys % nx)  # the x column u * n2 + v of each row
+        link_rows.append(rows)
+    n_f2 = len(link_x[0])
+    link_x = np.concatenate(link_x)
+    n_link = len(link_x)
 
-    ii, kk = np.divmod(np.arange(n1 * n2), max(n2, 1))
-    base = n1 + n2
+    first = n1 + n2  # the linking rows follow the assignment rows
+    i_of_x, k_of_x = np.divmod(np.arange(nx), max(n2, 1))
     rows = np.concatenate([
-        ii, n1 + kk,                                          # sum_k x_ik <= 1, sum_i x_ik <= 1
-        base + link_rows[0], base + n_g1 + link_rows[1],      # + y ...
-        base + np.arange(n_link),                             # ... - x_uv <= 0
+        i_of_x, n1 + k_of_x,                                  # sum_k x_ik <= 1, sum_i x_ik <= 1
+        first + link_rows[0], first + n_f2 + link_rows[1],    # sum of y ...
+        first + np.arange(n_link),                            # ... - x_uv <= 0
     ])
-    columns = np.concatenate([np.arange(n1 * n2), np.arange(n1 * n2), cols, cols, xs_of_rows])
-    values = np.concatenate([
-        np.ones(2 * n1 * n2 + 4 * ny), -np.ones(n_link),
-    ])
-    n_rows = base + n_link
-    matrix = sp.csc_matrix((values, (rows, columns)), shape=(n_rows, n1 * n2 + ny))
-    row_upper = np.concatenate([np.ones(base), np.zeros(n_link)])
-    return GedModel(np.concatenate([x_cost, y_cost]), offset, matrix, row_upper, n1, n2)
+    cols = np.concatenate([np.arange(nx), np.arange(nx), y_cols, y_cols, link_x])
+    values = np.concatenate([np.ones(2 * nx + 4 * ny), -np.ones(n_link)])
+    matrix = sp.csc_matrix((values, (rows, cols)), shape=(first + n_link, nx + ny))
+    row_upper = np.concatenate([np.ones(first), np.zeros(n_link)])
+    cost = np.concatenate([x_cost, gain[pe, pa]])
+    return GedModel(cost, offset, matrix, row_upper, y_ends, n1, n2)
 
 
 def _new_highs() -> highspy.Highs:
     """A silent HiGHS instance. HiGHS prints its banner to stdout when the first instance of
-    a process is made, before any option can be set; that one line would corrupt ``--json``
+    a process is made, before any option can be set; that line would corrupt ``--json``
     output, so the first construction runs with stdout pointed at the null device."""
     global _banner_shown
     with _banner_lock:
@@ -178,22 +215,23 @@ def solve_model(
     integer: bool,
     time_limit: float = math.inf,
     threads: int = 1,
+    start: np.ndarray | None = None,
     target: float | None = None,
 ) -> tuple[highspy.Highs, np.ndarray | None]:
-    """Solve ``model`` with HiGHS; return the solver (for its info) and the column values
-    (None when no feasible point was found, e.g. on a time limit).
+    """Solve ``model`` with HiGHS, as a binary program or (``integer=False``) as its LP
+    relaxation. Returns the solver (for its info) and the column values, None when no feasible
+    point was found (on a time limit).
 
-    ``target`` (integer programs only) stops the search at the first solution whose objective
-    is below it: enough to answer "is the distance at most ``target``?"."""
+    ``start`` (a node map) seeds the branch and bound with an incumbent; ``target`` stops it at
+    the first solution whose objective is below ``target``. The branch and bound stops when its
+    gap is below a relative 1e-6 (HiGHS's default, 1e-4, could stop short of the distance).
+    """
     h = _new_highs()
     h.setOptionValue("threads", int(threads))
     if time_limit < math.inf:
-        # HiGHS reads 0 as "no time at all"; keep a positive value so it stops at once
-        h.setOptionValue("time_limit", max(float(time_limit), 1e-6))
-    if target is not None and integer:
-        h.setOptionValue("objective_target", float(target))
-    lp = highspy.HighsLp()
+        h.setOptionValue("time_limit", float(time_limit))
     n_rows, n_cols = model.matrix.shape
+    lp = highspy.HighsLp()
     lp.num_col_, lp.num_row_ = n_cols, n_rows
     lp.col_cost_ = model.cost
     lp.offset_ = model.offset
@@ -201,84 +239,109 @@ def solve_model(
     lp.col_upper_ = np.ones(n_cols)
     lp.row_lower_ = np.full(n_rows, -highspy.kHighsInf)
     lp.row_upper_ = model.row_upper
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    lp.a_matrix_.start_ = model.matrix.indptr.astype(np.int32)
-    lp.a_matrix_.index_ = model.matrix.indices.astype(np.int32)
-    lp.a_matrix_.value_ = model.matrix.data
-    lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = n_cols, n_rows
+    a = lp.a_matrix_
+    a.format_ = highspy.MatrixFormat.kColwise
+    a.num_col_, a.num_row_ = n_cols, n_rows
+    a.start_ = model.matrix.indptr
+    a.index_ = model.matrix.indices
+    a.value_ = model.matrix.data
     if integer:
         lp.integrality_ = [highspy.HighsVarType.kInteger] * n_cols
+        h.setOptionValue("mip_rel_gap", _TOL)
+        h.setOptionValue("mip_abs_gap", _TOL)
+        if target is not None:
+            h.setOptionValue("objective_target", float(target))
+    else:
+        h.setOptionValue("solver", "ipm")
     h.passModel(lp)
+    if integer and start is not None:
+        sol = highspy.HighsSolution()
+        sol.col_value = model.point(start)
+        h.setSolution(sol)
     h.run()
     if h.getInfo().primal_solution_status != highspy.SolutionStatus.kSolutionStatusFeasible:
         return h, None
     return h, np.asarray(h.getSolution().col_value)
 
 
-def _round(model: GedModel, values: np.ndarray) -> np.ndarray:
-    """The node map closest to a fractional ``x``: an assignment that maximises the mass of
-    ``x`` it keeps, deleting ``i`` weighing ``1 - sum_k x_ik`` (inserting likewise)."""
-    x = model.x(values)
-    weights = np.zeros((model.n1 + 1, model.n2 + 1))
-    weights[: model.n1, : model.n2] = x
-    weights[: model.n1, model.n2] = 1.0 - x.sum(axis=1)
-    weights[model.n1, : model.n2] = 1.0 - x.sum(axis=0)
-    return lsape_map(-weights)
+def _integral_costs(problem: Problem) -> bool:
+    """Whether every cost is an integer, so that the distance is one too."""
+    return all(np.all(m == np.round(m)) for m in (problem.node_costs, problem.edge_label_matrix))
 
 
 @register
 class MIP(Solver):
     name = "mip"
-    summary = "exact binary linear program (Lerouge et al. F2) on HiGHS; relaxation=True: LP bound"
+    summary = "exact binary linear program (Lerouge et al. F2, tightened) on HiGHS"
     exact = True
-    options = {"relaxation": False, "threads": 1}
+    options: ClassVar[dict[str, Any]] = {"relaxation": False, "threads": 1}
 
     def validate(self) -> None:
-        if not isinstance(self.config["relaxation"], bool):
-            raise OptionError(f"relaxation must be True or False, got {self.config['relaxation']!r}")
+        relaxation = self.config["relaxation"]
+        if not isinstance(relaxation, bool):
+            raise OptionError(f"relaxation must be True or False, got {relaxation!r}")
         threads = self.config["threads"]
         if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
             raise OptionError(f"threads must be a positive integer, got {threads!r}")
 
     def solve(self, problem: Problem, budget: Budget) -> Result:
         t0 = time.perf_counter()
+
+        def finish(forward, lower, stats):
+            result = Result.from_assignment(
+                problem, forward, lower, self.name, time=time.perf_counter() - t0, stats=stats
+            )
+            result.stats["gap"] = result.gap
+            return result
+
         if problem.n1 == 0 or problem.n2 == 0:
             # one node map only: delete everything (or insert everything)
             forward = np.full(problem.n1, -1, dtype=np.int64)
-            return Result.from_assignment(
-                problem, forward, problem.cost(forward), self.name,
-                time=time.perf_counter() - t0, stats={"status": "trivial"},
-            )
-        relaxation = self.config["relaxation"]
+            return finish(forward, problem.cost(forward), {"status": "trivial"})
+
         model = build_model(problem)
+        threads = self.config["threads"]
         h, values = solve_model(
-            model,
-            integer=not relaxation,
-            time_limit=budget.remaining(),
-            threads=self.config["threads"],
-            target=budget.threshold,
+            model, integer=False, time_limit=budget.remaining(), threads=threads
+        )
+        solved = h.getModelStatus() == highspy.HighsModelStatus.kOptimal
+        # costs are non-negative, so 0 is the bound of last resort
+        lower = max(0.0, h.getInfo().objective_function_value) if solved else 0.0
+        forward = model.rounded(values) if values is not None else lsape_map(problem.node_costs)
+        stats = {
+            "status": h.modelStatusToString(h.getModelStatus()),
+            "lp_bound": lower,
+            "rows": model.matrix.shape[0],
+            "columns": model.matrix.shape[1],
+            "nodes": 0,
+        }
+        if self.config["relaxation"]:
+            return finish(forward, lower, stats)
+
+        upper = problem.cost(forward)
+        if solved and _integral_costs(problem):
+            lower = float(math.ceil(lower - _TOL))
+        if lower >= upper - _TOL * max(1.0, upper):
+            lower = upper  # closed within the tolerance HiGHS itself solves to
+        if (
+            lower >= upper
+            or budget.expired()
+            or (budget.threshold is not None and not lower <= budget.threshold < upper)
+        ):
+            return finish(forward, lower, stats)
+
+        h, values = solve_model(
+            model, integer=True, time_limit=budget.remaining(), threads=threads,
+            start=forward, target=budget.threshold,
         )
         info = h.getInfo()
-        status = h.modelStatusToString(h.getModelStatus())
-        stats = {"status": status, "rows": model.matrix.shape[0], "columns": model.matrix.shape[1]}
-        # costs are non-negative, so 0 is the bound of last resort
-        if relaxation:
-            optimal = h.getModelStatus() == highspy.HighsModelStatus.kOptimal
-            lower = max(0.0, h.getInfo().objective_function_value) if optimal else 0.0
-            forward = _round(model, values) if values is not None else lsape_map(problem.node_costs)
-            stats["iterations"] = int(info.simplex_iteration_count)
+        if values is not None:
+            forward = model.node_map(values)
+            stats["objective"] = float(info.objective_function_value)
+        stats["status"] = h.modelStatusToString(h.getModelStatus())
+        stats["nodes"] = int(info.mip_node_count)
+        if h.getModelStatus() == highspy.HighsModelStatus.kOptimal:
+            lower = problem.cost(forward)  # optimal to HiGHS's gap tolerance, see solve_model
         else:
-            lower = max(0.0, float(info.mip_dual_bound))  # -inf until HiGHS has a bound
-            if values is None:
-                forward = lsape_map(problem.node_costs)
-            else:
-                forward = np.full(model.n1, -1, dtype=np.int64)
-                rows, cols = np.nonzero(model.x(values) > 0.5)
-                forward[rows] = cols
-            stats["nodes"] = int(info.mip_node_count)
-            stats["gap"] = float(info.mip_gap)
-            stats["objective"] = float(info.objective_function_value) if values is not None else None
-        return Result.from_assignment(
-            problem, forward, lower, self.name, time=time.perf_counter() - t0, stats=stats
-        )
-
+            lower = max(lower, float(info.mip_dual_bound))  # -inf until HiGHS has a bound
+        return finish(forward, lower, stats)

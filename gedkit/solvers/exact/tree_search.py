@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import time
+from typing import ClassVar
 
 import numpy as np
 
@@ -178,7 +179,7 @@ def _grow(arrays, capacity: int):
 
 class _TreeSearch(Solver):
     exact = True
-    options = {"memory": None}
+    options: ClassVar[dict] = {"memory": None}
     depth_first: bool
 
     def validate(self) -> None:

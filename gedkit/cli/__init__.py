@@ -1,0 +1,68 @@
+"""The ``gedkit`` command: text for people, ``--json`` for programs.
+
+Each command lives in its own module whose ``register(subparsers)`` adds a subparser with a
+``run(args) -> int`` default. Errors gedkit raises on purpose (bad input, unknown method, an
+unreadable file) end as one line on stderr and exit status 2, never as a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from gedkit import __version__
+from gedkit.cli import _ged, _info, _pairwise
+from gedkit.cli._args import translate_method_flags
+from gedkit.errors import GedkitError
+
+__all__ = ["build_parser", "main"]
+
+# One module per command; later ones (mces, search, train, draw) join this tuple.
+_COMMANDS = (_ged, _pairwise, _info)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gedkit",
+        description="Graph edit distance between graphs and collections of graphs.",
+        allow_abbrev=False,
+    )
+    parser.add_argument("--version", action="version", version=f"gedkit {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for module in _COMMANDS:
+        module.register(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line ``argv`` (default: ``sys.argv[1:]``); return the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    try:
+        args = _parse(parser, argv)
+        return args.run(args)
+    except SystemExit as exc:  # argparse: --help, --version and usage errors
+        return exc.code if isinstance(exc.code, int) else 2
+    except (GedkitError, OSError) as exc:
+        print(f"gedkit: error: {_one_line(exc)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("gedkit: interrupted", file=sys.stderr)
+        return 130
+
+
+def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """Parse ``argv``, accepting ``--key value`` for the options the chosen method declares."""
+    args, unknown = parser.parse_known_args(argv)
+    if unknown and hasattr(args, "method"):
+        # The first pass may have taken an option's value for a positional argument; parse
+        # again once the method's options are spelled as -o key=value.
+        argv = translate_method_flags(argv, args)
+    return parser.parse_args(argv)
+
+
+def _one_line(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
+        return f"{exc.filename}: {exc.strerror}"
+    return " ".join(str(exc).split()) or type(exc).__name__

@@ -1,0 +1,180 @@
+"""Arguments several commands share, and the parsing of their values."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from typing import Any
+
+from gedkit.errors import OptionError
+from gedkit.solvers import get_solver, solver_class
+
+__all__ = [
+    "add_input_arguments",
+    "add_solver_arguments",
+    "label_spec",
+    "parse_size",
+    "parse_value",
+    "read_options",
+    "solve_options",
+    "translate_method_flags",
+]
+
+_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+_SIZE = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([kmgt]?)(?:i?b)?\s*", re.IGNORECASE)
+
+
+def add_input_arguments(parser: argparse.ArgumentParser) -> None:
+    """How graph files are read: ``--node-label``, ``--edge-label``, ``--format``."""
+    group = parser.add_argument_group("reading graphs")
+    group.add_argument(
+        "--node-label", action="append", metavar="ATTR",
+        help="node attribute(s) that form the label: repeat or give a comma list; "
+        "'*' = all attributes (default: the format's own labels)",
+    )
+    group.add_argument(
+        "--edge-label", action="append", metavar="ATTR",
+        help="edge attribute(s) that form the label, as --node-label",
+    )
+    group.add_argument("--format", help="file format (default: from the file name)")
+
+
+def add_solver_arguments(parser: argparse.ArgumentParser) -> None:
+    """What is computed and within which limits: costs, method, budget, method options."""
+    group = parser.add_argument_group("solving")
+    group.add_argument("--costs", default="uniform", help="cost model (see 'gedkit costs')")
+    group.add_argument("--method", default="exact", help="GED method (see 'gedkit methods')")
+    group.add_argument("--timeout", type=float, metavar="S", help="seconds per pair")
+    group.add_argument(
+        "--memory", metavar="BYTES", help="memory cap per pair, in bytes or like 512M, 2G"
+    )
+    group.add_argument(
+        "-o", "--option", action="append", default=[], metavar="KEY=VALUE", dest="options",
+        help="an option of the method (repeatable); options the method declares may also be "
+        "given as --KEY VALUE",
+    )
+
+
+def label_spec(values: list[str] | None) -> str | list[str] | None:
+    """``--node-label`` values to a label spec: None, one name, several names, or ``"*"``.
+
+    >>> label_spec(["atom"]), label_spec(["atom,charge", "iso"]), label_spec(["*"])
+    ('atom', ['atom', 'charge', 'iso'], '*')
+    """
+    if not values:
+        return None
+    names = [name.strip() for value in values for name in value.split(",") if name.strip()]
+    if "*" in names:
+        if len(names) > 1:
+            raise OptionError("'*' (all attributes) cannot be combined with attribute names")
+        return "*"
+    if not names:
+        raise OptionError("a label option needs at least one attribute name")
+    return names[0] if len(names) == 1 else names
+
+
+def read_options(args: argparse.Namespace) -> dict[str, Any]:
+    """Keyword arguments for :func:`gedkit.io.read` / ``read_all``; what is not given is left
+    to the reader (each format has its own default labels)."""
+    given = {
+        "node_label": args.node_label and label_spec(args.node_label),
+        "edge_label": args.edge_label and label_spec(args.edge_label),
+        "format": args.format,
+    }
+    return {key: value for key, value in given.items() if value is not None}
+
+
+def parse_size(text: str) -> int:
+    """Bytes from ``"1000"``, ``"512M"``, ``"2G"``, ``"1.5GiB"``... (binary units).
+
+    >>> parse_size("512M"), parse_size("2g"), parse_size("1000")
+    (536870912, 2147483648, 1000)
+    """
+    match = _SIZE.fullmatch(text)
+    value = int(float(match[1]) * _UNITS[match[2].lower()]) if match else 0
+    if value <= 0:
+        raise OptionError(
+            f"--memory {text!r} is not a positive size; give bytes or a size like 512M or 2G"
+        )
+    return value
+
+
+def parse_value(text: str) -> Any:
+    """An option value: bool, None, int, float, or else the string itself.
+
+    >>> [parse_value(t) for t in ["10", "0.5", "true", "none", "greedy"]]
+    [10, 0.5, True, None, 'greedy']
+    """
+    low = text.strip().lower()
+    if low in ("true", "yes", "on"):
+        return True
+    if low in ("false", "no", "off"):
+        return False
+    if low in ("none", "null"):
+        return None
+    for convert in (int, float):
+        try:
+            return convert(text)
+        except ValueError:
+            pass
+    return text
+
+
+def solve_options(args: argparse.Namespace, *budget: str) -> dict[str, Any]:
+    """Method options (checked against the method) merged with the named budget arguments.
+
+    A budget argument given on the command line wins over an option of the same name.
+    """
+    options = {}
+    for item in args.options:
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise OptionError(f"--option {item!r} is not of the form KEY=VALUE")
+        options[key.strip().replace("-", "_")] = parse_value(value)
+    get_solver(args.method, **options)  # reject unknown options and bad values now
+    given = {
+        name: parse_size(args.memory) if name == "memory" else getattr(args, name)
+        for name in budget
+        if getattr(args, name) is not None
+    }
+    return {**options, **given}
+
+
+def translate_method_flags(argv: list[str], args: argparse.Namespace) -> list[str]:
+    """``argv`` with ``--key value`` rewritten as ``-o key=value`` for every option the chosen
+    method declares that is not already a flag of the command (a boolean option may stand
+    alone: ``--key`` = ``-o key=true``)."""
+    declared = solver_class(args.method).options
+    known = args.command_parser._option_string_actions
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        token = argv[i]
+        i += 1
+        if token == "--":
+            return out + argv[i - 1 :]
+        flag, eq, value = token.partition("=")
+        key = flag[2:].replace("-", "_")
+        if not flag.startswith("--") or flag in known or key not in declared:
+            out.append(token)
+            continue
+        if not eq:
+            if i < len(argv) and _is_value(argv[i]):
+                value = argv[i]
+                i += 1
+            elif isinstance(declared[key], bool):
+                value = "true"
+            else:
+                raise OptionError(f"{flag} needs a value")
+        out += ["-o", f"{key}={value}"]
+    return out
+
+
+def _is_value(token: str) -> bool:
+    if not token.startswith("-"):
+        return True
+    try:
+        float(token)
+    except ValueError:
+        return False
+    return True

@@ -1,0 +1,109 @@
+"""``gedkit ged A B``: the edit distance between two graph files."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from gedkit.api import ged
+from gedkit.cli._args import add_input_arguments, add_solver_arguments, read_options, solve_options
+from gedkit.result import Result
+
+_OPERATIONS = {
+    "node_sub": "substitute node",
+    "node_del": "delete node",
+    "node_ins": "insert node",
+    "edge_sub": "substitute edge",
+    "edge_del": "delete edge",
+    "edge_ins": "insert edge",
+}
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "ged",
+        help="graph edit distance between two graphs",
+        description="Graph edit distance between the graphs in files A and B, with proven "
+        "bounds, the node map and the edit path that realise it.",
+        allow_abbrev=False,
+    )
+    parser.add_argument("a", metavar="A", help="file holding the first graph")
+    parser.add_argument("b", metavar="B", help="file holding the second graph")
+    add_input_arguments(parser)
+    add_solver_arguments(parser)
+    parser.add_argument(
+        "--threshold", type=float, metavar="T",
+        help="only decide whether the distance is at most T (may stop early)",
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON for programs")
+    parser.add_argument("--no-path", action="store_true", help="leave out node map and edit path")
+    parser.set_defaults(run=run, command_parser=parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    from gedkit.io import read
+
+    options = solve_options(args, "timeout", "memory", "threshold")
+    g1 = read(args.a, **read_options(args))
+    g2 = read(args.b, **read_options(args))
+    result = ged(g1, g2, costs=args.costs, method=args.method, **options)
+    if args.json:
+        data = json.loads(result.to_json())  # to_json knows how to make ids JSON-ready
+        if args.no_path:
+            del data["node_map"], data["edit_path"]
+        print(json.dumps(data, indent=2))
+    else:
+        print(report(result, args.threshold, path=not args.no_path))
+    return 0
+
+
+def report(result: Result, threshold: float | None, *, path: bool = True) -> str:
+    """The result as aligned lines for people."""
+    verdict = "optimal" if result.optimal else "upper bound, not proven optimal"
+    rows = [
+        ("distance", f"{result.distance:g} ({verdict})"),
+        ("lower bound", f"{result.lower_bound:g}"),
+        ("upper bound", f"{result.upper_bound:g}"),
+        ("optimal", "yes" if result.optimal else "no"),
+        ("method", result.method),
+        ("time", _duration(result.time)),
+    ]
+    if threshold is not None:
+        answer = {True: "yes", False: "no", None: "undecided"}[result.within_threshold]
+        rows.append((f"distance <= {threshold:g}", answer))
+    width = max(len(key) for key, _ in rows) + 2
+    lines = [f"{key:<{width}}{value}" for key, value in rows]
+    if path:
+        lines += ["", "node map (- = none)"]
+        lines += _columns([(_show(u), "->", _show(v)) for u, v in result.node_map])
+        ops = result.edit_path
+        lines += ["", f"edit path ({len(ops)} operations, cost {result.upper_bound:g})"]
+        lines += _columns(
+            [(_OPERATIONS[op.kind], _show(op.source), "->", _show(op.target), f"{op.cost:g}")
+             for op in ops]
+        )
+    return "\n".join(lines)
+
+
+def _columns(rows: list[tuple[str, ...]]) -> list[str]:
+    """Rows of cells, left-aligned in columns, indented by two spaces."""
+    if not rows:
+        return ["  (none)"]
+    widths = [max(len(cell) for cell in column) for column in zip(*rows, strict=True)]
+    return [
+        "  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+        for row in rows
+    ]
+
+
+def _show(item: Any) -> str:
+    if item is None:
+        return "-"
+    if isinstance(item, tuple):
+        return "(" + ", ".join(map(str, item)) + ")"
+    return str(item)
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds * 1000:.3g} ms" if seconds < 1 else f"{seconds:.3g} s"

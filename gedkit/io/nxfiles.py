@@ -1,0 +1,61 @@
+"""GEXF and GraphML files, parsed by NetworkX.
+
+Node ids stay the strings the file gives. Bookkeeping fields NetworkX turns into attributes
+are dropped so that ``node_label="*"`` sees only real data: an edge's file ``id``, and a node
+``label`` that is missing or merely repeats the node id (GEXF files such as AIDS700nef and
+LINUX).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from gedkit.errors import FormatError
+from gedkit.graph import Graph
+from gedkit.io.common import build_graph
+
+__all__ = ["read_gexf", "read_graphml"]
+
+
+def read_gexf(path: Path, node_label: Any, edge_label: Any, directed: str) -> Iterator[Graph]:
+    """Yield the graph of a GEXF file."""
+    import networkx as nx
+
+    yield _convert(_parse(nx.read_gexf, "GEXF", path), path, node_label, edge_label, directed)
+
+
+def read_graphml(path: Path, node_label: Any, edge_label: Any, directed: str) -> Iterator[Graph]:
+    """Yield the (first) graph of a GraphML file."""
+    import networkx as nx
+
+    yield _convert(_parse(nx.read_graphml, "GraphML", path), path, node_label, edge_label,
+                   directed)
+
+
+def _parse(reader, kind: str, path: Path):
+    try:
+        return reader(path)
+    except OSError:
+        raise
+    except Exception as err:
+        # NetworkX reports malformed files through many exception types (XML parse errors,
+        # NetworkXError, KeyError, ValueError...): all mean the same thing to the caller.
+        raise FormatError(
+            f"{path}: not a valid {kind} file ({type(err).__name__}: {err})"
+        ) from None
+
+
+def _convert(g, path: Path, node_label: Any, edge_label: Any, directed: str) -> Graph:
+    nodes = []
+    for node, data in g.nodes(data=True):
+        attrs = dict(data)
+        if attrs.get("label", node) in (None, node):
+            attrs.pop("label", None)
+        nodes.append((node, attrs))
+    edges = [
+        (u, v, {k: a for k, a in data.items() if k != "id"}) for u, v, data in g.edges(data=True)
+    ]
+    return build_graph(nodes, edges, name=path.stem, source=path, node_label=node_label,
+                       edge_label=edge_label, is_directed=g.is_directed(), directed=directed)

@@ -1,0 +1,26 @@
+"""Shared fixtures. Data-heavy tests use ../shared/data and skip cleanly without it."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_DATA = Path(os.environ.get("GEDKIT_SHARED_DATA", REPO.parent / "shared" / "data"))
+FIXTURES = REPO / "tests" / "data"
+
+# numba's first call in a fresh clone compiles; a per-example deadline would fail on that
+settings.register_profile(
+    "gedkit", deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile("gedkit")
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"benchmark data not found at {SHARED_DATA}")
+    return SHARED_DATA

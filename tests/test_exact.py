@@ -1,0 +1,109 @@
+"""Exact solvers against brute force, and their behaviour under limits."""
+
+import math
+
+import numpy as np
+import pytest
+from helpers import brute_force, random_costs, random_graph
+
+import gedkit
+from gedkit import Graph, costs
+from gedkit.solvers import Budget, available, get_solver
+from gedkit.solvers.exact.tree_search import search
+
+EXACT = [name for name, cls in available().items() if cls.exact]
+
+
+def _cases(count, seed, max_n=6):
+    rng = np.random.default_rng(seed)
+    for trial in range(count):
+        n1, n2 = (int(x) for x in rng.integers(0, max_n + 1, 2))
+        g1, g2 = random_graph(rng, n1), random_graph(rng, n2)
+        model = [costs.uniform(), random_costs(rng), costs.constant(*rng.uniform(0.2, 3, 6))][
+            trial % 3
+        ]
+        yield model.compile(g1, g2)
+
+
+@pytest.mark.parametrize("method", EXACT)
+def test_exact_methods_equal_brute_force(method):
+    solver = get_solver(method)
+    for p in _cases(60, seed=sum(map(ord, method))):
+        expected = brute_force(p)
+        r = solver.solve(p, Budget())
+        assert r.optimal
+        assert r.distance == pytest.approx(expected, abs=1e-9)
+        assert p.cost(r.assignment) == r.upper_bound
+
+
+def test_counting_bound_equals_general_bound():
+    # the incremental bound for label-equality costs must reproduce the general one exactly
+    rng = np.random.default_rng(3)
+    for trial in range(80):
+        g1 = random_graph(rng, int(rng.integers(1, 8)), n_labels=2)
+        g2 = random_graph(rng, int(rng.integers(1, 8)), n_labels=2)
+        model = costs.constant(*rng.uniform(0.2, 3, 6)) if trial % 2 else costs.uniform()
+        p = model.compile(g1, g2)
+        fast = search(p, Budget(), depth_first=False, method="astar", counting=True)
+        slow = search(p, Budget(), depth_first=False, method="astar", counting=False)
+        assert fast.distance == slow.distance
+        assert fast.stats["generated"] == slow.stats["generated"]
+
+
+def test_empty_graphs():
+    empty = Graph()
+    g = Graph({0: "C", 1: "O"}, [(0, 1)])
+    for method in EXACT:
+        assert gedkit.ged(empty, empty, method=method).distance == 0
+        assert gedkit.ged(empty, g, method=method).distance == 3
+        r = gedkit.ged(g, empty, method=method)
+        assert r.distance == 3 and r.optimal
+        assert r.node_map == [(0, None), (1, None)]
+
+
+def _hard_pair(n=22, seed=1):
+    rng = np.random.default_rng(seed)
+    return random_graph(rng, n, p=0.3, n_labels=2), random_graph(rng, n, p=0.3, n_labels=2)
+
+
+@pytest.mark.parametrize("method", ["astar", "dfs"])
+def test_timeout_returns_valid_bounds(method):
+    g1, g2 = _hard_pair()
+    r = gedkit.ged(g1, g2, method=method, timeout=0.2)
+    p = costs.uniform().compile(g1, g2)
+    assert r.lower_bound <= r.upper_bound
+    assert p.cost(r.assignment) == r.upper_bound
+    assert not r.optimal
+    assert r.stats["stopped"] == "timeout"
+
+
+def test_memory_cap_degrades_to_depth_first_and_stays_exact():
+    rng = np.random.default_rng(11)
+    checked = 0
+    for _ in range(10):
+        g1, g2 = random_graph(rng, 8, p=0.4, n_labels=2), random_graph(rng, 8, p=0.4, n_labels=2)
+        free = gedkit.ged(g1, g2, method="astar")
+        capped = gedkit.ged(g1, g2, method="astar", memory=20_000)
+        assert capped.optimal and capped.distance == free.distance
+        checked += capped.stats.get("memory_cap_hit", False)
+    assert checked > 0  # the cap really was hit on some pairs
+
+
+def test_threshold_prunes_and_answers():
+    rng = np.random.default_rng(5)
+    for _ in range(30):
+        g1, g2 = random_graph(rng, 6), random_graph(rng, 6)
+        exact = gedkit.ged(g1, g2).distance
+        for tau in (exact - 1, exact, exact + 1):
+            r = gedkit.ged(g1, g2, threshold=tau)
+            assert r.within_threshold == (exact <= tau)
+            assert r.lower_bound <= exact <= r.upper_bound
+
+
+def test_transposed_search_maps_back_to_caller_ids():
+    big = Graph({"a": 1, "b": 2, "c": 3}, [("a", "b"), ("b", "c")])
+    small = Graph({"x": 2}, [])
+    r = gedkit.ged(big, small)
+    assert r.distance == 4
+    assert ("b", "x") in r.node_map
+    assert math.isclose(sum(op.cost for op in r.edit_path), r.distance)

@@ -1,0 +1,73 @@
+import networkx as nx
+import numpy as np
+import pytest
+
+from gedkit import Graph, GraphError
+
+
+def test_mapping_and_iterable_constructors():
+    g = Graph({"a": "C", "b": "O", "c": "N"}, {("a", "b"): 1, ("b", "c"): 2})
+    assert (g.n, g.m) == (3, 2)
+    assert g.edge_label("c", "b") == 2
+    assert g.node_label("a") == "C"
+    h = Graph(range(3), [(0, 1), (2, 1, "x")])
+    assert h.node_labels == (None, None, None)
+    assert h.edge_labels == (None, "x")
+    assert h.degrees().tolist() == [1, 2, 1]
+
+
+@pytest.mark.parametrize(
+    "nodes, edges, message",
+    [
+        ([1, 2], [(1, 1)], "self-loop"),
+        ([1, 2], [(1, 2), (2, 1)], "multi-edge"),
+        ([1, 2], [(1, 3)], "unknown node 3"),
+        ([1, 1], [], "appears twice"),
+        ([1, 2], [(1, 2, 3, 4)], "neither"),
+        ([[1]], [], "not hashable"),
+    ],
+)
+def test_bad_graphs_are_rejected_with_a_reason(nodes, edges, message):
+    with pytest.raises(GraphError, match=message):
+        Graph(nodes, edges, name="bad")
+
+
+def test_adjacency_is_read_only_and_symmetric():
+    g = Graph(range(4), [(0, 1), (1, 2), (3, 0)])
+    adj = g.adjacency
+    assert np.array_equal(adj >= 0, (adj >= 0).T)
+    with pytest.raises(ValueError):
+        adj[0, 0] = 5
+
+
+def test_from_networkx_labels_and_errors():
+    h = nx.Graph()
+    h.add_node("x", atom="C", charge=0)
+    h.add_node("y", atom="O", charge=-1)
+    h.add_edge("x", "y", bond=2)
+    assert Graph.from_networkx(h, node_label="atom").node_labels == ("C", "O")
+    assert Graph.from_networkx(h, node_label=["atom", "charge"]).node_labels[1] == {
+        "atom": "O", "charge": -1}
+    assert Graph.from_networkx(h, node_label="*", edge_label="*").edge_labels == ({"bond": 2},)
+    with pytest.raises(GraphError, match="no attribute 'mass'"):
+        Graph.from_networkx(h, node_label="mass")
+    with pytest.raises(GraphError, match="directed"):
+        Graph.from_networkx(nx.DiGraph([(1, 2)]))
+    with pytest.raises(GraphError, match="multigraph"):
+        Graph.from_networkx(nx.MultiGraph([(1, 2)]))
+    loop = nx.Graph([(1, 1)])
+    with pytest.raises(GraphError, match="self-loop"):
+        Graph.from_networkx(loop)
+
+
+def test_networkx_round_trip_and_equality():
+    g = Graph({"a": "C", "b": "O"}, [("a", "b", 1)])
+    back = Graph.from_networkx(g.to_networkx(), node_label="label", edge_label="label")
+    assert back == g
+    assert g.permuted([1, 0]) == g
+    assert g != Graph({"a": "C", "b": "N"}, [("a", "b", 1)])
+
+
+def test_dict_labels_are_interned_by_value():
+    g = Graph({0: {"x": 1.0, "y": 2.0}, 1: {"y": 2.0, "x": 1.0}})
+    assert g.node_keys[0] == g.node_keys[1]

@@ -1,0 +1,551 @@
+"""gedkit.io: every format read, JSON and t/v/e round trips, and clear errors for bad files."""
+
+from __future__ import annotations
+
+import io
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from helpers import random_graph
+
+import gedkit
+from gedkit import FormatError, Graph, GraphError, MissingDependencyError, OptionError
+from gedkit.io import cxl_entries, detect_format, formats
+
+HERE = Path(__file__).resolve().parent
+FIX = HERE / "data" / "io"
+EXAMPLES = HERE.parent / "examples"
+SHARED = HERE.parents[1] / "shared" / "data"
+
+CAFFEINE = "Cn1cnc2c1c(=O)n(C)c(=O)n2C"
+THEOBROMINE = "Cn1cnc2c1c(=O)[nH]c(=O)n2C"
+
+
+def shared(*parts: str) -> Path:
+    path = SHARED.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"{path} not available (needs ../shared/data)")
+    return path
+
+
+def chem():
+    return pytest.importorskip("rdkit")
+
+
+# -- format detection --------------------------------------------------------------------------
+@pytest.mark.parametrize(("name", "fmt"), [
+    ("a.gxl", "gxl"), ("a.CXL", "cxl"), ("a.gexf", "gexf"), ("a.graphml", "graphml"),
+    ("a.json", "json"), ("a.txt", "tve"), ("a.tve", "tve"), ("a.graph", "tve"),
+    ("a.smi", "smiles"), ("a.smiles", "smiles"), ("a.sdf", "sdf"), ("a.mol", "mol"),
+])
+def test_detect_format_by_extension(name, fmt):
+    assert detect_format(name) == fmt
+    assert name.lower().endswith(formats()[fmt])
+
+
+def test_unknown_extension_lists_the_formats(tmp_path):
+    path = tmp_path / "graph.xyz"
+    path.write_text("t # 0\nv 0\n")
+    with pytest.raises(FormatError, match=r"'\.xyz'.*format=.*gxl.*tve \(\.txt \.tve \.graph\)"):
+        gedkit.read(path)
+    assert gedkit.read(path, format="tve") == Graph([0], name="0")
+    with pytest.raises(FormatError, match="unknown format 'nope'"):
+        gedkit.read(path, format="nope")
+
+
+def test_missing_file_and_bad_options():
+    with pytest.raises(FileNotFoundError, match=r"absent\.json"):
+        gedkit.read(FIX / "absent.json")
+    with pytest.raises(OptionError, match="directed"):
+        gedkit.read(FIX / "small.gxl", directed="maybe")
+    with pytest.raises(OptionError, match="graph_dir"):
+        gedkit.read(FIX / "small.gxl", graph_dir=FIX)
+    with pytest.raises(OptionError, match="node_label"):
+        gedkit.read(FIX / "small.gxl", node_label=3)
+
+
+# -- GXL / CXL ---------------------------------------------------------------------------------
+def test_gxl_typed_values_and_ids():
+    g = gedkit.read(FIX / "small.gxl", node_label="*", edge_label="*")
+    assert g.name == "small"  # the file stem, not the stale id inside
+    assert g.ids == ("_1", "_2", "_3")
+    assert g.node_label("_1") == {"symbol": "C", "chem": 6, "x": 0.5}
+    assert g.node_label("_2") == {"symbol": "O", "chem": 8, "x": 1.5}  # String/Integer/Double
+    assert g.edge_label("_1", "_3") == {"valence": 1, "ring": True}
+    assert isinstance(g.node_label("_3")["x"], float)
+    assert gedkit.read(FIX / "small.gxl").node_labels == (None, None, None)
+    picked = gedkit.read(FIX / "small.gxl", node_label=["symbol", "chem"], edge_label="valence")
+    assert picked.node_labels[0] == {"symbol": "C", "chem": 6}
+    assert sorted(picked.edge_labels) == [1, 2]
+
+
+def test_gxl_missing_label_attribute_names_the_file():
+    with pytest.raises(GraphError, match=r"small\.gxl.*node '_1'.*'charge'.*chem, symbol, x"):
+        gedkit.read(FIX / "small.gxl", node_label="charge")
+
+
+def test_cxl_collection():
+    graphs = gedkit.read_all(FIX / "collection.cxl", node_label="symbol")
+    assert [g.name for g in graphs] == ["small", "second"]
+    assert graphs[1] == Graph({"a": "C", "b": "C"}, [("a", "b")])
+    assert cxl_entries(FIX / "collection.cxl") == [("small.gxl", "a"), ("second.gxl", "B")]
+    with pytest.raises(FormatError, match=r"several graphs.*read_all"):
+        gedkit.read(FIX / "collection.cxl")
+
+
+def test_cxl_graph_dir(tmp_path):
+    (tmp_path / "list.cxl").write_text(
+        '<GraphCollection><print file="second.gxl" class="x"/></GraphCollection>'
+    )
+    with pytest.raises(FormatError, match=r"list\.cxl.*'second\.gxl' not found.*graph_dir"):
+        gedkit.read_all(tmp_path / "list.cxl")
+    assert gedkit.read(tmp_path / "list.cxl", graph_dir=FIX).name == "second"
+    with pytest.raises(FormatError, match=r"missing_entry\.cxl.*'absent\.gxl'"):
+        gedkit.read_all(FIX / "missing_entry.cxl")
+
+
+def test_directed_gxl_rejected_unless_asked():
+    with pytest.raises(GraphError, match=r"directed\.gxl.*directed.*directed='ignore'"):
+        gedkit.read(FIX / "directed.gxl")
+    g = gedkit.read(FIX / "directed.gxl", edge_label="orient", directed="ignore")
+    assert g.m == 2
+    assert g.edge_label("_1", "_2") == 0.5  # the first of the two opposite edges
+    assert g.edge_label("_3", "_2") == 1.0
+
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize(("body", "error", "match"), [
+    ('<graph edgemode="undirected"><node/></graph>', FormatError, "<node> number 1 has no 'id'"),
+    ('<graph edgemode="undirected"><node id="1"/><edge from="1"/></graph>', FormatError,
+     "<edge> number 1 lacks a 'from' or 'to'"),
+    ('<graph edgemode="undirected"><node id="1"><attr><int>1</int></attr></node></graph>',
+     FormatError, "has no 'name'"),
+    ('<graph edgemode="undirected"><node id="1"><attr name="a"/></node></graph>', FormatError,
+     "exactly one typed value"),
+    ('<graph edgemode="undirected"><node id="1"><attr name="a"><bool>maybe</bool></attr></node>'
+     '</graph>', FormatError, "holds 'maybe'"),
+    ('<graph edgemode="sideways"/>', FormatError, "unknown GXL edgemode 'sideways'"),
+    ('<graph edgemode="undirected"><rel/></graph>', FormatError, "hyperedges"),
+    ('<graph><node id="1"/><node id="2"/><edge from="1" to="2"/></graph>', GraphError,
+     "is directed"),  # GXL's default edgemode is directed
+    ('<graph edgemode="undirected"><node id="1"/><node id="2"/>'
+     '<edge from="1" to="2" isdirected="true"/></graph>', GraphError, "is directed"),
+    ('<graph edgemode="undirected"><node id="1"/><node id="1"/></graph>', GraphError,
+     "node id '1' appears twice"),
+    ('<graph edgemode="undirected"><node id="1"/><edge from="1" to="9"/></graph>', GraphError,
+     "unknown node '9'"),
+])
+def test_gxl_malformed(tmp_path, body, error, match):
+    path = write(tmp_path, "bad.gxl", f"<gxl>{body}</gxl>")
+    with pytest.raises(error, match=match) as info:
+        gedkit.read(path)
+    assert "bad.gxl" in str(info.value)
+
+
+def test_gxl_with_a_default_namespace(tmp_path):
+    path = write(tmp_path, "ns.gxl", '<gxl xmlns="http://www.gupro.de/GXL/gxl-1.0"><graph '
+                 'edgemode="undirected"><node id="1"/><node id="2"/><edge from="1" to="2"/>'
+                 "</graph></gxl>")
+    assert gedkit.read(path) == Graph(["1", "2"], [("1", "2")])
+
+
+def test_gxl_number_with_text_keeps_the_text(tmp_path):
+    # IAM Protein stores amino-acid sequences in <int> elements
+    path = write(tmp_path, "p.gxl", '<gxl><graph edgemode="undirected"><node id="1">'
+                 '<attr name="sequence"><int>TPEE</int></attr></node></graph></gxl>')
+    assert gedkit.read(path, node_label="sequence").node_labels == ("TPEE",)
+
+
+@pytest.mark.parametrize(("name", "error", "match"), [
+    ("truncated.gxl", FormatError, r"truncated\.gxl: not well-formed XML.*line"),
+    ("selfloop.gxl", GraphError, r"selfloop\.gxl: self-loop on node '2'"),
+    ("unknown_type.gxl", FormatError, r"unknown_type\.gxl.*unsupported GXL value type <tup>"),
+    ("truncated.gexf", FormatError, r"truncated\.gexf: not a valid GEXF file"),
+    ("directed.gexf", GraphError, r"directed\.gexf.*is directed"),
+    ("directed.graphml", GraphError, r"directed\.graphml.*is directed"),
+    ("truncated.json", FormatError, r"truncated\.json:2: not valid JSON"),
+    ("not_nodelink.json", FormatError, r"not_nodelink\.json: not node-link JSON"),
+    ("unknown_node.json", GraphError, r"unknown_node\.json: edge \(1, 3\) names unknown node 3"),
+    ("multiedge.json", GraphError, r"multiedge\.json: multi-edge between 2 and 1"),
+    ("bad_id.txt", FormatError, r"bad_id\.txt:3: node id 'a' is not a non-negative integer"),
+    ("unknown_node.txt", FormatError, r"unknown_node\.txt:5: .*names node 2, which has no 'v'"),
+    ("selfloop.txt", GraphError, r"selfloop\.txt:3: self-loop on node 0"),
+    ("multiedge.txt", GraphError, r"multiedge\.txt:5: second edge between 1 and 0"),
+    ("no_header.txt", FormatError, r"no_header\.txt:1: 'v' line outside a graph"),
+    ("extra_column.txt", FormatError, r"extra_column\.txt:2: expected 'v <node> \[label\]'"),
+    ("after_end.txt", FormatError, r"after_end\.txt:4: content after the end marker"),
+    ("missing_entry.cxl", FormatError, r"missing_entry\.cxl: listed graph 'absent\.gxl'"),
+])
+def test_malformed_fixture_files(name, error, match):
+    with pytest.raises(error, match=match):
+        gedkit.read_all(FIX / name)
+
+
+# -- GEXF / GraphML ----------------------------------------------------------------------------
+@pytest.mark.parametrize("name", ["small.gexf", "small.graphml"])
+def test_networkx_formats(name):
+    g = gedkit.read(FIX / name, node_label="type", edge_label="valence")
+    assert g == Graph({"0": "C", "1": "O", "2": "N"}, [("0", "1", 2), ("0", "2", 1)])
+    assert g.name == "small"
+    # file bookkeeping (GEXF node label = id, edge ids) is not data
+    everything = gedkit.read(FIX / name, node_label="*", edge_label="*")
+    assert everything.node_labels[0] == {"type": "C"}
+    assert sorted(everything.edge_labels, key=str) == [{"valence": 1}, {"valence": 2}]
+
+
+def test_directed_networkx_formats_with_ignore():
+    g = gedkit.read(FIX / "directed.gexf", directed="ignore", node_label="type")
+    assert g.m == 2 and g.node_labels == ("C", "O", "N")
+
+
+# -- node-link JSON ----------------------------------------------------------------------------
+def test_json_read_edges_key_and_name():
+    g = gedkit.read(FIX / "small.json", node_label="type", edge_label="valence")
+    assert g == Graph({"a": "C", "b": "O", "c": "N"}, [("a", "b", 2), ("c", "a", 1)])
+    assert g.name == "tiny"
+
+
+@pytest.mark.parametrize(("text", "match"), [
+    ('[1, 2]', r"graph \[0\]: not node-link JSON"),
+    ('{"nodes": [{"id": 1}]}', "exactly one edge list"),
+    ('{"nodes": [], "links": [], "edges": []}', "exactly one edge list"),
+    ('{"nodes": [{"name": 1}], "links": []}', r"node entry \[0\] is not an object with an 'id'"),
+    ('{"nodes": [{"id": 1}], "links": [{"source": 1}]}', r"edge entry \[0\]"),
+    ('{"nodes": [], "links": [], "directed": "no"}', "must be true or false"),
+])
+def test_json_malformed(tmp_path, text, match):
+    with pytest.raises(FormatError, match=match):
+        gedkit.read(write(tmp_path, "bad.json", text))
+
+
+def test_json_directed_and_unhashable_ids(tmp_path):
+    directed = write(tmp_path, "d.json", '{"directed": true, "nodes": [{"id": 1}, {"id": 2}], '
+                     '"links": [{"source": 1, "target": 2}, {"source": 2, "target": 1}]}')
+    with pytest.raises(GraphError, match=r"d\.json.*is directed"):
+        gedkit.read(directed)
+    assert gedkit.read(directed, directed="ignore") == Graph([1, 2], [(1, 2)])
+    lists = write(tmp_path, "l.json", '{"nodes": [{"id": [1]}], "links": []}')
+    with pytest.raises(GraphError, match=r"l\.json: node id \[1\] is not hashable"):
+        gedkit.read(lists)
+
+
+# -- t/v/e -------------------------------------------------------------------------------------
+def test_tve_parsing():
+    g0, g1 = gedkit.read_all(FIX / "graphs.txt")
+    assert g0 == Graph({0: 6, 1: 8, 2: "C"}, [(0, 1, 2), (1, 2, None)], name="g0")
+    assert g0.name == "g0" and g1.name == "7"
+    assert g1 == Graph({0: 1.5, 1: None}, [(0, 1, "x")])
+    bare = gedkit.read_all(FIX / "graphs.txt", node_label=None, edge_label=None)
+    assert all(lab is None for g in bare for lab in g.node_labels + g.edge_labels)
+    with pytest.raises(OptionError, match="one unnamed label column"):
+        gedkit.read_all(FIX / "graphs.txt", node_label="atom")
+
+
+def test_tve_empty_and_bad_header(tmp_path):
+    empty = write(tmp_path, "empty.txt", "# nothing here\n\n")
+    assert gedkit.read_all(empty) == []
+    with pytest.raises(FormatError, match="holds no graph"):
+        gedkit.read(empty)
+    with pytest.raises(FormatError, match=r":1: expected 't # <graph id>'"):
+        gedkit.read(write(tmp_path, "t.txt", "t # 1 2\n"))
+    with pytest.raises(FormatError, match=r":1: unknown line type 'x'"):
+        gedkit.read(write(tmp_path, "x.txt", "x 1\n"))
+    with pytest.raises(FormatError, match=r"b\.txt: not a tve file: not UTF-8"):
+        (tmp_path / "b.txt").write_bytes(b"t # 0\nv 0 \xff\xfe\n")
+        gedkit.read(tmp_path / "b.txt")
+
+
+def test_read_refuses_several_graphs():
+    with pytest.raises(FormatError, match=r"graphs\.txt: .*several graphs.*gedkit\.read_all"):
+        gedkit.read(FIX / "graphs.txt")
+
+
+# -- writing and round trips -------------------------------------------------------------------
+def test_round_trip_random_graphs(tmp_path):
+    rng = np.random.default_rng(7)
+    graphs = [random_graph(rng, n, name=f"r{n}") for n in range(0, 9)]
+    gedkit.write(graphs, tmp_path / "all.txt")
+    gedkit.write(graphs, tmp_path / "all.json")
+    assert gedkit.read_all(tmp_path / "all.txt") == graphs
+    back = gedkit.read_all(tmp_path / "all.json", node_label="label", edge_label="label")
+    assert back == graphs
+    assert [g.name for g in back] == [g.name for g in graphs]
+    gedkit.write(graphs[5], tmp_path / "one.json")
+    assert gedkit.read(tmp_path / "one.json", node_label="label", edge_label="label") == graphs[5]
+
+
+def test_round_trip_json_labels_and_ids(tmp_path):
+    g = Graph(
+        {"a": {"atom": "C", "xy": [0.5, 1.0]}, 7: None, "c": {"atom": "O", "xy": [1, 2]}},
+        [("a", 7, (1, 2)), (7, "c", None), ("a", "c", {"w": 1.5})],
+        name="mixed",
+    )
+    gedkit.write(g, tmp_path / "g.json")
+    assert gedkit.read(tmp_path / "g.json", node_label="label", edge_label="label") == g
+    unlabelled = Graph(["x", "y"], [("x", "y")])
+    gedkit.write(unlabelled, tmp_path / "u.json", node_label="atom")
+    assert gedkit.read(tmp_path / "u.json") == unlabelled
+    dicts = Graph({1: {"atom": "C"}, 2: {}}, [(1, 2, {"bond": 2})])
+    gedkit.write(dicts, tmp_path / "d.json", node_label="*", edge_label="*")
+    assert gedkit.read(tmp_path / "d.json", node_label="*", edge_label="*") == dicts
+    assert '{"id": 1, "atom": "C"}' in (tmp_path / "d.json").read_text()
+
+
+def test_round_trip_tve_renumber(tmp_path):
+    g = Graph({"_1": "C", "_2": "O"}, [("_1", "_2", 2)], name="CO")
+    with pytest.raises(FormatError, match=r"node id '_1'.*renumber=True"):
+        gedkit.write(g, tmp_path / "g.txt")
+    assert not (tmp_path / "g.txt").exists()
+    gedkit.write(g, tmp_path / "g.txt", renumber=True)
+    assert gedkit.read(tmp_path / "g.txt") == Graph({0: "C", 1: "O"}, [(0, 1, 2)])
+
+
+@pytest.mark.parametrize(("graph", "name", "match"), [
+    (Graph({0: "a b"}), "g.txt", "label 'a b' of node 0"),
+    (Graph({0: "12"}), "g.txt", "label '12' of node 0"),
+    (Graph({0: True}), "g.txt", "label True"),
+    (Graph({0: {"a": 1}}), "g.txt", "cannot be written as a t/v/e token"),
+    (Graph({0: "C"}, name="two words"), "g.txt", "graph name 'two words'"),
+    (Graph({0: float("nan")}), "g.json", "nan"),
+    (Graph({0: {1: "x"}}), "g.json", "non-string keys"),
+    (Graph({(0, 1): "C"}), "g.json", r"node id \(0, 1\).*strings or numbers"),
+    (Graph({0: object()}), "g.json", "object, which JSON cannot hold"),
+])
+def test_writers_refuse_what_would_not_read_back(tmp_path, graph, name, match):
+    with pytest.raises(FormatError, match=match):
+        gedkit.write(graph, tmp_path / name)
+    assert not (tmp_path / name).exists()
+
+
+def test_write_options(tmp_path):
+    g = Graph({0: "C", 1: "O"}, [(0, 1)])
+    with pytest.raises(FormatError, match="cannot write gxl files; it writes: json, tve"):
+        gedkit.write(g, tmp_path / "g.gxl")
+    with pytest.raises(FormatError, match=r"writing with label '\*' needs attribute-dict"):
+        gedkit.write(g, tmp_path / "g.json", node_label="*")
+    with pytest.raises(OptionError, match="renumber"):
+        gedkit.write(g, tmp_path / "g.json", renumber=True)
+    with pytest.raises(OptionError, match="'id'"):
+        gedkit.write(g, tmp_path / "g.json", node_label="id")
+    with pytest.raises(OptionError, match="must be 'label'"):
+        gedkit.write(g, tmp_path / "g.txt", node_label="atom")
+    with pytest.raises(GraphError, match=r"expects gedkit\.Graph"):
+        gedkit.write([g, "not a graph"], tmp_path / "g.json")
+    gedkit.write(g, tmp_path / "g.dat", format="tve")
+    assert gedkit.read(tmp_path / "g.dat", format="tve") == g
+
+
+def test_numpy_labels_are_written_as_python_values(tmp_path):
+    g = Graph({0: np.int64(3), 1: np.float32(0.5)}, [(0, 1, np.int16(2))])
+    for name in ("g.json", "g.txt"):
+        gedkit.write(g, tmp_path / name)
+        assert gedkit.read(tmp_path / name, node_label="label", edge_label="label") == g
+
+
+# -- molecules ---------------------------------------------------------------------------------
+def test_smiles_file():
+    chem()
+    caffeine, theobromine, aspirin = gedkit.read_all(FIX / "molecules.smi")
+    assert (caffeine.name, theobromine.name, aspirin.name) == (
+        "caffeine", "theobromine", "molecules[2]")
+    assert caffeine.n == 14 and caffeine.m == 15
+    assert sorted(set(caffeine.edge_labels)) == [1, 1.5, 2]
+    assert set(aspirin.node_labels) == {"C", "O"}
+    assert caffeine == gedkit.io.from_smiles(CAFFEINE)
+    full = gedkit.read_all(FIX / "molecules.smi", node_label="*", edge_label="*")[0]
+    assert full.node_label(0) == {"atom": "C", "charge": 0, "aromatic": False, "hydrogens": 3}
+    assert full.edge_label(1, 2) == {"bond": 1.5, "aromatic": True}
+    with pytest.raises(FormatError, match=r"bad\.smi:2: RDKit cannot parse the SMILES 'C1CC\('"):
+        gedkit.read_all(FIX / "bad.smi")
+    with pytest.raises(FormatError, match="cannot parse the SMILES"):
+        gedkit.io.from_smiles("C1CC(")
+
+
+def test_docstring_examples_of_the_chem_module():
+    chem()
+    from rdkit import Chem
+
+    g = gedkit.io.from_rdkit(Chem.MolFromSmiles("C=O"), name="formaldehyde")
+    assert (g.node_labels, g.edge_labels, g.name) == (("C", "O"), (2,), "formaldehyde")
+    phenol = gedkit.io.from_smiles("c1ccccc1O", name="phenol")
+    assert (phenol.n, phenol.m, sorted(set(phenol.edge_labels))) == (7, 7, [1, 1.5])
+
+
+def test_mol_and_sdf_files():
+    chem()
+    caffeine = gedkit.io.from_smiles(CAFFEINE)
+    assert gedkit.read(FIX / "caffeine.mol") == caffeine
+    assert gedkit.read(FIX / "caffeine.mol").name == "caffeine"
+    both = gedkit.read_all(FIX / "caffeine.sdf")
+    assert both == [caffeine, gedkit.io.from_smiles(THEOBROMINE)]
+    assert [g.name for g in both] == ["caffeine", "theobromine"]
+    with pytest.raises(FormatError, match="read_all"):
+        gedkit.read(FIX / "caffeine.sdf")
+    with pytest.raises(FormatError, match=r"bad\.mol: RDKit cannot parse"):
+        gedkit.read(FIX / "bad.mol")
+    with pytest.raises(FormatError, match=r"bad\.sdf: RDKit cannot parse molecule number 1"):
+        gedkit.read_all(FIX / "bad.sdf")
+
+
+def test_untitled_molecules_are_named_after_the_file(tmp_path):
+    chem()
+    text = (FIX / "caffeine.sdf").read_text()
+    untitled = "\n".join("" if line in ("caffeine", "theobromine") else line
+                         for line in text.splitlines())
+    write(tmp_path, "pair.sdf", untitled)
+    assert [g.name for g in gedkit.read_all(tmp_path / "pair.sdf")] == ["pair[0]", "pair[1]"]
+    write(tmp_path, "one.sdf", untitled.split("$$$$")[0] + "$$$$\n")
+    assert gedkit.read(tmp_path / "one.sdf").name == "one"
+    write(tmp_path, "empty.sdf", "")
+    assert gedkit.read_all(tmp_path / "empty.sdf") == []
+
+
+def test_missing_rdkit_is_reported(monkeypatch):
+    monkeypatch.setitem(sys.modules, "rdkit", None)
+    with pytest.raises(MissingDependencyError, match=r"'rdkit'.*gedkit\[chem\]") as info:
+        gedkit.read(FIX / "molecules.smi")
+    assert info.value.package == "rdkit"
+    with pytest.raises(MissingDependencyError):
+        gedkit.io.from_smiles("CCO")
+
+
+# -- bundled examples and fixtures -------------------------------------------------------------
+def test_examples():
+    caffeine = gedkit.read(EXAMPLES / "caffeine.json", node_label="atom", edge_label="bond")
+    theobromine = gedkit.read(EXAMPLES / "theobromine.json", node_label="atom",
+                              edge_label="bond")
+    assert gedkit.read_all(EXAMPLES / "molecules.txt") == [caffeine, theobromine]
+    assert (caffeine.n, caffeine.m, theobromine.n, theobromine.m) == (14, 15, 13, 14)
+    assert gedkit.ged(caffeine, theobromine).distance == 2
+
+
+def test_examples_are_the_smiles_molecules():
+    chem()
+    assert gedkit.read(EXAMPLES / "caffeine.json", node_label="atom", edge_label="bond") == (
+        gedkit.io.from_smiles(CAFFEINE))
+    assert gedkit.read_all(EXAMPLES / "molecules.txt")[1] == gedkit.io.from_smiles(THEOBROMINE)
+
+
+def read_ged_table(path: Path) -> tuple[list[str], np.ndarray]:
+    rows = [line.split("\t") for line in path.read_text().splitlines()]
+    assert [row[0] for row in rows[1:]] == rows[0][1:]  # rows in header order
+    return rows[0][1:], np.array([[int(x) for x in row[1:]] for row in rows[1:]])
+
+
+@pytest.mark.parametrize(("sample", "labelled"), [("aids700_sample", True),
+                                                  ("linux_sample", False)])
+def test_ground_truth_samples(sample, labelled):
+    graphs = gedkit.read_all(HERE / "data" / f"{sample}.txt")
+    gids, ged = read_ged_table(HERE / "data" / f"{sample}_ged.tsv")
+    assert len(graphs) == 20 and [g.name for g in graphs] == gids
+    assert ged.shape == (20, 20) and (ged == ged.T).all() and (np.diag(ged) == 0).all()
+    assert all(lab is None for g in graphs for lab in g.edge_labels)
+    assert all((lab is not None) == labelled for g in graphs for lab in g.node_labels)
+    small = sorted(range(20), key=lambda i: graphs[i].n)[:4]
+    for i in small:
+        for j in small:
+            if i < j:
+                assert gedkit.ged(graphs[i], graphs[j]).distance == ged[i, j]
+
+
+# -- the real data sets (skipped without ../shared/data) ---------------------------------------
+@pytest.mark.parametrize(("zip_name", "sample", "node_attr"), [
+    ("AIDS700nef/AIDS700nef.zip", "aids700_sample", "type"),
+    ("LINUX/LINUX.zip", "linux_sample", None),
+])
+def test_gexf_sets_match_the_samples(tmp_path, zip_name, sample, node_attr):
+    archive = shared(zip_name)
+    folder = zip_name.split("/")[0]
+    wanted = gedkit.read_all(HERE / "data" / f"{sample}.txt")[:5]
+    with zipfile.ZipFile(archive) as z:
+        for g in wanted:
+            path = tmp_path / f"{g.name}.gexf"
+            path.write_bytes(z.read(f"{folder}/train/{g.name}.gexf"))
+            read = gedkit.read(path, node_label=node_attr)
+            assert read.name == g.name
+            ids = [int(u) for u in read.ids]
+            as_ints = Graph(dict(zip(ids, read.node_labels, strict=True)),
+                            [(ids[a], ids[b]) for a, b in read.edges.tolist()])
+            assert as_ints == g
+    if node_attr:
+        labelled = gedkit.read(path, node_label="*", edge_label="*")
+        assert set(labelled.node_labels[0]) == {"type"}
+        assert set(labelled.edge_labels[0]) == {"valence"}
+
+
+IAM_FILES = [
+    ("AIDS", "AIDS/data/100.gxl", "symbol", "valence"),
+    ("GREC", "GREC/data/image10_1.gxl", "type", "frequency"),
+    ("Letter", "Letter/HIGH/AP1_0000.gxl", "x", None),
+    ("Mutagenicity", "Mutagenicity/data/molecule_1.gxl", "chem", "valence"),
+    ("Protein", "Protein/data/enzyme_1.gxl", "sequence", "frequency"),
+]
+
+
+@pytest.mark.parametrize(("archive", "member", "node_attr", "edge_attr"), IAM_FILES)
+def test_iam_gxl(tmp_path, archive, member, node_attr, edge_attr):
+    path = _extract(shared("IAM", f"{archive}.tar.gz"), member, tmp_path)
+    g = gedkit.read(path, node_label=node_attr, edge_label=edge_attr)
+    assert g.n > 0 and g.m > 0
+    assert g.name == path.stem
+    assert all(lab is not None for lab in g.node_labels)
+    if archive == "AIDS":
+        assert set(g.node_labels) == {"C", "O", "S"}  # padded "C  " in the file
+
+
+def test_iam_fingerprint_is_directed(tmp_path):
+    path = _extract(shared("IAM", "Fingerprint.tar.gz"), "Fingerprint/data/f0001_01.gxl",
+                    tmp_path)
+    with pytest.raises(GraphError, match=r"f0001_01\.gxl.*directed='ignore'"):
+        gedkit.read(path)
+    g = gedkit.read(path, node_label=["x", "y"], edge_label="angle", directed="ignore")
+    assert (g.n, g.m) == (7, 5)  # 10 directed edges, each present both ways
+
+
+def _extract(archive: Path, member: str, folder: Path) -> Path:
+    with tarfile.open(archive) as tar:
+        data = tar.extractfile(member).read()
+    path = folder / Path(member).name
+    path.write_bytes(data)
+    return path
+
+
+def test_greyc_collection():
+    graphs = gedkit.read_all(shared("GREYC-chem", "acyclic", "dataset.cxl"), node_label="chem",
+                             edge_label="valence")
+    entries = cxl_entries(SHARED / "GREYC-chem" / "acyclic" / "dataset.cxl")
+    assert len(graphs) == len(entries) > 100
+    assert graphs[0].name == Path(entries[0][0]).stem
+    assert max(g.n for g in graphs) <= 11
+    assert all(isinstance(lab, int) for g in graphs for lab in g.node_labels)
+
+
+def test_gdr4ged_graphs():
+    house = gedkit.read(shared("GDR4GED", "CMU", "graphs", "house.seq0.gxl"), edge_label="dist")
+    assert house.n == 30 and all(isinstance(d, float) for d in house.edge_labels)
+    subset = shared("GDR4GED", "GREC", "subsets", "train5.cxl")
+    graphs = gedkit.read_all(subset, node_label="type", graph_dir=SHARED / "GDR4GED" / "GREC"
+                             / "graphs")
+    assert [g.name + ".gxl" for g in graphs] == [f for f, _ in cxl_entries(subset)]
+
+
+def test_graphml_written_by_networkx_reads_back(tmp_path):
+    import networkx as nx
+
+    h = nx.Graph()
+    h.add_edge("u", "v", w=3)
+    h.add_node("z", kind="leaf")
+    buffer = io.BytesIO()
+    nx.write_graphml(h, buffer)
+    (tmp_path / "h.graphml").write_bytes(buffer.getvalue())
+    g = gedkit.read(tmp_path / "h.graphml", node_label="*", edge_label="w")
+    assert g == Graph({"u": {}, "v": {}, "z": {"kind": "leaf"}}, [("u", "v", 3)])

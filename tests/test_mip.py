@@ -1,0 +1,144 @@
+"""The integer program on HiGHS (method "mip") and its LP relaxation."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from helpers import brute_force, random_costs, random_graph
+
+import gedkit
+from gedkit import Graph, OptionError, costs
+from gedkit.solvers import Budget, get_solver
+from gedkit.solvers.exact.mip import build_model, solve_model
+
+
+def _pairs(seed, trials=24, max_n=6):
+    """Tiny random pairs under uniform and random non-symmetric costs."""
+    rng = np.random.default_rng(seed)
+    for trial in range(trials):
+        g1 = random_graph(rng, int(rng.integers(1, max_n)), p=0.5)
+        g2 = random_graph(rng, int(rng.integers(1, max_n)), p=0.5)
+        model = random_costs(rng) if trial % 2 else costs.uniform()
+        yield model.compile(g1, g2)
+
+
+def _random_map(rng, n1, n2):
+    targets = np.concatenate([rng.permutation(n2), np.full(n1, -1)])
+    return rng.permutation(targets)[:n1].astype(np.int64)
+
+
+def test_exact_distance_equals_brute_force_and_astar():
+    mip, astar = get_solver("mip"), get_solver("astar")
+    for p in _pairs(seed=1):
+        exact = brute_force(p)
+        r = mip.solve(p, Budget())
+        assert r.optimal
+        assert r.upper_bound == pytest.approx(exact, abs=1e-9)
+        assert r.upper_bound == pytest.approx(astar.solve(p, Budget()).upper_bound, abs=1e-9)
+        assert p.cost(r.assignment) == r.upper_bound
+        if "objective" in r.stats:  # the branch and bound ran: its objective is the map's cost
+            assert r.stats["objective"] == pytest.approx(r.upper_bound, abs=1e-6)
+
+
+def test_highs_objective_equals_the_cost_of_its_node_map():
+    # the integer program alone, without the LP shortcut of the solver
+    for p in _pairs(seed=2, trials=12):
+        model = build_model(p)
+        h, values = solve_model(model, integer=True)
+        forward = model.node_map(values)
+        assert h.getInfo().objective_function_value == pytest.approx(p.cost(forward), abs=1e-6)
+        assert p.cost(forward) == pytest.approx(brute_force(p), abs=1e-9)
+
+
+def test_every_node_map_is_a_feasible_point_of_its_cost():
+    # the model prices any map exactly like Problem.cost, both edge orientations included
+    rng = np.random.default_rng(3)
+    for p in _pairs(seed=3, trials=16):
+        model = build_model(p)
+        for _ in range(10):
+            forward = _random_map(rng, p.n1, p.n2)
+            point = model.point(forward)
+            assert np.all(model.matrix @ point <= model.row_upper + 1e-12)
+            assert model.objective(point) == pytest.approx(p.cost(forward), abs=1e-9)
+            assert np.array_equal(model.node_map(point), forward)
+
+
+def test_reversed_edge_is_matched_in_either_orientation():
+    g1 = Graph({0: "A", 1: "B"}, [(0, 1, "x")])
+    g2 = Graph({0: "B", 1: "A"}, [(0, 1, "x")])  # same graph, nodes listed the other way
+    r = gedkit.ged(g1, g2, method="mip")
+    assert r.distance == 0.0 and r.optimal
+    assert r.node_map == [(0, 1), (1, 0)]
+
+
+def test_lp_relaxation_is_a_lower_bound_with_a_realised_upper_bound():
+    lp = get_solver("mip", relaxation=True)
+    for p in _pairs(seed=4):
+        exact = brute_force(p)
+        r = lp.solve(p, Budget())
+        assert r.lower_bound <= exact + 1e-7
+        assert exact <= r.upper_bound + 1e-9
+        assert p.cost(r.assignment) == r.upper_bound
+        assert r.stats["nodes"] == 0
+
+
+def test_tiny_timeout_returns_valid_bounds_without_raising():
+    rng = np.random.default_rng(5)
+    g1, g2 = random_graph(rng, 12, p=0.4), random_graph(rng, 12, p=0.4)
+    for model in (costs.uniform(), random_costs(rng)):
+        p = model.compile(g1, g2)
+        for relaxation in (False, True):
+            r = get_solver("mip", relaxation=relaxation).solve(p, Budget(timeout=1e-3))
+            assert 0.0 <= r.lower_bound <= r.upper_bound
+            p.check_map(r.assignment)
+            assert p.cost(r.assignment) == r.upper_bound
+
+
+@pytest.mark.parametrize(("n1", "n2"), [(0, 0), (0, 3), (3, 0)])
+def test_empty_graphs(n1, n2):
+    rng = np.random.default_rng(6)
+    for model in (costs.uniform(), random_costs(rng)):
+        p = model.compile(random_graph(rng, n1, p=0.6), random_graph(rng, n2, p=0.6))
+        for relaxation in (False, True):
+            r = get_solver("mip", relaxation=relaxation).solve(p, Budget())
+            assert r.optimal
+            assert r.upper_bound == pytest.approx(brute_force(p))
+            assert p.cost(r.assignment) == r.upper_bound
+
+
+def test_threshold_answers_the_range_question():
+    for p in _pairs(seed=7, trials=12):
+        exact = brute_force(p)
+        for threshold in (exact - 0.5, exact, exact + 0.5):
+            budget = Budget(threshold=threshold)
+            r = get_solver("mip").solve(p, budget)
+            assert r.lower_bound <= exact + 1e-9 <= r.upper_bound + 2e-9
+            if exact <= threshold:
+                assert r.upper_bound <= threshold + 1e-9
+            else:
+                assert r.lower_bound > threshold
+
+
+def test_through_the_public_api():
+    g1 = Graph({1: "C", 2: "O"}, [(1, 2)])
+    g2 = Graph({"a": "C", "b": "N", "c": "H"}, [("a", "b"), ("a", "c")])
+    assert gedkit.ged(g1, g2, method="mip").distance == 3.0
+    assert gedkit.ged(g1, g2, method="mip", threshold=2).within_threshold is False
+
+
+@pytest.mark.parametrize("options", [{"relaxation": "yes"}, {"threads": 0}, {"threads": 1.5}])
+def test_bad_options_are_rejected(options):
+    with pytest.raises(OptionError):
+        get_solver("mip", **options)
+
+
+def test_highs_prints_nothing():
+    # HiGHS announces itself on stdout the first time a process uses it; that would corrupt
+    # machine-readable output, so a fresh interpreter must stay silent
+    code = (
+        "import gedkit; from gedkit import Graph;"
+        "gedkit.ged(Graph({0: 'a'}, []), Graph({0: 'b'}, []), method='mip')"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout == ""
