@@ -15,7 +15,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from gedkit._kernels.lsap import lsape_multiset
+from gedkit._kernels.branch import branch_bound
+from gedkit._kernels.multiset import count_cost, multiset_cost
 
 __all__ = ["STATUS_BUDGET", "STATUS_DONE", "STATUS_FULL", "STATUS_STOP", "tree_search"]
 
@@ -28,26 +29,6 @@ STATUS_STOP = 3  # an upper bound <= stop_at was found
 HEAP, POOL, FREE, EXPANDED, GENERATED, PEAK = 0, 1, 2, 3, 4, 5
 # fctl (float64) slots
 UB, LB, PRUNED = 0, 1, 2
-
-
-@njit(cache=True, nogil=True)
-def _multiset_cost(a, na, b, nb, const, ins, dele, sub, mat, hist, ws):
-    """Admissible cost of turning label multiset a into b: exact LSAPE over labels.
-
-    With label-equality costs (``const``) it is a count; otherwise an assignment."""
-    if const:
-        common = 0
-        for i in range(na):
-            hist[a[i]] += 1
-        for j in range(nb):
-            if hist[b[j]] > 0:
-                hist[b[j]] -= 1
-                common += 1
-        for i in range(na):
-            hist[a[i]] = 0
-        mn = min(na, nb)
-        return (mn - common) * sub + (na - mn) * dele + (nb - mn) * ins
-    return lsape_multiset(a, na, b, nb, mat, ws[0], ws[1], ws[2], ws[3], ws[4], ws[5], ws[6])
 
 
 @njit(cache=True, nogil=True)
@@ -78,7 +59,7 @@ def remaining_bound(
         if not used2[y]:
             bufb[nb] = nl2[y]
             nb += 1
-    h = _multiset_cost(bufa, na, bufb, nb, nconst[3], nconst[0], nconst[1], nconst[2],
+    h = multiset_cost(bufa, na, bufb, nb, nconst[3], nconst[0], nconst[1], nconst[2],
                        nmat, nhist, ws)
     # edges inside the unassigned / unused parts
     na = 0
@@ -91,7 +72,7 @@ def remaining_bound(
         if not used2[e2[e, 0]] and not used2[e2[e, 1]]:
             bufb[nb] = el2[e]
             nb += 1
-    h += _multiset_cost(bufa, na, bufb, nb, econst[3], econst[0], econst[1], econst[2],
+    h += multiset_cost(bufa, na, bufb, nb, econst[3], econst[0], econst[1], econst[2],
                         emat, ehist, ws)
     # edges from each assigned node into the rest
     for t in range(n_anc):
@@ -109,7 +90,7 @@ def remaining_bound(
                     bufb[nb] = lab2[k]
                     nb += 1
         if na + nb > 0:
-            h += _multiset_cost(bufa, na, bufb, nb, econst[3], econst[0], econst[1],
+            h += multiset_cost(bufa, na, bufb, nb, econst[3], econst[0], econst[1],
                                 econst[2], emat, ehist, ws)
     return h
 
@@ -133,13 +114,6 @@ def _assign_delta(u, v, anc_a, anc_b, n_anc, node_costs, adj1, adj2, emat):
         elif l1 >= 0:
             d += emat[l1, K]
     return d
-
-
-@njit(cache=True, nogil=True)
-def _count_cost(p, q, common, c):
-    """LSAPE cost of two multisets under label-equality costs c = (ins, del, capped sub)."""
-    mn = min(p, q)
-    return (mn - common) * c[2] + (p - mn) * c[1] + (q - mn) * c[0]
 
 
 @njit(cache=True, nogil=True)
@@ -211,7 +185,7 @@ def _children_counting(
         anc_p[t] = p
         anc_q[t] = q
         anc_c[t] = c
-        anc_cost[t] = _count_cost(p, q, c, econst)
+        anc_cost[t] = count_cost(p, q, c, econst)
         base += anc_cost[t]
     # edges from u into the rest: the new anchor's g1 side
     u_cnt[:] = 0
@@ -224,7 +198,7 @@ def _children_counting(
     n_cand = 0
     cand[n_cand] = -1
     child_h[n_cand] = (
-        _count_cost(pn, qn, cn, nconst) + _count_cost(pi, qi, ci, econst) + base
+        count_cost(pn, qn, cn, nconst) + count_cost(pi, qi, ci, econst) + base
         + pu * econst[1]
     )
     n_cand += 1
@@ -232,7 +206,7 @@ def _children_counting(
         if used2[v]:
             continue
         lv = nl2[v]
-        h = _count_cost(pn, qn - 1, cn - (1 if node_b[lv] <= node_a[lv] else 0), nconst)
+        h = count_cost(pn, qn - 1, cn - (1 if node_b[lv] <= node_a[lv] else 0), nconst)
         q_in = qi
         c_in = ci
         q_u = 0
@@ -253,7 +227,7 @@ def _children_counting(
                 t = anchor_of[w]
                 if t >= 0:
                     c = anc_c[t] - (1 if anc_b_cnt[t, lab] <= anc_a_cnt[t, lab] else 0)
-                    anchors += _count_cost(anc_p[t], anc_q[t] - 1, c, econst) - anc_cost[t]
+                    anchors += count_cost(anc_p[t], anc_q[t] - 1, c, econst) - anc_cost[t]
         for j in range(ptr2[v], ptr2[v + 1]):
             if not used2[nbr2[j]]:
                 lab = lab2[j]
@@ -261,8 +235,8 @@ def _children_counting(
                 if v_cnt[lab] > 0:
                     c_u += min(u_cnt[lab], v_cnt[lab])
                     v_cnt[lab] = 0
-        h += _count_cost(pi, q_in, c_in, econst) + base + anchors
-        h += _count_cost(pu, q_u, c_u, econst)
+        h += count_cost(pi, q_in, c_in, econst) + base + anchors
+        h += count_cost(pu, q_u, c_u, econst)
         cand[n_cand] = v
         child_h[n_cand] = h
         n_cand += 1
@@ -331,7 +305,7 @@ def tree_search(
     node_costs, adj1, adj2, emat, nmat, nl1, nl2, nconst, econst,
     e1, el1, e2, el2, ptr1, nbr1, lab1, ptr2, nbr2, lab2, order,
     maps, g, f, depth, heap, free, ctl, fctl, best_map,
-    depth_first, counting, reserve, max_expansions, cutoff, stop_at, tol,
+    depth_first, counting, branch, integral, reserve, max_expansions, cutoff, stop_at, tol,
 ):
     """Run up to ``max_expansions`` expansions; return a STATUS_* code.
 
@@ -341,7 +315,9 @@ def tree_search(
     kept in ``fctl[PRUNED]`` so that the lower bound stays valid. The kernel reports
     STATUS_FULL while fewer than ``reserve`` state slots are free. ``counting`` selects the
     incremental bound for label-equality costs; it computes the same values as the general
-    one, only faster.
+    one, only faster. ``branch`` adds the anchor-aware assignment bound of
+    :mod:`gedkit._kernels.branch` (one assignment per expansion, also an upper bound);
+    ``integral`` rounds bounds up, valid when every cost is an integer.
     """
     n1 = adj1.shape[0]
     n2 = adj2.shape[0]
@@ -382,6 +358,19 @@ def tree_search(
     anchor_of = np.full(n2, -1, dtype=np.int64)
     u_cnt = np.zeros(ke, dtype=np.int64)
     v_cnt = np.zeros(ke, dtype=np.int64)
+    # branch-bound work arrays
+    nn = n1 + n2 + 1
+    bmat = np.empty(n2 * n2) if branch else np.empty(1)
+    bsub = np.empty(n2 * n2) if branch else np.empty(1)
+    lw = (
+        np.empty(nn + 1), np.empty(nn + 1), np.empty(nn + 1, dtype=np.int64),
+        np.empty(nn + 1, dtype=np.int64), np.empty(nn + 1), np.empty(nn + 1, dtype=np.bool_),
+    )
+    rows = np.empty(n1, dtype=np.int64)
+    cols = np.empty(n2, dtype=np.int64)
+    col_of = np.empty(n2, dtype=np.int64)
+    reduced = np.empty(n2 + 1)
+    fwd = np.empty(n1, dtype=np.int64)
 
     for _ in range(max_expansions):
         if ctl[HEAP] == 0:
@@ -425,6 +414,48 @@ def tree_search(
         anc_a[k] = u
         complete = k + 1 == n1
 
+        base = -np.inf
+        if branch:
+            in_rest1[u] = True
+            rows[0] = u
+            p = 1
+            for t in range(k + 1, n1):
+                rows[p] = order[t]
+                p += 1
+            q = 0
+            for y in range(n2):
+                if not used2[y]:
+                    col_of[y] = q
+                    cols[q] = y
+                    q += 1
+            for t in range(k):
+                fwd[order[t]] = maps[s, t]
+            lb_s, ub_s = branch_bound(
+                u, rows, p, cols, q, anc_a, anc_b, k, in_rest1, used2,
+                node_costs, adj1, adj2, emat, econst, e1, el1, e2, el2,
+                ptr1, nbr1, lab1, ptr2, nbr2, lab2,
+                bmat, bsub, bufa, bufb, ehist, ws, lw, reduced, fwd,
+            )
+            in_rest1[u] = False
+            if ub_s < fctl[UB] - tol:
+                fctl[UB] = ub_s
+                for x in range(n1):
+                    best_map[x] = fwd[x]
+            base = g[s] + lb_s
+            refreshed = np.ceil(base - 1e-7) if integral else base
+            if refreshed >= fctl[UB] - tol or refreshed > cutoff:
+                if refreshed < fctl[UB] - tol:
+                    fctl[PRUNED] = min(fctl[PRUNED], refreshed)
+                free[ctl[FREE]] = s
+                ctl[FREE] += 1
+                continue
+            if not depth_first and refreshed > f[s] + tol:
+                # the state's own bound beats the one it was queued with: queue it again
+                f[s] = refreshed
+                _heap_push(heap, ctl[HEAP], s, f, depth, tol)
+                ctl[HEAP] += 1
+                continue
+
         if counting:
             n_cand = _children_counting(
                 k, u, order, maps[s], used2, in_rest1, nl1, nl2, nconst, econst,
@@ -455,6 +486,10 @@ def tree_search(
             v = cand[i]
             gc = g[s] + _assign_delta(u, v, anc_a, anc_b, k, node_costs, adj1, adj2, emat)
             fc = gc + child_h[i]
+            if branch:
+                fc = max(fc, base + max(0.0, reduced[col_of[v]] if v >= 0 else reduced[q]))
+            if integral:
+                fc = np.ceil(fc - 1e-7)
             ctl[GENERATED] += 1
             if complete:
                 # the bound is exact on a complete map

@@ -27,6 +27,8 @@ __all__ = ["AStar", "DepthFirst", "search"]
 DEFAULT_MEMORY = 1 << 30  # bytes for the A* frontier
 _FIRST_CAPACITY = 1024
 _FIRST_CHUNK = 512
+# below this many nodes (in the smaller graph) the per-child label-set bound alone is faster
+BRANCH_FROM_NODES = 12
 
 
 def _label_costs(mat: np.ndarray, const: tuple | None) -> np.ndarray:
@@ -44,11 +46,14 @@ def search(
     depth_first: bool,
     method: str,
     counting: bool | None = None,
+    bound: str = "auto",
 ) -> Result:
     """Exact search on ``problem``; see the module docstring.
 
     ``counting`` (default: whenever costs depend on label equality alone) selects the
     incremental bound; forcing it off gives the same search, slower (tests compare both).
+    ``bound`` is ``"labelset"`` (cheap, per child), ``"branch"`` (adds one anchor-aware
+    assignment per expansion: stronger, and an upper bound at every step) or ``"auto"``.
     """
     t0 = time.perf_counter()
     swap = problem.n1 > problem.n2
@@ -68,6 +73,11 @@ def search(
     ptr1, nbr1, lab1 = neighbour_lists(p.adj1)
     ptr2, nbr2, lab2 = neighbour_lists(p.adj2)
     order = matching_order(p.adj1, p.node_labels1, p.node_labels2)
+    branch = bound == "branch" or (bound == "auto" and n1 > BRANCH_FROM_NODES)
+    integral = bool(
+        np.all(p.node_costs == np.round(p.node_costs))
+        and np.all(p.edge_label_matrix == np.round(p.edge_label_matrix))
+    )
     e1 = np.ascontiguousarray(p.g1.edges, dtype=np.int64)
     e2 = np.ascontiguousarray(p.g2.edges, dtype=np.int64)
     args = (
@@ -104,7 +114,7 @@ def search(
         tick = time.perf_counter()
         status = kernel.tree_search(
             *args, maps, g, f, depth, heap, free, ctl, fctl, best_map,
-            depth_first, counting, reserve, chunk, cutoff, stop_at, tol,
+            depth_first, counting, branch, integral, reserve, chunk, cutoff, stop_at, tol,
         )
         if status in (kernel.STATUS_DONE, kernel.STATUS_STOP):
             break
