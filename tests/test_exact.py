@@ -36,6 +36,14 @@ def test_exact_methods_equal_brute_force(method):
         assert p.cost(r.assignment) == r.upper_bound
 
 
+@pytest.mark.parametrize("bound", ["branch", "labelset"])
+@pytest.mark.parametrize("depth_first", [False, True])
+def test_both_bounds_and_frontiers_equal_brute_force(bound, depth_first):
+    for p in _cases(60, seed=17):
+        r = search(p, Budget(), depth_first=depth_first, method="x", bound=bound)
+        assert r.optimal and r.distance == pytest.approx(brute_force(p), abs=1e-9)
+
+
 def test_counting_bound_equals_general_bound():
     # the incremental bound for label-equality costs must reproduce the general one exactly
     rng = np.random.default_rng(3)
@@ -46,6 +54,12 @@ def test_counting_bound_equals_general_bound():
         p = model.compile(g1, g2)
         fast = search(p, Budget(), depth_first=False, method="astar", counting=True)
         slow = search(p, Budget(), depth_first=False, method="astar", counting=False)
+        assert fast.distance == slow.distance
+        assert fast.stats["generated"] == slow.stats["generated"]
+        fast = search(p, Budget(), depth_first=False, method="astar", counting=True,
+                      bound="labelset")
+        slow = search(p, Budget(), depth_first=False, method="astar", counting=False,
+                      bound="labelset")
         assert fast.distance == slow.distance
         assert fast.stats["generated"] == slow.stats["generated"]
 
@@ -83,10 +97,16 @@ def test_memory_cap_degrades_to_depth_first_and_stays_exact():
     for _ in range(10):
         g1, g2 = random_graph(rng, 8, p=0.4, n_labels=2), random_graph(rng, 8, p=0.4, n_labels=2)
         free = gedkit.ged(g1, g2, method="astar")
-        capped = gedkit.ged(g1, g2, method="astar", memory=20_000)
+        # the weaker bound keeps a larger frontier, so the tiny cap is really reached
+        capped = gedkit.ged(g1, g2, method="astar", memory=20_000, bound="labelset")
         assert capped.optimal and capped.distance == free.distance
         checked += capped.stats.get("memory_cap_hit", False)
     assert checked > 0  # the cap really was hit on some pairs
+
+
+def test_bad_bound_option_is_rejected():
+    with pytest.raises(gedkit.OptionError, match="bound must be one of"):
+        get_solver("astar", bound="magic")
 
 
 def test_threshold_prunes_and_answers():

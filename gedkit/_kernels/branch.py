@@ -19,32 +19,16 @@ from numba import njit
 
 from gedkit._kernels.cost import map_cost
 from gedkit._kernels.lsap import lsap_min
-from gedkit._kernels.multiset import multiset_cost
+from gedkit._kernels.multiset import count_cost, multiset_cost
 
 __all__ = ["branch_bound"]
-
-@njit(cache=True, nogil=True)
-def _cross(x, y, anc_a, anc_b, n_anc, adj1, adj2, emat):
-    """Exact cost of the edges between x (or ε, x = -1) / y (or ε) and the anchors."""
-    K = emat.shape[0] - 1
-    c = 0.0
-    for t in range(n_anc):
-        b = anc_b[t]
-        l1 = adj1[x, anc_a[t]] if x >= 0 else -1
-        l2 = adj2[y, b] if (y >= 0 and b >= 0) else -1
-        if l1 >= 0:
-            c += emat[l1, l2] if l2 >= 0 else emat[l1, K]
-        elif l2 >= 0:
-            c += emat[K, l2]
-    return c
-
 
 @njit(cache=True, nogil=True)
 def branch_bound(
     u, rows, p, cols, q, anc_a, anc_b, n_anc, in_rest1, used2,
     node_costs, adj1, adj2, emat, econst, e1, el1, e2, el2,
     ptr1, nbr1, lab1, ptr2, nbr2, lab2,
-    mat, subst, bufa, bufb, ehist, ws, lw, reduced, forward,
+    mat, subst, bufa, ehist, ws, lw, cw, reduced, forward,
 ):
     """Bound of completing the state whose unassigned g1 nodes are ``rows[:p]`` (``rows[0]``
     = u) and unused g2 nodes ``cols[:q]`` (q ≥ p always holds: the search runs on the smaller
@@ -63,15 +47,34 @@ def branch_bound(
     K = emat.shape[0] - 1
     m = mat[: q * q].reshape((q, q))
     sub = subst[: q * q].reshape((q, q))
+    image, ins_cross, ylab, ylen, ycnt = cw
+    counting = econst[3] > 0
+    for x in range(n1):
+        image[x] = -2  # not assigned
+    for t in range(n_anc):
+        image[anc_a[t]] = anc_b[t]
+    # columns: insertion (node, edges to anchors' images, half the edges into the rest)
     inserted = 0.0
     for j in range(q):
         y = cols[j]
         ins = 0.0
+        cross = 0.0
+        nb = 0
         for k in range(ptr2[y], ptr2[y + 1]):
-            if not used2[nbr2[k]]:
+            if used2[nbr2[k]]:
+                cross += emat[K, lab2[k]]
+            else:
                 ins += emat[K, lab2[k]]
-        reduced[j] = (node_costs[n1, y] + _cross(-1, y, anc_a, anc_b, n_anc, adj1, adj2, emat)
-                      + 0.5 * ins)
+                ylab[j, nb] = lab2[k]
+                nb += 1
+        ylen[j] = nb
+        if counting:
+            for t in range(ycnt.shape[1]):
+                ycnt[j, t] = 0
+            for t in range(nb):
+                ycnt[j, ylab[j, t]] += 1
+        ins_cross[j] = cross
+        reduced[j] = node_costs[n1, y] + cross + 0.5 * ins
         inserted += reduced[j]
         for i in range(p, q):
             m[i, j] = 0.0
@@ -79,30 +82,54 @@ def branch_bound(
     for i in range(p):
         x = rows[i]
         na = 0
+        dele = 0.0
+        cross_del = 0.0
         for k in range(ptr1[x], ptr1[x + 1]):
-            if in_rest1[nbr1[k]]:
+            w = nbr1[k]
+            if in_rest1[w]:
                 bufa[na] = lab1[k]
                 na += 1
-        dele = 0.0
-        for k in range(na):
-            dele += emat[bufa[k], K]
-        dele = (node_costs[x, n2] + _cross(x, -1, anc_a, anc_b, n_anc, adj1, adj2, emat)
-                + 0.5 * dele)
+                dele += emat[lab1[k], K]
+            elif image[w] != -2:
+                cross_del += emat[lab1[k], K]
+        dele = node_costs[x, n2] + cross_del + 0.5 * dele
+        if counting:
+            for t in range(na):
+                ehist[bufa[t]] += 1
         if i == 0:
             dele_u = dele
         for j in range(q):
             y = cols[j]
-            nb = 0
-            for k in range(ptr2[y], ptr2[y + 1]):
-                if not used2[nbr2[k]]:
-                    bufb[nb] = lab2[k]
-                    nb += 1
-            inner = multiset_cost(bufa, na, bufb, nb, econst[3], econst[0], econst[1],
-                                  econst[2], emat, ehist, ws)
-            c = (node_costs[x, y] + _cross(x, y, anc_a, anc_b, n_anc, adj1, adj2, emat)
-                 + 0.5 * inner - reduced[j])
+            if counting:
+                # label-equality costs: the matching is a count of shared labels
+                common = 0
+                for t in range(na):
+                    lab = bufa[t]
+                    if ehist[lab] > 0:  # first occurrence of this label in x's list
+                        common += min(ehist[lab], ycnt[j, lab])
+                        ehist[lab] = -ehist[lab]
+                for t in range(na):
+                    if ehist[bufa[t]] < 0:
+                        ehist[bufa[t]] = -ehist[bufa[t]]
+                inner = count_cost(na, ylen[j], common, econst)
+            else:
+                inner = multiset_cost(bufa, na, ylab[j], ylen[j], False, econst[0], econst[1],
+                                      econst[2], emat, ehist, ws)
+            # edges to anchors: all deleted / inserted, except those that land on each other
+            cross = cross_del + ins_cross[j]
+            for k in range(ptr1[x], ptr1[x + 1]):
+                b = image[nbr1[k]]
+                if b >= 0:
+                    l2 = adj2[y, b]
+                    if l2 >= 0:
+                        l1 = lab1[k]
+                        cross += emat[l1, l2] - emat[l1, K] - emat[K, l2]
+            c = node_costs[x, y] + cross + 0.5 * inner - reduced[j]
             sub[i, j] = c
             m[i, j] = min(c, dele)
+        if counting:
+            for t in range(na):
+                ehist[bufa[t]] = 0
     alpha, beta, match, way, minv, seen = lw
     bound = inserted + lsap_min(m, q, alpha, beta, match, way, minv, seen)
     # forcing u onto a column costs at least its reduced cost, plus what the min() hid

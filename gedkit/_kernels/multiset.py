@@ -9,14 +9,16 @@ from gedkit._kernels.lsap import lsape_multiset
 __all__ = ["count_cost", "multiset_cost"]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def count_cost(p, q, common, c):
     """LSAPE cost of two multisets under label-equality costs c = (ins, del, capped sub)."""
     mn = min(p, q)
     return (mn - common) * c[2] + (p - mn) * c[1] + (q - mn) * c[0]
 
 
-@njit(cache=True, nogil=True)
+# inlined: these run per node pair, where a call's reference counting on its array
+# arguments would cost more than the work itself
+@njit(cache=True, nogil=True, inline="always")
 def multiset_cost(a, na, b, nb, const, ins, dele, sub, mat, hist, ws):
     """Admissible cost of turning label multiset a into b: exact LSAPE over labels.
 

@@ -371,6 +371,14 @@ def tree_search(
     col_of = np.empty(n2, dtype=np.int64)
     reduced = np.empty(n2 + 1)
     fwd = np.empty(n1, dtype=np.int64)
+    max_deg2 = 1
+    for y in range(n2):
+        max_deg2 = max(max_deg2, ptr2[y + 1] - ptr2[y])
+    cw = (
+        np.empty(n1, dtype=np.int64), np.empty(n2 + 1),
+        np.empty((n2 + 1, max_deg2), dtype=np.int64), np.empty(n2 + 1, dtype=np.int64),
+        np.empty((n2 + 1, ke), dtype=np.int64),
+    )
 
     for _ in range(max_expansions):
         if ctl[HEAP] == 0:
@@ -434,7 +442,7 @@ def tree_search(
                 u, rows, p, cols, q, anc_a, anc_b, k, in_rest1, used2,
                 node_costs, adj1, adj2, emat, econst, e1, el1, e2, el2,
                 ptr1, nbr1, lab1, ptr2, nbr2, lab2,
-                bmat, bsub, bufa, bufb, ehist, ws, lw, reduced, fwd,
+                bmat, bsub, bufa, ehist, ws, lw, cw, reduced, fwd,
             )
             in_rest1[u] = False
             if ub_s < fctl[UB] - tol:

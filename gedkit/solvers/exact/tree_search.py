@@ -25,10 +25,9 @@ from gedkit.solvers.registry import register
 __all__ = ["AStar", "DepthFirst", "search"]
 
 DEFAULT_MEMORY = 1 << 30  # bytes for the A* frontier
+BOUNDS = ("branch", "labelset")
 _FIRST_CAPACITY = 1024
 _FIRST_CHUNK = 512
-# below this many nodes (in the smaller graph) the per-child label-set bound alone is faster
-BRANCH_FROM_NODES = 12
 
 
 def _label_costs(mat: np.ndarray, const: tuple | None) -> np.ndarray:
@@ -46,14 +45,15 @@ def search(
     depth_first: bool,
     method: str,
     counting: bool | None = None,
-    bound: str = "auto",
+    bound: str = "branch",
 ) -> Result:
     """Exact search on ``problem``; see the module docstring.
 
     ``counting`` (default: whenever costs depend on label equality alone) selects the
     incremental bound; forcing it off gives the same search, slower (tests compare both).
-    ``bound`` is ``"labelset"`` (cheap, per child), ``"branch"`` (adds one anchor-aware
-    assignment per expansion: stronger, and an upper bound at every step) or ``"auto"``.
+    ``bound`` is ``"branch"`` (the default: one anchor-aware assignment per expanded state on
+    top of the per-child label-set bound; stronger, and an upper bound at every step) or
+    ``"labelset"`` (the per-child bound alone).
     """
     t0 = time.perf_counter()
     swap = problem.n1 > problem.n2
@@ -73,7 +73,7 @@ def search(
     ptr1, nbr1, lab1 = neighbour_lists(p.adj1)
     ptr2, nbr2, lab2 = neighbour_lists(p.adj2)
     order = matching_order(p.adj1, p.node_labels1, p.node_labels2)
-    branch = bound == "branch" or (bound == "auto" and n1 > BRANCH_FROM_NODES)
+    branch = bound == "branch"
     integral = bool(
         np.all(p.node_costs == np.round(p.node_costs))
         and np.all(p.edge_label_matrix == np.round(p.edge_label_matrix))
@@ -189,24 +189,31 @@ def _grow(arrays, capacity: int):
 
 class _TreeSearch(Solver):
     exact = True
-    options: ClassVar[dict] = {"memory": None}
+    options: ClassVar[dict] = {"memory": None, "bound": "branch"}
     depth_first: bool
 
     def validate(self) -> None:
         mem = self.config["memory"]
         if mem is not None and not (isinstance(mem, (int, float)) and mem > 0):
             raise OptionError(f"memory must be a positive number of bytes, got {mem!r}")
+        if self.config["bound"] not in BOUNDS:
+            raise OptionError(
+                f"bound must be one of {', '.join(BOUNDS)}, got {self.config['bound']!r}"
+            )
 
     def solve(self, problem: Problem, budget: Budget) -> Result:
         if self.config["memory"] is not None and budget.memory is None:
             budget.memory = int(self.config["memory"])
-        return search(problem, budget, depth_first=self.depth_first, method=self.name)
+        return search(
+            problem, budget, depth_first=self.depth_first, method=self.name,
+            bound=self.config["bound"],
+        )
 
 
 @register
 class AStar(_TreeSearch):
     name = "astar"
-    summary = "exact best-first search (A*) with anchor-aware label bounds; memory-capped"
+    summary = "exact best-first search (A*) with anchor-aware assignment bounds; memory-capped"
     depth_first = False
 
 
