@@ -162,7 +162,9 @@ def restarts_method(monkeypatch):
     class Restarts(AStar):
         name = "restarts-test"
         summary = "A* that records its options"
-        options: ClassVar[dict] = {"memory": None, "starts": 1, "greedy": False, "mode": "x"}
+        options: ClassVar[dict] = {
+            **AStar.options, "starts": 1, "greedy": False, "mode": "x",
+        }
 
         def solve(self, problem, budget):
             seen.append(dict(self.config))
@@ -177,7 +179,9 @@ def test_method_options_as_flags(capsys, files, restarts_method):
     code, out, err = run(capsys, "ged", files["a"], "--starts", "5", files["b"], *LABEL_ARGS,
                          "--method", "restarts-test", "--greedy", "--mode=fast", "--json")
     assert code == 0, err
-    assert restarts_method == [{"memory": None, "starts": 5, "greedy": True, "mode": "fast"}]
+    assert restarts_method == [
+        {**AStar.options, "starts": 5, "greedy": True, "mode": "fast"}
+    ]
     assert json.loads(out)["method"] == "restarts-test"
     code, _, err = run(capsys, "ged", files["a"], files["b"], "--method", "restarts-test",
                        "-o", "starts=-2", "-o", "greedy=no")

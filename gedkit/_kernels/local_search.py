@@ -120,14 +120,6 @@ def refine_pass(f, inv, tol, node_costs, adj1, adj2, emat, ptr1, nbr1, lab1, ptr
 
 
 @njit(cache=True, nogil=True)
-def _same(a, b):
-    for x in range(a.shape[0]):
-        if a[x] != b[x]:
-            return False
-    return True
-
-
-@njit(cache=True, nogil=True)
 def beam_level(fs, invs, costs, q, width, tol, node_costs, adj1, adj2, emat,
                ptr1, nbr1, lab1, ptr2, nbr2, lab2):
     """One level of BP-Beam (Riesen, Fischer and Bunke, 2014): every map in the beam (rows of
@@ -177,7 +169,7 @@ def beam_level(fs, invs, costs, q, width, tol, node_costs, adj1, adj2, emat,
             _assign(out_f[kept], out_inv[kept], q, target[x], jrow[x], fs[s, q])
         duplicate = False
         for y in range(kept):
-            if abs(out_c[y] - cost[x]) <= tol and _same(out_f[y], out_f[kept]):
+            if abs(out_c[y] - cost[x]) <= tol and np.array_equal(out_f[y], out_f[kept]):
                 duplicate = True
                 break
         if not duplicate:

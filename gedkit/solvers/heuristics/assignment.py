@@ -5,17 +5,28 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-__all__ = ["lsape_map"]
+__all__ = ["lsape", "lsape_map", "lsape_value"]
 
 _BIG = 1e12
 
 
-def lsape_map(costs: np.ndarray) -> np.ndarray:
+def lsape(costs: np.ndarray) -> tuple[np.ndarray, float]:
     """Cheapest node map for an ``(n1+1) × (n2+1)`` matrix of per-node costs (last column
-    deletion, last row insertion), as a forward map with -1 for deletion.
+    deletion, last row insertion), and its total.
 
-    >>> lsape_map(np.array([[5.0, 0.0, 9.0], [0.0, 5.0, 9.0], [1.0, 1.0, 0.0]])).tolist()
-    [1, 0]
+    Returns
+    -------
+    forward : ndarray of int64
+        ``forward[i]`` is the node of g2 that node ``i`` of g1 takes, -1 for deletion.
+    value : float
+        The minimum: substitutions and deletions of the rows, plus insertions of the columns
+        no row takes.
+
+    Examples
+    --------
+    >>> forward, value = lsape(np.array([[5.0, 0.0, 9.0], [0.0, 5.0, 9.0], [1.0, 1.0, 0.0]]))
+    >>> forward.tolist(), value
+    ([1, 0], 0.0)
     """
     n1, n2 = costs.shape[0] - 1, costs.shape[1] - 1
     square = np.zeros((n1 + n2, n1 + n2))
@@ -28,4 +39,22 @@ def lsape_map(costs: np.ndarray) -> np.ndarray:
     forward = np.full(n1, -1, dtype=np.int64)
     keep = (rows < n1) & (cols < n2)
     forward[rows[keep]] = cols[keep]
-    return forward
+    return forward, lsape_value(costs, forward)
+
+
+def lsape_value(costs: np.ndarray, forward: np.ndarray) -> float:
+    """Total of ``costs`` under the node map ``forward`` (see :func:`lsape`)."""
+    n1, n2 = costs.shape[0] - 1, costs.shape[1] - 1
+    taken = np.zeros(n2, dtype=bool)
+    taken[forward[forward >= 0]] = True
+    rows = costs[np.arange(n1), np.where(forward >= 0, forward, n2)].sum()
+    return float(rows + costs[n1, :n2][~taken].sum())
+
+
+def lsape_map(costs: np.ndarray) -> np.ndarray:
+    """The node map of :func:`lsape` alone.
+
+    >>> lsape_map(np.array([[5.0, 0.0, 9.0], [0.0, 5.0, 9.0], [1.0, 1.0, 0.0]])).tolist()
+    [1, 0]
+    """
+    return lsape(costs)[0]

@@ -1,0 +1,184 @@
+"""Bounds from one linear sum assignment with ε (LSAPE) between the nodes of the two graphs.
+
+Each method prices every pair (node of g1 or ε, node of g2 or ε) and solves one LSAPE. The
+assignment is a complete node map, so its true cost (:meth:`Problem.cost`) is an upper bound;
+where the prices never overestimate what a node pair costs in any edit path, the assignment's
+value is a lower bound too.
+
+- ``node``: node costs alone; lower bound: that value plus the cheapest edit of all edge labels
+  of g1 into those of g2 (the label-set bound).
+- ``bipartite`` (Riesen and Bunke, 2009): node cost plus the cheapest edit of the edges at the
+  two nodes, counted in full. Halving the value gives a (weak) lower bound.
+- ``branch`` (Blumenthal and Gamper, 2018): the same with edge costs halved, since every edge
+  has two ends: the value is a lower bound.
+- ``branch_fast``: ``branch`` with a cheaper estimate of the edge edit that never exceeds it.
+"""
+
+from __future__ import annotations
+
+import time
+from abc import abstractmethod
+from typing import NamedTuple
+
+import numpy as np
+
+from gedkit._kernels.lsape_costs import incident_edge_costs, incident_edge_costs_fast
+from gedkit._kernels.order import neighbour_lists
+from gedkit.problem import Problem
+from gedkit.result import Result
+from gedkit.solvers.base import Budget, Solver
+from gedkit.solvers.heuristics.assignment import lsape
+from gedkit.solvers.registry import register
+
+__all__ = [
+    "Neighbours",
+    "bipartite_assignment",
+    "branch_assignment",
+    "edge_costs",
+    "labelset_edge_cost",
+    "neighbours",
+    "node_assignment",
+    "round_up",
+]
+
+_TOL = 1e-9
+
+
+class Neighbours(NamedTuple):
+    """CSR neighbour lists (pointers, neighbours, edge-label ids) of both graphs."""
+
+    ptr1: np.ndarray
+    nbr1: np.ndarray
+    lab1: np.ndarray
+    ptr2: np.ndarray
+    nbr2: np.ndarray
+    lab2: np.ndarray
+
+
+def neighbours(problem: Problem) -> Neighbours:
+    """The neighbour lists the compiled kernels read."""
+    return Neighbours(*neighbour_lists(problem.adj1), *neighbour_lists(problem.adj2))
+
+
+def _edge_constants(problem: Problem) -> np.ndarray:
+    """``(ins, del, capped sub, flag)`` for label-equality edge costs, flag 0 otherwise."""
+    const = problem.constant_costs
+    if const is None:
+        return np.zeros(4)
+    ins, dele, sub = const[3:]
+    return np.array([ins, dele, min(sub, ins + dele), 1.0])
+
+
+def edge_costs(problem: Problem, nb: Neighbours | None = None, fast: bool = False) -> np.ndarray:
+    """``(n1+1) × (n2+1)`` matrix: the cheapest edit of the edges at node i of g1 into those at
+    node k of g2 (deleting all at i in the last column, inserting all at k in the last row).
+    ``fast`` takes the BRANCH_FAST estimate instead, never larger."""
+    nb = nb or neighbours(problem)
+    emat = problem.edge_label_matrix
+    if fast:
+        return incident_edge_costs_fast(nb.ptr1, nb.lab1, nb.ptr2, nb.lab2, emat)
+    return incident_edge_costs(nb.ptr1, nb.lab1, nb.ptr2, nb.lab2, emat, _edge_constants(problem))
+
+
+def labelset_edge_cost(problem: Problem) -> float:
+    """The cheapest edit of the multiset of edge labels of g1 into that of g2: what the edges
+    cost at least, whatever the node map."""
+    K = problem.edge_label_matrix.shape[0] - 1
+    el1, el2 = problem.edge_labels1, problem.edge_labels2
+    c = _edge_constants(problem)
+    if c[3]:
+        common = np.minimum(np.bincount(el1, minlength=K), np.bincount(el2, minlength=K)).sum()
+        m1, m2 = len(el1), len(el2)
+        low = min(m1, m2)
+        return float((low - common) * c[2] + (m1 - low) * c[1] + (m2 - low) * c[0])
+    rows, cols = np.append(el1, K), np.append(el2, K)
+    return lsape(problem.edge_label_matrix[np.ix_(rows, cols)])[1]
+
+
+def round_up(problem: Problem, lower: float) -> float:
+    """With integer costs the distance is an integer: a lower bound may round up."""
+    if np.all(problem.node_costs == np.round(problem.node_costs)) and np.all(
+        problem.edge_label_matrix == np.round(problem.edge_label_matrix)
+    ):
+        return float(np.ceil(lower - _TOL * max(1.0, abs(lower))))
+    return lower
+
+
+def node_assignment(problem: Problem) -> tuple[np.ndarray, float]:
+    """The ``node`` method: (node map, lower bound)."""
+    forward, value = lsape(problem.node_costs)
+    return forward, round_up(problem, value + labelset_edge_cost(problem))
+
+
+def bipartite_assignment(
+    problem: Problem, edges: np.ndarray | None = None
+) -> tuple[np.ndarray, float]:
+    """The ``bipartite`` method: (node map, lower bound). ``edges``: :func:`edge_costs`, if
+    already computed.
+
+    The value with full edge costs is at most twice the ``branch`` value (node costs are
+    non-negative), so half of it is a lower bound.
+    """
+    edges = edge_costs(problem) if edges is None else edges
+    forward, value = lsape(problem.node_costs + edges)
+    return forward, round_up(problem, value / 2)
+
+
+def branch_assignment(
+    problem: Problem, edges: np.ndarray | None = None, fast: bool = False
+) -> tuple[np.ndarray, float]:
+    """The ``branch`` (or ``branch_fast``) method: (node map, lower bound)."""
+    edges = edge_costs(problem, fast=fast) if edges is None else edges
+    forward, value = lsape(problem.node_costs + 0.5 * edges)
+    return forward, round_up(problem, value)
+
+
+class _Assignment(Solver):
+    """One LSAPE: the map gives the upper bound, the value (if valid) the lower bound."""
+
+    @abstractmethod
+    def assign(self, problem: Problem) -> tuple[np.ndarray, float]:
+        """(node map, lower bound)."""
+
+    def solve(self, problem: Problem, budget: Budget) -> Result:
+        t0 = time.perf_counter()
+        forward, lower = self.assign(problem)
+        return Result.from_assignment(
+            problem, forward, lower, self.name, time=time.perf_counter() - t0
+        )
+
+
+@register
+class NodeAssignment(_Assignment):
+    name = "node"
+    summary = "LSAPE on node costs (upper bound) with the label-set lower bound"
+
+    def assign(self, problem):
+        return node_assignment(problem)
+
+
+@register
+class Bipartite(_Assignment):
+    name = "bipartite"
+    summary = "Riesen-Bunke bipartite heuristic: LSAPE on node plus incident-edge costs"
+
+    def assign(self, problem):
+        return bipartite_assignment(problem)
+
+
+@register
+class Branch(_Assignment):
+    name = "branch"
+    summary = "BRANCH (Blumenthal-Gamper): LSAPE lower bound with halved edge costs, and its map"
+
+    def assign(self, problem):
+        return branch_assignment(problem)
+
+
+@register
+class BranchFast(_Assignment):
+    name = "branch_fast"
+    summary = "BRANCH_FAST: BRANCH with a cheaper, still valid, estimate of the edge edit"
+
+    def assign(self, problem):
+        return branch_assignment(problem, fast=True)

@@ -1,0 +1,214 @@
+"""Lower bounds and upper-bound heuristics: valid bounds, maps that realise them, options."""
+
+import csv
+import time
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import pytest
+from helpers import brute_force, random_costs, random_graph
+
+import gedkit
+from gedkit import Graph, OptionError, costs
+from gedkit._kernels.local_search import move_delta
+from gedkit._kernels.quadratic import quadratic_product
+from gedkit.solvers import Budget, get_solver
+from gedkit.solvers.heuristics.ipfp import assignment_matrix
+from gedkit.solvers.heuristics.lsape import edge_costs, neighbours
+
+METHODS = ["node", "bipartite", "branch", "branch_fast", "star", "ipfp", "refine", "bp_beam"]
+IMPROVERS = ["ipfp", "refine", "bp_beam"]  # start from the bipartite map
+DATA = Path(__file__).parent / "data"
+
+
+@cache
+def _cases():
+    """Tiny pairs under unit, constant and random (asymmetric) costs, with brute-force GED."""
+    rng = np.random.default_rng(11)
+    out = []
+    for trial in range(45):
+        g1 = random_graph(rng, int(rng.integers(0, 6)), p=0.5)
+        g2 = random_graph(rng, int(rng.integers(0, 6)), p=0.5)
+        model = [costs.uniform(), costs.constant(*rng.uniform(0.2, 3, 6)), random_costs(rng)][
+            trial % 3
+        ]
+        p = model.compile(g1, g2)
+        out.append((p, brute_force(p)))
+    return out
+
+
+def _random_map(rng, n1, n2):
+    targets = rng.permutation(np.arange(-n1, n2))[:n1]
+    return np.where(targets < 0, -1, targets).astype(np.int64)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_bounds_bracket_the_exact_distance(method):
+    solver = get_solver(method)
+    for p, exact in _cases():
+        r = solver.solve(p, Budget())
+        assert r.lower_bound <= exact + 1e-9
+        assert exact <= r.upper_bound + 1e-9
+        assert r.upper_bound == p.cost(r.assignment)
+        assert r.method == method
+
+
+@pytest.mark.parametrize("method", IMPROVERS)
+def test_improvers_never_lose_to_their_bipartite_start(method):
+    bipartite, improver = get_solver("bipartite"), get_solver(method)
+    for p, _ in _cases():
+        assert improver.solve(p, Budget()).upper_bound <= bipartite.solve(p, Budget()).upper_bound
+    # the BRANCH lower bound comes with them
+    branch = get_solver("branch")
+    for p, _ in _cases():
+        assert improver.solve(p, Budget()).lower_bound == branch.solve(p, Budget()).lower_bound
+
+
+def test_ground_truth_sample_is_bracketed():
+    graphs = gedkit.read_all(DATA / "aids700_sample.txt")
+    with open(DATA / "aids700_sample_ged.tsv") as fh:
+        rows = list(csv.reader(fh, delimiter="\t"))
+    ged = np.array([[int(x) for x in row[1:]] for row in rows[1:]])
+    model = costs.uniform()
+    solvers = {m: get_solver(m) for m in METHODS}
+    for i in range(0, 20, 3):
+        for j in range(1, 20, 2):
+            p = model.compile(graphs[i], graphs[j])
+            for r in (s.solve(p, Budget()) for s in solvers.values()):
+                assert r.lower_bound <= ged[i, j] <= r.upper_bound, r.method
+
+
+def test_branch_fast_never_exceeds_branch():
+    for p, _ in _cases():
+        assert np.all(edge_costs(p, fast=True) <= edge_costs(p) + 1e-12)
+        fast = get_solver("branch_fast").solve(p, Budget())
+        assert fast.lower_bound <= get_solver("branch").solve(p, Budget()).lower_bound + 1e-9
+
+
+def test_branch_is_exact_on_isomorphic_graphs():
+    rng = np.random.default_rng(4)
+    g = random_graph(rng, 7, p=0.4, n_labels=4)
+    shuffled = Graph({f"v{i}": g.node_labels[i] for i in range(g.n)[::-1]},
+                     [(f"v{a}", f"v{b}", lab) for (a, b), lab in
+                      zip(g.edges.tolist(), g.edge_labels, strict=True)])
+    r = get_solver("branch").solve(costs.uniform().compile(g, shuffled), Budget())
+    assert r.lower_bound == 0
+
+
+def test_quadratic_form_prices_every_map_like_problem_cost():
+    rng = np.random.default_rng(5)
+    for p, _ in _cases():
+        nb = neighbours(p)
+        linear = p.node_costs.copy()
+        linear[-1, -1] = 0
+        for _ in range(5):
+            f = _random_map(rng, p.n1, p.n2)
+            x = assignment_matrix(p, f)
+            q = quadratic_product(x, p.edge_label_matrix, *nb)
+            value = (linear * x).sum() + 0.5 * (x * q).sum()
+            assert value == pytest.approx(p.cost(f), abs=1e-9)
+
+
+def test_move_delta_matches_recomputed_costs():
+    rng = np.random.default_rng(6)
+    for p, _ in _cases():
+        if p.n1 == 0:
+            continue
+        nb = neighbours(p)
+        args = (p.node_costs, p.adj1, p.adj2, p.edge_label_matrix, *nb)
+        for _ in range(10):
+            f = _random_map(rng, p.n1, p.n2)
+            inv = p.inverse(f)
+            i = int(rng.integers(p.n1))
+            t = int(rng.integers(-1, p.n2))
+            j = int(inv[t]) if t >= 0 else -1
+            if t == -1 and f[i] >= 0 and rng.random() < 0.5 and (f < 0).any():
+                j = int(rng.choice(np.flatnonzero(f < 0)))  # swap with a deleted node
+            if j == i:
+                continue
+            moved = f.copy()
+            moved[i] = t
+            if j >= 0:
+                moved[j] = f[i]
+            before = (f.copy(), inv.copy())
+            delta = move_delta(f, inv, i, j, t, *args)
+            assert delta == pytest.approx(p.cost(moved) - p.cost(f), abs=1e-9)
+            assert (f == before[0]).all() and (inv == before[1]).all()
+
+
+def test_star_bound_scales_with_constant_costs():
+    rng = np.random.default_rng(8)
+    for _ in range(20):
+        g1, g2 = random_graph(rng, 6), random_graph(rng, 5)
+        unit = get_solver("star").solve(costs.uniform().compile(g1, g2), Budget())
+        halved = costs.constant(*[0.5] * 6).compile(g1, g2)
+        r = get_solver("star").solve(halved, Budget())
+        # the unit bound is rounded up (integer costs), the halved one cannot be
+        assert np.ceil(2 * r.lower_bound - 1e-9) == unit.lower_bound
+        assert r.upper_bound == halved.cost(unit.assignment)
+
+
+def test_star_bound_under_unit_costs_by_hand():
+    # a triangle against a path on three nodes, all labels equal: one edge deletion apart;
+    # stars: the path's middle keeps its two leaves, its ends lose one each (cost 1 + 1)
+    triangle = Graph({0: "C", 1: "C", 2: "C"}, [(0, 1), (1, 2), (0, 2)])
+    path = Graph({0: "C", 1: "C", 2: "C"}, [(0, 1), (1, 2)])
+    r = get_solver("star").solve(costs.uniform().compile(triangle, path), Budget())
+    assert r.lower_bound == 1  # ceil(4 / max(4, 3)) under integer costs
+    assert r.upper_bound == 1
+
+
+def test_empty_graphs():
+    empty = Graph()
+    g = Graph({0: "C", 1: "O"}, [(0, 1)])
+    for method in METHODS:
+        for a, b, d in ((empty, empty, 0), (empty, g, 3), (g, empty, 3), (g, g, 0)):
+            r = gedkit.ged(a, b, method=method)
+            assert r.lower_bound <= d == r.upper_bound
+
+
+@pytest.mark.parametrize("method", IMPROVERS)
+def test_expired_budget_returns_the_start(method):
+    rng = np.random.default_rng(9)
+    p = costs.uniform().compile(random_graph(rng, 12), random_graph(rng, 12))
+    budget = Budget(timeout=1e-6)
+    time.sleep(1e-3)
+    r = get_solver(method).solve(p, budget)
+    assert r.upper_bound == p.cost(r.assignment)
+    assert r.upper_bound <= get_solver("bipartite").solve(p, Budget()).upper_bound
+
+
+def test_ipfp_restarts_only_help_and_are_reproducible():
+    rng = np.random.default_rng(10)
+    for _ in range(10):
+        p = random_costs(rng).compile(random_graph(rng, 8), random_graph(rng, 7))
+        one = get_solver("ipfp").solve(p, Budget())
+        many = get_solver("ipfp", starts=4, seed=3).solve(p, Budget())
+        again = get_solver("ipfp", starts=4, seed=3).solve(p, Budget())
+        assert many.upper_bound <= one.upper_bound
+        assert (many.assignment == again.assignment).all()
+
+
+@pytest.mark.parametrize(("method", "options", "message"), [
+    ("ipfp", {"starts": 0}, "starts must be an integer >= 1"),
+    ("ipfp", {"starts": 2.5}, "starts must be an integer"),
+    ("ipfp", {"max_iter": True}, "max_iter must be an integer"),
+    ("ipfp", {"seed": -1}, "seed must be an integer >= 0"),
+    ("ipfp", {"init": "random"}, "init must be one of bipartite, branch, node"),
+    ("refine", {"init": None}, "init must be one of"),
+    ("bp_beam", {"beam_width": 0}, "beam_width must be an integer >= 1"),
+    ("bp_beam", {"beam_width": "5"}, "beam_width must be an integer"),
+    ("branch", {"beam_width": 5}, "no option"),
+])
+def test_bad_options_are_rejected(method, options, message):
+    with pytest.raises(OptionError, match=message):
+        get_solver(method, **options)
+
+
+@pytest.mark.parametrize("init", ["bipartite", "branch", "node"])
+def test_every_start_is_accepted(init):
+    for p, exact in _cases()[:12]:
+        for method in ("ipfp", "refine"):
+            r = get_solver(method, init=init).solve(p, Budget())
+            assert r.lower_bound <= exact + 1e-9 <= r.upper_bound + 2e-9
