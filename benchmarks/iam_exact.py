@@ -88,10 +88,10 @@ def summarise(label, rows, timeout):
               f"{np.median(times[sel]):.3f} | {np.mean(gaps):.1%} |")
     print("\nBy exact distance (proven pairs) and by size n1+n2 (all pairs):\n")
     print("| bucket | pairs | proven | median time (s) |\n|---|---|---|---|")
-    for lo, hi in ((0, 5), (6, 10), (11, 15), (16, 20), (21, 99)):
-        sel = [r for r in rows if r["optimal"] and lo <= r["ub"] <= hi]
+    for lo, top in ((0, 5), (6, 10), (11, 15), (16, 20), (21, 99)):
+        sel = [r for r in rows if r["optimal"] and lo <= r["ub"] <= top]
         if sel:
-            print(f"| GED {lo}–{hi} | {len(sel)} | {len(sel)} | "
+            print(f"| GED {lo}–{top} | {len(sel)} | {len(sel)} | "
                   f"{np.median([r['time'] for r in sel]):.3f} |")
     for lo in range(20, 62, 8):
         sel = [r for r in rows if lo <= r["n1"] + r["n2"] < lo + 8]
@@ -128,14 +128,14 @@ def plot(results, path):
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
-    for (lo, hi), rows in results.items():
+    for k, rows in enumerate(results.values()):
         d = [r["ub"] for r in rows]
         t = [r["time"] for r in rows]
         s = [r["n1"] + r["n2"] for r in rows]
         mark = ["o" if r["optimal"] else "x" for r in rows]
         for x, y, z, m in zip(d, t, s, mark, strict=True):
-            axes[0].scatter(x, y, marker=m, c="C0" if lo == 11 else "C1", s=18)
-            axes[1].scatter(z, y, marker=m, c="C0" if lo == 11 else "C1", s=18)
+            axes[0].scatter(x, y, marker=m, c=f"C{k}", s=18)
+            axes[1].scatter(z, y, marker=m, c=f"C{k}", s=18)
     for ax, xl in zip(axes, ("GED (upper bound; x = not proven)", "n1 + n2"), strict=True):
         ax.set_yscale("log")
         ax.set_xlabel(xl)

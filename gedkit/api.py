@@ -30,7 +30,7 @@ def ged(
     g1: Any,
     g2: Any,
     costs: str | CostModel = "uniform",
-    method: str = "exact",
+    method: str = "auto",
     *,
     timeout: float | None = None,
     memory: int | None = None,
@@ -49,8 +49,10 @@ def ged(
     costs : str or CostModel
         A cost-model name (see :func:`gedkit.costs.available`) or a model object.
     method : str
-        A registered solver (see :func:`gedkit.methods`): ``"exact"``, ``"astar"``,
-        ``"dfs"``, ``"mip"``...
+        A registered solver (see :func:`gedkit.methods`). ``"auto"`` (default) spends the
+        budget on bounds, heuristics and then exact search; ``"exact"``/``"astar"``,
+        ``"dfs"``, ``"mip"`` are exact; ``"branch"``, ``"ipfp"``, ``"refine"``... are fast
+        heuristics that still report a proven lower bound.
     timeout : float, optional
         Seconds. Reaching it never raises: the result holds the best bounds found so far.
     memory : int, optional

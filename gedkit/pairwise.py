@@ -80,7 +80,7 @@ def pairwise(
     graphs_a: Iterable[Any],
     graphs_b: Iterable[Any] | None = None,
     costs: str | CostModel = "uniform",
-    method: str = "exact",
+    method: str = "auto",
     *,
     timeout: float | None = None,
     memory: int | None = None,

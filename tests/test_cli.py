@@ -106,7 +106,7 @@ def test_ged_json_matches_api(capsys, files):
     expected = gedkit.ged(read(files["a"], **LABELS), read(files["b"], **LABELS))
     assert data["distance"] == expected.distance
     assert data["lower_bound"] == data["upper_bound"] == expected.distance
-    assert data["optimal"] is True and data["method"] == "exact"
+    assert data["optimal"] is True and data["method"] == "auto"
     assert len(data["node_map"]) == 3 and all(len(pair) == 2 for pair in data["node_map"])
     assert sum(op["cost"] for op in data["edit_path"]) == pytest.approx(data["distance"])
     assert {"time", "stats"} <= data.keys()
@@ -233,7 +233,7 @@ def test_pairwise_json_matches_api(capsys, files):
     assert data["rows"] == data["columns"] == ["ethanol", "methylamine", "acetaldehyde"]
     np.testing.assert_array_equal(data["distance"], expected.distance)
     np.testing.assert_array_equal(data["lower_bound"], expected.lower_bound)
-    assert np.all(data["optimal"]) and data["method"] == "exact"
+    assert np.all(data["optimal"]) and data["method"] == "auto"
 
 
 def test_pairwise_against_with_jobs(capsys, files):

@@ -43,7 +43,7 @@ def add_solver_arguments(parser: argparse.ArgumentParser) -> None:
     """What is computed and within which limits: costs, method, budget, method options."""
     group = parser.add_argument_group("solving")
     group.add_argument("--costs", default="uniform", help="cost model (see 'gedkit costs')")
-    group.add_argument("--method", default="exact", help="GED method (see 'gedkit methods')")
+    group.add_argument("--method", default="auto", help="GED method (see 'gedkit methods')")
     group.add_argument("--timeout", type=float, metavar="S", help="seconds per pair")
     group.add_argument(
         "--memory", metavar="BYTES", help="memory cap per pair, in bytes or like 512M, 2G"

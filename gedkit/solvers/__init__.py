@@ -3,6 +3,7 @@
 Importing this package registers every built-in solver.
 """
 
+from gedkit.solvers import auto as _auto  # noqa: F401  (registers)
 from gedkit.solvers import exact as _exact  # noqa: F401  (registers)
 from gedkit.solvers.base import Budget, Solver
 from gedkit.solvers.exact import mip as _mip  # noqa: F401  (registers)

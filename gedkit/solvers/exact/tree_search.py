@@ -46,6 +46,8 @@ def search(
     method: str,
     counting: bool | None = None,
     bound: str = "branch",
+    incumbent: np.ndarray | None = None,
+    lower_bound: float = 0.0,
 ) -> Result:
     """Exact search on ``problem``; see the module docstring.
 
@@ -53,7 +55,8 @@ def search(
     incremental bound; forcing it off gives the same search, slower (tests compare both).
     ``bound`` is ``"branch"`` (the default: one anchor-aware assignment per expanded state on
     top of the per-child label-set bound; stronger, and an upper bound at every step) or
-    ``"labelset"`` (the per-child bound alone).
+    ``"labelset"`` (the per-child bound alone). ``incumbent`` (a node map found elsewhere)
+    and ``lower_bound`` (proven elsewhere) seed the search.
     """
     t0 = time.perf_counter()
     swap = problem.n1 > problem.n2
@@ -93,8 +96,12 @@ def search(
     arrays = _allocate(capacity, n1)
     maps, g, f, depth, heap, free = arrays
     ctl = np.zeros(6, dtype=np.int64)
-    fctl = np.array([math.inf, 0.0, math.inf])
+    fctl = np.array([math.inf, float(lower_bound), math.inf])
     best_map = np.full(n1, -1, dtype=np.int64)
+    if incumbent is not None:
+        seed = np.asarray(incumbent, dtype=np.int64)
+        best_map[:] = problem.inverse(seed) if swap else seed
+        fctl[kernel.UB] = p.cost(best_map)
     # the root: nothing assigned
     g[0] = f[0] = 0.0
     depth[0] = 0

@@ -1,0 +1,89 @@
+"""``auto``: a portfolio that spends a time budget well.
+
+Cheap bounds first (BRANCH: a lower bound and a map), local search on that map (REFINE), IPFP
+multi-start on large pairs, then exact search seeded with the best map and bound found so far.
+It stops the moment the bounds meet, and always returns the best bounds, the map realising
+the upper bound, and which stage found it.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import ClassVar
+
+from gedkit.errors import OptionError
+from gedkit.problem import Problem
+from gedkit.result import Result
+from gedkit.solvers.base import Budget, Solver
+from gedkit.solvers.exact.tree_search import search
+from gedkit.solvers.registry import get_solver, register
+
+__all__ = ["Auto"]
+
+# pairs this small go straight to exact search: it is faster than the heuristics' set-up
+EXACT_UP_TO_NODES = 12
+# pairs with at least this many nodes in the larger graph get IPFP before exact search
+IPFP_FROM_NODES = 20
+IPFP_SHARE = 0.25  # of the remaining budget
+
+
+@register
+class Auto(Solver):
+    name = "auto"
+    summary = "portfolio: BRANCH bound, REFINE, IPFP on large pairs, then seeded exact A*"
+    exact = True
+    options: ClassVar[dict] = {"memory": None, "ipfp_starts": 10}
+
+    def validate(self) -> None:
+        starts = self.config["ipfp_starts"]
+        if not isinstance(starts, int) or isinstance(starts, bool) or starts < 0:
+            raise OptionError(f"ipfp_starts must be a non-negative integer, got {starts!r}")
+
+    def solve(self, problem: Problem, budget: Budget) -> Result:
+        t0 = time.perf_counter()
+        stages: list[dict] = []
+        best: Result | None = None
+        lower = 0.0
+
+        def record(result: Result) -> None:
+            nonlocal best, lower
+            lower = max(lower, result.lower_bound)
+            stages.append({"method": result.method, "lower_bound": result.lower_bound,
+                           "upper_bound": result.upper_bound, "time": result.time})
+            if best is None or result.upper_bound < best.upper_bound:
+                best = result
+
+        def settled() -> bool:
+            if best is None:
+                return False
+            threshold = budget.threshold
+            decided = threshold is not None and (
+                best.upper_bound <= threshold or lower > threshold
+            )
+            return lower >= best.upper_bound or decided or budget.expired()
+
+        size = max(problem.n1, problem.n2)
+        if size > EXACT_UP_TO_NODES:
+            record(get_solver("branch").solve(problem, budget))
+            if not settled():
+                record(get_solver("refine", init="branch").solve(problem, budget))
+            starts = self.config["ipfp_starts"]
+            if not settled() and size >= IPFP_FROM_NODES and starts and budget.timeout:
+                share = Budget(timeout=max(1e-3, IPFP_SHARE * budget.remaining()))
+                record(get_solver("ipfp", starts=starts).solve(problem, share))
+        if best is None or not settled():
+            exact_budget = Budget(
+                timeout=None if budget.timeout is None else max(1e-3, budget.remaining()),
+                memory=budget.memory if budget.memory is not None else self.config["memory"],
+                threshold=budget.threshold,
+            )
+            record(search(problem, exact_budget, depth_first=False, method="astar",
+                          incumbent=None if best is None else best.assignment,
+                          lower_bound=lower))
+        assert best is not None
+        # a stage replaces the incumbent only by a strictly better map, so the winner is the
+        # stage that found the final map (exact search may only have proved it optimal)
+        return Result.from_assignment(
+            problem, best.assignment, lower, self.name, time=time.perf_counter() - t0,
+            stats={"winner": best.method, "stages": stages},
+        )

@@ -1,0 +1,68 @@
+"""The auto portfolio and threshold verification."""
+
+import numpy as np
+import pytest
+from conftest import FIXTURES
+from helpers import random_costs, random_graph
+
+import gedkit
+from gedkit import costs, read_all
+from gedkit.solvers import Budget, get_solver
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_auto_on_mid_size_pairs_keeps_every_stage_honest(seed):
+    rng = np.random.default_rng(seed)
+    g1 = random_graph(rng, int(rng.integers(13, 22)), p=0.2, n_labels=3)
+    g2 = random_graph(rng, int(rng.integers(13, 22)), p=0.2, n_labels=3)
+    model = random_costs(rng) if seed % 2 else costs.uniform()
+    p = model.compile(g1, g2)
+    r = get_solver("auto").solve(p, Budget(timeout=1.0))
+    assert p.cost(r.assignment) == r.upper_bound
+    stages = r.stats["stages"]
+    assert r.stats["winner"] in {s["method"] for s in stages}
+    assert r.upper_bound == min(s["upper_bound"] for s in stages)
+    assert r.lower_bound == max(s["lower_bound"] for s in stages)
+    assert r.optimal == (r.lower_bound >= r.upper_bound)
+    if r.optimal:
+        exact = gedkit.ged(g1, g2, costs=model, method="astar", timeout=60)
+        assert exact.optimal and exact.distance == pytest.approx(r.distance)
+
+
+def test_auto_is_the_default_and_exact_on_small_pairs():
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        g1, g2 = random_graph(rng, 7), random_graph(rng, 8)
+        r = gedkit.ged(g1, g2)
+        assert r.method == "auto" and r.optimal
+        assert r.distance == gedkit.ged(g1, g2, method="astar").distance
+
+
+def _threshold_cases(graphs, pairs, distances, method):
+    for (i, j), d in zip(pairs, distances, strict=True):
+        for tau in (d - 1, d - 0.5, d, d + 2):
+            r = gedkit.ged(graphs[i], graphs[j], method=method, threshold=tau)
+            assert r.within_threshold == (d <= tau), (i, j, d, tau, method)
+            assert r.lower_bound <= d <= r.upper_bound
+
+
+@pytest.mark.parametrize("method", ["auto", "astar", "dfs"])
+def test_threshold_verification_on_the_in_repo_sample(method):
+    graphs = read_all(FIXTURES / "aids700_sample.txt")
+    truth = np.loadtxt(FIXTURES / "aids700_sample_ged.tsv", skiprows=1, usecols=range(1, 21))
+    pairs = [(i, j) for i in range(20) for j in range(20) if i != j]
+    _threshold_cases(graphs, pairs, [truth[i, j] for i, j in pairs], method)
+
+
+def test_threshold_verification_on_aids700nef(shared_data):
+    from gedkit.datasets import load_benchmark
+
+    bench = load_benchmark("AIDS700nef", shared_data)
+    pairs = bench.pairs()
+    pick = pairs[np.random.default_rng(1).choice(len(pairs), 1000, replace=False)]
+    _threshold_cases(bench.graphs, pick, [bench.ged[i, j] for i, j in pick], "auto")
+
+
+def test_bad_auto_option():
+    with pytest.raises(gedkit.OptionError, match="ipfp_starts"):
+        get_solver("auto", ipfp_starts=-1)
