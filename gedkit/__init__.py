@@ -1,7 +1,7 @@
 """gedkit: how different are two graphs? Graph edit distance and maximum common edge subgraph,
 exact when affordable, bounded when not."""
 
-from gedkit import costs
+from gedkit import costs, mces  # mces is a callable package: gedkit.mces(g1, g2)
 from gedkit.api import ged
 from gedkit.errors import (
     CostModelError,
@@ -41,6 +41,7 @@ __all__ = [
     "Result",
     "costs",
     "ged",
+    "mces",
     "methods",
     "pairwise",
     "read",

@@ -1,0 +1,86 @@
+"""``gedkit mces A B``: the maximum common edge subgraph of two graph files."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from gedkit.cli._args import add_input_arguments, parse_value, read_options
+from gedkit.cli._ged import _columns, _duration, _show
+from gedkit.errors import OptionError
+from gedkit.mces.api import mces, methods
+from gedkit.mces.result import MCESResult
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "mces",
+        help="maximum common edge subgraph of two graphs",
+        description="Maximum common edge subgraph of the graphs in files A and B: labels must "
+        "be equal to match, the common subgraph may be disconnected. Prints the common edge "
+        "count with a proven upper bound, the Johnson similarity, the node map and the "
+        "common edges.",
+        allow_abbrev=False,
+    )
+    parser.add_argument("a", metavar="A", help="file holding the first graph")
+    parser.add_argument("b", metavar="B", help="file holding the second graph")
+    add_input_arguments(parser)
+    group = parser.add_argument_group("solving")
+    # not "method": the GED commands' --KEY option spelling looks methods up by that name
+    group.add_argument(
+        "--method", dest="mces_method", default="auto",
+        help=f"MCES method: {', '.join(methods())} (default: auto)",
+    )
+    group.add_argument("--timeout", type=float, metavar="S", help="seconds")
+    group.add_argument(
+        "-o", "--option", action="append", default=[], metavar="KEY=VALUE", dest="options",
+        help="an option of the method (repeatable), e.g. -o restarts=8",
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON for programs")
+    parser.add_argument("--no-map", action="store_true", help="leave out node map and edges")
+    parser.set_defaults(run=run, command_parser=parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    from gedkit.io import read
+
+    options = {}
+    for item in args.options:
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise OptionError(f"--option {item!r} is not of the form KEY=VALUE")
+        options[key.strip().replace("-", "_")] = parse_value(value)
+    g1 = read(args.a, **read_options(args))
+    g2 = read(args.b, **read_options(args))
+    result = mces(g1, g2, args.mces_method, timeout=args.timeout, **options)
+    if args.json:
+        data = json.loads(result.to_json())  # to_json knows how to make ids JSON-ready
+        if args.no_map:
+            del data["node_map"], data["edges"]
+        print(json.dumps(data, indent=2))
+    else:
+        print(report(result, mapping=not args.no_map))
+    return 0
+
+
+def report(result: MCESResult, *, mapping: bool = True) -> str:
+    """The result as aligned lines for people."""
+    verdict = "optimal" if result.optimal else f"at most {result.upper_bound}, not proven"
+    rows = [
+        ("common edges", f"{result.num_edges} ({verdict})"),
+        ("lower bound", str(result.lower_bound)),
+        ("upper bound", str(result.upper_bound)),
+        ("optimal", "yes" if result.optimal else "no"),
+        ("similarity", f"{result.similarity:.4f} (Johnson)"),
+        ("method", result.method),
+        ("time", _duration(result.time)),
+    ]
+    width = max(len(key) for key, _ in rows) + 2
+    lines = [f"{key:<{width}}{value}" for key, value in rows]
+    if mapping:
+        lines += ["", f"node map ({len(result.node_map)} nodes)"]
+        lines += _columns([(_show(u), "->", _show(v)) for u, v in result.node_map])
+        lines += ["", f"common edges ({result.num_edges})"]
+        lines += _columns([(_show(e1), "->", _show(e2)) for e1, e2 in result.edges])
+    return "\n".join(lines)

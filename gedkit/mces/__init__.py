@@ -1,0 +1,47 @@
+"""Maximum common edge subgraph (MCES): exact, heuristic and RDKit's RASCAL, plus retrieval.
+
+The package itself is callable: ``gedkit.mces(g1, g2, method=...)`` is
+:func:`gedkit.mces.api.mces`, while ``gedkit.mces.rank``, ``gedkit.mces.MCESResult`` and the
+submodules stay reachable as usual (a plain function of that name would hide them).
+
+Importing this package registers every built-in method: ``auto``, ``exact``, ``ga``,
+``rascal``.
+"""
+
+import sys
+import types
+
+from gedkit.mces import auto as _auto  # noqa: F401  (registers)
+from gedkit.mces import exact as _exact  # noqa: F401  (registers)
+from gedkit.mces import ga as _ga  # noqa: F401  (registers)
+from gedkit.mces import rascal as _rascal  # noqa: F401  (registers)
+from gedkit.mces.api import mces, methods
+from gedkit.mces.base import Method, register
+from gedkit.mces.problem import MCESProblem, johnson_similarity
+from gedkit.mces.result import MCESResult
+from gedkit.mces.retrieval import Hit, mean_average_precision, mrr, precision_at_k, rank
+
+__all__ = [
+    "Hit",
+    "MCESProblem",
+    "MCESResult",
+    "Method",
+    "johnson_similarity",
+    "mces",
+    "mean_average_precision",
+    "methods",
+    "mrr",
+    "precision_at_k",
+    "rank",
+    "register",
+]
+
+
+class _CallableModule(types.ModuleType):
+    def __call__(self, g1, g2, method: str = "auto", **kwargs) -> MCESResult:
+        return mces(g1, g2, method, **kwargs)
+
+    __call__.__doc__ = mces.__doc__
+
+
+sys.modules[__name__].__class__ = _CallableModule

@@ -1,0 +1,189 @@
+"""A compiled MCES instance: the one place that knows how many edges a node map keeps.
+
+A node map is an int array ``forward`` of length ``n1``: ``forward[i] = j`` maps node ``i`` of
+g1 onto node ``j`` of g2, ``-1`` leaves it unmapped. A map is valid when it is injective and
+maps nodes onto nodes with an equal label. An edge of g1 is *common* when both its ends are
+mapped and their images are joined in g2 by an edge with an equal label. The maximum common
+edge subgraph (MCES) is a valid map with the most common edges; the common subgraph may be
+disconnected.
+
+Labels are compared through :func:`gedkit.graph.label_key`, so attribute dicts work as labels.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from gedkit.errors import GedkitError
+from gedkit.graph import Graph
+
+__all__ = ["MCESProblem", "johnson_similarity"]
+
+UNMAPPED = -1
+
+
+def johnson_similarity(common_nodes: int, common_edges: int, g1: Graph, g2: Graph) -> float:
+    """Johnson similarity ``(Vc + Ec)² / ((V1 + E1)(V2 + E2))``, as RDKit's RASCAL reports it.
+
+    ``Vc`` is the number of nodes the common edges touch (RASCAL counts the atoms of its
+    matched bonds, not every mapped atom), ``Ec`` the number of common edges. It is 0 when
+    either graph is empty (nothing to share).
+
+    >>> g = Graph({0: "C", 1: "O"}, [(0, 1)])
+    >>> johnson_similarity(2, 1, g, g)
+    1.0
+    """
+    size = (g1.n + g1.m) * (g2.n + g2.m)
+    return 0.0 if size == 0 else (common_nodes + common_edges) ** 2 / size
+
+
+class MCESProblem:
+    """Both graphs as label-id arrays, plus the edge classes the bounds work on.
+
+    Attributes
+    ----------
+    node_labels1, node_labels2 : ndarray of int64
+        Jointly interned node-label ids (equal labels, equal ids).
+    adj1, adj2 : ndarray of int32
+        Dense adjacency holding each edge's jointly interned label id, -1 for no edge.
+    edge_classes1, edge_classes2 : ndarray of int64
+        Per edge, the id of its *class*: edge label plus the unordered pair of end labels. An
+        edge can only be common with an edge of the same class, so classes are what bounds
+        count. Classes present in one graph only get ids too; they never match.
+    n_classes : int
+        Number of class ids.
+
+    Examples
+    --------
+    >>> g1 = Graph({0: "C", 1: "C", 2: "O"}, [(0, 1, 1), (1, 2, 2)])
+    >>> g2 = Graph({"a": "C", "b": "O", "c": "C"}, [("a", "b", 2), ("a", "c", 1)])
+    >>> p = MCESProblem(g1, g2)
+    >>> p.count([2, 0, 1])        # 0->c, 1->a, 2->b keeps both edges
+    2
+    >>> p.count([0, 2, -1])       # 0->a, 1->c keeps the C-C bond only
+    1
+    """
+
+    def __init__(self, g1: Graph, g2: Graph):
+        self.g1, self.g2 = g1, g2
+        node_ids: dict = {}
+        self.node_labels1 = _intern(g1.node_keys, node_ids)
+        self.node_labels2 = _intern(g2.node_keys, node_ids)
+        edge_ids: dict = {}
+        self.edge_labels1 = _intern(g1.edge_keys, edge_ids)
+        self.edge_labels2 = _intern(g2.edge_keys, edge_ids)
+        self.adj1 = _label_adjacency(g1, self.edge_labels1)
+        self.adj2 = _label_adjacency(g2, self.edge_labels2)
+        class_ids: dict = {}
+        self.edge_classes1 = _classes(g1, self.node_labels1, self.edge_labels1, class_ids)
+        self.edge_classes2 = _classes(g2, self.node_labels2, self.edge_labels2, class_ids)
+        self.n_classes = len(class_ids)
+
+    @property
+    def n1(self) -> int:
+        return self.g1.n
+
+    @property
+    def n2(self) -> int:
+        return self.g2.n
+
+    def transposed(self) -> MCESProblem:
+        """The same instance seen from g2 (a map and its inverse keep the same edges)."""
+        p = MCESProblem.__new__(MCESProblem)
+        p.g1, p.g2 = self.g2, self.g1
+        p.node_labels1, p.node_labels2 = self.node_labels2, self.node_labels1
+        p.edge_labels1, p.edge_labels2 = self.edge_labels2, self.edge_labels1
+        p.adj1, p.adj2 = self.adj2, self.adj1
+        p.edge_classes1, p.edge_classes2 = self.edge_classes2, self.edge_classes1
+        p.n_classes = self.n_classes
+        return p
+
+    @cached_property
+    def useful1(self) -> np.ndarray:
+        """Mask over the edges of g1 whose class occurs in g2 (the only ones that can be
+        common)."""
+        return np.isin(self.edge_classes1, self.edge_classes2)
+
+    @cached_property
+    def useful2(self) -> np.ndarray:
+        """Mask over the edges of g2 whose class occurs in g1."""
+        return np.isin(self.edge_classes2, self.edge_classes1)
+
+    # -- node maps -----------------------------------------------------------------------------
+    def check_map(self, forward: Any) -> np.ndarray:
+        """Validate a node map and return it as an int64 array (raises on a bad map)."""
+        f = np.asarray(forward, dtype=np.int64)
+        if f.shape != (self.n1,):
+            raise GedkitError(f"a node map needs {self.n1} entries, got shape {f.shape}")
+        if f.size and (f.min() < UNMAPPED or f.max() >= self.n2):
+            raise GedkitError("node map entries must be -1 (unmapped) or a node index of g2")
+        mapped = np.flatnonzero(f >= 0)
+        if len(np.unique(f[mapped])) != len(mapped):
+            raise GedkitError("node map is not injective: two nodes map to one")
+        bad = mapped[self.node_labels1[mapped] != self.node_labels2[f[mapped]]]
+        if len(bad):
+            i = int(bad[0])
+            raise GedkitError(
+                f"node map sends node {self.g1.ids[i]!r} onto node "
+                f"{self.g2.ids[f[i]]!r}, whose label differs"
+            )
+        return f
+
+    def common(self, forward: Any) -> np.ndarray:
+        """Mask over the edges of g1 that ``forward`` keeps: THE definition every solver's
+        edge count goes through."""
+        f = self.check_map(forward)
+        if self.g1.m == 0:
+            return np.zeros(0, dtype=bool)
+        a = f[self.g1.edges[:, 0]]
+        b = f[self.g1.edges[:, 1]]
+        both = (a >= 0) & (b >= 0)
+        keep = np.zeros(self.g1.m, dtype=bool)
+        keep[both] = self.adj2[a[both], b[both]] == self.edge_labels1[both]
+        return keep
+
+    def count(self, forward: Any) -> int:
+        """Number of common edges under ``forward`` (validated)."""
+        return int(self.common(forward).sum())
+
+    def inverse(self, forward: np.ndarray) -> np.ndarray:
+        """``inverse[j] = i`` if node ``i`` of g1 maps to ``j``, else -1."""
+        inv = np.full(self.n2, UNMAPPED, dtype=np.int64)
+        mapped = np.flatnonzero(forward >= 0)
+        inv[forward[mapped]] = mapped
+        return inv
+
+    def forward_from_pairs(self, pairs: Any) -> np.ndarray:
+        """A node map from caller-id pairs ``(u, v)`` or a dict ``{u: v}`` (validated)."""
+        items = pairs.items() if isinstance(pairs, dict) else pairs
+        f = np.full(self.n1, UNMAPPED, dtype=np.int64)
+        for u, v in items:
+            if u is not None and v is not None:
+                f[self.g1.index(u)] = self.g2.index(v)
+        return self.check_map(f)
+
+    def __repr__(self) -> str:
+        return f"<MCESProblem n1={self.n1} n2={self.n2} classes={self.n_classes}>"
+
+
+def _intern(keys: tuple, ids: dict) -> np.ndarray:
+    return np.array([ids.setdefault(k, len(ids)) for k in keys], dtype=np.int64)
+
+
+def _label_adjacency(g: Graph, labels: np.ndarray) -> np.ndarray:
+    adj = np.full((g.n, g.n), -1, dtype=np.int32)
+    if g.m:
+        adj[g.edges[:, 0], g.edges[:, 1]] = labels
+        adj[g.edges[:, 1], g.edges[:, 0]] = labels
+    return adj
+
+
+def _classes(g: Graph, node_labels: np.ndarray, edge_labels: np.ndarray, ids: dict) -> np.ndarray:
+    out = np.empty(g.m, dtype=np.int64)
+    for k, ((a, b), lab) in enumerate(zip(g.edges.tolist(), edge_labels.tolist(), strict=True)):
+        la, lb = int(node_labels[a]), int(node_labels[b])
+        out[k] = ids.setdefault((lab, min(la, lb), max(la, lb)), len(ids))
+    return out

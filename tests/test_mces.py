@@ -1,0 +1,369 @@
+"""Maximum common edge subgraph: exact, graduated assignment, auto; bounds, results, retrieval,
+the CLI command, bad input."""
+
+from __future__ import annotations
+
+import json
+
+import networkx as nx
+import numpy as np
+import pytest
+
+import gedkit
+from gedkit import Graph
+from gedkit.cli import main
+from gedkit.errors import GraphError, OptionError
+from gedkit.graph import label_key
+from gedkit.mces import MCESProblem, mean_average_precision, mrr, precision_at_k, rank
+from gedkit.mces.base import Budget
+from gedkit.mces.bounds import assignment_bound, class_count_bound, upper_bound
+from gedkit.mces.exact import branch_and_bound
+from gedkit.mces.refine import refine
+from tests.helpers import random_graph
+
+HEURISTIC_AND_EXACT = ("exact", "ga", "auto")
+
+
+# -- an independent definition: labels and edges straight from the Graph ------------------------
+def direct_count(g1: Graph, g2: Graph, pairs: dict) -> int:
+    """Common edges of the caller-id map ``pairs``, computed from the graphs alone."""
+    e2 = {
+        frozenset((g2.ids[a], g2.ids[b])): label_key(lab)
+        for (a, b), lab in zip(g2.edges.tolist(), g2.edge_labels, strict=True)
+    }
+    kept = 0
+    for (a, b), lab in zip(g1.edges.tolist(), g1.edge_labels, strict=True):
+        u, v = g1.ids[a], g1.ids[b]
+        if u in pairs and v in pairs and e2.get(frozenset((pairs[u], pairs[v])), object()) \
+                == label_key(lab):
+            kept += 1
+    return kept
+
+
+def brute_force(g1: Graph, g2: Graph) -> int:
+    """Largest common edge count over every injective, label-preserving partial map."""
+    keys1 = dict(zip(g1.ids, g1.node_keys, strict=True))
+    keys2 = dict(zip(g2.ids, g2.node_keys, strict=True))
+    best = 0
+
+    def extend(k: int, pairs: dict, used: set) -> None:
+        nonlocal best
+        if k == g1.n:
+            best = max(best, direct_count(g1, g2, pairs))
+            return
+        u = g1.ids[k]
+        extend(k + 1, pairs, used)
+        for v in g2.ids:
+            if v not in used and keys1[u] == keys2[v]:
+                pairs[u] = v
+                used.add(v)
+                extend(k + 1, pairs, used)
+                del pairs[u]
+                used.discard(v)
+
+    extend(0, {}, set())
+    return best
+
+
+def small_pairs(count: int, seed: int, max_nodes: int = 6):
+    rng = np.random.default_rng(seed)
+    for k in range(count):
+        labels = {"n_labels": int(rng.integers(1, 3)), "e_labels": int(rng.integers(1, 3))}
+        low = 0 if k % 10 == 0 else 3  # a few tiny and empty graphs, mostly meatier ones
+        g1 = random_graph(rng, int(rng.integers(low, max_nodes + 1)), p=0.6, **labels)
+        g2 = random_graph(rng, int(rng.integers(low, max_nodes + 1)), p=0.6, **labels)
+        yield g1, g2
+
+
+def assert_valid(result, g1: Graph, g2: Graph) -> None:
+    """Injective, label-preserving, the reported count recounted two ways, bounds in order."""
+    pairs = dict(result.node_map)
+    assert len(pairs) == len(result.node_map)
+    assert len(set(pairs.values())) == len(pairs)
+    for u, v in pairs.items():
+        assert label_key(g1.node_label(u)) == label_key(g2.node_label(v))
+    assert direct_count(g1, g2, pairs) == result.num_edges
+    assert MCESProblem(g1, g2).count(result.assignment) == result.num_edges
+    assert len(result.edges) == result.num_edges
+    touched = {u for edge, _ in result.edges for u in edge}
+    assert touched == set(pairs)
+    assert result.lower_bound == result.num_edges <= result.upper_bound
+    assert result.optimal == (result.num_edges == result.upper_bound)
+
+
+# -- the counting function -------------------------------------------------------------------------
+def test_count_agrees_with_the_direct_definition():
+    rng = np.random.default_rng(0)
+    for g1, g2 in small_pairs(40, seed=1):
+        p = MCESProblem(g1, g2)
+        for _ in range(5):
+            forward = np.full(g1.n, -1)
+            for i in rng.permutation(g1.n):
+                free = [j for j in range(g2.n) if j not in forward
+                        and p.node_labels1[i] == p.node_labels2[j]]
+                if free and rng.random() < 0.8:
+                    forward[i] = rng.choice(free)
+            pairs = {g1.ids[i]: g2.ids[j] for i, j in enumerate(forward) if j >= 0}
+            assert p.count(forward) == direct_count(g1, g2, pairs)
+
+
+def test_count_rejects_invalid_maps():
+    g1 = Graph({0: "C", 1: "O"}, [(0, 1)])
+    g2 = Graph({0: "C", 1: "O"}, [(0, 1)])
+    p = MCESProblem(g1, g2)
+    with pytest.raises(gedkit.GedkitError, match="not injective"):
+        p.count([0, 0])
+    with pytest.raises(gedkit.GedkitError, match="label differs"):
+        p.count([1, 0])
+    with pytest.raises(gedkit.GedkitError, match="needs 2 entries"):
+        p.count([0])
+
+
+def test_edge_labels_must_match():
+    single = Graph({0: "C", 1: "C"}, [(0, 1, 1)])
+    double = Graph({0: "C", 1: "C"}, [(0, 1, 2)])
+    assert gedkit.mces(single, double).num_edges == 0
+    assert gedkit.mces(single, single).num_edges == 1
+
+
+# -- exactness and validity ------------------------------------------------------------------------
+def test_exact_matches_brute_force():
+    for g1, g2 in small_pairs(80, seed=2):
+        r = gedkit.mces(g1, g2, "exact")
+        assert r.optimal
+        assert r.num_edges == brute_force(g1, g2)
+        assert_valid(r, g1, g2)
+
+
+@pytest.mark.parametrize("method", HEURISTIC_AND_EXACT)
+def test_every_method_is_valid_and_bounded(method):
+    for g1, g2 in small_pairs(25, seed=3):
+        r = gedkit.mces(g1, g2, method)
+        assert_valid(r, g1, g2)
+        assert r.lower_bound <= brute_force(g1, g2) <= r.upper_bound
+        assert r.method == method
+
+
+def test_global_bounds_hold():
+    for g1, g2 in small_pairs(40, seed=4):
+        best = brute_force(g1, g2)
+        p = MCESProblem(g1, g2)
+        assert best <= assignment_bound(p)
+        assert best <= class_count_bound(p)
+        assert upper_bound(p) == min(assignment_bound(p), class_count_bound(p))
+
+
+def test_exact_is_symmetric():
+    rng = np.random.default_rng(5)
+    for _ in range(15):
+        g1 = random_graph(rng, int(rng.integers(3, 9)), p=0.4, n_labels=2)
+        g2 = random_graph(rng, int(rng.integers(3, 9)), p=0.4, n_labels=2)
+        assert gedkit.mces(g1, g2, "exact").num_edges == gedkit.mces(g2, g1, "exact").num_edges
+
+
+def test_auto_never_loses_to_its_seed():
+    rng = np.random.default_rng(6)
+    for _ in range(10):
+        g1 = random_graph(rng, 9, p=0.4, n_labels=2)
+        g2 = random_graph(rng, 9, p=0.4, n_labels=2)
+        auto = gedkit.mces(g1, g2, "auto", seed=3)
+        assert auto.optimal
+        assert auto.num_edges >= gedkit.mces(g1, g2, "ga", seed=3).num_edges
+        assert auto.stats["ga_edges"] <= auto.num_edges
+
+
+def test_refine_never_loses_edges():
+    rng = np.random.default_rng(7)
+    for g1, g2 in small_pairs(30, seed=8):
+        p = MCESProblem(g1, g2)
+        forward = np.full(g1.n, -1)
+        for i in range(g1.n):
+            free = [j for j in range(g2.n) if j not in forward
+                    and p.node_labels1[i] == p.node_labels2[j]]
+            if free:
+                forward[i] = rng.choice(free)
+        better = refine(p, forward)
+        assert p.count(better) >= p.count(forward)
+
+
+# -- time limits -----------------------------------------------------------------------------------
+def hard_pair():
+    rng = np.random.default_rng(9)
+    return random_graph(rng, 30, p=0.2, n_labels=1), random_graph(rng, 30, p=0.2, n_labels=1)
+
+
+@pytest.mark.parametrize("method", HEURISTIC_AND_EXACT)
+def test_timeout_returns_valid_bounds(method):
+    g1, g2 = hard_pair()
+    r = gedkit.mces(g1, g2, method, timeout=0.05)
+    assert_valid(r, g1, g2)
+    assert r.upper_bound <= upper_bound(MCESProblem(g1, g2))
+
+
+def test_paused_search_bound_is_proven():
+    # an expired budget stops the search after its first chunk; the open states then bound
+    rng = np.random.default_rng(10)
+    for _ in range(8):
+        g1 = random_graph(rng, 10, p=0.35, n_labels=1, e_labels=1)
+        g2 = random_graph(rng, 10, p=0.35, n_labels=1, e_labels=1)
+        p = MCESProblem(g1, g2)
+        best = branch_and_bound(p, Budget()).num_edges
+        paused = branch_and_bound(p, Budget(timeout=1e-9))
+        assert paused.num_edges <= best <= paused.upper_bound
+
+
+# -- results ---------------------------------------------------------------------------------------
+def test_result_fields_and_similarity():
+    g1 = Graph({1: "C", 2: "C", 3: "O", 4: "N"}, [(1, 2, 1), (2, 3, 2)])
+    g2 = Graph({"a": "O", "b": "C", "c": "C"}, [("a", "b", 2), ("b", "c", 1)])
+    r = gedkit.mces(g1, g2, "exact")
+    assert (r.num_edges, r.lower_bound, r.upper_bound, r.optimal) == (2, 2, 2, True)
+    assert r.node_map == [(1, "c"), (2, "b"), (3, "a")]
+    assert r.edges == [((1, 2), ("c", "b")), ((2, 3), ("b", "a"))]
+    # Johnson: (3 nodes + 2 edges)^2 / ((4 + 2) * (3 + 2)); the unmatched N does not count
+    assert r.similarity == pytest.approx(25 / 30)
+    data = json.loads(r.to_json())
+    assert set(data) == {"num_edges", "node_map", "edges", "lower_bound", "upper_bound",
+                         "optimal", "similarity", "method", "time", "stats"}
+    assert data["node_map"] == [[1, "c"], [2, "b"], [3, "a"]]
+    assert "num_edges=2" in repr(r)
+
+
+def test_empty_graphs():
+    empty, g = Graph(), Graph({0: "C", 1: "C"}, [(0, 1)])
+    for method in HEURISTIC_AND_EXACT:
+        for a, b in ((empty, g), (g, empty), (empty, empty)):
+            r = gedkit.mces(a, b, method)
+            assert (r.num_edges, r.upper_bound, r.similarity, r.node_map) == (0, 0, 0.0, [])
+
+
+def test_networkx_input():
+    h1, h2 = nx.Graph(), nx.Graph()
+    h1.add_edge("x", "y", bond=1)
+    h2.add_edge(1, 2, bond=1)
+    h2.add_edge(2, 3, bond=2)
+    for h, atoms in ((h1, {"x": "C", "y": "C"}), (h2, {1: "C", 2: "C", 3: "O"})):
+        nx.set_node_attributes(h, atoms, "atom")
+    r = gedkit.mces(h1, h2, node_label="atom", edge_label="bond")
+    assert r.num_edges == 1
+    assert set(r.edges[0][0]) == {"x", "y"} and set(r.edges[0][1]) == {1, 2}
+
+
+# -- bad input -------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("method", "options", "fragment"),
+    [
+        ("nope", {}, "unknown MCES method 'nope'"),
+        ("exact", {"restarts": 2}, "has no option"),
+        ("ga", {"restarts": 0}, "restarts must be an integer > 0"),
+        ("ga", {"beta_rate": 0.9}, "beta_rate"),
+        ("ga", {"beta0": 5.0, "beta_max": 1.0}, "beta_max"),
+        ("ga", {"refine": "yes"}, "refine must be True or False"),
+        ("auto", {"seed": 1.5}, "seed"),
+        ("ga", {"noise": -1}, "noise"),
+        ("rascal", {"max_bond_pairs": 0}, "max_bond_pairs"),
+    ],
+)
+def test_bad_methods_and_options(method, options, fragment):
+    g = Graph({0: "C", 1: "C"}, [(0, 1)])
+    with pytest.raises(OptionError, match=fragment):
+        gedkit.mces(g, g, method, **options)
+
+
+def test_bad_graphs():
+    g = Graph({0: "C", 1: "C"}, [(0, 1)])
+    with pytest.raises(GraphError, match="directed"):
+        gedkit.mces(nx.DiGraph([(0, 1)]), g)
+    with pytest.raises(GraphError, match=r"expected a gedkit\.Graph"):
+        gedkit.mces([(0, 1)], g)
+    with pytest.raises(OptionError, match="timeout"):
+        gedkit.mces(g, g, timeout=-1)
+
+
+# -- retrieval -------------------------------------------------------------------------------------
+def test_rank_orders_by_similarity():
+    query = Graph({0: "C", 1: "C", 2: "O"}, [(0, 1, 1), (1, 2, 2)])
+    candidates = [
+        Graph({0: "N", 1: "N"}, [(0, 1, 1)]),
+        Graph({0: "C", 1: "C", 2: "O"}, [(0, 1, 1), (1, 2, 2)]),
+        Graph({0: "C", 1: "C"}, [(0, 1, 1)]),
+    ]
+    hits = rank(query, candidates, method="exact")
+    assert [h.index for h in hits] == [1, 2, 0]
+    assert hits[0].similarity == 1.0 and hits[-1].similarity == 0.0
+    assert hits[1].result.num_edges == 1
+    with pytest.raises(OptionError, match="unknown MCES method"):
+        rank(query, [], method="nope")
+
+
+def test_metrics():
+    rankings = [[3, 1, 2], [5, 4, 6]]
+    relevant = [{1, 2}, {5}]
+    assert mrr(rankings, relevant) == pytest.approx((1 / 2 + 1) / 2)
+    expected_ap = ((1 / 2 + 2 / 3) / 2 + 1) / 2
+    assert mean_average_precision(rankings, relevant) == pytest.approx(expected_ap)
+    assert precision_at_k(rankings, relevant, 1) == pytest.approx(0.5)
+    assert precision_at_k(rankings, relevant, 3) == pytest.approx((2 / 3 + 1 / 3) / 2)
+    assert mrr([[1, 2]], [{9}]) == 0.0
+    # rank()'s hits are accepted as rankings
+    q = Graph({0: "C", 1: "C"}, [(0, 1)])
+    hits = rank(q, [Graph({0: "O"}), q], method="exact")
+    assert mrr([hits], [{1}]) == 1.0
+
+
+@pytest.mark.parametrize(
+    ("call", "fragment"),
+    [
+        (lambda: mrr([[1]], [{1}, {2}]), "1 rankings but 2 relevant sets"),
+        (lambda: mrr([], []), "no queries"),
+        (lambda: mean_average_precision([[1]], [set()]), "query 0 has no relevant item"),
+        (lambda: precision_at_k([[1]], [{1}], 0), "k must be a positive integer"),
+    ],
+)
+def test_metrics_reject_bad_input(call, fragment):
+    with pytest.raises(OptionError, match=fragment):
+        call()
+
+
+# -- command line ----------------------------------------------------------------------------------
+@pytest.fixture
+def files(tmp_path):
+    a = {"directed": False, "multigraph": False, "graph": {},
+         "nodes": [{"id": 0, "atom": "C"}, {"id": 1, "atom": "C"}, {"id": 2, "atom": "O"}],
+         "links": [{"source": 0, "target": 1, "bond": 1}, {"source": 1, "target": 2, "bond": 2}]}
+    b = {"directed": False, "multigraph": False, "graph": {},
+         "nodes": [{"id": "x", "atom": "C"}, {"id": "y", "atom": "C"}],
+         "links": [{"source": "x", "target": "y", "bond": 1}]}
+    out = []
+    for name, data in (("a.json", a), ("b.json", b)):
+        (tmp_path / name).write_text(json.dumps(data))
+        out.append(str(tmp_path / name))
+    return [*out, "--node-label", "atom", "--edge-label", "bond"]
+
+
+def test_cli_text_and_json(files, capsys):
+    assert main(["mces", *files, "--method", "exact"]) == 0
+    out = capsys.readouterr().out
+    assert "common edges  1 (optimal)" in out and "0  ->  x" in out
+    assert main(["mces", *files, "--json", "--timeout", "5", "-o", "restarts=2"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["num_edges"], data["optimal"], data["method"]) == (1, True, "auto")
+    assert main(["mces", *files, "--json", "--no-map", "--method", "ga"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert "node_map" not in data and "edges" not in data
+
+
+@pytest.mark.parametrize(
+    ("extra", "fragment"),
+    [
+        (["--method", "nope"], "unknown MCES method"),
+        (["-o", "restarts"], "not of the form KEY=VALUE"),
+        (["-o", "restarts=0"], "restarts must be"),
+        (["--timeout", "0"], "timeout must be"),
+    ],
+)
+def test_cli_errors(files, capsys, extra, fragment):
+    assert main(["mces", *files, *extra]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert fragment in captured.err and len(captured.err.strip().splitlines()) == 1
