@@ -15,12 +15,11 @@ from typing import Any
 import numpy as np
 
 from gedkit._kernels.cost import INVALID, map_cost
-from gedkit.errors import GedkitError
 from gedkit.graph import Graph
+from gedkit.pair import GraphPair, label_adjacency
 
 __all__ = ["EditOperation", "Problem"]
 
-DELETED = -1
 _TOL = 1e-9
 
 
@@ -39,7 +38,7 @@ class EditOperation:
         return {"op": self.kind, "source": self.source, "target": self.target, "cost": self.cost}
 
 
-class Problem:
+class Problem(GraphPair):
     """All costs of one graph pair as arrays.
 
     Built by :meth:`gedkit.costs.CostModel.compile`; solvers read the arrays and nothing else.
@@ -92,17 +91,8 @@ class Problem:
         eff[:K, :K] = np.where(split, raw[:K, K : K + 1] + raw[K : K + 1, :K], raw[:K, :K])
         self.edge_label_matrix = eff
         self._edge_split = split
-        self.adj1 = _label_adjacency(g1, self.edge_labels1)
-        self.adj2 = _label_adjacency(g2, self.edge_labels2)
-
-    # -- sizes ---------------------------------------------------------------------------------
-    @property
-    def n1(self) -> int:
-        return self.g1.n
-
-    @property
-    def n2(self) -> int:
-        return self.g2.n
+        self.adj1 = label_adjacency(g1, self.edge_labels1)
+        self.adj2 = label_adjacency(g2, self.edge_labels2)
 
     @cached_property
     def constant_costs(self) -> tuple[float, float, float, float, float, float] | None:
@@ -134,25 +124,6 @@ class Problem:
         return p
 
     # -- node maps -----------------------------------------------------------------------------
-    def check_map(self, forward: Any) -> np.ndarray:
-        """Validate a node map and return it as an int64 array (raises on a bad map)."""
-        f = np.asarray(forward, dtype=np.int64)
-        if f.shape != (self.n1,):
-            raise GedkitError(f"a node map needs {self.n1} entries, got shape {f.shape}")
-        if f.size and (f.min() < DELETED or f.max() >= self.n2):
-            raise GedkitError("node map entries must be -1 (deleted) or a node index of g2")
-        real = f[f >= 0]
-        if len(np.unique(real)) != len(real):
-            raise GedkitError("node map is not injective: two nodes map to one")
-        return f
-
-    def inverse(self, forward: np.ndarray) -> np.ndarray:
-        """``inverse[j] = i`` if node ``i`` of g1 maps to ``j``, else -1 (inserted)."""
-        inv = np.full(self.n2, DELETED, dtype=np.int64)
-        mapped = np.flatnonzero(forward >= 0)
-        inv[forward[mapped]] = mapped
-        return inv
-
     def cost(self, forward: Any) -> float:
         """Exact cost of a complete node map, recomputed from scratch.
 
@@ -220,25 +191,8 @@ class Problem:
         pairs += [(None, ids2[j]) for j in np.flatnonzero(inv < 0).tolist()]
         return pairs
 
-    def forward_from_pairs(self, pairs: Any) -> np.ndarray:
-        """Inverse of :meth:`node_map_pairs`: caller-id pairs (or a dict) to a node map."""
-        items = pairs.items() if isinstance(pairs, dict) else pairs
-        f = np.full(self.n1, DELETED, dtype=np.int64)
-        for u, v in items:
-            if u is not None and v is not None:
-                f[self.g1.index(u)] = self.g2.index(v)
-        return self.check_map(f)
-
     def __repr__(self) -> str:
         return f"<Problem n1={self.n1} n2={self.n2} costs={getattr(self.cost_model, 'name', '?')}>"
-
-
-def _label_adjacency(g: Graph, edge_label_ids: np.ndarray) -> np.ndarray:
-    adj = np.full((g.n, g.n), -1, dtype=np.int32)
-    if g.m:
-        adj[g.edges[:, 0], g.edges[:, 1]] = edge_label_ids
-        adj[g.edges[:, 1], g.edges[:, 0]] = edge_label_ids
-    return adj
 
 
 def _constant_structure(mat: np.ndarray) -> tuple[float, float, float] | None:

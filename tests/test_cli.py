@@ -170,7 +170,7 @@ def restarts_method(monkeypatch):
             seen.append(dict(self.config))
             return super().solve(problem, budget)
 
-    monkeypatch.setitem(gedkit.solvers.registry._SOLVERS, Restarts.name, Restarts)
+    monkeypatch.setitem(gedkit.solvers.registry._SOLVERS._classes, Restarts.name, Restarts)
     return seen
 
 

@@ -120,17 +120,23 @@ def parse_value(text: str) -> Any:
     return text
 
 
+def parse_options(items: list[str]) -> dict[str, Any]:
+    """``-o KEY=VALUE`` arguments as a dict of parsed values."""
+    options = {}
+    for item in items:
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise OptionError(f"--option {item!r} is not of the form KEY=VALUE")
+        options[key.strip().replace("-", "_")] = parse_value(value)
+    return options
+
+
 def solve_options(args: argparse.Namespace, *budget: str) -> dict[str, Any]:
     """Method options (checked against the method) merged with the named budget arguments.
 
     A budget argument given on the command line wins over an option of the same name.
     """
-    options = {}
-    for item in args.options:
-        key, eq, value = item.partition("=")
-        if not eq or not key.strip():
-            raise OptionError(f"--option {item!r} is not of the form KEY=VALUE")
-        options[key.strip().replace("-", "_")] = parse_value(value)
+    options = parse_options(args.options)
     get_solver(args.method, **options)  # reject unknown options and bad values now
     given = {
         name: parse_size(args.memory) if name == "memory" else getattr(args, name)

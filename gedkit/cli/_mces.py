@@ -6,9 +6,8 @@ import argparse
 import json
 from typing import Any
 
-from gedkit.cli._args import add_input_arguments, parse_value, read_options
+from gedkit.cli._args import add_input_arguments, parse_options, read_options
 from gedkit.cli._ged import _columns, _duration, _show
-from gedkit.errors import OptionError
 from gedkit.mces.api import mces, methods
 from gedkit.mces.result import MCESResult
 
@@ -45,12 +44,7 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from gedkit.io import read
 
-    options = {}
-    for item in args.options:
-        key, eq, value = item.partition("=")
-        if not eq or not key.strip():
-            raise OptionError(f"--option {item!r} is not of the form KEY=VALUE")
-        options[key.strip().replace("-", "_")] = parse_value(value)
+    options = parse_options(args.options)
     g1 = read(args.a, **read_options(args))
     g2 = read(args.b, **read_options(args))
     result = mces(g1, g2, args.mces_method, timeout=args.timeout, **options)

@@ -9,7 +9,6 @@ not explored yet.
 
 from __future__ import annotations
 
-import math
 import time
 
 import numpy as np
@@ -20,6 +19,7 @@ from gedkit.mces.base import Budget, Method, register
 from gedkit.mces.bounds import upper_bound
 from gedkit.mces.problem import MCESProblem
 from gedkit.mces.result import MCESResult
+from gedkit.solvers.chunks import FIRST_CHUNK, next_chunk
 
 __all__ = ["Exact", "branch_and_bound"]
 
@@ -66,7 +66,7 @@ def branch_and_bound(
     ctl[kernel.INCUMBENT] = best
     best_map = seed
 
-    chunk = _FIRST_CHUNK
+    chunk = FIRST_CHUNK
     status = kernel.PAUSED
     reason = "optimal"
     while True:
@@ -80,13 +80,7 @@ def branch_and_bound(
         if budget.expired():
             reason = "timeout"
             break
-        # aim for chunks of ~5 ms so the clock is read often but cheaply
-        spent = time.perf_counter() - tick
-        if spent < 0.005:
-            chunk *= 2
-        remaining = budget.remaining()
-        if remaining < math.inf and spent > 0:
-            chunk = max(1, min(chunk, int(chunk * remaining / spent) + 1))
+        chunk = next_chunk(chunk, time.perf_counter() - tick, budget.remaining())
 
     found = int(ctl[kernel.INCUMBENT])
     if status == kernel.DONE:

@@ -19,10 +19,9 @@ import numpy as np
 
 from gedkit.errors import GedkitError
 from gedkit.graph import Graph
+from gedkit.pair import GraphPair, label_adjacency
 
 __all__ = ["MCESProblem", "johnson_similarity"]
-
-UNMAPPED = -1
 
 
 def johnson_similarity(common_nodes: int, common_edges: int, g1: Graph, g2: Graph) -> float:
@@ -40,7 +39,7 @@ def johnson_similarity(common_nodes: int, common_edges: int, g1: Graph, g2: Grap
     return 0.0 if size == 0 else (common_nodes + common_edges) ** 2 / size
 
 
-class MCESProblem:
+class MCESProblem(GraphPair):
     """Both graphs as label-id arrays, plus the edge classes the bounds work on.
 
     Attributes
@@ -75,20 +74,12 @@ class MCESProblem:
         edge_ids: dict = {}
         self.edge_labels1 = _intern(g1.edge_keys, edge_ids)
         self.edge_labels2 = _intern(g2.edge_keys, edge_ids)
-        self.adj1 = _label_adjacency(g1, self.edge_labels1)
-        self.adj2 = _label_adjacency(g2, self.edge_labels2)
+        self.adj1 = label_adjacency(g1, self.edge_labels1)
+        self.adj2 = label_adjacency(g2, self.edge_labels2)
         class_ids: dict = {}
         self.edge_classes1 = _classes(g1, self.node_labels1, self.edge_labels1, class_ids)
         self.edge_classes2 = _classes(g2, self.node_labels2, self.edge_labels2, class_ids)
         self.n_classes = len(class_ids)
-
-    @property
-    def n1(self) -> int:
-        return self.g1.n
-
-    @property
-    def n2(self) -> int:
-        return self.g2.n
 
     def transposed(self) -> MCESProblem:
         """The same instance seen from g2 (a map and its inverse keep the same edges)."""
@@ -114,15 +105,9 @@ class MCESProblem:
 
     # -- node maps -----------------------------------------------------------------------------
     def check_map(self, forward: Any) -> np.ndarray:
-        """Validate a node map and return it as an int64 array (raises on a bad map)."""
-        f = np.asarray(forward, dtype=np.int64)
-        if f.shape != (self.n1,):
-            raise GedkitError(f"a node map needs {self.n1} entries, got shape {f.shape}")
-        if f.size and (f.min() < UNMAPPED or f.max() >= self.n2):
-            raise GedkitError("node map entries must be -1 (unmapped) or a node index of g2")
+        """Validate a node map (also: only equal labels match) and return it as int64."""
+        f = super().check_map(forward)
         mapped = np.flatnonzero(f >= 0)
-        if len(np.unique(f[mapped])) != len(mapped):
-            raise GedkitError("node map is not injective: two nodes map to one")
         bad = mapped[self.node_labels1[mapped] != self.node_labels2[f[mapped]]]
         if len(bad):
             i = int(bad[0])
@@ -149,36 +134,12 @@ class MCESProblem:
         """Number of common edges under ``forward`` (validated)."""
         return int(self.common(forward).sum())
 
-    def inverse(self, forward: np.ndarray) -> np.ndarray:
-        """``inverse[j] = i`` if node ``i`` of g1 maps to ``j``, else -1."""
-        inv = np.full(self.n2, UNMAPPED, dtype=np.int64)
-        mapped = np.flatnonzero(forward >= 0)
-        inv[forward[mapped]] = mapped
-        return inv
-
-    def forward_from_pairs(self, pairs: Any) -> np.ndarray:
-        """A node map from caller-id pairs ``(u, v)`` or a dict ``{u: v}`` (validated)."""
-        items = pairs.items() if isinstance(pairs, dict) else pairs
-        f = np.full(self.n1, UNMAPPED, dtype=np.int64)
-        for u, v in items:
-            if u is not None and v is not None:
-                f[self.g1.index(u)] = self.g2.index(v)
-        return self.check_map(f)
-
     def __repr__(self) -> str:
         return f"<MCESProblem n1={self.n1} n2={self.n2} classes={self.n_classes}>"
 
 
 def _intern(keys: tuple, ids: dict) -> np.ndarray:
     return np.array([ids.setdefault(k, len(ids)) for k in keys], dtype=np.int64)
-
-
-def _label_adjacency(g: Graph, labels: np.ndarray) -> np.ndarray:
-    adj = np.full((g.n, g.n), -1, dtype=np.int32)
-    if g.m:
-        adj[g.edges[:, 0], g.edges[:, 1]] = labels
-        adj[g.edges[:, 1], g.edges[:, 0]] = labels
-    return adj
 
 
 def _classes(g: Graph, node_labels: np.ndarray, edge_labels: np.ndarray, ids: dict) -> np.ndarray:

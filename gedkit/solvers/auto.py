@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from typing import ClassVar
 
-from gedkit.errors import OptionError
+from gedkit.configurable import check_number
 from gedkit.problem import Problem
 from gedkit.result import Result
 from gedkit.solvers.base import Budget, Solver
@@ -35,9 +35,8 @@ class Auto(Solver):
     options: ClassVar[dict] = {"memory": None, "ipfp_starts": 10}
 
     def validate(self) -> None:
-        starts = self.config["ipfp_starts"]
-        if not isinstance(starts, int) or isinstance(starts, bool) or starts < 0:
-            raise OptionError(f"ipfp_starts must be a non-negative integer, got {starts!r}")
+        check_number(self.config, "memory", none=True)
+        check_number(self.config, "ipfp_starts", integer=True, strict=False)
 
     def solve(self, problem: Problem, budget: Budget) -> Result:
         t0 = time.perf_counter()

@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
 
+from gedkit.configurable import Configurable
 from gedkit.errors import OptionError
 from gedkit.problem import Problem
 from gedkit.result import Result
@@ -47,31 +47,12 @@ class Budget:
         return self.remaining() <= 0.0
 
 
-class Solver(ABC):
+class Solver(Configurable, ABC):
     """Base class: ``Solver(**options).solve(problem, budget) -> Result``.
 
     Subclasses declare ``name``, a one-line ``summary``, whether they are ``exact``, and their
-    options with defaults in ``options``; unknown options are rejected here, once, for all.
+    options with defaults in ``options`` (see :class:`~gedkit.configurable.Configurable`).
     """
-
-    name: ClassVar[str]
-    summary: ClassVar[str]
-    exact: ClassVar[bool] = False
-    options: ClassVar[dict[str, Any]] = {}
-
-    def __init__(self, **options: Any):
-        unknown = set(options) - set(self.options)
-        if unknown:
-            allowed = ", ".join(sorted(self.options)) or "none"
-            raise OptionError(
-                f"method {self.name!r} has no option(s) {', '.join(sorted(unknown))} "
-                f"(its options: {allowed})"
-            )
-        self.config = {**self.options, **options}
-        self.validate()
-
-    def validate(self) -> None:  # noqa: B027  (optional hook, not abstract)
-        """Check ``self.config``; raise :class:`OptionError` on a bad value."""
 
     @abstractmethod
     def solve(self, problem: Problem, budget: Budget) -> Result:

@@ -15,10 +15,11 @@ import numpy as np
 
 from gedkit._kernels import tree_search as kernel
 from gedkit._kernels.order import matching_order, neighbour_lists
-from gedkit.errors import OptionError
+from gedkit.configurable import check_choice, check_number
 from gedkit.problem import Problem
 from gedkit.result import Result
 from gedkit.solvers.base import Budget, Solver
+from gedkit.solvers.chunks import FIRST_CHUNK, next_chunk
 from gedkit.solvers.heuristics.assignment import lsape_map
 from gedkit.solvers.registry import register
 
@@ -27,7 +28,6 @@ __all__ = ["AStar", "DepthFirst", "search"]
 DEFAULT_MEMORY = 1 << 30  # bytes for the A* frontier
 BOUNDS = ("branch", "labelset")
 _FIRST_CAPACITY = 1024
-_FIRST_CHUNK = 512
 
 
 def _label_costs(mat: np.ndarray, const: tuple | None) -> np.ndarray:
@@ -114,7 +114,7 @@ def search(
     if budget.threshold is not None:
         cutoff = budget.threshold
     tol = 1e-9 * max(1.0, float(np.abs(p.node_costs).max(initial=0.0)))
-    chunk = _FIRST_CHUNK
+    chunk = FIRST_CHUNK
     reason = "optimal"
     while True:
         reserve = (n2 + 1) if depth_first else (n1 + 1) * (n2 + 1)
@@ -140,13 +140,7 @@ def search(
         if budget.expired():
             reason = "timeout"
             break
-        # aim for chunks of ~5 ms so the clock is read often but cheaply
-        spent = time.perf_counter() - tick
-        if spent < 0.005:
-            chunk *= 2
-        remaining = budget.remaining()
-        if remaining < math.inf and spent > 0:
-            chunk = max(1, min(chunk, int(chunk * remaining / spent) + 1))
+        chunk = next_chunk(chunk, time.perf_counter() - tick, budget.remaining())
 
     stats["expanded"] = int(ctl[kernel.EXPANDED])
     stats["generated"] = int(ctl[kernel.GENERATED])
@@ -200,13 +194,8 @@ class _TreeSearch(Solver):
     depth_first: bool
 
     def validate(self) -> None:
-        mem = self.config["memory"]
-        if mem is not None and not (isinstance(mem, (int, float)) and mem > 0):
-            raise OptionError(f"memory must be a positive number of bytes, got {mem!r}")
-        if self.config["bound"] not in BOUNDS:
-            raise OptionError(
-                f"bound must be one of {', '.join(BOUNDS)}, got {self.config['bound']!r}"
-            )
+        check_number(self.config, "memory", none=True)
+        check_choice(self.config, "bound", BOUNDS)
 
     def solve(self, problem: Problem, budget: Budget) -> Result:
         if self.config["memory"] is not None and budget.memory is None:

@@ -14,11 +14,12 @@ from typing import ClassVar
 import numpy as np
 
 from gedkit._kernels.local_search import beam_level
+from gedkit.configurable import check_number
 from gedkit.problem import Problem
 from gedkit.result import Result
 from gedkit.solvers.base import Budget, Solver
 from gedkit.solvers.heuristics.refine import tolerance
-from gedkit.solvers.heuristics.start import check_count, start
+from gedkit.solvers.heuristics.start import start
 from gedkit.solvers.registry import register
 
 __all__ = ["BPBeam"]
@@ -31,7 +32,7 @@ class BPBeam(Solver):
     options: ClassVar[dict] = {"beam_width": 5}
 
     def validate(self) -> None:
-        check_count("beam_width", self.config["beam_width"])
+        check_number(self.config, "beam_width", integer=True, minimum=1, strict=False)
 
     def solve(self, problem: Problem, budget: Budget) -> Result:
         t0 = time.perf_counter()

@@ -17,12 +17,13 @@ from typing import ClassVar
 import numpy as np
 
 from gedkit._kernels.quadratic import quadratic_product
+from gedkit.configurable import check_choice, check_number
 from gedkit.problem import Problem
 from gedkit.result import Result
 from gedkit.solvers.base import Budget, Solver
 from gedkit.solvers.heuristics.assignment import lsape_map
 from gedkit.solvers.heuristics.lsape import Neighbours
-from gedkit.solvers.heuristics.start import INITS, check_choice, check_count, start
+from gedkit.solvers.heuristics.start import INITS, start
 from gedkit.solvers.registry import register
 
 __all__ = ["IPFP", "assignment_matrix", "frank_wolfe"]
@@ -88,10 +89,10 @@ class IPFP(Solver):
     options: ClassVar[dict] = {"starts": 1, "seed": 0, "max_iter": 100, "init": "bipartite"}
 
     def validate(self) -> None:
-        check_count("starts", self.config["starts"])
-        check_count("max_iter", self.config["max_iter"])
-        check_count("seed", self.config["seed"], minimum=0)
-        check_choice("init", self.config["init"], INITS)
+        check_number(self.config, "starts", integer=True, minimum=1, strict=False)
+        check_number(self.config, "max_iter", integer=True, minimum=1, strict=False)
+        check_number(self.config, "seed", integer=True, strict=False)
+        check_choice(self.config, "init", INITS)
 
     def solve(self, problem: Problem, budget: Budget) -> Result:
         t0 = time.perf_counter()

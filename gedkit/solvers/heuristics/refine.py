@@ -14,10 +14,11 @@ from typing import ClassVar
 import numpy as np
 
 from gedkit._kernels.local_search import refine_pass
+from gedkit.configurable import check_choice
 from gedkit.problem import Problem
 from gedkit.result import Result
 from gedkit.solvers.base import Budget, Solver
-from gedkit.solvers.heuristics.start import INITS, check_choice, start
+from gedkit.solvers.heuristics.start import INITS, start
 from gedkit.solvers.registry import register
 
 __all__ = ["Refine", "tolerance"]
@@ -37,7 +38,7 @@ class Refine(Solver):
     options: ClassVar[dict] = {"init": "bipartite"}
 
     def validate(self) -> None:
-        check_choice("init", self.config["init"], INITS)
+        check_choice(self.config, "init", INITS)
 
     def solve(self, problem: Problem, budget: Budget) -> Result:
         t0 = time.perf_counter()

@@ -3,11 +3,10 @@ checks of their options."""
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
-from gedkit.errors import OptionError
 from gedkit.problem import Problem
 from gedkit.solvers.heuristics.lsape import (
     Neighbours,
@@ -18,7 +17,7 @@ from gedkit.solvers.heuristics.lsape import (
     node_assignment,
 )
 
-__all__ = ["INITS", "Start", "check_choice", "check_count", "start"]
+__all__ = ["INITS", "Start", "start"]
 
 #: node maps an improvement heuristic may start from
 INITS = ("bipartite", "branch", "node")
@@ -44,15 +43,3 @@ def start(problem: Problem, init: str = "bipartite") -> Start:
     else:
         forward = node_assignment(problem)[0]
     return Start(forward, lower, nb)
-
-
-def check_count(name: str, value: Any, minimum: int = 1) -> None:
-    """An integer option of at least ``minimum``."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise OptionError(f"{name} must be an integer >= {minimum}, got {value!r}")
-
-
-def check_choice(name: str, value: Any, choices: tuple[str, ...]) -> None:
-    """An option that takes one of a few names."""
-    if value not in choices:
-        raise OptionError(f"{name} must be one of {', '.join(choices)}; got {value!r}")

@@ -1,0 +1,93 @@
+"""What every method (GED solver, MCES method) shares: declared options and a registry."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Generic, TypeVar
+
+from gedkit.errors import OptionError
+
+__all__ = ["Configurable", "Registry", "check_choice", "check_number"]
+
+
+class Configurable:
+    """A method with a ``name``, a one-line ``summary``, and ``options`` with defaults.
+
+    Unknown options are rejected here, once, for all methods; subclasses check values in
+    :meth:`validate`.
+    """
+
+    kind: ClassVar[str] = "method"  # how error messages name this family
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    exact: ClassVar[bool] = False
+    options: ClassVar[dict[str, Any]] = {}
+
+    def __init__(self, **options: Any):
+        unknown = set(options) - set(self.options)
+        if unknown:
+            allowed = ", ".join(sorted(self.options)) or "none"
+            raise OptionError(
+                f"{self.kind} {self.name!r} has no option(s) {', '.join(sorted(unknown))} "
+                f"(its options: {allowed})"
+            )
+        self.config = {**self.options, **options}
+        self.validate()
+
+    def validate(self) -> None:
+        """Check ``self.config``; raise :class:`OptionError` on a bad value."""
+
+
+T = TypeVar("T", bound=Configurable)
+
+
+class Registry(Generic[T]):
+    """Name → class. Registering a class makes it available to every caller and test."""
+
+    def __init__(self, kind: str):
+        self.kind = kind
+        self._classes: dict[str, type[T]] = {}
+
+    def register(self, cls: type[T]) -> type[T]:
+        """Class decorator: make ``method=cls.name`` select ``cls``."""
+        self._classes[cls.name] = cls
+        return cls
+
+    def available(self) -> dict[str, type[T]]:
+        """All registered classes by name (sorted)."""
+        return dict(sorted(self._classes.items()))
+
+    def cls(self, name: str) -> type[T]:
+        try:
+            return self._classes[name]
+        except KeyError:
+            raise OptionError(
+                f"unknown {self.kind} {name!r}; choose one of: {', '.join(sorted(self._classes))}"
+            ) from None
+
+    def create(self, name: str, **options: Any) -> T:
+        """An instance of the class registered as ``name``, configured with ``options``."""
+        return self.cls(name)(**options)
+
+
+def check_number(config: dict, key: str, *, integer: bool = False, minimum: float = 0.0,
+                 strict: bool = True, none: bool = False) -> None:
+    """Raise :class:`OptionError` unless ``config[key]`` is a number above ``minimum`` (at
+    least it when not ``strict``), an int if ``integer``, or None if ``none``."""
+    value = config[key]
+    if none and value is None:
+        return
+    kinds = (int,) if integer else (int, float)
+    ok = isinstance(value, kinds) and not isinstance(value, bool)
+    ok = ok and (value > minimum if strict else value >= minimum)
+    if not ok:
+        what = "an integer" if integer else "a number"
+        bound = f"> {minimum:g}" if strict else f">= {minimum:g}"
+        raise OptionError(f"option {key} must be {what} {bound}, got {value!r}")
+
+
+def check_choice(config: dict, key: str, choices: tuple) -> None:
+    """Raise :class:`OptionError` unless ``config[key]`` is one of ``choices``."""
+    if config[key] not in choices:
+        raise OptionError(
+            f"option {key} must be one of {', '.join(map(str, choices))}, got {config[key]!r}"
+        )
