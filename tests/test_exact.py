@@ -127,3 +127,23 @@ def test_transposed_search_maps_back_to_caller_ids():
     assert r.distance == 4
     assert ("b", "x") in r.node_map
     assert math.isclose(sum(op.cost for op in r.edit_path), r.distance)
+
+
+def test_twin_classes_group_interchangeable_nodes():
+    from gedkit._kernels.order import twin_classes
+
+    # a carbon with two equal oxygens and a chlorine: the oxygens are twins, nothing else
+    g = Graph(
+        {0: "C", 1: "O", 2: "O", 3: "Cl", 4: "O"}, [(0, 1, 2), (0, 2, 2), (0, 3, 1), (3, 4, 1)]
+    )
+    p = costs.uniform().compile(g, g)
+    assert twin_classes(p.adj2, p.node_labels2).tolist() == [0, 1, 1, 3, 4]
+
+
+def test_symmetric_graphs_are_solved_without_exploring_mirror_images():
+    # a 12-clique against an 11-clique: every node is a twin of every other
+    big = Graph(range(12), [(i, j) for i in range(12) for j in range(i + 1, 12)])
+    small = Graph(range(11), [(i, j) for i in range(11) for j in range(i + 1, 11)])
+    r = gedkit.ged(small, big, method="astar")
+    assert r.optimal and r.distance == 1 + 11
+    assert r.stats["expanded"] <= 12

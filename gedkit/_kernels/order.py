@@ -78,3 +78,27 @@ def neighbour_lists(adj):
                 lab[k] = adj[a, b]
                 k += 1
     return ptr, nbr, lab
+
+
+@njit(cache=True, nogil=True)
+def twin_classes(adj, labels):
+    """Classes of interchangeable nodes: y and z share a class when swapping them is an
+    automorphism (same label, same edge label to every other node). Swapping is transitive
+    (conjugating one swap by another gives the third), so these are equivalence classes.
+    Returns each node's class id, the smallest member's index."""
+    n = adj.shape[0]
+    cls = np.arange(n)
+    for y in range(n):
+        if cls[y] != y:
+            continue
+        for z in range(y + 1, n):
+            if cls[z] != z or labels[z] != labels[y]:
+                continue
+            same = True
+            for w in range(n):
+                if w != y and w != z and adj[y, w] != adj[z, w]:
+                    same = False
+                    break
+            if same:
+                cls[z] = y
+    return cls

@@ -303,7 +303,7 @@ def _new_slot(ctl, free):
 @njit(cache=True, nogil=True)
 def tree_search(
     node_costs, adj1, adj2, emat, nmat, nl1, nl2, nconst, econst,
-    e1, el1, e2, el2, ptr1, nbr1, lab1, ptr2, nbr2, lab2, order,
+    e1, el1, e2, el2, ptr1, nbr1, lab1, ptr2, nbr2, lab2, order, twin2,
     maps, g, f, depth, heap, free, ctl, fctl, best_map,
     depth_first, counting, branch, integral, reserve, max_expansions, cutoff, stop_at, tol,
 ):
@@ -317,7 +317,10 @@ def tree_search(
     incremental bound for label-equality costs; it computes the same values as the general
     one, only faster. ``branch`` adds the anchor-aware assignment bound of
     :mod:`gedkit._kernels.branch` (one assignment per expansion, also an upper bound);
-    ``integral`` rounds bounds up, valid when every cost is an integer.
+    ``integral`` rounds bounds up, valid when every cost is an integer. ``twin2`` holds the
+    twin class of each node of g2 (:func:`~gedkit._kernels.order.twin_classes`): of several
+    unused interchangeable nodes only the first is tried, since the others lead to mirror
+    images of the same subtree.
     """
     n1 = adj1.shape[0]
     n2 = adj2.shape[0]
@@ -371,6 +374,8 @@ def tree_search(
     col_of = np.empty(n2, dtype=np.int64)
     reduced = np.empty(n2 + 1)
     fwd = np.empty(n1, dtype=np.int64)
+    twin_seen = np.full(n2, -1, dtype=np.int64)
+    stamp = 0
     max_deg2 = 1
     for y in range(n2):
         max_deg2 = max(max_deg2, ptr2[y + 1] - ptr2[y])
@@ -490,8 +495,14 @@ def tree_search(
                 n_cand += 1
 
         n_child = 0
+        stamp += 1
         for i in range(n_cand):
             v = cand[i]
+            if v >= 0:
+                # candidates come in increasing order: the first unused twin stands for all
+                if twin_seen[twin2[v]] == stamp:
+                    continue
+                twin_seen[twin2[v]] = stamp
             gc = g[s] + _assign_delta(u, v, anc_a, anc_b, k, node_costs, adj1, adj2, emat)
             fc = gc + child_h[i]
             if branch:

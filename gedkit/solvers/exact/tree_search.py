@@ -14,7 +14,7 @@ from typing import ClassVar
 import numpy as np
 
 from gedkit._kernels import tree_search as kernel
-from gedkit._kernels.order import matching_order, neighbour_lists
+from gedkit._kernels.order import matching_order, neighbour_lists, twin_classes
 from gedkit.configurable import check_choice, check_number
 from gedkit.problem import Problem
 from gedkit.result import Result
@@ -87,6 +87,7 @@ def search(
         p.node_costs, p.adj1, p.adj2, p.edge_label_matrix, p.node_label_matrix,
         p.node_labels1, p.node_labels2, nconst, econst,
         e1, p.edge_labels1, e2, p.edge_labels2, ptr1, nbr1, lab1, ptr2, nbr2, lab2, order,
+        twin_classes(p.adj2, p.node_labels2),
     )
 
     row_bytes = 4 * n1 + 36
