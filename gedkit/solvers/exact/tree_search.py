@@ -19,7 +19,7 @@ from gedkit.configurable import check_choice, check_number
 from gedkit.problem import Problem
 from gedkit.result import Result
 from gedkit.solvers.base import Budget, Solver
-from gedkit.solvers.chunks import FIRST_CHUNK, next_chunk
+from gedkit.solvers.chunks import first_chunk, next_chunk
 from gedkit.solvers.heuristics.assignment import lsape_map
 from gedkit.solvers.registry import register
 
@@ -93,7 +93,7 @@ def search(
     row_bytes = 4 * n1 + 36
     memory = budget.memory if budget.memory is not None else DEFAULT_MEMORY
     max_capacity = max(int(memory // row_bytes), 4 * (n1 + 1) * (n2 + 1))
-    capacity = min(_FIRST_CAPACITY, max_capacity)
+    capacity = min(max(_FIRST_CAPACITY, 2 * (n1 + 1) * (n2 + 1)), max_capacity)
     arrays = _allocate(capacity, n1)
     maps, g, f, depth, heap, free = arrays
     ctl = np.zeros(6, dtype=np.int64)
@@ -115,7 +115,9 @@ def search(
     if budget.threshold is not None:
         cutoff = budget.threshold
     tol = 1e-9 * max(1.0, float(np.abs(p.node_costs).max(initial=0.0)))
-    chunk = FIRST_CHUNK
+    # an expansion costs about one n2 × n2 assignment plus a bound per child; far more with
+    # costs that need matchings instead of counts
+    chunk = first_chunk((n2**3 + 10 * n1 * n2) * (1 if counting else 20))
     reason = "optimal"
     while True:
         reserve = (n2 + 1) if depth_first else (n1 + 1) * (n2 + 1)
@@ -130,14 +132,13 @@ def search(
             if capacity < max_capacity:
                 capacity = min(2 * capacity, max_capacity)
                 maps, g, f, depth, heap, free = arrays = _grow(arrays, capacity)
-                continue
-            # memory cap reached: the frontier becomes a depth-first stack, best on top
-            live = heap[: ctl[kernel.HEAP]]
-            heap[: len(live)] = live[np.argsort(-f[live], kind="stable")]
-            depth_first = True
-            reason = "memory cap: continued depth-first"
-            stats["memory_cap_hit"] = True
-            continue
+            else:
+                # memory cap reached: the frontier becomes a depth-first stack, best on top
+                live = heap[: ctl[kernel.HEAP]]
+                heap[: len(live)] = live[np.argsort(-f[live], kind="stable")]
+                depth_first = True
+                reason = "memory cap: continued depth-first"
+                stats["memory_cap_hit"] = True
         if budget.expired():
             reason = "timeout"
             break
