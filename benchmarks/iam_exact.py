@@ -15,27 +15,17 @@ from __future__ import annotations
 
 import argparse
 import resource
-import tarfile
-import tempfile
 import time
 from collections import Counter
 from pathlib import Path
 
 import numpy as np
+from _iam import DEFAULT_DATA, load_iam
 
 import gedkit
 from gedkit.solvers import Budget, get_solver
 
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 BINS = ((11, 20), (21, 30))
-
-
-def load_iam_aids(data: Path) -> list[gedkit.Graph]:
-    with tempfile.TemporaryDirectory() as tmp:
-        with tarfile.open(data / "IAM" / "AIDS.tar.gz") as tar:
-            tar.extractall(tmp, filter="data")
-        files = sorted(Path(tmp, "AIDS", "data").glob("*.gxl"))
-        return [gedkit.read(f, node_label="symbol", edge_label="valence") for f in files]
 
 
 def choose_pairs(graphs, lo, hi, count, rng) -> list[tuple[int, int, str]]:
@@ -154,7 +144,7 @@ def main() -> None:
     ap.add_argument("--plot", type=Path, default=None)
     args = ap.parse_args()
 
-    graphs = load_iam_aids(args.data)
+    graphs = load_iam(args.data, "AIDS", node_label="symbol", edge_label="valence")
     rng = np.random.default_rng(0)
     get_solver("exact").solve(gedkit.costs.uniform().compile(graphs[0], graphs[1]), Budget())
     results = {}
