@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import SHARED_DATA
 from helpers import random_graph
 
 import gedkit
@@ -19,14 +20,13 @@ from gedkit.io import cxl_entries, detect_format, formats
 HERE = Path(__file__).resolve().parent
 FIX = HERE / "data" / "io"
 EXAMPLES = HERE.parent / "examples"
-SHARED = HERE.parents[1] / "shared" / "data"
 
 CAFFEINE = "Cn1cnc2c1c(=O)n(C)c(=O)n2C"
 THEOBROMINE = "Cn1cnc2c1c(=O)[nH]c(=O)n2C"
 
 
 def shared(*parts: str) -> Path:
-    path = SHARED.joinpath(*parts)
+    path = SHARED_DATA.joinpath(*parts)
     if not path.exists():
         pytest.skip(f"{path} not available (needs ../shared/data)")
     return path
@@ -522,7 +522,7 @@ def _extract(archive: Path, member: str, folder: Path) -> Path:
 def test_greyc_collection():
     graphs = gedkit.read_all(shared("GREYC-chem", "acyclic", "dataset.cxl"), node_label="chem",
                              edge_label="valence")
-    entries = cxl_entries(SHARED / "GREYC-chem" / "acyclic" / "dataset.cxl")
+    entries = cxl_entries(SHARED_DATA / "GREYC-chem" / "acyclic" / "dataset.cxl")
     assert len(graphs) == len(entries) > 100
     assert graphs[0].name == Path(entries[0][0]).stem
     assert max(g.n for g in graphs) <= 11
@@ -533,7 +533,7 @@ def test_gdr4ged_graphs():
     house = gedkit.read(shared("GDR4GED", "CMU", "graphs", "house.seq0.gxl"), edge_label="dist")
     assert house.n == 30 and all(isinstance(d, float) for d in house.edge_labels)
     subset = shared("GDR4GED", "GREC", "subsets", "train5.cxl")
-    graphs = gedkit.read_all(subset, node_label="type", graph_dir=SHARED / "GDR4GED" / "GREC"
+    graphs = gedkit.read_all(subset, node_label="type", graph_dir=SHARED_DATA / "GDR4GED" / "GREC"
                              / "graphs")
     assert [g.name + ".gxl" for g in graphs] == [f for f, _ in cxl_entries(subset)]
 
