@@ -30,8 +30,9 @@ BOUNDS = ("branch", "labelset")
 _FIRST_CAPACITY = 1024
 
 
-def _label_costs(mat: np.ndarray, const: tuple | None) -> np.ndarray:
-    """(ins, del, capped sub, flag) as the kernel reads them."""
+def _label_costs(const: tuple | None) -> np.ndarray:
+    """(ins, del, capped sub, flag) as the kernel reads them; all zero (flag off) when the
+    costs are not label-equality costs."""
     if const is None:
         return np.zeros(4)
     ins, dele, sub = const
@@ -71,8 +72,8 @@ def search(
     const = p.constant_costs
     if counting is None or const is None:
         counting = const is not None
-    nconst = _label_costs(p.node_label_matrix, None if const is None else const[:3])
-    econst = _label_costs(p.edge_label_matrix, None if const is None else const[3:])
+    nconst = _label_costs(None if const is None else const[:3])
+    econst = _label_costs(None if const is None else const[3:])
     ptr1, nbr1, lab1 = neighbour_lists(p.adj1)
     ptr2, nbr2, lab2 = neighbour_lists(p.adj2)
     order = matching_order(p.adj1, p.node_labels1, p.node_labels2)
@@ -113,7 +114,8 @@ def search(
     cutoff = math.inf
     stop_at = -math.inf
     if budget.threshold is not None:
-        cutoff = budget.threshold
+        # "is GED <= threshold?": prune what exceeds it, stop once a map within it is found
+        cutoff = stop_at = budget.threshold
     tol = 1e-9 * max(1.0, float(np.abs(p.node_costs).max(initial=0.0)))
     # an expansion costs about one n2 × n2 assignment plus a bound per child; far more with
     # costs that need matchings instead of counts
