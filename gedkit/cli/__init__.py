@@ -12,14 +12,14 @@ import sys
 from collections.abc import Sequence
 
 from gedkit import __version__
-from gedkit.cli import _ged, _info, _mces, _pairwise
+from gedkit.cli import _ged, _info, _mces, _pairwise, _train
 from gedkit.cli._args import translate_method_flags
 from gedkit.errors import GedkitError
 
 __all__ = ["build_parser", "main"]
 
 # One module per command; later ones (mces, search, train, draw) join this tuple.
-_COMMANDS = (_ged, _mces, _pairwise, _info)
+_COMMANDS = (_ged, _mces, _pairwise, _info, _train)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,235 @@
+"""``gedkit train gelato``: label graph pairs with the exact solver, train, validate, and
+write the weights with a model card.
+
+The graphs of ``--data`` (after ``--max-nodes``, without isomorphic duplicates and without
+graphs isomorphic to one of ``--exclude``) are split into training and validation graphs;
+training pairs join two training graphs, validation pairs a validation graph with any other,
+so every validation pair holds a graph the network never saw. Labels are cached in
+``OUT.pairs.jsonl`` (reused by any later run with the same data, labels, costs and time limit)
+and training checkpoints in ``OUT.ckpt`` (``--resume`` continues from it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import sys
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from gedkit import __version__
+from gedkit.cli._args import add_input_arguments, read_options
+from gedkit.errors import OptionError
+from gedkit.graph import Graph
+
+_DEFAULT_TIMEOUT = 10.0
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "train",
+        help="train a learned solver (gelato)",
+        description="Train the learned GED solver on graph pairs it labels itself with the "
+        "exact solver; write the weights and a model card (OUT with .json).",
+        allow_abbrev=False,
+    )
+    parser.add_argument("learner", choices=["gelato"], help="what to train")
+    parser.add_argument("--data", nargs="+", required=True, metavar="FILE",
+                        help="graph files (collections too); pairs are drawn among their graphs")
+    parser.add_argument("--out", required=True, metavar="MODEL.pt", help="weights file to write")
+    parser.add_argument("--costs", default="uniform", help="cost model (see 'gedkit costs')")
+    add_input_arguments(parser)
+    data = parser.add_argument_group("training pairs")
+    data.add_argument("--pairs", type=int, default=1000, metavar="N", help="training pairs")
+    data.add_argument("--val-pairs", type=int, metavar="N",
+                      help="validation pairs (default: a tenth of --pairs, at least 1)")
+    data.add_argument("--max-nodes", type=int, metavar="N",
+                      help="leave out graphs with more nodes")
+    data.add_argument("--exclude", nargs="+", metavar="FILE",
+                      help="graphs (e.g. a test set) no training graph may be isomorphic to")
+    data.add_argument("--exact-timeout", type=float, default=_DEFAULT_TIMEOUT, metavar="S",
+                      help=f"seconds per pair for the exact solver (default {_DEFAULT_TIMEOUT:g})")
+    data.add_argument("--keep-unproven", action="store_true",
+                      help="also train on maps the exact solver did not prove optimal in time")
+    model = parser.add_argument_group("network and optimisation")
+    model.add_argument("--epochs", type=int, default=30, metavar="E")
+    model.add_argument("--width", type=int, default=128, help="hidden width (default 128)")
+    model.add_argument("--layers", type=int, default=5, help="GINE layers (default 5)")
+    model.add_argument("--batch-size", type=int, default=64, metavar="B", help="states per step")
+    model.add_argument("--lr", type=float, default=1e-3, help="AdamW learning rate")
+    model.add_argument("--states-per-pair", type=int, default=40, metavar="S",
+                       help="partial states drawn from each labelled pair (default 40)")
+    model.add_argument("--val-k", type=int, default=8, metavar="K",
+                       help="decoding branches during validation (default 8)")
+    model.add_argument("--seed", type=int, default=0)
+    model.add_argument("--resume", action="store_true",
+                       help="continue training from OUT.ckpt")
+    parser.set_defaults(run=run, command_parser=parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    from gedkit.learned import require_torch
+
+    torch = require_torch("gedkit train gelato")
+    from gedkit.costs import get as get_costs
+    from gedkit.learned.data import distinct_graphs, label_pairs
+    from gedkit.learned.features import Vocabulary
+    from gedkit.learned.train import TrainConfig, train, write_model
+
+    _check(args)
+    out = Path(args.out)
+    costs = get_costs(args.costs)
+    graphs, counts = _graphs(args)
+    keep = distinct_graphs(graphs, _read(args.exclude or [], args))
+    counts["duplicates_or_excluded"] = len(graphs) - len(keep)
+    graphs = [graphs[i] for i in keep]
+    rng = np.random.default_rng(args.seed)
+    val_pairs = max(1, args.pairs // 10) if args.val_pairs is None else args.val_pairs
+    train_idx, val_idx = _split(len(graphs), val_pairs > 0, rng)
+    pairs = _sample(rng, train_idx, train_idx, args.pairs)
+    held_out = _sample(rng, val_idx, np.arange(len(graphs)), val_pairs) if val_pairs else []
+    counts.update(graphs_used=len(graphs), train_graphs=len(train_idx), val_graphs=len(val_idx))
+
+    header = {
+        "files": [str(Path(f).resolve()) for f in args.data],
+        "sizes": [Path(f).stat().st_size for f in args.data],
+        "exclude": [str(Path(f).resolve()) for f in args.exclude or []],
+        "read": read_options(args), "max_nodes": args.max_nodes, "costs": args.costs,
+        "exact_timeout": args.exact_timeout,
+    }
+    everything = pairs + held_out
+    problems = [costs.compile(graphs[i], graphs[j]) for i, j in everything]
+    labelled = label_pairs(
+        problems, [[int(i), int(j)] for i, j in everything], timeout=args.exact_timeout,
+        cache=out.with_name(out.name + ".pairs.jsonl"), header=header,
+        progress=lambda todo: _bar(todo, "labelling", "pair"),
+    )
+    usable = [lp.optimal or args.keep_unproven for lp in labelled[: len(pairs)]]
+    train_set = [lp for lp, ok in zip(labelled[: len(pairs)], usable, strict=True) if ok]
+    val_set = labelled[len(pairs):]
+    if not train_set:
+        raise OptionError("no training pair was solved to optimality in --exact-timeout; raise "
+                          "it, lower --max-nodes, or pass --keep-unproven")
+    spec = read_options(args)
+    vocab = Vocabulary.fit(  # a single label attribute also names it within dict labels
+        (graphs[i] for i in train_idx),
+        node_attr=_single(spec.get("node_label")), edge_attr=_single(spec.get("edge_label")),
+    )
+    config = TrainConfig(epochs=args.epochs, batch_size=args.batch_size, lr=args.lr,
+                         width=args.width, layers=args.layers,
+                         states_per_pair=args.states_per_pair, val_k=args.val_k, seed=args.seed)
+    trained = train(train_set, val_set, vocab, config,
+                    checkpoint=out.with_name(out.name + ".ckpt"), resume=args.resume,
+                    progress=True, log=lambda line: print(line, file=sys.stderr))
+
+    proven = sum(lp.optimal for lp in labelled)
+    card = {
+        "model": "gelato",
+        "created": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "gedkit": __version__,
+        "torch": torch.__version__,
+        "costs": args.costs,
+        "labels": {"node_label": spec.get("node_label"), "edge_label": spec.get("edge_label"),
+                   "node_vocabulary": [repr(k) for k in vocab.nodes],
+                   "edge_vocabulary": [repr(k) for k in vocab.edges]},
+        "data": {
+            "files": [Path(f).name for f in args.data],
+            "exclude": [Path(f).name for f in args.exclude or []],
+            "max_nodes": args.max_nodes,
+            **counts,
+            "train_pairs": len(train_set), "val_pairs": len(val_set),
+            "labels_proven_optimal": proven, "labels_unproven": len(labelled) - proven,
+            "unproven_used": args.keep_unproven, "exact_timeout": args.exact_timeout,
+            "label_seconds": sum(lp.seconds for lp in labelled),
+            "training_states": trained.n_states,
+        },
+        "network": {"width": args.width, "layers": args.layers,
+                    "parameters": trained.net.size},
+        "training": {**asdict(config), "wall_seconds": trained.seconds,
+                     "peak_memory_mb": _peak_memory_mb(),
+                     "best_epoch": trained.best_epoch},
+        "metrics": trained.metrics,
+        "history": trained.history,
+    }
+    card_path = write_model(trained.net, out, card)
+    print(f"wrote {out} ({trained.net.size} parameters) and its model card {card_path}")
+    if trained.metrics.get("val_exact_hit") is not None:
+        print(f"validation: exact hits {100 * trained.metrics['val_exact_hit']:.1f}%, nMAE "
+              f"{100 * trained.metrics['val_nmae']:.2f}% on {trained.metrics['val_pairs']} pairs")
+    return 0
+
+
+def _check(args: argparse.Namespace) -> None:
+    for name in ("pairs", "epochs", "width", "layers", "batch_size", "states_per_pair", "val_k"):
+        if getattr(args, name) < 1:
+            raise OptionError(f"--{name.replace('_', '-')} must be at least 1")
+    if args.val_pairs is not None and args.val_pairs < 0:
+        raise OptionError("--val-pairs must be at least 0")
+    if args.max_nodes is not None and args.max_nodes < 1:
+        raise OptionError("--max-nodes must be at least 1")
+    if not args.exact_timeout > 0 or not args.lr > 0:
+        raise OptionError("--exact-timeout and --lr must be positive")
+
+
+def _read(files: list[str], args: argparse.Namespace) -> list[Graph]:
+    from gedkit.io import read_all
+
+    return [g for f in files for g in read_all(f, **read_options(args))]
+
+
+def _graphs(args: argparse.Namespace) -> tuple[list[Graph], dict]:
+    graphs = _read(args.data, args)
+    read = len(graphs)
+    if args.max_nodes is not None:
+        graphs = [g for g in graphs if g.n <= args.max_nodes]
+    return graphs, {"graphs_read": read, "graphs_within_max_nodes": len(graphs)}
+
+
+def _split(n: int, validate: bool, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """(training graphs, validation graphs): a tenth (at least one) validates if asked."""
+    order = rng.permutation(n)
+    n_val = max(1, round(0.1 * n)) if validate else 0
+    if n - n_val < 2:
+        raise OptionError(
+            f"only {n} distinct graphs remain after --max-nodes, duplicates and --exclude; "
+            "training needs at least two (three with validation pairs)"
+        )
+    return np.sort(order[n_val:]), np.sort(order[:n_val])
+
+
+def _sample(rng: np.random.Generator, rows: np.ndarray, cols: np.ndarray,
+            count: int) -> list[tuple[int, int]]:
+    """Up to ``count`` distinct ordered pairs (i, j), i in rows, j in cols, i != j."""
+    total = len(rows) * len(cols) - len(np.intersect1d(rows, cols))
+    if total <= 4 * count:
+        every = [(int(i), int(j)) for i in rows for j in cols if i != j]
+        chosen = rng.permutation(len(every))[:count]
+        return [every[k] for k in chosen]
+    seen: dict[tuple[int, int], None] = {}
+    while len(seen) < count:
+        i, j = int(rng.choice(rows)), int(rng.choice(cols))
+        if i != j:
+            seen.setdefault((i, j))
+    return list(seen)
+
+
+def _single(spec: Any) -> str | None:
+    return spec if isinstance(spec, str) and spec != "*" else None
+
+
+def _peak_memory_mb() -> float | None:
+    try:
+        import resource
+    except ImportError:  # not on this system
+        return None
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
+
+
+def _bar(items: list, desc: str, unit: str):
+    from tqdm import tqdm
+
+    return tqdm(items, desc=desc, unit=unit, file=sys.stderr, disable=None)
+

@@ -1,0 +1,173 @@
+"""The Gelato network: GINE layers on the joint state graph and a scorer for every action.
+
+Written in plain PyTorch (edge-indexed gathers and ``index_add_``); importing this module
+imports torch, so only the learned solver and the training code do, and only when used.
+
+- ``embed``: a linear map of the node features to the hidden width.
+- ``layers``: GINE convolutions (Hu et al., 2020): a node adds ReLU(h_j + W e_ij) over its
+  neighbours j to (1 + eps) h_i and passes the sum through a two-layer MLP; each layer is
+  residual with BatchNorm.
+- The scorer: an MLP on [h_u ‖ h_v ‖ mean of the state's nodes ‖ candidate features] for a
+  pair; a deletion takes a learned ε-embedding in place of h_v, an insertion one in place of
+  h_u, so deletions and insertions compete with pairs under any cost model. Its first layer is
+  applied to each part separately and summed (the same map as one layer on the
+  concatenation), so the per-candidate work is a sum and a ReLU: a state has O(n²) candidates
+  but only O(n) nodes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from gedkit.errors import FormatError
+from gedkit.learned.features import CANDIDATE_FEATURES, Encoded, Vocabulary
+
+__all__ = ["FORMAT", "GelatoNet", "evaluating", "load", "to_tensors"]
+
+FORMAT = "gedkit-gelato/1"  # what a weights file says it holds
+
+
+class GINELayer(nn.Module):
+    """One residual GINE convolution with BatchNorm."""
+
+    def __init__(self, width: int, edge_dim: int):
+        super().__init__()
+        self.edge = nn.Linear(edge_dim, width)
+        self.mlp = nn.Sequential(nn.Linear(width, width), nn.ReLU(), nn.Linear(width, width))
+        self.eps = nn.Parameter(torch.zeros(1))
+        self.norm = nn.BatchNorm1d(width)
+
+    def forward(self, h: torch.Tensor, edge_index: torch.Tensor,
+                edge_attr: torch.Tensor) -> torch.Tensor:
+        src, dst = edge_index
+        messages = torch.relu(h[src] + self.edge(edge_attr))
+        total = torch.zeros_like(h).index_add_(0, dst, messages)
+        return h + torch.relu(self.norm(self.mlp((1 + self.eps) * h + total)))
+
+
+class GelatoNet(nn.Module):
+    """Scores every candidate action of a batch of states (higher = better).
+
+    Parameters
+    ----------
+    vocab : Vocabulary
+        Label channels; fixes the input sizes.
+    width, layers : int
+        Hidden width and number of GINE layers (published model: 128 and 5).
+    meta : dict, optional
+        Free-form description (cost model, data, metrics) saved with the weights.
+    """
+
+    def __init__(self, vocab: Vocabulary, width: int = 128, layers: int = 5,
+                 meta: Mapping[str, Any] | None = None):
+        super().__init__()
+        self.vocab = vocab
+        self.width, self.n_layers = width, layers
+        self.meta = dict(meta or {})
+        self.embed = nn.Linear(vocab.node_features, width)
+        self.layers = nn.ModuleList(GINELayer(width, vocab.edge_features) for _ in range(layers))
+        self.eps_g1 = nn.Parameter(0.1 * torch.randn(width))  # ε in g1: the action inserts
+        self.eps_g2 = nn.Parameter(0.1 * torch.randn(width))  # ε in g2: the action deletes
+        # first scorer layer, one block per part of [h_u ‖ h_v ‖ context ‖ features]
+        self.from_u = nn.Linear(width, width)
+        self.from_v = nn.Linear(width, width, bias=False)
+        self.from_context = nn.Linear(width, width, bias=False)
+        self.from_features = nn.Linear(CANDIDATE_FEATURES, width, bias=False)
+        self.scorer = nn.Sequential(nn.ReLU(), nn.Linear(width, width), nn.ReLU(),
+                                    nn.Linear(width, 1))
+
+    def forward(self, batch: Mapping[str, torch.Tensor]) -> torch.Tensor:
+        """(C,) logits, one per candidate of ``batch`` (see :func:`to_tensors`)."""
+        h = self.embed(batch["x"])
+        for layer in self.layers:
+            h = layer(h, batch["edge_index"], batch["edge_attr"])
+        graphs = int(batch["n_graphs"])
+        pooled = torch.zeros(graphs, self.width).index_add_(0, batch["node_graph"], h)
+        counts = torch.bincount(batch["node_graph"], minlength=graphs).clamp(min=1)
+        context = self.from_context(pooled / counts[:, None])
+        # row N of each projection is the ε-embedding's
+        pu = self.from_u(torch.cat([h, self.eps_g1[None]]))
+        pv = self.from_v(torch.cat([h, self.eps_g2[None]]))
+        cu, cv = batch["cand_u"], batch["cand_v"]
+        eps = len(h)
+        z = (pu[torch.where(cu >= 0, cu, eps)] + pv[torch.where(cv >= 0, cv, eps)]
+             + context[batch["cand_graph"]] + self.from_features(batch["cand_feat"]))
+        return self.scorer(z).squeeze(1)
+
+    @property
+    def size(self) -> int:
+        """Number of trainable parameters."""
+        return sum(p.numel() for p in self.parameters())
+
+    def config(self) -> dict:
+        return {"width": self.width, "layers": self.n_layers, "vocab": self.vocab.to_dict()}
+
+    def save(self, path: str | Path) -> None:
+        """Write the weights with everything needed to rebuild the network (no pickled code:
+        the file loads with ``torch.load(weights_only=True)``)."""
+        torch.save({"format": FORMAT, "config": self.config(), "meta": self.meta,
+                    "state_dict": self.state_dict()}, path)
+
+    @classmethod
+    def untrained(cls, vocab: Vocabulary | None = None, seed: int = 0, **sizes: int) -> GelatoNet:
+        """A randomly initialised network, the same for the same ``seed`` (the global torch
+        random state is left as it was)."""
+        with torch.random.fork_rng():
+            torch.manual_seed(seed)
+            net = cls(vocab or Vocabulary(), **sizes)
+        net.meta["trained"] = False
+        return net.eval()
+
+
+def load(path: str | Path) -> GelatoNet:
+    """A network saved by :meth:`GelatoNet.save`, in evaluation mode."""
+    try:
+        data = torch.load(path, map_location="cpu", weights_only=True)
+    except OSError:
+        raise
+    except Exception as exc:  # a truncated or foreign file: say which file and why
+        raise FormatError(f"{path}: not a Gelato weights file ({exc})") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise FormatError(f"{path}: not a Gelato weights file (expected format {FORMAT!r})")
+    config = data["config"]
+    net = GelatoNet(Vocabulary.from_dict(config["vocab"]), width=config["width"],
+                    layers=config["layers"], meta=data.get("meta"))
+    net.load_state_dict(data["state_dict"])
+    return net.eval()
+
+
+def to_tensors(enc: Encoded) -> dict[str, torch.Tensor]:
+    """The arrays of an :class:`~gedkit.learned.features.Encoded` batch as torch tensors."""
+    def t(a: np.ndarray, dtype: torch.dtype) -> torch.Tensor:
+        return torch.from_numpy(np.ascontiguousarray(a)).to(dtype)
+
+    return {
+        "x": t(enc.x, torch.float32),
+        "edge_index": t(enc.edge_index, torch.long),
+        "edge_attr": t(enc.edge_attr, torch.float32),
+        "node_graph": t(enc.node_graph, torch.long),
+        "cand_u": t(enc.cand_u, torch.long),
+        "cand_v": t(enc.cand_v, torch.long),
+        "cand_feat": t(enc.cand_feat, torch.float32),
+        "cand_graph": t(enc.cand_graph, torch.long),
+        "n_graphs": enc.n_graphs,
+    }
+
+
+@contextlib.contextmanager
+def evaluating(net: GelatoNet):
+    """Evaluation mode and no autograd for the duration; the previous mode is restored."""
+    was_training = net.training
+    net.eval()
+    try:
+        with torch.inference_mode():
+            yield
+    finally:
+        net.train(was_training)

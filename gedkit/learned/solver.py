@@ -1,0 +1,158 @@
+"""``gelato``: the learned autoregressive solver as a gedkit method.
+
+The network proposes node maps (see :mod:`gedkit.learned.decode`); the answer is the best of
+them and of the BRANCH map, so it is never worse than BRANCH, and its lower bound is BRANCH's.
+When BRANCH already proves its map optimal, the network is not run. Torch is imported only
+when a problem is solved.
+
+Models: ``model=None`` takes the shipped weights for the kind of problem (``chem_2`` for the
+CHEM_2 cost model, ``unlabelled`` when no graph has a label, ``molecules`` otherwise) when the
+package holds them, else an untrained network (with a warning): its maps are valid, so the
+bounds are too, but no better than BRANCH's. ``model`` may also name shipped weights, be the
+path of a weights file written by ``gedkit train gelato``, ``"untrained"``, or a network
+object.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+import warnings
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, ClassVar
+
+from gedkit.configurable import check_choice, check_number
+from gedkit.errors import OptionError
+from gedkit.learned import DECODINGS, require_torch
+from gedkit.problem import Problem
+from gedkit.result import Result
+from gedkit.solvers.base import Budget, Solver
+from gedkit.solvers.registry import get_solver, register
+
+__all__ = ["GelatoSolver", "default_model", "shipped_models"]
+
+UNTRAINED = "untrained"
+
+
+def shipped_models() -> dict[str, Any]:
+    """Name → weights file (a :mod:`importlib.resources` traversable) of the models shipped in
+    ``gedkit/learned/weights``.
+
+    >>> isinstance(shipped_models(), dict)
+    True
+    """
+    folder = resources.files("gedkit.learned").joinpath("weights")
+    if not folder.is_dir():
+        return {}
+    return {f.name[:-3]: f for f in sorted(folder.iterdir(), key=lambda f: f.name)
+            if f.name.endswith(".pt")}
+
+
+def default_model(problem: Problem) -> str | None:
+    """The shipped model suited to ``problem``, or None if it is not shipped."""
+    if getattr(problem.cost_model, "name", "") == "chem_2":
+        kind = "chem_2"
+    elif all(lab is None for g in (problem.g1, problem.g2)
+             for lab in (*g.node_labels, *g.edge_labels)):
+        kind = "unlabelled"
+    else:
+        kind = "molecules"
+    return kind if kind in shipped_models() else None
+
+
+@register
+class GelatoSolver(Solver):
+    name = "gelato"
+    summary = ("learned autoregressive GNN (Gelato): best of k decoded maps and BRANCH's; "
+               "BRANCH bound; needs torch")
+    options: ClassVar[dict] = {"k": 32, "decoding": "branches", "model": None, "seed": 0}
+
+    def validate(self) -> None:
+        check_number(self.config, "k", integer=True, minimum=1, strict=False)
+        check_choice(self.config, "decoding", DECODINGS)
+        check_number(self.config, "seed", integer=True, strict=False)
+        _check_model(self.config["model"])
+
+    def solve(self, problem: Problem, budget: Budget) -> Result:
+        require_torch()
+        from gedkit.learned.decode import decode
+
+        t0 = time.perf_counter()
+        bound = get_solver("branch").solve(problem, budget)
+        stats: dict = {"branch_cost": bound.upper_bound}
+        best = bound.assignment
+        if not bound.optimal:
+            net, stats["model"] = _network(self.config["model"], problem, self.config["seed"])
+            out = decode(problem, net, k=self.config["k"], strategy=self.config["decoding"],
+                         seed=self.config["seed"], budget=budget)
+            stats.update(decoded_cost=out.cost, branches=out.branches,
+                         network_calls=out.network_calls, cut_short=out.completed_greedily)
+            if out.cost < bound.upper_bound:
+                best = out.forward
+        return Result.from_assignment(problem, best, bound.lower_bound, self.name,
+                                      time=time.perf_counter() - t0, stats=stats)
+
+
+def _is_network(value: Any) -> bool:
+    # a network object implies torch is loaded; without it no object can be one
+    if "torch" not in sys.modules:
+        return False
+    from gedkit.learned.model import GelatoNet
+
+    return isinstance(value, GelatoNet)
+
+
+def _check_model(value: Any) -> None:
+    if value is None or _is_network(value):
+        return
+    if isinstance(value, (str, os.PathLike)):
+        text = os.fspath(value)
+        if text == UNTRAINED or text in shipped_models() or Path(text).is_file():
+            return
+    names = ", ".join(shipped_models()) or "none shipped yet"
+    raise OptionError(
+        f"option model must name shipped weights ({names}), be {UNTRAINED!r}, or the path of a "
+        f"weights file written by 'gedkit train gelato'; got {value!r}"
+    )
+
+
+def _network(model: Any, problem: Problem, seed: int) -> tuple[Any, str]:
+    """(network, how the stats name it) for the ``model`` option."""
+    if _is_network(model):
+        return model, "given network"
+    if model is None:
+        model = default_model(problem)
+        if model is None:
+            warnings.warn(
+                "gelato: no trained weights are shipped for this kind of problem yet; using an "
+                "untrained network (valid maps and bounds, no better than BRANCH). Train one "
+                "with 'gedkit train gelato' and pass model=PATH.",
+                UserWarning, stacklevel=3,
+            )
+            model = UNTRAINED
+    text = os.fspath(model)
+    if text == UNTRAINED:
+        return _untrained(seed), UNTRAINED
+    if text in shipped_models():
+        with resources.as_file(shipped_models()[text]) as path:
+            return _load(str(path), path.stat().st_mtime_ns), text
+    path = Path(text).resolve()
+    return _load(str(path), path.stat().st_mtime_ns), str(path)
+
+
+@lru_cache(maxsize=8)
+def _load(path: str, mtime: int) -> Any:
+    """Weights loaded once per file version (the modification time is part of the key)."""
+    from gedkit.learned.model import load
+
+    return load(path)
+
+
+@lru_cache(maxsize=4)
+def _untrained(seed: int) -> Any:
+    from gedkit.learned.model import GelatoNet
+
+    return GelatoNet.untrained(seed=seed)

@@ -1,0 +1,241 @@
+"""Training Gelato: class-balanced binary cross-entropy on labelled states, AdamW, validation
+by decoding held-out pairs, and a checkpoint after every epoch to resume from.
+
+The positives of a state are the decisions of an optimal map not yet made; the negatives are
+the other candidates (minus their Weisfeiler–Leman twins, see :mod:`gedkit.learned.data`).
+A state has many more negatives than positives, so each batch's loss is the mean of the two
+classes' mean losses. The weights kept are those of the epoch with the best validation
+(exact hits first, then nMAE).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch.nn import functional
+
+from gedkit.errors import FormatError, OptionError
+from gedkit.learned.data import LabelledPair, TrainingState, training_states
+from gedkit.learned.decode import decode
+from gedkit.learned.features import Instance, States, Vocabulary, concat, encode
+from gedkit.learned.model import GelatoNet, to_tensors
+
+__all__ = ["TrainConfig", "Trained", "evaluate", "train", "write_model"]
+
+_CHECKPOINT = "gedkit-gelato-checkpoint/1"
+
+
+@dataclass
+class TrainConfig:
+    """Hyper-parameters (defaults: the published model's sizes)."""
+
+    epochs: int = 30
+    batch_size: int = 64  # states per step
+    lr: float = 1e-3
+    weight_decay: float = 1e-4
+    width: int = 128
+    layers: int = 5
+    states_per_pair: int = 40
+    val_k: int = 8  # decoding branches during validation
+    seed: int = 0
+
+
+@dataclass
+class Trained:
+    """The trained network (best validation epoch), the per-epoch history and its summary."""
+
+    net: GelatoNet
+    history: list[dict] = field(default_factory=list)
+    metrics: dict = field(default_factory=dict)
+    seconds: float = 0.0
+    n_states: int = 0
+    best_epoch: int | None = None
+
+
+def evaluate(net: GelatoNet, pairs: Sequence[LabelledPair], k: int = 8,
+             strategy: str = "branches") -> dict:
+    """Decode ``pairs`` and compare with their labels (only proven-optimal labels count).
+
+    Returns ``exact_hit`` (share decoded at the optimal cost), ``nmae`` (mean of
+    |decoded - optimal| / max(1, optimal)), ``ms_per_pair`` and ``pairs``.
+    """
+    hits, errors, seconds = [], [], 0.0
+    for lp in pairs:
+        if not lp.optimal:
+            continue
+        t0 = time.perf_counter()
+        out = decode(lp.problem, net, k=k, strategy=strategy)
+        seconds += time.perf_counter() - t0
+        hits.append(out.cost <= lp.cost + 1e-9 * max(1.0, lp.cost))
+        errors.append(abs(out.cost - lp.cost) / max(1.0, lp.cost))
+    n = len(hits)
+    return {"pairs": n, "exact_hit": float(np.mean(hits)) if n else None,
+            "nmae": float(np.mean(errors)) if n else None,
+            "ms_per_pair": 1000 * seconds / n if n else None}
+
+
+def train(
+    train_pairs: Sequence[LabelledPair],
+    val_pairs: Sequence[LabelledPair],
+    vocab: Vocabulary,
+    config: TrainConfig | None = None,
+    *,
+    checkpoint: str | Path | None = None,
+    resume: bool = False,
+    progress: bool = False,
+    log: Callable[[str], None] | None = None,
+) -> Trained:
+    """Train a network on ``train_pairs``, validating on ``val_pairs`` after each epoch.
+
+    Parameters
+    ----------
+    train_pairs, val_pairs : sequence of LabelledPair
+        Problems with their (optimal) maps; unproven labels train as they are.
+    vocab : Vocabulary
+        The label channels (fit on the training graphs).
+    config : TrainConfig, optional
+    checkpoint : path, optional
+        Written after every epoch; with ``resume``, training continues from it.
+    progress : bool
+        Show a progress bar on stderr when it is a terminal.
+    log : callable, optional
+        Receives one line per epoch.
+    """
+    config = config or TrainConfig()
+    t_start = time.perf_counter()
+    torch.manual_seed(config.seed)
+    net = GelatoNet(vocab, width=config.width, layers=config.layers)
+    optimiser = torch.optim.AdamW(net.parameters(), lr=config.lr,
+                                  weight_decay=config.weight_decay)
+    instances, states = training_states(train_pairs, vocab, per_pair=config.states_per_pair,
+                                        seed=config.seed)
+    if not states:
+        raise OptionError("the training pairs give no decision to learn (every map is forced: "
+                          "one graph of each pair is empty)")
+    history: list[dict] = []
+    best: dict = {}
+    spent = 0.0
+    path = Path(checkpoint) if checkpoint is not None else None
+    if resume and path is not None and path.exists():
+        saved = _load_checkpoint(path, net, config)
+        net.load_state_dict(saved["state_dict"])
+        optimiser.load_state_dict(saved["optimizer"])
+        history, best, spent = saved["history"], saved["best"], saved["seconds"]
+
+    bar = _bar(progress, (config.epochs - len(history)) * -(-len(states) // config.batch_size))
+    for epoch in range(len(history), config.epochs):
+        t0 = time.perf_counter()
+        net.train()
+        order = np.random.default_rng([config.seed, epoch]).permutation(len(states))
+        losses = []
+        for start in range(0, len(order), config.batch_size):
+            chunk = [states[i] for i in order[start:start + config.batch_size]]
+            loss = _loss(net, instances, chunk)
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            losses.append(loss.item())
+            bar.update(1)
+            bar.set_postfix(epoch=epoch + 1, loss=f"{losses[-1]:.4f}")
+        row = {"epoch": epoch + 1, "loss": float(np.mean(losses)) if losses else None,
+               **{f"val_{k}": v for k, v in evaluate(net, val_pairs, config.val_k).items()},
+               "seconds": time.perf_counter() - t0}
+        history.append(row)
+        if not best or _better(row, best["metrics"]):
+            best = {"epoch": epoch + 1, "metrics": row,
+                    "state_dict": {k: v.clone() for k, v in net.state_dict().items()}}
+        if log is not None:
+            log(_describe(row))
+        if path is not None:
+            torch.save({"format": _CHECKPOINT, "config": asdict(config), "net": net.config(),
+                        "state_dict": net.state_dict(), "optimizer": optimiser.state_dict(),
+                        "history": history, "best": best,
+                        "seconds": spent + time.perf_counter() - t_start}, path)
+    bar.close()
+    if best:
+        net.load_state_dict(best["state_dict"])
+    net.eval()
+    metrics = {k: v for k, v in best.get("metrics", {}).items() if k != "seconds"}
+    return Trained(net, history, metrics, spent + time.perf_counter() - t_start, len(states),
+                   best.get("epoch"))
+
+
+def _loss(net: GelatoNet, instances: Sequence[Instance],
+          chunk: Sequence[TrainingState]) -> torch.Tensor:
+    """Mean of the positives' and the negatives' mean binary cross-entropy."""
+    enc = concat([encode(States.from_decisions(instances[s.pair], s.decisions)) for s in chunk])
+    logits = net(to_tensors(enc))
+    target = torch.from_numpy(np.concatenate([s.target for s in chunk]))
+    terms = []
+    for cls in (1, 0):
+        chosen = logits[target == cls]
+        if len(chosen):
+            terms.append(functional.binary_cross_entropy_with_logits(
+                chosen, torch.full_like(chosen, float(cls))))
+    return torch.stack(terms).mean()
+
+
+def _better(row: dict, than: dict) -> bool:
+    def key(r: dict) -> tuple:
+        hit, nmae = r.get("val_exact_hit"), r.get("val_nmae")
+        if hit is None:  # no validation pairs: the lowest training loss
+            return (0.0, 0.0, -(r["loss"] or 0.0))
+        return (hit, -nmae, 0.0)
+
+    return key(row) > key(than) or (key(row) == key(than) and row["epoch"] > than["epoch"])
+
+
+def _describe(row: dict) -> str:
+    text = f"epoch {row['epoch']}: loss {row['loss']:.4f}"
+    if row.get("val_exact_hit") is not None:
+        text += (f", validation exact hits {100 * row['val_exact_hit']:.1f}%, "
+                 f"nMAE {100 * row['val_nmae']:.2f}% ({row['val_pairs']} pairs)")
+    return text + f", {row['seconds']:.1f} s"
+
+
+def _load_checkpoint(path: Path, net: GelatoNet, config: TrainConfig) -> dict:
+    try:
+        saved = torch.load(path, map_location="cpu", weights_only=True)
+    except OSError:
+        raise
+    except Exception as exc:
+        raise FormatError(f"{path}: not a Gelato checkpoint ({exc})") from None
+    if not isinstance(saved, dict) or saved.get("format") != _CHECKPOINT:
+        raise FormatError(f"{path}: not a Gelato checkpoint")
+    if _canonical(saved["net"]) != _canonical(net.config()):
+        raise OptionError(
+            f"{path} was made with another network (labels, width or layers); "
+            "train without resuming, or with the settings it was made with"
+        )
+    return saved
+
+
+def _canonical(config: dict) -> str:
+    return json.dumps(config, sort_keys=True, default=str)  # tuples and lists alike
+
+
+def _bar(progress: bool, total: int):
+    """A progress bar on stderr, shown on terminals only (tqdm's ``disable=None``)."""
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="batch", desc="training", file=sys.stderr,
+                disable=None if progress else True)
+
+
+def write_model(net: GelatoNet, path: str | Path, card: dict) -> Path:
+    """Write the weights to ``path`` and the model card next to it (``.json``); returns the
+    card's path."""
+    path = Path(path)
+    card = json.loads(json.dumps(card, default=str))  # plain data: loads weights-only
+    net.meta = {**net.meta, "trained": True, "card": card}
+    net.save(path)
+    card_path = path.with_suffix(".json")
+    card_path.write_text(json.dumps(card, indent=2) + "\n")
+    return card_path

@@ -1,0 +1,329 @@
+"""The learned solver Gelato: state graphs, training data, tiny-model training, decoding, the
+solver, weights files and ``gedkit train gelato``.
+
+Tests needing torch skip without it; the state-graph and data tests do not need it.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from helpers import brute_force, random_costs, random_graph
+
+import gedkit
+from gedkit import Graph, MissingDependencyError, OptionError, costs
+from gedkit.cli import main
+from gedkit.learned.data import decisions, distinct_graphs, label, label_pairs, training_states
+from gedkit.learned.features import EPSILON, Instance, States, Vocabulary, encode
+from gedkit.solvers import Budget, get_solver
+
+AIDS_SAMPLE = Path(__file__).resolve().parent / "data" / "aids700_sample.txt"
+DELETIONS = costs.constant(node_sub=3, node_del=1, node_ins=1, edge_sub=3)  # sub > del + ins
+TINY = {"width": 32, "layers": 3}
+
+
+@pytest.fixture(scope="module")
+def torch():
+    torch = pytest.importorskip("torch")
+    torch.set_num_threads(1)
+    return torch
+
+
+def one(x):
+    return np.array([x])
+
+
+def triangle(label="C"):
+    return Graph({0: label, 1: label, 2: label}, [(0, 1), (1, 2), (0, 2)])
+
+
+def path3(labels="CCC"):
+    return Graph(dict(enumerate(labels)), [(0, 1), (1, 2)])
+
+
+def small_pairs(seed, count, model=None, sizes=(5, 9)):
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
+        g1 = random_graph(rng, int(rng.integers(*sizes)))
+        g2 = random_graph(rng, int(rng.integers(*sizes)))
+        yield (model or costs.uniform()).compile(g1, g2)
+
+
+# -- state graphs ---------------------------------------------------------------------------------
+
+
+def test_state_features_have_the_documented_channels():
+    g1 = Graph({0: "C", 1: "O"}, [(0, 1, 1)])
+    g2 = Graph({0: "C", 1: "N", 2: "C"}, [(0, 1, 2), (1, 2, 1)])
+    vocab = Vocabulary.fit([g1, g2])
+    assert vocab.nodes == ("C", "O", "N") and vocab.edges == (1, 2)
+    inst = Instance(costs.uniform().compile(g1, g2), vocab)
+    assert not inst.epsilon  # unit costs: pairs only
+    enc = encode(States.empty(inst))
+    assert enc.x.shape == (5, 3 + 1 + 5)  # 3 labels + other, side x2, status x2, cost
+    assert enc.x[:, :4].tolist() == [[1, 0, 0, 0], [0, 1, 0, 0],
+                                     [1, 0, 0, 0], [0, 0, 1, 0], [1, 0, 0, 0]]
+    assert enc.x[:, 4:6].tolist() == [[1, 0]] * 2 + [[0, 1]] * 3  # side tag
+    assert not enc.x[:, 6:8].any()  # nothing matched yet
+    assert enc.x[:, 8].tolist() == [1.0] * 5  # deletion / insertion cost
+    assert enc.edge_index.shape == (2, 6) and enc.edge_attr.shape == (6, 2 + 1 + 2)
+    assert not enc.edge_attr[:, 3].any()  # no matching edge yet
+    assert enc.n_candidates == 6 and enc.cand_feat.shape == (6, 7)
+    assert (enc.cand_feat[:, 4] == 1).all()  # all pairs
+    # the substitution cost of each pair; nothing decided, so no edge cost added yet
+    subs = {tuple(a): f[0] for a, f in zip(enc.action.tolist(), enc.cand_feat, strict=True)}
+    assert subs[(0, 0)] == 0 and subs[(0, 1)] == 1 and subs[(1, 1)] == 1
+    assert not enc.cand_feat[:, 3].any()
+
+    s = States.from_decisions(inst, [(0, 1)])  # C -> N
+    enc = encode(s)
+    matched = enc.x[:, 6].tolist()
+    assert matched == [1, 0, 0, 1, 0]
+    assert enc.edge_attr[:, 3].sum() == 2  # the matching edge, both directions
+    assert enc.edge_attr[enc.edge_attr[:, 3] == 1, 4].tolist() == [1.0, 1.0]  # its cost
+    assert enc.action.tolist() == [[1, 0], [1, 2]]
+    # O -> 0 maps bond 0-1 (label 1) onto 1-0 (label 2): one substitution; O -> 2 onto 1-2
+    # (label 1): free
+    assert enc.cand_feat[:, 3].tolist() == [1.0, 0.0]
+
+
+def test_deletion_actions_come_with_costs_that_need_them():
+    p = DELETIONS.compile(path3("CO"[:1] * 3), path3("NNN"))
+    inst = Instance(p, Vocabulary())
+    assert inst.epsilon
+    enc = encode(States.empty(inst))
+    assert enc.n_candidates == 9 + 3 + 3
+    eps = enc.action == EPSILON
+    assert eps.any(1).sum() == 6 and not eps.all(1).any()
+    assert ((enc.cand_u < 0) == eps[:, 0]).all() and ((enc.cand_v < 0) == eps[:, 1]).all()
+
+
+def test_fully_matched_pairs_are_reduced_away():
+    inst = Instance(costs.uniform().compile(path3(), path3()), Vocabulary())
+    enc = encode(States.from_decisions(inst, [(0, 0)]))
+    assert len(enc.x) == 6  # node 1 is undecided: nothing goes
+    enc = encode(States.from_decisions(inst, [(0, 0), (1, 1)]))
+    # the pair (0, 0) has all its neighbours decided on both sides: gone with its edges
+    assert len(enc.x) == 4
+    assert enc.edge_index.shape[1] == 2 * 3  # 1-2 in each graph and the matching edge 1-1
+    assert enc.x[:, inst.status_cols[0]].sum() == 2  # the pair (1, 1) stays: 2 is undecided
+
+
+def test_action_costs_add_up_to_the_problem_cost():
+    rng = np.random.default_rng(3)
+    for trial in range(60):
+        model = random_costs(rng) if trial % 2 else costs.uniform()
+        p = model.compile(*(random_graph(rng, int(rng.integers(0, 6))) for _ in "12"))
+        inst = Instance(p, Vocabulary(), epsilon=True)
+        s, total, made = States.empty(inst), 0.0, []
+        while (s.fw == -2).any() or (s.bw == -2).any():
+            mask = s.candidates()[0]
+            if not mask.any():  # terminal: force the rest
+                mask[:-1, -1] = s.fw[0] == -2
+                mask[-1, :-1] = s.bw[0] == -2
+            u, v = np.argwhere(mask)[rng.integers(mask.sum())]
+            total += s.action_costs()[0, u, v]
+            made.append((u if u < p.n1 else -1, v if v < p.n2 else -1))
+            s.apply(one(0), one(made[-1][0]), one(made[-1][1]))
+            if len(made) == 2:  # the same state, built in one go
+                again = States.from_decisions(inst, made)
+                assert np.allclose(again.added, s.added) and (again.fw == s.fw).all()
+        assert total * inst.scale == pytest.approx(p.cost(s.forwards()[0]))
+
+
+def test_decisions_pair_deleted_with_inserted_nodes_under_unit_costs():
+    p = costs.uniform().compile(path3(), path3("CCO"))
+    inst = Instance(p, Vocabulary())
+    forward = np.array([0, 1, -1])  # deletes node 2 and inserts the O
+    moves = decisions(inst, forward)
+    assert moves == [(0, 0), (1, 1), (2, 2)]
+    assert p.cost([0, 1, 2]) <= p.cost(forward)
+    inst = Instance(DELETIONS.compile(path3(), path3("CCO")), Vocabulary())
+    assert decisions(inst, forward) == [(0, 0), (1, 1), (2, -1), (-1, 2)]
+
+
+# -- training data ---------------------------------------------------------------------------------
+
+
+def test_symmetric_pair_has_no_negatives():
+    lp = label(costs.uniform().compile(triangle(), triangle()))
+    _, states = training_states([lp], Vocabulary(), per_pair=10)
+    empty = [s for s in states if not s.decisions]
+    assert empty  # 10 draws from 3 sizes: the empty state is among them
+    assert (empty[0].target == 1).sum() == 3
+    assert (empty[0].target == 0).sum() == 0  # every other first choice is a WL twin
+    assert (empty[0].target == -1).sum() == 6
+
+
+def test_distinguishable_candidates_are_negatives():
+    lp = label(costs.uniform().compile(path3("CON"), path3("CON")))
+    _, states = training_states([lp], Vocabulary.fit([path3("CON")]), per_pair=10)
+    empty = next(s for s in states if not s.decisions)
+    assert (empty.target == 1).sum() == 3 and (empty.target == 0).sum() == 6
+
+
+def test_label_cache_resumes_and_restarts_on_other_settings(tmp_path):
+    problems = list(small_pairs(0, 3, sizes=(3, 5)))
+    keys = [[i, i + 1] for i in range(3)]
+    cache = tmp_path / "labels.jsonl"
+    first = label_pairs(problems[:2], keys[:2], timeout=5, cache=cache, header={"a": 1})
+    assert len(cache.read_text().splitlines()) == 3
+    calls = []
+    again = label_pairs(problems, keys, timeout=5, cache=cache, header={"a": 1},
+                        progress=lambda todo: calls.append(list(todo)) or todo)
+    assert calls == [[2]]  # only the new pair is labelled
+    assert [lp.cost for lp in again[:2]] == [lp.cost for lp in first]
+    assert all(lp.optimal for lp in again)
+    label_pairs(problems[:1], keys[:1], timeout=5, cache=cache, header={"a": 2})
+    assert len(cache.read_text().splitlines()) == 2  # another header: a fresh cache
+
+
+def test_distinct_graphs_drops_isomorphic_copies_and_excluded_graphs():
+    a, b = path3("CON"), Graph({"x": "N", "y": "O", "z": "C"}, [("x", "y"), ("y", "z")])
+    c = triangle()
+    assert distinct_graphs([a, b, c]) == [0, 2]  # b is a relabelled copy of a
+    assert distinct_graphs([a, c], exclude=[triangle()]) == [0]
+
+
+# -- torch: missing -------------------------------------------------------------------------------
+
+
+def test_importing_gedkit_does_not_import_torch():
+    code = ("import sys, gedkit; gedkit.methods(); import gedkit.cli; "
+            "assert 'torch' not in sys.modules, 'torch imported'")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_clear_error_without_torch(monkeypatch, tmp_path, capsys):
+    monkeypatch.setitem(sys.modules, "torch", None)  # import torch now raises ImportError
+    p = costs.uniform().compile(path3(), triangle())
+    with pytest.raises(MissingDependencyError, match=r"pip install 'gedkit\[learn\]'"):
+        get_solver("gelato").solve(p, Budget())
+    code = main(["train", "gelato", "--data", str(AIDS_SAMPLE), "--out", str(tmp_path / "m.pt")])
+    err = capsys.readouterr().err
+    assert code == 2 and "torch" in err and "gedkit[learn]" in err
+
+
+# -- torch: network, training, decoding -----------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def trained(torch):
+    from gedkit.learned.train import TrainConfig, train
+
+    pairs = [label(p, timeout=10) for p in small_pairs(1, 20)]
+    vocab = Vocabulary.fit([g for lp in pairs for g in (lp.problem.g1, lp.problem.g2)])
+    config = TrainConfig(epochs=8, batch_size=32, lr=3e-3, states_per_pair=20, val_k=4, **TINY)
+    return pairs, train(pairs, pairs[:3], vocab, config)
+
+
+def test_tiny_training_learns(trained):
+    from gedkit.learned.decode import decode
+
+    pairs, result = trained
+    losses = [row["loss"] for row in result.history]
+    assert losses[-1] < losses[0]
+    hits = [decode(lp.problem, result.net, k=32).cost == lp.cost for lp in pairs[:5]]
+    assert sum(hits) >= 3
+    assert result.metrics["val_pairs"] == 3 and result.best_epoch is not None
+
+
+@pytest.mark.parametrize("model", [costs.uniform(), DELETIONS], ids=["uniform", "deletions"])
+@pytest.mark.parametrize("strategy", ["branches", "beam", "sampling"])
+def test_decoding_returns_complete_valid_maps(torch, model, strategy):
+    from gedkit.learned.decode import decode
+    from gedkit.learned.model import GelatoNet
+
+    net = GelatoNet.untrained(Vocabulary.fit([triangle("C"), triangle("O")]), **TINY)
+    rng = np.random.default_rng(5)
+    for n1, n2 in [(0, 3), (3, 0), (1, 1), (4, 2), (2, 5), (5, 5)]:
+        p = model.compile(random_graph(rng, n1), random_graph(rng, n2))
+        out = decode(p, net, k=4, strategy=strategy, seed=1)
+        assert len(out.forward) == p.n1
+        p.check_map(out.forward)
+        assert out.cost == p.cost(out.forward)
+        assert out.cost >= brute_force(p) - 1e-9
+        cut = decode(p, net, k=4, strategy=strategy, budget=Budget(timeout=1e-9))
+        assert cut.cost == p.cost(cut.forward)
+
+
+def test_solver_results_and_options(torch, trained, tmp_path):
+    pairs, result = trained
+    path = tmp_path / "tiny.pt"
+    result.net.save(path)
+    for p in [*(lp.problem for lp in pairs[:3]), *small_pairs(9, 3, DELETIONS)]:
+        for decoding in ("branches", "beam"):
+            r = get_solver("gelato", model=str(path), k=4, decoding=decoding).solve(p, Budget())
+            assert r.upper_bound == p.cost(r.assignment)
+            assert r.lower_bound <= r.upper_bound
+            assert r.upper_bound <= get_solver("branch").solve(p, Budget()).upper_bound
+    r = gedkit.ged(path3(), triangle(), method="gelato", model=result.net, k=2)
+    assert r.method == "gelato" and r.distance == 1
+    with pytest.raises(OptionError, match="decoding must be one of"):
+        get_solver("gelato", decoding="greedy")
+    with pytest.raises(OptionError, match="option model"):
+        get_solver("gelato", model="no-such-model")
+
+
+def test_weights_round_trip(torch, trained, tmp_path):
+    from gedkit.learned.model import load, to_tensors
+
+    net = trained[1].net
+    net.meta["note"] = "round trip"
+    net.save(tmp_path / "w.pt")
+    back = load(tmp_path / "w.pt")
+    assert back.vocab == net.vocab and back.meta["note"] == "round trip"
+    lp = trained[0][0]
+    inst = Instance(lp.problem, net.vocab)
+    batch = to_tensors(encode(States.from_decisions(inst, decisions(inst, lp.forward)[:2])))
+    with torch.no_grad():
+        assert torch.equal(net.eval()(batch), back(batch))
+    (tmp_path / "junk.pt").write_bytes(b"not weights")
+    with pytest.raises(gedkit.FormatError, match=r"junk\.pt"):
+        load(tmp_path / "junk.pt")
+
+
+def test_model_card_is_written(torch, trained, tmp_path):
+    from gedkit.learned.model import load
+    from gedkit.learned.train import write_model
+
+    card_path = write_model(trained[1].net, tmp_path / "m.pt", {"costs": "uniform", "x": 1.5})
+    assert card_path == tmp_path / "m.json"
+    assert json.loads(card_path.read_text()) == {"costs": "uniform", "x": 1.5}
+    assert load(tmp_path / "m.pt").meta["card"]["x"] == 1.5
+
+
+def test_cli_trains_resumes_and_reuses_labels(torch, tmp_path, capsys):
+    out = tmp_path / "model.pt"
+    argv = ["train", "gelato", "--data", str(AIDS_SAMPLE), "--costs", "uniform",
+            "--out", str(out), "--pairs", "8", "--val-pairs", "2", "--width", "16",
+            "--layers", "2", "--states-per-pair", "5", "--val-k", "2", "--max-nodes", "12"]
+    assert main([*argv, "--epochs", "1"]) == 0
+    assert "wrote" in capsys.readouterr().out
+    card = json.loads(out.with_suffix(".json").read_text())
+    assert card["costs"] == "uniform" and card["data"]["train_pairs"] == 8
+    assert card["data"]["val_pairs"] == 2 and card["network"]["parameters"] > 0
+    assert {"wall_seconds", "peak_memory_mb"} <= set(card["training"])
+    assert card["metrics"]["val_pairs"] == 2 and len(card["history"]) == 1
+    labels = tmp_path / "model.pt.pairs.jsonl"
+    cached = labels.read_text()
+    assert len(cached.splitlines()) == 1 + 10
+
+    assert main([*argv, "--epochs", "2", "--resume"]) == 0
+    card = json.loads(out.with_suffix(".json").read_text())
+    assert [row["epoch"] for row in card["history"]] == [1, 2]
+    assert labels.read_text() == cached  # nothing labelled again
+    r = gedkit.ged(path3(), triangle(), method="gelato", model=str(out), k=2)
+    assert r.upper_bound == r.problem.cost(r.assignment)
+
+
+def test_cli_rejects_too_little_data(torch, tmp_path, capsys):
+    code = main(["train", "gelato", "--data", str(AIDS_SAMPLE), "--out", str(tmp_path / "m.pt"),
+                 "--max-nodes", "3"])
+    err = capsys.readouterr().err
+    assert code == 2 and "distinct graphs remain" in err
