@@ -7,11 +7,13 @@ import csv
 import json
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
 import pytest
+from helpers import random_graph
 
 import gedkit
 from gedkit.cli import main
@@ -288,3 +290,25 @@ def test_installed_entry_point(files):
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 2
     assert done.stderr.startswith("gedkit: error: ") and done.stderr.count("\n") == 1
+
+
+def test_closed_pipe_is_not_an_error(tmp_path):
+    # `gedkit ged A B --json | head -1` must end quietly with status 0: the edit path of two
+    # 400-node graphs is far more than a pipe buffer, so gedkit is still writing when the
+    # reader goes away
+    rng = np.random.default_rng(0)
+    paths = []
+    for k in range(2):
+        g = random_graph(rng, 400, p=0.02)
+        paths.append(tmp_path / f"g{k}.json")
+        gedkit.write(g, paths[-1])
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gedkit.cli", "ged", *map(str, paths), "--method", "node",
+         "--json"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    proc.stdout.readline()
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 0, err
+    assert "error" not in err.lower() and "Traceback" not in err

@@ -8,6 +8,7 @@ unreadable file) end as one line on stderr and exit status 2, never as a traceba
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -44,6 +45,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return args.run(args)
     except SystemExit as exc:  # argparse: --help, --version and usage errors
         return exc.code if isinstance(exc.code, int) else 2
+    except BrokenPipeError:
+        # the reader went away (`gedkit ... | head`): not an error of ours; keep Python from
+        # complaining again when it flushes stdout at exit
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115
+        return 0
     except (GedkitError, OSError) as exc:
         print(f"gedkit: error: {_one_line(exc)}", file=sys.stderr)
         return 2
