@@ -70,15 +70,20 @@ class Letter2Costs(AttributeCosts):
         return _free_edges(len(labels), self.params["edge_ins"], self.params["edge_del"])
 
 
-class FingerprintCosts(AttributeCosts):
-    """FINGERPRINT; see :func:`fingerprint`."""
-
-    name = "fingerprint"
+class _LabelBlindNodes(AttributeCosts):
+    """Models whose nodes cost the same whatever their labels: free substitution, constant
+    insertion and deletion (``alpha * node_ins_del``)."""
 
     def _node_parts(self, labels: Sequence[Any]) -> Parts:
         c = self.params["alpha"] * self.params["node_ins_del"]
         k = len(labels)
         return np.zeros((k, k)), constant(k, c), constant(k, c)
+
+
+class FingerprintCosts(_LabelBlindNodes):
+    """FINGERPRINT; see :func:`fingerprint`."""
+
+    name = "fingerprint"
 
     def _edge_parts(self, labels: Sequence[Any]) -> Parts:
         w = 1 - self.params["alpha"]
@@ -91,15 +96,10 @@ class FingerprintCosts(AttributeCosts):
         return w * np.minimum(d, np.pi - d), constant(k, c), constant(k, c)
 
 
-class CmuCosts(AttributeCosts):
+class CmuCosts(_LabelBlindNodes):
     """CMU; see :func:`cmu`."""
 
     name = "cmu"
-
-    def _node_parts(self, labels: Sequence[Any]) -> Parts:
-        c = self.params["alpha"] * self.params["node_ins_del"]
-        k = len(labels)
-        return np.zeros((k, k)), constant(k, c), constant(k, c)
 
     def _edge_parts(self, labels: Sequence[Any]) -> Parts:
         w = 1 - self.params["alpha"]
