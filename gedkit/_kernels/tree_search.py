@@ -463,11 +463,15 @@ def tree_search(
                 ctl[FREE] += 1
                 continue
             if not depth_first and refreshed > f[s] + tol:
-                # the state's own bound beats the one it was queued with: queue it again
                 f[s] = refreshed
-                _heap_push(heap, ctl[HEAP], s, f, depth, tol)
-                ctl[HEAP] += 1
-                continue
+                if ctl[HEAP] > 0 and refreshed > f[heap[0]] + tol:
+                    # the state's own bound beats the one it was queued with, and another
+                    # state now comes first: queue it again
+                    _heap_push(heap, ctl[HEAP], s, f, depth, tol)
+                    ctl[HEAP] += 1
+                    continue
+                # still the best state: expand it now rather than pop it again
+                fctl[LB] = max(fctl[LB], refreshed)
 
         if counting:
             n_cand = _children_counting(
