@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import re
 from typing import Any
 
@@ -82,6 +83,24 @@ def read_options(args: argparse.Namespace) -> dict[str, Any]:
         "format": args.format,
     }
     return {key: value for key, value in given.items() if value is not None}
+
+
+def read_pair(args: argparse.Namespace) -> tuple:
+    """The two graphs of ``gedkit ged|mces A B``, read with the label options given."""
+    from gedkit.io import read
+
+    return read(args.a, **read_options(args)), read(args.b, **read_options(args))
+
+
+def print_result(result: Any, as_json: bool, drop: tuple[str, ...], text: str) -> None:
+    """Print ``result`` as JSON (without the keys in ``drop``) or as the ``text`` report."""
+    if as_json:
+        data = json.loads(result.to_json())  # to_json knows how to make ids JSON-ready
+        for key in drop:
+            del data[key]
+        print(json.dumps(data, indent=2))
+    else:
+        print(text)
 
 
 def parse_size(text: str) -> int:

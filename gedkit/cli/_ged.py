@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 from gedkit.api import ged
-from gedkit.cli._args import add_input_arguments, add_solver_arguments, read_options, solve_options
+from gedkit.cli._args import (
+    add_input_arguments,
+    add_solver_arguments,
+    print_result,
+    read_pair,
+    solve_options,
+)
 from gedkit.result import Result
 
 _OPERATIONS = {
@@ -42,19 +47,12 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gedkit.io import read
-
     options = solve_options(args, "timeout", "memory", "threshold")
-    g1 = read(args.a, **read_options(args))
-    g2 = read(args.b, **read_options(args))
+    g1, g2 = read_pair(args)
     result = ged(g1, g2, costs=args.costs, method=args.method, **options)
-    if args.json:
-        data = json.loads(result.to_json())  # to_json knows how to make ids JSON-ready
-        if args.no_path:
-            del data["node_map"], data["edit_path"]
-        print(json.dumps(data, indent=2))
-    else:
-        print(report(result, args.threshold, path=not args.no_path))
+    drop = ("node_map", "edit_path") if args.no_path else ()
+    text = "" if args.json else report(result, args.threshold, path=not args.no_path)
+    print_result(result, args.json, drop, text)
     return 0
 
 

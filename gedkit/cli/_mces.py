@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
-from gedkit.cli._args import add_input_arguments, parse_options, read_options
+from gedkit.cli._args import add_input_arguments, parse_options, print_result, read_pair
 from gedkit.cli._ged import _columns, _duration, _show
 from gedkit.mces.api import mces, methods
 from gedkit.mces.result import MCESResult
@@ -42,19 +41,12 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gedkit.io import read
-
     options = parse_options(args.options)
-    g1 = read(args.a, **read_options(args))
-    g2 = read(args.b, **read_options(args))
+    g1, g2 = read_pair(args)
     result = mces(g1, g2, args.mces_method, timeout=args.timeout, **options)
-    if args.json:
-        data = json.loads(result.to_json())  # to_json knows how to make ids JSON-ready
-        if args.no_map:
-            del data["node_map"], data["edges"]
-        print(json.dumps(data, indent=2))
-    else:
-        print(report(result, mapping=not args.no_map))
+    drop = ("node_map", "edges") if args.no_map else ()
+    text = "" if args.json else report(result, mapping=not args.no_map)
+    print_result(result, args.json, drop, text)
     return 0
 
 
