@@ -108,6 +108,23 @@ class Problem(GraphPair):
             return None
         return node + edge
 
+    @cached_property
+    def integral_costs(self) -> bool:
+        """True when every cost is an integer, so bounds may be rounded up."""
+        if self.constant_costs is not None:
+            return all(float(c).is_integer() for c in self.constant_costs)
+        return bool(
+            np.all(self.node_costs == np.rint(self.node_costs))
+            and np.all(self.edge_label_matrix == np.rint(self.edge_label_matrix))
+        )
+
+    @cached_property
+    def largest_cost(self) -> float:
+        """The largest single cost (sets the scale of rounding tolerances)."""
+        if self.constant_costs is not None:
+            return max(self.constant_costs, default=0.0)
+        return float(max(self.node_costs.max(initial=0.0), self.edge_label_matrix.max(initial=0.0)))
+
     def transposed(self) -> Problem:
         """The same instance seen from g2: deletions become insertions and vice versa."""
         p = Problem.__new__(Problem)

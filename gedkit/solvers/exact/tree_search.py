@@ -78,16 +78,12 @@ def search(
     ptr2, nbr2, lab2 = neighbour_lists(p.adj2)
     order = matching_order(p.adj1, p.node_labels1, p.node_labels2)
     branch = bound == "branch"
-    integral = bool(
-        np.all(p.node_costs == np.round(p.node_costs))
-        and np.all(p.edge_label_matrix == np.round(p.edge_label_matrix))
-    )
-    e1 = np.ascontiguousarray(p.g1.edges, dtype=np.int64)
-    e2 = np.ascontiguousarray(p.g2.edges, dtype=np.int64)
+    integral = p.integral_costs
     args = (
         p.node_costs, p.adj1, p.adj2, p.edge_label_matrix, p.node_label_matrix,
         p.node_labels1, p.node_labels2, nconst, econst,
-        e1, p.edge_labels1, e2, p.edge_labels2, ptr1, nbr1, lab1, ptr2, nbr2, lab2, order,
+        p.g1.edges, p.edge_labels1, p.g2.edges, p.edge_labels2,
+        ptr1, nbr1, lab1, ptr2, nbr2, lab2, order,
         twin_classes(p.adj2, p.node_labels2),
     )
 
@@ -116,7 +112,7 @@ def search(
     if budget.threshold is not None:
         # "is GED <= threshold?": prune what exceeds it, stop once a map within it is found
         cutoff = stop_at = budget.threshold
-    tol = 1e-9 * max(1.0, float(np.abs(p.node_costs).max(initial=0.0)))
+    tol = 1e-9 * max(1.0, p.largest_cost)
     # an expansion costs about one n2 × n2 assignment plus a bound per child; far more with
     # costs that need matchings instead of counts
     chunk = first_chunk((n2**3 + 10 * n1 * n2) * (1 if counting else 20))
