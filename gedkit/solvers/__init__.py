@@ -5,7 +5,6 @@ Importing this package registers every built-in solver.
 
 from gedkit.learned import solver as _gelato  # noqa: F401  (registers; imports no torch)
 from gedkit.solvers import auto as _auto  # noqa: F401  (registers)
-from gedkit.solvers import exact as _exact  # noqa: F401  (registers)
 from gedkit.solvers.base import Budget, Solver
 from gedkit.solvers.exact import mip as _mip  # noqa: F401  (registers)
 from gedkit.solvers.exact import tree_search as _tree_search  # noqa: F401  (registers)
