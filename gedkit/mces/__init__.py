@@ -4,8 +4,8 @@ The package itself is callable: ``gedkit.mces(g1, g2, method=...)`` is
 :func:`gedkit.mces.api.mces`, while ``gedkit.mces.rank``, ``gedkit.mces.MCESResult`` and the
 submodules stay reachable as usual (a plain function of that name would hide them).
 
-Importing this package registers every built-in method: ``auto``, ``exact``, ``ga``,
-``rascal``.
+Importing this package registers every built-in method: ``auto``, ``exact``, ``ga``, ``nga``
+(torch only when it solves) and ``rascal``.
 """
 
 import sys
@@ -17,6 +17,7 @@ from gedkit.mces import ga as _ga  # noqa: F401  (registers)
 from gedkit.mces import rascal as _rascal  # noqa: F401  (registers)
 from gedkit.mces.api import mces, methods
 from gedkit.mces.base import Method, register
+from gedkit.mces.nga import method as _nga  # noqa: F401  (registers)
 from gedkit.mces.problem import MCESProblem, johnson_similarity
 from gedkit.mces.result import MCESResult
 from gedkit.mces.retrieval import Hit, mean_average_precision, mrr, precision_at_k, rank

@@ -31,7 +31,10 @@ from gedkit.mces.problem import MCESProblem
 from gedkit.mces.refine import refine as local_search
 from gedkit.mces.result import MCESResult
 
-__all__ = ["AssociationGraph", "GraduatedAssignment", "association_graph", "graduated_assignment"]
+__all__ = [
+    "AssociationGraph", "GraduatedAssignment", "association_graph", "decode",
+    "graduated_assignment",
+]
 
 GA_OPTIONS: dict[str, Any] = {
     "beta0": 0.5,
@@ -132,7 +135,7 @@ def graduated_assignment(
         bias = noise * rng.standard_normal(len(assoc)) if run else np.zeros(len(assoc))
         soft = _anneal(assoc, groups, bias, budget, beta0, beta_max, beta_rate, iterations,
                        sinkhorn_iterations)
-        forward = _decode(assoc, soft, problem.n1, problem.n2)
+        forward = decode(assoc, soft, problem.n1, problem.n2)
         if refine:
             forward = local_search(problem, forward)
         count = problem.count(forward)
@@ -190,7 +193,7 @@ def _log_sum_exp(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
     return top + np.log(total)
 
 
-def _decode(assoc, soft, n1, n2) -> np.ndarray:
+def decode(assoc: AssociationGraph, soft: np.ndarray, n1: int, n2: int) -> np.ndarray:
     """Hungarian decoding: the node map of largest total soft weight over the pairs. Every
     pair of the association graph is label-compatible, and adding a mapped pair never loses an
     edge, so all matched pairs are kept."""
