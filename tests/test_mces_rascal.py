@@ -1,10 +1,15 @@
 """The RASCAL adapter: agreement with gedkit's exact search on molecules, its two known
-quirks (bond-pair limit, one-bond answers), label checks, and RDKit being optional."""
+quirks (bond-pair limit, one-bond answers), budgets enforced by a killable child process (also
+from threads and pool workers), label checks, and RDKit being optional."""
 
 from __future__ import annotations
 
 import json
+import multiprocessing
+import os
 import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -12,6 +17,8 @@ import gedkit
 from gedkit import Graph
 from gedkit.cli import main
 from gedkit.errors import GraphError, MissingDependencyError
+from gedkit.mces import MCESProblem, rascal
+from gedkit.mces.bounds import upper_bound
 
 PAIRS = [
     ("c1ccccc1O", "c1ccccc1N"),
@@ -24,12 +31,37 @@ PAIRS = [
 ]
 
 
+# IAM AIDS molecules 26764 and 29385 as Kekulé SMILES. Read in this atom order, they took
+# RASCAL 23 s with a 1 s budget when it ran unsupervised
+LARGE = (
+    "CC(C)CCCC(C)C1CCC2C3CCC4CC(CCC=C(C5=CC(Cl)=C(O)C(C(=O)O)=C5)C5=CC(C(=O)O)=C(O)C(Cl)=C5)"
+    "CCC4(C)C3CCC12C.N",
+    "O=C(NC1=CC=C(C=CC2=C(S(=O)(=O)O)C=C(NC(=O)C3=C(O)C4=NC=CC=C4C(S(=O)(=O)O)=C3)C=C2)"
+    "C(S(=O)(=O)O)=C1)NC1=CC(S(=O)(=O)O)=C(C=CC2=C(S(=O)(=O)O)C=C(NC(=O)C3=C(O)C4=NC=CC=C4"
+    "C(S(=O)(=O)O)=C3)C=C2)C=C1.[NaH]",
+)
+FORK = "fork" in multiprocessing.get_all_start_methods()
+
+
 @pytest.fixture(scope="module")
 def smiles():
     pytest.importorskip("rdkit")
     from gedkit.io import from_smiles
 
     return from_smiles
+
+
+@pytest.fixture(scope="module")
+def large():
+    Chem = pytest.importorskip("rdkit.Chem")
+
+    def kekule(text):  # IAM-style valences, atoms in SMILES order (RASCAL's pace depends on it)
+        mol = Chem.MolFromSmiles(text, sanitize=False)
+        bonds = [(b.GetBeginAtomIdx(), b.GetEndAtomIdx(), int(b.GetBondTypeAsDouble()))
+                 for b in mol.GetBonds()]
+        return Graph({a.GetIdx(): a.GetSymbol() for a in mol.GetAtoms()}, bonds)
+
+    return kekule(LARGE[0]), kekule(LARGE[1])
 
 
 @pytest.mark.parametrize(("a", "b"), PAIRS)
@@ -94,13 +126,81 @@ def test_missing_rdkit(monkeypatch):
         gedkit.mces(g, g, "rascal")
 
 
-def test_cli_output_stays_clean(smiles, tmp_path, capfd):
+@pytest.mark.parametrize("timeout", [[], ["--timeout", "30"]], ids=["in-process", "child"])
+def test_cli_output_stays_clean(smiles, tmp_path, capfd, timeout):
     # over the bond-pair limit RASCAL writes to the process's stderr from C++
     (tmp_path / "a.smi").write_text("CCCCCCC heptane\n")
     (tmp_path / "b.smi").write_text("CCCCC pentane\n")
     argv = ["mces", tmp_path / "a.smi", tmp_path / "b.smi", "--method", "rascal", "--json",
-            "-o", "max_bond_pairs=5"]
+            "-o", "max_bond_pairs=5", *timeout]
     assert main([str(a) for a in argv]) == 0
     out, err = capfd.readouterr()
     assert err == ""
     assert json.loads(out)["stats"]["bond_pair_limit_exceeded"] is True
+
+
+def test_tiny_budget_is_honoured(large):
+    budget = 0.05
+    start = time.perf_counter()
+    r = gedkit.mces(*large, "rascal", timeout=budget)
+    wall = time.perf_counter() - start
+    # a generous allowance for start-up and a busy machine, far below RASCAL's own 20 s here
+    assert wall < 5 * budget + 2
+    assert r.stats["isolated"] and r.stats["killed"] and r.stats["timed_out"]
+    problem = MCESProblem(*large)
+    # nothing of RASCAL's survives: one shared bond under the generic bound
+    assert r.num_edges == problem.count(r.assignment) == 1
+    assert r.upper_bound == upper_bound(problem) and not r.optimal
+
+
+def test_budget_without_a_kill(smiles):
+    r = gedkit.mces(smiles("CCOC(=O)C"), smiles("CCOC(=O)CC"), "rascal", timeout=30)
+    assert r.stats["isolated"] and not r.stats["killed"] and "in_process_reason" not in r.stats
+    r = gedkit.mces(smiles("CCOC(=O)C"), smiles("CCOC(=O)CC"), "rascal")
+    assert not r.stats["isolated"] and r.stats["in_process_reason"] == "no timeout"
+
+
+@pytest.mark.skipif(not FORK, reason="only a forked child runs the patched function")
+def test_child_dying_without_an_answer(smiles, monkeypatch):
+    monkeypatch.setattr(rascal, "_find", lambda *args: os._exit(3))
+    g1, g2 = smiles("c1ccccc1O"), smiles("c1ccccc1N")
+    r = gedkit.mces(g1, g2, "rascal", timeout=30)
+    assert r.stats["child_exitcode"] == 3 and not r.stats["killed"]
+    assert r.num_edges == 1 and r.upper_bound == upper_bound(MCESProblem(g1, g2))
+
+
+def test_spawned_child(smiles, monkeypatch):
+    # where the platform cannot fork, the molecules travel pickled
+    monkeypatch.setattr(rascal.multiprocessing, "get_all_start_methods", lambda: ["spawn"])
+    g1, g2 = smiles("CC(=O)Oc1ccccc1C(=O)O"), smiles("OC(=O)c1ccccc1O")
+    r = gedkit.mces(g1, g2, "rascal", timeout=60)
+    assert r.stats["isolated"] and r.optimal
+    assert r.num_edges == gedkit.mces(g1, g2, "exact").num_edges
+
+
+def test_calls_from_threads(smiles, large):
+    jobs = [(smiles(a), smiles(b), 30 if k % 2 else None) for k, (a, b) in enumerate(PAIRS)]
+    with ThreadPoolExecutor(4) as pool:
+        killed = pool.submit(gedkit.mces, *large, "rascal", timeout=0.05)
+        results = list(pool.map(lambda job: gedkit.mces(*job[:2], "rascal", timeout=job[2]),
+                                jobs))
+    assert killed.result().stats["killed"]
+    for (g1, g2, timeout), r in zip(jobs, results, strict=True):
+        assert r.optimal and r.stats["isolated"] == (timeout is not None)
+        assert r.num_edges == gedkit.mces(g1, g2, "exact").num_edges
+
+
+def _rascal_in_worker(a: str, b: str) -> tuple[int, dict]:
+    from gedkit.io import from_smiles
+
+    r = gedkit.mces(from_smiles(a), from_smiles(b), "rascal", timeout=30)
+    return r.num_edges, r.stats
+
+
+@pytest.mark.skipif(not FORK, reason="a spawned worker could not import this test module")
+def test_daemonic_pool_worker(smiles):
+    a, b = PAIRS[2]
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        edges, stats = pool.apply(_rascal_in_worker, (a, b))
+    assert not stats["isolated"] and "daemonic" in stats["in_process_reason"]
+    assert edges == gedkit.mces(smiles(a), smiles(b), "exact").num_edges

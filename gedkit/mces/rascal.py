@@ -24,15 +24,35 @@ behaviours are handled here:
   subgraph has exactly one bond, which the adapter returns (``stats["single_bond"]``).
 
 RASCAL counts its time limit in whole seconds and reads the clock only every hundred search
-steps, and a step can be slow on large molecules: budgets are honoured only roughly (on IAM
-AIDS pairs of 50-80 atoms with about 1,200 compatible bond pairs, a 1 s budget was seen to take
-13 s). ``stats["timed_out"]`` is its own flag. RASCAL prints to the process's stdout and
-stderr; the adapter silences both while it runs.
+steps, and a step can be slow on large molecules: left to itself it honours a budget only
+roughly (on IAM AIDS pairs of 50-85 atoms with 1,100-1,600 compatible bond pairs, a 1 s budget
+was seen to take 9-33 s). With a timeout, the adapter therefore runs RASCAL in a child process
+and kills it once the budget and 0.2 s of grace have run out:
+
+- the child is forked where the platform can fork (Linux, macOS), which adds about 10 ms to a
+  call (6-18 ms measured on a busy machine), and spawned elsewhere (Windows), which pickles
+  the molecules and spends a second or more of the budget importing RDKit and gedkit again;
+- RASCAL also gets its own limit, ``max(1, floor(time left))`` seconds, so that when it does
+  notice the time its best MCES so far comes back; that map is recounted as usual but proves
+  no bound (``stats["timed_out"]``);
+- a killed search leaves nothing of RASCAL's: the result is one bond the molecules share (none
+  when they share no bond type) under the generic :func:`~gedkit.mces.bounds.upper_bound`,
+  with ``stats["killed"]`` and ``stats["timed_out"]`` set. A child that dies without
+  answering (a crash inside RDKit) gets the same result and ``stats["child_exitcode"]``.
+
+``stats["isolated"]`` says whether RASCAL ran in a child. It runs in the calling process, with
+only its own rough limit, when there is no timeout to enforce, inside a daemonic process (a
+``multiprocessing.Pool`` worker, which may not have children) and when no process can be
+started; ``stats["in_process_reason"]`` says which. Calls from several threads each get their
+own child; in-process runs take turns, as silencing the output is process-wide. RASCAL prints
+to the process's stdout and stderr from C++: in-process runs point both at the null device
+while RASCAL runs, a child points its own there for good.
 """
 
 from __future__ import annotations
 
 import math
+import multiprocessing
 import os
 import sys
 import threading
@@ -40,7 +60,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
@@ -54,6 +74,9 @@ from gedkit.mces.result import MCESResult
 __all__ = ["Rascal", "to_rdkit"]
 
 _silence_lock = threading.Lock()
+# seconds past the budget allowed for the child's start-up and reply before it is killed
+_GRACE = 0.2
+_DAEMONIC = "daemonic processes cannot have children: RASCAL's own, rough timeout applies"
 
 
 def _rdkit():
@@ -163,46 +186,158 @@ class Rascal(Method):
 
     def solve(self, problem: MCESProblem, budget: Budget) -> MCESResult:
         t0 = time.perf_counter()
-        _, rdBase, rdRascalMCES = _rdkit()
         mol1, mol2 = to_rdkit(problem.g1), to_rdkit(problem.g2)
         pairs = bond_pairs(mol1, mol2)
         limit = self.config["max_bond_pairs"]
-        opts = rdRascalMCES.RascalOptions()
-        opts.similarityThreshold = 0.0
-        opts.completeAromaticRings = False
-        if hasattr(opts, "completeSmallestRings"):
-            opts.completeSmallestRings = False
-        opts.ringMatchesRingOnly = False
-        opts.singleLargestFrag = False
-        opts.maxBondMatchPairs = limit
         remaining = budget.remaining()
-        # RASCAL stops once the whole seconds elapsed exceed its timeout (-1: never)
-        opts.timeout = -1 if remaining == math.inf else max(0, math.ceil(remaining) - 1)
-        with rdBase.BlockLogs(), _silenced():
-            found = rdRascalMCES.FindMCES(mol1, mol2, opts)
-
+        settings = {
+            "similarityThreshold": 0.0,
+            "completeAromaticRings": False,
+            "completeSmallestRings": False,
+            "ringMatchesRingOnly": False,
+            "singleLargestFrag": False,
+            "maxBondMatchPairs": limit,
+            # RASCAL stops once the whole seconds elapsed exceed its timeout (-1: never), so
+            # on its own it stops at max(1, floor(remaining)) seconds
+            "timeout": -1 if remaining == math.inf else max(0, math.floor(remaining) - 1),
+        }
+        run = _run(mol1, mol2, settings, remaining)
+        found = run.found
         stats: dict[str, Any] = {
             "bond_pairs": pairs,
             "bond_pair_limit_exceeded": pairs > limit,
-            "timed_out": bool(found and found[0].timedOut),
-            "rascal_bonds": len(found[0].bondMatches()) if found else 0,
-            "rascal_similarity": float(found[0].similarity) if found else 0.0,
+            "isolated": run.isolated,
+            "timed_out": run.killed or bool(found and found.timed_out),
+            "killed": run.killed,
+            "rascal_bonds": found.bonds if found else 0,
+            "rascal_similarity": found.similarity if found else 0.0,
         }
+        if run.note:
+            stats["in_process_reason"] = run.note
+        if run.exitcode is not None:
+            stats["child_exitcode"] = run.exitcode
         forward = np.full(problem.n1, -1, dtype=np.int64)
         if found:
-            for a, b in found[0].atomMatches():
+            for a, b in found.atoms:
                 if problem.node_labels1[a] == problem.node_labels2[b]:
                     forward[a] = b
         bound = upper_bound(problem)
-        if not stats["bond_pair_limit_exceeded"] and not stats["timed_out"]:
+        finished = run.answered and not stats["timed_out"]
+        if finished and not stats["bond_pair_limit_exceeded"]:
             if not found and problem.useful1.any():
                 forward = _single_bond(problem)
                 stats["single_bond"] = True
             # a finished search is exact: its clique size bounds every common subgraph
             bound = min(bound, max(stats["rascal_bonds"], problem.count(forward)))
+        elif not run.answered and problem.useful1.any():
+            # RASCAL's best so far died with its process; one shared bond is still common
+            forward = _single_bond(problem)
         return MCESResult.from_map(
             problem, forward, bound, self.name, time=time.perf_counter() - t0, stats=stats
         )
+
+
+
+class _Found(NamedTuple):
+    """RASCAL's best MCES as plain data, small enough to send between processes."""
+
+    atoms: list[tuple[int, int]]
+    bonds: int
+    similarity: float
+    timed_out: bool
+
+
+class _Run(NamedTuple):
+    """How a RASCAL call went: its answer (None: it found nothing), whether it answered at
+    all, whether it ran in a child process that was killed, and why it did not run in one."""
+
+    found: _Found | None
+    answered: bool = True
+    isolated: bool = False
+    killed: bool = False
+    exitcode: int | None = None
+    note: str = ""
+
+
+def _find(mol1: Any, mol2: Any, settings: dict[str, Any]) -> _Found | None:
+    """RASCAL's best MCES under ``settings`` (RascalOptions attributes); None: it found none."""
+    _, rdBase, rdRascalMCES = _rdkit()
+    opts = rdRascalMCES.RascalOptions()
+    for key, value in settings.items():
+        if hasattr(opts, key):  # completeSmallestRings is missing from older releases
+            setattr(opts, key, value)
+    with rdBase.BlockLogs():
+        found = rdRascalMCES.FindMCES(mol1, mol2, opts)
+    if not found:
+        return None
+    best = found[0]
+    return _Found(
+        [(int(a), int(b)) for a, b in best.atomMatches()], len(best.bondMatches()),
+        float(best.similarity), bool(best.timedOut),
+    )
+
+
+def _in_process(mol1: Any, mol2: Any, settings: dict[str, Any]) -> _Found | None:
+    with _silenced():
+        return _find(mol1, mol2, settings)
+
+
+def _child(conn: Any, mol1: Any, mol2: Any, settings: dict[str, Any]) -> None:
+    """Child process body: RASCAL's answer goes down ``conn``, its chatter to the null
+    device."""
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    os.dup2(null, 2)
+    code = 1
+    try:
+        conn.send(_find(mol1, mol2, settings))
+        code = 0
+    finally:
+        # leave at once: no exit handlers, no flushing of stdio buffers copied from the parent
+        os._exit(code)
+
+
+def _run(mol1: Any, mol2: Any, settings: dict[str, Any], remaining: float) -> _Run:
+    """RASCAL in a child process killed at the deadline, or here when that cannot be."""
+    if remaining == math.inf:
+        reason = "no timeout"
+    elif multiprocessing.current_process().daemon:
+        reason = _DAEMONIC
+    else:
+        return _isolated(mol1, mol2, settings, remaining + _GRACE)
+    return _Run(_in_process(mol1, mol2, settings), note=reason)
+
+
+def _isolated(mol1: Any, mol2: Any, settings: dict[str, Any], seconds: float) -> _Run:
+    """Run RASCAL in a child process, killed if it has not answered within ``seconds``.
+
+    Falls back to running here when no process can be started.
+    """
+    methods = multiprocessing.get_all_start_methods()
+    # fork starts in milliseconds and sends nothing; spawn pickles the molecules
+    context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    deadline = time.perf_counter() + seconds
+    receiver, sender = context.Pipe(duplex=False)
+    child = context.Process(target=_child, args=(sender, mol1, mol2, settings), daemon=True)
+    try:
+        child.start()
+    except OSError as exc:  # out of processes or memory
+        receiver.close()
+        sender.close()
+        return _Run(_in_process(mol1, mol2, settings), note=f"cannot start a process ({exc})")
+    sender.close()  # so that the child's death reads as the end of the pipe
+    try:
+        if receiver.poll(max(0.0, deadline - time.perf_counter())):
+            try:
+                return _Run(receiver.recv(), isolated=True)
+            except EOFError:  # the child died without answering
+                child.join()
+                return _Run(None, answered=False, isolated=True, exitcode=child.exitcode)
+        child.kill()
+        return _Run(None, answered=False, isolated=True, killed=True)
+    finally:
+        child.join()
+        receiver.close()
 
 
 def _single_bond(problem: MCESProblem) -> np.ndarray:
