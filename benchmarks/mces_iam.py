@@ -2,20 +2,29 @@
 
 Atoms are labelled by element symbol, bonds by valence. Half the pairs are random, half
 similar (each drawn molecule with the other one of closest atom-label histogram). Every method
-runs on every pair at every budget; a pair's *best known* edge count is the largest any run
-reached (exact when some run proved it). Per method and budget it prints the mean edge count
-as a percentage of the best known, the share of pairs at the best known, the share proven
-optimal and the mean time per pair. Usage::
+runs on every pair at every budget of ``--budgets`` (the exact method also at the budgets of
+``--exact-budgets``); a pair's *best known* edge count is the largest any run reached (exact
+when some run proved it). Per method and budget it prints the mean edge count as a percentage
+of the best known, the share of pairs at the best known, the share proven optimal, the mean
+and median time per pair and the peak memory a solve added to the process (RSS sampled every
+2 ms; RASCAL runs in a child process, whose own peak is reported separately). A second table
+compares every method with RASCAL on the pairs where RASCAL timed out, at the same budget.
+Usage::
 
-    python benchmarks/mces_iam.py [--data ../shared/data] [--pairs 40] [--budgets 0.1,1,10]
-        [--methods exact,ga,rascal,auto] [--min-atoms 31] [--seed 0]
+    python benchmarks/mces_iam.py [--data ../shared/data] [--pairs 100] [--budgets 1,10]
+        [--exact-budgets 60] [--methods exact,ga,nga,rascal] [--min-atoms 31] [--seed 0]
+        [--json benchmarks/out/mces_iam.json]
 
-Prints a Markdown table (paste it into benchmarks/RESULTS.md).
+Prints Markdown tables (paste them into benchmarks/RESULTS.md); ``--json`` keeps every run.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import resource
+import sys
+import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -52,24 +61,59 @@ def choose_pairs(graphs, count, rng) -> list[tuple[int, int, str]]:
     return pairs
 
 
-def run(graphs, pairs, methods, budgets) -> dict:
-    """``rows[(method, budget)]`` = one dict per pair."""
-    rows = {(m, b): [] for m in methods for b in budgets}
-    for i, j, kind in pairs:
+class PeakMemory:
+    """Peak resident memory added while the ``with`` block runs (sampled in a thread)."""
+
+    def __init__(self, interval: float = 0.002):
+        self.interval, self.peak_mib = interval, 0.0
+
+    @staticmethod
+    def _rss() -> int:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * resource.getpagesize()
+
+    def _sample(self) -> None:
+        while not self._done.wait(self.interval):
+            self._top = max(self._top, self._rss())
+
+    def __enter__(self) -> PeakMemory:
+        self._base = self._top = self._rss()
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._done.set()
+        self._thread.join()
+        self._top = max(self._top, self._rss())
+        self.peak_mib = (self._top - self._base) / 2**20
+
+
+def run(graphs, pairs, plan) -> dict:
+    """``rows[(method, budget)]`` = one dict per pair; ``plan`` = [(method, budget)]."""
+    rows = {key: [] for key in plan}
+    solvers = {m: get_method(m) for m, _ in plan}
+    for k, (i, j, kind) in enumerate(pairs):
         problem = MCESProblem(graphs[i], graphs[j])
-        for m in methods:
-            solver = get_method(m)
-            for b in budgets:
+        for m, b in plan:
+            with PeakMemory() as memory:
                 t0 = time.perf_counter()
-                r = solver.solve(problem, Budget(timeout=b))
-                rows[m, b].append(dict(
-                    kind=kind, edges=r.num_edges, upper=r.upper_bound, optimal=r.optimal,
-                    time=time.perf_counter() - t0, stats=r.stats,
-                ))
+                r = solvers[m].solve(problem, Budget(timeout=b))
+                seconds = time.perf_counter() - t0
+            stats = {key: value for key, value in r.stats.items() if key != "trace"}
+            rows[m, b].append(dict(
+                pair=[int(i), int(j)], kind=kind, atoms=[graphs[i].n, graphs[j].n],
+                edges=r.num_edges, upper=r.upper_bound, optimal=r.optimal, time=seconds,
+                peak_mib=memory.peak_mib, stats=json.loads(json.dumps(stats, default=str)),
+            ))
+        done = {m: rows[m, b][-1]["edges"] for m, b in plan}
+        print(f"pair {k + 1}/{len(pairs)} {kind} {graphs[i].n}x{graphs[j].n}: {done}",
+              file=sys.stderr, flush=True)
     return rows
 
 
-def summarise(rows, pairs, methods, budgets) -> None:
+def summarise(rows, pairs, plan) -> None:
     n = len(pairs)
     best = np.zeros(n, dtype=int)
     upper = np.full(n, np.iinfo(np.int64).max)
@@ -78,46 +122,89 @@ def summarise(rows, pairs, methods, budgets) -> None:
         upper = np.minimum(upper, [x["upper"] for x in r])
     proven = int((best == upper).sum())
     print(f"{n} pairs ({sum(k == 'similar' for *_, k in pairs)} similar); best known proven "
-          f"optimal on {proven}\n")
-    print("| method | budget (s) | mean % of best known | % at best | % proven | ms per pair |")
-    print("|---|---|---|---|---|---|")
-    for m in methods:
-        for b in budgets:
-            r = rows[m, b]
-            edges = np.array([x["edges"] for x in r])
-            share = np.where(best > 0, edges / np.maximum(best, 1), 1.0)
-            notes = sum(bool(x["stats"].get("bond_pair_limit_exceeded")) for x in r)
-            tag = f" ({notes} over RASCAL's bond-pair limit)" if notes else ""
-            print(f"| {m}{tag} | {b:g} | {100 * share.mean():.1f} | "
-                  f"{100 * np.mean(edges == best):.0f} | "
-                  f"{100 * np.mean([x['optimal'] for x in r]):.0f} | "
-                  f"{1000 * np.mean([x['time'] for x in r]):.0f} |")
+          f"optimal on {proven} ({100 * proven / n:.0f}%)\n")
+    print("| method | budget (s) | mean % of best known | % at best | % proven | ms per pair "
+          "(mean / median) | peak MiB (median / max) |")
+    print("|---|---|---|---|---|---|---|")
+    for m, b in plan:
+        r = rows[m, b]
+        edges = np.array([x["edges"] for x in r])
+        share = np.where(best > 0, edges / np.maximum(best, 1), 1.0)
+        notes = sum(bool(x["stats"].get("bond_pair_limit_exceeded")) for x in r)
+        tag = f" ({notes} over RASCAL's bond-pair limit)" if notes else ""
+        times = np.array([x["time"] for x in r])
+        peaks = np.array([x["peak_mib"] for x in r])
+        print(f"| {m}{tag} | {b:g} | {100 * share.mean():.1f} | "
+              f"{100 * np.mean(edges == best):.0f} | "
+              f"{100 * np.mean([x['optimal'] for x in r]):.0f} | "
+              f"{1000 * times.mean():.0f} / {1000 * np.median(times):.0f} | "
+              f"{np.median(peaks):.1f} / {peaks.max():.1f} |")
+    if any(m == "rascal" for m, _ in plan):
+        child = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        print(f"\nRASCAL's child processes: peak RSS {child:.0f} MiB (largest of the run; "
+              "counts pages shared with the parent)\n")
+    _versus_rascal(rows, plan)
+
+
+def _versus_rascal(rows, plan) -> None:
+    """Every method against RASCAL on the pairs where RASCAL timed out, budget by budget."""
+    budgets = sorted({b for m, b in plan if m == "rascal"})
+    lines = []
+    for b in budgets:
+        hit = [k for k, x in enumerate(rows["rascal", b]) if x["stats"].get("timed_out")]
+        if not hit:
+            continue
+        base = np.array([rows["rascal", b][k]["edges"] for k in hit])
+        for m, mb in plan:
+            if mb != b or m == "rascal":
+                continue
+            edges = np.array([rows[m, b][k]["edges"] for k in hit])
+            lines.append(f"| {b:g} | {len(hit)} | {m} | {edges.mean():.1f} | {base.mean():.1f} | "
+                         f"{int((edges > base).sum())} / {int((edges == base).sum())} / "
+                         f"{int((edges < base).sum())} |")
+    if lines:
+        print("Pairs where RASCAL timed out, same budget:\n")
+        print("| budget (s) | pairs | method | mean edges | RASCAL's mean edges | "
+              "better / equal / worse than RASCAL |")
+        print("|---|---|---|---|---|---|")
+        print("\n".join(lines))
     print()
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default=str(DEFAULT_DATA))
-    ap.add_argument("--pairs", type=int, default=40)
-    ap.add_argument("--budgets", default="0.1,1,10", help="seconds per pair, comma-separated")
-    ap.add_argument("--methods", default="exact,ga,rascal,auto")
+    ap.add_argument("--pairs", type=int, default=100)
+    ap.add_argument("--budgets", default="1,10", help="seconds per pair, comma-separated")
+    ap.add_argument("--exact-budgets", default="60",
+                    help="further budgets for the exact method only ('' for none)")
+    ap.add_argument("--methods", default="exact,ga,nga,rascal")
     ap.add_argument("--min-atoms", type=int, default=31)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--json", help="write every run to this file")
     args = ap.parse_args()
 
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
-    budgets = [float(b) for b in args.budgets.split(",")]
+    budgets = [float(b) for b in args.budgets.split(",") if b.strip()]
+    extra = [float(b) for b in args.exact_budgets.split(",") if b.strip()]
+    plan = [(m, b) for m in methods for b in budgets]
+    plan += [("exact", b) for b in extra if "exact" in methods and b not in budgets]
     for m in methods:
         get_method(m)  # fail on a typo before loading anything
     graphs = load_molecules(Path(args.data), args.min_atoms)
     rng = np.random.default_rng(args.seed)
     pairs = choose_pairs(graphs, args.pairs, rng)
-    # compile the kernels once, outside the timings
+    # compile the kernels (and load any weights) once, outside the timings
     small = gedkit.Graph({0: "C", 1: "C"}, [(0, 1, 1)])
     for m in methods:
         gedkit.mces(small, small, m)
     print(f"### MCES on IAM AIDS, {len(graphs)} molecules with >= {args.min_atoms} atoms\n")
-    summarise(run(graphs, pairs, methods, budgets), pairs, methods, budgets)
+    print(f"`python benchmarks/mces_iam.py {' '.join(sys.argv[1:])}`\n")
+    rows = run(graphs, pairs, plan)
+    if args.json:
+        Path(args.json).write_text(json.dumps(
+            {f"{m}@{b:g}": r for (m, b), r in rows.items()}, indent=1))
+    summarise(rows, pairs, plan)
 
 
 if __name__ == "__main__":
