@@ -53,6 +53,8 @@ class NGAConfig:
     layers: int = 8
     temperature_dim: int = 8
     sinkhorn_iterations: int = 10
+    beta_first: float = 0.5  # initial inverse temperatures of the first and last layers
+    beta_last: float = 30.0
 
 
 class PairTensors:
@@ -119,9 +121,10 @@ class NGANet(nn.Module):
         self.encoder = Encoder(c.width, c.encoder_layers)
         self.start_scale = nn.Parameter(torch.tensor(3.0))
         # graduated assignment's schedule as the starting point: β grows geometrically over
-        # the layers (0.5 → 30, as gedkit's ga), spread ±50% across the temperature vector
-        # so the dimensions differ from the first step
-        base = np.geomspace(0.5, 30.0, c.layers)[:, None] * np.linspace(0.5, 1.5, c.temperature_dim)
+        # the layers (by default 0.5 → 30, as gedkit's ga), spread ±50% across the
+        # temperature vector so the dimensions differ from the first step
+        base = (np.geomspace(c.beta_first, c.beta_last, c.layers)[:, None]
+                * np.linspace(0.5, 1.5, c.temperature_dim))
         root = torch.tensor(np.sqrt(base), dtype=torch.float32)
         self.u = nn.Parameter(root.clone())
         self.w = nn.Parameter(root.clone())
