@@ -13,9 +13,10 @@ Usage::
 
     python benchmarks/mces_iam.py [--data ../shared/data] [--pairs 100] [--budgets 1,10]
         [--exact-budgets 60] [--methods exact,ga,nga,rascal] [--min-atoms 31] [--seed 0]
-        [--json benchmarks/out/mces_iam.json]
+        [--json benchmarks/out/mces_iam.json] [--merge RUNS.json ...]
 
-Prints Markdown tables (paste them into benchmarks/RESULTS.md); ``--json`` keeps every run.
+Prints Markdown tables (paste them into benchmarks/RESULTS.md); ``--json`` keeps every run, and
+``--merge`` summarises runs made separately on the same pairs (e.g. one method at a time).
 """
 
 from __future__ import annotations
@@ -113,7 +114,7 @@ def run(graphs, pairs, plan) -> dict:
     return rows
 
 
-def summarise(rows, pairs, plan) -> None:
+def summarise(rows, pairs, plan, children: bool = True) -> None:
     n = len(pairs)
     best = np.zeros(n, dtype=int)
     upper = np.full(n, np.iinfo(np.int64).max)
@@ -139,7 +140,7 @@ def summarise(rows, pairs, plan) -> None:
               f"{100 * np.mean([x['optimal'] for x in r]):.0f} | "
               f"{1000 * times.mean():.0f} / {1000 * np.median(times):.0f} | "
               f"{np.median(peaks):.1f} / {peaks.max():.1f} |")
-    if any(m == "rascal" for m, _ in plan):
+    if children and any(m == "rascal" for m, _ in plan):
         child = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         print(f"\nRASCAL's child processes: peak RSS {child:.0f} MiB (largest of the run; "
               "counts pages shared with the parent)\n")
@@ -182,7 +183,20 @@ def main() -> None:
     ap.add_argument("--min-atoms", type=int, default=31)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", help="write every run to this file")
+    ap.add_argument("--merge", nargs="+", metavar="JSON",
+                    help="summarise runs kept by --json (same pairs) instead of running")
     args = ap.parse_args()
+    if args.merge:
+        rows = {}
+        for path in args.merge:
+            for key, runs in json.loads(Path(path).read_text()).items():
+                m, b = key.rsplit("@", 1)
+                rows[m, float(b)] = runs
+        first = next(iter(rows.values()))
+        pairs = [(*x["pair"], x["kind"]) for x in first]
+        print(f"`python benchmarks/mces_iam.py {' '.join(sys.argv[1:])}`\n")
+        summarise(rows, pairs, list(rows), children=False)
+        return
 
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     budgets = [float(b) for b in args.budgets.split(",") if b.strip()]
