@@ -1,21 +1,34 @@
 """The exact MCES kernel: depth-first branch and bound over node maps, compiled with numba.
 
-The search maps the nodes of g1 in a fixed order, each onto an unused node of g2 with the same
-label or onto nothing. ``g`` counts the common edges among the nodes already decided; a child's
-``f = g + h`` adds an upper bound ``h`` on the edges still to come, made of two parts that
-cannot share an edge:
+The search decides the nodes of g1 one at a time, each onto an unused node of g2 with the same
+label or onto nothing; the next node is the undecided one with the most edges to mapped nodes
+(ties: a fixed matching order). ``g`` counts the common edges among the decided nodes. A
+child's bound ``f`` is the smaller of two upper bounds on every completion:
 
-- *inner*: edges of g1 between undecided nodes can only land on edges of g2 between unused
-  nodes; per edge class, at most the smaller count;
-- *anchored*: an edge from a decided node ``a → b`` to an undecided node can only land on an
-  edge from ``b`` to an unused node; per anchor and class, at most the smaller count.
+- *combinatorial*: ``g`` plus two parts that cannot share an edge. *Inner*: edges of g1
+  between undecided nodes can only land on edges of g2 between unused nodes; per edge class,
+  at most the smaller count. *Anchored*: an edge from a mapped node ``a → b`` to an undecided
+  node can only land on an edge from ``b`` to an unused node; per anchor and class, at most
+  the smaller count. Both parts are counted once per expansion; each child then corrects them
+  for its own image ``v`` (O(deg v)).
+- *Lagrangian*: the bound of the linear relaxation (:class:`gedkit.mces.bounds.
+  LinearRelaxation`) minus what the state's decisions remove from it: every node pair a
+  decision rules out, every forced pair, every node left unmapped. Kept per state in fixed
+  point (rounded so that the bound only loosens) and updated in O(1) per child.
 
-Both parts are counted once per expansion; each child then only corrects them for the edges of
-its own image ``v`` (O(deg v)). Children are tried best ``f`` first; a child whose ``f`` does
-not beat the incumbent is dropped.
+Two rules drop children without losing an optimum:
 
-The kernel is resumable: its whole state lives in arrays the caller owns, and each call runs
-at most ``max_steps`` expansions, so the driver reads the clock between calls.
+- *unused nodes*: a map whose mapped nodes each touch a common edge reaches every count, so
+  a mapped node must keep an edge: a child ``u → v`` that keeps none now and cannot later is
+  dropped (the child leaving ``u`` unmapped covers it), and so is a state where some mapped
+  node without a common edge has no way left to get one;
+- *twins*: nodes of g2 that swapping leaves the graph unchanged (same label, same edges to
+  every other node) are interchangeable while both are unused; only the first is tried.
+
+Children are tried best ``f`` first; a child whose ``f`` does not beat the incumbent (or a
+higher floor the driver sets) is dropped. The kernel is resumable: its whole state lives in
+arrays the caller owns, and each call runs at most ``max_steps`` expansions, so the driver
+reads the clock between calls.
 """
 
 from __future__ import annotations
@@ -23,24 +36,47 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["DEPTH", "DONE", "EXPANDED", "FRESH", "INCUMBENT", "PAUSED", "open_bound", "search"]
+__all__ = [
+    "DEPTH", "DONE", "EXPANDED", "FLOOR", "FRESH", "INCUMBENT", "PAUSED", "open_bound", "search",
+]
 
-DONE = 0  # search space exhausted: the incumbent is optimal
+DONE = 0  # search space exhausted: no map beats the incumbent and the floor
 PAUSED = 1  # max_steps reached: call again
 
-# ctl slots
-DEPTH, FRESH, INCUMBENT, EXPANDED = 0, 1, 2, 3
+# ctl slots; a child needs f above both the incumbent and FLOOR (set by the driver to look
+# for large maps only, see gedkit.mces.exact)
+DEPTH, FRESH, INCUMBENT, EXPANDED, FLOOR = 0, 1, 2, 3, 4
+
+
+@njit(cache=True, nogil=True)
+def _choose(d, order, rank, ptr1, nbr1, fwd, assigned1):
+    """The next node to decide: most edges to mapped nodes, then lowest ``rank``."""
+    best, best_links = -1, -1
+    for x in range(rank.shape[0]):
+        if rank[x] < 0 or assigned1[x]:
+            continue
+        links = 0
+        for k in range(ptr1[x], ptr1[x + 1]):
+            a = nbr1[k]
+            if assigned1[a] and fwd[a] >= 0:
+                links += 1
+        if links > best_links or (links == best_links and rank[x] < rank[best]):
+            best, best_links = x, links
+    order[d] = best
 
 
 @njit(cache=True, nogil=True)
 def _expand(
     d, order, cadj2, ptr1, nbr1, cls1, ptr2, nbr2, cls2, cand_ptr, cand_list,
-    e1, ec1, e2, ec2, fwd, used2, assigned1, gval, cand, cf, cg, ncand, pos, incumbent,
-    inner1, inner2, anc1, anc2, anchor_of, own1, own1w,
+    e1, ec1, e2, ec2, twin2, forbid, force, unmapped, scale,
+    fwd, used2, assigned1, kept, gval, lval, rowfree, colund,
+    cand, cf, cg, cl, ncand, pos, threshold,
+    inner1, inner2, anc1, anc2, anchor_of, own1, own1w, near_u, twin_seen,
 ):
-    """Children of the state at depth ``d`` whose f beats ``incumbent``, best first."""
+    """Children of the state at depth ``d`` whose f beats ``threshold``, best first."""
     u = order[d]
     g = gval[d]
+    lag = lval[d]
     assigned1[u] = True
     # inner part
     for e in range(e1.shape[0]):
@@ -52,7 +88,10 @@ def _expand(
     base = 0
     for c in range(inner1.shape[0]):
         base += min(inner1[c], inner2[c])
+    for k in range(ptr1[u], ptr1[u + 1]):
+        near_u[nbr1[k]] = True
     # anchored part, one row per decided node with an image
+    dead = False
     for t in range(d):
         a = order[t]
         b = fwd[a]
@@ -65,15 +104,19 @@ def _expand(
         for k in range(ptr2[b], ptr2[b + 1]):
             if not used2[nbr2[k]]:
                 anc2[t, cls2[k]] += 1
+        row = 0
         for k in range(ptr2[b], ptr2[b + 1]):
             c = cls2[k]
             if not used2[nbr2[k]] and anc2[t, c] > 0:
-                base += min(anc1[t, c], anc2[t, c])
+                row += min(anc1[t, c], anc2[t, c])
                 anc2[t, c] = -anc2[t, c]  # counted: flip sign so each class counts once
         for k in range(ptr2[b], ptr2[b + 1]):
             c = cls2[k]
             if anc2[t, c] < 0:
                 anc2[t, c] = -anc2[t, c]
+        base += row
+        if kept[a] == 0 and row == 0 and not near_u[a]:
+            dead = True  # a mapped node that can no longer keep an edge
     # u's edges into the undecided part: the g1 side of u's own anchor row
     for k in range(ptr1[u], ptr1[u + 1]):
         if not assigned1[nbr1[k]]:
@@ -81,56 +124,64 @@ def _expand(
             own1w[cls1[k]] += 1
 
     n = 0
-    # u left unmapped: its edges are lost
-    if g + base > incumbent:
-        cand[d, n] = -1
-        cg[d, n] = g
-        cf[d, n] = g + base
-        n += 1
-    for j in range(cand_ptr[u], cand_ptr[u + 1]):
-        v = cand_list[j]
-        if used2[v]:
-            continue
-        gain = 0
-        for k in range(ptr1[u], ptr1[u + 1]):
-            a = nbr1[k]
-            if assigned1[a] and a != u and fwd[a] >= 0 and cadj2[v, fwd[a]] == cls1[k]:
-                gain += 1
-        h = base
-        for k in range(ptr2[v], ptr2[v + 1]):
-            y = nbr2[k]
-            c = cls2[k]
-            if not used2[y]:
-                # edge (v, y) leaves the inner part and may join u's own row
-                if inner2[c] <= inner1[c]:
-                    h -= 1
-                inner2[c] -= 1
-                if own1w[c] > 0:
-                    h += 1
-                    own1w[c] -= 1
-            else:
-                t = anchor_of[y]
-                if t >= 0 and anc2[t, c] <= anc1[t, c]:
-                    h -= 1
-        for k in range(ptr2[v], ptr2[v + 1]):
-            if not used2[nbr2[k]]:
-                c = cls2[k]
-                inner2[c] += 1
-                own1w[c] = own1[c]
-        f = g + gain + h
-        if f > incumbent:
-            cand[d, n] = v
-            cg[d, n] = g + gain
-            cf[d, n] = f
+    if not dead:
+        # u left unmapped: its edges are lost
+        lc = lag - rowfree[u] - unmapped[u]
+        f = min(g + base, lc // scale)
+        if f > threshold:
+            cand[d, n], cg[d, n], cf[d, n], cl[d, n] = -1, g, f, lc
             n += 1
+        for j in range(cand_ptr[u], cand_ptr[u + 1]):
+            v = cand_list[j]
+            if used2[v] or twin_seen[twin2[v]]:
+                continue
+            twin_seen[twin2[v]] = True
+            gain = 0
+            for k in range(ptr1[u], ptr1[u + 1]):
+                a = nbr1[k]
+                if assigned1[a] and a != u and fwd[a] >= 0 and cadj2[v, fwd[a]] == cls1[k]:
+                    gain += 1
+            h = base
+            later = 0  # edges u may still keep with undecided neighbours
+            for k in range(ptr2[v], ptr2[v + 1]):
+                y = nbr2[k]
+                c = cls2[k]
+                if not used2[y]:
+                    # edge (v, y) leaves the inner part and may join u's own row
+                    if inner2[c] <= inner1[c]:
+                        h -= 1
+                    inner2[c] -= 1
+                    if own1w[c] > 0:
+                        h += 1
+                        later += 1
+                        own1w[c] -= 1
+                else:
+                    t = anchor_of[y]
+                    if t >= 0 and anc2[t, c] <= anc1[t, c]:
+                        h -= 1
+            for k in range(ptr2[v], ptr2[v + 1]):
+                if not used2[nbr2[k]]:
+                    c = cls2[k]
+                    inner2[c] += 1
+                    own1w[c] = own1[c]
+            if gain == 0 and later == 0:
+                continue
+            lc = lag - rowfree[u] - colund[v] + 2 * forbid[u, v] - force[u, v]
+            f = min(g + gain + h, lc // scale)
+            if f > threshold:
+                cand[d, n], cg[d, n], cf[d, n], cl[d, n] = v, g + gain, f, lc
+                n += 1
+        for j in range(cand_ptr[u], cand_ptr[u + 1]):
+            twin_seen[twin2[cand_list[j]]] = False
     # best first (insertion sort: a few dozen children at most in practice)
     for i in range(1, n):
-        vf, vg, vv = cf[d, i], cg[d, i], cand[d, i]
+        vf, vg, vv, vl = cf[d, i], cg[d, i], cand[d, i], cl[d, i]
         j = i - 1
         while j >= 0 and (cf[d, j] < vf or (cf[d, j] == vf and cg[d, j] < vg)):
-            cf[d, j + 1], cg[d, j + 1], cand[d, j + 1] = cf[d, j], cg[d, j], cand[d, j]
+            cf[d, j + 1], cg[d, j + 1] = cf[d, j], cg[d, j]
+            cand[d, j + 1], cl[d, j + 1] = cand[d, j], cl[d, j]
             j -= 1
-        cf[d, j + 1], cg[d, j + 1], cand[d, j + 1] = vf, vg, vv
+        cf[d, j + 1], cg[d, j + 1], cand[d, j + 1], cl[d, j + 1] = vf, vg, vv, vl
     ncand[d] = n
     pos[d] = 0
 
@@ -140,6 +191,7 @@ def _expand(
     for k in range(ptr1[u], ptr1[u + 1]):
         own1[cls1[k]] = 0
         own1w[cls1[k]] = 0
+        near_u[nbr1[k]] = False
     for t in range(d):
         a = order[t]
         b = fwd[a]
@@ -154,16 +206,41 @@ def _expand(
 
 
 @njit(cache=True, nogil=True)
+def _decide(u, v, sign, cadj2, ptr1, nbr1, cls1, forbid, scale, fwd, assigned1, kept,
+            rowfree, colund):
+    """Book ``u → v`` (``v = -1``: unmapped) into ``kept``, ``rowfree`` and ``colund``
+    (``sign = 1``), or take it back out (``sign = -1``). ``u`` must not be marked decided.
+    ``scale == 1`` means no relaxation (``forbid`` is all zero)."""
+    if v >= 0:
+        for k in range(ptr1[u], ptr1[u + 1]):
+            a = nbr1[k]
+            if assigned1[a] and fwd[a] >= 0 and cadj2[v, fwd[a]] == cls1[k]:
+                kept[a] += sign
+                kept[u] += sign
+    if scale == 1:
+        return
+    if v >= 0:
+        for z in range(rowfree.shape[0]):
+            rowfree[z] -= sign * forbid[z, v]
+    for w in range(colund.shape[0]):
+        colund[w] -= sign * forbid[u, w]
+
+
+@njit(cache=True, nogil=True)
 def search(
-    order, cadj2, ptr1, nbr1, cls1, ptr2, nbr2, cls2, cand_ptr, cand_list,
-    e1, ec1, e2, ec2, n_classes, fwd, used2, assigned1, gval, cand, cf, cg, ncand, pos,
-    ctl, best_map, upper, max_steps,
+    order, rank, cadj2, ptr1, nbr1, cls1, ptr2, nbr2, cls2, cand_ptr, cand_list,
+    e1, ec1, e2, ec2, n_classes, twin2, forbid, force, unmapped, scale,
+    fwd, used2, assigned1, kept, gval, lval, rowfree, colund,
+    cand, cf, cg, cl, ncand, pos, ctl, best_map, upper, max_steps,
 ):
     """Run up to ``max_steps`` expansions; return DONE or PAUSED.
 
     ``ctl[INCUMBENT]``/``best_map`` hold the best map so far (seed them with a heuristic's);
     only strictly better maps replace it. The search stops early once the incumbent reaches
-    ``upper``, a bound proven elsewhere.
+    ``upper``, a bound proven elsewhere. Only states whose f exceeds ``ctl[FLOOR]`` are
+    explored, so DONE with a smaller incumbent proves that no map beats the floor.
+    ``lval[0]``, ``rowfree`` and ``colund`` start as the relaxation's bound and the row and
+    column sums of ``forbid``, all scaled by ``scale``.
     """
     N = order.shape[0]
     n2 = used2.shape[0]
@@ -174,6 +251,8 @@ def search(
     anchor_of = np.full(n2, -1, dtype=np.int64)
     own1 = np.zeros(n_classes, dtype=np.int64)
     own1w = np.zeros(n_classes, dtype=np.int64)
+    near_u = np.zeros(fwd.shape[0], dtype=np.bool_)
+    twin_seen = np.zeros(n2, dtype=np.bool_)
     steps = 0
     while steps < max_steps:
         d = ctl[DEPTH]
@@ -185,45 +264,56 @@ def search(
                 if gval[N] > ctl[INCUMBENT]:
                     ctl[INCUMBENT] = gval[N]
                     best_map[:] = fwd
-                _retreat(d, order, fwd, used2, assigned1, ctl)
+                _retreat(d, order, cadj2, ptr1, nbr1, cls1, forbid, scale, fwd, used2,
+                         assigned1, kept, rowfree, colund, ctl)
                 continue
+            _choose(d, order, rank, ptr1, nbr1, fwd, assigned1)
             _expand(
-                d, order, cadj2, ptr1, nbr1, cls1, ptr2, nbr2, cls2,
-                cand_ptr, cand_list, e1, ec1, e2, ec2, fwd, used2, assigned1, gval,
-                cand, cf, cg, ncand, pos, ctl[INCUMBENT],
-                inner1, inner2, anc1, anc2, anchor_of, own1, own1w,
+                d, order, cadj2, ptr1, nbr1, cls1, ptr2, nbr2, cls2, cand_ptr, cand_list,
+                e1, ec1, e2, ec2, twin2, forbid, force, unmapped, scale,
+                fwd, used2, assigned1, kept, gval, lval, rowfree, colund,
+                cand, cf, cg, cl, ncand, pos, max(ctl[INCUMBENT], ctl[FLOOR]),
+                inner1, inner2, anc1, anc2, anchor_of, own1, own1w, near_u, twin_seen,
             )
             steps += 1
             ctl[EXPANDED] += 1
             continue
         p = pos[d]
-        if p < ncand[d] and cf[d, p] > ctl[INCUMBENT]:
+        if p < ncand[d] and cf[d, p] > max(ctl[INCUMBENT], ctl[FLOOR]):
             v = cand[d, p]
             pos[d] = p + 1
             u = order[d]
+            _decide(u, v, 1, cadj2, ptr1, nbr1, cls1, forbid, scale, fwd, assigned1, kept,
+                    rowfree, colund)
             fwd[u] = v
             if v >= 0:
                 used2[v] = True
             assigned1[u] = True
             gval[d + 1] = cg[d, p]
+            lval[d + 1] = cl[d, p]
             ctl[DEPTH] = d + 1
             ctl[FRESH] = 1
         else:
             pos[d] = ncand[d]
-            _retreat(d, order, fwd, used2, assigned1, ctl)
+            _retreat(d, order, cadj2, ptr1, nbr1, cls1, forbid, scale, fwd, used2,
+                     assigned1, kept, rowfree, colund, ctl)
     return PAUSED
 
 
 @njit(cache=True, nogil=True)
-def _retreat(d, order, fwd, used2, assigned1, ctl):
+def _retreat(d, order, cadj2, ptr1, nbr1, cls1, forbid, scale, fwd, used2, assigned1, kept,
+             rowfree, colund, ctl):
     """Back from depth ``d`` to its parent, undoing the parent's choice."""
     ctl[DEPTH] = d - 1
     if d >= 1:
         u = order[d - 1]
-        if fwd[u] >= 0:
-            used2[fwd[u]] = False
-        fwd[u] = -1
+        v = fwd[u]
         assigned1[u] = False
+        _decide(u, v, -1, cadj2, ptr1, nbr1, cls1, forbid, scale, fwd, assigned1, kept,
+                rowfree, colund)
+        if v >= 0:
+            used2[v] = False
+        fwd[u] = -1
 
 
 @njit(cache=True, nogil=True)

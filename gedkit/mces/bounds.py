@@ -9,16 +9,39 @@ smaller:
   of the multiset intersection of their edge classes. Every common edge is kept at both of its
   ends, so twice the edge count is at most the weight of the node map, hence at most half the
   maximum-weight assignment.
+
+A third, much tighter on molecules but costlier, solves a linear program
+(:func:`linear_relaxation`): variables ``x[u, v]`` (node ``u`` onto ``v``) and ``y`` (an edge
+of g1 onto an edge of g2 of its class, in one of the orientations the end labels allow),
+maximise the sum of ``y`` subject to
+
+- each node mapped at most once, on either side: ``sum_v x[u, v] <= 1``, ``sum_u x[u, v] <= 1``;
+- at each end, an edge lands on at most one edge there, on either side: for an edge ``a``
+  of g1 with end ``u`` and a node ``v``, the ``y`` that carry ``a`` with ``u → v`` sum to at
+  most ``x[u, v]``; likewise for an edge of g2 with end ``v`` and a node ``u``.
+
+Every node map with its common edges is a 0/1 solution, so the optimum bounds the MCES. The
+dual solution then bounds restricted problems too (any duals do, by Lagrangian duality), which
+the exact search uses at every state: see :class:`LinearRelaxation`.
 """
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+
+import highspy
 import numpy as np
+import scipy.sparse as sp
 from scipy.optimize import linear_sum_assignment
 
 from gedkit.mces.problem import MCESProblem
+from gedkit.solvers.exact.mip import GedModel, solve_model
 
-__all__ = ["assignment_bound", "class_count_bound", "class_degrees", "upper_bound"]
+__all__ = [
+    "LinearRelaxation", "assignment_bound", "class_count_bound", "class_degrees",
+    "linear_relaxation", "lp_bound", "relaxation_model", "upper_bound",
+]
 
 # entries of the per-label-group broadcast computed at once (bounds memory)
 _CHUNK = 1 << 22
@@ -85,3 +108,156 @@ def assignment_bound(problem: MCESProblem) -> int:
 def upper_bound(problem: MCESProblem) -> int:
     """The smaller of :func:`class_count_bound` and :func:`assignment_bound`."""
     return min(class_count_bound(problem), assignment_bound(problem))
+
+
+@dataclass(frozen=True)
+class LinearRelaxation:
+    """The linear program of the module docstring, solved, seen through its duals.
+
+    With duals ``λ >= 0`` and reduced costs ``r = c - Aᵀλ``, any problem restricted by
+    fixing variables is bounded by ``λᵀb + Σ_j max r_j x_j`` over the values ``x_j`` may
+    still take. The attributes say what each restriction removes from :attr:`bound`:
+
+    Attributes
+    ----------
+    bound : float
+        ``λᵀb + Σ_j max(0, r_j)``: an upper bound on the common edges, valid for any duals
+        (so rounding in the solver can only loosen it).
+    x : ndarray, n1 × n2
+        The LP values of the node pairs (0 for pairs without a variable).
+    loss_forbid : ndarray, n1 × n2
+        Removed when the pair ``(u, v)`` can no longer be used: ``max(0, r)`` of ``x[u, v]``
+        plus half of ``max(0, r)`` of every ``y`` with an end ``u → v`` (half, because a
+        ``y`` has two ends that may both be forbidden).
+    loss_force : ndarray, n1 × n2
+        Removed when ``u → v`` is forced: ``max(0, -r)`` of ``x[u, v]``.
+    loss_unmapped : ndarray, n1
+        Removed when node ``u`` of g1 is left unmapped (its row's right-hand side drops to
+        0): its dual.
+    """
+
+    bound: float
+    x: np.ndarray
+    loss_forbid: np.ndarray
+    loss_force: np.ndarray
+    loss_unmapped: np.ndarray
+
+
+def relaxation_model(problem: MCESProblem) -> GedModel:
+    """The program of the module docstring in the container the GED program uses (columns
+    ``x`` row-major over every node pair, then ``y``; minimise ``-sum y``), so that HiGHS is
+    driven the same way for both: :func:`gedkit.solvers.exact.mip.solve_model`. Pairs with
+    different labels carry no ``y``; their ``x`` can only fill an assignment row.
+
+    >>> from gedkit import Graph
+    >>> g = Graph({0: "C", 1: "C", 2: "O"}, [(0, 1, 1), (1, 2, 2)])
+    >>> m = relaxation_model(MCESProblem(g, g))
+    >>> m.matrix.shape    # 6 assignment + 2 x 6 linking rows; 9 x + 3 y (C-C both ways)
+    (18, 12)
+    >>> -m.objective(m.point(np.array([0, 1, 2])))
+    2.0
+    """
+    n1, n2 = problem.n1, problem.n2
+    nx = n1 * n2
+    a, b, s, t, x1, x2 = _edge_pairs(problem)
+    ny = len(a)
+    u, v = np.concatenate([s, t]), np.concatenate([x1, x2])
+    y_cols = np.tile(nx + np.arange(ny), 2)
+    # a linking row per (edge of g1, u -> v) and per (edge of g2, u -> v)
+    link_x, link_rows, start = [], [], n1 + n2
+    for edge in (np.tile(a, 2), np.tile(b, 2)):
+        keys, rows = np.unique((edge * n1 + u) * n2 + v, return_inverse=True)
+        link_x.append(keys % nx)  # the x column u * n2 + v of each row
+        link_rows.append(start + rows)
+        start += len(keys)
+    link_x = np.concatenate(link_x)
+    first = n1 + n2
+    i_of_x, k_of_x = np.divmod(np.arange(nx), max(n2, 1))
+    rows = np.concatenate([i_of_x, n1 + k_of_x, *link_rows, first + np.arange(len(link_x))])
+    cols = np.concatenate([np.arange(nx), np.arange(nx), y_cols, y_cols, link_x])
+    values = np.concatenate([np.ones(2 * nx + 4 * ny), -np.ones(len(link_x))])
+    matrix = sp.csc_matrix((values, (rows, cols)), shape=(start, nx + ny))
+    row_upper = np.concatenate([np.ones(first), np.zeros(len(link_x))])
+    cost = np.concatenate([np.zeros(nx), -np.ones(ny)])
+    return GedModel(cost, 0.0, matrix, row_upper, np.column_stack([s, t, x1, x2]), n1, n2)
+
+
+def linear_relaxation(
+    problem: MCESProblem, time_limit: float = math.inf, model: GedModel | None = None
+) -> LinearRelaxation | None:
+    """Solve the linear program of the module docstring with HiGHS; None if it does not
+    finish within ``time_limit`` seconds. ``model``: :func:`relaxation_model` of ``problem``,
+    if already built.
+
+    >>> from gedkit import Graph
+    >>> tri = Graph({0: "C", 1: "C", 2: "C"}, [(0, 1), (1, 2), (0, 2)])
+    >>> path = Graph({0: "C", 1: "C", 2: "C", 3: "C"}, [(0, 1), (1, 2), (2, 3)])
+    >>> round(linear_relaxation(MCESProblem(tri, path)).bound, 6)   # the MCES has 2 edges
+    2.25
+    """
+    n1, n2 = problem.n1, problem.n2
+    model = relaxation_model(problem) if model is None else model
+    if len(model.y_ends) == 0:  # no edge can be common (HiGHS calls such models empty)
+        zeros = np.zeros((n1, n2))
+        return LinearRelaxation(0.0, zeros, zeros, zeros, np.zeros(n1))
+    h, values = solve_model(model, integer=False, time_limit=time_limit)
+    if values is None or h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        return None
+    # HiGHS minimises -sum y: its row duals are <= 0 on these <= rows
+    duals = np.maximum(-np.asarray(h.getSolution().row_dual), 0.0)
+    gain = -model.cost - model.matrix.T @ duals  # reduced costs of the maximisation
+    positive = np.maximum(gain, 0.0)
+    bound = float(duals @ model.row_upper + positive.sum())
+    nx = n1 * n2
+    compatible = problem.node_labels1[:, None] == problem.node_labels2[None, :]
+    x = np.where(compatible, model.x(values), 0.0)
+    loss_forbid = positive[:nx].reshape(n1, n2).copy()
+    ends = model.y_ends
+    for i, k in ((0, 2), (1, 3)):  # half of every y to each of its two ends
+        np.add.at(loss_forbid, (ends[:, i], ends[:, k]), 0.5 * positive[nx:])
+    loss_force = np.maximum(-gain[:nx], 0.0).reshape(n1, n2)
+    return LinearRelaxation(bound, x, loss_forbid, loss_force, duals[:n1].copy())
+
+
+def lp_bound(problem: MCESProblem, time_limit: float = math.inf) -> int:
+    """The optimum of :func:`linear_relaxation`, rounded down (edge counts are integers);
+    :func:`upper_bound` when the program does not finish in time.
+
+    >>> from gedkit import Graph
+    >>> path = Graph({i: "C" for i in range(5)}, [(i, i + 1) for i in range(4)])
+    >>> tri = Graph({0: "C", 1: "C", 2: "C"}, [(0, 1), (1, 2), (0, 2)])
+    >>> p = MCESProblem(path, tri)     # a path keeps 2 edges of a triangle
+    >>> upper_bound(p), lp_bound(p)
+    (3, 2)
+    """
+    relaxation = linear_relaxation(problem, time_limit)
+    if relaxation is None:
+        return upper_bound(problem)
+    return int(np.floor(relaxation.bound + 1e-6))
+
+
+def _edge_pairs(problem: MCESProblem) -> tuple[np.ndarray, ...]:
+    """Every ``y`` variable: edge ``a`` of g1 (ends ``s``, ``t``) onto edge ``b`` of g2 with
+    ``s → x1`` and ``t → x2``, for edges of one class and end labels that agree."""
+    nl1, nl2 = problem.node_labels1, problem.node_labels2
+    ia = np.flatnonzero(problem.useful1)
+    ib = np.flatnonzero(problem.useful2)
+    e1, e2 = problem.g1.edges.astype(np.int64), problem.g2.edges.astype(np.int64)
+    # both orientations of each edge of g2
+    ob = np.concatenate([ib, ib])
+    o1 = np.concatenate([e2[ib, 0], e2[ib, 1]])
+    o2 = np.concatenate([e2[ib, 1], e2[ib, 0]])
+    oclass = problem.edge_classes2[ob]
+    out = []
+    for cls in np.unique(problem.edge_classes1[ia]):
+        aa = ia[problem.edge_classes1[ia] == cls]
+        kk = np.flatnonzero(oclass == cls)
+        A, K = np.meshgrid(aa, kk, indexing="ij")
+        A, K = A.ravel(), K.ravel()
+        s, t = e1[A, 0], e1[A, 1]
+        ok = (nl1[s] == nl2[o1[K]]) & (nl1[t] == nl2[o2[K]])
+        A, K = A[ok], K[ok]
+        out.append((A, ob[K], e1[A, 0], e1[A, 1], o1[K], o2[K]))
+    if not out:
+        return tuple(np.zeros(0, dtype=np.int64) for _ in range(6))
+    return tuple(np.concatenate(col) for col in zip(*out, strict=True))

@@ -2,28 +2,56 @@
 
 The search branches over the nodes of the smaller graph. Edges whose class the other graph
 lacks can never be common and are dropped first, and so are the nodes left without edges: they
-cannot change the count. The proven upper bound is the smaller of the global bounds of
-:mod:`gedkit.mces.bounds` and, when time runs out, the best ``f`` of any state the search has
-not explored yet.
+cannot change the count. It runs in up to three phases, each only if the one before did not
+settle the pair:
+
+1. a short probe with the combinatorial bounds alone, which settles most easy pairs in
+   milliseconds;
+2. the linear relaxation of :mod:`gedkit.mces.bounds` (HiGHS). On molecules its optimum is
+   usually the MCES or close above it, so it caps the search; its solution rounded to a node
+   map (assignment, then local search) often reaches that cap at once, and its duals bound
+   every state of a restarted search (see :mod:`gedkit.mces._kernel`). That search looks for
+   maps as large as the cap only, and once it has exhausted them, lowers the cap by one:
+   a small tree when the cap is tight, and each exhausted cap is proven;
+3. when that search has not settled the pair after a fixed number of expansions, the same
+   program as an integer program: HiGHS's branch and bound re-solves the relaxation at its
+   nodes, which finds and proves maps where the fixed duals of phase 2 are too weak. It is
+   seeded with the best map so far, stopped by the time limit, and its dual bound is proven.
+
+The proven upper bound is the smallest of the global bounds, the cap, and, when time runs out
+in the first phase, the best ``f`` of any state the search has not explored yet.
 """
 
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
+from scipy.optimize import linear_sum_assignment
 
-from gedkit._kernels.order import matching_order, neighbour_lists
+from gedkit._kernels.order import matching_order, neighbour_lists, twin_classes
 from gedkit.mces import _kernel as kernel
 from gedkit.mces.base import Budget, Method, register
-from gedkit.mces.bounds import upper_bound
+from gedkit.mces.bounds import (
+    LinearRelaxation,
+    linear_relaxation,
+    relaxation_model,
+    upper_bound,
+)
 from gedkit.mces.problem import MCESProblem
+from gedkit.mces.refine import refine
 from gedkit.mces.result import MCESResult
 from gedkit.solvers.chunks import FIRST_CHUNK, next_chunk
+from gedkit.solvers.exact.mip import GedModel, solve_model
 
 __all__ = ["Exact", "branch_and_bound"]
 
-_FIRST_CHUNK = 256
+# fixed point of the Lagrangian bound inside the kernel
+_SCALE = 1 << 32
+_TOLERANCE = 1e-7
+# HiGHS's MIP bound carries its feasibility tolerances: rounded down only past this margin
+_MIP_TOLERANCE = 1e-4
 
 
 def branch_and_bound(
@@ -33,74 +61,206 @@ def branch_and_bound(
     incumbent: np.ndarray | None = None,
     method: str = "exact",
     stats: dict | None = None,
+    probe: int = 20_000,
+    search: int = 200_000,
 ) -> MCESResult:
     """The exact search; ``incumbent`` (a node map of ``problem``) seeds it, so a timeout
-    returns at least that map."""
+    returns at least that map. ``probe`` expansions (tens of milliseconds) run before the
+    linear relaxation is solved (0: solve it first), ``search`` expansions of the
+    Lagrangian search before the integer program takes over."""
     t0 = time.perf_counter()
     stats = dict(stats or {})
     root = upper_bound(problem)
     swap = problem.n1 > problem.n2
     p = problem.transposed() if swap else problem
 
-    seed = np.full(p.n1, -1, dtype=np.int64)
+    best_map = np.full(p.n1, -1, dtype=np.int64)
     if incumbent is not None:
         seed = np.asarray(incumbent, dtype=np.int64)
-        seed = problem.inverse(seed) if swap else seed.copy()
-    best = p.count(seed)
-
+        best_map = problem.inverse(seed) if swap else seed.copy()
     arrays = _search_arrays(p)
-    order, cand_ptr = arrays[0], arrays[8]
-    N = len(order)
-    width = int(np.diff(cand_ptr).max(initial=0)) + 1
-    fwd = np.full(p.n1, -1, dtype=np.int64)
-    used2 = np.zeros(p.n2, dtype=np.bool_)
-    assigned1 = np.zeros(p.n1, dtype=np.bool_)
-    gval = np.zeros(N + 1, dtype=np.int64)
-    cand = np.zeros((max(N, 1), width), dtype=np.int64)
-    cf = np.zeros((max(N, 1), width), dtype=np.int64)
-    cg = np.zeros((max(N, 1), width), dtype=np.int64)
-    ncand = np.zeros(max(N, 1), dtype=np.int64)
-    pos = np.zeros(max(N, 1), dtype=np.int64)
-    ctl = np.zeros(4, dtype=np.int64)
-    ctl[kernel.FRESH] = 1
-    ctl[kernel.INCUMBENT] = best
-    best_map = seed
 
-    chunk = FIRST_CHUNK
-    status = kernel.PAUSED
-    reason = "optimal"
-    while True:
-        tick = time.perf_counter()
-        status = kernel.search(
-            *arrays, fwd, used2, assigned1, gval, cand, cf, cg, ncand, pos,
-            ctl, best_map, root, chunk,
-        )
-        if status == kernel.DONE:
-            break
-        if budget.expired():
-            reason = "timeout"
-            break
-        chunk = next_chunk(chunk, time.perf_counter() - tick, budget.remaining())
+    run = _Search(arrays, p, best_map, root, None)
+    done = run.go(budget, probe)
+    expanded, best_map = run.expanded, run.best_map
+    upper = root if done else min(root, max(run.incumbent, run.open_bound()))
+    if not done and not budget.expired():
+        model = relaxation_model(p)
+        relaxation = linear_relaxation(p, budget.remaining(), model)
+        if relaxation is None:  # out of time, or HiGHS gave up: carry on without it
+            done = not budget.expired() and run.go(budget, None)
+            expanded, best_map = run.expanded, run.best_map
+            upper = min(upper, max(run.incumbent, run.open_bound()))
+        else:
+            upper = min(upper, int(np.floor(relaxation.bound + _TOLERANCE)))
+            stats["lp_bound"] = upper
+            rounded = refine(p, _rounded(relaxation.x))
+            if p.count(rounded) > p.count(best_map):
+                best_map = rounded
+            done, upper, best_map, spent = _down_search(
+                arrays, p, best_map, upper, relaxation, budget, search
+            )
+            expanded += spent
+            if not done and not budget.expired():
+                done, upper, best_map = _integer_program(p, model, best_map, upper, budget, stats)
 
-    found = int(ctl[kernel.INCUMBENT])
-    if status == kernel.DONE:
-        upper = found
-    else:
-        upper = min(root, max(found, int(kernel.open_bound(cf, ncand, pos, ctl, root))))
     stats.update(
-        expanded=int(ctl[kernel.EXPANDED]), root_bound=root, stopped=reason,
+        expanded=expanded, root_bound=root, stopped="optimal" if done else "timeout",
     )
     forward = p.inverse(best_map) if swap else best_map
     return MCESResult.from_map(
-        problem, forward, upper, method, time=time.perf_counter() - t0, stats=stats
+        problem, forward, p.count(best_map) if done else upper, method,
+        time=time.perf_counter() - t0, stats=stats,
     )
 
 
+def _down_search(
+    arrays: tuple, p: MCESProblem, best_map: np.ndarray, upper: int,
+    relaxation: LinearRelaxation, budget: Budget, limit: int,
+) -> tuple[bool, int, np.ndarray, int]:
+    """Search for maps of ``upper`` edges only, with the Lagrangian bounds: a small tree
+    when the bound is tight; when it is exhausted ``upper - 1`` is proven, and so on. Stops
+    after ``limit`` expansions. Returns (done, proven upper bound, best map, expansions)."""
+    spent = 0
+    while not budget.expired() and spent < limit:
+        run = _Search(arrays, p, best_map, upper, relaxation, floor=upper - 1)
+        if run.incumbent >= upper:
+            return True, upper, best_map, spent
+        finished = run.go(budget, limit - spent)
+        spent += run.expanded
+        best_map = run.best_map
+        if not finished:
+            break
+        if run.incumbent < upper:
+            upper -= 1
+    return p.count(best_map) >= upper, upper, best_map, spent
+
+
+def _integer_program(
+    p: MCESProblem, model: GedModel, best_map: np.ndarray, upper: int, budget: Budget,
+    stats: dict,
+) -> tuple[bool, int, np.ndarray]:
+    """The program of the relaxation solved by HiGHS's branch and bound, seeded with
+    ``best_map`` and stopped at the first map of ``upper`` edges. Returns (done, proven upper
+    bound, best map)."""
+    h, values = solve_model(model, integer=True, time_limit=budget.remaining(),
+                            start=best_map, target=0.5 - upper)
+    info = h.getInfo()
+    stats.update(mip=h.modelStatusToString(h.getModelStatus()),
+                 mip_nodes=int(info.mip_node_count))
+    if values is not None:
+        found = model.node_map(values)
+        mapped = np.flatnonzero(found >= 0)
+        wrong = mapped[p.node_labels1[mapped] != p.node_labels2[found[mapped]]]
+        found[wrong] = -1  # pairs without a y: they keep no edge
+        if p.count(found) > p.count(best_map):
+            best_map = found
+    if math.isfinite(info.mip_dual_bound):
+        # an upper bound on the edges (HiGHS minimises -sum y); the count is an integer
+        upper = min(upper, math.floor(-info.mip_dual_bound + _MIP_TOLERANCE))
+    upper = max(upper, p.count(best_map))
+    return p.count(best_map) >= upper, upper, best_map
+
+
+class _Search:
+    """The kernel's state arrays for one search, seeded with ``best_map``; with a
+    ``relaxation``, its Lagrangian bound at every state; only maps of more than ``floor``
+    edges are looked for."""
+
+    def __init__(self, arrays: tuple, p: MCESProblem, best_map: np.ndarray, upper: int,
+                 relaxation: LinearRelaxation | None, floor: int = -1):
+        self.arrays, self.upper = arrays, upper
+        self.best_map = best_map.copy()
+        N = int((arrays[0] >= 0).sum())
+        width = int(np.diff(arrays[8]).max(initial=0)) + 1
+        rows = max(N, 1)
+        if relaxation is None:  # a constant bound the combinatorial one never exceeds
+            lag = (np.zeros((p.n1, p.n2), dtype=np.int64), np.zeros((p.n1, p.n2), dtype=np.int64),
+                   np.zeros(p.n1, dtype=np.int64), 1)
+            top = upper
+        else:
+            lag = (_fixed(relaxation.loss_forbid), _fixed(relaxation.loss_force),
+                   _fixed(relaxation.loss_unmapped), _SCALE)
+            top = math.ceil((relaxation.bound + _TOLERANCE * (1 + relaxation.bound)) * _SCALE)
+        self.lag = lag
+        lval = np.zeros(N + 1, dtype=np.int64)
+        lval[0] = top
+        self.state = (
+            np.full(p.n1, -1, dtype=np.int64),  # fwd
+            np.zeros(p.n2, dtype=np.bool_),  # used2
+            np.zeros(p.n1, dtype=np.bool_),  # assigned1
+            np.zeros(p.n1, dtype=np.int64),  # kept
+            np.zeros(N + 1, dtype=np.int64),  # gval
+            lval,
+            lag[0].sum(axis=1),  # rowfree
+            lag[0].sum(axis=0),  # colund
+            np.zeros((rows, width), dtype=np.int64),  # cand
+            np.zeros((rows, width), dtype=np.int64),  # cf
+            np.zeros((rows, width), dtype=np.int64),  # cg
+            np.zeros((rows, width), dtype=np.int64),  # cl
+            np.zeros(rows, dtype=np.int64),  # ncand
+            np.zeros(rows, dtype=np.int64),  # pos
+        )
+        self.order = np.full(N, -1, dtype=np.int64)
+        self.ctl = np.zeros(5, dtype=np.int64)
+        self.ctl[kernel.FRESH] = 1
+        self.ctl[kernel.FLOOR] = floor
+        self.ctl[kernel.INCUMBENT] = p.count(self.best_map)
+
+    @property
+    def incumbent(self) -> int:
+        return int(self.ctl[kernel.INCUMBENT])
+
+    @property
+    def expanded(self) -> int:
+        return int(self.ctl[kernel.EXPANDED])
+
+    def go(self, budget: Budget, max_expansions: int | None) -> bool:
+        """Search until done (True), out of time or past ``max_expansions`` (False)."""
+        chunk = FIRST_CHUNK
+        while True:
+            if max_expansions is not None:
+                chunk = min(chunk, max_expansions - self.expanded)
+                if chunk <= 0:
+                    return False
+            tick = time.perf_counter()
+            status = kernel.search(
+                self.order, *self.arrays, *self.lag, *self.state, self.ctl, self.best_map,
+                self.upper, chunk,
+            )
+            if status == kernel.DONE:
+                return True
+            if budget.expired():
+                return False
+            chunk = next_chunk(chunk, time.perf_counter() - tick, budget.remaining())
+
+    def open_bound(self) -> int:
+        """Proven bound on the maps not looked at: the best open state, or the floor."""
+        cf, ncand, pos = self.state[9], self.state[12], self.state[13]
+        open_f = int(kernel.open_bound(cf, ncand, pos, self.ctl, self.upper))
+        return max(open_f, int(self.ctl[kernel.FLOOR]))
+
+
+def _fixed(losses: np.ndarray) -> np.ndarray:
+    """Losses in fixed point, rounded down: the bound they are taken from only loosens."""
+    return np.floor(np.maximum(losses - _TOLERANCE, 0.0) * _SCALE).astype(np.int64)
+
+
+def _rounded(x: np.ndarray) -> np.ndarray:
+    """A node map from LP values: the assignment of largest total value, pairs valued 0
+    left out (only pairs with equal labels have values)."""
+    rows, cols = linear_sum_assignment(x, maximize=True)
+    keep = x[rows, cols] > 1e-6
+    forward = np.full(x.shape[0], -1, dtype=np.int64)
+    forward[rows[keep]] = cols[keep]
+    return forward
+
+
 def _search_arrays(p: MCESProblem) -> tuple:
-    """The read-only kernel inputs, in :func:`kernel.search` argument order up to
-    ``n_classes``: edges whose class the other graph lacks are left out, class ids are
+    """The read-only kernel inputs, in :func:`kernel.search` argument order from ``rank``
+    to ``twin2``: edges whose class the other graph lacks are left out, class ids are
     renumbered ``0..K-1`` over the shared classes, and only nodes of g1 with an edge left are
-    branched on."""
+    branched on (``rank`` >= 0: their place in the static matching order)."""
     shared = np.intersect1d(p.edge_classes1, p.edge_classes2)
     e1 = np.ascontiguousarray(p.g1.edges[p.useful1], dtype=np.int64).reshape(-1, 2)
     e2 = np.ascontiguousarray(p.g2.edges[p.useful2], dtype=np.int64).reshape(-1, 2)
@@ -112,7 +272,9 @@ def _search_arrays(p: MCESProblem) -> tuple:
     ptr2, nbr2, cls2 = neighbour_lists(cadj2)
     deg1, deg2 = np.diff(ptr1), np.diff(ptr2)
     order = matching_order(cadj1, p.node_labels1, p.node_labels2)
-    order = np.ascontiguousarray(order[deg1[order] > 0])
+    order = order[deg1[order] > 0]
+    rank = np.full(p.n1, -1, dtype=np.int64)
+    rank[order] = np.arange(len(order))
     # candidates of u: nodes of g2 with u's label and an edge left
     cand_ptr = np.zeros(p.n1 + 1, dtype=np.int64)
     lists = []
@@ -121,8 +283,9 @@ def _search_arrays(p: MCESProblem) -> tuple:
         lists.append(np.asarray(vs, dtype=np.int64))
         cand_ptr[u + 1] = cand_ptr[u] + len(vs)
     cand_list = np.concatenate(lists) if lists else np.zeros(0, dtype=np.int64)
-    return (order, cadj2, ptr1, nbr1, cls1, ptr2, nbr2, cls2, cand_ptr, cand_list,
-            e1, ec1, e2, ec2, max(len(shared), 1))
+    twin2 = twin_classes(cadj2, p.node_labels2).astype(np.int64)
+    return (rank, cadj2, ptr1, nbr1, cls1, ptr2, nbr2, cls2, cand_ptr, cand_list,
+            e1, ec1, e2, ec2, max(len(shared), 1), twin2)
 
 
 def _class_adjacency(n: int, edges: np.ndarray, classes: np.ndarray) -> np.ndarray:
@@ -135,7 +298,7 @@ def _class_adjacency(n: int, edges: np.ndarray, classes: np.ndarray) -> np.ndarr
 @register
 class Exact(Method):
     name = "exact"
-    summary = "exact depth-first branch and bound with class-counting bounds (numba)"
+    summary = "exact branch and bound (numba) with LP bounds, then HiGHS's MIP on hard pairs"
     exact = True
 
     def solve(self, problem: MCESProblem, budget: Budget) -> MCESResult:
