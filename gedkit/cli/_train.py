@@ -136,8 +136,8 @@ def run(args: argparse.Namespace) -> int:
                    "node_vocabulary": [repr(k) for k in vocab.nodes],
                    "edge_vocabulary": [repr(k) for k in vocab.edges]},
         "data": {
-            "files": [Path(f).name for f in args.data],
-            "exclude": [Path(f).name for f in args.exclude or []],
+            "files": file_summary(args.data),
+            "exclude": file_summary(args.exclude or []),
             "max_nodes": args.max_nodes,
             **counts,
             "train_pairs": len(train_set), "val_pairs": len(val_set),
@@ -214,6 +214,18 @@ def _sample(rng: np.random.Generator, rows: np.ndarray, cols: np.ndarray,
         if i != j:
             seen.setdefault((i, j))
     return list(seen)
+
+
+def file_summary(files: list[str], examples: int = 3) -> dict:
+    """What a model card says about its input files: how many, in which folders, a few names
+    (a card listing thousands of file names would outweigh the weights).
+
+    >>> file_summary(["a/x.gxl", "a/y.gxl", "b/z.gxl"], examples=2)
+    {'count': 3, 'folders': ['a', 'b'], 'examples': ['x.gxl', 'y.gxl']}
+    """
+    paths = [Path(f) for f in files]
+    return {"count": len(paths), "folders": sorted({p.parent.name for p in paths}),
+            "examples": [p.name for p in paths[:examples]]}
 
 
 def _single(spec: Any) -> str | None:
