@@ -18,7 +18,7 @@ from gedkit.mces import MCESProblem, mean_average_precision, mrr, precision_at_k
 from gedkit.mces.base import Budget
 from gedkit.mces.bounds import assignment_bound, class_count_bound, upper_bound
 from gedkit.mces.exact import branch_and_bound
-from gedkit.mces.refine import refine
+from gedkit.mces.refine import kick, refine
 from tests.helpers import random_graph
 
 HEURISTIC_AND_EXACT = ("exact", "ga", "auto")
@@ -184,6 +184,22 @@ def test_refine_never_loses_edges():
                 forward[i] = rng.choice(free)
         better = refine(p, forward)
         assert p.count(better) >= p.count(forward)
+
+
+def test_kick_never_loses_edges_and_can_reach_the_optimum():
+    rng = np.random.default_rng(11)
+    for g1, g2 in small_pairs(20, seed=12):
+        p = MCESProblem(g1, g2)
+        start = np.full(g1.n, -1)
+        better = kick(p, start, kicks=200, seed=1)
+        p.check_map(better)
+        assert p.count(better) >= p.count(refine(p, start))
+        assert p.count(better) <= brute_force(g1, g2)
+        assert np.array_equal(better, kick(p, start, kicks=200, seed=1))  # seeded
+    g = random_graph(rng, 12, p=0.3, n_labels=1)
+    p = MCESProblem(g, g)
+    assert p.count(kick(p, np.full(g.n, -1), kicks=2000)) == g.m
+    assert p.count(kick(p, np.full(g.n, -1), kicks=10**6, budget=Budget(timeout=1e-9))) >= 0
 
 
 # -- time limits -----------------------------------------------------------------------------------

@@ -12,7 +12,8 @@ row and column (score 0) let nodes stay unmatched. At the end the Hungarian meth
 ``linear_sum_assignment``) turns the soft matrix into a node map, which a local search
 (:mod:`gedkit.mces.refine`, option ``refine``) then improves. Further runs (``restarts``) add
 a small random score to every pair (``noise``) to break the ties of symmetric molecules; the
-best map wins.
+best map wins, and an iterated local search (:func:`gedkit.mces.refine.kick`, option
+``kicks``; 0 turns it off) polishes it within what is left of the budget.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from gedkit.errors import OptionError
 from gedkit.mces.base import Budget, Method, check_number, register
 from gedkit.mces.bounds import upper_bound
 from gedkit.mces.problem import MCESProblem
+from gedkit.mces.refine import kick
 from gedkit.mces.refine import refine as local_search
 from gedkit.mces.result import MCESResult
 
@@ -45,6 +47,7 @@ GA_OPTIONS: dict[str, Any] = {
     "restarts": 4,
     "noise": 0.05,
     "refine": True,
+    "kicks": 1000,
     "seed": 0,
 }
 
@@ -113,6 +116,7 @@ def graduated_assignment(
     restarts: int,
     noise: float,
     refine: bool,
+    kicks: int,
     seed: int | None,
 ) -> tuple[np.ndarray, dict]:
     """The best node map over ``restarts`` annealing runs, and statistics.
@@ -144,6 +148,8 @@ def graduated_assignment(
             best, best_count = forward, count
         if budget.expired():
             break
+    if kicks:
+        best = kick(problem, best, kicks, seed=seed or 0, budget=budget)
     return best, stats
 
 
@@ -219,6 +225,7 @@ def check_ga_options(config: dict) -> None:
     for key in ("iterations", "sinkhorn_iterations", "restarts"):
         check_number(config, key, integer=True)
     check_number(config, "noise", strict=False)
+    check_number(config, "kicks", integer=True, strict=False)
     if not isinstance(config["refine"], bool):
         raise OptionError(f"option refine must be True or False, got {config['refine']!r}")
     check_number(config, "seed", integer=True, strict=False, none=True)

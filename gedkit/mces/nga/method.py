@@ -5,7 +5,9 @@ count of its Gumbel-perturbed samples; after every step each sample's soft assig
 decoded by the Hungarian method (as in ``ga``) and improved by the local search of
 :mod:`gedkit.mces.refine`; the best map over all steps and samples is the answer. Stops at the
 budget, after ``steps`` steps, or as soon as a map reaches the proven upper bound (then it is
-optimal). The upper bound is :func:`gedkit.mces.bounds.upper_bound`.
+optimal). Each map that beats the best so far is first polished by an iterated local search
+of ``kicks`` perturbations (:func:`gedkit.mces.refine.kick`; 0 turns it off). The upper bound
+is :func:`gedkit.mces.bounds.upper_bound`.
 
 ``init="pretrained"`` (default) starts from the shipped amortised initialisation (trained
 across many molecule pairs by :mod:`gedkit.mces.nga.pretrain`), so a pair needs fewer steps;
@@ -31,6 +33,7 @@ from gedkit.mces.base import Budget, Method, register
 from gedkit.mces.bounds import upper_bound
 from gedkit.mces.ga import association_graph, decode
 from gedkit.mces.problem import MCESProblem
+from gedkit.mces.refine import kick
 from gedkit.mces.refine import refine as local_search
 from gedkit.mces.result import MCESResult
 
@@ -80,6 +83,7 @@ def neural_graduated_assignment(
     steps: int = 1000,
     lr: float = 0.01,
     refine: bool = True,
+    kicks: int = 1000,
     seed: int | None = 0,
 ) -> tuple[np.ndarray, dict]:
     """The best node map found, and statistics (steps run, step of the best map, init used,
@@ -112,6 +116,9 @@ def neural_graduated_assignment(
                 forward = local_search(problem, forward)
             count = problem.count(forward)
             if count > best_count:
+                if kicks and count < ceiling:
+                    forward = kick(problem, forward, kicks, seed=step, budget=budget)
+                    count = problem.count(forward)
                 best, best_count, stats["best_step"] = forward, count, step
         trace.append(best_count)
         if best_count >= ceiling or budget.expired():
@@ -133,6 +140,7 @@ def check_nga_options(config: dict) -> None:
         )
     for key in ("samples", "steps"):
         check_number(config, key, integer=True)
+    check_number(config, "kicks", integer=True, strict=False)
     check_number(config, "lr")
     if not isinstance(config["refine"], bool):
         raise OptionError(f"option refine must be True or False, got {config['refine']!r}")
@@ -145,7 +153,7 @@ class NGA(Method):
     summary = "neural graduated assignment: learned temperatures, Gumbel samples (torch)"
     options: ClassVar[dict[str, Any]] = {
         "init": "pretrained", "samples": 8, "steps": 1000, "lr": 0.01, "refine": True,
-        "seed": 0,
+        "kicks": 1000, "seed": 0,
     }
 
     def validate(self) -> None:
