@@ -327,3 +327,29 @@ def test_cli_rejects_too_little_data(torch, tmp_path, capsys):
                  "--max-nodes", "3"])
     err = capsys.readouterr().err
     assert code == 2 and "distinct graphs remain" in err
+
+
+def test_shipped_models_load_with_cards_and_beat_branch_on_molecules(torch):
+    from gedkit.learned.model import load
+    from gedkit.learned.solver import default_model, shipped_models
+
+    shipped = shipped_models()
+    if not shipped:
+        pytest.skip("no shipped Gelato weights in this checkout")
+    for source in shipped.values():
+        net = load(source)
+        card = json.loads(source.with_suffix(".json").read_text())
+        assert card["model"] == "gelato" and card["training"]["wall_seconds"] > 0
+        assert net.meta["card"]["costs"] == card["costs"]
+    if "molecules" not in shipped:
+        return
+    examples = Path(__file__).resolve().parents[1] / "examples"
+    g1, g2 = (gedkit.read(examples / f"{m}.json", node_label="atom", edge_label="bond")
+              for m in ("caffeine", "theobromine"))
+    problem = costs.uniform().compile(g1, g2)
+    assert default_model(problem) == "molecules"
+    r = gedkit.ged(g1, g2, method="gelato")
+    assert r.stats["model"] == "molecules"
+    assert r.upper_bound == problem.cost(r.assignment)
+    assert r.upper_bound <= r.stats["branch_cost"]
+    assert r.upper_bound == gedkit.ged(g1, g2, method="exact").distance
