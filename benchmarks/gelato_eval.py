@@ -399,7 +399,7 @@ def parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--data", type=Path, default=DEFAULT_DATA,
                         help="folder holding the benchmark sets and IAM/ (default: shared/data)")
-    common.add_argument("--weights", type=Path, default=Path("/tmp/weights"),
+    common.add_argument("--weights", type=Path, default=Path(__file__).parent / "out" / "weights",
                         help="where NAME.pt models not shipped with gedkit are looked for")
     common.add_argument("--k", type=int, default=32, help="gelato's branches / beam width")
     common.add_argument("--decoding", choices=DECODINGS, default="branches")
