@@ -16,11 +16,12 @@ install it (``pip install 'gedkit[learn]'``).
 
 from __future__ import annotations
 
+import os
 from types import ModuleType
 
-from gedkit.errors import MissingDependencyError
+from gedkit.errors import FormatError, MissingDependencyError
 
-__all__ = ["DECODINGS", "require_torch"]
+__all__ = ["DECODINGS", "load_checked", "require_torch"]
 
 #: decoding strategies of the ``gelato`` method (see :mod:`gedkit.learned.decode`)
 DECODINGS = ("branches", "beam", "sampling")
@@ -33,3 +34,19 @@ def require_torch(feature: str = "the learned solver gelato") -> ModuleType:
     except ImportError:
         raise MissingDependencyError("torch", feature, "learn") from None
     return torch
+
+
+def load_checked(path: str | os.PathLike, fmt: str, what: str) -> dict:
+    """The dict saved at ``path`` by ``torch.save``, read without running code (weights
+    only); a file that is unreadable as such, or that does not say it holds ``fmt``, raises a
+    :class:`~gedkit.errors.FormatError` naming the file and ``what`` was expected."""
+    torch = require_torch(f"reading {what}s")
+    try:
+        saved = torch.load(path, map_location="cpu", weights_only=True)
+    except OSError:
+        raise
+    except Exception as exc:  # a truncated or foreign file: say which file and why
+        raise FormatError(f"{path}: not {what} ({exc})") from None
+    if not isinstance(saved, dict) or saved.get("format") != fmt:
+        raise FormatError(f"{path}: not {what} (expected format {fmt!r})")
+    return saved

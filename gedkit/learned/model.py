@@ -26,7 +26,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from gedkit.errors import FormatError
+from gedkit.learned import load_checked
 from gedkit.learned.features import CANDIDATE_FEATURES, Encoded, Vocabulary
 
 __all__ = ["FORMAT", "GelatoNet", "evaluating", "load", "to_tensors"]
@@ -128,14 +128,7 @@ class GelatoNet(nn.Module):
 
 def load(path: str | Path) -> GelatoNet:
     """A network saved by :meth:`GelatoNet.save`, in evaluation mode."""
-    try:
-        data = torch.load(path, map_location="cpu", weights_only=True)
-    except OSError:
-        raise
-    except Exception as exc:  # a truncated or foreign file: say which file and why
-        raise FormatError(f"{path}: not a Gelato weights file ({exc})") from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise FormatError(f"{path}: not a Gelato weights file (expected format {FORMAT!r})")
+    data = load_checked(path, FORMAT, "a Gelato weights file")
     config = data["config"]
     net = GelatoNet(Vocabulary.from_dict(config["vocab"]), width=config["width"],
                     layers=config["layers"], meta=data.get("meta"))

@@ -21,7 +21,8 @@ import numpy as np
 import torch
 from torch.nn import functional
 
-from gedkit.errors import FormatError, OptionError
+from gedkit.errors import OptionError
+from gedkit.learned import load_checked
 from gedkit.learned.data import LabelledPair, TrainingState, training_states
 from gedkit.learned.decode import decode
 from gedkit.learned.features import Instance, States, Vocabulary, concat, encode
@@ -201,14 +202,7 @@ def _describe(row: dict) -> str:
 
 
 def _load_checkpoint(path: Path, net: GelatoNet, config: TrainConfig) -> dict:
-    try:
-        saved = torch.load(path, map_location="cpu", weights_only=True)
-    except OSError:
-        raise
-    except Exception as exc:
-        raise FormatError(f"{path}: not a Gelato checkpoint ({exc})") from None
-    if not isinstance(saved, dict) or saved.get("format") != _CHECKPOINT:
-        raise FormatError(f"{path}: not a Gelato checkpoint")
+    saved = load_checked(path, _CHECKPOINT, "a Gelato checkpoint")
     if _canonical(saved["net"]) != _canonical(net.config()):
         raise OptionError(
             f"{path} was made with another network (labels, width or layers); "

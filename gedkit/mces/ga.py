@@ -34,8 +34,8 @@ from gedkit.mces.refine import refine as local_search
 from gedkit.mces.result import MCESResult
 
 __all__ = [
-    "AssociationGraph", "GraduatedAssignment", "association_graph", "decode",
-    "graduated_assignment",
+    "AssociationGraph", "GraduatedAssignment", "association_graph", "check_search_options",
+    "decode", "graduated_assignment",
 ]
 
 GA_OPTIONS: dict[str, Any] = {
@@ -225,9 +225,14 @@ def check_ga_options(config: dict) -> None:
     for key in ("iterations", "sinkhorn_iterations", "restarts"):
         check_number(config, key, integer=True)
     check_number(config, "noise", strict=False)
-    check_number(config, "kicks", integer=True, strict=False)
+    check_search_options(config)
+
+
+def check_search_options(config: dict) -> None:
+    """Validate the options GA and NGA share: ``refine``, ``kicks`` and ``seed``."""
     if not isinstance(config["refine"], bool):
         raise OptionError(f"option refine must be True or False, got {config['refine']!r}")
+    check_number(config, "kicks", integer=True, strict=False)
     check_number(config, "seed", integer=True, strict=False, none=True)
 
 

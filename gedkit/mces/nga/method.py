@@ -31,7 +31,7 @@ from gedkit.errors import OptionError
 from gedkit.learned import require_torch
 from gedkit.mces.base import Budget, Method, register
 from gedkit.mces.bounds import upper_bound
-from gedkit.mces.ga import association_graph, decode
+from gedkit.mces.ga import association_graph, check_search_options, decode
 from gedkit.mces.problem import MCESProblem
 from gedkit.mces.refine import kick
 from gedkit.mces.refine import refine as local_search
@@ -59,7 +59,8 @@ def _initial_state(init: str) -> tuple[dict, dict] | None:
     source = shipped_initialisation() if init == "pretrained" else Path(init)
     if source is None:
         return None
-    net = load(source)
+    with resources.as_file(source) as path:
+        net = load(path)
     return net.config(), {k: v.clone() for k, v in net.state_dict().items()}
 
 
@@ -142,9 +143,7 @@ def check_nga_options(config: dict) -> None:
         check_number(config, key, integer=True)
     check_number(config, "kicks", integer=True, strict=False)
     check_number(config, "lr")
-    if not isinstance(config["refine"], bool):
-        raise OptionError(f"option refine must be True or False, got {config['refine']!r}")
-    check_number(config, "seed", integer=True, strict=False, none=True)
+    check_search_options(config)
 
 
 @register

@@ -33,6 +33,7 @@ from torch import nn
 from torch.nn import functional
 
 from gedkit.errors import FormatError
+from gedkit.learned import load_checked
 from gedkit.mces.ga import AssociationGraph
 from gedkit.mces.nga.features import EDGE_BUCKETS, FEATURES, GraphArrays
 
@@ -193,19 +194,9 @@ def sinkhorn(scores: torch.Tensor, pair: PairTensors, iterations: int) -> torch.
     return k[:, pair.rows, pair.cols].T
 
 
-def load(path) -> NGANet:
-    """A network from a weights file written by :meth:`NGANet.save` (a path or an
-    :mod:`importlib.resources` traversable)."""
-    try:
-        with path.open("rb") if hasattr(path, "open") and not isinstance(path, str) \
-                else open(path, "rb") as handle:
-            saved = torch.load(handle, map_location="cpu", weights_only=True)
-    except OSError:
-        raise
-    except Exception as exc:
-        raise FormatError(f"{path}: not an NGA weights file ({exc})") from None
-    if not isinstance(saved, dict) or saved.get("format") != FORMAT:
-        raise FormatError(f"{path}: not an NGA weights file")
+def load(path: str | Path) -> NGANet:
+    """A network from a weights file written by :meth:`NGANet.save`."""
+    saved = load_checked(path, FORMAT, "an NGA weights file")
     try:
         net = NGANet(NGAConfig(**saved["config"]))
         net.load_state_dict(saved["state_dict"])
