@@ -13,7 +13,7 @@ Usage::
 
     python benchmarks/mces_iam.py [--data ../shared/data] [--pairs 100] [--budgets 1,10]
         [--exact-budgets 60] [--methods exact,ga,nga,rascal] [--min-atoms 31] [--seed 0]
-        [--json benchmarks/out/mces_iam.json] [--merge RUNS.json ...]
+        [--json benchmarks/out/mces_iam.json] [--merge RUNS.json ...] [--pair-indices I,J,...]
 
 Prints Markdown tables (paste them into benchmarks/RESULTS.md); ``--json`` keeps every run, and
 ``--merge`` summarises runs made separately on the same pairs (e.g. one method at a time).
@@ -183,6 +183,8 @@ def main() -> None:
     ap.add_argument("--min-atoms", type=int, default=31)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", help="write every run to this file")
+    ap.add_argument("--pair-indices", metavar="I,J,...",
+                    help="run only these of the chosen pairs (0-based), e.g. the hard ones")
     ap.add_argument("--merge", nargs="+", metavar="JSON",
                     help="summarise runs kept by --json (same pairs) instead of running")
     args = ap.parse_args()
@@ -208,6 +210,8 @@ def main() -> None:
     graphs = load_molecules(Path(args.data), args.min_atoms)
     rng = np.random.default_rng(args.seed)
     pairs = choose_pairs(graphs, args.pairs, rng)
+    if args.pair_indices:
+        pairs = [pairs[int(k)] for k in args.pair_indices.split(",")]
     # compile the kernels (and load any weights) once, outside the timings
     small = gedkit.Graph({0: "C", 1: "C"}, [(0, 1, 1)])
     for m in methods:
