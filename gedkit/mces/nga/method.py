@@ -84,7 +84,7 @@ def neural_graduated_assignment(
     steps: int = 1000,
     lr: float = 0.01,
     refine: bool = True,
-    kicks: int = 1000,
+    kicks: int = 300,
     seed: int | None = 0,
 ) -> tuple[np.ndarray, dict]:
     """The best node map found, and statistics (steps run, step of the best map, init used,
@@ -111,16 +111,21 @@ def neural_graduated_assignment(
     for step in range(steps):
         soft = net(pair, gumbel((len(pair), samples), generator))
         stats["steps"] = step + 1
+        chosen, chosen_count = None, -1
         for column in soft.detach().numpy().T:
             forward = decode(assoc, column, problem.n1, problem.n2)
             if refine:
                 forward = local_search(problem, forward)
             count = problem.count(forward)
-            if count > best_count:
-                if kicks and count < ceiling:
-                    forward = kick(problem, forward, kicks, seed=step, budget=budget)
-                    count = problem.count(forward)
-                best, best_count, stats["best_step"] = forward, count, step
+            if count > chosen_count:
+                chosen, chosen_count = forward, count
+        # the step's best sample seeds an iterated local search when it is close to the best
+        # so far: the samples give it ever new starting points
+        if kicks and chosen_count < ceiling and chosen_count >= best_count - 2:
+            chosen = kick(problem, chosen, kicks, seed=step, budget=budget)
+            chosen_count = problem.count(chosen)
+        if chosen_count > best_count:
+            best, best_count, stats["best_step"] = chosen, chosen_count, step
         trace.append(best_count)
         if best_count >= ceiling or budget.expired():
             break
@@ -152,7 +157,7 @@ class NGA(Method):
     summary = "neural graduated assignment: learned temperatures, Gumbel samples (torch)"
     options: ClassVar[dict[str, Any]] = {
         "init": "pretrained", "samples": 8, "steps": 1000, "lr": 0.01, "refine": True,
-        "kicks": 1000, "seed": 0,
+        "kicks": 300, "seed": 0,
     }
 
     def validate(self) -> None:
