@@ -5,9 +5,16 @@ count of its Gumbel-perturbed samples; after every step each sample's soft assig
 decoded by the Hungarian method (as in ``ga``) and improved by the local search of
 :mod:`gedkit.mces.refine`; the best map over all steps and samples is the answer. Stops at the
 budget, after ``steps`` steps, or as soon as a map reaches the proven upper bound (then it is
-optimal). Each map that beats the best so far is first polished by an iterated local search
-of ``kicks`` perturbations (:func:`gedkit.mces.refine.kick`; 0 turns it off). The upper bound
-is :func:`gedkit.mces.bounds.upper_bound`.
+optimal). The best sample of each step, when it is within two edges of the best map so far,
+then seeds an iterated local search of ``kicks`` perturbations
+(:func:`gedkit.mces.refine.kick`; 0 turns it off): the network's samples supply ever new
+starting points, the search exploits them. The upper bound is
+:func:`gedkit.mces.bounds.upper_bound`.
+
+Where the paper leaves room, this implementation chose: the temperature of layer ``l`` is the
+elementwise product of two learned vectors ``u_l ⊙ w_l`` and the layer's scores are
+``log mean_j exp(β_j q)`` (see :mod:`gedkit.mces.nga.model`); node features are hashed labels
+and degrees, so one initialisation serves every label set.
 
 ``init="pretrained"`` (default) starts from the shipped amortised initialisation (trained
 across many molecule pairs by :mod:`gedkit.mces.nga.pretrain`), so a pair needs fewer steps;
