@@ -172,6 +172,14 @@ def _versus_rascal(rows, plan) -> None:
     print()
 
 
+def _torch_threads(n: int) -> None:
+    try:
+        import torch
+    except ImportError:  # nga then says how to install it
+        return
+    torch.set_num_threads(n)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default=str(DEFAULT_DATA))
@@ -187,7 +195,10 @@ def main() -> None:
                     help="run only these of the chosen pairs (0-based), e.g. the hard ones")
     ap.add_argument("--merge", nargs="+", metavar="JSON",
                     help="summarise runs kept by --json (same pairs) instead of running")
+    ap.add_argument("--threads", type=int, default=1,
+                    help="torch threads for nga (default 1, like every other method)")
     args = ap.parse_args()
+    _torch_threads(args.threads)
     if args.merge:
         rows = {}
         for path in args.merge:

@@ -200,6 +200,14 @@ def warm_up(methods: dict[str, dict]) -> None:
         gedkit.mces(a, b, method, **options)
 
 
+def _torch_threads(n: int) -> None:
+    try:
+        import torch
+    except ImportError:  # nga then says how to install it
+        return
+    torch.set_num_threads(n)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default=str(DEFAULT_DATA))
@@ -217,7 +225,10 @@ def main() -> None:
     ap.add_argument("--ga-options", default="", help="k=v pairs, e.g. restarts=2")
     ap.add_argument("--approx-timeout", type=float, default=None,
                     help="seconds per pair for the approximate methods (default: none)")
+    ap.add_argument("--threads", type=int, default=1,
+                    help="torch threads for nga (default 1, like every other method)")
     args = ap.parse_args()
+    _torch_threads(args.threads)
     if min(args.queries, args.collection, args.relevant) < 1:
         ap.error("--queries, --collection and --relevant must be positive")
 
