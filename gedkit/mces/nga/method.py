@@ -115,7 +115,12 @@ def neural_graduated_assignment(
         net.load_state_dict(state[1])
     optimiser = torch.optim.Adam(net.parameters(), lr=lr)
     best_count, trace = -1, []
+    step_seconds = 0.0
     for step in range(steps):
+        # a step cannot be interrupted: do not start one the budget cannot pay for
+        if step and budget.remaining() < step_seconds:
+            break
+        tick = time.perf_counter()
         soft = net(pair, gumbel((len(pair), samples), generator))
         stats["steps"] = step + 1
         chosen, chosen_count = None, -1
@@ -140,6 +145,7 @@ def neural_graduated_assignment(
         optimiser.zero_grad()
         loss.backward()
         optimiser.step()
+        step_seconds = time.perf_counter() - tick
     stats["trace"] = trace
     return best, stats
 
