@@ -172,7 +172,8 @@ def _versus_rascal(rows, plan) -> None:
     print()
 
 
-def _torch_threads(n: int) -> None:
+def use_torch_threads(n: int) -> None:
+    """Run torch (NGA) on ``n`` threads, when torch is installed."""
     try:
         import torch
     except ImportError:  # nga then says how to install it
@@ -198,7 +199,7 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=1,
                     help="torch threads for nga (default 1, like every other method)")
     args = ap.parse_args()
-    _torch_threads(args.threads)
+    use_torch_threads(args.threads)
     if args.merge:
         rows = {}
         for path in args.merge:

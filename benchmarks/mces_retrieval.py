@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 from _iam import DEFAULT_DATA, load_iam
+from mces_iam import use_torch_threads
 from scipy import stats
 from tqdm import tqdm
 
@@ -200,14 +201,6 @@ def warm_up(methods: dict[str, dict]) -> None:
         gedkit.mces(a, b, method, **options)
 
 
-def _torch_threads(n: int) -> None:
-    try:
-        import torch
-    except ImportError:  # nga then says how to install it
-        return
-    torch.set_num_threads(n)
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default=str(DEFAULT_DATA))
@@ -228,7 +221,7 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=1,
                     help="torch threads for nga (default 1, like every other method)")
     args = ap.parse_args()
-    _torch_threads(args.threads)
+    use_torch_threads(args.threads)
     if min(args.queries, args.collection, args.relevant) < 1:
         ap.error("--queries, --collection and --relevant must be positive")
 
