@@ -329,6 +329,27 @@ def test_cli_rejects_too_little_data(torch, tmp_path, capsys):
     assert code == 2 and "distinct graphs remain" in err
 
 
+def test_cli_rejects_an_unknown_label_method(tmp_path, capsys):
+    code = main(["train", "gelato", "--data", str(AIDS_SAMPLE), "--out", str(tmp_path / "m.pt"),
+                 "--label-method", "oracle"])
+    assert code == 2 and "--label-method" in capsys.readouterr().err
+
+
+def test_heuristic_labels_are_valid_and_cached_apart(tmp_path):
+    rng = np.random.default_rng(40)
+    problems = [costs.uniform().compile(random_graph(rng, 7, p=0.4, n_labels=2),
+                                        random_graph(rng, 7, p=0.4, n_labels=2))
+                for _ in range(4)]
+    keys = [[k] for k in range(4)]
+    cache = tmp_path / "labels.jsonl"
+    noisy = label_pairs(problems, keys, timeout=None, method="ipfp", cache=cache)
+    for lp in noisy:
+        assert lp.cost == lp.problem.cost(lp.forward)
+        assert lp.cost >= brute_force(lp.problem)
+    exact = label_pairs(problems, keys, timeout=None, cache=cache)  # other labels: relabelled
+    assert all(lp.optimal and lp.cost == brute_force(lp.problem) for lp in exact)
+
+
 def test_shipped_models_load_with_cards_and_beat_branch_on_molecules(torch):
     from gedkit.learned.model import load
     from gedkit.learned.solver import default_model, shipped_models

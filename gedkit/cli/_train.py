@@ -52,6 +52,9 @@ def register(subparsers: Any) -> None:
                       help="graphs (e.g. a test set) no training graph may be isomorphic to")
     data.add_argument("--exact-timeout", type=float, default=_DEFAULT_TIMEOUT, metavar="S",
                       help=f"seconds per pair for the exact solver (default {_DEFAULT_TIMEOUT:g})")
+    data.add_argument("--label-method", default="exact", metavar="M",
+                      help="solver that labels the pairs (default exact); a heuristic such as "
+                      "ipfp gives cheap, noisy labels (use with --keep-unproven)")
     data.add_argument("--keep-unproven", action="store_true",
                       help="also train on maps the exact solver did not prove optimal in time")
     model = parser.add_argument_group("network and optimisation")
@@ -104,6 +107,7 @@ def run(args: argparse.Namespace) -> int:
     problems = [costs.compile(graphs[i], graphs[j]) for i, j in everything]
     labelled = label_pairs(
         problems, [[int(i), int(j)] for i, j in everything], timeout=args.exact_timeout,
+        method=args.label_method,
         cache=out.with_name(out.name + ".pairs.jsonl"), header=header,
         progress=lambda todo: _bar(todo, "labelling", "pair"),
     )
@@ -143,6 +147,7 @@ def run(args: argparse.Namespace) -> int:
             "train_pairs": len(train_set), "val_pairs": len(val_set),
             "labels_proven_optimal": proven, "labels_unproven": len(labelled) - proven,
             "unproven_used": args.keep_unproven, "exact_timeout": args.exact_timeout,
+            "label_method": args.label_method,
             "label_seconds": sum(lp.seconds for lp in labelled),
             "training_states": trained.n_states,
         },
@@ -170,6 +175,11 @@ def _check(args: argparse.Namespace) -> None:
         raise OptionError("--val-pairs must be at least 0")
     if args.max_nodes is not None and args.max_nodes < 1:
         raise OptionError("--max-nodes must be at least 1")
+    from gedkit.solvers import available
+
+    if args.label_method not in available():
+        raise OptionError(f"--label-method must be a GED method ({', '.join(available())}), "
+                          f"got {args.label_method!r}")
     if not args.exact_timeout > 0 or not args.lr > 0:
         raise OptionError("--exact-timeout and --lr must be positive")
 

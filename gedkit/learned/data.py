@@ -65,10 +65,12 @@ class TrainingState:
     target: np.ndarray
 
 
-def label(problem: Problem, timeout: float | None = None) -> LabelledPair:
-    """The exact solver's map for ``problem`` within ``timeout`` seconds."""
+def label(problem: Problem, timeout: float | None = None, method: str = "exact") -> LabelledPair:
+    """The map ``method`` (by default the exact solver) finds for ``problem`` within
+    ``timeout`` seconds; ``optimal`` when its bounds prove it. A heuristic ``method`` gives
+    the cheap, noisy labels of the limited-supervision experiments."""
     t0 = time.perf_counter()
-    r = get_solver("exact").solve(problem, Budget(timeout=timeout))
+    r = get_solver(method).solve(problem, Budget(timeout=timeout))
     return LabelledPair(problem, r.assignment, r.upper_bound, r.optimal, time.perf_counter() - t0)
 
 
@@ -77,6 +79,7 @@ def label_pairs(
     keys: Sequence[Any],
     *,
     timeout: float | None,
+    method: str = "exact",
     cache: str | Path | None = None,
     header: dict | None = None,
     progress: Callable[[Iterable], Iterable] | None = None,
@@ -89,7 +92,9 @@ def label_pairs(
     keys : sequence
         One JSON-ready key per problem (e.g. its graph indices); the cache stores answers by key.
     timeout : float or None
-        Seconds per pair for the exact solver.
+        Seconds per pair for the labelling solver.
+    method : str
+        The labelling solver (default ``"exact"``); part of what the cache depends on.
     cache : path, optional
         The cache file. Its first line is ``header``; a cache written with another header (other
         data, costs or time limit) is started afresh.
@@ -99,6 +104,8 @@ def label_pairs(
         Wraps the iteration over the problems still to label (e.g. a progress bar).
     """
     header = {"gelato_labels": 1, **(header or {})}
+    if method != "exact":  # caches written before the option existed stay valid
+        header["label_method"] = method
     known: dict[str, dict] = {}
     path = Path(cache) if cache is not None else None
     if path is not None and path.exists():
@@ -107,7 +114,7 @@ def label_pairs(
         path.write_text(json.dumps(header) + "\n")
     todo = [i for i, key in enumerate(keys) if _k(key) not in known]
     for i in (progress or iter)(todo):
-        lp = label(problems[i], timeout)
+        lp = label(problems[i], timeout, method)
         row = {"key": keys[i], "map": lp.forward.tolist(), "cost": lp.cost,
                "optimal": lp.optimal, "seconds": lp.seconds}
         known[_k(keys[i])] = row
