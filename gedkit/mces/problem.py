@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from gedkit._kernels.order import neighbour_lists
 from gedkit.errors import GedkitError
 from gedkit.graph import Graph
 from gedkit.pair import GraphPair, label_adjacency
@@ -91,6 +92,12 @@ class MCESProblem(GraphPair):
         p.edge_classes1, p.edge_classes2 = self.edge_classes2, self.edge_classes1
         p.n_classes = self.n_classes
         return p
+
+    @cached_property
+    def neighbours1(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """CSR neighbour lists of g1 (pointers, neighbours, edge-label ids), built once for
+        the local searches that run many times per problem."""
+        return neighbour_lists(self.adj1)
 
     @cached_property
     def useful1(self) -> np.ndarray:

@@ -14,8 +14,7 @@ the input.
 within a small radius of a random mapped node, re-maps them greedily in random order (each
 onto the free node of g2 that keeps the most edges, ties broken at random), runs the local
 search again, and keeps the result when it has at least as many edges (equal counts move on,
-so plateaus are crossed).
-The best map seen is returned: never worse than the input either.
+so plateaus are crossed). The best map seen is returned: never worse than the input either.
 """
 
 from __future__ import annotations
@@ -23,7 +22,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from gedkit._kernels.order import neighbour_lists
 from gedkit.mces.problem import MCESProblem
 from gedkit.solvers.base import Budget
 
@@ -43,7 +41,7 @@ def refine(problem: MCESProblem, forward: np.ndarray, max_sweeps: int = 50) -> n
     2
     """
     f = np.array(problem.check_map(forward), dtype=np.int64)
-    ptr, nbr, lab = neighbour_lists(problem.adj1)
+    ptr, nbr, lab = problem.neighbours1
     _local_search(f, problem.node_labels1, problem.node_labels2, ptr, nbr, lab,
                   problem.adj2, max_sweeps)
     return f
@@ -62,7 +60,7 @@ def kick(problem: MCESProblem, forward: np.ndarray, kicks: int, seed: int = 0,
     6
     """
     f = refine(problem, forward)
-    ptr, nbr, lab = neighbour_lists(problem.adj1)
+    ptr, nbr, lab = problem.neighbours1
     for start in range(0, kicks, _KICK_CHUNK):
         if budget is not None and budget.expired():
             break

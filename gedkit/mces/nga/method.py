@@ -93,9 +93,11 @@ def neural_graduated_assignment(
     refine: bool = True,
     kicks: int = 300,
     seed: int | None = 0,
+    ceiling: int | None = None,
 ) -> tuple[np.ndarray, dict]:
     """The best node map found, and statistics (steps run, step of the best map, init used,
-    best count after each step in ``trace``)."""
+    best count after each step in ``trace``). ``ceiling``: the proven upper bound
+    (:func:`~gedkit.mces.bounds.upper_bound`), when the caller has it already."""
     torch = require_torch("the MCES method nga")
     from gedkit.mces.nga.model import NGAConfig, NGANet, gumbel, objective
 
@@ -104,7 +106,7 @@ def neural_graduated_assignment(
     pair, assoc = prepare(problem)
     if pair is None:
         return best, stats
-    ceiling = upper_bound(problem)
+    ceiling = upper_bound(problem) if ceiling is None else ceiling
     state = _initial_state(init)
     stats["init"] = "random" if state is None else init
     generator = torch.Generator().manual_seed(0 if seed is None else seed)
@@ -178,8 +180,10 @@ class NGA(Method):
 
     def solve(self, problem: MCESProblem, budget: Budget) -> MCESResult:
         t0 = time.perf_counter()
-        forward, stats = neural_graduated_assignment(problem, budget, **self.config)
+        bound = upper_bound(problem)
+        forward, stats = neural_graduated_assignment(problem, budget, ceiling=bound,
+                                                     **self.config)
         return MCESResult.from_map(
-            problem, forward, upper_bound(problem), self.name,
+            problem, forward, bound, self.name,
             time=time.perf_counter() - t0, stats=stats,
         )
