@@ -24,7 +24,7 @@ Usage::
         [--limit-time S] [--json OUT]
     python benchmarks/gelato_eval.py generalise [--data ../shared/data] [--pairs 50]
         [--costs uniform|chem_2] [--model M] [--exact-timeout 10] [--k 32]
-        [--decoding branches] [--compare-decodings] [--limit-time S] [--json OUT]
+        [--decoding branches] [--compare-decodings] [--polish 4] [--limit-time S] [--json OUT]
 
 A model M is a weights file, the name of a shipped model, or NAME for ``--weights/NAME.pt``.
 Defaults: aids700nef (AIDS700nef), unlabelled (LINUX, IMDBMulti), molecules or chem_2
@@ -115,7 +115,8 @@ def timed(method: str, problem: Problem, timeout: float | None = None, **options
     r = solver.solve(problem, Budget(timeout=timeout))
     elapsed = time.perf_counter() - t0
     stats = {k: v for k, v in r.stats.items() if k in ("decoded_cost", "branch_cost",
-                                                        "network_calls", "cut_short", "winner")}
+                                                        "network_calls", "cut_short", "winner",
+                                                        "polished_cost")}
     return Run(r.upper_bound, r.lower_bound, elapsed, timeout, stats)
 
 
@@ -131,7 +132,7 @@ def decodings(args: argparse.Namespace) -> list[str]:
 
 def run_gelato(problem: Problem, model: str, args: argparse.Namespace) -> dict[str, Run]:
     return {gelato_label(d): timed("gelato", problem, args.limit_time, k=args.k, decoding=d,
-                                   model=model, seed=args.seed)
+                                   model=model, seed=args.seed, polish=args.polish)
             for d in decodings(args)}
 
 
@@ -403,6 +404,8 @@ def parser() -> argparse.ArgumentParser:
                         help="where NAME.pt models not shipped with gedkit are looked for")
     common.add_argument("--k", type=int, default=32, help="gelato's branches / beam width")
     common.add_argument("--decoding", choices=DECODINGS, default="branches")
+    common.add_argument("--polish", type=int, default=4,
+                        help="decoded maps gelato improves with IPFP and REFINE (0: none)")
     common.add_argument("--compare-decodings", action="store_true",
                         help="also run gelato with the other decodings")
     common.add_argument("--limit-time", type=float, metavar="S",

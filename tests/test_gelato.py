@@ -6,6 +6,7 @@ Tests needing torch skip without it; the state-graph and data tests do not need 
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -270,6 +271,26 @@ def test_solver_results_and_options(torch, trained, tmp_path):
         get_solver("gelato", model="no-such-model")
 
 
+def test_polishing_never_makes_the_answer_worse(torch):
+    from gedkit.learned.model import GelatoNet
+
+    # an untrained network decodes poor maps: IPFP and REFINE then have work to do
+    net = GelatoNet.untrained(Vocabulary.fit([triangle("C"), triangle("O")]), **TINY)
+    gained = 0
+    for p in [*small_pairs(21, 6), *small_pairs(22, 4, DELETIONS)]:
+        plain = get_solver("gelato", model=net, k=2, polish=0).solve(p, Budget())
+        polished = get_solver("gelato", model=net, k=2, polish=2).solve(p, Budget())
+        assert polished.upper_bound == p.cost(polished.assignment)
+        assert polished.upper_bound <= plain.upper_bound
+        assert polished.lower_bound == plain.lower_bound
+        if "polished_cost" in polished.stats:
+            assert polished.stats["polished_cost"] <= polished.stats["decoded_cost"]
+            gained += polished.stats["polished_cost"] < polished.stats["decoded_cost"]
+    assert gained > 0
+    with pytest.raises(OptionError, match="polish"):
+        get_solver("gelato", polish=-1)
+
+
 def test_weights_round_trip(torch, trained, tmp_path):
     from gedkit.learned.model import load, to_tensors
 
@@ -320,6 +341,47 @@ def test_cli_trains_resumes_and_reuses_labels(torch, tmp_path, capsys):
     assert labels.read_text() == cached  # nothing labelled again
     r = gedkit.ged(path3(), triangle(), method="gelato", model=str(out), k=2)
     assert r.upper_bound == r.problem.cost(r.assignment)
+
+
+def test_fine_tuning_starts_from_the_given_weights(torch, trained, tmp_path, capsys):
+    from gedkit.learned.model import load
+    from gedkit.learned.train import TrainConfig, learning_rate, train
+
+    pairs, result = trained
+    start = load_copy(result.net, tmp_path / "start.pt")
+    # zero epochs: the network comes back as it was given, labels and sizes included
+    same = train(pairs, pairs[:3], Vocabulary(), TrainConfig(epochs=0), start=start)
+    assert same.net.vocab == start.vocab and same.net.width == start.width
+    weights = start.state_dict()
+    assert all(torch.equal(v, weights[k]) for k, v in same.net.state_dict().items())
+    config = TrainConfig(epochs=2, batch_size=32, lr=1e-3, states_per_pair=5, val_k=2,
+                         lr_schedule="cosine")
+    tuned = train(pairs, pairs[:3], Vocabulary(), config, start=start)
+    assert tuned.history[0]["val_exact_hit"] >= 0.5  # trained weights from the first epoch
+    steps = [learning_rate(config, k, 10) for k in range(11)]
+    assert steps[0] == 1e-3 and steps[-1] == pytest.approx(5e-5)
+    assert all(a > b for a, b in itertools.pairwise(steps))
+    with pytest.raises(OptionError, match="lr_schedule must be one of"):
+        train(pairs, pairs[:3], Vocabulary(), TrainConfig(lr_schedule="step"), start=start)
+
+    out = tmp_path / "tuned.pt"
+    argv = ["train", "gelato", "--data", str(AIDS_SAMPLE), "--out", str(out), "--pairs", "4",
+            "--val-pairs", "1", "--states-per-pair", "3", "--val-k", "2", "--max-nodes", "12",
+            "--epochs", "1", "--init", str(tmp_path / "start.pt"), "--lr-schedule", "cosine"]
+    assert main(argv) == 0
+    card = json.loads(out.with_suffix(".json").read_text())
+    assert card["training"]["init"] == str(tmp_path / "start.pt")
+    assert card["network"]["width"] == start.width
+    assert card["training"]["lr_schedule"] == "cosine"
+    assert load(out).vocab == start.vocab
+    capsys.readouterr()
+
+
+def load_copy(net, path):
+    from gedkit.learned.model import load
+
+    net.save(path)
+    return load(path)
 
 
 def test_cli_rejects_too_little_data(torch, tmp_path, capsys):

@@ -212,3 +212,24 @@ def test_every_start_is_accepted(init):
         for method in ("ipfp", "refine"):
             r = get_solver(method, init=init).solve(p, Budget())
             assert r.lower_bound <= exact + 1e-9 <= r.upper_bound + 2e-9
+
+
+def test_polish_improves_given_maps_and_never_worsens_them():
+    from gedkit.solvers.heuristics.polish import polish
+
+    rng = np.random.default_rng(4)
+    improved = 0
+    for p, exact in _cases():
+        starts = [np.array([-1] * p.n1)]  # delete everything: usually far from optimal
+        if p.n1 and p.n2:
+            starts.append(rng.permutation(max(p.n1, p.n2))[: p.n1] % (p.n2 + 1) - 1)
+        starts = [s if len(set(s[s >= 0])) == len(s[s >= 0]) else starts[0] for s in starts]
+        best_given = min(p.cost(s) for s in starts)
+        forward, cost = polish(p, starts)
+        p.check_map(forward)
+        assert cost == pytest.approx(p.cost(forward))
+        assert exact - 1e-9 <= cost <= best_given + 1e-9
+        improved += cost < best_given - 1e-9
+    assert improved > 10
+    with pytest.raises(ValueError, match="at least one node map"):
+        polish(_cases()[0][0], [])

@@ -191,15 +191,25 @@ def test_kick_never_loses_edges_and_can_reach_the_optimum():
     for g1, g2 in small_pairs(20, seed=12):
         p = MCESProblem(g1, g2)
         start = np.full(g1.n, -1)
-        better = kick(p, start, kicks=200, seed=1)
+        better = kick(p, start, patience=200, seed=1)
         p.check_map(better)
         assert p.count(better) >= p.count(refine(p, start))
         assert p.count(better) <= brute_force(g1, g2)
-        assert np.array_equal(better, kick(p, start, kicks=200, seed=1))  # seeded
+        assert np.array_equal(better, kick(p, start, patience=200, seed=1))  # seeded
     g = random_graph(rng, 12, p=0.3, n_labels=1)
     p = MCESProblem(g, g)
-    assert p.count(kick(p, np.full(g.n, -1), kicks=2000)) == g.m
-    assert p.count(kick(p, np.full(g.n, -1), kicks=10**6, budget=Budget(timeout=1e-9))) >= 0
+    assert p.count(kick(p, np.full(g.n, -1), patience=2000)) == g.m
+    assert p.count(kick(p, np.full(g.n, -1), 10**9, budget=Budget(timeout=1e-9))) >= 0
+
+
+def test_kick_stops_at_the_ceiling_and_when_nothing_improves():
+    rng = np.random.default_rng(3)
+    g = random_graph(rng, 40, p=0.1, n_labels=1)
+    p = MCESProblem(g, g)
+    # with the upper bound reached the search ends at once, even with endless patience
+    assert p.count(kick(p, np.arange(g.n), 10**9, ceiling=g.m)) == g.m
+    # a map that no kick can improve: the search ends after its patience runs out
+    assert p.count(kick(p, np.arange(g.n), 500)) == g.m
 
 
 # -- time limits -----------------------------------------------------------------------------------

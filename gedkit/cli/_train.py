@@ -68,6 +68,11 @@ def register(subparsers: Any) -> None:
     model.add_argument("--val-k", type=int, default=8, metavar="K",
                        help="decoding branches during validation (default 8)")
     model.add_argument("--seed", type=int, default=0)
+    model.add_argument("--lr-schedule", choices=["constant", "cosine"], default="constant",
+                       help="constant, or a cosine decay to a twentieth of --lr over the epochs")
+    model.add_argument("--init", metavar="MODEL.pt",
+                       help="start from these trained weights (fine-tuning); their labels, "
+                       "width and layers are kept")
     model.add_argument("--resume", action="store_true",
                        help="continue training from OUT.ckpt")
     parser.set_defaults(run=run, command_parser=parser)
@@ -80,9 +85,11 @@ def run(args: argparse.Namespace) -> int:
     from gedkit.costs import get as get_costs
     from gedkit.learned.data import distinct_graphs, label_pairs
     from gedkit.learned.features import Vocabulary
+    from gedkit.learned.model import load
     from gedkit.learned.train import TrainConfig, train, write_model
 
     _check(args)
+    start = load(args.init) if args.init else None
     out = Path(args.out)
     costs = get_costs(args.costs)
     graphs, counts = _graphs(args)
@@ -124,10 +131,12 @@ def run(args: argparse.Namespace) -> int:
     )
     config = TrainConfig(epochs=args.epochs, batch_size=args.batch_size, lr=args.lr,
                          width=args.width, layers=args.layers,
-                         states_per_pair=args.states_per_pair, val_k=args.val_k, seed=args.seed)
+                         states_per_pair=args.states_per_pair, val_k=args.val_k, seed=args.seed,
+                         lr_schedule=args.lr_schedule)
     trained = train(train_set, val_set, vocab, config,
                     checkpoint=out.with_name(out.name + ".ckpt"), resume=args.resume,
-                    progress=True, log=lambda line: print(line, file=sys.stderr))
+                    start=start, progress=True, log=lambda line: print(line, file=sys.stderr))
+    vocab = trained.net.vocab
 
     proven = sum(lp.optimal for lp in labelled)
     card = {
@@ -151,9 +160,11 @@ def run(args: argparse.Namespace) -> int:
             "label_seconds": sum(lp.seconds for lp in labelled),
             "training_states": trained.n_states,
         },
-        "network": {"width": args.width, "layers": args.layers,
+        "network": {"width": trained.net.width, "layers": trained.net.n_layers,
                     "parameters": trained.net.size},
-        "training": {**asdict(config), "wall_seconds": trained.seconds,
+        "training": {**asdict(config), "width": trained.net.width,
+                     "layers": trained.net.n_layers, "init": args.init,
+                     "wall_seconds": trained.seconds,
                      "peak_memory_mb": _peak_memory_mb(),
                      "best_epoch": trained.best_epoch},
         "metrics": trained.metrics,

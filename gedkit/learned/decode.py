@@ -36,13 +36,15 @@ __all__ = ["Decoded", "decode"]
 
 @dataclass
 class Decoded:
-    """The best map found, its cost, and what it took."""
+    """The best map found, its cost, and what it took; ``ranked``: every distinct decoded map,
+    cheapest first (``ranked[0]`` is ``forward``)."""
 
     forward: np.ndarray
     cost: float
     branches: int
     network_calls: int
     completed_greedily: bool
+    ranked: list[np.ndarray]
 
 
 def decode(problem: Problem, net: GelatoNet, *, k: int = 32, strategy: str = "branches",
@@ -70,8 +72,13 @@ def decode(problem: Problem, net: GelatoNet, *, k: int = 32, strategy: str = "br
             raise OptionError(f"decoding must be one of {', '.join(DECODINGS)}, got {strategy!r}")
     forwards = finals.forwards()
     costs = np.array([problem.cost(f) for f in forwards])
-    best = int(np.argmin(costs))
-    return Decoded(forwards[best], float(costs[best]), len(forwards), run.calls, run.cut_short)
+    order = np.argsort(costs, kind="stable")
+    seen: set[bytes] = set()
+    ranked = [forwards[i] for i in order
+              if not (forwards[i].tobytes() in seen or seen.add(forwards[i].tobytes()))]
+    best = int(order[0])
+    return Decoded(forwards[best], float(costs[best]), len(forwards), run.calls, run.cut_short,
+                   ranked)
 
 
 Chooser = Callable[[torch.Tensor, np.ndarray], torch.Tensor]

@@ -1,7 +1,9 @@
 """``gelato``: the learned autoregressive solver as a gedkit method.
 
-The network proposes node maps (see :mod:`gedkit.learned.decode`); the answer is the best of
-them and of the BRANCH map, so it is never worse than BRANCH, and its lower bound is BRANCH's.
+The network proposes node maps (see :mod:`gedkit.learned.decode`); the ``polish`` cheapest of
+them are then improved by IPFP and REFINE (:func:`gedkit.solvers.heuristics.polish.polish`,
+within the budget; 0 turns it off: the published method). The answer is the best map met and
+BRANCH's, so it is never worse than BRANCH, and its lower bound is BRANCH's.
 When BRANCH already proves its map optimal, the network is not run. Torch is imported only
 when a problem is solved.
 
@@ -68,10 +70,12 @@ class GelatoSolver(Solver):
     name = "gelato"
     summary = ("learned autoregressive GNN (Gelato): best of k decoded maps and BRANCH's; "
                "BRANCH bound; needs torch")
-    options: ClassVar[dict] = {"k": 32, "decoding": "branches", "model": None, "seed": 0}
+    options: ClassVar[dict] = {"k": 32, "decoding": "branches", "model": None, "seed": 0,
+                               "polish": 4}
 
     def validate(self) -> None:
         check_number(self.config, "k", integer=True, minimum=1, strict=False)
+        check_number(self.config, "polish", integer=True, strict=False)
         check_choice(self.config, "decoding", DECODINGS)
         check_number(self.config, "seed", integer=True, strict=False)
         _check_model(self.config["model"])
@@ -79,6 +83,7 @@ class GelatoSolver(Solver):
     def solve(self, problem: Problem, budget: Budget) -> Result:
         require_torch()
         from gedkit.learned.decode import decode
+        from gedkit.solvers.heuristics.polish import polish
 
         t0 = time.perf_counter()
         bound = get_solver("branch").solve(problem, budget)
@@ -90,8 +95,12 @@ class GelatoSolver(Solver):
                          seed=self.config["seed"], budget=budget)
             stats.update(decoded_cost=out.cost, branches=out.branches,
                          network_calls=out.network_calls, cut_short=out.completed_greedily)
-            if out.cost < bound.upper_bound:
-                best = out.forward
+            forward, cost = out.forward, out.cost
+            if self.config["polish"]:
+                forward, cost = polish(problem, out.ranked[: self.config["polish"]], budget)
+                stats["polished_cost"] = cost
+            if cost < bound.upper_bound:
+                best = forward
         return Result.from_assignment(problem, best, bound.lower_bound, self.name,
                                       time=time.perf_counter() - t0, stats=stats)
 

@@ -1,6 +1,11 @@
 """Training Gelato: class-balanced binary cross-entropy on labelled states, AdamW, validation
 by decoding held-out pairs, and a checkpoint after every epoch to resume from.
 
+Training can start from a trained network (``start``: fine-tuning on more or other pairs), and
+the learning rate can stay constant or follow a cosine from ``lr`` down to a twentieth of it
+over the epochs (``lr_schedule="cosine"``): small steps at the end settle the weights that the
+validation picks.
+
 The positives of a state are the decisions of an optimal map not yet made; the negatives are
 the other candidates (minus their Weisfeiler–Leman twins, see :mod:`gedkit.learned.data`).
 A state has many more negatives than positives, so each batch's loss is the mean of the two
@@ -11,10 +16,11 @@ classes' mean losses. The weights kept are those of the epoch with the best vali
 from __future__ import annotations
 
 import json
+import math
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -28,9 +34,11 @@ from gedkit.learned.decode import decode
 from gedkit.learned.features import Instance, States, Vocabulary, concat, encode
 from gedkit.learned.model import GelatoNet, to_tensors
 
-__all__ = ["TrainConfig", "Trained", "evaluate", "train", "write_model"]
+__all__ = ["LR_SCHEDULES", "TrainConfig", "Trained", "evaluate", "train", "write_model"]
 
 _CHECKPOINT = "gedkit-gelato-checkpoint/1"
+LR_SCHEDULES = ("constant", "cosine")
+_COSINE_FLOOR = 0.05  # the cosine schedule ends at this fraction of the learning rate
 
 
 @dataclass
@@ -46,6 +54,7 @@ class TrainConfig:
     states_per_pair: int = 40
     val_k: int = 8  # decoding branches during validation
     seed: int = 0
+    lr_schedule: str = "constant"  # or "cosine"
 
 
 @dataclass
@@ -90,6 +99,7 @@ def train(
     *,
     checkpoint: str | Path | None = None,
     resume: bool = False,
+    start: GelatoNet | None = None,
     progress: bool = False,
     log: Callable[[str], None] | None = None,
 ) -> Trained:
@@ -104,15 +114,26 @@ def train(
     config : TrainConfig, optional
     checkpoint : path, optional
         Written after every epoch; with ``resume``, training continues from it.
+    start : GelatoNet, optional
+        A trained network to start from (its labels, width and layers replace ``vocab`` and
+        the config's); by default a fresh one.
     progress : bool
         Show a progress bar on stderr when it is a terminal.
     log : callable, optional
         Receives one line per epoch.
     """
     config = config or TrainConfig()
+    if config.lr_schedule not in LR_SCHEDULES:
+        raise OptionError(f"lr_schedule must be one of {', '.join(LR_SCHEDULES)}, got "
+                          f"{config.lr_schedule!r}")
     t_start = time.perf_counter()
     torch.manual_seed(config.seed)
+    if start is not None:
+        vocab = start.vocab
+        config = replace(config, width=start.width, layers=start.n_layers)
     net = GelatoNet(vocab, width=config.width, layers=config.layers)
+    if start is not None:
+        net.load_state_dict(start.state_dict())
     optimiser = torch.optim.AdamW(net.parameters(), lr=config.lr,
                                   weight_decay=config.weight_decay)
     instances, states = training_states(train_pairs, vocab, per_pair=config.states_per_pair,
@@ -130,14 +151,18 @@ def train(
         optimiser.load_state_dict(saved["optimizer"])
         history, best, spent = saved["history"], saved["best"], saved["seconds"]
 
-    bar = _bar(progress, (config.epochs - len(history)) * -(-len(states) // config.batch_size))
+    steps_per_epoch = -(-len(states) // config.batch_size)
+    bar = _bar(progress, (config.epochs - len(history)) * steps_per_epoch)
     for epoch in range(len(history), config.epochs):
         t0 = time.perf_counter()
         net.train()
         order = np.random.default_rng([config.seed, epoch]).permutation(len(states))
         losses = []
-        for start in range(0, len(order), config.batch_size):
-            chunk = [states[i] for i in order[start:start + config.batch_size]]
+        for step, first in enumerate(range(0, len(order), config.batch_size)):
+            chunk = [states[i] for i in order[first:first + config.batch_size]]
+            for group in optimiser.param_groups:
+                group["lr"] = learning_rate(config, epoch * steps_per_epoch + step,
+                                            config.epochs * steps_per_epoch)
             loss = _loss(net, instances, chunk)
             optimiser.zero_grad()
             loss.backward()
@@ -181,6 +206,19 @@ def _loss(net: GelatoNet, instances: Sequence[Instance],
             terms.append(functional.binary_cross_entropy_with_logits(
                 chosen, torch.full_like(chosen, float(cls))))
     return torch.stack(terms).mean()
+
+
+def learning_rate(config: TrainConfig, step: int, steps: int) -> float:
+    """The learning rate of batch ``step`` of ``steps`` under ``config.lr_schedule``.
+
+    >>> c = TrainConfig(lr=1.0, lr_schedule="cosine")
+    >>> learning_rate(c, 0, 100), round(learning_rate(c, 50, 100), 3), learning_rate(c, 100, 100)
+    (1.0, 0.525, 0.05)
+    """
+    if config.lr_schedule == "constant" or steps <= 0:
+        return config.lr
+    done = min(step / steps, 1.0)
+    return config.lr * (_COSINE_FLOOR + (1 - _COSINE_FLOOR) * 0.5 * (1 + math.cos(math.pi * done)))
 
 
 def _better(row: dict, than: dict) -> bool:

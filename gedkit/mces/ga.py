@@ -12,8 +12,9 @@ row and column (score 0) let nodes stay unmatched. At the end the Hungarian meth
 ``linear_sum_assignment``) turns the soft matrix into a node map, which a local search
 (:mod:`gedkit.mces.refine`, option ``refine``) then improves. Further runs (``restarts``) add
 a small random score to every pair (``noise``) to break the ties of symmetric molecules; the
-best map wins, and an iterated local search (:func:`gedkit.mces.refine.kick`, option
-``kicks``; 0 turns it off) polishes it within what is left of the budget.
+best map wins, and an iterated local search (:func:`gedkit.mces.refine.kick`) polishes it
+until ``kicks`` kicks in a row find nothing better (0 turns it off), the map reaches the
+proven upper bound, or the budget runs out.
 """
 
 from __future__ import annotations
@@ -118,8 +119,10 @@ def graduated_assignment(
     refine: bool,
     kicks: int,
     seed: int | None,
+    ceiling: int | None = None,
 ) -> tuple[np.ndarray, dict]:
-    """The best node map over ``restarts`` annealing runs, and statistics.
+    """The best node map over ``restarts`` annealing runs, and statistics. ``ceiling``: a
+    proven upper bound, where the search may stop.
 
     The first run anneals the problem as it is. Symmetric molecules leave it undecided
     between equivalent pairs, so each further run adds a fixed random score (standard
@@ -149,7 +152,7 @@ def graduated_assignment(
         if budget.expired():
             break
     if kicks:
-        best = kick(problem, best, kicks, seed=seed or 0, budget=budget)
+        best = kick(problem, best, kicks, seed=seed or 0, budget=budget, ceiling=ceiling)
     return best, stats
 
 
@@ -247,8 +250,9 @@ class GraduatedAssignment(Method):
 
     def solve(self, problem: MCESProblem, budget: Budget) -> MCESResult:
         t0 = time.perf_counter()
-        forward, stats = graduated_assignment(problem, budget, **self.config)
+        bound = upper_bound(problem)
+        forward, stats = graduated_assignment(problem, budget, ceiling=bound, **self.config)
         return MCESResult.from_map(
-            problem, forward, upper_bound(problem), self.name,
+            problem, forward, bound, self.name,
             time=time.perf_counter() - t0, stats=stats,
         )

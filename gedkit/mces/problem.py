@@ -100,6 +100,11 @@ class MCESProblem(GraphPair):
         return neighbour_lists(self.adj1)
 
     @cached_property
+    def neighbours2(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """CSR neighbour lists of g2, as :attr:`neighbours1`."""
+        return neighbour_lists(self.adj2)
+
+    @cached_property
     def useful1(self) -> np.ndarray:
         """Mask over the edges of g1 whose class occurs in g2 (the only ones that can be
         common)."""

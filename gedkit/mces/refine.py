@@ -10,11 +10,16 @@ tried, first improvement taken, until none helps:
 Every move keeps the map valid, and the count only rises, so the result is never worse than
 the input.
 
-:func:`kick` goes further (an iterated local search): it repeatedly unmaps the nodes of g1
-within a small radius of a random mapped node, re-maps them greedily in random order (each
-onto the free node of g2 that keeps the most edges, ties broken at random), runs the local
-search again, and keeps the result when it has at least as many edges (equal counts move on,
-so plateaus are crossed). The best map seen is returned: never worse than the input either.
+:func:`kick` goes further (an iterated local search): it repeatedly unmaps a small ball of
+nodes, re-maps them greedily in random order (each onto the free node of g2 that keeps the most
+edges, ties broken at random) and runs the local search again. The ball lies in g1 (the nodes
+within a random radius of a mapped node) or, as often, in g2 (the nodes of g1 whose images lie
+within that radius of a mapped node's image: this frees a region of g2 for other nodes). The
+new map replaces the current one when it keeps at least as many edges (so plateaus are crossed)
+or, now and then, one edge fewer (so the search leaves a local optimum it would otherwise
+circle). The best map seen is returned: never worse than the input either. The search stops
+when ``patience`` kicks in a row found nothing better, at a known upper bound, or at the
+budget.
 """
 
 from __future__ import annotations
@@ -28,6 +33,8 @@ from gedkit.solvers.base import Budget
 __all__ = ["kick", "refine"]
 
 _KICK_CHUNK = 100  # kicks between two looks at the clock
+_G2_BALLS = 0.5  # share of balls drawn in g2
+_DOWNHILL = 0.05  # chance to accept a kick that loses one edge
 
 
 def refine(problem: MCESProblem, forward: np.ndarray, max_sweeps: int = 50) -> np.ndarray:
@@ -47,26 +54,36 @@ def refine(problem: MCESProblem, forward: np.ndarray, max_sweeps: int = 50) -> n
     return f
 
 
-def kick(problem: MCESProblem, forward: np.ndarray, kicks: int, seed: int = 0,
-         radius: int = 2, budget: Budget | None = None) -> np.ndarray:
-    """The best map of an iterated local search of ``kicks`` perturbations from ``forward``
-    (left unchanged); with a ``budget``, the clock is read every hundred kicks and the search
-    stops when it runs out.
+def kick(problem: MCESProblem, forward: np.ndarray, patience: int, seed: int = 0,
+         radius: int = 3, budget: Budget | None = None,
+         ceiling: int | None = None) -> np.ndarray:
+    """The best map of an iterated local search from ``forward`` (left unchanged) that stops
+    after ``patience`` kicks in a row without a better map, as soon as a map keeps ``ceiling``
+    edges (a proven upper bound), or when ``budget`` runs out (the clock is read every hundred
+    kicks). Balls have a random radius from 1 to ``radius``.
 
     >>> from gedkit import Graph
     >>> cycle = Graph({k: "C" for k in range(6)}, [(k, (k + 1) % 6) for k in range(6)])
     >>> p = MCESProblem(cycle, cycle)
-    >>> p.count(kick(p, np.array([0, 1, 2, 4, 3, 5]), kicks=50))
+    >>> p.count(kick(p, np.array([0, 1, 2, 4, 3, 5]), patience=50))
     6
     """
-    f = refine(problem, forward)
-    ptr, nbr, lab = problem.neighbours1
-    for start in range(0, kicks, _KICK_CHUNK):
-        if budget is not None and budget.expired():
+    best = refine(problem, forward)
+    current = best.copy()
+    ptr1, nbr1, lab1 = problem.neighbours1
+    ptr2, nbr2, _ = problem.neighbours2
+    top = np.iinfo(np.int64).max if ceiling is None else ceiling
+    stale, chunk = 0, 0
+    while stale < patience and not (budget is not None and budget.expired()):
+        kicks = min(_KICK_CHUNK, patience - stale)
+        since = _iterated(best, current, problem.node_labels1, problem.node_labels2, ptr1, nbr1,
+                          lab1, ptr2, nbr2, problem.adj2, kicks, radius, _G2_BALLS, _DOWNHILL,
+                          top, seed * 1_000_003 + chunk)
+        if since < 0:  # reached the ceiling
             break
-        f = _iterated(f, problem.node_labels1, problem.node_labels2, ptr, nbr, lab,
-                      problem.adj2, min(_KICK_CHUNK, kicks - start), radius, seed + start)
-    return f
+        stale = since if since < kicks else stale + kicks
+        chunk += 1
+    return best
 
 
 @njit(cache=True, nogil=True)
@@ -83,54 +100,84 @@ def _count(f, ptr, nbr, lab, adj2):
 
 
 @njit(cache=True, nogil=True)
-def _iterated(f, nl1, nl2, ptr, nbr, lab, adj2, kicks, radius, seed):
+def _ball(centre, reach, ptr, nbr, ball, depth, seen):
+    """Breadth-first from ``centre`` up to ``reach`` edges away: fills ``ball`` and returns its
+    size (``seen`` is left all False)."""
+    size = 1
+    ball[0] = centre
+    depth[0] = 0
+    seen[centre] = True
+    head = 0
+    while head < size:
+        u = ball[head]
+        if depth[head] < reach:
+            for k in range(ptr[u], ptr[u + 1]):
+                a = nbr[k]
+                if not seen[a]:
+                    seen[a] = True
+                    ball[size] = a
+                    depth[size] = depth[head] + 1
+                    size += 1
+        head += 1
+    for t in range(size):
+        seen[ball[t]] = False
+    return size
+
+
+@njit(cache=True, nogil=True)
+def _iterated(best, current, nl1, nl2, ptr1, nbr1, lab1, ptr2, nbr2, adj2, kicks, radius,
+              g2_balls, downhill, ceiling, seed):
+    """``kicks`` kicks from ``current``; ``best`` and ``current`` are updated in place. Returns
+    the number of kicks made since ``best`` last improved (``kicks`` when it did not), or -1
+    once ``best`` keeps ``ceiling`` edges."""
     np.random.seed(seed)
     n1 = nl1.shape[0]
     n2 = nl2.shape[0]
-    best = f.copy()
-    best_count = _count(best, ptr, nbr, lab, adj2)
-    current = f.copy()
-    current_count = best_count
+    best_count = _count(best, ptr1, nbr1, lab1, adj2)
+    current_count = _count(current, ptr1, nbr1, lab1, adj2)
+    if best_count >= ceiling:
+        return -1
     mapped = np.empty(n1, dtype=np.int64)
-    ball = np.empty(n1, dtype=np.int64)
-    depth = np.empty(n1, dtype=np.int64)
-    in_ball = np.zeros(n1, dtype=np.bool_)
+    chosen = np.empty(n1, dtype=np.int64)
+    ball = np.empty(max(n1, n2), dtype=np.int64)
+    depth = np.empty(max(n1, n2), dtype=np.int64)
+    seen1 = np.zeros(n1, dtype=np.bool_)
+    seen2 = np.zeros(n2, dtype=np.bool_)
+    owner = np.empty(n2, dtype=np.int64)
     used = np.zeros(n2, dtype=np.bool_)
-    for _ in range(kicks):
+    since = kicks
+    for kick_no in range(kicks):
         g = current.copy()
         m = 0
         for i in range(n1):
-            if g[i] >= 0 and ptr[i] < ptr[i + 1]:
+            if g[i] >= 0 and ptr1[i] < ptr1[i + 1]:
                 mapped[m] = i
                 m += 1
         if m == 0:  # nothing mapped yet: start from any node with an edge
             for i in range(n1):
-                if ptr[i] < ptr[i + 1]:
+                if ptr1[i] < ptr1[i + 1]:
                     mapped[m] = i
                     m += 1
         if m == 0:
             break
-        # the ball: breadth-first from a random mapped node, up to a random radius
-        size = 1
-        ball[0] = mapped[np.random.randint(m)]
-        depth[0] = 0
-        in_ball[ball[0]] = True
+        centre = mapped[np.random.randint(m)]
         reach = 1 + np.random.randint(radius)
-        head = 0
-        while head < size:
-            u = ball[head]
-            if depth[head] < reach:
-                for k in range(ptr[u], ptr[u + 1]):
-                    a = nbr[k]
-                    if not in_ball[a]:
-                        in_ball[a] = True
-                        ball[size] = a
-                        depth[size] = depth[head] + 1
-                        size += 1
-            head += 1
+        size = 0
+        if g[centre] >= 0 and np.random.random() < g2_balls:
+            # the ball around the centre's image in g2; its nodes' owners are unmapped
+            owner[:] = -1
+            for i in range(n1):
+                if g[i] >= 0:
+                    owner[g[i]] = i
+            for t in range(_ball(g[centre], reach, ptr2, nbr2, ball, depth, seen2)):
+                if owner[ball[t]] >= 0:
+                    chosen[size] = owner[ball[t]]
+                    size += 1
+        else:
+            size = _ball(centre, reach, ptr1, nbr1, ball, depth, seen1)
+            chosen[:size] = ball[:size]
         for t in range(size):
-            g[ball[t]] = -1
-            in_ball[ball[t]] = False
+            g[chosen[t]] = -1
         used[:] = False
         for i in range(n1):
             if g[i] >= 0:
@@ -138,16 +185,16 @@ def _iterated(f, nl1, nl2, ptr, nbr, lab, adj2, kicks, radius, seed):
         # greedy re-mapping in random order, ties broken at random
         for t in range(size - 1, 0, -1):
             r = np.random.randint(t + 1)
-            ball[t], ball[r] = ball[r], ball[t]
+            chosen[t], chosen[r] = chosen[r], chosen[t]
         for t in range(size):
-            u = ball[t]
+            u = chosen[t]
             # a node that keeps no edge yet is still mapped (onto a random free node): that
-            # costs nothing and lets the nodes after it in the ball attach to it
+            # costs nothing and lets the nodes after it attach to it
             top, choice, ties = -1, -1, 0
             for v in range(n2):
                 if used[v] or nl2[v] != nl1[u]:
                     continue
-                gain = _gain(u, v, -1, g, ptr, nbr, lab, adj2)
+                gain = _gain(u, v, -1, g, ptr1, nbr1, lab1, adj2)
                 if gain > top:
                     top, choice, ties = gain, v, 1
                 elif gain == top:
@@ -157,13 +204,19 @@ def _iterated(f, nl1, nl2, ptr, nbr, lab, adj2, kicks, radius, seed):
             if choice >= 0:
                 g[u] = choice
                 used[choice] = True
-        _local_search(g, nl1, nl2, ptr, nbr, lab, adj2, 50)
-        count = _count(g, ptr, nbr, lab, adj2)
-        if count >= current_count:
-            current, current_count = g, count
+        _local_search(g, nl1, nl2, ptr1, nbr1, lab1, adj2, 50)
+        count = _count(g, ptr1, nbr1, lab1, adj2)
+        if count >= current_count or (count == current_count - 1
+                                      and np.random.random() < downhill):
+            current[:] = g
+            current_count = count
             if count > best_count:
-                best, best_count = g.copy(), count
-    return best
+                best[:] = g
+                best_count = count
+                since = kicks - kick_no - 1
+                if best_count >= ceiling:
+                    return -1
+    return since
 
 
 @njit(cache=True, nogil=True)

@@ -6,8 +6,8 @@ decoded by the Hungarian method (as in ``ga``) and improved by the local search 
 :mod:`gedkit.mces.refine`; the best map over all steps and samples is the answer. Stops at the
 budget, after ``steps`` steps, or as soon as a map reaches the proven upper bound (then it is
 optimal). The best sample of each step, when it is within two edges of the best map so far,
-then seeds an iterated local search of ``kicks`` perturbations
-(:func:`gedkit.mces.refine.kick`; 0 turns it off): the network's samples supply ever new
+then seeds an iterated local search (:func:`gedkit.mces.refine.kick`) that runs until ``kicks``
+kicks in a row find nothing better (0 turns it off): the network's samples supply ever new
 starting points, the search exploits them. The upper bound is
 :func:`gedkit.mces.bounds.upper_bound`.
 
@@ -136,7 +136,7 @@ def neural_graduated_assignment(
         # the step's best sample seeds an iterated local search when it is close to the best
         # so far: the samples give it ever new starting points
         if kicks and chosen_count < ceiling and chosen_count >= best_count - 2:
-            chosen = kick(problem, chosen, kicks, seed=step, budget=budget)
+            chosen = kick(problem, chosen, kicks, seed=step, budget=budget, ceiling=ceiling)
             chosen_count = problem.count(chosen)
         if chosen_count > best_count:
             best, best_count, stats["best_step"] = chosen, chosen_count, step
