@@ -393,3 +393,18 @@ def test_cli_errors(files, capsys, extra, fragment):
     captured = capsys.readouterr()
     assert captured.out == ""
     assert fragment in captured.err and len(captured.err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("method", ["ga", "nga"])
+def test_the_lp_relaxation_proves_what_counting_cannot(method):
+    if method == "nga":
+        pytest.importorskip("torch")
+    path = Graph({i: "C" for i in range(5)}, [(i, i + 1) for i in range(4)])
+    tri = Graph({0: "C", 1: "C", 2: "C"}, [(0, 1), (1, 2), (0, 2)])
+    options = {"init": "random", "steps": 3} if method == "nga" else {}
+    counted = gedkit.mces(path, tri, method, lp_bound=False, **options)
+    assert (counted.num_edges, counted.upper_bound, counted.optimal) == (2, 3, False)
+    proven = gedkit.mces(path, tri, method, **options)
+    assert (proven.num_edges, proven.upper_bound, proven.optimal) == (2, 2, True)
+    with pytest.raises(OptionError, match="lp_bound must be True or False"):
+        gedkit.mces(path, tri, method, lp_bound="yes")

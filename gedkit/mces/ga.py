@@ -14,7 +14,10 @@ row and column (score 0) let nodes stay unmatched. At the end the Hungarian meth
 a small random score to every pair (``noise``) to break the ties of symmetric molecules; the
 best map wins, and an iterated local search (:func:`gedkit.mces.refine.kick`) polishes it
 until ``kicks`` kicks in a row find nothing better (0 turns it off), the map reaches the
-proven upper bound, or the budget runs out.
+proven upper bound, or the budget runs out. Before that search, when the best map falls short
+of the counting bound, the bound is tightened by the LP relaxation (option ``lp_bound``, given
+at most half of the remaining budget; :func:`gedkit.mces.bounds.tightened`): on molecules it
+is usually the optimum, so the search can stop there and the result is proven optimal.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from scipy.optimize import linear_sum_assignment
 
 from gedkit.errors import OptionError
 from gedkit.mces.base import Budget, Method, check_number, register
-from gedkit.mces.bounds import upper_bound
+from gedkit.mces.bounds import tightened, upper_bound
 from gedkit.mces.problem import MCESProblem
 from gedkit.mces.refine import kick
 from gedkit.mces.refine import refine as local_search
@@ -48,7 +51,8 @@ GA_OPTIONS: dict[str, Any] = {
     "restarts": 4,
     "noise": 0.05,
     "refine": True,
-    "kicks": 1000,
+    "kicks": 10000,
+    "lp_bound": True,
     "seed": 0,
 }
 
@@ -118,11 +122,13 @@ def graduated_assignment(
     noise: float,
     refine: bool,
     kicks: int,
+    lp_bound: bool,
     seed: int | None,
     ceiling: int | None = None,
 ) -> tuple[np.ndarray, dict]:
-    """The best node map over ``restarts`` annealing runs, and statistics. ``ceiling``: a
-    proven upper bound, where the search may stop.
+    """The best node map over ``restarts`` annealing runs, and statistics (``upper_bound``:
+    the proven bound, tightened when ``lp_bound``). ``ceiling``: a proven upper bound, if the
+    caller has one (else :func:`~gedkit.mces.bounds.upper_bound`).
 
     The first run anneals the problem as it is. Symmetric molecules leave it undecided
     between equivalent pairs, so each further run adds a fixed random score (standard
@@ -133,8 +139,11 @@ def graduated_assignment(
     assoc = association_graph(problem)
     best = np.full(problem.n1, -1, dtype=np.int64)
     best_count = 0
-    stats = {"pairs": len(assoc), "association_edges": assoc.weights.nnz // 2, "runs": 0}
+    ceiling = upper_bound(problem) if ceiling is None else ceiling
+    stats = {"pairs": len(assoc), "association_edges": assoc.weights.nnz // 2, "runs": 0,
+             "upper_bound": ceiling}
     if len(assoc) == 0:
+        stats["upper_bound"] = 0
         return best, stats
     rng = np.random.default_rng(seed)
     groups = _Groups(assoc)
@@ -149,9 +158,11 @@ def graduated_assignment(
         stats["runs"] += 1
         if count > best_count:
             best, best_count = forward, count
-        if budget.expired():
+        if budget.expired() or best_count >= ceiling:
             break
-    if kicks:
+    if lp_bound and best_count < ceiling:
+        ceiling = stats["upper_bound"] = tightened(problem, ceiling, budget.remaining())
+    if kicks and best_count < ceiling:
         best = kick(problem, best, kicks, seed=seed or 0, budget=budget, ceiling=ceiling)
     return best, stats
 
@@ -232,9 +243,11 @@ def check_ga_options(config: dict) -> None:
 
 
 def check_search_options(config: dict) -> None:
-    """Validate the options GA and NGA share: ``refine``, ``kicks`` and ``seed``."""
-    if not isinstance(config["refine"], bool):
-        raise OptionError(f"option refine must be True or False, got {config['refine']!r}")
+    """Validate the options GA and NGA share: ``refine``, ``lp_bound``, ``kicks`` and
+    ``seed``."""
+    for key in ("refine", "lp_bound"):
+        if not isinstance(config[key], bool):
+            raise OptionError(f"option {key} must be True or False, got {config[key]!r}")
     check_number(config, "kicks", integer=True, strict=False)
     check_number(config, "seed", integer=True, strict=False, none=True)
 
@@ -250,9 +263,8 @@ class GraduatedAssignment(Method):
 
     def solve(self, problem: MCESProblem, budget: Budget) -> MCESResult:
         t0 = time.perf_counter()
-        bound = upper_bound(problem)
-        forward, stats = graduated_assignment(problem, budget, ceiling=bound, **self.config)
+        forward, stats = graduated_assignment(problem, budget, **self.config)
         return MCESResult.from_map(
-            problem, forward, bound, self.name,
+            problem, forward, stats["upper_bound"], self.name,
             time=time.perf_counter() - t0, stats=stats,
         )

@@ -9,7 +9,8 @@ optimal). The best sample of each step, when it is within two edges of the best 
 then seeds an iterated local search (:func:`gedkit.mces.refine.kick`) that runs until ``kicks``
 kicks in a row find nothing better (0 turns it off): the network's samples supply ever new
 starting points, the search exploits them. The upper bound is
-:func:`gedkit.mces.bounds.upper_bound`.
+:func:`gedkit.mces.bounds.upper_bound`, tightened by the LP relaxation after the first step
+when that step falls short of it (option ``lp_bound``, as in ``ga``).
 
 Where the paper leaves room, this implementation chose: the temperature of layer ``l`` is the
 elementwise product of two learned vectors ``u_l ⊙ w_l`` and the layer's scores are
@@ -37,7 +38,7 @@ from gedkit.configurable import check_number
 from gedkit.errors import OptionError
 from gedkit.learned import require_torch
 from gedkit.mces.base import Budget, Method, register
-from gedkit.mces.bounds import upper_bound
+from gedkit.mces.bounds import tightened, upper_bound
 from gedkit.mces.ga import association_graph, check_search_options, decode
 from gedkit.mces.problem import MCESProblem
 from gedkit.mces.refine import kick
@@ -91,22 +92,24 @@ def neural_graduated_assignment(
     steps: int = 1000,
     lr: float = 0.01,
     refine: bool = True,
-    kicks: int = 300,
+    kicks: int = 1000,
+    lp_bound: bool = True,
     seed: int | None = 0,
     ceiling: int | None = None,
 ) -> tuple[np.ndarray, dict]:
     """The best node map found, and statistics (steps run, step of the best map, init used,
-    best count after each step in ``trace``). ``ceiling``: the proven upper bound
-    (:func:`~gedkit.mces.bounds.upper_bound`), when the caller has it already."""
+    best count after each step in ``trace``, the proven ``upper_bound``). ``ceiling``: the
+    proven upper bound (:func:`~gedkit.mces.bounds.upper_bound`), when the caller has it
+    already."""
     torch = require_torch("the MCES method nga")
     from gedkit.mces.nga.model import NGAConfig, NGANet, gumbel, objective
 
     best = np.full(problem.n1, -1, dtype=np.int64)
-    stats: dict[str, Any] = {"steps": 0, "best_step": None}
+    stats: dict[str, Any] = {"steps": 0, "best_step": None, "upper_bound": 0}
     pair, assoc = prepare(problem)
     if pair is None:
         return best, stats
-    ceiling = upper_bound(problem) if ceiling is None else ceiling
+    ceiling = stats["upper_bound"] = upper_bound(problem) if ceiling is None else ceiling
     state = _initial_state(init)
     stats["init"] = "random" if state is None else init
     generator = torch.Generator().manual_seed(0 if seed is None else seed)
@@ -133,6 +136,8 @@ def neural_graduated_assignment(
             count = problem.count(forward)
             if count > chosen_count:
                 chosen, chosen_count = forward, count
+        if step == 0 and lp_bound and chosen_count < ceiling:
+            ceiling = stats["upper_bound"] = tightened(problem, ceiling, budget.remaining())
         # the step's best sample seeds an iterated local search when it is close to the best
         # so far: the samples give it ever new starting points
         if kicks and chosen_count < ceiling and chosen_count >= best_count - 2:
@@ -172,7 +177,7 @@ class NGA(Method):
     summary = "neural graduated assignment: learned temperatures, Gumbel samples (torch)"
     options: ClassVar[dict[str, Any]] = {
         "init": "pretrained", "samples": 8, "steps": 1000, "lr": 0.01, "refine": True,
-        "kicks": 300, "seed": 0,
+        "kicks": 1000, "lp_bound": True, "seed": 0,
     }
 
     def validate(self) -> None:
@@ -180,10 +185,8 @@ class NGA(Method):
 
     def solve(self, problem: MCESProblem, budget: Budget) -> MCESResult:
         t0 = time.perf_counter()
-        bound = upper_bound(problem)
-        forward, stats = neural_graduated_assignment(problem, budget, ceiling=bound,
-                                                     **self.config)
+        forward, stats = neural_graduated_assignment(problem, budget, **self.config)
         return MCESResult.from_map(
-            problem, forward, bound, self.name,
+            problem, forward, stats["upper_bound"], self.name,
             time=time.perf_counter() - t0, stats=stats,
         )
