@@ -92,7 +92,7 @@ def neural_graduated_assignment(
     steps: int = 1000,
     lr: float = 0.01,
     refine: bool = True,
-    kicks: int = 1000,
+    kicks: int = 5000,
     lp_bound: bool = True,
     seed: int | None = 0,
     ceiling: int | None = None,
@@ -177,7 +177,7 @@ class NGA(Method):
     summary = "neural graduated assignment: learned temperatures, Gumbel samples (torch)"
     options: ClassVar[dict[str, Any]] = {
         "init": "pretrained", "samples": 8, "steps": 1000, "lr": 0.01, "refine": True,
-        "kicks": 1000, "lp_bound": True, "seed": 0,
+        "kicks": 5000, "lp_bound": True, "seed": 0,
     }
 
     def validate(self) -> None:
