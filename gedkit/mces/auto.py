@@ -2,7 +2,8 @@
 
 Graduated assignment is fast and usually close, so the exact search starts with a good
 incumbent: it prunes more from the first step, and a timeout still returns at least the
-heuristic's map. Options are those of ``ga``.
+heuristic's map. Options are those of ``ga``, with a shorter iterated local search and no LP
+bound by default: the exact search solves the LP relaxation itself.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ class Auto(Method):
     name = "auto"
     summary = "exact branch and bound within the budget, seeded by graduated assignment"
     exact = True
-    options: ClassVar[dict[str, Any]] = GA_OPTIONS
+    options: ClassVar[dict[str, Any]] = {**GA_OPTIONS, "kicks": 1000, "lp_bound": False}
 
     def validate(self) -> None:
         check_ga_options(self.config)
