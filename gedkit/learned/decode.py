@@ -73,9 +73,10 @@ def decode(problem: Problem, net: GelatoNet, *, k: int = 32, strategy: str = "br
     forwards = finals.forwards()
     costs = np.array([problem.cost(f) for f in forwards])
     order = np.argsort(costs, kind="stable")
-    seen: set[bytes] = set()
-    ranked = [forwards[i] for i in order
-              if not (forwards[i].tobytes() in seen or seen.add(forwards[i].tobytes()))]
+    distinct: dict[bytes, np.ndarray] = {}  # insertion order: cheapest first
+    for i in order:
+        distinct.setdefault(forwards[i].tobytes(), forwards[i])
+    ranked = list(distinct.values())
     best = int(order[0])
     return Decoded(forwards[best], float(costs[best]), len(forwards), run.calls, run.cut_short,
                    ranked)

@@ -124,11 +124,9 @@ def graduated_assignment(
     kicks: int,
     lp_bound: bool,
     seed: int | None,
-    ceiling: int | None = None,
 ) -> tuple[np.ndarray, dict]:
     """The best node map over ``restarts`` annealing runs, and statistics (``upper_bound``:
-    the proven bound, tightened when ``lp_bound``). ``ceiling``: a proven upper bound, if the
-    caller has one (else :func:`~gedkit.mces.bounds.upper_bound`).
+    the proven bound, :func:`~gedkit.mces.bounds.upper_bound` tightened when ``lp_bound``).
 
     The first run anneals the problem as it is. Symmetric molecules leave it undecided
     between equivalent pairs, so each further run adds a fixed random score (standard
@@ -139,12 +137,11 @@ def graduated_assignment(
     assoc = association_graph(problem)
     best = np.full(problem.n1, -1, dtype=np.int64)
     best_count = 0
-    ceiling = upper_bound(problem) if ceiling is None else ceiling
     stats = {"pairs": len(assoc), "association_edges": assoc.weights.nnz // 2, "runs": 0,
-             "upper_bound": ceiling}
-    if len(assoc) == 0:
-        stats["upper_bound"] = 0
+             "upper_bound": 0}
+    if len(assoc) == 0:  # no pair of nodes can share an edge
         return best, stats
+    ceiling = stats["upper_bound"] = upper_bound(problem)
     rng = np.random.default_rng(seed)
     groups = _Groups(assoc)
     for run in range(restarts):

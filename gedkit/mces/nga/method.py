@@ -95,12 +95,9 @@ def neural_graduated_assignment(
     kicks: int = 5000,
     lp_bound: bool = True,
     seed: int | None = 0,
-    ceiling: int | None = None,
 ) -> tuple[np.ndarray, dict]:
     """The best node map found, and statistics (steps run, step of the best map, init used,
-    best count after each step in ``trace``, the proven ``upper_bound``). ``ceiling``: the
-    proven upper bound (:func:`~gedkit.mces.bounds.upper_bound`), when the caller has it
-    already."""
+    best count after each step in ``trace``, the proven ``upper_bound``)."""
     torch = require_torch("the MCES method nga")
     from gedkit.mces.nga.model import NGAConfig, NGANet, gumbel, objective
 
@@ -109,7 +106,7 @@ def neural_graduated_assignment(
     pair, assoc = prepare(problem)
     if pair is None:
         return best, stats
-    ceiling = stats["upper_bound"] = upper_bound(problem) if ceiling is None else ceiling
+    ceiling = stats["upper_bound"] = upper_bound(problem)
     state = _initial_state(init)
     stats["init"] = "random" if state is None else init
     generator = torch.Generator().manual_seed(0 if seed is None else seed)
@@ -166,7 +163,6 @@ def check_nga_options(config: dict) -> None:
         )
     for key in ("samples", "steps"):
         check_number(config, key, integer=True)
-    check_number(config, "kicks", integer=True, strict=False)
     check_number(config, "lr")
     check_search_options(config)
 

@@ -2,7 +2,7 @@
 
 A solver that proposes maps by other means (the learned ``gelato``, say) ends with maps that
 are good but rarely locally optimal; a few Frank–Wolfe steps (:func:`frank_wolfe`) and
-improving exchanges (:func:`~gedkit._kernels.local_search.refine_pass`) fix most of what is
+improving exchanges (:func:`~gedkit.solvers.heuristics.refine.local_search`) fix most of what is
 left at a fraction of the proposal's cost. Maps are polished in the order given, while the
 budget lasts; the result is never worse than the best map given.
 """
@@ -13,16 +13,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from gedkit._kernels.local_search import refine_pass
 from gedkit.problem import Problem
 from gedkit.solvers.base import Budget
-from gedkit.solvers.heuristics.ipfp import frank_wolfe
+from gedkit.solvers.heuristics.ipfp import IPFP, frank_wolfe
 from gedkit.solvers.heuristics.lsape import neighbours
-from gedkit.solvers.heuristics.refine import tolerance
+from gedkit.solvers.heuristics.refine import local_search
 
 __all__ = ["polish"]
-
-_MAX_ITER = 100  # Frank–Wolfe steps per map (IPFP's default)
 
 
 def polish(problem: Problem, forwards: Sequence[np.ndarray],
@@ -46,22 +43,13 @@ def polish(problem: Problem, forwards: Sequence[np.ndarray],
     best = np.asarray(forwards[0], dtype=np.int64)
     best_cost = problem.cost(best)
     for k, forward in enumerate(forwards):
-        forward = np.asarray(forward, dtype=np.int64)
-        cost = problem.cost(forward)
         if k and budget.expired():
             break
-        improved, improved_cost, _ = frank_wolfe(problem, forward, nb, budget, _MAX_ITER)
-        if improved_cost < cost:
-            forward, cost = improved, improved_cost
+        # IPFP returns the best map it met, its start included: never worse than the start
+        improved, cost, _ = frank_wolfe(problem, np.asarray(forward, dtype=np.int64), nb,
+                                        budget, IPFP.options["max_iter"])
         if cost < best_cost:
-            best, best_cost = forward, cost
-    f = best.copy()
-    inv = problem.inverse(f)
-    tol = tolerance(problem)
-    while not budget.expired():
-        gain = refine_pass(f, inv, tol, problem.node_costs, problem.adj1, problem.adj2,
-                           problem.edge_label_matrix, *nb)
-        if gain >= -tol:
-            break
-    cost = problem.cost(f)
-    return (f, cost) if cost < best_cost else (best, best_cost)
+            best, best_cost = improved, cost
+    refined, _ = local_search(problem, best, nb, budget)
+    cost = problem.cost(refined)
+    return (refined, cost) if cost < best_cost else (best, best_cost)

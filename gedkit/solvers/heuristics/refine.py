@@ -18,10 +18,11 @@ from gedkit.configurable import check_choice
 from gedkit.problem import Problem
 from gedkit.result import Result
 from gedkit.solvers.base import Budget, Solver
+from gedkit.solvers.heuristics.lsape import Neighbours
 from gedkit.solvers.heuristics.start import INITS, start
 from gedkit.solvers.registry import register
 
-__all__ = ["Refine", "tolerance"]
+__all__ = ["Refine", "local_search", "tolerance"]
 
 
 def tolerance(problem: Problem) -> float:
@@ -29,6 +30,24 @@ def tolerance(problem: Problem) -> float:
     scale = max(1.0, float(np.abs(problem.node_costs).max(initial=0.0)),
                 float(np.abs(problem.edge_label_matrix).max(initial=0.0)))
     return 1e-9 * scale
+
+
+def local_search(problem: Problem, forward: np.ndarray, nb: Neighbours,
+                 budget: Budget) -> tuple[np.ndarray, int]:
+    """REFINE's improving moves applied to a copy of ``forward`` until none is left or the
+    budget runs out: the map reached and the passes made. ``nb``: the problem's neighbour
+    lists (:func:`gedkit.solvers.heuristics.lsape.neighbours`)."""
+    f = forward.copy()
+    inv = problem.inverse(f)
+    tol = tolerance(problem)
+    passes = 0
+    while not budget.expired():
+        passes += 1
+        gain = refine_pass(f, inv, tol, problem.node_costs, problem.adj1, problem.adj2,
+                           problem.edge_label_matrix, *nb)
+        if gain >= -tol:
+            break
+    return f, passes
 
 
 @register
@@ -43,16 +62,7 @@ class Refine(Solver):
     def solve(self, problem: Problem, budget: Budget) -> Result:
         t0 = time.perf_counter()
         s = start(problem, self.config["init"])
-        f = s.forward.copy()
-        inv = problem.inverse(f)
-        tol = tolerance(problem)
-        passes = 0
-        while not budget.expired():
-            passes += 1
-            gain = refine_pass(f, inv, tol, problem.node_costs, problem.adj1, problem.adj2,
-                               problem.edge_label_matrix, *s.neighbours)
-            if gain >= -tol:
-                break
+        f, passes = local_search(problem, s.forward, s.neighbours, budget)
         return Result.from_assignment(
             problem, f, s.lower_bound, self.name, time=time.perf_counter() - t0,
             stats={"passes": passes},
