@@ -6,7 +6,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from gedkit.errors import OptionError
 
-__all__ = ["Configurable", "Registry", "check_choice", "check_number"]
+__all__ = ["Configurable", "Registry", "check_choice", "check_flag", "check_number"]
 
 
 class Configurable:
@@ -83,6 +83,12 @@ def check_number(config: dict, key: str, *, integer: bool = False, minimum: floa
         what = "an integer" if integer else "a number"
         bound = f"> {minimum:g}" if strict else f">= {minimum:g}"
         raise OptionError(f"option {key} must be {what} {bound}, got {value!r}")
+
+
+def check_flag(config: dict, key: str) -> None:
+    """Raise :class:`OptionError` unless ``config[key]`` is True or False."""
+    if not isinstance(config[key], bool):
+        raise OptionError(f"option {key} must be True or False, got {config[key]!r}")
 
 
 def check_choice(config: dict, key: str, choices: tuple) -> None:

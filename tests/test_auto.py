@@ -1,5 +1,7 @@
 """The auto portfolio and threshold verification."""
 
+import sys
+
 import numpy as np
 import pytest
 from conftest import FIXTURES
@@ -66,3 +68,47 @@ def test_threshold_verification_on_aids700nef(shared_data):
 def test_bad_auto_option():
     with pytest.raises(gedkit.OptionError, match="ipfp_starts"):
         get_solver("auto", ipfp_starts=-1)
+    with pytest.raises(gedkit.OptionError, match="learned"):
+        get_solver("auto", learned="yes")
+
+
+def _large_pair(seed=0):
+    rng = np.random.default_rng(seed)
+    g1 = random_graph(rng, 34, p=0.1, n_labels=3)
+    g2 = random_graph(rng, 33, p=0.1, n_labels=3)
+    return costs.uniform().compile(g1, g2)
+
+
+def test_auto_runs_the_learned_stage_on_large_pairs_only_when_asked():
+    pytest.importorskip("torch")
+    get_solver("gelato", k=1).solve(_large_pair(1), Budget(timeout=5))  # torch loaded
+    p = _large_pair()
+    r = get_solver("auto").solve(p, Budget(timeout=3.0))
+    methods = [s["method"] for s in r.stats["stages"]]
+    assert "gelato" in methods
+    assert r.upper_bound == min(s["upper_bound"] for s in r.stats["stages"])
+    assert p.cost(r.assignment) == r.upper_bound
+    off = get_solver("auto", learned=False).solve(p, Budget(timeout=3.0))
+    assert "gelato" not in [s["method"] for s in off.stats["stages"]]
+
+
+def test_auto_skips_the_learned_stage_when_it_cannot_fit(monkeypatch):
+    from gedkit.solvers import auto
+
+    p = _large_pair()
+    assert not auto._learned_stage_fits(p, auto.LEARNED_MIN_SECONDS / 2)
+    # without torch loaded, only a share that also pays for importing it will do
+    monkeypatch.delitem(sys.modules, "torch", raising=False)
+    share = auto.TORCH_IMPORT_SECONDS / 2
+    assert not auto._learned_stage_fits(p, share)
+    monkeypatch.setattr(auto.importlib.util, "find_spec", lambda name: None)
+    assert not auto._learned_stage_fits(p, 2 * auto.TORCH_IMPORT_SECONDS)
+
+    # below LEARNED_FROM_NODES the stage is not considered at all
+    rng = np.random.default_rng(0)
+    n = auto.LEARNED_FROM_NODES - 1
+    small = costs.uniform().compile(random_graph(rng, n, p=0.1, n_labels=3),
+                                    random_graph(rng, n, p=0.1, n_labels=3))
+    monkeypatch.setattr(auto, "_learned_stage_fits", lambda *a: pytest.fail("considered"))
+    r = get_solver("auto").solve(small, Budget(timeout=0.5))
+    assert small.cost(r.assignment) == r.upper_bound

@@ -384,6 +384,29 @@ def load_copy(net, path):
     return load(path)
 
 
+def test_devices_are_checked_and_the_cpu_works(torch, trained, tmp_path, capsys):
+    from gedkit.learned.model import resolve_device
+
+    net = trained[1].net
+    p = trained[0][0].problem
+    on_cpu = get_solver("gelato", model=net, k=2, device="cpu").solve(p, Budget())
+    anywhere = get_solver("gelato", model=net, k=2, device="auto").solve(p, Budget())
+    assert on_cpu.upper_bound == anywhere.upper_bound == p.cost(on_cpu.assignment)
+    assert resolve_device("auto").type in ("cpu", "cuda")
+    with pytest.raises(OptionError, match="device must be"):
+        resolve_device("tpu")
+    with pytest.raises(OptionError, match="option device"):
+        get_solver("gelato", device=0)
+    if not torch.cuda.is_available():
+        with pytest.raises(OptionError, match="sees no CUDA GPU"):
+            get_solver("gelato", model=net, device="cuda").solve(p, Budget())
+        # training asks for the device before labelling anything
+        code = main(["train", "gelato", "--data", str(AIDS_SAMPLE), "--out",
+                     str(tmp_path / "m.pt"), "--device", "cuda"])
+        assert code == 2 and "sees no CUDA GPU" in capsys.readouterr().err
+        assert not (tmp_path / "m.pt.pairs.jsonl").exists()
+
+
 def test_cli_rejects_too_little_data(torch, tmp_path, capsys):
     code = main(["train", "gelato", "--data", str(AIDS_SAMPLE), "--out", str(tmp_path / "m.pt"),
                  "--max-nodes", "3"])

@@ -73,6 +73,8 @@ def register(subparsers: Any) -> None:
     model.add_argument("--init", metavar="MODEL.pt",
                        help="start from these trained weights (fine-tuning); their labels, "
                        "width and layers are kept")
+    model.add_argument("--device", default="cpu",
+                       help="where to train: cpu (default), cuda, cuda:N, mps or auto")
     model.add_argument("--resume", action="store_true",
                        help="continue training from OUT.ckpt")
     parser.set_defaults(run=run, command_parser=parser)
@@ -85,10 +87,11 @@ def run(args: argparse.Namespace) -> int:
     from gedkit.costs import get as get_costs
     from gedkit.learned.data import distinct_graphs, label_pairs
     from gedkit.learned.features import Vocabulary
-    from gedkit.learned.model import load
+    from gedkit.learned.model import load, resolve_device
     from gedkit.learned.train import TrainConfig, train, write_model
 
     _check(args)
+    resolve_device(args.device)  # before the labelling: an unusable device fails at once
     start = load(args.init) if args.init else None
     out = Path(args.out)
     costs = get_costs(args.costs)
@@ -132,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
     config = TrainConfig(epochs=args.epochs, batch_size=args.batch_size, lr=args.lr,
                          width=args.width, layers=args.layers,
                          states_per_pair=args.states_per_pair, val_k=args.val_k, seed=args.seed,
-                         lr_schedule=args.lr_schedule)
+                         lr_schedule=args.lr_schedule, device=args.device)
     trained = train(train_set, val_set, vocab, config,
                     checkpoint=out.with_name(out.name + ".ckpt"), resume=args.resume,
                     start=start, progress=True, log=lambda line: print(line, file=sys.stderr))

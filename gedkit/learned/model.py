@@ -26,10 +26,11 @@ import numpy as np
 import torch
 from torch import nn
 
+from gedkit.errors import OptionError
 from gedkit.learned import load_checked
 from gedkit.learned.features import CANDIDATE_FEATURES, Encoded, Vocabulary
 
-__all__ = ["FORMAT", "GelatoNet", "evaluating", "load", "to_tensors"]
+__all__ = ["FORMAT", "GelatoNet", "evaluating", "load", "resolve_device", "to_tensors"]
 
 FORMAT = "gedkit-gelato/1"  # what a weights file says it holds
 
@@ -89,7 +90,8 @@ class GelatoNet(nn.Module):
         for layer in self.layers:
             h = layer(h, batch["edge_index"], batch["edge_attr"])
         graphs = int(batch["n_graphs"])
-        pooled = torch.zeros(graphs, self.width).index_add_(0, batch["node_graph"], h)
+        pooled = torch.zeros(graphs, self.width, device=h.device).index_add_(
+            0, batch["node_graph"], h)
         counts = torch.bincount(batch["node_graph"], minlength=graphs).clamp(min=1)
         context = self.from_context(pooled / counts[:, None])
         # row N of each projection is the ε-embedding's
@@ -102,6 +104,11 @@ class GelatoNet(nn.Module):
         return self.scorer(z).squeeze(1)
 
     @property
+    def device(self) -> torch.device:
+        """Where the weights are (and where batches must go)."""
+        return self.embed.weight.device
+
+    @property
     def size(self) -> int:
         """Number of trainable parameters."""
         return sum(p.numel() for p in self.parameters())
@@ -112,8 +119,9 @@ class GelatoNet(nn.Module):
     def save(self, path: str | Path) -> None:
         """Write the weights with everything needed to rebuild the network (no pickled code:
         the file loads with ``torch.load(weights_only=True)``)."""
+        weights = {k: v.cpu() for k, v in self.state_dict().items()}  # loads without a GPU
         torch.save({"format": FORMAT, "config": self.config(), "meta": self.meta,
-                    "state_dict": self.state_dict()}, path)
+                    "state_dict": weights}, path)
 
     @classmethod
     def untrained(cls, vocab: Vocabulary | None = None, seed: int = 0, **sizes: int) -> GelatoNet:
@@ -136,10 +144,11 @@ def load(path: str | Path) -> GelatoNet:
     return net.eval()
 
 
-def to_tensors(enc: Encoded) -> dict[str, torch.Tensor]:
-    """The arrays of an :class:`~gedkit.learned.features.Encoded` batch as torch tensors."""
+def to_tensors(enc: Encoded, device: torch.device | str = "cpu") -> dict[str, torch.Tensor]:
+    """The arrays of an :class:`~gedkit.learned.features.Encoded` batch as torch tensors on
+    ``device``."""
     def t(a: np.ndarray, dtype: torch.dtype) -> torch.Tensor:
-        return torch.from_numpy(np.ascontiguousarray(a)).to(dtype)
+        return torch.from_numpy(np.ascontiguousarray(a)).to(device=device, dtype=dtype)
 
     return {
         "x": t(enc.x, torch.float32),
@@ -152,6 +161,34 @@ def to_tensors(enc: Encoded) -> dict[str, torch.Tensor]:
         "cand_graph": t(enc.cand_graph, torch.long),
         "n_graphs": enc.n_graphs,
     }
+
+
+def resolve_device(spec: str) -> torch.device:
+    """The torch device for ``spec``: ``"cpu"``, ``"cuda"``, ``"cuda:N"``, ``"mps"``, or
+    ``"auto"`` (the first GPU if torch sees one, else the CPU); an :class:`OptionError` names
+    a device this torch cannot use.
+
+    >>> resolve_device("cpu")
+    device(type='cpu')
+    """
+    if spec == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        device = torch.device(spec)
+    except (RuntimeError, TypeError):
+        raise OptionError(f"device must be cpu, cuda, cuda:N, mps or auto, got {spec!r}") from None
+    if device.type == "cuda":
+        if not torch.cuda.is_available():
+            raise OptionError(f"device {spec!r}: this PyTorch ({torch.__version__}) sees no CUDA "
+                              "GPU; use device='cpu'")
+        if device.index is not None and device.index >= torch.cuda.device_count():
+            raise OptionError(f"device {spec!r}: only {torch.cuda.device_count()} CUDA GPU(s)")
+    elif device.type == "mps":
+        if not torch.backends.mps.is_available():
+            raise OptionError(f"device {spec!r}: this PyTorch sees no Apple GPU; use device='cpu'")
+    elif device.type != "cpu":
+        raise OptionError(f"device must be cpu, cuda, cuda:N, mps or auto, got {spec!r}")
+    return device
 
 
 @contextlib.contextmanager

@@ -12,11 +12,14 @@ CHEM_2 cost model, ``unlabelled`` when no graph has a label, ``molecules`` other
 package holds them, else an untrained network (with a warning): its maps are valid, so the
 bounds are too, but no better than BRANCH's. ``model`` may also name shipped weights, be the
 path of a weights file written by ``gedkit train gelato``, ``"untrained"``, or a network
-object.
+object. ``device`` says where the network runs (``"cpu"``, ``"cuda"``, ``"cuda:N"``, ``"mps"``
+or ``"auto"``: a GPU when torch sees one); by default the CPU, or wherever a given network
+object is (one on another device than the option names is copied there).
 """
 
 from __future__ import annotations
 
+import copy
 import os
 import sys
 import time
@@ -71,7 +74,7 @@ class GelatoSolver(Solver):
     summary = ("learned autoregressive GNN (Gelato): best of k decoded maps and BRANCH's; "
                "BRANCH bound; needs torch")
     options: ClassVar[dict] = {"k": 32, "decoding": "branches", "model": None, "seed": 0,
-                               "polish": 4}
+                               "polish": 32, "device": None}
 
     def validate(self) -> None:
         check_number(self.config, "k", integer=True, minimum=1, strict=False)
@@ -79,6 +82,9 @@ class GelatoSolver(Solver):
         check_choice(self.config, "decoding", DECODINGS)
         check_number(self.config, "seed", integer=True, strict=False)
         _check_model(self.config["model"])
+        if not isinstance(self.config["device"], (str, type(None))):
+            raise OptionError(f"option device must be a string such as 'cpu' or 'cuda', got "
+                              f"{self.config['device']!r}")
 
     def solve(self, problem: Problem, budget: Budget) -> Result:
         require_torch()
@@ -90,7 +96,8 @@ class GelatoSolver(Solver):
         stats: dict = {"branch_cost": bound.upper_bound}
         best = bound.assignment
         if not bound.optimal:
-            net, stats["model"] = _network(self.config["model"], problem, self.config["seed"])
+            net, stats["model"] = _network(self.config["model"], problem, self.config["seed"],
+                                           self.config["device"])
             out = decode(problem, net, k=self.config["k"], strategy=self.config["decoding"],
                          seed=self.config["seed"], budget=budget)
             stats.update(decoded_cost=out.cost, branches=out.branches,
@@ -128,10 +135,16 @@ def _check_model(value: Any) -> None:
     )
 
 
-def _network(model: Any, problem: Problem, seed: int) -> tuple[Any, str]:
-    """(network, how the stats name it) for the ``model`` option."""
+def _network(model: Any, problem: Problem, seed: int,
+             device: str | None = None) -> tuple[Any, str]:
+    """(network, how the stats name it) for the ``model`` option, on ``device``."""
+    from gedkit.learned.model import resolve_device
+
     if _is_network(model):
-        return model, "given network"
+        if device is None or model.device == resolve_device(device):
+            return model, "given network"
+        return copy.deepcopy(model).to(resolve_device(device)).eval(), "given network"
+    where = resolve_device(device or "cpu")
     if model is None:
         model = default_model(problem)
         if model is None:
@@ -144,24 +157,25 @@ def _network(model: Any, problem: Problem, seed: int) -> tuple[Any, str]:
             model = UNTRAINED
     text = os.fspath(model)
     if text == UNTRAINED:
-        return _untrained(seed), UNTRAINED
+        return _untrained(seed, str(where)), UNTRAINED
     if text in shipped_models():
         with resources.as_file(shipped_models()[text]) as path:
-            return _load(str(path), path.stat().st_mtime_ns), text
+            return _load(str(path), path.stat().st_mtime_ns, str(where)), text
     path = Path(text).resolve()
-    return _load(str(path), path.stat().st_mtime_ns), str(path)
+    return _load(str(path), path.stat().st_mtime_ns, str(where)), str(path)
 
 
 @lru_cache(maxsize=8)
-def _load(path: str, mtime: int) -> Any:
-    """Weights loaded once per file version (the modification time is part of the key)."""
+def _load(path: str, mtime: int, device: str) -> Any:
+    """Weights loaded once per file version (the modification time is part of the key) and
+    device."""
     from gedkit.learned.model import load
 
-    return load(path)
+    return load(path).to(device)
 
 
 @lru_cache(maxsize=4)
-def _untrained(seed: int) -> Any:
+def _untrained(seed: int, device: str) -> Any:
     from gedkit.learned.model import GelatoNet
 
-    return GelatoNet.untrained(seed=seed)
+    return GelatoNet.untrained(seed=seed).to(device)

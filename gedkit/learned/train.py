@@ -32,7 +32,7 @@ from gedkit.learned import load_checked
 from gedkit.learned.data import LabelledPair, TrainingState, training_states
 from gedkit.learned.decode import decode
 from gedkit.learned.features import Instance, States, Vocabulary, concat, encode
-from gedkit.learned.model import GelatoNet, to_tensors
+from gedkit.learned.model import GelatoNet, resolve_device, to_tensors
 
 __all__ = ["LR_SCHEDULES", "TrainConfig", "Trained", "evaluate", "train", "write_model"]
 
@@ -55,6 +55,7 @@ class TrainConfig:
     val_k: int = 8  # decoding branches during validation
     seed: int = 0
     lr_schedule: str = "constant"  # or "cosine"
+    device: str = "cpu"  # see gedkit.learned.model.resolve_device
 
 
 @dataclass
@@ -134,6 +135,7 @@ def train(
     net = GelatoNet(vocab, width=config.width, layers=config.layers)
     if start is not None:
         net.load_state_dict(start.state_dict())
+    net.to(resolve_device(config.device))
     optimiser = torch.optim.AdamW(net.parameters(), lr=config.lr,
                                   weight_decay=config.weight_decay)
     instances, states = training_states(train_pairs, vocab, per_pair=config.states_per_pair,
@@ -197,8 +199,8 @@ def _loss(net: GelatoNet, instances: Sequence[Instance],
           chunk: Sequence[TrainingState]) -> torch.Tensor:
     """Mean of the positives' and the negatives' mean binary cross-entropy."""
     enc = concat([encode(States.from_decisions(instances[s.pair], s.decisions)) for s in chunk])
-    logits = net(to_tensors(enc))
-    target = torch.from_numpy(np.concatenate([s.target for s in chunk]))
+    logits = net(to_tensors(enc, net.device))
+    target = torch.from_numpy(np.concatenate([s.target for s in chunk])).to(net.device)
     terms = []
     for cls in (1, 0):
         chosen = logits[target == cls]

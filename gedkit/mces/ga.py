@@ -29,6 +29,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linear_sum_assignment
 
+from gedkit.configurable import check_flag
 from gedkit.errors import OptionError
 from gedkit.mces.base import Budget, Method, check_number, register
 from gedkit.mces.bounds import tightened, upper_bound
@@ -243,8 +244,7 @@ def check_search_options(config: dict) -> None:
     """Validate the options GA and NGA share: ``refine``, ``lp_bound``, ``kicks`` and
     ``seed``."""
     for key in ("refine", "lp_bound"):
-        if not isinstance(config[key], bool):
-            raise OptionError(f"option {key} must be True or False, got {config[key]!r}")
+        check_flag(config, key)
     check_number(config, "kicks", integer=True, strict=False)
     check_number(config, "seed", integer=True, strict=False, none=True)
 

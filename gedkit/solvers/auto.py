@@ -1,17 +1,27 @@
 """``auto``: a portfolio that spends a time budget well.
 
 Cheap bounds first (BRANCH: a lower bound and a map), local search on that map (REFINE), IPFP
-multi-start on large pairs, then exact search seeded with the best map and bound found so far.
-It stops the moment the bounds meet, and always returns the best bounds, the map realising
-the upper bound, and which stage found it.
+multi-start on large pairs, the learned solver ``gelato`` on the largest ones, then exact
+search seeded with the best map and bound found so far. It stops the moment the bounds meet,
+and always returns the best bounds, the map realising the upper bound, and which stage found
+it.
+
+The learned stage runs only where it measurably helps and can do no harm: pairs of at least
+``LEARNED_FROM_NODES`` nodes (smaller ones are solved or nearly so by the stages around it),
+torch installed and weights shipped for the kind of problem, a timeout, and a share of it long
+enough for the network (and for importing torch when no solver has yet). A stage only ever
+replaces the incumbent by a strictly cheaper map, so it can cost the exact stage some time but
+never the map.
 """
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 import time
 from typing import ClassVar
 
-from gedkit.configurable import check_number
+from gedkit.configurable import check_flag, check_number
 from gedkit.problem import Problem
 from gedkit.result import Result
 from gedkit.solvers.base import Budget, Solver
@@ -27,18 +37,29 @@ IPFP_FROM_NODES = 20
 # share of the remaining budget for IPFP: exact search rarely finishes beyond ~30 nodes, where
 # the upper bound comes mostly from IPFP and the rest of the budget tightens the lower bound
 IPFP_SHARE = {30: 0.25, 10**9: 0.6}
+# pairs with at least this many nodes in the larger graph also get the learned solver: from
+# ~31 atoms its maps beat IPFP's in the same time (benchmarks/RESULTS.md, "auto with gelato")
+LEARNED_FROM_NODES = 31
+# share of the remaining budget for it, and the least share worth starting the network for
+LEARNED_SHARE = 0.6
+LEARNED_MIN_SECONDS = 0.5
+LEARNED_K = 8  # branches: k = 8 decodes 31-60 atoms in ~0.4 s, k = 32 in ~1.4 s
+# importing torch and the network code costs ~2-3 s on a laptop; only a share this long pays it
+TORCH_IMPORT_SECONDS = 5.0
 
 
 @register
 class Auto(Solver):
     name = "auto"
-    summary = "portfolio: BRANCH bound, REFINE, IPFP on large pairs, then seeded exact A*"
+    summary = ("portfolio: BRANCH bound, REFINE, IPFP on large pairs, gelato on the largest "
+               "(with torch), then seeded exact A*")
     exact = True
-    options: ClassVar[dict] = {"memory": None, "ipfp_starts": 10}
+    options: ClassVar[dict] = {"memory": None, "ipfp_starts": 10, "learned": True}
 
     def validate(self) -> None:
         check_number(self.config, "memory", none=True)
         check_number(self.config, "ipfp_starts", integer=True, strict=False)
+        check_flag(self.config, "learned")
 
     def solve(self, problem: Problem, budget: Budget) -> Result:
         t0 = time.perf_counter()
@@ -73,6 +94,10 @@ class Auto(Solver):
                 fraction = next(v for limit, v in IPFP_SHARE.items() if size <= limit)
                 share = Budget(timeout=max(1e-3, fraction * budget.remaining()))
                 record(get_solver("ipfp", starts=starts).solve(problem, share))
+            if not settled() and self.config["learned"] and size >= LEARNED_FROM_NODES:
+                share = LEARNED_SHARE * budget.remaining()
+                if _learned_stage_fits(problem, share):
+                    record(get_solver("gelato", k=LEARNED_K).solve(problem, Budget(timeout=share)))
         if best is None or not settled():
             exact_budget = Budget(
                 timeout=None if budget.timeout is None else max(1e-3, budget.remaining()),
@@ -89,3 +114,15 @@ class Auto(Solver):
             problem, best.assignment, lower, self.name, time=time.perf_counter() - t0,
             stats={"winner": best.method, "stages": stages},
         )
+
+
+def _learned_stage_fits(problem: Problem, share: float) -> bool:
+    """Whether gelato can run in ``share`` seconds: torch installed, weights shipped for this
+    kind of problem, and time for the network (and for importing torch, if not yet done)."""
+    from gedkit.learned.solver import default_model  # no torch import
+
+    if share < LEARNED_MIN_SECONDS or default_model(problem) is None:
+        return False
+    if "torch" in sys.modules:
+        return True
+    return share >= TORCH_IMPORT_SECONDS and importlib.util.find_spec("torch") is not None
