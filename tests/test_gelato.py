@@ -343,6 +343,26 @@ def test_cli_trains_resumes_and_reuses_labels(torch, tmp_path, capsys):
     assert r.upper_bound == r.problem.cost(r.assignment)
 
 
+def test_cli_keeps_graphs_within_the_size_range(torch, tmp_path, capsys):
+    out = tmp_path / "model.pt"
+    argv = ["train", "gelato", "--data", str(AIDS_SAMPLE), "--out", str(out), "--pairs", "4",
+            "--val-pairs", "0", "--width", "8", "--layers", "1", "--states-per-pair", "2",
+            "--epochs", "1", "--min-nodes", "8", "--max-nodes", "10"]
+    assert main(argv) == 0
+    card = json.loads(out.with_suffix(".json").read_text())["data"]
+    graphs = gedkit.read_all(AIDS_SAMPLE)
+    assert card["min_nodes"] == 8 and card["max_nodes"] == 10
+    assert card["graphs_within_min_nodes"] == sum(8 <= g.n <= 10 for g in graphs)
+    labelled = [json.loads(line) for line in
+                (tmp_path / "model.pt.pairs.jsonl").read_text().splitlines()[1:]]
+    assert json.loads((tmp_path / "model.pt.pairs.jsonl").read_text().splitlines()[0])[
+        "min_nodes"] == 8
+    assert all(8 <= len(row["map"]) <= 10 for row in labelled)  # the map has a row per g1 node
+    capsys.readouterr()
+    assert main([*argv[:-4], "--min-nodes", "11", "--max-nodes", "10"]) == 2
+    assert "--min-nodes must not exceed --max-nodes" in capsys.readouterr().err
+
+
 def test_fine_tuning_starts_from_the_given_weights(torch, trained, tmp_path, capsys):
     from gedkit.learned.model import load
     from gedkit.learned.train import TrainConfig, learning_rate, train

@@ -1,12 +1,12 @@
 """``gedkit train gelato``: label graph pairs with the exact solver, train, validate, and
 write the weights with a model card.
 
-The graphs of ``--data`` (after ``--max-nodes``, without isomorphic duplicates and without
-graphs isomorphic to one of ``--exclude``) are split into training and validation graphs;
-training pairs join two training graphs, validation pairs a validation graph with any other,
-so every validation pair holds a graph the network never saw. Labels are cached in
-``OUT.pairs.jsonl`` (reused by any later run with the same data, labels, costs and time limit)
-and training checkpoints in ``OUT.ckpt`` (``--resume`` continues from it).
+The graphs of ``--data`` (within ``--min-nodes`` and ``--max-nodes``, without isomorphic
+duplicates and without graphs isomorphic to one of ``--exclude``) are split into training
+and validation graphs; training pairs join two training graphs, validation pairs a validation
+graph with any other, so every validation pair holds a graph the network never saw. Labels are
+cached in ``OUT.pairs.jsonl`` (reused by any later run with the same data, labels, costs and
+time limit) and training checkpoints in ``OUT.ckpt`` (``--resume`` continues from it).
 """
 
 from __future__ import annotations
@@ -48,6 +48,8 @@ def register(subparsers: Any) -> None:
                       help="validation pairs (default: a tenth of --pairs, at least 1)")
     data.add_argument("--max-nodes", type=int, metavar="N",
                       help="leave out graphs with more nodes")
+    data.add_argument("--min-nodes", type=int, metavar="N",
+                      help="leave out graphs with fewer nodes (e.g. to fine-tune on the largest)")
     data.add_argument("--exclude", nargs="+", metavar="FILE",
                       help="graphs (e.g. a test set) no training graph may be isomorphic to")
     data.add_argument("--exact-timeout", type=float, default=_DEFAULT_TIMEOUT, metavar="S",
@@ -112,6 +114,7 @@ def run(args: argparse.Namespace) -> int:
         "exclude": [str(Path(f).resolve()) for f in args.exclude or []],
         "read": read_options(args), "max_nodes": args.max_nodes, "costs": args.costs,
         "exact_timeout": args.exact_timeout,
+        **({"min_nodes": args.min_nodes} if args.min_nodes else {}),  # older caches stay valid
     }
     everything = pairs + held_out
     problems = [costs.compile(graphs[i], graphs[j]) for i, j in everything]
@@ -155,6 +158,7 @@ def run(args: argparse.Namespace) -> int:
             "files": file_summary(args.data),
             "exclude": file_summary(args.exclude or []),
             "max_nodes": args.max_nodes,
+            "min_nodes": args.min_nodes,
             **counts,
             "train_pairs": len(train_set), "val_pairs": len(val_set),
             "labels_proven_optimal": proven, "labels_unproven": len(labelled) - proven,
@@ -189,6 +193,8 @@ def _check(args: argparse.Namespace) -> None:
         raise OptionError("--val-pairs must be at least 0")
     if args.max_nodes is not None and args.max_nodes < 1:
         raise OptionError("--max-nodes must be at least 1")
+    if args.min_nodes is not None and args.min_nodes > (args.max_nodes or args.min_nodes):
+        raise OptionError("--min-nodes must not exceed --max-nodes")
     from gedkit.solvers import available
 
     if args.label_method not in available():
@@ -209,7 +215,11 @@ def _graphs(args: argparse.Namespace) -> tuple[list[Graph], dict]:
     read = len(graphs)
     if args.max_nodes is not None:
         graphs = [g for g in graphs if g.n <= args.max_nodes]
-    return graphs, {"graphs_read": read, "graphs_within_max_nodes": len(graphs)}
+    counts = {"graphs_read": read, "graphs_within_max_nodes": len(graphs)}
+    if args.min_nodes is not None:
+        graphs = [g for g in graphs if g.n >= args.min_nodes]
+        counts["graphs_within_min_nodes"] = len(graphs)
+    return graphs, counts
 
 
 def _split(n: int, validate: bool, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -218,7 +228,7 @@ def _split(n: int, validate: bool, rng: np.random.Generator) -> tuple[np.ndarray
     n_val = max(1, round(0.1 * n)) if validate else 0
     if n - n_val < 2:
         raise OptionError(
-            f"only {n} distinct graphs remain after --max-nodes, duplicates and --exclude; "
+            f"only {n} distinct graphs remain after --min/max-nodes, duplicates and --exclude; "
             "training needs at least two (three with validation pairs)"
         )
     return np.sort(order[n_val:]), np.sort(order[:n_val])
