@@ -18,6 +18,10 @@ Two suites:
   (lowest upper bound) is gelato against the classical methods; auto runs gelato itself on
   pairs of 31 atoms or more.
 
+- ``auto``: the 31-60-atom pairs of ``generalise`` under fixed time limits (``--budgets``):
+  ``auto`` as it is (gelato stage included) against ``auto`` with ``learned=False``: mean
+  upper and lower bounds, and on how many pairs each is better.
+
 Usage::
 
     python benchmarks/gelato_eval.py benchmark [--data ../shared/data] [--pairs 500]
@@ -27,6 +31,7 @@ Usage::
     python benchmarks/gelato_eval.py generalise [--data ../shared/data] [--pairs 50]
         [--costs uniform|chem_2] [--model M] [--exact-timeout 10] [--k 32]
         [--decoding branches] [--compare-decodings] [--polish 32] [--limit-time S] [--json OUT]
+    python benchmarks/gelato_eval.py auto [--pairs 50] [--budgets 2 5] [--json OUT]
 
 A model M is a weights file, the name of a shipped model, or NAME for ``--weights/NAME.pt``.
 Defaults: aids700nef (AIDS700nef), unlabelled (LINUX, IMDBMulti), molecules or chem_2
@@ -83,6 +88,7 @@ EQUAL_TIME = {"ipfp": ("ipfp", {"starts": 1000}), "bp_beam": ("bp_beam", {}),
               "refine": ("refine", {}), "auto (no gelato)": ("auto", {"learned": False}),
               "auto": ("auto", {})}
 CLASSICAL = ("ipfp", "bp_beam", "refine", "auto (no gelato)")
+AUTO_VARIANTS = {"with gelato": {}, "learned=False": {"learned": False}}  # the auto suite
 
 
 @dataclass
@@ -389,6 +395,47 @@ def report_generalise(pairs: list[Pair], model: str, args: argparse.Namespace) -
         report_network(ps)
 
 
+def run_auto(args: argparse.Namespace) -> list[Pair]:
+    sets = load_molecules(args.data)
+    costs = gedkit.costs.get(args.costs)
+    lo, hi = BINS[-1]
+    chosen = molecule_pairs(sets, lo, hi, args.pairs, args.seed)
+    problems = [costs.compile(sets[name][i], sets[name][j]) for name, i, j in chosen]
+    model = resolve_model("chem_2" if args.costs == "chem_2" else "molecules", args.weights)
+    warm_up(problems, model, args, ["auto"])  # torch loaded: the learned stage may run
+    pairs = []
+    for (name, i, j), problem in zip(chosen, progress(problems, f"{lo}-{hi} atoms"),
+                                     strict=True):
+        g1, g2 = sets[name][i], sets[name][j]
+        pair = Pair(name, i, j, (g1.name, g2.name), (g1.n, g2.n), None, f"{lo}-{hi}")
+        for budget in args.budgets:
+            for label, options in AUTO_VARIANTS.items():
+                pair.runs[f"{label}, {budget:g} s"] = timed("auto", problem, budget, **options)
+        pairs.append(pair)
+    return pairs
+
+
+def report_auto(pairs: list[Pair], args: argparse.Namespace) -> None:
+    print(f"Costs {args.costs}; {len(pairs)} pairs of {pairs[0].group} atoms. Better / worse: "
+          "pairs where this variant's upper bound is below / above the other's. Over time: "
+          f"runs longer than {OVERRUN:g} x their limit + {1000 * OVERRUN_S:g} ms.\n")
+    rows = []
+    for budget in args.budgets:
+        labels = [f"{label}, {budget:g} s" for label in AUTO_VARIANTS]
+        for m, other in zip(labels, labels[::-1], strict=True):
+            runs = [p.runs[m] for p in pairs]
+            ups = [(p.runs[m].upper, p.runs[other].upper) for p in pairs]
+            rows.append([m, fmt(mean(r.upper for r in runs), ".2f"),
+                         fmt(mean(r.lower for r in runs), ".2f"),
+                         pct(mean(r.gap() for r in runs)),
+                         f"{sum(a < b for a, b in ups)} / {sum(a > b for a, b in ups)}",
+                         str(sum(r.stats.get("winner") == "gelato" for r in runs)),
+                         fmt_ms(mean(r.time for r in runs)),
+                         f"{sum(r.overran for r in runs)}/{len(runs)}"])
+    table(["auto", "mean upper bound", "mean lower bound", "mean certified gap",
+           "better / worse", "gelato's map kept", "ms/pair (mean)", "over time"], rows)
+
+
 # -- main ----------------------------------------------------------------------------------------
 def plain(value: Any) -> Any:
     """JSON for numpy scalars and paths."""
@@ -440,6 +487,12 @@ def parser() -> argparse.ArgumentParser:
     gen.add_argument("--costs", choices=["uniform", "chem_2"], default="uniform")
     gen.add_argument("--exact-timeout", type=float, default=10.0,
                      help="seconds of the exact solver per pair of 17-30 atoms")
+    auto = sub.add_parser("auto", parents=[common],
+                          help="auto with and without gelato on 31-60 atoms, fixed time limits")
+    auto.add_argument("--pairs", type=int, default=50, help="pairs of 31-60 atoms")
+    auto.add_argument("--budgets", type=float, nargs="+", default=[2.0, 5.0], metavar="S",
+                      help="time limits in seconds (default 2 5)")
+    auto.add_argument("--costs", choices=["uniform", "chem_2"], default="uniform")
     return ap
 
 
@@ -450,9 +503,9 @@ def main() -> None:
     torch = require_torch("benchmarks/gelato_eval.py")
     torch.set_num_threads(args.threads)
     t0 = time.perf_counter()
-    title = ("Gelato against ground truth (AIDS700nef, LINUX, IMDBMulti)"
-             if args.suite == "benchmark"
-             else "Gelato on larger molecules (IAM AIDS, Mutagenicity) at equal time")
+    title = {"benchmark": "Gelato against ground truth (AIDS700nef, LINUX, IMDBMulti)",
+             "generalise": "Gelato on larger molecules (IAM AIDS, Mutagenicity) at equal time",
+             "auto": "auto with and without its gelato stage (IAM AIDS, Mutagenicity)"}[args.suite]
     print(f"## {title}\n")
     print(f"`python benchmarks/gelato_eval.py {shlex.join(sys.argv[1:])}`\n")
     print(f"gedkit {gedkit.__version__}, torch {torch.__version__} ({args.threads} thread(s)), "
@@ -471,6 +524,11 @@ def main() -> None:
             report_benchmark(name, models[name], ps, infos[name])
             pairs += ps
         extra = {"leakage": infos}
+    elif args.suite == "auto":
+        models = {}
+        pairs = run_auto(args)
+        report_auto(pairs, args)
+        extra = {}
     else:
         models = {"molecules": resolve_model(args.model or
                                              ("chem_2" if args.costs == "chem_2"
