@@ -97,7 +97,7 @@ class _Run:
         """Logits of the candidates of ``states[rows]``, one row per state padded with -inf,
         and the actions ((u, v), -1 for ε) in the same layout."""
         enc = encode(states, rows)
-        logits = self.net(to_tensors(enc, self.net.device)).cpu()
+        logits = self.net(to_tensors(enc, self.net.device)).float().cpu()
         self.calls += 1
         counts = np.bincount(enc.cand_graph, minlength=enc.n_graphs)
         pos = np.arange(enc.n_candidates) - (np.cumsum(counts) - counts)[enc.cand_graph]

@@ -90,7 +90,7 @@ class GelatoNet(nn.Module):
         for layer in self.layers:
             h = layer(h, batch["edge_index"], batch["edge_attr"])
         graphs = int(batch["n_graphs"])
-        pooled = torch.zeros(graphs, self.width, device=h.device).index_add_(
+        pooled = torch.zeros(graphs, self.width, device=h.device, dtype=h.dtype).index_add_(
             0, batch["node_graph"], h)
         counts = torch.bincount(batch["node_graph"], minlength=graphs).clamp(min=1)
         context = self.from_context(pooled / counts[:, None])
