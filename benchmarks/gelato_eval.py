@@ -29,7 +29,7 @@ Usage::
         --model-linux M --model-imdb M] [--k 32] [--decoding branches] [--compare-decodings]
         [--limit-time S] [--json OUT]
     python benchmarks/gelato_eval.py generalise [--data ../shared/data] [--pairs 50]
-        [--costs uniform|chem_2] [--model M] [--exact-timeout 10] [--k 32]
+        [--costs uniform|chem_2|constant:KEY=VALUE,...] [--model M] [--exact-timeout 10] [--k 32]
         [--decoding branches] [--compare-decodings] [--polish 32] [--limit-time S] [--json OUT]
     python benchmarks/gelato_eval.py auto [--pairs 50] [--budgets 2 5] [--json OUT]
 
@@ -299,6 +299,16 @@ def report_network(pairs: list[Pair]) -> None:
 
 
 # -- generalise suite ----------------------------------------------------------------------------
+def cost_model(spec: str) -> gedkit.costs.CostModel:
+    """A named cost model, or ``constant:KEY=VALUE,...`` (``gedkit.costs.constant``'s
+    arguments, e.g. ``constant:node_sub=3,edge_sub=3``)."""
+    name, _, params = spec.partition(":")
+    if name != "constant" or not params:
+        return gedkit.costs.get(spec)
+    values = dict(item.split("=") for item in params.split(","))
+    return gedkit.costs.constant(**{k: float(v) for k, v in values.items()})
+
+
 def normalised(g: Graph) -> Graph:
     """``g`` with blanks stripped from string node labels (the vocabulary's "C", "O", ...)."""
     labels = [lab.strip() if isinstance(lab, str) else lab for lab in g.node_labels]
@@ -328,7 +338,7 @@ def molecule_pairs(sets: dict[str, list[Graph]], lo: int, hi: int, count: int,
 
 def run_generalise(model: str, args: argparse.Namespace) -> list[Pair]:
     sets = load_molecules(args.data)
-    costs = gedkit.costs.get(args.costs)
+    costs = cost_model(args.costs)
     main = gelato_label(args.decoding)
     pairs = []
     for lo, hi in BINS:
@@ -397,7 +407,7 @@ def report_generalise(pairs: list[Pair], model: str, args: argparse.Namespace) -
 
 def run_auto(args: argparse.Namespace) -> list[Pair]:
     sets = load_molecules(args.data)
-    costs = gedkit.costs.get(args.costs)
+    costs = cost_model(args.costs)
     lo, hi = BINS[-1]
     chosen = molecule_pairs(sets, lo, hi, args.pairs, args.seed)
     problems = [costs.compile(sets[name][i], sets[name][j]) for name, i, j in chosen]
@@ -484,7 +494,9 @@ def parser() -> argparse.ArgumentParser:
     gen = sub.add_parser("generalise", parents=[common],
                          help="larger IAM molecules at equal time with classical heuristics")
     gen.add_argument("--pairs", type=int, default=50, help="pairs per size bin")
-    gen.add_argument("--costs", choices=["uniform", "chem_2"], default="uniform")
+    gen.add_argument("--costs", default="uniform",
+                     help="uniform (default), chem_2, or constant:KEY=VALUE,... such as "
+                     "constant:node_sub=3,edge_sub=3 (the molecules model unless --model)")
     gen.add_argument("--exact-timeout", type=float, default=10.0,
                      help="seconds of the exact solver per pair of 17-30 atoms")
     auto = sub.add_parser("auto", parents=[common],
