@@ -145,7 +145,8 @@ def decodings(args: argparse.Namespace) -> list[str]:
 
 def run_gelato(problem: Problem, model: str, args: argparse.Namespace) -> dict[str, Run]:
     return {gelato_label(d): timed("gelato", problem, args.limit_time, k=args.k, decoding=d,
-                                   model=model, seed=args.seed, polish=args.polish)
+                                   model=model, seed=args.seed, polish=args.polish,
+                                   directions=args.directions)
             for d in decodings(args)}
 
 
@@ -472,6 +473,8 @@ def parser() -> argparse.ArgumentParser:
     common.add_argument("--decoding", choices=DECODINGS, default="branches")
     common.add_argument("--polish", type=int, default=32,
                         help="decoded maps gelato improves with IPFP and REFINE (0: none)")
+    common.add_argument("--directions", type=int, choices=[1, 2], default=1,
+                        help="2: gelato also decodes each pair seen from its second graph")
     common.add_argument("--compare-decodings", action="store_true",
                         help="also run gelato with the other decodings")
     common.add_argument("--limit-time", type=float, metavar="S",

@@ -271,6 +271,21 @@ def test_solver_results_and_options(torch, trained, tmp_path):
         get_solver("gelato", model="no-such-model")
 
 
+def test_decoding_from_both_sides_gives_maps_of_the_original_pair(torch, trained):
+    net = trained[1].net
+    rng = np.random.default_rng(4)
+    # asymmetric costs: a map of the transposed instance must be inverted and re-priced
+    for p in [*small_pairs(31, 3), *small_pairs(32, 3, random_costs(rng))]:
+        one = get_solver("gelato", model=net, k=2, polish=0).solve(p, Budget())
+        both = get_solver("gelato", model=net, k=2, polish=0, directions=2).solve(p, Budget())
+        assert both.upper_bound == p.cost(both.assignment) and len(both.assignment) == p.n1
+        if "decoded_cost" in both.stats:
+            assert both.stats["decoded_cost"] <= one.stats["decoded_cost"]
+            assert both.stats["network_calls"] > one.stats["network_calls"]
+    with pytest.raises(OptionError, match="directions"):
+        get_solver("gelato", directions=3)
+
+
 def test_polishing_never_makes_the_answer_worse(torch):
     from gedkit.learned.model import GelatoNet
 

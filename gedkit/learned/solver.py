@@ -15,6 +15,9 @@ path of a weights file written by ``gedkit train gelato``, ``"untrained"``, or a
 object. ``device`` says where the network runs (``"cpu"``, ``"cuda"``, ``"cuda:N"``, ``"mps"``
 or ``"auto"``: a GPU when torch sees one); by default the CPU, or wherever a given network
 object is (one on another device than the option names is copied there).
+``directions=2`` also decodes the instance seen from g2 (deletions and insertions swapped,
+the same distance) with ``k`` more branches and keeps the best maps of both: twice the time,
+and more distinct maps than ``k`` doubled (benchmarks/RESULTS.md, session 4).
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any, ClassVar
+
+import numpy as np
 
 from gedkit.configurable import check_choice, check_number
 from gedkit.errors import OptionError
@@ -74,12 +79,13 @@ class GelatoSolver(Solver):
     summary = ("learned autoregressive GNN (Gelato): best of k decoded maps and BRANCH's; "
                "BRANCH bound; needs torch")
     options: ClassVar[dict] = {"k": 32, "decoding": "branches", "model": None, "seed": 0,
-                               "polish": 32, "device": None}
+                               "polish": 32, "device": None, "directions": 1}
 
     def validate(self) -> None:
         check_number(self.config, "k", integer=True, minimum=1, strict=False)
         check_number(self.config, "polish", integer=True, strict=False)
         check_choice(self.config, "decoding", DECODINGS)
+        check_choice(self.config, "directions", (1, 2))
         check_number(self.config, "seed", integer=True, strict=False)
         _check_model(self.config["model"])
         if not isinstance(self.config["device"], (str, type(None))):
@@ -98,13 +104,24 @@ class GelatoSolver(Solver):
         if not bound.optimal:
             net, stats["model"] = _network(self.config["model"], problem, self.config["seed"],
                                            self.config["device"])
-            out = decode(problem, net, k=self.config["k"], strategy=self.config["decoding"],
-                         seed=self.config["seed"], budget=budget)
-            stats.update(decoded_cost=out.cost, branches=out.branches,
-                         network_calls=out.network_calls, cut_short=out.completed_greedily)
-            forward, cost = out.forward, out.cost
+            maps: dict[bytes, np.ndarray] = {}
+            stats.update(branches=0, network_calls=0, cut_short=False)
+            for seen_from in (problem, problem.transposed())[: self.config["directions"]]:
+                out = decode(seen_from, net, k=self.config["k"],
+                             strategy=self.config["decoding"], seed=self.config["seed"],
+                             budget=budget)
+                for f in out.ranked:
+                    # a map of the transposed instance, inverted, costs the same here
+                    f = f if seen_from is problem else seen_from.inverse(f)
+                    maps.setdefault(f.tobytes(), f)
+                stats["branches"] += out.branches
+                stats["network_calls"] += out.network_calls
+                stats["cut_short"] |= out.completed_greedily
+            ranked = sorted(maps.values(), key=problem.cost)
+            forward, cost = ranked[0], problem.cost(ranked[0])
+            stats["decoded_cost"] = cost
             if self.config["polish"]:
-                forward, cost = polish(problem, out.ranked[: self.config["polish"]], budget)
+                forward, cost = polish(problem, ranked[: self.config["polish"]], budget)
                 stats["polished_cost"] = cost
             if cost < bound.upper_bound:
                 best = forward
