@@ -43,7 +43,7 @@ LEARNED_FROM_NODES = 31
 # share of the remaining budget for it, and the least share worth starting the network for
 LEARNED_SHARE = 0.6
 LEARNED_MIN_SECONDS = 0.5
-LEARNED_K = 8  # branches: k = 8 decodes 31-60 atoms in ~0.4 s, k = 32 in ~1.4 s
+LEARNED_K = 8  # branches: on 31-60 atoms k = 8 decodes in ~0.5 s here, k = 32 in ~2 s
 # importing torch and the network code costs ~2-3 s on a laptop; only a share this long pays it
 TORCH_IMPORT_SECONDS = 5.0
 
@@ -94,7 +94,8 @@ class Auto(Solver):
                 fraction = next(v for limit, v in IPFP_SHARE.items() if size <= limit)
                 share = Budget(timeout=max(1e-3, fraction * budget.remaining()))
                 record(get_solver("ipfp", starts=starts).solve(problem, share))
-            if not settled() and self.config["learned"] and size >= LEARNED_FROM_NODES:
+            learned = self.config["learned"] and size >= LEARNED_FROM_NODES and budget.timeout
+            if not settled() and learned:
                 share = LEARNED_SHARE * budget.remaining()
                 if _learned_stage_fits(problem, share):
                     record(get_solver("gelato", k=LEARNED_K).solve(problem, Budget(timeout=share)))
