@@ -146,7 +146,7 @@ def decodings(args: argparse.Namespace) -> list[str]:
 def run_gelato(problem: Problem, model: str, args: argparse.Namespace) -> dict[str, Run]:
     return {gelato_label(d): timed("gelato", problem, args.limit_time, k=args.k, decoding=d,
                                    model=model, seed=args.seed, polish=args.polish,
-                                   directions=args.directions)
+                                   directions=args.directions, device=args.device)
             for d in decodings(args)}
 
 
@@ -481,6 +481,8 @@ def parser() -> argparse.ArgumentParser:
                         help="cap on the seconds per pair of gelato (and so of the others)")
     common.add_argument("--seed", type=int, default=0)
     common.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
+    common.add_argument("--device", default="cpu",
+                        help="where gelato's network runs: cpu (default), cuda, mps or auto")
     common.add_argument("--json", type=Path, metavar="OUT", help="keep every run here")
     common.add_argument("--model", help="model for every set (see the usage above)")
 
