@@ -45,7 +45,7 @@ import highspy
 import numpy as np
 import scipy.sparse as sp
 
-from gedkit.errors import OptionError
+from gedkit.configurable import check_flag, check_number
 from gedkit.problem import Problem
 from gedkit.result import Result
 from gedkit.solvers.base import Budget, Solver
@@ -277,12 +277,8 @@ class MIP(Solver):
     options: ClassVar[dict[str, Any]] = {"relaxation": False, "threads": 1}
 
     def validate(self) -> None:
-        relaxation = self.config["relaxation"]
-        if not isinstance(relaxation, bool):
-            raise OptionError(f"relaxation must be True or False, got {relaxation!r}")
-        threads = self.config["threads"]
-        if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
-            raise OptionError(f"threads must be a positive integer, got {threads!r}")
+        check_flag(self.config, "relaxation")
+        check_number(self.config, "threads", integer=True, minimum=1, strict=False)
 
     def solve(self, problem: Problem, budget: Budget) -> Result:
         t0 = time.perf_counter()
