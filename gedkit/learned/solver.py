@@ -157,11 +157,11 @@ def _network(model: Any, problem: Problem, seed: int,
     """(network, how the stats name it) for the ``model`` option, on ``device``."""
     from gedkit.learned.model import resolve_device
 
-    if _is_network(model):
-        if device is None or model.device == resolve_device(device):
-            return model, "given network"
-        return copy.deepcopy(model).to(resolve_device(device)).eval(), "given network"
     where = resolve_device(device or "cpu")
+    if _is_network(model):
+        if device is None or model.device == where:
+            return model, "given network"
+        return copy.deepcopy(model).to(where).eval(), "given network"
     if model is None:
         model = default_model(problem)
         if model is None:
