@@ -253,6 +253,29 @@ def test_decoding_returns_complete_valid_maps(torch, model, strategy):
         assert cut.cost == p.cost(cut.forward)
 
 
+def test_branches_start_from_first_actions_symmetry_cannot_merge(torch):
+    from gedkit.learned.decode import _Run
+    from gedkit.learned.model import GelatoNet, evaluating
+
+    # a star's three leaves are interchangeable: with two branches, the second must not start
+    # by mapping another leaf to the same node as the first did (the same map up to symmetry)
+    star = Graph({0: "C", 1: "O", 2: "O", 3: "O"}, [(0, 1), (0, 2), (0, 3)])
+    other = Graph({0: "C", 1: "O", 2: "N", 3: "O"}, [(0, 1), (1, 2), (2, 3)])
+    p = costs.uniform().compile(star, other)
+    net = GelatoNet.untrained(Vocabulary.fit([star, other]), **TINY)
+    inst = Instance(p, net.vocab)
+    classes = {0: "centre", 1: "leaf", 2: "leaf", 3: "leaf"}
+    for k in (2, 4, 16):
+        with evaluating(net):
+            first = _Run(inst, net, Budget()).first_choices(k)
+        starts = [(classes[int(u)], int(fw[u])) for fw in first.fw
+                  for u in np.flatnonzero(fw >= 0)]
+        assert len(starts) == min(k, 16)
+        distinct = min(k, len(set(starts)))
+        # all 16 actions fall into 2 x 4 classes; those come first
+        assert len(set(starts[:distinct])) == distinct == min(k, 8)
+
+
 def test_solver_results_and_options(torch, trained, tmp_path):
     pairs, result = trained
     path = tmp_path / "tiny.pt"

@@ -3,8 +3,11 @@
 Every strategy runs the network again after each decision (the state graph changes) and
 evaluates all its live states as one batch:
 
-- ``branches`` (the published decoder): the ``k`` best distinct first actions each seed one
-  branch, and every branch then takes its best-scored action at each step.
+- ``branches`` (the published decoder): the ``k`` best first actions each seed one branch, and
+  every branch then takes its best-scored action at each step. First actions that
+  Weisfeiler–Leman colouring cannot tell apart (a symmetric atom, say) would mostly lead to the
+  same map up to symmetry, so the best action of each colour class comes first and the others
+  only fill the ``k`` branches when there are fewer classes.
 - ``beam``: beam search of width ``k`` on the summed log-probabilities of the actions (a softmax
   over each state's candidates); identical partial maps reached in different orders are kept
   once.
@@ -26,6 +29,7 @@ import torch
 
 from gedkit.errors import OptionError
 from gedkit.learned import DECODINGS
+from gedkit.learned.data import wl_colours
 from gedkit.learned.features import Instance, States, encode
 from gedkit.learned.model import GelatoNet, evaluating, to_tensors
 from gedkit.problem import Problem
@@ -138,13 +142,15 @@ class _Run:
             states.apply(live, chosen[:, 0], chosen[:, 1])
 
     def first_choices(self, k: int) -> States:
-        """One state per best distinct first action (at most ``k``); the empty state itself
-        when it is already complete."""
+        """One state per best first action, one per colour class first (at most ``k``); the
+        empty state itself when it is already complete."""
         root = States.empty(self.inst)
         if root.terminal()[0] or self.out_of_time(root, np.array([0])):
             return root
         padded, actions = self.scores(root, np.array([0]))
-        top = torch.argsort(padded[0], descending=True)[: min(k, padded.shape[1])].numpy()
+        order = torch.argsort(padded[0], descending=True).numpy()
+        order = order[np.isfinite(padded[0, order].numpy())]
+        top = _symmetry_first(order, actions[0], self.inst.n1, wl_colours(encode(root)))[:k]
         states = root.take(np.zeros(len(top), dtype=np.int64))
         states.apply(np.arange(len(top)), actions[0, top, 0], actions[0, top, 1])
         return states
@@ -201,6 +207,20 @@ def _first_distinct(keys: list[bytes], limit: int) -> np.ndarray:
             if len(out) == limit:
                 break
     return np.array(out, dtype=np.int64)
+
+
+def _symmetry_first(order: np.ndarray, actions: np.ndarray, n1: int,
+                    colour: np.ndarray) -> np.ndarray:
+    """``order`` (candidate positions, best first) with the first of each class of actions
+    whose ends have the same colours (``colour`` of the root state's nodes: g1 then g2) moved
+    ahead of the rest, otherwise in the same order."""
+    u, v = actions[order, 0], actions[order, 1]
+    keys = np.stack([np.where(u >= 0, colour[np.maximum(u, 0)], -1),
+                     np.where(v >= 0, colour[n1 + np.maximum(v, 0)], -1)], axis=1)
+    _, first = np.unique(keys, axis=0, return_index=True)
+    leads = np.zeros(len(order), dtype=bool)
+    leads[first] = True
+    return np.concatenate([order[leads], order[~leads]])
 
 
 def _greedy(padded: torch.Tensor, live: np.ndarray) -> torch.Tensor:
