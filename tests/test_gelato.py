@@ -234,6 +234,31 @@ def test_tiny_training_learns(trained):
     assert result.metrics["val_pairs"] == 3 and result.best_epoch is not None
 
 
+def test_ranking_term_trains_the_best_choice(torch):
+    from gedkit.learned.decode import decode
+    from gedkit.learned.model import GelatoNet
+    from gedkit.learned.train import TrainConfig, _loss, train
+
+    pairs = [label(p, timeout=10) for p in small_pairs(1, 20)]
+    vocab = Vocabulary.fit([g for lp in pairs for g in (lp.problem.g1, lp.problem.g2)])
+    net = GelatoNet.untrained(vocab, **TINY).train()
+    instances, states = training_states(pairs[:4], vocab, per_pair=5)
+    plain, ranked = _loss(net, instances, states), _loss(net, instances, states, ranking=1.0)
+    # the listwise term is -log of a probability below 1: positive, finite, with gradients
+    assert torch.isfinite(ranked) and ranked > plain
+    ranked.backward()
+    assert all(torch.isfinite(p.grad).all() for p in net.parameters() if p.grad is not None)
+
+    config = TrainConfig(epochs=8, batch_size=32, lr=3e-3, states_per_pair=20, val_k=4,
+                         ranking=1.0, **TINY)
+    result = train(pairs, pairs[:3], vocab, config)
+    losses = [row["loss"] for row in result.history]
+    assert losses[-1] < losses[0]
+    assert sum(decode(lp.problem, result.net, k=32).cost == lp.cost for lp in pairs[:5]) >= 3
+    with pytest.raises(OptionError, match="ranking"):
+        train(pairs, [], vocab, TrainConfig(epochs=1, ranking=-1.0, **TINY))
+
+
 @pytest.mark.parametrize("model", [costs.uniform(), DELETIONS], ids=["uniform", "deletions"])
 @pytest.mark.parametrize("strategy", ["branches", "beam", "sampling"])
 def test_decoding_returns_complete_valid_maps(torch, model, strategy):
@@ -476,6 +501,9 @@ def test_cli_rejects_an_unknown_label_method(tmp_path, capsys):
     code = main(["train", "gelato", "--data", str(AIDS_SAMPLE), "--out", str(tmp_path / "m.pt"),
                  "--label-method", "oracle"])
     assert code == 2 and "--label-method" in capsys.readouterr().err
+    code = main(["train", "gelato", "--data", str(AIDS_SAMPLE), "--out", str(tmp_path / "m.pt"),
+                 "--ranking", "-1"])
+    assert code == 2 and "--ranking" in capsys.readouterr().err
 
 
 def test_heuristic_labels_are_valid_and_cached_apart(tmp_path):

@@ -72,6 +72,9 @@ def register(subparsers: Any) -> None:
     model.add_argument("--seed", type=int, default=0)
     model.add_argument("--lr-schedule", choices=["constant", "cosine"], default="constant",
                        help="constant, or a cosine decay to a twentieth of --lr over the epochs")
+    model.add_argument("--ranking", type=float, default=0.0, metavar="W",
+                       help="weight of a listwise term that trains each state's best-scored "
+                       "choice (default 0: the published loss; 1 worked well)")
     model.add_argument("--init", metavar="MODEL.pt",
                        help="start from these trained weights (fine-tuning); their labels, "
                        "width and layers are kept")
@@ -138,7 +141,8 @@ def run(args: argparse.Namespace) -> int:
     config = TrainConfig(epochs=args.epochs, batch_size=args.batch_size, lr=args.lr,
                          width=args.width, layers=args.layers,
                          states_per_pair=args.states_per_pair, val_k=args.val_k, seed=args.seed,
-                         lr_schedule=args.lr_schedule, device=args.device)
+                         lr_schedule=args.lr_schedule, ranking=args.ranking,
+                         device=args.device)
     trained = train(train_set, val_set, vocab, config,
                     checkpoint=out.with_name(out.name + ".ckpt"), resume=args.resume,
                     start=start, progress=True, log=lambda line: print(line, file=sys.stderr))
@@ -202,6 +206,8 @@ def _check(args: argparse.Namespace) -> None:
                           f"got {args.label_method!r}")
     if not args.exact_timeout > 0 or not args.lr > 0:
         raise OptionError("--exact-timeout and --lr must be positive")
+    if not 0 <= args.ranking < float("inf"):
+        raise OptionError(f"--ranking must be a finite weight of at least 0, got {args.ranking}")
 
 
 def _read(files: list[str], args: argparse.Namespace) -> list[Graph]:
