@@ -300,16 +300,6 @@ def report_network(pairs: list[Pair]) -> None:
 
 
 # -- generalise suite ----------------------------------------------------------------------------
-def cost_model(spec: str) -> gedkit.costs.CostModel:
-    """A named cost model, or ``constant:KEY=VALUE,...`` (``gedkit.costs.constant``'s
-    arguments, e.g. ``constant:node_sub=3,edge_sub=3``)."""
-    name, _, params = spec.partition(":")
-    if name != "constant" or not params:
-        return gedkit.costs.get(spec)
-    values = dict(item.split("=") for item in params.split(","))
-    return gedkit.costs.constant(**{k: float(v) for k, v in values.items()})
-
-
 def normalised(g: Graph) -> Graph:
     """``g`` with blanks stripped from string node labels (the vocabulary's "C", "O", ...)."""
     labels = [lab.strip() if isinstance(lab, str) else lab for lab in g.node_labels]
@@ -339,7 +329,7 @@ def molecule_pairs(sets: dict[str, list[Graph]], lo: int, hi: int, count: int,
 
 def run_generalise(model: str, args: argparse.Namespace) -> list[Pair]:
     sets = load_molecules(args.data)
-    costs = cost_model(args.costs)
+    costs = gedkit.costs.get(args.costs)
     main = gelato_label(args.decoding)
     pairs = []
     for lo, hi in BINS:
@@ -408,7 +398,7 @@ def report_generalise(pairs: list[Pair], model: str, args: argparse.Namespace) -
 
 def run_auto(args: argparse.Namespace) -> list[Pair]:
     sets = load_molecules(args.data)
-    costs = cost_model(args.costs)
+    costs = gedkit.costs.get(args.costs)
     lo, hi = BINS[-1]
     chosen = molecule_pairs(sets, lo, hi, args.pairs, args.seed)
     problems = [costs.compile(sets[name][i], sets[name][j]) for name, i, j in chosen]

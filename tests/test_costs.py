@@ -470,3 +470,25 @@ def test_gdr4ged_exact_ged_on_grec5(gdr4ged):
             assert gedkit.ged(g1, g2, costs="grec_2").distance == pytest.approx(dist, abs=1e-4)
             checked += 1
     assert checked == 10
+
+
+def test_constant_costs_are_spelled_with_their_arguments(capsys):
+    from gedkit.cli import main
+
+    model = costs.get("constant:node_sub=3, edge_sub=2.5")
+    assert (model.node_sub("C", "O"), model.edge_sub(1, 2), model.node_del("C")) == (3, 2.5, 1)
+    # relabelling O -> N costs 3, deleting O and inserting N costs 2
+    assert gedkit.ged(Graph({0: "O"}), Graph({0: "N"}), costs="constant:node_sub=3").distance == 2
+    for bad, message in [("constant:node_sub=x", "node_sub must be a number"),
+                         ("constant:nodesub=1", "KEY one of node_ins"),
+                         ("constant:node_sub", "not KEY=VALUE"),
+                         ("constant:edge_del=-1", "non-negative"),
+                         ("chem_2:node_sub=1", "only the constant cost model")]:
+        with pytest.raises(CostModelError, match=message):
+            costs.get(bad)
+    with pytest.raises(CostModelError, match="constant:KEY=VALUE"):
+        costs.get("no-such-model")
+    mol = str(Path(__file__).parent / "data" / "io" / "caffeine.mol")
+    assert main(["ged", mol, mol, "--costs", "constant:node_sub=3"]) == 0
+    assert main(["ged", mol, mol, "--costs", "constant:node_sub=x"]) == 2
+    assert "node_sub must be a number" in capsys.readouterr().err

@@ -2,7 +2,8 @@
 
 ``costs=`` anywhere in gedkit takes a :class:`CostModel`, or the name of a built-in one
 (case-insensitive): ``"uniform"``, and the literature models registered in
-:mod:`gedkit.costs.literature`.
+:mod:`gedkit.costs.literature`; ``"constant:KEY=VALUE,..."`` spells :func:`constant` with its
+arguments (``"constant:node_sub=3,edge_sub=3"``), so command lines reach it too.
 """
 
 from __future__ import annotations
@@ -59,16 +60,40 @@ def get(costs: str | CostModel) -> CostModel:
 
     >>> get("UNIFORM").name
     'uniform'
+    >>> get("constant:node_sub=3,edge_sub=3").node_sub("C", "O")
+    3.0
     """
     if isinstance(costs, CostModel):
         return costs
     if isinstance(costs, str):
+        name, colon, params = costs.partition(":")
+        if colon:
+            return _constant_spec(costs, name, params)
         factory = _REGISTRY.get(costs.lower())
         if factory is None:
             raise CostModelError(
-                f"unknown cost model {costs!r}; choose one of: {', '.join(available())}"
+                f"unknown cost model {costs!r}; choose one of: {', '.join(available())}, or "
+                "constant:KEY=VALUE,..."
             )
         return factory()
     raise CostModelError(
         f"costs must be a cost-model name or a CostModel, got {type(costs).__name__}"
     )
+
+
+_CONSTANT_KEYS = ("node_ins", "node_del", "node_sub", "edge_ins", "edge_del", "edge_sub")
+
+
+def _constant_spec(spec: str, name: str, params: str) -> CostModel:
+    """``constant:KEY=VALUE,...``: :func:`constant` with those arguments."""
+    if name.lower() != "constant":
+        raise CostModelError(f"only the constant cost model takes parameters "
+                             f"(constant:KEY=VALUE,...), got {spec!r}")
+    values: dict[str, str] = {}
+    for item in filter(None, (part.strip() for part in params.split(","))):
+        key, eq, value = (x.strip() for x in item.partition("="))
+        if not eq or key not in _CONSTANT_KEYS:
+            raise CostModelError(f"in {spec!r}: {item!r} is not KEY=VALUE with KEY one of "
+                                 f"{', '.join(_CONSTANT_KEYS)}")
+        values[key] = value
+    return constant(**values)  # type: ignore[arg-type]  # constant() converts and checks them
