@@ -8,6 +8,7 @@ arguments (``"constant:node_sub=3,edge_sub=3"``), so command lines reach it too.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 
 from gedkit.costs.base import CostModel, intern_labels
@@ -81,7 +82,7 @@ def get(costs: str | CostModel) -> CostModel:
     )
 
 
-_CONSTANT_KEYS = ("node_ins", "node_del", "node_sub", "edge_ins", "edge_del", "edge_sub")
+_CONSTANT_KEYS = tuple(inspect.signature(constant).parameters)  # node_ins, ..., edge_sub
 
 
 def _constant_spec(spec: str, name: str, params: str) -> CostModel:
