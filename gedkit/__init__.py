@@ -1,22 +1,37 @@
 """gedkit: how different are two graphs? Graph edit distance and maximum common edge subgraph,
-exact when affordable, bounded when not."""
+exact when affordable, bounded when not.
 
-from gedkit import costs, mces  # mces is a callable package: gedkit.mces(g1, g2)
-from gedkit.api import ged
-from gedkit.errors import (
-    CostModelError,
-    FormatError,
-    GedkitError,
-    GraphError,
-    MissingDependencyError,
-    OptionError,
-)
-from gedkit.graph import Graph
-from gedkit.io import read, read_all, write
-from gedkit.pairwise import pairwise
-from gedkit.problem import EditOperation, Problem
-from gedkit.result import Result
-from gedkit.solvers import available as _available
+The public names below are imported on first use (PEP 562), so ``import gedkit`` and the
+``gedkit`` command start in a fraction of a second: numba, SciPy, HiGHS, PyTorch and RDKit load
+only when a solve needs them.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+# public name -> module that defines it
+_LAZY = {
+    "CostModelError": "gedkit.errors",
+    "FormatError": "gedkit.errors",
+    "GedkitError": "gedkit.errors",
+    "GraphError": "gedkit.errors",
+    "MissingDependencyError": "gedkit.errors",
+    "OptionError": "gedkit.errors",
+    "EditOperation": "gedkit.problem",
+    "Graph": "gedkit.graph",
+    "Problem": "gedkit.problem",
+    "Result": "gedkit.result",
+    "ged": "gedkit.api",
+    "pairwise": "gedkit.pairwise",
+    "read": "gedkit.io",
+    "read_all": "gedkit.io",
+    "write": "gedkit.io",
+    "warm_up": "gedkit._kernels.warm",
+}
+# subpackages reachable as attributes (``gedkit.costs.uniform()``, ``gedkit.mces(g1, g2)``)
+_SUBMODULES = ("costs", "mces", "io", "solvers", "datasets")
 
 
 def methods() -> dict[str, str]:
@@ -25,27 +40,25 @@ def methods() -> dict[str, str]:
     >>> "astar" in methods()
     True
     """
-    return {name: cls.summary for name, cls in _available().items()}
+    from gedkit.solvers import available
+
+    return {name: cls.summary for name, cls in available().items()}
 
 
-__all__ = [
-    "CostModelError",
-    "EditOperation",
-    "FormatError",
-    "GedkitError",
-    "Graph",
-    "GraphError",
-    "MissingDependencyError",
-    "OptionError",
-    "Problem",
-    "Result",
-    "costs",
-    "ged",
-    "mces",
-    "methods",
-    "pairwise",
-    "read",
-    "read_all",
-    "write",
-]
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+    elif name in _SUBMODULES:
+        value = importlib.import_module(f"gedkit.{name}")
+    else:
+        raise AttributeError(f"module 'gedkit' has no attribute {name!r}")
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY, *_SUBMODULES})
+
+
+__all__ = sorted([*_LAZY, "costs", "mces", "methods"])
 __version__ = "0.1.0"

@@ -21,6 +21,8 @@ class Configurable:
     summary: ClassVar[str]
     exact: ClassVar[bool] = False
     options: ClassVar[dict[str, Any]] = {}
+    # kernel families solve() runs (see gedkit._kernels.warm): compiled first, within the budget
+    kernels: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, **options: Any):
         unknown = set(options) - set(self.options)

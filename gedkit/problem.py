@@ -14,7 +14,6 @@ from typing import Any
 
 import numpy as np
 
-from gedkit._kernels.cost import INVALID, map_cost
 from gedkit.graph import Graph
 from gedkit.pair import GraphPair, label_adjacency
 
@@ -151,8 +150,14 @@ class Problem(GraphPair):
         >>> p.cost([0, -1])   # keep C, delete O and the bond
         2.0
         """
+        from gedkit._kernels import warm
+        from gedkit._kernels.cost import INVALID, map_cost
+
         f = np.ascontiguousarray(forward, dtype=np.int64)
-        value = map_cost(
+        # until compiled kernels run in this process, the kernel's plain-Python source gives
+        # the same sum: no call waits for a compiler or for numba's start-up
+        kernel = map_cost if warm.started() and warm.ready("cost") else map_cost.py_func
+        value = kernel(
             f, self.node_costs, self.adj1, self.adj2, self.edge_label_matrix,
             self.g1.edges, self.edge_labels1, self.g2.edges, self.edge_labels2,
         )

@@ -332,7 +332,8 @@ def tree_search(
     bsize = max(n1, n2, e1.shape[0], e2.shape[0]) + 1
     bufa = np.empty(bsize, dtype=np.int64)
     bufb = np.empty(bsize, dtype=np.int64)
-    wn = 2 * bsize + 1
+    # matchings of label multisets are only needed when costs are not label equality
+    wn = 2 * bsize + 1 if nconst[3] == 0 or econst[3] == 0 else 1
     ws = (
         np.empty(wn * wn), np.empty(wn + 1), np.empty(wn + 1), np.empty(wn + 1, dtype=np.int64),
         np.empty(wn + 1, dtype=np.int64), np.empty(wn + 1), np.empty(wn + 1, dtype=np.bool_),

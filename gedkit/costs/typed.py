@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from gedkit.costs.attributes import (
     AttributeCosts,
@@ -139,35 +138,11 @@ def _edit_distances(strings: Sequence[str], needed: np.ndarray) -> np.ndarray:
     """
     lengths = np.array([len(s) for s in strings], dtype=np.int64)
     starts = np.concatenate(([0], np.cumsum(lengths)))
+    from gedkit._kernels.levenshtein import levenshtein_matrix
+
     chars = np.array([ord(ch) for s in strings for ch in s], dtype=np.int64)
-    return _levenshtein_matrix(chars, starts, np.ascontiguousarray(needed, dtype=np.bool_))
+    return levenshtein_matrix(chars, starts, np.ascontiguousarray(needed, dtype=np.bool_))
 
-
-@njit(cache=True, nogil=True)
-def _levenshtein_matrix(chars, starts, needed):
-    k = len(starts) - 1
-    out = np.zeros((k, k))
-    longest = 0
-    for i in range(k):
-        longest = max(longest, starts[i + 1] - starts[i])
-    prev = np.empty(longest + 1)
-    cur = np.empty(longest + 1)
-    for i in range(k):
-        s0, n = starts[i], starts[i + 1] - starts[i]
-        for j in range(i + 1, k):
-            if not (needed[i, j] or needed[j, i]):
-                continue
-            t0, m = starts[j], starts[j + 1] - starts[j]
-            for y in range(m + 1):
-                prev[y] = y
-            for x in range(1, n + 1):
-                cur[0] = x
-                for y in range(1, m + 1):
-                    change = 0.0 if chars[s0 + x - 1] == chars[t0 + y - 1] else 1.0
-                    cur[y] = min(prev[y - 1] + change, prev[y] + 1, cur[y - 1] + 1)
-                prev, cur = cur, prev
-            out[i, j] = out[j, i] = prev[m]
-    return out
 
 
 def grec_1(

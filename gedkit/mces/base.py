@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
+from gedkit.budget import Budget
 from gedkit.configurable import Configurable, Registry, check_number
 from gedkit.mces.problem import MCESProblem
 from gedkit.mces.result import MCESResult
-from gedkit.solvers.base import Budget
 
 __all__ = [
     "Budget", "Method", "available", "check_number", "get_method", "method_class", "register",
@@ -26,9 +26,18 @@ class Method(Configurable, ABC):
 
     kind = "MCES method"
 
+    kernels = ("mces",)
+
     @abstractmethod
     def solve(self, problem: MCESProblem, budget: Budget) -> MCESResult:
         """The best common edge subgraph of ``problem`` found within ``budget``."""
+
+    def fallback(self, problem: MCESProblem, budget: Budget) -> MCESResult:
+        """Bounds that need no compiled kernel, for when this method's kernels cannot be
+        compiled within the budget."""
+        from gedkit.mces.cheap import cheap_bounds
+
+        return cheap_bounds(problem, budget, self.name)
 
 
 _METHODS: Registry[Method] = Registry("MCES method")

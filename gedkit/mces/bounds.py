@@ -30,10 +30,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import highspy
 import numpy as np
-import scipy.sparse as sp
-from scipy.optimize import linear_sum_assignment
 
 from gedkit.mces.problem import MCESProblem
 from gedkit.solvers.exact.mip import GedModel, solve_model
@@ -101,6 +98,8 @@ def assignment_bound(problem: MCESProblem) -> int:
             part = rows[start : start + step]
             block = np.minimum(d1[part, None, :], d2[None, cols, :]).sum(axis=2)
             weights[np.ix_(part, cols)] = block
+    from scipy.optimize import linear_sum_assignment
+
     r, c = linear_sum_assignment(weights, maximize=True)
     return int(weights[r, c].sum()) // 2
 
@@ -176,6 +175,8 @@ def relaxation_model(problem: MCESProblem) -> GedModel:
     rows = np.concatenate([i_of_x, n1 + k_of_x, *link_rows, first + np.arange(len(link_x))])
     cols = np.concatenate([np.arange(nx), np.arange(nx), y_cols, y_cols, link_x])
     values = np.concatenate([np.ones(2 * nx + 4 * ny), -np.ones(len(link_x))])
+    import scipy.sparse as sp
+
     matrix = sp.csc_matrix((values, (rows, cols)), shape=(start, nx + ny))
     row_upper = np.concatenate([np.ones(first), np.zeros(len(link_x))])
     cost = np.concatenate([np.zeros(nx), -np.ones(ny)])
@@ -200,6 +201,8 @@ def linear_relaxation(
     if len(model.y_ends) == 0:  # no edge can be common (HiGHS calls such models empty)
         zeros = np.zeros((n1, n2))
         return LinearRelaxation(0.0, zeros, zeros, zeros, np.zeros(n1))
+    import highspy
+
     h, values = solve_model(model, integer=False, time_limit=time_limit)
     if values is None or h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
         return None

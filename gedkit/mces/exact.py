@@ -26,24 +26,18 @@ from __future__ import annotations
 
 import math
 import time
+from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
-from gedkit._kernels.order import matching_order, neighbour_lists, twin_classes
-from gedkit.mces import _kernel as kernel
 from gedkit.mces.base import Budget, Method, register
-from gedkit.mces.bounds import (
-    LinearRelaxation,
-    linear_relaxation,
-    relaxation_model,
-    upper_bound,
-)
 from gedkit.mces.problem import MCESProblem
-from gedkit.mces.refine import refine
 from gedkit.mces.result import MCESResult
 from gedkit.solvers.chunks import FIRST_CHUNK, next_chunk
-from gedkit.solvers.exact.mip import GedModel, solve_model
+
+if TYPE_CHECKING:  # SciPy, HiGHS and the kernels load with the first solve
+    from gedkit.mces.bounds import LinearRelaxation
+    from gedkit.solvers.exact.mip import GedModel
 
 __all__ = ["Exact", "branch_and_bound"]
 
@@ -68,6 +62,9 @@ def branch_and_bound(
     returns at least that map. ``probe`` expansions (tens of milliseconds) run before the
     linear relaxation is solved (0: solve it first), ``search`` expansions of the
     Lagrangian search before the integer program takes over."""
+    from gedkit.mces.bounds import linear_relaxation, relaxation_model, upper_bound
+    from gedkit.mces.refine import refine
+
     t0 = time.perf_counter()
     stats = dict(stats or {})
     root = upper_bound(problem)
@@ -143,6 +140,8 @@ def _integer_program(
     """The program of the relaxation solved by HiGHS's branch and bound, seeded with
     ``best_map`` and stopped at the first map of ``upper`` edges. Returns (done, proven upper
     bound, best map)."""
+    from gedkit.solvers.exact.mip import solve_model
+
     h, values = solve_model(model, integer=True, time_limit=budget.remaining(),
                             start=best_map, target=0.5 - upper)
     info = h.getInfo()
@@ -169,6 +168,9 @@ class _Search:
 
     def __init__(self, arrays: tuple, p: MCESProblem, best_map: np.ndarray, upper: int,
                  relaxation: LinearRelaxation | None, floor: int = -1):
+        from gedkit.mces import _kernel as kernel
+
+        self.kernel = kernel
         self.arrays, self.upper = arrays, upper
         self.best_map = best_map.copy()
         N = int((arrays[0] >= 0).sum())
@@ -209,14 +211,15 @@ class _Search:
 
     @property
     def incumbent(self) -> int:
-        return int(self.ctl[kernel.INCUMBENT])
+        return int(self.ctl[self.kernel.INCUMBENT])
 
     @property
     def expanded(self) -> int:
-        return int(self.ctl[kernel.EXPANDED])
+        return int(self.ctl[self.kernel.EXPANDED])
 
     def go(self, budget: Budget, max_expansions: int | None) -> bool:
         """Search until done (True), out of time or past ``max_expansions`` (False)."""
+        kernel = self.kernel
         chunk = FIRST_CHUNK
         while True:
             if max_expansions is not None:
@@ -237,8 +240,8 @@ class _Search:
     def open_bound(self) -> int:
         """Proven bound on the maps not looked at: the best open state, or the floor."""
         cf, ncand, pos = self.state[9], self.state[12], self.state[13]
-        open_f = int(kernel.open_bound(cf, ncand, pos, self.ctl, self.upper))
-        return max(open_f, int(self.ctl[kernel.FLOOR]))
+        open_f = int(self.kernel.open_bound(cf, ncand, pos, self.ctl, self.upper))
+        return max(open_f, int(self.ctl[self.kernel.FLOOR]))
 
 
 def _fixed(losses: np.ndarray) -> np.ndarray:
@@ -249,6 +252,8 @@ def _fixed(losses: np.ndarray) -> np.ndarray:
 def _rounded(x: np.ndarray) -> np.ndarray:
     """A node map from LP values: the assignment of largest total value, pairs valued 0
     left out (only pairs with equal labels have values)."""
+    from scipy.optimize import linear_sum_assignment
+
     rows, cols = linear_sum_assignment(x, maximize=True)
     keep = x[rows, cols] > 1e-6
     forward = np.full(x.shape[0], -1, dtype=np.int64)
@@ -261,6 +266,8 @@ def _search_arrays(p: MCESProblem) -> tuple:
     to ``twin2``: edges whose class the other graph lacks are left out, class ids are
     renumbered ``0..K-1`` over the shared classes, and only nodes of g1 with an edge left are
     branched on (``rank`` >= 0: their place in the static matching order)."""
+    from gedkit._kernels.order import matching_order, neighbour_lists, twin_classes
+
     shared = np.intersect1d(p.edge_classes1, p.edge_classes2)
     e1 = np.ascontiguousarray(p.g1.edges[p.useful1], dtype=np.int64).reshape(-1, 2)
     e2 = np.ascontiguousarray(p.g2.edges[p.useful2], dtype=np.int64).reshape(-1, 2)

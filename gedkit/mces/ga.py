@@ -23,20 +23,18 @@ is usually the optimum, so the search can stop there and the result is proven op
 from __future__ import annotations
 
 import time
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.optimize import linear_sum_assignment
 
 from gedkit.configurable import check_flag
 from gedkit.errors import OptionError
 from gedkit.mces.base import Budget, Method, check_number, register
-from gedkit.mces.bounds import tightened, upper_bound
 from gedkit.mces.problem import MCESProblem
-from gedkit.mces.refine import kick
-from gedkit.mces.refine import refine as local_search
 from gedkit.mces.result import MCESResult
+
+if TYPE_CHECKING:  # SciPy loads with the first solve
+    import scipy.sparse as sp
 
 __all__ = [
     "AssociationGraph", "GraduatedAssignment", "association_graph", "check_search_options",
@@ -85,6 +83,8 @@ def association_graph(problem: MCESProblem) -> AssociationGraph:
     >>> len(a), a.weights.nnz     # 9 pairs; 3 edges x 3 edges x 2 orientations x 2 ends
     (9, 36)
     """
+    import scipy.sparse as sp
+
     n2 = problem.n2
     e1, e2 = problem.g1.edges.astype(np.int64), problem.g2.edges.astype(np.int64)
     nl1, nl2 = problem.node_labels1, problem.node_labels2
@@ -135,6 +135,10 @@ def graduated_assignment(
     ``refine``, each decoded map is improved by :func:`gedkit.mces.refine.refine`. Stops
     early, decoding what it has, when the budget runs out.
     """
+    from gedkit.mces.bounds import tightened, upper_bound
+    from gedkit.mces.refine import kick
+    from gedkit.mces.refine import refine as local_search
+
     assoc = association_graph(problem)
     best = np.full(problem.n1, -1, dtype=np.int64)
     best_count = 0
@@ -215,6 +219,8 @@ def decode(assoc: AssociationGraph, soft: np.ndarray, n1: int, n2: int) -> np.nd
     """Hungarian decoding: the node map of largest total soft weight over the pairs. Every
     pair of the association graph is label-compatible, and adding a mapped pair never loses an
     edge, so all matched pairs are kept."""
+    from scipy.optimize import linear_sum_assignment
+
     profit = np.full((n1, n2), -1.0)
     profit[assoc.rows, assoc.cols] = soft
     r, c = linear_sum_assignment(profit, maximize=True)

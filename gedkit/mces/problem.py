@@ -17,7 +17,6 @@ from typing import Any
 
 import numpy as np
 
-from gedkit._kernels.order import neighbour_lists
 from gedkit.errors import GedkitError
 from gedkit.graph import Graph
 from gedkit.pair import GraphPair, label_adjacency
@@ -97,11 +96,15 @@ class MCESProblem(GraphPair):
     def neighbours1(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """CSR neighbour lists of g1 (pointers, neighbours, edge-label ids), built once for
         the local searches that run many times per problem."""
+        from gedkit._kernels.order import neighbour_lists
+
         return neighbour_lists(self.adj1)
 
     @cached_property
     def neighbours2(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """CSR neighbour lists of g2, as :attr:`neighbours1`."""
+        from gedkit._kernels.order import neighbour_lists
+
         return neighbour_lists(self.adj2)
 
     @cached_property

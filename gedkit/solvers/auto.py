@@ -53,6 +53,7 @@ class Auto(Solver):
     name = "auto"
     summary = ("portfolio: BRANCH bound, REFINE, IPFP on large pairs, gelato on the largest "
                "(with torch), then seeded exact A*")
+    kernels = ("assignment", "local_search", "ipfp", "tree_search")
     exact = True
     options: ClassVar[dict] = {"memory": None, "ipfp_starts": 10, "learned": True}
 

@@ -39,11 +39,9 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-import highspy
 import numpy as np
-import scipy.sparse as sp
 
 from gedkit.configurable import check_flag, check_number
 from gedkit.problem import Problem
@@ -51,6 +49,10 @@ from gedkit.result import Result
 from gedkit.solvers.base import Budget, Solver
 from gedkit.solvers.heuristics.assignment import lsape_map
 from gedkit.solvers.registry import register
+
+if TYPE_CHECKING:  # HiGHS and SciPy load when a model is built, not when gedkit starts
+    import highspy
+    import scipy.sparse as sp
 
 __all__ = ["MIP", "GedModel", "build_model", "solve_model"]
 
@@ -137,6 +139,8 @@ def build_model(problem: Problem) -> GedModel:
     >>> m.objective(m.point(np.array([0, 1])))   # C -> C, O -> N relabelled, edge kept
     1.0
     """
+    import scipy.sparse as sp
+
     n1, n2 = problem.n1, problem.n2
     nx = n1 * n2
     C, E = problem.node_costs, problem.edge_label_matrix
@@ -189,6 +193,8 @@ def _new_highs() -> highspy.Highs:
     """A silent HiGHS instance. HiGHS prints its banner to stdout when the first instance of
     a process is made, before any option can be set; that line would corrupt ``--json``
     output, so the first construction runs with stdout pointed at the null device."""
+    import highspy
+
     global _banner_shown
     with _banner_lock:
         if _banner_shown:
@@ -226,6 +232,8 @@ def solve_model(
     the first solution whose objective is below ``target``. The branch and bound stops when its
     gap is below a relative 1e-6 (HiGHS's default, 1e-4, could stop short of the distance).
     """
+    import highspy
+
     h = _new_highs()
     h.setOptionValue("threads", int(threads))
     if time_limit < math.inf:
@@ -281,6 +289,8 @@ class MIP(Solver):
         check_number(self.config, "threads", integer=True, minimum=1, strict=False)
 
     def solve(self, problem: Problem, budget: Budget) -> Result:
+        import highspy
+
         t0 = time.perf_counter()
 
         def finish(forward, lower, stats):

@@ -13,19 +13,18 @@ from typing import ClassVar
 
 import numpy as np
 
-from gedkit._kernels import tree_search as kernel
-from gedkit._kernels.order import matching_order, neighbour_lists, twin_classes
 from gedkit.configurable import check_choice, check_number
 from gedkit.problem import Problem
 from gedkit.result import Result
 from gedkit.solvers.base import Budget, Solver
 from gedkit.solvers.chunks import first_chunk, next_chunk
-from gedkit.solvers.heuristics.assignment import lsape_map
 from gedkit.solvers.registry import register
 
 __all__ = ["AStar", "DepthFirst", "search"]
 
-DEFAULT_MEMORY = 1 << 30  # bytes for the A* frontier
+DEFAULT_MEMORY = 3 << 28  # bytes for the frontier and the kernel's work arrays (768 MiB)
+# simple operations per second of compiled code, on the slow side, to size what one call runs
+OPS_PER_SECOND = 3e8
 BOUNDS = ("branch", "labelset")
 _FIRST_CAPACITY = 1024
 
@@ -74,10 +73,24 @@ def search(
         counting = const is not None
     nconst = _label_costs(None if const is None else const[:3])
     econst = _label_costs(None if const is None else const[3:])
+    branch = bound == "branch"
+    row_bytes = 4 * n1 + 36
+    memory = budget.memory if budget.memory is not None else DEFAULT_MEMORY
+    ops = _expansion_ops(p, counting, branch)
+    workspace = _workspace_bytes(p, branch)
+    # growing copies the arrays: old and new together stay within the cap
+    max_capacity = int(2 * (memory - workspace) / 3 // row_bytes)
+    if max_capacity < n2 + 2 or ops / OPS_PER_SECOND > budget.remaining():
+        # not one expansion fits the memory or the time left: cheaper bounds instead
+        why = "memory cap" if max_capacity < n2 + 2 else "time limit"
+        stats["stopped"] = f"{why}: one expansion of the search does not fit"
+        return _cheap(problem, budget, method, incumbent, lower_bound, t0, stats)
+    from gedkit._kernels import tree_search as kernel
+    from gedkit._kernels.order import matching_order, neighbour_lists, twin_classes
+
     ptr1, nbr1, lab1 = neighbour_lists(p.adj1)
     ptr2, nbr2, lab2 = neighbour_lists(p.adj2)
     order = matching_order(p.adj1, p.node_labels1, p.node_labels2)
-    branch = bound == "branch"
     integral = p.integral_costs
     args = (
         p.node_costs, p.adj1, p.adj2, p.edge_label_matrix, p.node_label_matrix,
@@ -87,10 +100,7 @@ def search(
         twin_classes(p.adj2, p.node_labels2),
     )
 
-    row_bytes = 4 * n1 + 36
-    memory = budget.memory if budget.memory is not None else DEFAULT_MEMORY
-    max_capacity = max(int(memory // row_bytes), 4 * (n1 + 1) * (n2 + 1))
-    capacity = min(max(_FIRST_CAPACITY, 2 * (n1 + 1) * (n2 + 1)), max_capacity)
+    capacity = min(max(_FIRST_CAPACITY, 4 * (n2 + 1)), max_capacity)
     arrays = _allocate(capacity, n1)
     maps, g, f, depth, heap, free = arrays
     ctl = np.zeros(6, dtype=np.int64)
@@ -113,12 +123,14 @@ def search(
         # "is GED <= threshold?": prune what exceeds it, stop once a map within it is found
         cutoff = stop_at = budget.threshold
     tol = 1e-9 * max(1.0, p.largest_cost)
-    # an expansion costs about one n2 × n2 assignment plus a bound per child; far more with
-    # costs that need matchings instead of counts
-    chunk = first_chunk((n2**3 + 10 * n1 * n2) * (1 if counting else 20))
+    chunk = first_chunk(ops)
     reason = "optimal"
+    # best-first keeps room for a full depth-first dive (n1 levels of at most n2 + 1
+    # children), so that turning depth-first at the cap stays exact; beyond half the cap that
+    # room cannot be had, and a full stack gives up its least promising states instead
+    dive = min((n1 + 1) * (n2 + 1), max_capacity // 2)
     while True:
-        reserve = (n2 + 1) if depth_first else (n1 + 1) * (n2 + 1)
+        reserve = n2 + 1 if depth_first else max(n2 + 1, dive)
         tick = time.perf_counter()
         status = kernel.tree_search(
             *args, maps, g, f, depth, heap, free, ctl, fctl, best_map,
@@ -130,13 +142,18 @@ def search(
             if capacity < max_capacity:
                 capacity = min(2 * capacity, max_capacity)
                 maps, g, f, depth, heap, free = arrays = _grow(arrays, capacity)
-            else:
+            elif not depth_first:
                 # memory cap reached: the frontier becomes a depth-first stack, best on top
                 live = heap[: ctl[kernel.HEAP]]
                 heap[: len(live)] = live[np.argsort(-f[live], kind="stable")]
                 depth_first = True
                 reason = "memory cap: continued depth-first"
                 stats["memory_cap_hit"] = True
+            else:
+                # even the stack is full: give up the states at its bottom (the least
+                # promising of the old frontier); their least bound caps the lower bound
+                dropped = _drop_bottom(heap, free, f, ctl, fctl, kernel, n2 + 1)
+                stats["dropped_states"] = stats.get("dropped_states", 0) + dropped
         if budget.expired():
             reason = "timeout"
             break
@@ -145,7 +162,7 @@ def search(
     stats["expanded"] = int(ctl[kernel.EXPANDED])
     stats["generated"] = int(ctl[kernel.GENERATED])
     stats["peak_states"] = int(ctl[kernel.PEAK])
-    stats["peak_bytes"] = int(capacity * row_bytes)
+    stats["peak_bytes"] = int(capacity * row_bytes + workspace)
     ub, lb = fctl[kernel.UB], fctl[kernel.LB]
     if status not in (kernel.STATUS_DONE,):
         live = heap[: ctl[kernel.HEAP]]
@@ -156,9 +173,68 @@ def search(
     if status == kernel.STATUS_STOP:
         reason = "threshold reached"
     if ub == math.inf:
-        # no complete map reached in time: fall back to an assignment on node costs
-        best_map = lsape_map(p.node_costs)
+        # no complete map reached in time: the cheap bounds' map, with the search's bound
+        stats["stopped"] = reason
+        return _cheap(problem, budget, method, None, lb, t0, stats)
     return _finish(problem, p, swap, best_map, lb, method, t0, stats, reason)
+
+
+def _expansion_ops(p: Problem, counting: bool, branch: bool) -> float:
+    """Simple operations one expansion costs, roughly: a bound per child (a count, or a
+    matching of the labels left when costs are not label equality), and with the branch
+    bound one assignment on the unused nodes of g2."""
+    n1, n2 = p.n1, p.n2
+    size = max(n1, n2, p.g1.m, p.g2.m) + 1
+    ops = (n2 + 1) * (10 * n1 + n2 + p.g1.m + p.g2.m)
+    if not counting:
+        ops += (n2 + 1) * size**3
+    if branch:
+        ops += n2**3 + n1 * n2 * 10
+    return float(ops)
+
+
+def _workspace_bytes(p: Problem, branch: bool) -> int:
+    """What the kernel allocates besides the frontier (its work arrays, per call)."""
+    n1, n2 = p.n1, p.n2
+    size = max(n1, n2, p.g1.m, p.g2.m) + 1
+    kn, ke = p.node_label_matrix.shape[0], p.edge_label_matrix.shape[0]
+    degree = int(p.g2.degrees().max(initial=0))
+    words = (2 * n1 * ke + (n2 + 1) * (ke + degree + 16) + 12 * (n1 + n2) + 4 * size
+             + 4 * (kn + ke))
+    if p.constant_costs is None:
+        words += (2 * size + 1) ** 2 + 12 * size  # matchings of label multisets
+    if branch:
+        words += 2 * n2 * n2
+    return 8 * words
+
+
+def _drop_bottom(heap, free, f, ctl, fctl, kernel, need: int) -> int:
+    """Free the bottom half of a full depth-first stack (at least ``need`` states), keeping
+    the least bound among them in ``fctl[PRUNED]`` so the lower bound stays valid."""
+    size = int(ctl[kernel.HEAP])
+    k = min(size, max(need, size // 2))
+    gone = heap[:k].copy()
+    fctl[kernel.PRUNED] = min(fctl[kernel.PRUNED], float(f[gone].min(initial=math.inf)))
+    nfree = int(ctl[kernel.FREE])
+    free[nfree : nfree + k] = gone
+    ctl[kernel.FREE] = nfree + k
+    heap[: size - k] = heap[k:size].copy()
+    ctl[kernel.HEAP] = size - k
+    return k
+
+
+def _cheap(problem, budget, method, incumbent, lower_bound, t0, stats) -> Result:
+    """The cheap bounds (:mod:`gedkit.solvers.cheap`), or the given incumbent if better, with
+    the larger of the two lower bounds."""
+    from gedkit.solvers.cheap import cheap_bounds
+
+    base = cheap_bounds(problem, budget, method)
+    forward = base.assignment
+    if incumbent is not None and problem.cost(incumbent) < base.upper_bound:
+        forward = np.asarray(incumbent, dtype=np.int64)
+    stats.setdefault("stopped", "no complete map found in time")
+    return Result.from_assignment(problem, forward, max(lower_bound, base.lower_bound), method,
+                                  time=time.perf_counter() - t0, stats=stats)
 
 
 def _finish(problem, p, swap, forward, lb, method, t0, stats, reason) -> Result:
@@ -190,6 +266,7 @@ def _grow(arrays, capacity: int):
 
 class _TreeSearch(Solver):
     exact = True
+    kernels = ("tree_search",)
     options: ClassVar[dict] = {"memory": None, "bound": "branch"}
     depth_first: bool
 

@@ -13,7 +13,6 @@ from typing import ClassVar
 
 import numpy as np
 
-from gedkit._kernels.local_search import beam_level
 from gedkit.configurable import check_number
 from gedkit.problem import Problem
 from gedkit.result import Result
@@ -29,12 +28,15 @@ __all__ = ["BPBeam"]
 class BPBeam(Solver):
     name = "bp_beam"
     summary = "BP-BEAM: beam search over target exchanges in the bipartite map; BRANCH bound"
+    kernels = ("assignment", "local_search")
     options: ClassVar[dict] = {"beam_width": 5}
 
     def validate(self) -> None:
         check_number(self.config, "beam_width", integer=True, minimum=1, strict=False)
 
     def solve(self, problem: Problem, budget: Budget) -> Result:
+        from gedkit._kernels.local_search import beam_level
+
         t0 = time.perf_counter()
         s = start(problem, "bipartite")
         fs = s.forward[None, :].copy()

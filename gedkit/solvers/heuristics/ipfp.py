@@ -16,7 +16,6 @@ from typing import ClassVar
 
 import numpy as np
 
-from gedkit._kernels.quadratic import quadratic_product
 from gedkit.configurable import check_choice, check_number
 from gedkit.problem import Problem
 from gedkit.result import Result
@@ -45,6 +44,8 @@ def frank_wolfe(
     problem: Problem, forward: np.ndarray, nb: Neighbours, budget: Budget, max_iter: int
 ) -> tuple[np.ndarray, float, int]:
     """Run IPFP from ``forward``; return (best map met, its cost, iterations)."""
+    from gedkit._kernels.quadratic import quadratic_product
+
 
     def product(x):
         return quadratic_product(x, problem.edge_label_matrix, *nb)
@@ -86,6 +87,7 @@ def frank_wolfe(
 class IPFP(Solver):
     name = "ipfp"
     summary = "IPFP: Frank-Wolfe on the quadratic GED formulation, multi-start; BRANCH bound"
+    kernels = ("assignment", "ipfp")
     options: ClassVar[dict] = {"starts": 1, "seed": 0, "max_iter": 100, "init": "bipartite"}
 
     def validate(self) -> None:

@@ -22,8 +22,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from gedkit._kernels.lsape_costs import incident_edge_costs, incident_edge_costs_fast
-from gedkit._kernels.order import neighbour_lists
 from gedkit.problem import Problem
 from gedkit.result import Result
 from gedkit.solvers.base import Budget, Solver
@@ -57,6 +55,8 @@ class Neighbours(NamedTuple):
 
 def neighbours(problem: Problem) -> Neighbours:
     """The neighbour lists the compiled kernels read."""
+    from gedkit._kernels.order import neighbour_lists
+
     return Neighbours(*neighbour_lists(problem.adj1), *neighbour_lists(problem.adj2))
 
 
@@ -73,6 +73,8 @@ def edge_costs(problem: Problem, nb: Neighbours | None = None, fast: bool = Fals
     """``(n1+1) × (n2+1)`` matrix: the cheapest edit of the edges at node i of g1 into those at
     node k of g2 (deleting all at i in the last column, inserting all at k in the last row).
     ``fast`` takes the BRANCH_FAST estimate instead, never larger."""
+    from gedkit._kernels.lsape_costs import incident_edge_costs, incident_edge_costs_fast
+
     nb = nb or neighbours(problem)
     emat = problem.edge_label_matrix
     if fast:
@@ -161,6 +163,7 @@ class NodeAssignment(_Assignment):
 class Bipartite(_Assignment):
     name = "bipartite"
     summary = "Riesen-Bunke bipartite heuristic: LSAPE on node plus incident-edge costs"
+    kernels = ("assignment",)
 
     def assign(self, problem):
         return bipartite_assignment(problem)
@@ -170,6 +173,7 @@ class Bipartite(_Assignment):
 class Branch(_Assignment):
     name = "branch"
     summary = "BRANCH (Blumenthal-Gamper): LSAPE lower bound with halved edge costs, and its map"
+    kernels = ("assignment",)
 
     def assign(self, problem):
         return branch_assignment(problem)
@@ -179,6 +183,7 @@ class Branch(_Assignment):
 class BranchFast(_Assignment):
     name = "branch_fast"
     summary = "BRANCH_FAST: BRANCH with a cheaper, still valid, estimate of the edge edit"
+    kernels = ("assignment",)
 
     def assign(self, problem):
         return branch_assignment(problem, fast=True)

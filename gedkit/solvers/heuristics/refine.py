@@ -13,7 +13,6 @@ from typing import ClassVar
 
 import numpy as np
 
-from gedkit._kernels.local_search import refine_pass
 from gedkit.configurable import check_choice
 from gedkit.problem import Problem
 from gedkit.result import Result
@@ -37,6 +36,8 @@ def local_search(problem: Problem, forward: np.ndarray, nb: Neighbours,
     """REFINE's improving moves applied to a copy of ``forward`` until none is left or the
     budget runs out: the map reached and the passes made. ``nb``: the problem's neighbour
     lists (:func:`gedkit.solvers.heuristics.lsape.neighbours`)."""
+    from gedkit._kernels.local_search import refine_pass
+
     f = forward.copy()
     inv = problem.inverse(f)
     tol = tolerance(problem)
@@ -54,6 +55,7 @@ def local_search(problem: Problem, forward: np.ndarray, nb: Neighbours,
 class Refine(Solver):
     name = "refine"
     summary = "local search with swaps and delete/insert moves from an LSAPE map; BRANCH bound"
+    kernels = ("assignment", "local_search")
     options: ClassVar[dict] = {"init": "bipartite"}
 
     def validate(self) -> None:

@@ -14,7 +14,6 @@ import time
 
 import numpy as np
 
-from gedkit._kernels.lsape_costs import star_costs
 from gedkit.problem import Problem
 from gedkit.result import Result
 from gedkit.solvers.base import Budget, Solver
@@ -41,6 +40,8 @@ def cheapest_operation(problem: Problem) -> float:
 
 def star_assignment(problem: Problem) -> tuple[np.ndarray, float]:
     """(node map of the star assignment, star lower bound)."""
+    from gedkit._kernels.lsape_costs import star_costs
+
     nb = neighbours(problem)
     nl1, nl2 = problem.node_labels1, problem.node_labels2
     n_node_labels = int(max(nl1.max(initial=-1), nl2.max(initial=-1))) + 1
@@ -60,6 +61,7 @@ def star_assignment(problem: Problem) -> tuple[np.ndarray, float]:
 class Star(Solver):
     name = "star"
     summary = "star bound (Zeng et al.): assignment of node stars, scaled; and its node map"
+    kernels = ("assignment",)
 
     def solve(self, problem: Problem, budget: Budget) -> Result:
         t0 = time.perf_counter()

@@ -1,0 +1,352 @@
+"""Compiling the kernels without spending a caller's time limit on it.
+
+numba compiles a kernel at its first call: seconds per family, about a minute for all of them on
+a fresh install. Cached on disk, later processes load them in milliseconds. A solve with a time
+limit must not spend it compiling, so:
+
+- kernels come in *families* (:data:`FAMILIES`), each warmed by running the solvers that use it
+  on tiny problems of every kind real calls make (both orientations, label-equality and general
+  costs, thresholds), which compiles every specialisation those calls need; a marker file then
+  says so;
+- :func:`ready` reads the markers (without importing numba): a ready family loads from the cache;
+- :func:`wait` returns True at once for ready families; otherwise it starts one background
+  process that compiles them (it goes on after the call returns, so the next call is fast) and
+  waits as long as the budget can pay for the estimated compile, returning False when it cannot,
+  so that the caller returns cheaper bounds instead;
+- :func:`warm_up` (``gedkit warmup``, run by the README's install command) compiles every family
+  ahead of time.
+
+Markers live beside numba's own cache (``NUMBA_CACHE_DIR`` when set, else ``__pycache__`` next
+to this file when writable, else the user's cache folder) and carry a stamp of numba's version and
+of every kernel source file, so an upgrade or an edited kernel makes them stale, as it makes
+numba's cache stale.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from collections.abc import Callable, Iterable
+from functools import cache
+from pathlib import Path
+
+__all__ = ["FAMILIES", "CompileNotice", "mark_started", "ready", "started", "wait", "warm_up"]
+
+_PACKAGE = Path(__file__).resolve().parents[1]
+# every module that defines numba kernels: a change to any of them makes the markers stale
+_SOURCES = ("_kernels/*.py", "mces/_kernel.py", "mces/refine.py")
+_POLL = 0.05  # seconds between looks at the markers while a compile runs
+
+
+class CompileNotice(UserWarning):
+    """Said once when a call waits for kernels to compile (a fresh install, no warm-up)."""
+
+
+def _tiny_graphs() -> list:
+    """Small labelled graphs of different sizes, so that pairs come in both orientations."""
+    from gedkit.graph import Graph
+
+    a = Graph({0: "C", 1: "C", 2: "O", 3: "N"}, [(0, 1, 1), (1, 2, 2), (1, 3, 1), (0, 3, 1)])
+    b = Graph({0: "C", 1: "O", 2: "C", 3: "C", 4: "N"},
+              [(0, 1, 2), (0, 2, 1), (2, 3, 1), (3, 4, 1), (0, 4, 1)])
+    c = Graph({0: "O", 1: "C", 2: "C"}, [(0, 1, 1), (1, 2, 1)])
+    return [a, b, c]
+
+
+def _problems() -> list:
+    """Tiny problems under label-equality costs, fractional constant costs, and general
+    (matrix) costs, in both orientations."""
+    from gedkit import costs
+
+    general = costs.custom(node_sub=lambda x, y: 0.0 if x == y else 1.5,
+                           edge_sub=lambda x, y: abs(x - y) * 0.5)
+    models = [costs.uniform(), costs.constant(node_sub=0.5, edge_ins=2), general]
+    graphs = _tiny_graphs()
+    return [m.compile(g, h) for m in models for g in graphs for h in graphs if g is not h]
+
+
+def _run_solvers(*names: str, thresholds: bool = False) -> None:
+    from gedkit.solvers import Budget, get_solver
+
+    for problem in _problems():
+        for name in names:
+            get_solver(name).solve(problem, Budget())
+            if thresholds:
+                for tau in (0.5, 2.0, 50.0):
+                    get_solver(name).solve(problem, Budget(threshold=tau))
+
+
+def _warm_cost() -> None:
+    import numpy as np
+
+    from gedkit._kernels.cost import map_cost
+
+    for p in _problems():
+        f = np.full(p.n1, -1, dtype=np.int64)
+        map_cost(f, p.node_costs, p.adj1, p.adj2, p.edge_label_matrix,
+                 p.g1.edges, p.edge_labels1, p.g2.edges, p.edge_labels2)
+
+
+def _warm_mces() -> None:
+    from gedkit.mces.base import Budget, get_method
+    from gedkit.mces.problem import MCESProblem
+
+    graphs = _tiny_graphs()
+    for g in graphs:
+        for h in graphs:
+            if g is not h:
+                for name in ("ga", "exact", "auto"):
+                    get_method(name).solve(MCESProblem(g, h), Budget())
+
+
+def _warm_levenshtein() -> None:
+    import numpy as np
+
+    from gedkit._kernels.levenshtein import levenshtein_matrix
+
+    chars = np.array([ord(c) for c in "ababc"], dtype=np.int64)
+    levenshtein_matrix(chars, np.array([0, 2, 5], dtype=np.int64), np.ones((2, 2), dtype=bool))
+
+
+# family -> (seconds a cold compile takes on a 2-core laptop, what compiles it)
+FAMILIES: dict[str, tuple[float, Callable[[], None]]] = {
+    "cost": (2.0, _warm_cost),
+    "assignment": (8.0, lambda: _run_solvers("node", "bipartite", "branch", "branch_fast",
+                                             "star")),
+    "local_search": (10.0, lambda: _run_solvers("refine", "bp_beam")),
+    "ipfp": (4.0, lambda: _run_solvers("ipfp")),
+    "tree_search": (30.0, lambda: _run_solvers("astar", "dfs", thresholds=True)),
+    "mces": (40.0, _warm_mces),
+    "levenshtein": (3.0, _warm_levenshtein),
+}
+
+
+# -- markers -------------------------------------------------------------------------------------
+
+@cache
+def _stamp() -> str:
+    """numba's version, the interpreter, and every kernel source file's size and mtime."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        numba_version = version("numba")
+    except PackageNotFoundError:
+        numba_version = "?"
+    parts = [numba_version, sys.version, sys.platform]
+    for pattern in _SOURCES:
+        for path in sorted(_PACKAGE.glob(pattern)):
+            if path.name in ("warm.py", "__init__.py"):
+                continue  # not kernels
+            st = path.stat()
+            parts.append(f"{path.relative_to(_PACKAGE)}:{st.st_size}:{st.st_mtime_ns}")
+    return hashlib.sha1("\n".join(parts).encode()).hexdigest()[:16]
+
+
+@cache
+def marker_dir() -> Path:
+    """Where the markers are (see the module docstring)."""
+    env = os.environ.get("NUMBA_CACHE_DIR")
+    if env:
+        return Path(env) / "gedkit-warm"
+    tree = _PACKAGE / "_kernels" / "__pycache__"
+    if _writable(tree):
+        return tree / "gedkit-warm"
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "gedkit" / "warm"
+
+
+def _writable(folder: Path) -> bool:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            return True
+    except OSError:
+        return False
+
+
+def _marker(family: str) -> Path:
+    return marker_dir() / f"{family}-{_stamp()}"
+
+
+_STARTED = False  # has a kernel run in this process (numba's own start-up, ~0.5 s, paid)?
+
+
+def started() -> bool:
+    """Whether compiled kernels already ran in this process, so that numba's start-up (half
+    a second or more, even when every kernel loads from the cache) is paid."""
+    return _STARTED
+
+
+def mark_started() -> None:
+    global _STARTED
+    _STARTED = True
+
+
+_READY: set[str] = set()
+_MISSED: dict[str, float] = {}  # family -> when its marker was last found missing
+
+
+def ready(family: str) -> bool:
+    """Whether ``family`` loads from the cache (or already ran in this process)."""
+    if family in _READY:
+        return True
+    if family not in FAMILIES:
+        raise KeyError(f"unknown kernel family {family!r}")
+    now = time.monotonic()
+    if now - _MISSED.get(family, -1.0) < _POLL:
+        return False  # looked a moment ago: callers in hot loops pay no file-system call
+    if _marker(family).exists():
+        _READY.add(family)
+        return True
+    _MISSED[family] = now
+    return False
+
+
+def _compile(families: Iterable[str]) -> dict[str, float]:
+    """Compile ``families`` in this process, writing their markers; seconds per family."""
+    spent = {}
+    folder = marker_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    for family in families:
+        tick = time.perf_counter()
+        FAMILIES[family][1]()
+        mark_started()
+        spent[family] = time.perf_counter() - tick
+        for stale in folder.glob(f"{family}-*"):
+            stale.unlink(missing_ok=True)  # markers of older kernel sources
+        _marker(family).touch()
+        _READY.add(family)
+    return spent
+
+
+# -- waiting within a budget ---------------------------------------------------------------------
+
+_BACKGROUND: subprocess.Popen | None = None
+_NOTICED = False
+
+
+def _start_background(first: list[str]) -> None:
+    """One compile process per caller process: ``first`` families, then all the others."""
+    global _BACKGROUND
+    if _BACKGROUND is not None and _BACKGROUND.poll() is None:
+        return
+    order = first + [f for f in FAMILIES if f not in first]
+    folder = marker_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / "compile.log", "ab") as log:
+        _BACKGROUND = subprocess.Popen(
+            [sys.executable, "-m", "gedkit._kernels.warm", "--background", *order],
+            stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+            start_new_session=True,  # a Ctrl-C of the caller must not kill it half-way
+        )
+
+
+def wait(families: Iterable[str], budget) -> bool:
+    """True when every family in ``families`` is ready, now or before ``budget`` runs out.
+
+    A family not ready is compiled by a background process; this waits for it only while the
+    budget's remaining time covers the compile's estimate, so a short time limit returns False
+    at once (the caller then answers with cheaper bounds and the next call finds the kernels
+    compiled). Without a time limit it waits as long as the compile takes, saying so once.
+    """
+    global _NOTICED
+    missing = [f for f in families if not ready(f)]
+    if not missing:
+        return True
+    _start_background(missing)
+    estimate = sum(FAMILIES[f][0] for f in missing)
+    if budget.remaining() < estimate:
+        return False
+    if not _NOTICED:
+        _NOTICED = True
+        warnings.warn(
+            f"compiling gedkit's kernels for first use ({', '.join(missing)}; about "
+            f"{estimate:.0f} s, once); 'gedkit warmup' compiles them all ahead of time",
+            CompileNotice, stacklevel=3,
+        )
+    while True:
+        missing = [f for f in missing if not ready(f)]
+        if not missing:
+            return True
+        if budget.expired():
+            return False
+        if _BACKGROUND is not None and _BACKGROUND.poll() not in (None, 0):
+            # the compile failed: compile here, where its error will surface with a traceback
+            _compile(missing)
+            return True
+        if _BACKGROUND is not None and _BACKGROUND.poll() == 0:
+            # it finished, or found another process compiling: look again, then take over
+            _start_background(missing)
+        time.sleep(_POLL)
+
+
+def warm_up(jobs: int = 2, families: Iterable[str] | None = None) -> dict[str, float]:
+    """Compile every kernel family (or those named) ahead of time, in ``jobs`` processes.
+
+    Returns the seconds each family took (close to 0 when it was already cached). After it,
+    every solver's first call in any process loads its kernels from numba's cache.
+
+    Examples
+    --------
+    >>> spent = warm_up(jobs=1, families=["cost"])
+    >>> sorted(spent), ready("cost")
+    (['cost'], True)
+    """
+    names = list(FAMILIES if families is None else families)
+    unknown = [f for f in names if f not in FAMILIES]
+    if unknown:
+        from gedkit.errors import OptionError
+
+        raise OptionError(f"unknown kernel families {unknown}; choose from {list(FAMILIES)}")
+    if jobs <= 1 or len(names) <= 1:
+        return _compile(names)
+    # longest first, each to the least loaded process
+    groups: list[list[str]] = [[] for _ in range(min(jobs, len(names)))]
+    for family in sorted(names, key=lambda f: -FAMILIES[f][0]):
+        min(groups, key=lambda g: sum(FAMILIES[f][0] for f in g)).append(family)
+    procs = [subprocess.Popen([sys.executable, "-m", "gedkit._kernels.warm", *g],
+                              stdout=subprocess.PIPE, text=True) for g in groups]
+    spent: dict[str, float] = {}
+    for proc in procs:
+        out, _ = proc.communicate()
+        if proc.returncode:
+            from gedkit.errors import GedkitError
+
+            raise GedkitError(f"compiling kernels failed (exit status {proc.returncode})")
+        for line in out.splitlines():
+            family, _, seconds = line.partition(" ")
+            spent[family] = float(seconds)
+    for family in names:
+        ready(family)
+    return spent
+
+
+def _main(argv: list[str]) -> int:
+    background = argv[:1] == ["--background"]
+    families = argv[1:] if background else argv
+    if background:
+        try:
+            import fcntl
+        except ImportError:  # no advisory locks here: at worst two processes compile
+            fcntl = None
+        lock = open(marker_dir() / "compile.lock", "w")  # noqa: SIM115  (held until exit)
+        try:
+            if fcntl is not None:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return 0  # another process compiles already
+    for family in families:
+        if ready(family):
+            continue
+        for name, seconds in _compile([family]).items():
+            print(name, f"{seconds:.3f}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_main(sys.argv[1:]))

@@ -1,0 +1,156 @@
+"""Limits of one solve, shared by every GED solver and MCES method: time, memory, threshold,
+and Ctrl-C.
+
+A :class:`Budget` starts its clock when the public call starts, so reading graphs, compiling
+costs, imports and kernel compilation all count. Running out of it never raises: solvers poll
+:meth:`Budget.expired` between steps and return their best bounds. :func:`interruptible` makes a
+first Ctrl-C do the same (a second one raises as usual), and :func:`solve_within` is the one
+entry point that runs a method within a budget: kernels compiled in time or cheaper bounds
+instead, the time of the whole call recorded, an interrupted solve marked as such.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import signal
+import threading
+import time
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from gedkit.errors import OptionError
+
+__all__ = [
+    "Budget", "InterruptedWarning", "LongRunNotice", "interrupted", "interruptible", "solve_within",
+]
+
+#: seconds after which a solve without a time limit says it is still running
+NOTICE_AFTER = 10.0
+
+_INTERRUPT = threading.Event()
+
+
+class LongRunNotice(UserWarning):
+    """A solve without a time limit has run long (said once per solve)."""
+
+
+class InterruptedWarning(UserWarning):
+    """Ctrl-C stopped a solve, which returned the best bounds it had found."""
+
+
+def _number(value: Any, name: str, *, minimum: float = 0.0, strict: bool = True) -> None:
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and not math.isnan(value)
+    if not ok or not (value > minimum if strict else value >= minimum):
+        bound = f"> {minimum:g}" if strict else f">= {minimum:g}"
+        raise OptionError(f"{name} must be a number {bound} (or None), got {value!r}")
+
+
+@dataclass
+class Budget:
+    """Limits for one solve.
+
+    ``timeout`` (seconds) and ``memory`` (bytes) never make a solver raise: it stops and
+    returns its best bounds. ``threshold`` lets a solver stop as soon as it knows whether the
+    distance is at most that value. ``what`` names the solve in the notice a long run without
+    a timeout gives after :data:`NOTICE_AFTER` seconds.
+    """
+
+    timeout: float | None = None
+    memory: int | None = None
+    threshold: float | None = None
+    start: float = field(default_factory=time.perf_counter)
+    what: str | None = field(default=None, repr=False)
+    _noticed: bool = field(default=False, init=False, repr=False)
+
+    def __post_init__(self):
+        if self.timeout is not None:
+            _number(self.timeout, "timeout")
+        if self.memory is not None:
+            _number(self.memory, "memory")
+        if self.threshold is not None:
+            _number(self.threshold, "threshold", strict=False)
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.start
+
+    def remaining(self) -> float:
+        """Seconds left (infinity without a timeout; 0 once interrupted)."""
+        if _INTERRUPT.is_set():
+            return 0.0
+        if self.timeout is None:
+            if self.what is not None and not self._noticed and self.elapsed() > NOTICE_AFTER:
+                self._noticed = True
+                warnings.warn(
+                    f"{self.what} has run {NOTICE_AFTER:g} s without a time limit; Ctrl-C "
+                    "returns the best bounds found so far, and timeout= bounds a run",
+                    LongRunNotice, stacklevel=2,
+                )
+            return math.inf
+        return max(0.0, self.timeout - self.elapsed())
+
+    def expired(self) -> bool:
+        return self.remaining() <= 0.0
+
+    def share(self, fraction: float) -> Budget:
+        """A budget for a stage: ``fraction`` of the time left (no timeout if none), the same
+        memory cap, no threshold."""
+        timeout = None if self.timeout is None else max(1e-3, fraction * self.remaining())
+        return Budget(timeout=timeout, memory=self.memory)
+
+
+def interrupted() -> bool:
+    """Whether Ctrl-C was pressed inside :func:`interruptible`."""
+    return _INTERRUPT.is_set()
+
+
+@contextmanager
+def interruptible() -> Iterator[None]:
+    """Within it, a first Ctrl-C makes every running solve stop and return its best bounds
+    (their budgets expire); a second one raises :class:`KeyboardInterrupt` as usual. Outside
+    the main thread, or nested, it changes nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.getsignal(signal.SIGINT)
+    if getattr(previous, "_gedkit", False):  # nested: the outer one handles it
+        yield
+        return
+
+    def on_interrupt(signum, frame):
+        if _INTERRUPT.is_set():
+            raise KeyboardInterrupt
+        _INTERRUPT.set()
+
+    on_interrupt._gedkit = True  # type: ignore[attr-defined]
+    signal.signal(signal.SIGINT, on_interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        _INTERRUPT.clear()
+
+
+def solve_within(method: Any, problem: Any, budget: Budget) -> Any:
+    """``method.solve(problem, budget)``, or the method's cheaper ``fallback`` when the kernels
+    it needs cannot be compiled within the budget (see :mod:`gedkit._kernels.warm`).
+
+    The result's ``time`` is the whole call's, from the budget's start; a solve stopped by
+    Ctrl-C says so in ``stats["stopped"]``.
+    """
+    from gedkit._kernels import warm
+
+    if method.kernels and not warm.wait(method.kernels, budget):
+        result = method.fallback(problem, budget)
+        result.stats["stopped"] = "kernels not compiled yet (compiling in the background)"
+    else:
+        result = method.solve(problem, budget)
+        if method.kernels:
+            warm.mark_started()
+    if _INTERRUPT.is_set():
+        result.stats["stopped"] = "interrupted"
+    result.time = budget.elapsed()
+    return result
