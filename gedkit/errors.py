@@ -1,15 +1,104 @@
-"""Exceptions raised by gedkit.
+"""Exceptions and warnings raised by gedkit.
 
 Every error a user can trigger with bad input derives from :class:`GedkitError`, so callers can
 catch one type, and each also derives from the builtin it refines (``ValueError``,
 ``ImportError``) so generic handlers keep working.
+
+A message that advises an option keeps that option as an :class:`Option` part instead of
+spelling it, so that it reads in the caller's words: ``str(err)`` gives Python's
+(``directed='ignore'``), ``err.render(cli=True)`` the command line's (``--directed ignore``).
 """
 
 from __future__ import annotations
 
+import os
+import shlex
+import sys
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "CostModelError",
+    "FormatError",
+    "GedkitError",
+    "GraphError",
+    "MissingDependencyError",
+    "Option",
+    "OptionError",
+    "UnlabelledWarning",
+    "Words",
+    "warn",
+]
+
+_PACKAGE = str(Path(__file__).resolve().parent) + os.sep
+
+
+@dataclass(frozen=True)
+class Option:
+    """An option a message advises: a keyword argument in Python, a flag on the command line.
+
+    ``value`` is the value to give, or ``...`` when the user has to choose one.
+
+    >>> ignore = Option("directed", "ignore")
+    >>> ignore.render(cli=False), ignore.render(cli=True)
+    ("directed='ignore'", '--directed ignore')
+    >>> Option("node_label", "*").render(cli=True), Option("format").render(cli=True)
+    ("--node-label '*'", '--format FORMAT')
+    """
+
+    name: str
+    value: Any = ...
+
+    def render(self, cli: bool) -> str:
+        if not cli:
+            return f"{self.name}=..." if self.value is ... else f"{self.name}={self.value!r}"
+        flag = "--" + self.name.replace("_", "-")
+        if self.value is ...:
+            return f"{flag} {self.name.upper()}"
+        value = self.value
+        if isinstance(value, list | tuple):  # several label attributes: a comma list
+            value = ",".join(map(str, value))
+        return f"{flag} {shlex.quote(str(value))}"
+
+
+@dataclass(frozen=True)
+class Words:
+    """A part of a message worded differently for Python callers and on the command line."""
+
+    python: str
+    cli: str
+
+    def render(self, cli: bool) -> str:
+        return self.cli if cli else self.python
+
+
+def render(parts: Sequence[Any], cli: bool = False) -> str:
+    """The text of message ``parts``: strings, :class:`Option` and :class:`Words`."""
+    return "".join(p.render(cli) if isinstance(p, Option | Words) else str(p) for p in parts)
+
 
 class GedkitError(Exception):
-    """Base class of all errors raised on purpose by gedkit."""
+    """Base class of all errors raised on purpose by gedkit.
+
+    The arguments are the parts of the message (see :func:`render`); most messages are one
+    string.
+
+    >>> err = GraphError("graph 'g' is directed; pass ", Option("directed", "ignore"))
+    >>> str(err)
+    "graph 'g' is directed; pass directed='ignore'"
+    >>> err.render(cli=True)
+    "graph 'g' is directed; pass --directed ignore"
+    """
+
+    def render(self, cli: bool = False) -> str:
+        """The message, in command-line words when ``cli``."""
+        return render(self.args, cli)
+
+    def __str__(self) -> str:
+        return self.render()
 
 
 class GraphError(GedkitError, ValueError):
@@ -37,3 +126,68 @@ class MissingDependencyError(GedkitError, ImportError):
             f"install it with: pip install 'gedkit[{extra}]'"
         )
         self.package = package
+
+
+class UnlabelledWarning(UserWarning):
+    """Graphs carry node or edge attributes, no label was named, so they are compared unlabelled.
+
+    ``source`` says where the graphs come from (a file, "NetworkX graph"...);
+    ``node_attributes`` and ``edge_attributes`` are the attribute names found, in the order
+    first seen.
+
+    >>> w = UnlabelledWarning("a.json", ["atom", "charge"], ["bond"])
+    >>> print(w)  # doctest: +NORMALIZE_WHITESPACE
+    a.json: nodes and edges compared unlabelled, as no label was named, although the nodes
+    have attributes 'atom', 'charge' and the edges attribute 'bond'; name the labels with
+    node_label='atom', edge_label='bond' (a list of names, or '*' for all of them), or filter
+    gedkit.errors.UnlabelledWarning to compare unlabelled on purpose
+    >>> print(w.render(cli=True))  # doctest: +NORMALIZE_WHITESPACE
+    a.json: nodes and edges compared unlabelled, as no label was named, although the nodes
+    have attributes 'atom', 'charge' and the edges attribute 'bond'; choose the labels with
+    --node-label atom --edge-label bond (a comma list, or '*' for all of them)
+    """
+
+    def __init__(self, source: str, node_attributes: Sequence[str] = (),
+                 edge_attributes: Sequence[str] = ()):
+        super().__init__(source, tuple(node_attributes), tuple(edge_attributes))
+        self.source = source
+        self.node_attributes = tuple(node_attributes)
+        self.edge_attributes = tuple(edge_attributes)
+
+    def render(self, cli: bool = False) -> str:
+        """The message, in command-line words when ``cli``."""
+        sides = [(which, names) for which, names in (("node", self.node_attributes),
+                                                      ("edge", self.edge_attributes)) if names]
+        have = [  # "the nodes have attributes 'x', 'y' and the edges attribute 'd'"
+            f"the {which}s {'' if k else 'have '}attribute{'s' if len(names) > 1 else ''} "
+            + ", ".join(map(repr, names))
+            for k, (which, names) in enumerate(sides)
+        ]
+        # "label" is what gedkit.write and most tools store labels under
+        advice = [Option(f"{which}_label", "label" if "label" in names else names[0])
+                  for which, names in sides]
+        parts: list[Any] = [
+            f"{self.source}: {' and '.join(f'{which}s' for which, _ in sides)} compared "
+            f"unlabelled, as no label was named, although {' and '.join(have)}; ",
+            Words("name the labels with ", "choose the labels with "),
+        ]
+        for k, option in enumerate(advice):
+            parts += [Words(", ", " ") if k else "", option]
+        parts.append(Words(
+            " (a list of names, or '*' for all of them), or filter "
+            "gedkit.errors.UnlabelledWarning to compare unlabelled on purpose",
+            " (a comma list, or '*' for all of them)",
+        ))
+        return render(parts, cli)
+
+    def __str__(self) -> str:
+        return self.render()
+
+
+def warn(warning: Warning) -> None:
+    """Issue ``warning`` attributed to the first caller outside gedkit: the line the user wrote
+    is the one to show, however deep inside gedkit the warning arises."""
+    frame, level = sys._getframe(1), 2  # stacklevel 2 is warn's caller
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(warning, stacklevel=level)

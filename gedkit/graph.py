@@ -15,7 +15,11 @@ import numpy as np
 
 from gedkit.errors import GraphError
 
-__all__ = ["Graph", "label_key"]
+__all__ = ["Graph", "Unnamed", "label_key"]
+
+# Deeper labels are rejected: nothing real nests this deep, and label_key, hashing and cost
+# models walk labels recursively.
+MAX_LABEL_DEPTH = 64
 
 
 def label_key(label: Any) -> Hashable:
@@ -89,7 +93,12 @@ class Graph:
                     raise GraphError(f"node id {node!r} appears twice{_in(name)}")
             except TypeError:
                 raise GraphError(f"node id {node!r} is not hashable{_in(name)}") from None
+            if node is None or _is_nan(node):
+                raise GraphError(f"node id {node!r}{_in(name)} is not allowed: node maps use "
+                                 "None for 'no node', and NaN never equals itself")
             index[node] = i
+        for node, label in zip(ids, node_labels, strict=True):
+            check_label(label, f"node {node!r}", name)
 
         if isinstance(edges, Mapping):
             triples = [(u, v, lab) for (u, v), lab in edges.items()]
@@ -122,6 +131,7 @@ class Graph:
                 )
             seen.add((a, b))
             pairs[k] = (a, b)
+            check_label(triples[k][2], f"edge ({u!r}, {v!r})", name)
         pairs.setflags(write=False)
 
         self.ids: tuple[Hashable, ...] = ids
@@ -288,10 +298,105 @@ def _edge_dict(g: Graph) -> dict:
     return out
 
 
-def pick_label(attrs: Mapping, spec: str | list | tuple | None, what: str, graph_name) -> Any:
+def check_label(label: Any, what: str, graph_name: str | None) -> None:
+    """Reject a label no cost model can compare: NaN anywhere in it, or nesting deeper than
+    :data:`MAX_LABEL_DEPTH`.
+
+    NaN never equals itself, so two identical graphs labelled NaN would differ.
+
+    >>> check_label({"x": [1.0, float("nan")]}, "node 3", "g")
+    Traceback (most recent call last):
+    ...
+    gedkit.errors.GraphError: node 3 in graph 'g' has a NaN label value ...
+    """
+    if type(label) in _PLAIN:  # the common case, checked without the walk
+        return
+    stack = [(label, 1)]
+    while stack:  # no recursion: the depth is what is being checked
+        value, depth = stack.pop()
+        if _is_nan(value):
+            raise GraphError(
+                f"{what}{_in(graph_name)} has a NaN label value ({label!r}): NaN never equals "
+                "itself, so equal graphs would differ; replace it by a value or a string"
+            )
+        if isinstance(value, Mapping | list | tuple):
+            if depth > MAX_LABEL_DEPTH:
+                raise GraphError(f"the label of {what}{_in(graph_name)} nests deeper than "
+                                 f"{MAX_LABEL_DEPTH} levels")
+            items = value.values() if isinstance(value, Mapping) else value
+            stack.extend((item, depth + 1) for item in items)
+
+
+_PLAIN = (str, int, bool, type(None))
+
+
+def _is_nan(value: Any) -> bool:
+    return isinstance(value, float | np.floating | complex) and value != value
+
+
+class Unnamed:
+    """The label spec of a caller who named no label.
+
+    With ``natural``, the first elements (nodes, or edges) seen that have attributes decide:
+    if each has the one same attribute, that attribute is the label, for them and for all
+    elements after them; otherwise they are all unlabelled. Whatever attribute is left out is
+    remembered, so that the caller can be told (see :class:`gedkit.errors.UnlabelledWarning`).
+
+    >>> spec = Unnamed(natural=True)
+    >>> spec.choose([{"atom": "C"}, {"atom": "O"}])
+    >>> pick_label({"atom": "N"}, spec, "node 0", None), spec.attributes
+    ('N', [])
+    >>> spec = Unnamed(natural=True)
+    >>> spec.choose([{"atom": "C", "x": 0.5}])
+    >>> pick_label({"atom": "C", "x": 0.5}, spec, "node 0", None), spec.attributes
+    (None, ['atom', 'x'])
+    """
+
+    __slots__ = ("_seen", "label", "natural")
+
+    def __init__(self, natural: bool = False) -> None:
+        self.natural = natural
+        self.label: str | None = None  # the natural label, once chosen
+        self._seen: dict[str, None] = {}  # attributes left out: an ordered set
+
+    def choose(self, attrs: list[Mapping]) -> None:
+        """Let the attribute dicts of one graph's elements choose the natural label, if
+        none was chosen yet and they are the first with attributes."""
+        if not self.natural or not any(attrs):
+            return
+        self.natural = False  # chosen now, once for the whole call
+        names = {tuple(a) for a in attrs}
+        if len(names) == 1 and len(first := next(iter(names))) == 1:
+            self.label = first[0]
+
+    def pick(self, attrs: Mapping, what: str, graph_name: str | None) -> Any:
+        """The label of an element with attributes ``attrs``."""
+        if self.label is None:
+            self._seen.update(dict.fromkeys(map(str, attrs)))
+            return None
+        if self.label not in attrs:
+            have = ", ".join(sorted(map(str, attrs))) or "none"
+            raise GraphError(
+                f"{what}{_in(graph_name)} has no attribute {self.label!r} (it has: {have}), "
+                f"which the labels were taken from, being the only attribute of the first "
+                "graph's elements; name the labels to read them otherwise"
+            )
+        self._seen.update(dict.fromkeys(str(k) for k in attrs if k != self.label))
+        return attrs[self.label]
+
+    @property
+    def attributes(self) -> list[str]:
+        """The attribute names left out, in the order first seen."""
+        return list(self._seen)
+
+
+def pick_label(attrs: Mapping, spec: str | list | tuple | Unnamed | None, what: str,
+               graph_name) -> Any:
     """Extract a label from an attribute dict according to a ``node_label``/``edge_label`` spec."""
     if spec is None:
         return None
+    if isinstance(spec, Unnamed):
+        return spec.pick(attrs, what, graph_name)
     if spec == "*":
         return dict(attrs)
     names = [spec] if isinstance(spec, str) else list(spec)

@@ -3,11 +3,11 @@
 =========  ========================  ===============  =====  ==============================
 format     extensions                labels (default) write  note
 =========  ========================  ===============  =====  ==============================
-gxl        .gxl                      None             no     IAM / GREYC / GEDLIB graphs
-cxl        .cxl                      None             no     collection of GXL files
-gexf       .gexf                     None             no     via NetworkX
-graphml    .graphml                  None             no     via NetworkX
-json       .json                     None             yes    NetworkX node-link layout
+gxl        .gxl                      lone attribute   no     IAM / GREYC / GEDLIB graphs
+cxl        .cxl                      lone attribute   no     collection of GXL files
+gexf       .gexf                     lone attribute   no     via NetworkX
+graphml    .graphml                  lone attribute   no     via NetworkX
+json       .json                     lone attribute   yes    NetworkX node-link layout
 tve        .txt .tve .graph          "label"          yes    ``t # id`` / ``v`` / ``e`` lines
 smiles     .smi .smiles              "atom" / "bond"  no     RDKit (optional dependency)
 sdf        .sdf                      "atom" / "bond"  no     RDKit
@@ -17,14 +17,28 @@ mol        .mol                      "atom" / "bond"  no     RDKit
 ``node_label``/``edge_label`` say which attributes form the labels, as in
 :meth:`gedkit.Graph.from_networkx`: ``None`` (unlabelled), a name (that attribute's value), a
 list of names (a dict of those attributes) or ``"*"`` (a dict of all attributes). Left out,
-they take the format's default from the table: attribute formats are read unlabelled unless
-asked, t/v/e reads its label column, molecules are labelled by element and bond order. Each
-format module documents its details (:mod:`gedkit.io.gxl`, :mod:`gedkit.io.tve`, ...).
+they take the format's default from the table. t/v/e reads its label column, molecules are
+labelled by element and bond order. The attribute formats have no label that every file
+agrees on (IAM alone stores ``symbol``, ``chem``, ``x``/``y``, ``type``... depending on the
+collection), so when neither label is named the attributes decide, for nodes and for edges
+apart: if the nodes (edges) of the first graph that has any each carry the one same
+attribute, it is the label (the ``label`` attribute of files :func:`write` wrote, the
+``type`` of AIDS700nef, the ``chem`` of IAM Mutagenicity); otherwise they are read
+unlabelled, and one :class:`~gedkit.errors.UnlabelledWarning` per call names the attributes
+left out. Naming one label turns this off: the other side is then read unlabelled, with the
+warning if it has attributes, unless it is named ``None`` too. Each format module documents
+its details (:mod:`gedkit.io.gxl`, :mod:`gedkit.io.tve`, ...).
 
-Graphs are named by the name stored in the file (t/v/e graph id, JSON ``graph.name``, SMILES
-title column, SDF/MOL title line) or else after the file (``aspirin.mol`` -> ``"aspirin"``,
-``"aspirin[3]"`` for the fourth graph of a file holding several). GXL graphs are always named
-after their file.
+``FILE#ID`` reads the graph named ``ID`` of a file holding several, or else, when ``ID`` is a
+whole number, graph number ``ID`` counting from 0; a path that exists as written is read as
+written. Graphs are named by the name stored in the file (t/v/e graph id, JSON ``graph.name``,
+SMILES title column, SDF/MOL title line) or else after the file (``aspirin.mol`` ->
+``"aspirin"``, ``"aspirin[3]"`` for the fourth graph of a file holding several). GXL graphs
+are always named after their file.
+
+Whatever the file, a malformed one raises a :class:`~gedkit.errors.FormatError` or
+:class:`~gedkit.errors.GraphError` naming it, never another exception, and no XML reader
+reads anything through an XML entity (see :mod:`gedkit.io.xmlparse`).
 """
 
 from __future__ import annotations
@@ -34,10 +48,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gedkit.errors import FormatError, GraphError, OptionError
+from gedkit.errors import FormatError, GraphError, Option, OptionError, Words
 from gedkit.graph import Graph
 from gedkit.io.chem import from_rdkit, from_smiles, read_mol, read_sdf, read_smiles
-from gedkit.io.common import DIRECTED_POLICIES, check_label_spec
+from gedkit.io.common import DEFAULT, DIRECTED_POLICIES, Unlabelled, check_label_spec
 from gedkit.io.cxl import cxl_entries, read_cxl
 from gedkit.io.gxl import read_gxl
 from gedkit.io.nodelink import read_json, write_json
@@ -55,15 +69,6 @@ __all__ = [
     "read_all",
     "write",
 ]
-
-
-class _Default:
-    def __repr__(self) -> str:
-        return "DEFAULT"
-
-
-DEFAULT: Any = _Default()
-"""Stands for "the format's own default" in ``node_label``/``edge_label``."""
 
 
 @dataclass(frozen=True)
@@ -113,8 +118,8 @@ def detect_format(path: str | Path, format: str | None = None) -> str:
         if suffix in fmt.extensions:
             return name
     raise FormatError(
-        f"cannot tell the format of {str(path)!r} from its extension {suffix!r}; pass "
-        f"format= with one of: {_known()}"
+        f"cannot tell the format of {str(path)!r} from its extension {suffix!r}; pass ",
+        Option("format"), f" with one of: {_known()}"
     )
 
 
@@ -127,12 +132,16 @@ def read(
     directed: str = "error",
     graph_dir: str | Path | None = None,
 ) -> Graph:
-    """Read the one graph a file holds.
+    """Read the one graph a file holds, or one graph of a collection as ``FILE#ID``.
 
     Parameters
     ----------
     path : str or Path
         The file; its extension selects the format unless ``format`` is given.
+        ``FILE#ID`` picks the graph named ``ID`` of a file holding several (GXL graphs of a
+        CXL collection are named after their file: ``letters.cxl#AP1_0000``), or, when
+        ``ID`` is a whole number naming no graph, graph number ``ID`` counting from 0. A
+        path that exists as written is read as written, ``#`` included.
     node_label, edge_label : None, str, list of str or "*"
         Which attributes form the labels (see the module docstring); by default the
         format's own choice.
@@ -152,35 +161,39 @@ def read(
     Raises
     ------
     FormatError
-        The file is malformed, or holds no graph or several (use :func:`read_all`).
+        The file is malformed, or holds no graph or several (use :func:`read_all`), or no
+        graph ``ID``.
     GraphError
         The graph is directed, has a self-loop or a repeated edge, or lacks a label attribute.
+
+    Warns
+    -----
+    UnlabelledWarning
+        No label was named and the graph has attributes that are not an obvious label (see
+        the module docstring): they are left out.
 
     Examples
     --------
     >>> import os, tempfile
     >>> g = Graph({0: "C", 1: "O"}, [(0, 1, 2)], name="CO")
-    >>> path = os.path.join(tempfile.mkdtemp(), "co.json")
-    >>> write(g, path)
-    >>> read(path, node_label="label", edge_label="label") == g
+    >>> h = Graph({0: "N"}, name="N")
+    >>> folder = tempfile.mkdtemp()
+    >>> write(g, os.path.join(folder, "co.json"))
+    >>> read(os.path.join(folder, "co.json"), node_label="label", edge_label="label") == g
     True
-    >>> read(path).node_labels
+    >>> read(os.path.join(folder, "co.json")) == g  # the lone attribute, "label", is the label
+    True
+    >>> read(os.path.join(folder, "co.json"), node_label=None, edge_label=None).node_labels
     (None, None)
+    >>> write([g, h], os.path.join(folder, "two.txt"))
+    >>> read(os.path.join(folder, "two.txt#N")) == h == read(os.path.join(folder, "two.txt#1"))
+    True
     """
-    graphs = _graphs(path, node_label, edge_label, format, directed, graph_dir)
-    try:
-        first = next(graphs, None)
-        several = first is not None and next(graphs, None) is not None
-    finally:
-        graphs.close()
-    if first is None:
-        raise FormatError(f"{path}: the file holds no graph")
-    if several:
-        raise FormatError(
-            f"{path}: the file holds several graphs and gedkit.read returns one; "
-            "use gedkit.read_all(path) to get them all"
-        )
-    return first
+    notice = Unlabelled()
+    graph = read_one(path, notice, node_label, edge_label, format, directed=directed,
+                     graph_dir=graph_dir)
+    notice.warn()
+    return graph
 
 
 def read_all(
@@ -192,12 +205,99 @@ def read_all(
     directed: str = "error",
     graph_dir: str | Path | None = None,
 ) -> list[Graph]:
-    """Read every graph of a file, in file order (parameters as in :func:`read`).
+    """Read every graph of a file, in file order (parameters as in :func:`read`;
+    ``FILE#ID`` gives a list of that one graph).
 
     A CXL collection yields the GXL files it lists; their classes are available from
     :func:`cxl_entries`.
     """
-    return list(_graphs(path, node_label, edge_label, format, directed, graph_dir))
+    notice = Unlabelled()
+    graphs = list(read_graphs(path, notice, node_label, edge_label, format, directed=directed,
+                              graph_dir=graph_dir))
+    notice.warn()
+    return graphs
+
+
+def read_one(path: str | Path, notice: Unlabelled, node_label: Any = DEFAULT,
+             edge_label: Any = DEFAULT, format: str | None = None, *, directed: str = "error",
+             graph_dir: str | Path | None = None) -> Graph:
+    """:func:`read`, with the attributes left out told to ``notice`` instead of warned about
+    (for callers that read several files in one call, like :func:`gedkit.ged`)."""
+    graphs = read_graphs(path, notice, node_label, edge_label, format, directed=directed,
+                         graph_dir=graph_dir)
+    try:
+        first = next(graphs, None)
+        several = first is not None and next(graphs, None) is not None
+    finally:
+        graphs.close()
+    if first is None:
+        raise FormatError(f"{path}: the file holds no graph")
+    if several:
+        raise FormatError(
+            f"{path}: the file holds several graphs and ",
+            Words("gedkit.read returns one; use gedkit.read_all(path) to get them all, or "
+                  "pick one", "one is wanted here; pick one"),
+            f" as '{path}#ID' (by name) or '{path}#N' (by number, from 0)",
+        )
+    return first
+
+
+def read_graphs(path: str | Path, notice: Unlabelled, node_label: Any = DEFAULT,
+                edge_label: Any = DEFAULT, format: str | None = None, *,
+                directed: str = "error", graph_dir: str | Path | None = None
+                ) -> Iterator[Graph]:
+    """The graphs of ``path`` (or of ``FILE#ID``) as :func:`read_all` reads them, one at a
+    time, with the attributes left out told to ``notice``."""
+    file, selector = _locate(path)
+    name = detect_format(file, format)
+    fmt = _FORMATS[name]
+    if not file.is_file():
+        raise FileNotFoundError(f"no such file: {path}")
+    if directed not in DIRECTED_POLICIES:
+        raise OptionError(f"directed must be one of {DIRECTED_POLICIES}, got {directed!r}")
+    if graph_dir is not None and "graph_dir" not in fmt.options:
+        raise OptionError(Option("graph_dir"), " applies to CXL collections only")
+    node_label, edge_label = notice.specs(node_label, edge_label, fmt.node_default,
+                                          fmt.edge_default)
+    check_label_spec(node_label, "node_label")
+    check_label_spec(edge_label, "edge_label")
+    options: dict[str, Any] = {}
+    if "directed" in fmt.options:
+        options["directed"] = directed
+    if "graph_dir" in fmt.options:
+        options["graph_dir"] = graph_dir
+    graphs = _decoded(fmt.reader(file, node_label, edge_label, **options), file, name, notice)
+    return graphs if selector is None else _select(graphs, selector, file)
+
+
+def _locate(path: str | Path) -> tuple[Path, str | None]:
+    """The file and the graph selector of ``FILE#ID``; a path that exists wins."""
+    text = str(path)
+    if "#" not in text or Path(path).exists():
+        return Path(path), None
+    file, _, selector = text.rpartition("#")
+    if not selector:
+        raise OptionError(f"{text}: nothing after '#'; write FILE#ID or FILE#N to pick a graph")
+    return Path(file), selector
+
+
+def _select(graphs: Iterator[Graph], selector: str, path: Path) -> Iterator[Graph]:
+    """The graph named ``selector``, or else graph number ``selector``."""
+    number = int(selector) if selector.isascii() and selector.isdigit() else None
+    by_number, count = None, 0
+    try:
+        for count, g in enumerate(graphs, start=1):
+            if g.name == selector:
+                yield g
+                return
+            if count - 1 == number:
+                by_number = g
+    finally:
+        graphs.close()
+    if by_number is None:
+        numbers = f" and no graph number {number} (it holds {count})" if number is not None else ""
+        raise FormatError(f"{path}: no graph named {selector!r}{numbers}")
+    yield by_number
 
 
 def write(
@@ -249,32 +349,12 @@ def write(
         writer(items, Path(path), node_label, edge_label, single)
 
 
-def _graphs(path: str | Path, node_label: Any, edge_label: Any, format: str | None,
-            directed: str, graph_dir: str | Path | None) -> Iterator[Graph]:
-    path = Path(path)
-    name = detect_format(path, format)
-    fmt = _FORMATS[name]
-    if not path.is_file():
-        raise FileNotFoundError(f"no such file: {path}")
-    if directed not in DIRECTED_POLICIES:
-        raise OptionError(f"directed must be one of {DIRECTED_POLICIES}, got {directed!r}")
-    if graph_dir is not None and "graph_dir" not in fmt.options:
-        raise OptionError("graph_dir= applies to CXL collections only")
-    node_label = fmt.node_default if node_label is DEFAULT else node_label
-    edge_label = fmt.edge_default if edge_label is DEFAULT else edge_label
-    check_label_spec(node_label, "node_label")
-    check_label_spec(edge_label, "edge_label")
-    options: dict[str, Any] = {}
-    if "directed" in fmt.options:
-        options["directed"] = directed
-    if "graph_dir" in fmt.options:
-        options["graph_dir"] = graph_dir
-    return _decoded(fmt.reader(path, node_label, edge_label, **options), path, name)
-
-
-def _decoded(graphs: Iterator[Graph], path: Path, name: str) -> Iterator[Graph]:
+def _decoded(graphs: Iterator[Graph], path: Path, name: str,
+             notice: Unlabelled) -> Iterator[Graph]:
     try:
-        yield from graphs
+        for g in graphs:
+            notice.mark(str(path))
+            yield g
     except UnicodeDecodeError as err:
         raise FormatError(f"{path}: not a {name} file: not UTF-8 text ({err.reason})") from None
 

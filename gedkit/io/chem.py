@@ -67,6 +67,12 @@ def from_rdkit(mol: Any, node_label: Any = "atom", edge_label: Any = "bond", *,
     edges = []
     for bond in mol.GetBonds():
         order = bond.GetBondTypeAsDouble()
+        if order == 0:  # a query bond ("any", an unknown MOL type): no order to compare
+            raise FormatError(
+                f"{source}: the bond between atoms {bond.GetBeginAtomIdx()} and "
+                f"{bond.GetEndAtomIdx()} has no bond order (RDKit bond type "
+                f"{bond.GetBondType().name})"
+            )
         edges.append((bond.GetBeginAtomIdx(), bond.GetEndAtomIdx(), {
             "bond": int(order) if order.is_integer() else order,
             "aromatic": bond.GetIsAromatic(),

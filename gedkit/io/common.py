@@ -1,5 +1,5 @@
-"""What every attribute-based reader shares: label picking, the directed-input policy, and
-errors that name the file they come from."""
+"""What every attribute-based reader shares: label picking, the notice of labels left out,
+the directed-input policy, and errors that name the file they come from."""
 
 from __future__ import annotations
 
@@ -7,23 +7,93 @@ from collections.abc import Hashable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from gedkit.errors import GraphError, OptionError
-from gedkit.graph import Graph, pick_label
+from gedkit.errors import GraphError, Option, OptionError, UnlabelledWarning, warn
+from gedkit.graph import Graph, Unnamed, pick_label
 
-__all__ = ["DIRECTED_POLICIES", "build_graph", "check_label_spec", "graph_name"]
+__all__ = ["DEFAULT", "DIRECTED_POLICIES", "Unlabelled", "build_graph", "check_label_spec",
+           "graph_name"]
+
+
+class _Default:
+    def __repr__(self) -> str:
+        return "DEFAULT"
+
+
+DEFAULT: Any = _Default()
+"""Stands for "no label named" in ``node_label``/``edge_label``: the format's own default."""
 
 DIRECTED_POLICIES = ("error", "ignore")
 
 
 def check_label_spec(spec: Any, which: str) -> None:
-    """Reject a ``node_label``/``edge_label`` value that is not None, a name or a list of names."""
-    if spec is None or isinstance(spec, str):
+    """Reject a ``node_label``/``edge_label`` value that is not None, a name or a list of names
+    (or :class:`~gedkit.graph.Unnamed`, which stands for "none named")."""
+    if spec is None or isinstance(spec, str | Unnamed):
         return
     if isinstance(spec, list | tuple) and spec and all(isinstance(k, str) for k in spec):
         return
     raise OptionError(
         f"{which} must be None, an attribute name, a list of names or '*', got {spec!r}"
     )
+
+
+class Unlabelled:
+    """What one call does with attributes when no label was named, over all its graphs: the
+    obvious labels it takes (see :class:`~gedkit.graph.Unnamed`) and the attributes it leaves
+    out, told once as a :class:`~gedkit.errors.UnlabelledWarning`.
+
+    >>> notice = Unlabelled()
+    >>> node_spec, edge_spec = notice.specs(DEFAULT, DEFAULT)
+    >>> g = build_graph([(0, {"atom": "C", "x": 1.0})], [], name=None, source="a.json",
+    ...                 node_label=node_spec, edge_label=edge_spec)
+    >>> notice.mark("a.json")
+    >>> g.node_labels, notice.warning().node_attributes
+    ((None,), ('atom', 'x'))
+    """
+
+    def __init__(self) -> None:
+        # natural labels for files, where a lone attribute is a label; none for NetworkX
+        # graphs, whose lone attribute is as often a weight
+        self._specs = {natural: (Unnamed(natural), Unnamed(natural)) for natural in (True, False)}
+        self._sources: dict[str, None] = {}
+        self._count = 0
+
+    def specs(self, node_label: Any, edge_label: Any, node_default: Any = None,
+              edge_default: Any = None, *, natural: bool = True) -> tuple[Any, Any]:
+        """The label specs to read with: those named, else the defaults, else collectors
+        that take the obvious labels (when ``natural`` and neither label was named)."""
+        nodes, edges = self._specs[natural and node_label is DEFAULT and edge_label is DEFAULT]
+        return _spec(node_label, node_default, nodes), _spec(edge_label, edge_default, edges)
+
+    def mark(self, source: str) -> None:
+        """Note ``source`` as where the graphs read since the last mark came from."""
+        count = sum(len(spec.attributes) for pair in self._specs.values() for spec in pair)
+        if count > self._count:
+            self._sources[source] = None
+            self._count = count
+
+    def warning(self) -> UnlabelledWarning | None:
+        """The warning to give, or None when no attribute was left out."""
+        if not self._sources:
+            return None
+        sources = list(self._sources)
+        where = ", ".join(sources[:2]) + (f" and {len(sources) - 2} more" if len(sources) > 2
+                                           else "")
+        nodes = [name for pair in self._specs.values() for name in pair[0].attributes]
+        edges = [name for pair in self._specs.values() for name in pair[1].attributes]
+        return UnlabelledWarning(where, list(dict.fromkeys(nodes)), list(dict.fromkeys(edges)))
+
+    def warn(self) -> None:
+        """Give the warning, if any, attributed to the caller outside gedkit."""
+        warning = self.warning()
+        if warning is not None:
+            warn(warning)
+
+
+def _spec(given: Any, default: Any, collector: Unnamed) -> Any:
+    if given is not DEFAULT:
+        return given
+    return collector if default is None else default
 
 
 def graph_name(path: Path, index: int, several: bool) -> str:
@@ -51,10 +121,18 @@ def build_graph(
         if directed == "error":
             raise GraphError(
                 f"{source}: graph {name!r} is directed and gedkit handles undirected graphs "
-                "only; pass directed='ignore' to read each edge without its direction (a pair "
-                "of opposite edges becomes one edge labelled by the first of the two)"
+                "only; pass ", Option("directed", "ignore"), " to read each edge without its "
+                "direction (a pair of opposite edges becomes one edge labelled by the first of "
+                "the two)"
             )
         edges = _forget_directions(edges)
+    # no label named: the attributes decide whether there is an obvious one (see Unnamed)
+    if isinstance(node_label, Unnamed):
+        nodes = list(nodes)
+        node_label.choose([attrs for _, attrs in nodes])
+    if isinstance(edge_label, Unnamed):
+        edges = list(edges)
+        edge_label.choose([attrs for _, _, attrs in edges])
     try:
         node_dict: dict[Hashable, Any] = {}
         for node, attrs in nodes:
@@ -71,7 +149,7 @@ def build_graph(
         ]
         return Graph(node_dict, triples, name=name)
     except GraphError as err:
-        raise GraphError(f"{source}: {err}") from None
+        raise GraphError(f"{source}: ", *err.args) from None
 
 
 def _forget_directions(edges: Iterable[tuple]) -> list[tuple]:

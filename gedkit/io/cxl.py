@@ -12,7 +12,8 @@ from typing import Any
 
 from gedkit.errors import FormatError
 from gedkit.graph import Graph
-from gedkit.io.gxl import parse_xml, read_gxl
+from gedkit.io.gxl import read_gxl
+from gedkit.io.xmlparse import parse_xml
 
 __all__ = ["cxl_entries", "read_cxl"]
 

@@ -15,6 +15,7 @@ Directed graphs (``edgemode="directed"``, the GXL default, or edges marked
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,28 +24,15 @@ from typing import Any
 from gedkit.errors import FormatError
 from gedkit.graph import Graph
 from gedkit.io.common import build_graph, graph_name
+from gedkit.io.xmlparse import parse_xml
 
-__all__ = ["parse_xml", "read_gxl"]
+__all__ = ["read_gxl"]
 
 _INT = ("int", "integer", "long")
 _FLOAT = ("float", "double")
 _BOOL = ("bool", "boolean")
 _DIRECTED_MODES = ("directed", "defaultdirected")
-
-
-def parse_xml(path: Path) -> ET.Element:
-    """The root element of an XML file, or a :class:`FormatError` naming the file.
-
-    Namespaces are dropped from tag names: GXL and CXL files use plain names, but some
-    writers declare a default namespace.
-    """
-    try:
-        root = ET.parse(path).getroot()
-    except ET.ParseError as err:
-        raise FormatError(f"{path}: not well-formed XML ({err})") from None
-    for element in root.iter():
-        element.tag = element.tag.rpartition("}")[2]
-    return root
+_INTEGER = re.compile(r"[+-]?[0-9]+")
 
 
 def read_gxl(path: Path, node_label: Any, edge_label: Any, directed: str) -> Iterator[Graph]:
@@ -109,6 +97,9 @@ def _value(element: ET.Element, path: Path, what: str) -> Any:
         try:
             return int(text)
         except ValueError:
+            if _INTEGER.fullmatch(text):  # a number too long to convert, not a sequence
+                raise FormatError(f"{path}: {what} is a number of {len(text)} digits, more "
+                                  "than gedkit reads") from None
             return text
     if kind in _FLOAT:
         try:

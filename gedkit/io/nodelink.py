@@ -37,6 +37,10 @@ def read_json(path: Path, node_label: Any, edge_label: Any, directed: str) -> It
             data = json.load(f)
     except json.JSONDecodeError as err:
         raise FormatError(f"{path}:{err.lineno}: not valid JSON ({err.msg})") from None
+    except ValueError as err:  # an integer of more digits than Python converts
+        raise FormatError(f"{path}: not readable JSON ({err})") from None
+    except RecursionError:
+        raise FormatError(f"{path}: JSON nested too deeply to read") from None
     items = data if isinstance(data, list) else [data]
     for k, item in enumerate(items):
         yield _graph(item, path, k, len(items), node_label, edge_label, directed)

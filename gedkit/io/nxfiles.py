@@ -1,10 +1,11 @@
 """GEXF and GraphML files, parsed by NetworkX.
 
-Node ids stay the strings the file gives. Bookkeeping fields NetworkX turns into attributes
-are dropped so that ``node_label="*"`` sees only real data: an edge's file ``id``, and a node
-``label`` that is missing or merely repeats the node id (GEXF files such as AIDS700nef and
-LINUX).
-"""
+The file is checked first as the other readers check theirs: a node id declared twice, or an
+edge naming a node that is not declared, is an error (NetworkX would merge the nodes, or add
+the missing one). Node ids stay the strings the file gives. Bookkeeping fields NetworkX turns
+into attributes are dropped so that ``node_label="*"`` sees only real data: an edge's file
+``id``, and a node ``label`` that is missing or merely repeats the node id (GEXF files such as
+AIDS700nef and LINUX)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from typing import Any
 from gedkit.errors import FormatError
 from gedkit.graph import Graph
 from gedkit.io.common import build_graph
+from gedkit.io.xmlparse import parse_xml
 
 __all__ = ["read_gexf", "read_graphml"]
 
@@ -35,6 +37,7 @@ def read_graphml(path: Path, node_label: Any, edge_label: Any, directed: str) ->
 
 
 def _parse(reader, kind: str, path: Path):
+    _check_ids(parse_xml(path), kind, path)
     try:
         return reader(path)
     except OSError:
@@ -45,6 +48,26 @@ def _parse(reader, kind: str, path: Path):
         raise FormatError(
             f"{path}: not a valid {kind} file ({type(err).__name__}: {err})"
         ) from None
+
+
+def _check_ids(root, kind: str, path: Path) -> None:
+    """Refuse repeated node ids and edges to undeclared nodes (in the first graph, which is
+    the one read)."""
+    graph = root.find("graph")
+    if graph is None:
+        return  # not the expected layout: NetworkX's own message says what is wrong
+    declared: set[str] = set()
+    for node in graph.iter("node"):
+        node_id = node.get("id")
+        if node_id in declared:
+            raise FormatError(f"{path}: node id {node_id!r} is declared twice in this {kind} file")
+        if node_id is not None:
+            declared.add(node_id)
+    for k, edge in enumerate(graph.iter("edge"), start=1):
+        for end in (edge.get("source"), edge.get("target")):
+            if end is not None and end not in declared:
+                raise FormatError(f"{path}: edge number {k} names node {end!r}, which this "
+                                  f"{kind} file does not declare")
 
 
 def _convert(g, path: Path, node_label: Any, edge_label: Any, directed: str) -> Graph:

@@ -48,10 +48,18 @@ def parse_label(token: str) -> Any:
     (6, 1.5, 'C', 'inf')
     """
     if _INT.fullmatch(token):
-        return int(token)
+        return _int(token)
     if _FLOAT.fullmatch(token):
         return float(token)
     return token
+
+
+def _int(token: str) -> int:
+    try:
+        return int(token)
+    except ValueError:  # more digits than Python converts (sys.get_int_max_str_digits)
+        raise FormatError(f"the number {_short(token)} has more digits than gedkit "
+                          "reads") from None
 
 
 class _Builder:
@@ -135,15 +143,23 @@ def _graph_id(tokens: list[str], path: Path, line_no: int) -> str:
 def _fields(tokens: list[str], n_ids: int, path: Path, line_no: int,
             shape: str) -> tuple[list[int], Any]:
     if len(tokens) not in (n_ids + 1, n_ids + 2):
-        raise FormatError(f"{path}:{line_no}: expected '{shape}', got {' '.join(tokens)!r}")
+        raise FormatError(f"{path}:{line_no}: expected '{shape}', got "
+                          f"{_short(' '.join(tokens))!r}")
     ids = []
-    for token in tokens[1:n_ids + 1]:
-        if not _ID.fullmatch(token):
-            raise FormatError(f"{path}:{line_no}: node id {token!r} is not a non-negative "
-                              "integer")
-        ids.append(int(token))
-    label = parse_label(tokens[-1]) if len(tokens) == n_ids + 2 else None
+    try:
+        for token in tokens[1:n_ids + 1]:
+            if not _ID.fullmatch(token):
+                raise FormatError(f"node id {_short(token)!r} is not a non-negative integer")
+            ids.append(_int(token))
+        label = parse_label(tokens[-1]) if len(tokens) == n_ids + 2 else None
+    except FormatError as err:
+        raise FormatError(f"{path}:{line_no}: ", *err.args) from None
     return ids, label
+
+
+def _short(text: str) -> str:
+    """``text`` cut to a length that an error line can show."""
+    return text if len(text) <= 40 else f"{text[:30]}... ({len(text)} characters)"
 
 
 def write_tve(graphs: Sequence[Graph], path: Path, node_label: Any, edge_label: Any,
@@ -181,8 +197,12 @@ def _node_id(node: Hashable, g: Graph, path: Path) -> int:
 def _token(label: Any, path: Path, g: Graph, what: str) -> str:
     if label is None:
         return ""
-    token = str(label)
-    back = parse_label(token) if len(token.split()) == 1 and token == token.strip() else None
+    try:
+        token = str(label)
+        back = parse_label(token) if len(token.split()) == 1 and token == token.strip() else None
+    except ValueError:  # an integer too long to write, or to read back (a FormatError)
+        raise FormatError(f"{path}: a label of {what} in graph {g.name!r} is a number of more "
+                          "digits than gedkit reads") from None
     if back is None or back != label or isinstance(back, str) != isinstance(label, str):
         raise FormatError(f"{path}: label {label!r} of {what} in graph {g.name!r} cannot be "
                           "written as a t/v/e token that reads back equal (labels must be "

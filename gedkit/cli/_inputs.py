@@ -1,0 +1,138 @@
+"""How the commands read their graphs, and what they say about it in command-line words.
+
+A graph argument is a file, one graph of a collection file as ``FILE#ID`` (by name, or by
+number from 0) or a molecule as ``smiles:SMILES``. Graphs whose attributes are left out
+because no label was named get one ``gedkit: note:`` line per command on stderr, and reading
+errors advise flags (``--directed ignore``), not keyword arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from gedkit.errors import GedkitError, OptionError
+from gedkit.graph import Graph
+from gedkit.io.common import DIRECTED_POLICIES, Unlabelled
+
+__all__ = ["add_input_arguments", "label_spec", "read_file", "read_options", "read_pair"]
+
+_SMILES = "smiles:"
+
+
+def add_input_arguments(parser: argparse.ArgumentParser) -> None:
+    """How graphs are read: ``--node-label``, ``--edge-label``, ``--format``, ``--directed``,
+    ``--graph-dir``."""
+    group = parser.add_argument_group(
+        "reading graphs",
+        "A graph argument is a file, FILE#ID for one graph of a collection file (by name, or "
+        "by number from 0), or smiles:SMILES for a molecule.",
+    )
+    group.add_argument(
+        "--node-label", action="append", metavar="ATTR",
+        help="node attribute(s) that form the label: repeat or give a comma list; "
+        "'*' = all attributes (default: the format's own labels)",
+    )
+    group.add_argument(
+        "--edge-label", action="append", metavar="ATTR",
+        help="edge attribute(s) that form the label, as --node-label",
+    )
+    group.add_argument("--format", help="file format (default: from the file name)")
+    group.add_argument(
+        "--directed", choices=DIRECTED_POLICIES,
+        help="a directed graph is an error (default), or is read without edge directions "
+        "(ignore: opposite edges become one, labelled by the first in the file)",
+    )
+    group.add_argument(
+        "--graph-dir", metavar="DIR",
+        help="CXL collections: the folder holding the listed GXL files (default: the CXL "
+        "file's folder)",
+    )
+
+
+def label_spec(values: list[str] | None) -> str | list[str] | None:
+    """``--node-label`` values to a label spec: None, one name, several names, or ``"*"``.
+
+    >>> label_spec(["atom"]), label_spec(["atom,charge", "iso"]), label_spec(["*"])
+    ('atom', ['atom', 'charge', 'iso'], '*')
+    """
+    if not values:
+        return None
+    names = [name.strip() for value in values for name in value.split(",") if name.strip()]
+    if "*" in names:
+        if len(names) > 1:
+            raise OptionError("'*' (all attributes) cannot be combined with attribute names")
+        return "*"
+    if not names:
+        raise OptionError("a label option needs at least one attribute name")
+    return names[0] if len(names) == 1 else names
+
+
+def read_options(args: argparse.Namespace) -> dict[str, Any]:
+    """Keyword arguments for :func:`gedkit.io.read` / ``read_all``; what is not given is left
+    to the reader (each format has its own default labels)."""
+    given = {
+        "node_label": args.node_label and label_spec(args.node_label),
+        "edge_label": args.edge_label and label_spec(args.edge_label),
+        "format": args.format,
+        "directed": args.directed,
+        "graph_dir": args.graph_dir,
+    }
+    return {key: value for key, value in given.items() if value is not None}
+
+
+def read_pair(args: argparse.Namespace) -> tuple[Graph, Graph]:
+    """The two graphs of ``gedkit ged|mces A B``, read with the label options given."""
+    from gedkit.io import read_one
+
+    notice = Unlabelled()
+    with _cli_words():
+        pair = tuple(
+            _molecule(text, args) if text.startswith(_SMILES)
+            else read_one(text, notice, **read_options(args))
+            for text in (args.a, args.b)
+        )
+    _note(notice, args)
+    return pair
+
+
+def read_file(text: str, args: argparse.Namespace) -> list[Graph]:
+    """Every graph that the argument ``text`` names (a file, ``FILE#ID`` or ``smiles:...``),
+    read with the label options given."""
+    from gedkit.io import read_graphs
+
+    notice = Unlabelled()
+    with _cli_words():
+        graphs = ([_molecule(text, args)] if text.startswith(_SMILES)
+                  else list(read_graphs(text, notice, **read_options(args))))
+    _note(notice, args)
+    return graphs
+
+
+def _molecule(text: str, args: argparse.Namespace) -> Graph:
+    from gedkit.inputs import as_graph
+
+    options = read_options(args)
+    return as_graph(text, options.get("node_label"), options.get("edge_label"))
+
+
+def _note(notice: Unlabelled, args: argparse.Namespace) -> None:
+    """Print the notice of attributes left out, once per command."""
+    warning = notice.warning()
+    if warning is not None and not getattr(args, "unlabelled_noted", False):
+        args.unlabelled_noted = True
+        print(f"gedkit: note: {warning.render(cli=True)}", file=sys.stderr)
+
+
+@contextmanager
+def _cli_words() -> Iterator[None]:
+    """Errors raised inside reword their advice for the command line (``--directed ignore``
+    instead of ``directed='ignore'``) before ``gedkit.cli.main`` prints them."""
+    try:
+        yield
+    except GedkitError as err:
+        err.args = (err.render(cli=True),)
+        raise

@@ -1,0 +1,141 @@
+"""Whatever the caller holds, as a :class:`~gedkit.Graph`: the one place that decides.
+
+:func:`gedkit.ged`, :func:`gedkit.mces` and :func:`gedkit.pairwise` accept, for each graph:
+
+- a :class:`~gedkit.Graph`, used as it is;
+- a NetworkX graph, converted with ``node_label``/``edge_label`` naming the label attributes;
+- an RDKit molecule, labelled by element and bond order unless other attributes are named
+  (see :mod:`gedkit.io.chem`);
+- a path (``str`` or :class:`~pathlib.Path`) of a graph file, read with :func:`gedkit.read`
+  (``FILE#ID`` picks one graph of a collection);
+- a SMILES string, ``"CCO"`` or ``"smiles:CCO"``.
+
+A string is read as a file when that file exists (``FILE#ID`` included: the file before the
+last ``#``), as SMILES otherwise; one that is neither gets one error naming both readings.
+``"smiles:..."`` is always SMILES, and a :class:`~pathlib.Path` always a file.
+
+``node_label=None`` (the default) means that no label was named: files take their format's
+default labels, molecules their element and bond order, and a NetworkX graph or attribute
+file whose graphs have attributes is compared unlabelled with one
+:class:`~gedkit.errors.UnlabelledWarning` per call saying which attributes it has.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from gedkit.errors import GedkitError, GraphError
+from gedkit.graph import Graph
+from gedkit.io import from_rdkit, from_smiles, read_one
+from gedkit.io.common import DEFAULT, Unlabelled
+
+__all__ = ["as_graph", "as_graphs"]
+
+_SMILES = "smiles:"
+
+
+def as_graph(g: Any, node_label: Any = None, edge_label: Any = None, *,
+             notice: Unlabelled | None = None) -> Graph:
+    """``g`` as a :class:`~gedkit.Graph` (see the module docstring for what ``g`` may be).
+
+    Parameters
+    ----------
+    g : Graph, networkx.Graph, rdkit Mol, str or Path
+        The graph, a graph file, or a SMILES string.
+    node_label, edge_label : None, str, list of str or "*"
+        Which attributes form the labels; None: none named (the input's own default).
+    notice : gedkit.io.common.Unlabelled, optional
+        Collects the attributes left out instead of warning at once, for a caller that
+        converts many graphs one by one and then warns once with ``notice.warn()``.
+
+    Returns
+    -------
+    Graph
+
+    Raises
+    ------
+    GraphError
+        ``g`` is none of the above, or a string that is neither a file nor SMILES.
+
+    Examples
+    --------
+    >>> as_graph(Graph({0: "C"})).n
+    1
+    >>> as_graph(42)
+    Traceback (most recent call last):
+    ...
+    gedkit.errors.GraphError: expected a gedkit.Graph, a NetworkX graph, an RDKit molecule, ...
+    """
+    told = Unlabelled() if notice is None else notice
+    graph = _convert(g, _named(node_label), _named(edge_label), told)
+    if notice is None:
+        told.warn()
+    return graph
+
+
+def as_graphs(items: Iterable[Any], node_label: Any = None,
+              edge_label: Any = None) -> list[Graph]:
+    """Every item as a :class:`~gedkit.Graph`, as :func:`as_graph` does, with at most one
+    :class:`~gedkit.errors.UnlabelledWarning` for them all.
+
+    >>> [g.n for g in as_graphs([Graph([0, 1]), Graph([0])])]
+    [2, 1]
+    """
+    notice = Unlabelled()
+    graphs = [as_graph(g, node_label, edge_label, notice=notice) for g in items]
+    notice.warn()
+    return graphs
+
+
+def _named(spec: Any) -> Any:
+    """None, as this module's callers pass it, means "none named"."""
+    return DEFAULT if spec is None else spec
+
+
+def _convert(g: Any, node_label: Any, edge_label: Any, notice: Unlabelled) -> Graph:
+    if isinstance(g, Graph):
+        return g
+    if isinstance(g, os.PathLike):
+        return read_one(g, notice, node_label, edge_label)
+    if isinstance(g, str):
+        return _from_text(g, node_label, edge_label, notice)
+    if hasattr(g, "is_directed") and hasattr(g, "nodes"):
+        graph = Graph.from_networkx(g, *notice.specs(node_label, edge_label, natural=False))
+        notice.mark("NetworkX input")
+        return graph
+    if type(g).__module__.startswith("rdkit") and hasattr(g, "GetAtoms"):
+        return from_rdkit(g, *_molecule_labels(node_label, edge_label))
+    raise GraphError(
+        "expected a gedkit.Graph, a NetworkX graph, an RDKit molecule, a SMILES string or "
+        f"the path of a graph file, got {type(g).__name__}"
+    )
+
+
+def _from_text(text: str, node_label: Any, edge_label: Any, notice: Unlabelled) -> Graph:
+    if text.startswith(_SMILES):
+        smiles = text[len(_SMILES):]
+        return from_smiles(smiles, *_molecule_labels(node_label, edge_label), name=smiles)
+    if is_file_reference(text):
+        return read_one(text, notice, node_label, edge_label)
+    try:
+        return from_smiles(text, *_molecule_labels(node_label, edge_label), name=text)
+    except GedkitError as err:
+        raise GraphError(f"{text!r} is neither an existing file nor a SMILES string: "
+                         f"{err}") from None
+
+
+def is_file_reference(text: str) -> bool:
+    """Whether ``text`` names an existing file, or one graph ``FILE#ID`` of one.
+
+    >>> is_file_reference(__file__), is_file_reference(__file__ + "#0"), is_file_reference("C#N")
+    (True, True, False)
+    """
+    return Path(text).exists() or ("#" in text and Path(text.rpartition("#")[0]).is_file())
+
+
+def _molecule_labels(node_label: Any, edge_label: Any) -> tuple[Any, Any]:
+    return ("atom" if node_label is DEFAULT else node_label,
+            "bond" if edge_label is DEFAULT else edge_label)

@@ -1,0 +1,80 @@
+"""XML as every XML reader of gedkit (GXL, CXL, GEXF, GraphML) parses it.
+
+Python's expat never fetches an external entity or DTD, so no reader ever reads a local file
+or the network through XML: such an entity is an error. But when a document names an external
+DTD, expat cannot tell an entity declared only there from a mistake, and drops it from
+attribute values without a word (in text it is an error): a GEXF ``value="&x;"`` would read as
+``""``. :func:`parse_xml` refuses such documents instead.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from xml.parsers import expat
+
+from gedkit.errors import FormatError
+
+__all__ = ["parse_xml"]
+
+_REFERENCE = re.compile(rb"&([^\s&;#<>\"']+);")
+_PREDEFINED = {"lt", "gt", "amp", "quot", "apos"}
+
+
+def parse_xml(path: Path) -> ET.Element:
+    """The root element of an XML file, or a :class:`FormatError` naming the file.
+
+    Namespaces are dropped from tag names: GXL and CXL files use plain names, but some
+    writers declare a default namespace.
+    """
+    data = path.read_bytes()
+    _check_entities(data, path)
+    try:
+        root = ET.fromstring(data)
+    except ET.ParseError as err:
+        raise FormatError(f"{path}: not well-formed XML ({err})") from None
+    except (ValueError, LookupError) as err:  # an encoding expat cannot read
+        raise FormatError(f"{path}: not readable XML ({err})") from None
+    for element in root.iter():
+        element.tag = element.tag.rpartition("}")[2]
+    return root
+
+
+def _check_entities(data: bytes, path: Path) -> None:
+    """Refuse a reference to an entity that only an external DTD could declare."""
+    text = _ascii(data)
+    if b"<!DOCTYPE" not in text:
+        return
+    external: list[str] = []
+    declared: set[str] = set()
+    parser = expat.ParserCreate()
+    parser.StartDoctypeDeclHandler = lambda name, system, public, internal: (
+        external.append(system or public) if system or public else None
+    )
+    parser.EntityDeclHandler = lambda name, *rest: declared.add(name)
+    try:
+        parser.Parse(data, True)
+    except (expat.ExpatError, ValueError, LookupError):
+        return  # malformed: the real parse says how
+    if not external:
+        return
+    for match in _REFERENCE.finditer(text):
+        name = match[1].decode("ascii", "replace")
+        if name not in _PREDEFINED and name not in declared:
+            raise FormatError(
+                f"{path}: entity &{name}; is not declared in the file; gedkit does not read "
+                f"the external DTD {external[0]!r} that may declare it"
+            )
+
+
+def _ascii(data: bytes) -> bytes:
+    """``data`` in an ASCII-compatible encoding, where markup can be searched byte-wise."""
+    if b"\0" not in data[:4]:  # UTF-8, Latin-1, ASCII...: markup is plain bytes already
+        return data
+    for codec in ("utf-32", "utf-16"):
+        try:
+            return data.decode(codec).encode("utf-8")
+        except UnicodeDecodeError:
+            continue
+    return data
