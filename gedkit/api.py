@@ -6,24 +6,11 @@ from typing import Any
 
 from gedkit.costs import CostModel
 from gedkit.costs import get as get_costs
-from gedkit.errors import GraphError
-from gedkit.graph import Graph
+from gedkit.inputs import as_graph, as_graphs
 from gedkit.result import Result
 from gedkit.solvers import Budget, get_solver
 
 __all__ = ["as_graph", "ged"]
-
-
-def as_graph(g: Any, node_label=None, edge_label=None) -> Graph:
-    """Accept a :class:`Graph` or a NetworkX graph (labels picked by attribute name)."""
-    if isinstance(g, Graph):
-        return g
-    if hasattr(g, "is_directed") and hasattr(g, "nodes"):
-        return Graph.from_networkx(g, node_label=node_label, edge_label=edge_label)
-    raise GraphError(
-        f"expected a gedkit.Graph or a networkx graph, got {type(g).__name__}; "
-        "read files with gedkit.read(path)"
-    )
 
 
 def ged(
@@ -80,8 +67,7 @@ def ged(
     >>> r.node_map
     [(1, 'a'), (2, 'b'), (None, 'c')]
     """
-    g1 = as_graph(g1, node_label, edge_label)
-    g2 = as_graph(g2, node_label, edge_label)
+    g1, g2 = as_graphs((g1, g2), node_label, edge_label)
     solver = get_solver(method, **options)
     budget = Budget(timeout=timeout, memory=memory, threshold=threshold)
     problem = get_costs(costs).compile(g1, g2)

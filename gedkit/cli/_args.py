@@ -11,33 +11,15 @@ from gedkit.errors import OptionError
 from gedkit.solvers import get_solver, solver_class
 
 __all__ = [
-    "add_input_arguments",
     "add_solver_arguments",
-    "label_spec",
     "parse_size",
     "parse_value",
-    "read_options",
     "solve_options",
     "translate_method_flags",
 ]
 
 _UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
 _SIZE = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([kmgt]?)(?:i?b)?\s*", re.IGNORECASE)
-
-
-def add_input_arguments(parser: argparse.ArgumentParser) -> None:
-    """How graph files are read: ``--node-label``, ``--edge-label``, ``--format``."""
-    group = parser.add_argument_group("reading graphs")
-    group.add_argument(
-        "--node-label", action="append", metavar="ATTR",
-        help="node attribute(s) that form the label: repeat or give a comma list; "
-        "'*' = all attributes (default: the format's own labels)",
-    )
-    group.add_argument(
-        "--edge-label", action="append", metavar="ATTR",
-        help="edge attribute(s) that form the label, as --node-label",
-    )
-    group.add_argument("--format", help="file format (default: from the file name)")
 
 
 def add_solver_arguments(parser: argparse.ArgumentParser) -> None:
@@ -54,42 +36,6 @@ def add_solver_arguments(parser: argparse.ArgumentParser) -> None:
         help="an option of the method (repeatable); options the method declares may also be "
         "given as --KEY VALUE",
     )
-
-
-def label_spec(values: list[str] | None) -> str | list[str] | None:
-    """``--node-label`` values to a label spec: None, one name, several names, or ``"*"``.
-
-    >>> label_spec(["atom"]), label_spec(["atom,charge", "iso"]), label_spec(["*"])
-    ('atom', ['atom', 'charge', 'iso'], '*')
-    """
-    if not values:
-        return None
-    names = [name.strip() for value in values for name in value.split(",") if name.strip()]
-    if "*" in names:
-        if len(names) > 1:
-            raise OptionError("'*' (all attributes) cannot be combined with attribute names")
-        return "*"
-    if not names:
-        raise OptionError("a label option needs at least one attribute name")
-    return names[0] if len(names) == 1 else names
-
-
-def read_options(args: argparse.Namespace) -> dict[str, Any]:
-    """Keyword arguments for :func:`gedkit.io.read` / ``read_all``; what is not given is left
-    to the reader (each format has its own default labels)."""
-    given = {
-        "node_label": args.node_label and label_spec(args.node_label),
-        "edge_label": args.edge_label and label_spec(args.edge_label),
-        "format": args.format,
-    }
-    return {key: value for key, value in given.items() if value is not None}
-
-
-def read_pair(args: argparse.Namespace) -> tuple:
-    """The two graphs of ``gedkit ged|mces A B``, read with the label options given."""
-    from gedkit.io import read
-
-    return read(args.a, **read_options(args)), read(args.b, **read_options(args))
 
 
 def print_result(result: Any, as_json: bool, drop: tuple[str, ...], text: str) -> None:

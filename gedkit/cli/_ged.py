@@ -6,13 +6,8 @@ import argparse
 from typing import Any
 
 from gedkit.api import ged
-from gedkit.cli._args import (
-    add_input_arguments,
-    add_solver_arguments,
-    print_result,
-    read_pair,
-    solve_options,
-)
+from gedkit.cli._args import add_solver_arguments, print_result, solve_options
+from gedkit.cli._inputs import add_input_arguments, read_pair
 from gedkit.result import Result
 
 _OPERATIONS = {

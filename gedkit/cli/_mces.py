@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from gedkit.cli._args import add_input_arguments, parse_options, print_result, read_pair
+from gedkit.cli._args import parse_options, print_result
 from gedkit.cli._ged import _columns, _duration, _show
+from gedkit.cli._inputs import add_input_arguments, read_pair
 from gedkit.mces.api import mces, methods
 from gedkit.mces.result import MCESResult
 

@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from gedkit.cli._args import add_input_arguments, add_solver_arguments, read_options, solve_options
+from gedkit.cli._args import add_solver_arguments, solve_options
+from gedkit.cli._inputs import add_input_arguments, read_file
 from gedkit.errors import GedkitError
 from gedkit.graph import Graph
 from gedkit.pairwise import PairwiseResult, pairwise
@@ -62,11 +63,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _load(files: list[str], args: argparse.Namespace) -> tuple[list[Graph], list[str]]:
-    from gedkit.io import read_all
-
     graphs, names = [], []
     for file in files:
-        found = read_all(file, **read_options(args))
+        found = read_file(file, args)
         graphs += found
         stem = Path(file).stem
         for k, g in enumerate(found):

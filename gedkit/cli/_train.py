@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from gedkit import __version__
-from gedkit.cli._args import add_input_arguments, read_options
+from gedkit.cli._inputs import add_input_arguments, read_file, read_options
 from gedkit.errors import OptionError
 from gedkit.graph import Graph
 
@@ -211,9 +211,7 @@ def _check(args: argparse.Namespace) -> None:
 
 
 def _read(files: list[str], args: argparse.Namespace) -> list[Graph]:
-    from gedkit.io import read_all
-
-    return [g for f in files for g in read_all(f, **read_options(args))]
+    return [g for f in files for g in read_file(f, args)]
 
 
 def _graphs(args: argparse.Namespace) -> tuple[list[Graph], dict]:

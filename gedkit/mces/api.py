@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gedkit.api import as_graph
+from gedkit.inputs import as_graph
 from gedkit.mces.base import Budget, available, get_method
 from gedkit.mces.problem import MCESProblem
 from gedkit.mces.result import MCESResult
