@@ -1,37 +1,63 @@
 """Distance matrices: one GED computation per pair of graphs, spread over processes.
 
-Work is cut into chunks of index pairs. Each worker process receives the graphs, the cost model
-and a configured solver once (as its initializer's arguments), then turns chunks of pairs into
-bounds, so a pair costs one compile and one solve and nothing is resolved again per pair.
+Every pair is bounded by default (:data:`DEFAULT_TIMEOUT` seconds), and nothing a batch found is
+lost: a pair that cannot be solved (a bad graph, a cost function that raises, a worker process
+the system killed) becomes a *failed* entry with its reason while the rest go on, and Ctrl-C
+returns the pairs already done, the others marked *pending*.
+
+Worker processes receive the graphs, the cost model and the configured solver once, then
+chunks of index pairs over a pipe, and send each pair's bounds back as soon as it is solved: the
+progress moves pair by pair, a pair that runs long can be named, and a worker that dies costs
+only the pair it was on (a fresh worker takes the rest of its chunk).
 """
 
 from __future__ import annotations
 
+import contextlib
+import math
 import multiprocessing
+import numbers
 import os
 import pickle
 import signal
 import sys
+import threading
+import time
+import types
 import warnings
-from collections.abc import Iterable, Sequence
-from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
-from typing import Any
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from gedkit.api import as_graph
-from gedkit.costs import CostModel
-from gedkit.costs import get as get_costs
-from gedkit.errors import GedkitError, OptionError
-from gedkit.graph import Graph
-from gedkit.solvers import Budget, Solver, get_solver
+from gedkit.errors import GedkitError, GraphError, OptionError
 
-__all__ = ["PairwiseResult", "pairwise"]
+if TYPE_CHECKING:
+    from gedkit.costs import CostModel
+    from gedkit.graph import Graph
+    from gedkit.problem import Problem
+    from gedkit.result import Result
+    from gedkit.solvers import Budget, Solver
 
-_MAX_CHUNK = 32  # pairs per task: small enough to balance load and move the progress bar
-_PROGRESS_DELAY = 2.0  # seconds of work before the automatic progress bar appears
+__all__ = ["DEFAULT_TIMEOUT", "STATUSES", "InterruptedWarning", "PairwiseResult", "pairwise"]
+
+#: seconds per pair when ``timeout`` is not given; ``timeout=None`` asks for no limit
+DEFAULT_TIMEOUT = 1.0
+#: what an entry of :attr:`PairwiseResult.status` can be
+STATUSES = ("optimal", "bounded", "failed", "pending")
+
+_MAX_CHUNK = 32  # pairs per task: small enough to balance load
+_BAR_DELAY = 2.0  # seconds of work before the automatic progress bar appears
+_LINE_EVERY = 10.0  # seconds between plain progress lines when stderr is not a terminal
+_LONG_PAIR = 10.0  # a pair running this long (or twice its time limit) gets a notice
+_TICK = 0.25  # seconds between looks at the workers (memory, long pairs, progress)
+_MEMORY_SHARE = 0.9  # of the machine's memory, split between the worker processes
+
+
+class InterruptedWarning(RuntimeWarning):
+    """Ctrl-C stopped :func:`pairwise`, which returned the pairs it had done."""
 
 
 @dataclass(eq=False)
@@ -41,18 +67,38 @@ class PairwiseResult:
     Attributes
     ----------
     lower_bound, upper_bound : ndarray of float, shape (len(graphs_a), len(graphs_b))
-        Proven bounds per pair.
+        Proven bounds per pair. A failed or pending entry holds the bounds nothing was needed
+        to prove: 0 and infinity.
     time : ndarray of float
-        Seconds spent on each pair (0 where nothing was solved: the diagonal, and the mirrored
-        half of a symmetric matrix holds the time of the pair it copies).
+        Seconds spent on each pair (0 where nothing was solved: the diagonal, failed bad
+        graphs, pending pairs; the mirrored half of a symmetric matrix holds the time of the
+        pair it copies).
+    status : ndarray of str
+        Per entry, one of :data:`STATUSES`: ``"optimal"`` (bounds meet), ``"bounded"`` (solved
+        within the limits, not proven optimal), ``"failed"`` (see ``errors``), ``"pending"``
+        (not done: the batch was interrupted).
     method : str
         The solver that produced the bounds.
+    pairs : ndarray of int, shape (k, 2)
+        The ``(i, j)`` entries that were to be computed; with a symmetric matrix the others
+        mirror these (``i <= j``).
+    timeout : float or None
+        The time limit per pair used (None: none).
+    errors : dict
+        ``(i, j) -> reason`` for every failed entry.
+    interrupted : bool
+        Whether Ctrl-C stopped the batch before every pair was done.
     """
 
     lower_bound: np.ndarray
     upper_bound: np.ndarray
     time: np.ndarray
+    status: np.ndarray
     method: str
+    pairs: np.ndarray
+    timeout: float | None
+    errors: dict[tuple[int, int], str] = field(default_factory=dict)
+    interrupted: bool = False
 
     @property
     def distance(self) -> np.ndarray:
@@ -65,15 +111,59 @@ class PairwiseResult:
         return self.lower_bound >= self.upper_bound
 
     @property
+    def gap(self) -> np.ndarray:
+        """Relative gap ``(upper - lower) / upper`` per entry (0 where optimal, 1 where
+        nothing is known)."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            gap = (self.upper_bound - self.lower_bound) / self.upper_bound
+        return np.where(self.optimal, 0.0, np.nan_to_num(gap, nan=1.0))
+
+    @property
     def shape(self) -> tuple[int, int]:
         return self.upper_bound.shape
 
+    def counts(self) -> dict[str, int]:
+        """How many of :attr:`pairs` have each status.
+
+        >>> import gedkit
+        >>> gedkit.pairwise([gedkit.Graph([0]), gedkit.Graph([0, 1])]).counts()
+        {'optimal': 3, 'bounded': 0, 'failed': 0, 'pending': 0}
+        """
+        status = self.status[tuple(self.pairs.T)] if len(self.pairs) else np.array([])
+        return {name: int(np.sum(status == name)) for name in STATUSES}
+
+    def summary(self) -> str:
+        """One line: the limit used, how many pairs are not proven optimal and their mean gap,
+        how many failed or are pending.
+
+        >>> import gedkit
+        >>> gedkit.pairwise([gedkit.Graph([0]), gedkit.Graph([0, 1])]).summary()
+        '3 pairs, time limit 1 s per pair: all optimal'
+        """
+        counts = self.counts()
+        limit = _limit(self.timeout)
+        parts = []
+        if counts["bounded"]:
+            bounded = self.status[tuple(self.pairs.T)] == "bounded"
+            gaps = self.gap[tuple(self.pairs.T)][bounded]
+            parts.append(
+                f"{counts['bounded']} not proven optimal (mean gap {100 * gaps.mean():.1f}%, "
+                f"at most {100 * gaps.max():.1f}%)"
+            )
+        if counts["failed"]:
+            parts.append(f"{counts['failed']} failed")
+        if counts["pending"]:
+            parts.append(f"{counts['pending']} not done (interrupted)")
+        if not parts:
+            parts = ["all optimal"]
+        elif counts["optimal"]:
+            parts.insert(0, f"{counts['optimal']} optimal")
+        return f"{len(self.pairs)} pairs, {limit}: {', '.join(parts)}"
+
     def __repr__(self) -> str:
         rows, cols = self.shape
-        return (
-            f"<PairwiseResult {rows}x{cols} method={self.method} "
-            f"optimal={int(self.optimal.sum())}/{rows * cols}>"
-        )
+        counts = ", ".join(f"{name}={n}" for name, n in self.counts().items() if n)
+        return f"<PairwiseResult {rows}x{cols} method={self.method} {counts or 'empty'}>"
 
 
 def pairwise(
@@ -82,7 +172,7 @@ def pairwise(
     costs: str | CostModel = "uniform",
     method: str = "auto",
     *,
-    timeout: float | None = None,
+    timeout: float | None = DEFAULT_TIMEOUT,
     memory: int | None = None,
     n_jobs: int = 1,
     progress: bool | None = None,
@@ -99,20 +189,28 @@ def pairwise(
     graphs_a, graphs_b : iterables of Graph or networkx.Graph
         Rows and columns of the matrix. Without ``graphs_b`` the matrix is ``graphs_a`` against
         itself: the diagonal is 0 without solving (whenever matching a graph to itself is free),
-        and with a symmetric cost model each unordered pair is solved once.
+        and with a symmetric cost model each unordered pair is solved once. A graph that cannot
+        be read makes its entries failed, not the batch.
     costs : str or CostModel
         A cost-model name (see :func:`gedkit.costs.available`) or a model object.
     method : str
         A registered solver (see :func:`gedkit.methods`).
-    timeout : float, optional
-        Seconds per pair. Reaching it never raises: that entry holds the bounds found so far.
+    timeout : float or None
+        Seconds per pair, :data:`DEFAULT_TIMEOUT` (1 s) unless given; ``None`` runs every pair
+        to its proof, however long. Reaching it never raises: that entry holds the bounds found
+        so far, with status ``"bounded"`` unless they met.
     memory : int, optional
-        Bytes per pair for the search frontier (see :func:`gedkit.ged`).
+        Bytes per pair, passed to every solve (see :func:`gedkit.ged`). With ``n_jobs > 1``
+        each worker process is also watched: one whose resident memory passes its share of the
+        machine (90% of its memory / the number of workers) is stopped, its pair becomes a
+        failed entry, and a fresh worker goes on with the rest.
     n_jobs : int
         Worker processes; -1 uses every available core, -2 all but one, and so on.
     progress : bool, optional
-        Show a progress bar on stderr. By default it appears once the work has taken a couple
-        of seconds, and only when stderr is a terminal.
+        ``True``: a progress bar on stderr; ``False``: nothing. By default a bar appears on a
+        terminal once the work has taken a couple of seconds, and where stderr is not a
+        terminal (a file, a notebook) a plain line says every 10 s how far the batch is. Either
+        way a pair that runs long (10 s, or twice its time limit) is named once.
     chunk_size : int, optional
         Pairs per task handed to a worker (chosen automatically by default).
     node_label, edge_label : str, list of str or "*", optional
@@ -123,7 +221,15 @@ def pairwise(
     Returns
     -------
     PairwiseResult
-        Matrices ``distance`` (= ``upper_bound``), ``lower_bound``, ``optimal``, ``time``.
+        Matrices ``distance`` (= ``upper_bound``), ``lower_bound``, ``optimal``, ``time`` and
+        ``status``, the failed entries' ``errors``, and ``summary()``. A failed or pending
+        entry has bounds 0 and infinity. After Ctrl-C the pairs done so far come back, the
+        others ``"pending"``, with an :class:`InterruptedWarning`.
+
+    Raises
+    ------
+    OptionError, CostModelError
+        For an unknown method or cost model, or a bad option value, before any work starts.
 
     Examples
     --------
@@ -136,43 +242,100 @@ def pairwise(
     >>> m = gedkit.pairwise(graphs)
     >>> m.distance.tolist()
     [[0.0, 2.0, 3.0], [2.0, 0.0, 1.0], [3.0, 1.0, 0.0]]
-    >>> bool(m.optimal.all())
-    True
+    >>> bool(m.optimal.all()), m.counts()["optimal"]
+    (True, 6)
     >>> gedkit.pairwise(graphs[:1], graphs[1:]).distance.tolist()
     [[2.0, 3.0]]
     """
+    from gedkit.costs import get as get_costs
+    from gedkit.solvers import Budget, get_solver
+
     # Everything that can be wrong with the arguments is checked here, before any process starts.
-    rows = [as_graph(g, node_label, edge_label) for g in graphs_a]
-    square = graphs_b is None
-    cols = rows if square else [as_graph(g, node_label, edge_label) for g in graphs_b]
     model = get_costs(costs)
     solver = get_solver(method, **options)
-    Budget(timeout=timeout, memory=memory)
+    Budget(timeout=timeout, memory=memory)  # checks both values
     jobs = _resolve_jobs(n_jobs)
-    if chunk_size is not None and not (isinstance(chunk_size, int) and chunk_size > 0):
+    if chunk_size is not None and not _is_int(chunk_size, 1):
         raise OptionError(f"chunk_size must be a positive integer, got {chunk_size!r}")
+    if progress not in (None, True, False):
+        raise OptionError(f"progress must be True, False or None (automatic), got {progress!r}")
+    rows, bad_rows = _graphs(graphs_a, "graphs_a", node_label, edge_label)
+    square = graphs_b is None
+    cols, bad_cols = (
+        (rows, bad_rows) if square else _graphs(graphs_b, "graphs_b", node_label, edge_label)
+    )
 
-    pairs = _pairs(len(rows), len(cols), square, mirror=square and model.symmetric)
-    chunk = chunk_size or max(1, min(_MAX_CHUNK, len(pairs) // (4 * jobs)))
-    chunks = [pairs[k : k + chunk] for k in range(0, len(pairs), chunk)]
+    mirror = square and model.symmetric
+    pairs = _pairs(len(rows), len(cols), square, mirror)
+    shape = (len(rows), len(cols))
+    result = PairwiseResult(
+        lower_bound=np.zeros(shape), upper_bound=np.full(shape, np.inf), time=np.zeros(shape),
+        status=np.full(shape, "pending", dtype=f"<U{max(map(len, STATUSES))}"),
+        method=solver.name, pairs=pairs, timeout=timeout,
+    )
+    shown = _Progress(progress, len(pairs), timeout, rows, cols)
+
+    def record(i: int, j: int, entry: _Entry) -> None:
+        for a, b in ((i, j), (j, i)) if mirror else ((i, j),):
+            result.lower_bound[a, b], result.upper_bound[a, b] = entry.lower, entry.upper
+            result.time[a, b], result.status[a, b] = entry.time, entry.status
+            if entry.error is not None:
+                result.errors[a, b] = entry.error
+        shown.add(entry.status)
+
+    todo = []
+    for i, j in pairs.tolist():
+        reason = bad_rows.get(i) or bad_cols.get(j)
+        if reason is None:
+            todo.append((i, j))
+        else:
+            record(i, j, _Entry(0.0, math.inf, 0.0, "failed", reason))
+
     worker = _PairSolver(rows, cols, model, solver, timeout, memory, diagonal=square)
+    try:
+        result.interrupted = _run(worker, todo, jobs, chunk_size, record, shown)
+    except KeyboardInterrupt:
+        result.interrupted = True
+    finally:
+        shown.close()
+    if result.interrupted:
+        # an entry Ctrl-C caught half-recorded is pending like the others, with their bounds
+        pending = result.status == "pending"
+        result.lower_bound[pending], result.upper_bound[pending] = 0.0, math.inf
+        result.time[pending] = 0.0
+        counts = result.counts()
+        warnings.warn(
+            f"pairwise was interrupted: {len(pairs) - counts['pending']} of {len(pairs)} pairs "
+            f"done; the {counts['pending']} others have status 'pending' (bounds 0 and inf)",
+            InterruptedWarning,
+            stacklevel=2,
+        )
+    return result
 
-    bounds = np.zeros((3, len(rows), len(cols)))
-    for done, values in _run(worker, chunks, min(jobs, len(chunks)), progress, len(pairs)):
-        i, j = done[:, 0], done[:, 1]
-        bounds[:, i, j] = values.T
-        if square and model.symmetric:
-            bounds[:, j, i] = values.T
-    return PairwiseResult(bounds[0], bounds[1], bounds[2], solver.name)
+
+class _Entry(NamedTuple):
+    """One pair's outcome, as a worker sends it back."""
+
+    lower: float
+    upper: float
+    time: float
+    status: str
+    error: str | None = None
+    interrupted: bool = False  # the solve was stopped by Ctrl-C: stop the batch
+
+
+def _solve(solver: Solver, problem: Problem, budget: Budget) -> Result:
+    """The one place where pairwise runs a solve."""
+    return solver.solve(problem, budget)
 
 
 class _PairSolver:
-    """What a worker needs, received once; turns chunks of index pairs into bounds."""
+    """What a worker needs, received once; turns an index pair into an :class:`_Entry`."""
 
     def __init__(
         self,
-        rows: Sequence[Graph],
-        cols: Sequence[Graph],
+        rows: Sequence[Graph | None],
+        cols: Sequence[Graph | None],
         model: CostModel,
         solver: Solver,
         timeout: float | None,
@@ -184,18 +347,63 @@ class _PairSolver:
         self.timeout, self.memory = timeout, memory
         self.diagonal = diagonal
 
-    def solve_chunk(self, pairs: np.ndarray) -> np.ndarray:
-        """``(lower_bound, upper_bound, time)`` for each ``(i, j)`` row of ``pairs``."""
-        out = np.zeros((len(pairs), 3))
-        for k, (i, j) in enumerate(pairs.tolist()):
-            budget = Budget(timeout=self.timeout, memory=self.memory)
+    def entry(self, i: int, j: int) -> _Entry:
+        """Bounds for ``rows[i]`` → ``cols[j]``; any error becomes a failed entry (only
+        KeyboardInterrupt goes through)."""
+        from gedkit.solvers import Budget
+
+        budget = Budget(timeout=self.timeout, memory=self.memory)
+        try:
             problem = self.model.compile(self.rows[i], self.cols[j])
             # Costs are non-negative, so a free identity map proves distance 0.
             if self.diagonal and i == j and problem.cost(np.arange(problem.n1)) == 0:
-                continue
-            result = self.solver.solve(problem, budget)
-            out[k] = result.lower_bound, result.upper_bound, result.time
-        return out
+                return _Entry(0.0, 0.0, 0.0, "optimal")
+            result = _solve(self.solver, problem, budget)
+        except Exception as exc:  # a user cost function, a label the model rejects, memory...
+            return _Entry(0.0, math.inf, budget.elapsed(), "failed", _reason(exc))
+        return _Entry(
+            result.lower_bound, result.upper_bound, result.time,
+            "optimal" if result.optimal else "bounded",
+            interrupted=result.stats.get("stopped") == "interrupted",
+        )
+
+
+def _reason(exc: BaseException) -> str:
+    """An exception as one line: gedkit's own messages as they are, others with their type."""
+    text = " ".join(str(exc).split())
+    if isinstance(exc, GedkitError):
+        return text
+    if isinstance(exc, MemoryError):
+        return f"out of memory ({text})" if text else "out of memory"
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _graphs(
+    graphs: Iterable[Any], side: str, node_label: Any, edge_label: Any
+) -> tuple[list[Graph | None], dict[int, str]]:
+    """The inputs as Graphs (None where one cannot be read) and the reason per bad index."""
+    from gedkit.inputs import as_graph, as_graphs
+
+    if isinstance(graphs, (str, bytes)) or not isinstance(graphs, Iterable):
+        raise GraphError(
+            f"{side} must be an iterable of graphs, got {type(graphs).__name__}; "
+            "read a collection file with gedkit.read_all(path)"
+        )
+    items = list(graphs)
+    try:
+        return list(as_graphs(items, node_label, edge_label)), {}  # one notice for them all
+    except Exception:  # one cannot be read: find which, one by one
+        pass
+    out: list[Graph | None] = []
+    bad: dict[int, str] = {}
+    for k, g in enumerate(items):
+        try:
+            out.append(as_graph(g, node_label, edge_label))
+        except Exception as exc:  # one unreadable graph fails its entries, not the batch
+            out.append(None)
+            name = getattr(g, "name", None)
+            bad[k] = f"{side}[{k}]{f' ({name})' if name else ''}: {_reason(exc)}"
+    return out, bad
 
 
 def _pairs(n_rows: int, n_cols: int, square: bool, mirror: bool) -> np.ndarray:
@@ -205,71 +413,81 @@ def _pairs(n_rows: int, n_cols: int, square: bool, mirror: bool) -> np.ndarray:
     return np.stack([i[keep], j[keep]], axis=1)
 
 
+def _is_int(value: Any, minimum: int) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= minimum
+
+
 def _resolve_jobs(n_jobs: int) -> int:
-    if not isinstance(n_jobs, int) or isinstance(n_jobs, bool) or n_jobs == 0:
+    if not _is_int(n_jobs, -(1 << 62)) or n_jobs == 0:
         raise OptionError(f"n_jobs must be a non-zero integer (-1 = all cores), got {n_jobs!r}")
     if n_jobs > 0:
-        return n_jobs
+        return int(n_jobs)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     jobs = (cores or 1) + 1 + n_jobs
     if jobs < 1:
         raise OptionError(f"n_jobs={n_jobs} leaves no worker on {cores} cores")
-    return jobs
+    return int(jobs)
 
 
-def _run(worker: _PairSolver, chunks: list[np.ndarray], jobs: int, progress, total: int):
-    """Yield ``(pairs, values)`` per chunk, from this process or a pool of ``jobs``."""
-    pool = _pool(worker, jobs) if jobs > 1 else None
-    finished = False
-    try:
-        if pool is None:
-            bar = _progress_bar(progress, total)
-            for pairs in chunks:
-                yield pairs, worker.solve_chunk(pairs)
-                bar.update(len(pairs))
-        else:
-            futures = {pool.submit(_solve_chunk, pairs): pairs for pairs in chunks}
-            # the bar (and its monitor thread) only after the workers have been forked
-            bar = _progress_bar(progress, total)
-            pending = set(futures)
-            while pending:
-                done, pending = wait(pending, return_when=FIRST_EXCEPTION)
-                for future in done:
-                    yield futures[future], future.result()
-                    bar.update(len(futures[future]))
-        bar.close()
-        finished = True
-    except BrokenProcessPool as exc:
-        raise GedkitError(
-            "a pairwise worker process died (out of memory?); try fewer n_jobs or a memory cap"
-        ) from exc
-    finally:
-        if pool is not None:
-            if not finished:  # an error or Ctrl-C: stop the solves still running, don't wait
-                for process in list((getattr(pool, "_processes", None) or {}).values()):
-                    process.terminate()
-            pool.shutdown(wait=True, cancel_futures=True)
+def _run(
+    worker: _PairSolver,
+    todo: list[tuple[int, int]],
+    jobs: int,
+    chunk_size: int | None,
+    record: Callable[[int, int, _Entry], None],
+    shown: _Progress,
+) -> bool:
+    """Solve ``todo``, calling ``record`` per pair as it is done, in this process or in
+    ``jobs`` workers; True if Ctrl-C stopped a solve (KeyboardInterrupt goes through)."""
+    context = _context(worker) if jobs > 1 and len(todo) > 1 else None
+    if context is None:
+        return _run_here(worker, todo, record, shown)
+    chunk = chunk_size or max(1, min(_MAX_CHUNK, len(todo) // (4 * jobs)))
+    chunks = deque(todo[k : k + chunk] for k in range(0, len(todo), chunk))
+    return _run_pool(worker, chunks, min(jobs, len(chunks)), context, record, shown)
+
+
+def _run_here(worker: _PairSolver, todo, record, shown: _Progress) -> bool:
+    running: dict[tuple[int, int], float] = {}
+    with _Ticker(shown, running):
+        for i, j in todo:
+            running[i, j] = time.perf_counter()
+            entry = worker.entry(i, j)
+            del running[i, j]
+            record(i, j, entry)
+            if entry.interrupted:
+                return True
+    return False
+
+
+class _Ticker(threading.Thread):
+    """Looks at the progress every tick while this process solves (the bar's clock, plain
+    lines, long-pair notices)."""
+
+    def __init__(self, shown: _Progress, running: dict):
+        super().__init__(name="gedkit-pairwise-progress", daemon=True)
+        self.shown, self.running, self.stop = shown, running, threading.Event()
+
+    def run(self) -> None:
+        while not self.stop.wait(_TICK):
+            self.shown.tick(list(self.running.items()))
+
+    def __enter__(self) -> _Ticker:
+        if self.shown.active:
+            self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        if self.is_alive():
+            self.join()
 
 
 # -- worker processes ------------------------------------------------------------------------
 
-_WORKER: _PairSolver | None = None
 
-
-def _init_worker(worker: _PairSolver) -> None:
-    global _WORKER
-    _WORKER = worker
-    # Ctrl-C is the parent's to handle: it stops the workers
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _solve_chunk(pairs: np.ndarray) -> np.ndarray:
-    assert _WORKER is not None, "worker process was not initialised"
-    return _WORKER.solve_chunk(pairs)
-
-
-def _pool(worker: _PairSolver, jobs: int) -> ProcessPoolExecutor | None:
-    """A pool whose workers hold ``worker``; None (run here) when no pool can be had."""
+def _context(worker: _PairSolver) -> Any:
+    """A multiprocessing context that can hand ``worker`` over; None (run here) if none can."""
     methods = multiprocessing.get_all_start_methods()
     # fork hands the state over without pickling, so user cost callables (lambdas) work too
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
@@ -284,38 +502,253 @@ def _pool(worker: _PairSolver, jobs: int) -> ProcessPoolExecutor | None:
                 stacklevel=4,
             )
             return None
+    return context
+
+
+def _serve(worker: _PairSolver, conn: Any) -> None:
+    """A worker process: solve the chunks received, sending each pair's entry back."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's: it stops the workers
     try:
-        return ProcessPoolExecutor(
-            jobs, mp_context=context, initializer=_init_worker, initargs=(worker,)
+        while (chunk := conn.recv()) is not None:
+            for i, j in chunk:
+                conn.send(worker.entry(i, j))
+    except (EOFError, BrokenPipeError):  # the parent has gone
+        pass
+
+
+class _Worker:
+    """The parent's handle on one worker process and the chunk it is working through."""
+
+    def __init__(self, context: Any, worker: _PairSolver):
+        self.conn, child = context.Pipe()
+        self.process = context.Process(target=_serve, args=(worker, child), daemon=True)
+        self.process.start()
+        child.close()
+        self.chunk: list[tuple[int, int]] = []
+        self.received = 0
+        self.since = 0.0  # when the pair in progress started
+
+    @property
+    def busy(self) -> bool:
+        return self.received < len(self.chunk)
+
+    @property
+    def current(self) -> tuple[int, int]:
+        return self.chunk[self.received]
+
+    def give(self, chunk: list[tuple[int, int]]) -> None:
+        self.chunk, self.received, self.since = chunk, 0, time.perf_counter()
+        self.conn.send(chunk)
+
+    def receive(self) -> list[tuple[tuple[int, int], _Entry]]:
+        """The entries the worker has sent so far."""
+        out = []
+        try:
+            while self.busy and self.conn.poll():
+                out.append((self.current, self.conn.recv()))
+                self.received += 1
+                self.since = time.perf_counter()
+        except (EOFError, OSError):  # it died mid-message: that pair is lost with it
+            pass
+        return out
+
+    def stop(self, wait: bool) -> None:
+        if wait and self.process.is_alive():
+            with contextlib.suppress(OSError):
+                self.conn.send(None)
+            self.process.join(timeout=5)
+        if self.process.is_alive():
+            self.process.terminate()
+        self.process.join()
+        self.conn.close()
+
+
+def _run_pool(worker, chunks: deque, jobs: int, context, record, shown: _Progress) -> bool:
+    """Feed ``chunks`` to ``jobs`` worker processes, replacing any that dies or outgrows its
+    share of memory; its pair in progress becomes a failed entry."""
+    limit = _worker_memory_limit(jobs)
+    workers: list[_Worker] = []
+    finished = False
+    try:
+        workers = [_Worker(context, worker) for _ in range(jobs)]
+        while True:
+            for w in workers:
+                if not w.busy and chunks:
+                    w.give(chunks.popleft())
+            busy = [w for w in workers if w.busy]
+            if not busy:
+                finished = True
+                return False
+            multiprocessing.connection.wait(
+                [w.conn for w in busy] + [w.process.sentinel for w in busy], timeout=_TICK
+            )
+            for k, w in enumerate(workers):
+                for (i, j), entry in w.receive():
+                    record(i, j, entry)
+                    if entry.interrupted:
+                        return True
+                reason = _lost(w, limit)
+                if reason is None:
+                    continue
+                for (i, j), entry in w.receive():  # what it sent before it went
+                    record(i, j, entry)
+                if w.busy:
+                    record(*w.current, _Entry(
+                        0.0, math.inf, time.perf_counter() - w.since, "failed", reason
+                    ))
+                    if w.received + 1 < len(w.chunk):
+                        chunks.appendleft(w.chunk[w.received + 1 :])
+                w.stop(wait=False)
+                workers[k] = _Worker(context, worker)
+            shown.tick([(w.current, w.since) for w in workers if w.busy])
+    finally:
+        for w in workers:
+            w.stop(wait=finished)
+
+
+def _lost(w: _Worker, limit: int | None) -> str | None:
+    """Why worker ``w`` can no longer go on (it died, or it was stopped for taking more than
+    ``limit`` bytes), or None while it is fine."""
+    rss = _resident(w.process.pid) if limit is not None and w.process.is_alive() else None
+    if rss is not None and rss > limit:
+        w.process.kill()
+        w.process.join()
+        return (
+            f"stopped: its worker process took {rss / 2**30:.1f} GiB, more than its share of "
+            f"this machine's memory ({limit / 2**30:.1f} GiB); give memory= to cap the solve"
         )
-    except (OSError, ImportError, NotImplementedError) as exc:  # no semaphores on this system
-        warnings.warn(
-            f"running pairwise in one process: cannot start worker processes ({exc})",
-            RuntimeWarning,
-            stacklevel=4,
-        )
+    if w.process.is_alive():
+        return None
+    w.process.join()
+    code = w.process.exitcode
+    if code is not None and code < 0:
+        name = signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else -code
+        hint = " (out of memory?)" if -code == signal.SIGKILL else ""
+        return f"its worker process was killed by signal {name}{hint}"
+    return f"its worker process exited with status {code}"
+
+
+def _worker_memory_limit(jobs: int) -> int | None:
+    """Resident bytes above which a worker is stopped: its share of the machine's memory
+    (None where the system does not say)."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return None
+    return int(_MEMORY_SHARE * total / jobs)
+
+
+def _resident(pid: int) -> int | None:
+    """Resident memory of process ``pid`` in bytes (Linux /proc), None if unknown."""
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
         return None
 
 
-class _NoBar:
-    def update(self, n: int) -> None:
-        pass
+# -- what the user sees ----------------------------------------------------------------------
+
+
+class _Progress:
+    """Progress of a batch on stderr: a bar on a terminal, plain lines elsewhere, and a notice
+    for a pair that runs long. Called from the solving loop and from a ticker thread."""
+
+    def __init__(self, progress: bool | None, total: int, timeout: float | None, rows, cols):
+        self.total, self.timeout, self.rows, self.cols = total, timeout, rows, cols
+        self.counts = dict.fromkeys(STATUSES, 0)
+        self.start = time.perf_counter()
+        self.next_line = self.start + _LINE_EVERY
+        self.long = max(_LONG_PAIR, 2 * timeout) if timeout is not None else _LONG_PAIR
+        self.noticed: set[tuple[int, int]] = set()
+        self.spoke = False
+        self.lock = threading.Lock()
+        self.bar = None
+        self.active = progress is not False and total > 0
+        self.lines = self.active and progress is None and not _is_terminal(sys.stderr)
+        if self.active and not self.lines:
+            self.bar = _bar(total, delay=_BAR_DELAY if progress is None else 0)
+
+    def add(self, status: str) -> None:
+        with self.lock:
+            self.counts[status] += 1
+            if self.bar is not None:
+                self.bar.update(1)
+
+    def tick(self, running: list[tuple[tuple[int, int], float]]) -> None:
+        if not self.active:
+            return
+        now = time.perf_counter()
+        with self.lock:
+            if self.bar is not None and now - self.start >= _BAR_DELAY:
+                self.bar.refresh()  # the elapsed time moves even while a long pair runs
+            if self.lines and now >= self.next_line:
+                self._say(self._line(now))
+                self.next_line = now + _LINE_EVERY
+            for pair, since in running:
+                if pair not in self.noticed and now - since >= self.long:
+                    self.noticed.add(pair)
+                    self._say(f"pairwise: pair {self._name(pair)} has run {now - since:.0f} s "
+                              f"({_limit(self.timeout)})")
 
     def close(self) -> None:
-        pass
+        with self.lock:
+            if self.bar is not None:
+                self.bar.close()
+            if self.spoke and self.lines:
+                self._say(self._line(time.perf_counter()))
+            self.active = False
+
+    def _line(self, now: float) -> str:
+        done = sum(self.counts[s] for s in ("optimal", "bounded", "failed"))
+        extra = "".join(
+            f", {self.counts[key]} {what}"
+            for key, what in (("bounded", "not proven optimal"), ("failed", "failed"))
+            if self.counts[key]
+        )
+        return f"pairwise: {done}/{self.total} pairs done{extra}, {now - self.start:.0f} s"
+
+    def _name(self, pair: tuple[int, int]) -> str:
+        i, j = pair
+        names = [getattr(g, "name", None) for g in (self.rows[i], self.cols[j])]
+        return f"({i}, {j})" + (f" {names[0]} vs {names[1]}" if all(names) else "")
+
+    def _say(self, text: str) -> None:
+        self.spoke = True
+        if self.bar is not None:
+            self.bar.write(text, file=sys.stderr)
+        else:
+            print(text, file=sys.stderr, flush=True)
 
 
-def _progress_bar(progress: bool | None, total: int):
-    if progress is False or total == 0:
-        return _NoBar()
+def _limit(timeout: float | None) -> str:
+    return "no time limit" if timeout is None else f"time limit {timeout:g} s per pair"
+
+
+def _is_terminal(stream: Any) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _bar(total: int, delay: float) -> Any:
     from tqdm import tqdm
 
-    auto = progress is None
-    return tqdm(
-        total=total,
-        unit="pair",
-        desc="pairwise",
-        file=sys.stderr,
-        disable=None if auto else False,  # None: only on a terminal
-        delay=_PROGRESS_DELAY if auto else 0,
-    )
+    class Bar(tqdm):
+        monitor_interval = 0  # no monitor thread: worker processes are forked while it runs
+
+    return Bar(total=total, unit="pair", desc="pairwise", file=sys.stderr, delay=delay)
+
+
+class _CallableModule(types.ModuleType):
+    """``gedkit.pairwise`` is this module once it is imported (the package's lazy attribute of
+    that name gives way to the submodule), so the module calls :func:`pairwise`."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> PairwiseResult:
+        return pairwise(*args, **kwargs)
+
+    __call__.__doc__ = pairwise.__doc__
+
+
+sys.modules[__name__].__class__ = _CallableModule

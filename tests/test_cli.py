@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import csv
 import json
+import os
+import select
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import ClassVar
 
@@ -17,7 +21,9 @@ from helpers import random_graph
 
 import gedkit
 from gedkit.cli import main
+from gedkit.cli._pairwise import CSV_COLUMNS
 from gedkit.io import read, read_all
+from gedkit.pairwise import DEFAULT_TIMEOUT
 from gedkit.solvers.exact.tree_search import AStar
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -60,6 +66,8 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
 def assert_one_line_error(code: int, out: str, err: str, *fragments: str) -> None:
     assert code == 2
     assert out == ""
+    # notes said while reading (unlabelled inputs) may come first
+    err = "".join(line for line in err.splitlines(True) if not line.startswith("gedkit: note: "))
     assert err.startswith("gedkit: error: ") and err.endswith("\n")
     assert "\n" not in err[:-1] and "Traceback" not in err
     for fragment in fragments:
@@ -80,16 +88,24 @@ def test_help_lists_commands(capsys):
         assert command in out
 
 
-def test_methods(capsys):
+def test_methods_lists_both_questions(capsys):
     code, out, _ = run(capsys, "methods")
     assert code == 0
-    for name, summary in gedkit.methods().items():
-        assert any(line.startswith(name) and summary in line for line in out.splitlines())
+    ged_part, mces_part = out.split("\n\n")
+    assert ged_part.startswith("GED methods") and mces_part.startswith("MCES methods")
+    for part, methods in ((ged_part, gedkit.methods()), (mces_part, gedkit.mces.methods())):
+        lines = [line.strip() for line in part.splitlines()]
+        for name, summary in methods.items():
+            assert any(line.startswith(name) and summary in line for line in lines)
+    assert "kicks=10000" in mces_part and "beam_width=5" in ged_part
     code, out, _ = run(capsys, "methods", "--json")
-    listed = {m["name"]: m for m in json.loads(out)}
-    assert listed.keys() == gedkit.methods().keys()
-    assert listed["exact"]["exact"] is True
-    assert "memory" in listed["astar"]["options"]
+    listed = {question: {m["name"]: m for m in found}
+              for question, found in json.loads(out).items()}
+    assert listed["ged"].keys() == gedkit.methods().keys()
+    assert listed["mces"].keys() == gedkit.mces.methods().keys()
+    assert listed["ged"]["exact"]["exact"] is True and listed["mces"]["ga"]["exact"] is False
+    assert "memory" in listed["ged"]["astar"]["options"]
+    assert listed["mces"]["ga"]["options"]["kicks"] == 10000
 
 
 def test_costs(capsys):
@@ -230,12 +246,35 @@ def test_pairwise_json_matches_api(capsys, files):
     code, out, _ = run(capsys, "pairwise", files["both"], files["c"], *LABEL_ARGS, "--json")
     assert code == 0
     data = json.loads(out)
+    assert data.keys() == {
+        "rows", "columns", "method", "timeout", "distance", "lower_bound", "upper_bound",
+        "optimal", "time", "status", "errors", "counts", "interrupted",
+    }
     graphs = read_all(files["both"], **LABELS) + read_all(files["c"], **LABELS)
     expected = gedkit.pairwise(graphs, progress=False)
     assert data["rows"] == data["columns"] == ["ethanol", "methylamine", "acetaldehyde"]
     np.testing.assert_array_equal(data["distance"], expected.distance)
     np.testing.assert_array_equal(data["lower_bound"], expected.lower_bound)
+    np.testing.assert_array_equal(data["upper_bound"], expected.upper_bound)
     assert np.all(data["optimal"]) and data["method"] == "auto"
+    assert np.all(np.array(data["status"]) == "optimal") and data["errors"] == []
+    assert data["timeout"] == DEFAULT_TIMEOUT and data["interrupted"] is False
+    assert data["counts"] == {"optimal": 6, "bounded": 0, "failed": 0, "pending": 0}
+
+
+@pytest.mark.parametrize(
+    ("given", "timeout"),
+    [([], DEFAULT_TIMEOUT), (["--timeout", "none"], None), (["--timeout", "5"], 5.0)],
+)
+def test_pairwise_timeout(capsys, files, given, timeout):
+    code, out, err = run(capsys, "pairwise", files["a"], files["b"], *LABEL_ARGS, *given, "--json")
+    assert code == 0, err
+    assert json.loads(out)["timeout"] == timeout
+
+
+def test_pairwise_timeout_must_be_seconds(capsys, files):
+    code, out, err = run(capsys, "pairwise", files["a"], "--timeout", "soon")
+    assert code == 2 and out == "" and "'soon' is not a number of seconds or 'none'" in err
 
 
 def test_pairwise_against_with_jobs(capsys, files):
@@ -253,20 +292,110 @@ def test_pairwise_against_with_jobs(capsys, files):
 def test_pairwise_table(capsys, files):
     code, out, _ = run(capsys, "pairwise", files["a"], files["b"], *LABEL_ARGS)
     assert code == 0
-    header, first, second = out.splitlines()
+    header, first, second, summary = out.splitlines()
     assert header.split() == ["ethanol", "methylamine"]
     assert first.split() == ["ethanol", "0", "3"] and second.split() == ["methylamine", "3", "0"]
+    assert summary == f"3 pairs, time limit {DEFAULT_TIMEOUT:g} s per pair: all optimal"
 
 
-def test_pairwise_csv(capsys, files, tmp_path):
-    target = tmp_path / "matrix.csv"
+def test_pairwise_csv_one_row_per_pair(capsys, files, tmp_path):
+    target = tmp_path / "pairs.csv"
     code, out, _ = run(capsys, "pairwise", files["both"], *LABEL_ARGS, "--csv", target)
-    assert code == 0 and str(target) in out
-    rows = list(csv.reader(target.open()))
-    assert rows == [["", "ethanol", "methylamine"],
-                    ["ethanol", "0.0", "3.0"], ["methylamine", "3.0", "0.0"]]
-    code, out, _ = run(capsys, "pairwise", files["both"], *LABEL_ARGS, "--csv", "-")
-    assert list(csv.reader(out.splitlines())) == rows
+    assert code == 0 and str(target) in out and "3 pairs, time limit" in out
+    text = target.read_bytes().decode()
+    assert "\r" not in text and text.endswith("\n")
+    rows = list(csv.DictReader(text.splitlines()))
+    assert list(rows[0]) == list(CSV_COLUMNS)
+    assert [(r["row"], r["column"], r["distance"], r["lower_bound"], r["upper_bound"],
+             r["optimal"], r["status"], r["error"]) for r in rows] == [
+        ("ethanol", "ethanol", "0.0", "0.0", "0.0", "true", "optimal", ""),
+        ("ethanol", "methylamine", "3.0", "3.0", "3.0", "true", "optimal", ""),
+        ("methylamine", "methylamine", "0.0", "0.0", "0.0", "true", "optimal", ""),
+    ]
+    assert all(float(r["time"]) >= 0 for r in rows)
+    code, out, err = run(capsys, "pairwise", files["both"], *LABEL_ARGS, "--csv", "-")
+    untimed = [{**r, "time": ""} for r in csv.DictReader(out.splitlines())]
+    assert untimed == [{**r, "time": ""} for r in rows] and "3 pairs, time limit" in err
+
+
+def test_pairwise_failed_pairs_are_reported_and_the_rest_done(capsys, files, tmp_path):
+    odd = tmp_path / "odd.json"  # its atoms are under "element", which CHEM_2 does not read
+    odd.write_text(json.dumps(node_link({0: "C", 1: "N"}, [(0, 1, 1)], "odd")).replace(
+        '"atom"', '"element"'))
+    argv = ["pairwise", files["a"], files["b"], odd, "--node-label", "*", "--edge-label", "*",
+            "--costs", "chem_2"]
+    code, out, err = run(capsys, *argv, "--json")
+    assert code == 1
+    data = json.loads(out)
+    status = np.array(data["status"])
+    assert (status[2] == "failed").all() and (status[:, 2] == "failed").all()
+    assert (status[:2, :2] == "optimal").all()
+    assert data["upper_bound"][0][2] is None and data["lower_bound"][0][2] == 0
+    assert [(e["row"], e["column"]) for e in data["errors"]] == [
+        ("ethanol", "odd"), ("methylamine", "odd"), ("odd", "odd")]
+    assert all("'element'" in e["error"] for e in data["errors"])
+    failures = err.splitlines()
+    assert len(failures) == 3 and failures[0].startswith("gedkit: pair ethanol vs odd failed: ")
+    code, out, _ = run(capsys, *argv)
+    assert code == 1 and "x failed" in out and "3 pairs" not in out and "6 pairs" in out
+    assert out.splitlines()[-1].endswith(": 3 optimal, 3 failed")
+
+
+def test_pairwise_option_errors_are_one_line(capsys, files):
+    assert_one_line_error(*run(capsys, "pairwise", files["a"], "--timeout", "-1"), "timeout")
+    assert_one_line_error(*run(capsys, "pairwise", files["a"], "--jobs", "0"), "n_jobs")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process")
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_pairwise_ctrl_c_writes_the_pairs_done(tmp_path, jobs):
+    # small graphs and one pair no search proves: Ctrl-C once that pair has run a while
+    rng = np.random.default_rng(1)
+    graphs = [random_graph(rng, n, p=0.3, name=f"s{n}") for n in (3, 4, 5)]
+    graphs += [random_graph(rng, 30, p=0.2, name=f"big{k}") for k in range(2)]
+    paths = [tmp_path / f"{g.name}.json" for g in graphs]
+    for g, path in zip(graphs, paths, strict=True):
+        gedkit.write(g, path)
+    out = tmp_path / "pairs.csv"
+    # the child is the CLI with the long-pair notice due after 0.5 s instead of 10 s
+    child = ("import sys, gedkit.pairwise as p; p._LONG_PAIR = 0.5; from gedkit.cli import main; "
+             "sys.exit(main())")
+    proc = subprocess.Popen(
+        [sys.executable, "-c", child, "pairwise", *map(str, paths), "--node-label", "label",
+         "--edge-label", "label", "--method", "dfs",
+         "--timeout", "none", "--jobs", jobs, "--csv", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    try:
+        seen = _read_until(proc, b"pair (3, 4) big0 vs big1 has run", seconds=120)
+        assert b"has run" in seen, seen.decode()
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    stderr = (seen + stderr).decode()
+    assert proc.returncode == 130, stderr
+    assert "interrupted; the pairs done are kept" in stderr and "Traceback" not in stderr
+    assert str(out) in stdout.decode()
+    rows = {(r["row"], r["column"]): r for r in csv.DictReader(out.open())}
+    assert len(rows) == 15 and rows["big0", "big1"]["status"] == "pending"
+    assert rows["big0", "big1"]["upper_bound"] == "inf"
+    done = [key for key, r in rows.items() if r["status"] == "optimal"]
+    assert len(done) >= 13
+    names = {g.name: g for g in graphs}
+    for a, b in done:
+        assert float(rows[a, b]["distance"]) == gedkit.ged(names[a], names[b]).distance
+
+
+def _read_until(proc: subprocess.Popen, text: bytes, seconds: float) -> bytes:
+    """What the child writes on stderr until ``text`` appears (or it ends, or time is up)."""
+    deadline = time.monotonic() + seconds
+    seen = b""
+    while text not in seen and proc.poll() is None and time.monotonic() < deadline:
+        ready, _, _ = select.select([proc.stderr], [], [], deadline - time.monotonic())
+        if ready:
+            seen += os.read(proc.stderr.fileno(), 4096)
+    return seen
 
 
 @pytest.mark.skipif(not (EXAMPLES / "caffeine.json").exists(), reason="examples not bundled")

@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import math
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +15,11 @@ from gedkit.cli._args import add_solver_arguments, solve_options
 from gedkit.cli._inputs import add_input_arguments, read_file
 from gedkit.errors import GedkitError
 from gedkit.graph import Graph
-from gedkit.pairwise import PairwiseResult, pairwise
+from gedkit.pairwise import DEFAULT_TIMEOUT, InterruptedWarning, PairwiseResult, pairwise
+
+CSV_COLUMNS = ("row", "column", "distance", "lower_bound", "upper_bound", "optimal", "time",
+               "status", "error")
+_MAX_FAILURES_SHOWN = 10
 
 
 def register(subparsers: Any) -> None:
@@ -21,7 +27,11 @@ def register(subparsers: Any) -> None:
         "pairwise",
         help="distance matrix between graphs",
         description="Graph edit distances between all graphs in FILES (each file may hold a "
-        "collection), or between those and the graphs of --against.",
+        "collection), or between those and the graphs of --against. Every pair is bounded by "
+        f"a time limit ({DEFAULT_TIMEOUT:g} s unless --timeout says otherwise); a pair that "
+        "cannot be solved is reported as failed while the others go on.",
+        epilog="Exit status: 0 when every pair was done, 1 when some failed (the reasons on "
+        "stderr), 2 for bad input, 130 after Ctrl-C (the pairs done are still written).",
         allow_abbrev=False,
     )
     parser.add_argument("files", nargs="+", metavar="FILE", help="graph or collection files")
@@ -31,35 +41,68 @@ def register(subparsers: Any) -> None:
     )
     add_input_arguments(parser)
     add_solver_arguments(parser)
+    _bounded_timeout(parser)
     parser.add_argument(
         "--jobs", type=int, default=1, metavar="N", help="worker processes (-1 = all cores)"
     )
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="print JSON for programs")
     output.add_argument(
-        "--csv", metavar="OUT", help="write the distance matrix as CSV to OUT ('-' = stdout)"
+        "--csv", metavar="OUT",
+        help=f"write one CSV row per pair to OUT ('-' = stdout): {','.join(CSV_COLUMNS)}",
     )
     parser.set_defaults(run=run, command_parser=parser)
 
 
+def _bounded_timeout(parser: argparse.ArgumentParser) -> None:
+    """pairwise's --timeout: a limit per pair by default, 'none' to ask for none."""
+    action = parser._option_string_actions["--timeout"]
+    action.type, action.default = _seconds, DEFAULT_TIMEOUT
+    action.help = (
+        f"seconds per pair (default {DEFAULT_TIMEOUT:g}); 'none' runs every pair to its "
+        "proof, however long"
+    )
+
+
+def _seconds(text: str) -> float | None:
+    if text.strip().lower() == "none":
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a number of seconds or 'none'"
+        ) from None
+
+
 def run(args: argparse.Namespace) -> int:
-    options = solve_options(args, "timeout", "memory")
+    options = {
+        **solve_options(args, "memory"), "costs": args.costs, "method": args.method,
+        "timeout": args.timeout, "n_jobs": args.jobs,
+    }
+    pairwise([], progress=False, **options)  # every option checked before any file is read
     rows, row_names = _load(args.files, args)
     cols, col_names = _load(args.against, args) if args.against else (None, row_names)
-    result = pairwise(
-        rows, cols, costs=args.costs, method=args.method, n_jobs=args.jobs, **options
-    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", InterruptedWarning)  # said below, in CLI words
+        result = pairwise(rows, cols, **options)
+    summary = result.summary()
     if args.json:
-        print(json.dumps(_as_dict(result, row_names, col_names)))
+        print(json.dumps(_as_dict(result, row_names, col_names), allow_nan=False))
     elif args.csv == "-":
         _write_csv(sys.stdout, result, row_names, col_names)
+        print(f"gedkit: {summary}", file=sys.stderr)
     elif args.csv:
         with open(args.csv, "w", newline="", encoding="utf-8") as out:
             _write_csv(out, result, row_names, col_names)
-        print(f"wrote the {result.shape[0]}x{result.shape[1]} distance matrix to {args.csv}")
+        print(f"wrote {len(result.pairs)} pairs to {args.csv}: {summary}")
     else:
         print(_table(result, row_names, col_names))
-    return 0
+    _tell_failures(result, row_names, col_names)
+    if result.interrupted:
+        print(f"gedkit: interrupted; the pairs done are kept ({summary})", file=sys.stderr)
+        return 130
+    return 1 if result.counts()["failed"] else 0
 
 
 def _load(files: list[str], args: argparse.Namespace) -> tuple[list[Graph], list[str]]:
@@ -76,31 +119,64 @@ def _load(files: list[str], args: argparse.Namespace) -> tuple[list[Graph], list
 
 
 def _as_dict(result: PairwiseResult, rows: list[str], cols: list[str]) -> dict:
+    """Matrices indexed like ``rows`` x ``columns``; an unknown upper bound (failed, pending)
+    is null."""
     return {
         "rows": rows,
         "columns": cols,
         "method": result.method,
-        "distance": result.distance.tolist(),
+        "timeout": result.timeout,
+        "distance": _finite(result.distance),
         "lower_bound": result.lower_bound.tolist(),
-        "upper_bound": result.upper_bound.tolist(),
+        "upper_bound": _finite(result.upper_bound),
         "optimal": result.optimal.tolist(),
         "time": result.time.tolist(),
+        "status": result.status.tolist(),
+        "errors": [
+            {"row": rows[i], "column": cols[j], "error": result.errors[i, j]}
+            for i, j in _failed(result)
+        ],
+        "counts": result.counts(),
+        "interrupted": result.interrupted,
     }
 
 
+def _finite(matrix: Any) -> list:
+    return [[x if math.isfinite(x) else None for x in row] for row in matrix.tolist()]
+
+
+def _failed(result: PairwiseResult) -> list[tuple[int, int]]:
+    """The failed pairs among those computed (not their mirrors)."""
+    return [(i, j) for i, j in result.pairs.tolist() if result.status[i, j] == "failed"]
+
+
 def _write_csv(out: Any, result: PairwiseResult, rows: list[str], cols: list[str]) -> None:
-    writer = csv.writer(out)
-    writer.writerow(["", *cols])
-    for name, values in zip(rows, result.distance.tolist(), strict=True):
-        writer.writerow([name, *values])
+    """One row per pair computed (each unordered pair once in a symmetric matrix)."""
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for i, j in result.pairs.tolist():
+        writer.writerow([
+            rows[i], cols[j], result.distance[i, j], result.lower_bound[i, j],
+            result.upper_bound[i, j], "true" if result.optimal[i, j] else "false",
+            f"{result.time[i, j]:.6g}", result.status[i, j], result.errors.get((i, j), ""),
+        ])
+
+
+def _tell_failures(result: PairwiseResult, rows: list[str], cols: list[str]) -> None:
+    failed = _failed(result)
+    for i, j in failed[:_MAX_FAILURES_SHOWN]:
+        print(f"gedkit: pair {rows[i]} vs {cols[j]} failed: {result.errors[i, j]}",
+              file=sys.stderr)
+    if len(failed) > _MAX_FAILURES_SHOWN:
+        print(f"gedkit: ... and {len(failed) - _MAX_FAILURES_SHOWN} more failed pairs "
+              "(--json or --csv lists them all)", file=sys.stderr)
 
 
 def _table(result: PairwiseResult, rows: list[str], cols: list[str]) -> str:
-    """The matrix for people; ``*`` marks distances not proven optimal."""
-    cells = [
-        [f"{d:g}" + ("" if ok else "*") for d, ok in zip(drow, orow, strict=True)]
-        for drow, orow in zip(result.distance.tolist(), result.optimal.tolist(), strict=True)
-    ]
+    """The matrix for people; ``*`` marks distances not proven optimal, ``x`` failed pairs and
+    ``?`` those not done; then the summary."""
+    cells = [[_cell(d, s) for d, s in zip(drow, srow, strict=True)]
+             for drow, srow in zip(result.distance.tolist(), result.status.tolist(), strict=True)]
     first = max(len(name) for name in rows)
     widths = [max(len(cols[j]), *(len(row[j]) for row in cells)) for j in range(len(cols))]
     lines = ["  ".join([" " * first, *(c.rjust(w) for c, w in zip(cols, widths, strict=True))])]
@@ -108,6 +184,26 @@ def _table(result: PairwiseResult, rows: list[str], cols: list[str]) -> str:
         lines.append(
             "  ".join([name.ljust(first), *(c.rjust(w) for c, w in zip(row, widths, strict=True))])
         )
-    if not result.optimal.all():
-        lines.append("* upper bound, not proven optimal (--json gives the lower bounds)")
+    counts = result.counts()
+    for status, note in _NOTES.items():
+        if counts[status]:
+            lines.append(note)
+    lines.append(result.summary())
     return "\n".join(lines)
+
+
+_MARKS = {"optimal": "", "bounded": "*"}
+_NOTES = {
+    "bounded": "* upper bound, not proven optimal (--timeout S proves more; --json or --csv "
+    "give the lower bounds)",
+    "failed": "x failed (the reasons are on stderr)",
+    "pending": "? not done (interrupted)",
+}
+
+
+def _cell(distance: float, status: str) -> str:
+    if status == "failed":
+        return "x"
+    if status == "pending":
+        return "?"
+    return f"{distance:g}{_MARKS[status]}"
