@@ -312,7 +312,7 @@ def judge(record: dict, max_rss: int) -> tuple[str, list[str]]:
     ('PASS', [])
     >>> judge({"timeout": 1.0, "memory": 2**28, "returncode": 0, "wall": 2.0,
     ...        "peak_rss": 2**31, "rss_before": 2**27, "lower": 3.0, "upper": 4.0}, 3 * 2**29)[1]
-    ['time 2.00 s > 1.50 s', 'peak RSS 2.0G > 1.5G', 'growth 1.9G > 1.1 x memory 256M']
+    ['time 2.000 s > 1.50 s', 'peak RSS 2.0G > 1.5G', 'growth 1.9G > 1.1 x memory 256M']
     """
     if "killed" in record:
         return "FAIL", [record["killed"]]
@@ -327,7 +327,7 @@ def judge(record: dict, max_rss: int) -> tuple[str, list[str]]:
     reasons = []
     limit = time_limit(record["timeout"])
     if record["wall"] > limit:
-        reasons.append(f"time {record['wall']:.2f} s > {limit:.2f} s")
+        reasons.append(f"time {record['wall']:.3f} s > {limit:.2f} s")
     if record["peak_rss"] > max_rss:
         reasons.append(f"peak RSS {format_size(record['peak_rss'])} > {format_size(max_rss)}")
     if record["memory"] is not None:
@@ -421,6 +421,9 @@ def cell_line(k: int, total: int, r: dict) -> str:
     head += f"  peak {format_size(r.get('peak_rss', r['tree_peak_rss'])):>5}"
     if "upper" in r:
         head += f"  {r['lower']:g}..{r['upper']:g}{' opt' if r['optimal'] else ''}"
+    why = r.get("stats", {}).get("fallback") or r.get("stats", {}).get("stopped")
+    if why:
+        head += f"  [{why}]"
     if r.get("linger", 0) > 1:
         head += f"  (leftovers {r['linger']:.0f} s)"
     return f"{head}  {r['status']} {'; '.join(r['reasons'])}".rstrip()
@@ -571,9 +574,14 @@ def markdown(records: list[dict], max_rss: int, answers: bool) -> str:
         out += ["`result.time` short of the call's wall time by more than 0.5 s:", "",
                 *(f"- {r['method']} {r['kind']} {r['size']} nodes, timeout {r['timeout']:g} s: "
                   f"{r['result_time']:.2f} s of {r['wall']:.2f} s" for r in undercounted), ""]
-    rejected = {(r["method"], r["reasons"][0]) for r in cells.values() if r["status"] == "n/a"}
+    rejected: dict[str, list[str]] = {}
+    for r in cells.values():
+        if r["status"] == "n/a":
+            rejected.setdefault(r["method"], []).append(r["reasons"][0])
     if rejected:
-        out += ["n/a:", "", *(f"- {m}: {why}" for m, why in sorted(rejected)), ""]
+        out += ["n/a (the first message of each method):", ""]
+        out += [f"- {m} ({len(why)} cells): {why[0]}" for m, why in sorted(rejected.items())]
+        out.append("")
     for run_ in runs:
         versions = ", ".join(f"{k} {v}" for k, v in run_["versions"].items())
         out += [f"Command: `{run_['command']}`  ",
