@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from gedkit.budget import Budget, InterruptedWarning, interruptible, solve_within
 from gedkit.errors import GedkitError, GraphError, OptionError
 
 if TYPE_CHECKING:
@@ -39,9 +40,9 @@ if TYPE_CHECKING:
     from gedkit.graph import Graph
     from gedkit.problem import Problem
     from gedkit.result import Result
-    from gedkit.solvers import Budget, Solver
+    from gedkit.solvers import Solver
 
-__all__ = ["DEFAULT_TIMEOUT", "STATUSES", "InterruptedWarning", "PairwiseResult", "pairwise"]
+__all__ = ["DEFAULT_TIMEOUT", "STATUSES", "PairwiseResult", "pairwise"]
 
 #: seconds per pair when ``timeout`` is not given; ``timeout=None`` asks for no limit
 DEFAULT_TIMEOUT = 1.0
@@ -54,10 +55,6 @@ _LINE_EVERY = 10.0  # seconds between plain progress lines when stderr is not a 
 _LONG_PAIR = 10.0  # a pair running this long (or twice its time limit) gets a notice
 _TICK = 0.25  # seconds between looks at the workers (memory, long pairs, progress)
 _MEMORY_SHARE = 0.9  # of the machine's memory, split between the worker processes
-
-
-class InterruptedWarning(RuntimeWarning):
-    """Ctrl-C stopped :func:`pairwise`, which returned the pairs it had done."""
 
 
 @dataclass(eq=False)
@@ -248,7 +245,7 @@ def pairwise(
     [[2.0, 3.0]]
     """
     from gedkit.costs import get as get_costs
-    from gedkit.solvers import Budget, get_solver
+    from gedkit.solvers import get_solver
 
     # Everything that can be wrong with the arguments is checked here, before any process starts.
     model = get_costs(costs)
@@ -326,7 +323,7 @@ class _Entry(NamedTuple):
 
 def _solve(solver: Solver, problem: Problem, budget: Budget) -> Result:
     """The one place where pairwise runs a solve."""
-    return solver.solve(problem, budget)
+    return solve_within(solver, problem, budget)
 
 
 class _PairSolver:
@@ -350,8 +347,6 @@ class _PairSolver:
     def entry(self, i: int, j: int) -> _Entry:
         """Bounds for ``rows[i]`` → ``cols[j]``; any error becomes a failed entry (only
         KeyboardInterrupt goes through)."""
-        from gedkit.solvers import Budget
-
         budget = Budget(timeout=self.timeout, memory=self.memory)
         try:
             problem = self.model.compile(self.rows[i], self.cols[j])
@@ -449,7 +444,8 @@ def _run(
 
 def _run_here(worker: _PairSolver, todo, record, shown: _Progress) -> bool:
     running: dict[tuple[int, int], float] = {}
-    with _Ticker(shown, running):
+    # a first Ctrl-C makes the running solve return its bounds (kept), a second one raises
+    with interruptible(), _Ticker(shown, running):
         for i, j in todo:
             running[i, j] = time.perf_counter()
             entry = worker.entry(i, j)

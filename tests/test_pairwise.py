@@ -16,8 +16,9 @@ import pytest
 from helpers import random_costs, random_graph
 
 import gedkit
+from gedkit.budget import InterruptedWarning
 from gedkit.costs import ConstantCosts
-from gedkit.pairwise import DEFAULT_TIMEOUT, InterruptedWarning, PairwiseResult
+from gedkit.pairwise import DEFAULT_TIMEOUT, PairwiseResult
 
 pairwise_module = importlib.import_module("gedkit.pairwise")
 # what is compared with gedkit.ged runs without a time limit (a first call may be compiling)
@@ -39,7 +40,7 @@ class RecordingSolver:
     (which may sleep, raise or change the result) on each."""
 
     def __init__(self, solver, hook=None):
-        self.solver, self.name, self.hook = solver, solver.name, hook
+        self.solver, self.name, self.kernels, self.hook = solver, solver.name, solver.kernels, hook
         self.calls, self.budgets = [], []
 
     def solve(self, problem, budget):

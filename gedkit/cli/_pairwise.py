@@ -11,11 +11,12 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from gedkit.budget import InterruptedWarning
 from gedkit.cli._args import add_solver_arguments, solve_options
 from gedkit.cli._inputs import add_input_arguments, read_file
 from gedkit.errors import GedkitError
 from gedkit.graph import Graph
-from gedkit.pairwise import DEFAULT_TIMEOUT, InterruptedWarning, PairwiseResult, pairwise
+from gedkit.pairwise import DEFAULT_TIMEOUT, PairwiseResult, pairwise
 
 CSV_COLUMNS = ("row", "column", "distance", "lower_bound", "upper_bound", "optimal", "time",
                "status", "error")
