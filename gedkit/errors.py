@@ -166,9 +166,10 @@ class UnlabelledWarning(UserWarning):
         # "label" is what gedkit.write and most tools store labels under
         advice = [Option(f"{which}_label", "label" if "label" in names else names[0])
                   for which, names in sides]
+        named = "" if len(sides) > 1 else f"{sides[0][0]} "
         parts: list[Any] = [
             f"{self.source}: {' and '.join(f'{which}s' for which, _ in sides)} compared "
-            f"unlabelled, as no label was named, although {' and '.join(have)}; ",
+            f"unlabelled, as no {named}label was named, although {' and '.join(have)}; ",
             Words("name the labels with ", "choose the labels with "),
         ]
         for k, option in enumerate(advice):

@@ -8,7 +8,8 @@ interpret them.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Mapping
+import reprlib
+from collections.abc import Collection, Hashable, Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -93,9 +94,12 @@ class Graph:
                     raise GraphError(f"node id {node!r} appears twice{_in(name)}")
             except TypeError:
                 raise GraphError(f"node id {node!r} is not hashable{_in(name)}") from None
-            if node is None or _is_nan(node):
-                raise GraphError(f"node id {node!r}{_in(name)} is not allowed: node maps use "
-                                 "None for 'no node', and NaN never equals itself")
+            if node is None:
+                raise GraphError(f"node id None{_in(name)} is not allowed: node maps use None "
+                                 "for 'no node'")
+            if _is_nan(node):
+                raise GraphError(f"node id NaN{_in(name)} is not allowed: NaN never equals "
+                                 "itself")
             index[node] = i
         for node, label in zip(ids, node_labels, strict=True):
             check_label(label, f"node {node!r}", name)
@@ -316,8 +320,9 @@ def check_label(label: Any, what: str, graph_name: str | None) -> None:
         value, depth = stack.pop()
         if _is_nan(value):
             raise GraphError(
-                f"{what}{_in(graph_name)} has a NaN label value ({label!r}): NaN never equals "
-                "itself, so equal graphs would differ; replace it by a value or a string"
+                f"{what}{_in(graph_name)} has a NaN label value ({reprlib.repr(label)}): NaN "
+                "never equals itself, so equal graphs would differ; replace it by a value or a "
+                "string"
             )
         if isinstance(value, Mapping | list | tuple):
             if depth > MAX_LABEL_DEPTH:
@@ -352,13 +357,13 @@ class Unnamed:
     (None, ['atom', 'x'])
     """
 
-    __slots__ = ("_seen", "label", "natural")
+    __slots__ = ("_seen", "dropped", "label", "natural")
 
     def __init__(self, natural: bool = False) -> None:
         self.natural = natural
         self.label: str | None = None  # the natural label, once chosen
         self._seen: dict[str, None] = {}  # attributes left out: an ordered set
-
+        self.dropped = 0  # elements that had attributes left out
     def choose(self, attrs: list[Mapping]) -> None:
         """Let the attribute dicts of one graph's elements choose the natural label, if
         none was chosen yet and they are the first with attributes."""
@@ -372,7 +377,7 @@ class Unnamed:
     def pick(self, attrs: Mapping, what: str, graph_name: str | None) -> Any:
         """The label of an element with attributes ``attrs``."""
         if self.label is None:
-            self._seen.update(dict.fromkeys(map(str, attrs)))
+            self._note(attrs)
             return None
         if self.label not in attrs:
             have = ", ".join(sorted(map(str, attrs))) or "none"
@@ -381,8 +386,13 @@ class Unnamed:
                 f"which the labels were taken from, being the only attribute of the first "
                 "graph's elements; name the labels to read them otherwise"
             )
-        self._seen.update(dict.fromkeys(str(k) for k in attrs if k != self.label))
+        self._note([k for k in attrs if k != self.label])
         return attrs[self.label]
+
+    def _note(self, names: Collection) -> None:
+        if names:
+            self._seen.update(dict.fromkeys(map(str, names)))
+            self.dropped += 1
 
     @property
     def attributes(self) -> list[str]:

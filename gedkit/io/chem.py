@@ -24,7 +24,7 @@ from typing import Any
 
 from gedkit.errors import FormatError, MissingDependencyError
 from gedkit.graph import Graph
-from gedkit.io.common import build_graph, check_label_spec, graph_name
+from gedkit.io.common import build_graph, check_label_spec, graph_name, shorten
 
 __all__ = ["from_rdkit", "from_smiles", "read_mol", "read_sdf", "read_smiles"]
 
@@ -97,7 +97,7 @@ def from_smiles(smiles: str, node_label: Any = "atom", edge_label: Any = "bond",
     with rdBase.BlockLogs():
         mol = Chem.MolFromSmiles(smiles)
     if mol is None:
-        raise FormatError(f"RDKit cannot parse the SMILES {smiles!r}")
+        raise FormatError(f"RDKit cannot parse the SMILES {shorten(smiles)!r}")
     return from_rdkit(mol, node_label, edge_label, name=name, source=f"SMILES {smiles!r}")
 
 
@@ -111,7 +111,8 @@ def read_smiles(path: Path, node_label: Any, edge_label: Any) -> Iterator[Graph]
         with rdBase.BlockLogs():
             mol = Chem.MolFromSmiles(fields[0])
         if mol is None:
-            raise FormatError(f"{path}:{line_no}: RDKit cannot parse the SMILES {fields[0]!r}")
+            raise FormatError(f"{path}:{line_no}: RDKit cannot parse the SMILES "
+                              f"{shorten(fields[0])!r}")
         name = fields[1].strip() if len(fields) > 1 else graph_name(path, i, len(records) > 1)
         yield from_rdkit(mol, node_label, edge_label, name=name, source=path)
 

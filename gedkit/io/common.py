@@ -11,7 +11,7 @@ from gedkit.errors import GraphError, Option, OptionError, UnlabelledWarning, wa
 from gedkit.graph import Graph, Unnamed, pick_label
 
 __all__ = ["DEFAULT", "DIRECTED_POLICIES", "Unlabelled", "build_graph", "check_label_spec",
-           "graph_name"]
+           "graph_name", "shorten"]
 
 
 class _Default:
@@ -67,7 +67,7 @@ class Unlabelled:
 
     def mark(self, source: str) -> None:
         """Note ``source`` as where the graphs read since the last mark came from."""
-        count = sum(len(spec.attributes) for pair in self._specs.values() for spec in pair)
+        count = sum(spec.dropped for pair in self._specs.values() for spec in pair)
         if count > self._count:
             self._sources[source] = None
             self._count = count
@@ -94,6 +94,15 @@ def _spec(given: Any, default: Any, collector: Unnamed) -> Any:
     if given is not DEFAULT:
         return given
     return collector if default is None else default
+
+
+def shorten(text: str) -> str:
+    """``text`` cut to a length that an error line can show.
+
+    >>> shorten("C" * 100)
+    'CCCCCCCCCCCCCCCCCCCCCCCCCCCCCC... (100 characters)'
+    """
+    return text if len(text) <= 40 else f"{text[:30]}... ({len(text)} characters)"
 
 
 def graph_name(path: Path, index: int, several: bool) -> str:

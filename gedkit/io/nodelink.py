@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -37,8 +38,12 @@ def read_json(path: Path, node_label: Any, edge_label: Any, directed: str) -> It
             data = json.load(f)
     except json.JSONDecodeError as err:
         raise FormatError(f"{path}:{err.lineno}: not valid JSON ({err.msg})") from None
-    except ValueError as err:  # an integer of more digits than Python converts
-        raise FormatError(f"{path}: not readable JSON ({err})") from None
+    except UnicodeDecodeError:
+        raise  # said by gedkit.io, as for every text format
+    except ValueError:  # the one other: an integer of more digits than Python converts
+        limit = sys.get_int_max_str_digits()
+        raise FormatError(f"{path}: holds an integer of more than {limit} digits, more than "
+                          "gedkit reads") from None
     except RecursionError:
         raise FormatError(f"{path}: JSON nested too deeply to read") from None
     items = data if isinstance(data, list) else [data]

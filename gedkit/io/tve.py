@@ -22,8 +22,9 @@ from collections.abc import Hashable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from gedkit.errors import FormatError, GraphError, OptionError
+from gedkit.errors import FormatError, GraphError, OptionError, Words
 from gedkit.graph import Graph
+from gedkit.io.common import shorten
 
 __all__ = ["read_tve", "write_tve"]
 
@@ -36,8 +37,9 @@ def check_spec(spec: Any, which: str) -> None:
     """Only ``"label"`` and ``None`` mean something for a format without attribute names."""
     if spec not in ("label", None):
         raise OptionError(
-            f"t/v/e files have one unnamed label column: {which} must be 'label' (read it) or "
-            f"None (ignore it), got {spec!r}"
+            "t/v/e files have one unnamed label column: ",
+            Words(f"{which} must be 'label' (read it) or None (ignore it), got {spec!r}",
+                  f"--{which.replace('_', '-')} must be label or left out, got {spec}"),
         )
 
 
@@ -58,7 +60,7 @@ def _int(token: str) -> int:
     try:
         return int(token)
     except ValueError:  # more digits than Python converts (sys.get_int_max_str_digits)
-        raise FormatError(f"the number {_short(token)} has more digits than gedkit "
+        raise FormatError(f"the number {shorten(token)} has more digits than gedkit "
                           "reads") from None
 
 
@@ -144,12 +146,12 @@ def _fields(tokens: list[str], n_ids: int, path: Path, line_no: int,
             shape: str) -> tuple[list[int], Any]:
     if len(tokens) not in (n_ids + 1, n_ids + 2):
         raise FormatError(f"{path}:{line_no}: expected '{shape}', got "
-                          f"{_short(' '.join(tokens))!r}")
+                          f"{shorten(' '.join(tokens))!r}")
     ids = []
     try:
         for token in tokens[1:n_ids + 1]:
             if not _ID.fullmatch(token):
-                raise FormatError(f"node id {_short(token)!r} is not a non-negative integer")
+                raise FormatError(f"node id {shorten(token)!r} is not a non-negative integer")
             ids.append(_int(token))
         label = parse_label(tokens[-1]) if len(tokens) == n_ids + 2 else None
     except FormatError as err:
@@ -157,9 +159,6 @@ def _fields(tokens: list[str], n_ids: int, path: Path, line_no: int,
     return ids, label
 
 
-def _short(text: str) -> str:
-    """``text`` cut to a length that an error line can show."""
-    return text if len(text) <= 40 else f"{text[:30]}... ({len(text)} characters)"
 
 
 def write_tve(graphs: Sequence[Graph], path: Path, node_label: Any, edge_label: Any,

@@ -1,0 +1,120 @@
+"""How the command line reads graphs: smiles:..., FILE#ID, --directed, one note for attributes
+left out, errors that advise flags, and malformed files as one ``gedkit: error:`` line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from test_malformed import CASES
+
+from gedkit.cli import main
+
+
+def run(capsys, *argv) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def one_line_error(code: int, out: str, err: str) -> str:
+    assert code == 2 and out == ""
+    assert err.startswith("gedkit: error: ") and err.count("\n") == 1, err
+    return err
+
+
+def write_molecules(tmp_path, count: int, **extra) -> list[str]:
+    """``count`` node-link files of C-C-O chains whose nodes carry ``atom`` (and ``extra``)."""
+    paths = []
+    for k in range(count):
+        nodes = [{"id": i, "atom": a, **extra} for i, a in enumerate("CCO")]
+        links = [{"source": 0, "target": 1, "bond": 1}, {"source": 1, "target": 2, "bond": 1}]
+        path = tmp_path / f"m{k}.json"
+        path.write_text(json.dumps({"nodes": nodes, "links": links}))
+        paths.append(str(path))
+    return paths
+
+
+def test_smiles_arguments(capsys):
+    pytest.importorskip("rdkit")
+    code, out, err = run(capsys, "ged", "smiles:CCO", "smiles:CCN", "--json")
+    assert code == 0 and err == "" and json.loads(out)["distance"] == 1
+    code, out, _ = run(capsys, "mces", "smiles:CCO", "smiles:OCC", "--json")
+    assert code == 0 and json.loads(out)["num_edges"] == 2
+    code, out, _ = run(capsys, "pairwise", "smiles:CCO", "smiles:CCN", "smiles:CC", "--json")
+    assert code == 0 and json.loads(out)["rows"] == ["CCO", "CCN", "CC"]
+    err = one_line_error(*run(capsys, "ged", "smiles:C(((", "smiles:C"))
+    assert "RDKit cannot parse the SMILES 'C((('" in err
+
+
+def test_one_graph_of_a_collection(capsys, tmp_path):
+    path = tmp_path / "two.txt"
+    path.write_text("t # first\nv 0 C\nv 1 O\ne 0 1\nt # second\nv 0 C\nv 1 N\ne 0 1\n")
+    code, out, _ = run(capsys, "ged", f"{path}#first", f"{path}#1", "--json")
+    assert code == 0 and json.loads(out)["distance"] == 1
+    code, out, _ = run(capsys, "pairwise", f"{path}#second", path, "--json")
+    assert code == 0 and json.loads(out)["rows"] == ["second", "first", "second"]
+    err = one_line_error(*run(capsys, "ged", path, f"{path}#0"))
+    assert f"holds several graphs and one is wanted here; pick one as '{path}#ID'" in err
+    assert "read_all" not in err
+
+
+def test_one_note_per_command_in_cli_words(capsys, tmp_path):
+    paths = write_molecules(tmp_path, 3, x=0.5)
+    code, _, err = run(capsys, "pairwise", *paths, "--json")
+    assert code == 0
+    notes = [line for line in err.splitlines() if line.startswith("gedkit: note: ")]
+    assert len(notes) == 1, err
+    assert "nodes compared unlabelled" in notes[0] and "'atom', 'x'" in notes[0]
+    assert "choose the labels with --node-label atom" in notes[0]
+    assert "node_label=" not in notes[0] and "UnlabelledWarning" not in err
+    code, _, err = run(capsys, "ged", paths[0], paths[1], "--node-label", "atom")
+    assert code == 0  # naming one label: the edges' lone attribute is not taken unasked
+    assert err.startswith("gedkit: note: ") and err.count("\n") == 1
+    assert "edges compared unlabelled, as no edge label was named" in err
+    assert "choose the labels with --edge-label bond" in err
+    code, _, err = run(capsys, "ged", paths[0], paths[1], "--node-label", "atom",
+                       "--edge-label", "bond")
+    assert code == 0 and err == ""
+
+
+def test_a_lone_attribute_needs_no_flag(capsys, tmp_path):
+    a, b = write_molecules(tmp_path, 2)
+    code, out, err = run(capsys, "ged", a, b, "--json")
+    assert code == 0 and err == "" and json.loads(out)["distance"] == 0
+
+
+def test_directed_flag_and_advice_in_cli_words(capsys, tmp_path):
+    path = tmp_path / "d.json"
+    path.write_text(json.dumps({"directed": True, "nodes": [{"id": 0}, {"id": 1}],
+                                "links": [{"source": 0, "target": 1}]}))
+    err = one_line_error(*run(capsys, "ged", path, path))
+    assert "pass --directed ignore to read each edge" in err and "directed=" not in err
+    code, out, _ = run(capsys, "ged", path, path, "--directed", "ignore", "--json")
+    assert code == 0 and json.loads(out)["distance"] == 0
+    err = one_line_error(*run(capsys, "ged", tmp_path / "g.xyz", path))
+    assert "pass --format FORMAT with one of" in err
+
+
+@pytest.mark.parametrize(("name", "content", "error", "fragment"), CASES,
+                         ids=[case[0] for case in CASES])
+def test_malformed_files_end_as_one_error_line(capsys, tmp_path, name, content, error, fragment):
+    path = tmp_path / name
+    path.write_text(content)
+    labels = [] if name.endswith(".txt") else ["--node-label", "*", "--edge-label", "*"]
+    err = one_line_error(*run(capsys, "ged", path, path, *labels))
+    assert fragment in err
+
+
+def test_malformed_file_in_a_fresh_process(tmp_path):
+    """As a user sees it: exit status 2 and one line on stderr, even written to a file."""
+    name, content, _, fragment = CASES[1]  # JSON nested 2,000 deep
+    path = tmp_path / name
+    path.write_text(content)
+    with open(tmp_path / "stderr.txt", "w") as err:
+        code = subprocess.run([sys.executable, "-m", "gedkit.cli", "ged", str(path), str(path)],
+                              stdout=subprocess.DEVNULL, stderr=err, timeout=120).returncode
+    text = (tmp_path / "stderr.txt").read_text()
+    assert code == 2 and text == f"gedkit: error: {path}: JSON {fragment} to read\n"

@@ -1,0 +1,227 @@
+"""gedkit.inputs and the labels of attribute files: whatever the caller holds becomes a Graph,
+``FILE#ID`` picks one graph, labels are taken when obvious and never dropped without a word,
+and advice names options in the caller's words."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+import networkx as nx
+import pytest
+
+import gedkit
+from gedkit import FormatError, Graph, GraphError, OptionError
+from gedkit.errors import Option, UnlabelledWarning
+from gedkit.inputs import as_graph, as_graphs
+
+FIX = Path(__file__).resolve().parent / "data" / "io"
+
+
+def chem():
+    return pytest.importorskip("rdkit")
+
+
+def node_link(path: Path, nodes: list[dict], links: list[dict], name: str | None = None) -> Path:
+    path.write_text(json.dumps({"graph": {"name": name} if name else {}, "nodes": nodes,
+                                "links": links}))
+    return path
+
+
+def molecule_json(path: Path, atoms: str, name: str | None = None, **extra) -> Path:
+    """A chain of ``atoms`` as node-link JSON: nodes with ``atom`` (and ``extra``), bonds 1."""
+    nodes = [{"id": k, "atom": a, **extra} for k, a in enumerate(atoms)]
+    links = [{"source": k, "target": k + 1, "bond": 1} for k in range(len(atoms) - 1)]
+    return node_link(path, nodes, links, name)
+
+
+def unlabelled_warnings(record) -> list[UnlabelledWarning]:
+    return [w.message for w in record if issubclass(w.category, UnlabelledWarning)]
+
+
+# -- what as_graph accepts -----------------------------------------------------------------
+def test_smiles_strings_wherever_a_graph_is():
+    chem()
+    assert gedkit.ged("CCO", "CCN").distance == 1
+    assert gedkit.ged("smiles:CCO", "OCC").distance == 0
+    g = as_graph("c1ccccc1O")
+    assert g.name == "c1ccccc1O" and g.n == 7 and sorted(set(g.edge_labels)) == [1, 1.5]
+    assert as_graph("CCO", node_label="*").node_labels[0] == {
+        "atom": "C", "charge": 0, "aromatic": False, "hydrogens": 3}
+
+
+def test_rdkit_molecules_networkx_graphs_and_paths(tmp_path):
+    chem()
+    from rdkit import Chem
+
+    assert as_graph(Chem.MolFromSmiles("C=O")).edge_labels == (2,)
+    h = nx.Graph()
+    h.add_edge("a", "b", bond=2)
+    nx.set_node_attributes(h, {"a": "C", "b": "O"}, "atom")
+    assert as_graph(h, "atom", "bond") == Graph({"a": "C", "b": "O"}, [("a", "b", 2)])
+    path = molecule_json(tmp_path / "co.json", "CO")
+    assert as_graph(path) == as_graph(str(path)) == gedkit.read(path)
+    assert as_graphs([path, "CO"])[0] == as_graphs([path, "CO"])[1]
+
+
+def test_a_string_is_a_file_when_the_file_exists(tmp_path, monkeypatch):
+    chem()
+    monkeypatch.chdir(tmp_path)
+    Path("CCO").write_text("t # 0\nv 0 C\n")  # a file that happens to be named like SMILES
+    with pytest.raises(FormatError, match="cannot tell the format of 'CCO'"):
+        as_graph("CCO")
+    assert as_graph("smiles:CCO").n == 3  # the prefix always means SMILES
+    assert as_graph(Path("C#N").name).n == 2  # no file "C": SMILES, triple bond and all
+
+
+def test_neither_file_nor_smiles_names_both_readings():
+    chem()
+    with pytest.raises(GraphError, match=r"'missing\.json' is neither an existing file nor a "
+                                         r"SMILES string: RDKit cannot parse"):
+        gedkit.ged("missing.json", "CCO")
+    with pytest.raises(GraphError, match="expected a gedkit.Graph, a NetworkX graph, an RDKit "
+                                         "molecule, a SMILES string or the path of a graph "
+                                         "file, got int"):
+        as_graph(3)
+
+
+# -- FILE#ID ---------------------------------------------------------------------------------
+def test_pick_one_graph_by_name_or_number(tmp_path):
+    path = tmp_path / "three.txt"
+    path.write_text("t # g0\nv 0 A\nt # 2\nv 0 B\nt # g2\nv 0 C\n")
+    assert gedkit.read(f"{path}#g2").node_labels == ("C",)
+    assert gedkit.read(f"{path}#0").name == "g0"
+    assert gedkit.read(f"{path}#2").name == "2"  # a graph named "2" wins over number 2
+    assert gedkit.read_all(f"{path}#1") == [gedkit.read(f"{path}#1")]
+    assert as_graph(f"{path}#g0").name == "g0"
+    with pytest.raises(FormatError, match=r"three\.txt: no graph named 'x'$"):
+        gedkit.read(f"{path}#x")
+    with pytest.raises(FormatError, match=r"no graph named '7' and no graph number 7 \(it "
+                                          r"holds 3\)"):
+        gedkit.read(f"{path}#7")
+    with pytest.raises(OptionError, match="nothing after '#'"):
+        gedkit.read(f"{path}#")
+    with pytest.raises(FormatError, match=r"several graphs.*read_all.*three\.txt#ID"):
+        gedkit.read(path)
+
+
+def test_pick_one_graph_of_a_collection():
+    labels = {"node_label": "symbol", "edge_label": None}
+    assert gedkit.read(f"{FIX / 'collection.cxl'}#second", **labels).name == "second"
+    assert gedkit.read(f"{FIX / 'collection.cxl'}#0", **labels).name == "small"
+
+
+def test_a_file_whose_name_holds_a_hash_is_read_as_named(tmp_path):
+    path = tmp_path / "odd#1.txt"
+    path.write_text("t # only\nv 0 A\n")
+    assert gedkit.read(path).name == "only"
+    with pytest.raises(FileNotFoundError, match=r"no such file: .*absent\.txt#1"):
+        gedkit.read(tmp_path / "absent.txt#1")
+
+
+# -- labels: obvious ones taken, the rest never dropped silently ------------------------------
+def test_a_lone_attribute_is_the_label(tmp_path):
+    g = Graph({0: "C", 1: "O"}, [(0, 1, 2)], name="CO")
+    gedkit.write(g, tmp_path / "co.json")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert gedkit.read(tmp_path / "co.json") == g
+        assert gedkit.read(molecule_json(tmp_path / "m.json", "CN")).node_labels == ("C", "N")
+        assert gedkit.read(FIX / "small.gexf").node_labels == ("C", "O", "N")
+        assert gedkit.read(FIX / "small.graphml").edge_labels == (2, 1)
+
+
+def test_attributes_left_out_give_one_warning(tmp_path):
+    path = molecule_json(tmp_path / "m.json", "CNO", x=0.5)
+    with pytest.warns(UnlabelledWarning) as record:
+        g = gedkit.read(path)
+    assert g.node_labels == (None, None, None) and g.edge_labels == (1, 1)  # edges: lone bond
+    (warning,) = unlabelled_warnings(record)
+    assert warning.source == str(path)
+    assert warning.node_attributes == ("atom", "x") and warning.edge_attributes == ()
+    assert "node_label='atom'" in str(warning) and "--node-label" not in str(warning)
+    assert record[0].filename == __file__  # attributed to the caller's line
+
+
+def test_one_warning_for_a_thousand_graphs(tmp_path):
+    path = tmp_path / "many.json"
+    graph = {"nodes": [{"id": 0, "symbol": "C", "x": 1}, {"id": 1, "symbol": "O", "x": 2}],
+             "links": [{"source": 0, "target": 1, "valence": 1, "w": 3}]}
+    path.write_text(json.dumps([graph] * 1000))
+    with pytest.warns(UnlabelledWarning) as record:
+        graphs = gedkit.read_all(path)
+    assert len(graphs) == 1000
+    (warning,) = unlabelled_warnings(record)
+    assert warning.node_attributes == ("symbol", "x")
+    assert warning.edge_attributes == ("valence", "w")
+
+
+def test_naming_labels_or_none_silences_the_warning(tmp_path):
+    path = molecule_json(tmp_path / "m.json", "CN", x=0.5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert gedkit.read(path, "atom", "bond").node_labels == ("C", "N")
+        assert gedkit.read(path, None, None).node_labels == (None, None)
+        assert gedkit.read(FIX / "small.gxl", "symbol", None).node_labels == ("C", "O", "N")
+
+
+def test_naming_one_label_leaves_the_other_unlabelled_with_a_warning(tmp_path):
+    path = molecule_json(tmp_path / "m.json", "CN")
+    with pytest.warns(UnlabelledWarning) as record:
+        g = gedkit.read(path, node_label="atom")
+    assert g.edge_labels == (None,)
+    assert unlabelled_warnings(record)[0].edge_attributes == ("bond",)
+
+
+def test_the_first_graph_chooses_the_label_for_all(tmp_path):
+    first = {"nodes": [{"id": 0, "type": "C"}], "links": []}
+    other = {"nodes": [{"id": 0, "kind": "C"}], "links": []}
+    path = tmp_path / "mixed.json"
+    path.write_text(json.dumps([first, other]))
+    with pytest.raises(GraphError, match=r"node 0 in graph 'mixed\[1\]' has no attribute 'type' "
+                                         r"\(it has: kind\), which the labels were taken from"):
+        gedkit.read_all(path)
+
+
+def test_ged_warns_once_for_both_graphs(tmp_path):
+    a = molecule_json(tmp_path / "a.json", "CCO", x=1)
+    b = molecule_json(tmp_path / "b.json", "CCN", x=1)
+    with pytest.warns(UnlabelledWarning) as record:
+        assert gedkit.ged(a, b).distance == 0  # atoms left out
+    (warning,) = unlabelled_warnings(record)
+    assert warning.source == f"{a}, {b}"
+    assert gedkit.ged(a, b, node_label="atom", edge_label="bond").distance == 1
+
+
+def test_networkx_attributes_are_never_taken_unasked():
+    h = nx.path_graph(3)
+    nx.set_edge_attributes(h, 0.5, "weight")  # a lone attribute, but a weight, not a label
+    with pytest.warns(UnlabelledWarning) as record:
+        assert gedkit.ged(h, h).distance == 0
+    (warning,) = unlabelled_warnings(record)
+    assert warning.source == "NetworkX input" and warning.edge_attributes == ("weight",)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert as_graph(nx.path_graph(3)).n == 3  # nothing to leave out, nothing said
+        assert as_graph(h, edge_label="weight").edge_labels == (0.5, 0.5)
+
+
+# -- advice in the caller's words ----------------------------------------------------------
+def test_errors_keep_the_option_they_advise():
+    with pytest.raises(GraphError) as info:
+        gedkit.read(FIX / "directed.gexf")
+    err = info.value
+    assert Option("directed", "ignore") in err.args
+    assert "pass directed='ignore'" in str(err)
+    assert "pass --directed ignore" in err.render(cli=True)
+    with pytest.raises(FormatError) as info:
+        gedkit.read("graph.xyz")
+    assert "pass format=... with one of" in str(info.value)
+    assert "pass --format FORMAT with one of" in info.value.render(cli=True)
+
+
+def test_option_spelling():
+    assert Option("node_label", ["a", "b"]).render(cli=True) == "--node-label a,b"
+    assert Option("node_label", ["a", "b"]).render(cli=False) == "node_label=['a', 'b']"
+    assert Option("graph_dir").render(cli=True) == "--graph-dir GRAPH_DIR"

@@ -1,0 +1,173 @@
+"""Malformed input, in every reader alike: gedkit's own one-line error, never another exception
+and never a silently wrong graph; and no XML reader reads a file through an entity."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import warnings
+
+import numpy as np
+import pytest
+from fuzzing import FIXTURES, SEEDS, mutated, read_mutant
+
+import gedkit
+from gedkit import FormatError, GedkitError, Graph, GraphError
+
+GEXF = ('<gexf xmlns="http://www.gexf.net/1.2draft" version="1.2"><graph '
+        'defaultedgetype="undirected"><nodes>{nodes}</nodes><edges>{edges}</edges></graph></gexf>')
+GRAPHML = ('<graphml xmlns="http://graphml.graphdrawing.org/xmlns"><graph edgedefault='
+           '"undirected">{nodes}{edges}</graph></graphml>')
+
+
+def _mol_with_bond_type(bond_type: str) -> str:
+    lines = (FIXTURES / "caffeine.mol").read_text().splitlines()
+    first_bond = 4 + int(lines[3][:3])  # header (3 lines), counts line, atom block
+    lines[first_bond] = lines[first_bond][:6] + bond_type.rjust(3) + lines[first_bond][9:]
+    return "\n".join(lines) + "\n"
+
+
+CASES = [
+    # name, file content, error type, message fragment
+    ("big_int.json", '{"nodes": [{"id": ' + "1" * 4301 + '}], "links": []}', FormatError,
+     "integer of more than 4300 digits"),
+    ("deep.json", '{"nodes": [{"id": 0, "a": ' + "[" * 2000 + "]" * 2000 + '}], "links": []}',
+     FormatError, "nested too deeply"),
+    # reads as JSON, but a solve would recurse through the label: refused at read time
+    ("deep_label.json", '{"nodes": [{"id": 0, "a": ' + "[" * 900 + "]" * 900 + '}], "links": []}',
+     GraphError, "nests deeper than 64 levels"),
+    ("null_id.json", '{"nodes": [{"id": null}], "links": []}', GraphError,
+     "node id None in graph 'null_id' is not allowed"),
+    ("nan.json", '{"nodes": [{"id": 0, "a": NaN}], "links": []}', GraphError, "NaN label"),
+    ("nan_dict.json", '{"nodes": [{"id": 0, "a": {"b": [1, NaN]}}], "links": []}', GraphError,
+     "NaN label"),
+    ("big_id.txt", "t # 0\nv " + "1" * 5000 + " C\n", FormatError,
+     ":2: the number 111111111111111111111111111111... (5000 characters) has more digits"),
+    ("big_label.txt", "t # 0\nv 0 " + "2" * 4301 + "\n", FormatError, ":2: the number 222"),
+    ("big_int.gxl", '<gxl><graph edgemode="undirected"><node id="a"><attr name="n"><int>'
+     + "3" * 4400 + "</int></attr></node></graph></gxl>", FormatError, "of 4400 digits"),
+    ("nan.gxl", '<gxl><graph edgemode="undirected"><node id="a"><attr name="x"><float>NaN'
+     "</float></attr></node></graph></gxl>", GraphError, "NaN label"),
+    ("undeclared.gexf", GEXF.format(nodes='<node id="0"/>', edges='<edge source="0" target="9"/>'),
+     FormatError, "edge number 1 names node '9', which this GEXF file does not declare"),
+    ("twice.gexf", GEXF.format(nodes='<node id="0"/><node id="0"/>', edges=""), FormatError,
+     "node id '0' is declared twice in this GEXF file"),
+    ("undeclared.graphml", GRAPHML.format(nodes='<node id="0"/>',
+                                          edges='<edge source="9" target="0"/>'),
+     FormatError, "names node '9', which this GraphML file does not declare"),
+    ("twice.graphml", GRAPHML.format(nodes='<node id="0"/><node id="0"/>', edges=""),
+     FormatError, "node id '0' is declared twice in this GraphML file"),
+    # an entity only an external DTD could declare would read as "" inside an attribute
+    ("external.gexf", '<?xml version="1.0"?><!DOCTYPE gexf SYSTEM "gexf.dtd">'
+     + GEXF.format(nodes='<node id="0" label="&name;"/>', edges=""), FormatError,
+     "entity &name; is not declared in the file; gedkit does not read the external DTD "
+     "'gexf.dtd'"),
+    ("external.graphml", '<?xml version="1.0"?><!DOCTYPE graphml SYSTEM "g.dtd">'
+     + GRAPHML.format(nodes='<node id="&n;"/>', edges=""), FormatError, "entity &n;"),
+]
+MOLECULE_CASES = [
+    ("any_bond.mol", _mol_with_bond_type("99"), FormatError,
+     "bond between atoms 0 and 1 has no bond order (RDKit bond type UNSPECIFIED)"),
+    ("any_bond.sdf", _mol_with_bond_type("8") + "$$$$\n", FormatError, "has no bond order"),
+]
+
+
+@pytest.mark.parametrize(("name", "content", "error", "fragment"), CASES,
+                         ids=[case[0] for case in CASES])
+def test_malformed_files(tmp_path, name, content, error, fragment):
+    path = tmp_path / name
+    path.write_text(content)
+    labels = {} if name.endswith(".txt") else {"node_label": "*", "edge_label": "*"}
+    with pytest.raises(error) as info:
+        gedkit.read_all(path, **labels)
+    message = str(info.value)
+    assert message.startswith(str(path)) and fragment in message and "\n" not in message
+    assert len(message) < 400  # a 4,300-digit number is not quoted whole
+
+
+@pytest.mark.parametrize(("name", "content", "error", "fragment"), MOLECULE_CASES,
+                         ids=[case[0] for case in MOLECULE_CASES])
+def test_malformed_molecules(tmp_path, name, content, error, fragment):
+    pytest.importorskip("rdkit")
+    path = tmp_path / name
+    path.write_text(content)
+    with pytest.raises(error, match=re.escape(fragment)):
+        gedkit.read_all(path)
+
+
+def test_over_deep_and_nan_labels_built_by_hand():
+    deep: list = []
+    for _ in range(100):
+        deep = [deep]
+    with pytest.raises(GraphError, match=r"node 0 .*nests deeper than 64"):
+        Graph({0: deep})
+    with pytest.raises(GraphError, match=r"edge \(0, 1\) in graph 'g' has a NaN label"):
+        Graph([0, 1], [(0, 1, float("nan"))], name="g")
+    with pytest.raises(GraphError, match="NaN label"):
+        Graph({0: {"x": np.float32("nan")}})
+    with pytest.raises(GraphError, match="node id NaN"):
+        Graph([float("nan")])
+    with pytest.raises(GraphError, match="node id None"):
+        Graph([None])
+    nested: list = [1.5]
+    for _ in range(63):
+        nested = [nested]
+    assert Graph({0: nested}).node_keys  # 64 levels are fine, and usable as keys
+
+
+def _secret(tmp_path):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP-SECRET")
+    return secret
+
+
+@pytest.mark.parametrize(("name", "template"), [
+    ("text.gxl", '<!DOCTYPE gxl [<!ENTITY s SYSTEM "{uri}">]><gxl><graph edgemode="undirected">'
+     '<node id="a"><attr name="t"><string>&s;</string></attr></node></graph></gxl>'),
+    ("dtd.gxl", '<!DOCTYPE gxl SYSTEM "{uri}"><gxl><graph edgemode="undirected"><node id="a">'
+     '<attr name="t"><string>&s;</string></attr></node></graph></gxl>'),
+    ("parameter.gxl", '<!DOCTYPE gxl [<!ENTITY % p SYSTEM "{uri}"> %p;]><gxl><graph '
+     'edgemode="undirected"><node id="a"/></graph></gxl>'),
+    ("attribute.gexf", '<!DOCTYPE gexf [<!ENTITY s SYSTEM "{uri}">]>'
+     + GEXF.format(nodes='<node id="0" label="&s;"/>', edges="")),
+    ("dtd.gexf", '<!DOCTYPE gexf SYSTEM "{uri}">'
+     + GEXF.format(nodes='<node id="0" label="&s;"/>', edges="")),
+    ("text.graphml", '<!DOCTYPE graphml [<!ENTITY s SYSTEM "{uri}">]>'
+     + GRAPHML.format(nodes='<node id="0"><data key="d">&s;</data></node>', edges="")),
+    ("collection.cxl", '<!DOCTYPE GraphCollection [<!ENTITY s SYSTEM "{uri}">]>'
+     '<GraphCollection><print file="&s;"/></GraphCollection>'),
+])
+def test_no_file_is_read_through_an_xml_entity(tmp_path, name, template):
+    secret = _secret(tmp_path)
+    # the DTD variants name a DTD that would declare the entity as the secret file
+    dtd = tmp_path / "evil.dtd"
+    dtd.write_text(f'<!ENTITY s SYSTEM "{secret.as_uri()}">')
+    uri = dtd.as_uri() if "dtd" in name or "parameter" in name else secret.as_uri()
+    path = tmp_path / name
+    path.write_text(template.format(uri=uri))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", gedkit.errors.UnlabelledWarning)
+        try:
+            graphs = gedkit.read_all(path, node_label="*", edge_label="*")
+        except GedkitError as err:
+            assert "TOP-SECRET" not in str(err)
+            return
+    # read without the entity: nothing of the secret in the labels
+    assert all("TOP-SECRET" not in repr(g.node_labels) for g in graphs)
+
+
+@pytest.mark.parametrize("fmt", list(SEEDS))
+def test_fuzzed_files_read_or_raise_gedkit_errors(tmp_path, fmt):
+    if fmt in ("smiles", "sdf", "mol"):
+        pytest.importorskip("rdkit")
+    rng = np.random.default_rng(sorted(SEEDS).index(fmt))
+    seed = (FIXTURES / SEEDS[fmt]).read_bytes()
+    outcomes = set()
+    for k in range(25):
+        work = tmp_path / str(k)
+        work.mkdir()
+        _, data = mutated(rng, seed)
+        outcomes.add(read_mutant(fmt, data, work))  # anything but a GedkitError escapes
+        shutil.rmtree(work)
+    assert read_mutant(fmt, seed, tmp_path) == "graphs"  # the fixture itself reads
+    assert "error" in outcomes
