@@ -133,6 +133,7 @@ def read_mutant(fmt: str, data: bytes, folder: Path) -> str:
     path.write_bytes(data)
     try:
         with warnings.catch_warnings():
+            warnings.simplefilter("error")  # a warning of a library, printed, is no error line
             warnings.simplefilter("ignore", gedkit.errors.UnlabelledWarning)
             graphs = gedkit.read_all(path)
             if fmt != "tve":  # t/v/e has no attribute names

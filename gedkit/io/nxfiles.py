@@ -9,6 +9,7 @@ AIDS700nef and LINUX)."""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -39,7 +40,10 @@ def read_graphml(path: Path, node_label: Any, edge_label: Any, directed: str) ->
 def _parse(reader, kind: str, path: Path):
     _check_ids(parse_xml(path), kind, path)
     try:
-        return reader(path)
+        with warnings.catch_warnings():
+            # NetworkX warns and guesses about some faults (data under an undeclared key)
+            warnings.simplefilter("error")
+            return reader(path)
     except OSError:
         raise
     except Exception as err:
