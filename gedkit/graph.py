@@ -31,12 +31,17 @@ def label_key(label: Any) -> Hashable:
 
     >>> label_key({"b": 2, "a": 1})
     (('a', 1), ('b', 2))
-    >>> label_key("C")
-    'C'
+    >>> label_key("C"), label_key({2: "x", "a": [1]})
+    ('C', ((2, 'x'), ('a', (1,))))
     """
     if isinstance(label, Mapping):
-        return tuple(sorted((k, label_key(v)) for k, v in label.items()))
-    if isinstance(label, list):
+        items = [(k, label_key(v)) for k, v in label.items()]
+        try:
+            return tuple(sorted(items))
+        except TypeError:  # keys of several types (2 and "a"): by type, then by text
+            return tuple(sorted(items, key=lambda item: (type(item[0]).__name__,
+                                                         repr(item[0]))))
+    if isinstance(label, list | tuple):
         return tuple(label_key(v) for v in label)
     try:
         hash(label)

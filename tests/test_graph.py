@@ -71,3 +71,10 @@ def test_networkx_round_trip_and_equality():
 def test_dict_labels_are_interned_by_value():
     g = Graph({0: {"x": 1.0, "y": 2.0}, 1: {"y": 2.0, "x": 1.0}})
     assert g.node_keys[0] == g.node_keys[1]
+
+
+def test_label_keys_of_mixed_dicts_and_tuples():
+    a = Graph({0: {2: "x", "a": [1, {"b": 2}]}, 1: (1, {"c": 3})})
+    b = Graph({0: {"a": [1, {"b": 2}], 2: "x"}, 1: (1, {"c": 3})})
+    assert a.node_keys == b.node_keys and a == b
+    assert Graph({0: {2: "y", "a": [1]}}) != Graph({0: {2: "x", "a": [1]}})
