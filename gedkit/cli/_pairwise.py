@@ -50,7 +50,7 @@ def register(subparsers: Any) -> None:
     output.add_argument("--json", action="store_true", help="print JSON for programs")
     output.add_argument(
         "--csv", metavar="OUT",
-        help=f"write one CSV row per pair to OUT ('-' = stdout): {','.join(CSV_COLUMNS)}",
+        help=f"write one CSV row per pair to OUT ('-' = stdout): {', '.join(CSV_COLUMNS)}",
     )
     parser.set_defaults(run=run, command_parser=parser)
 
