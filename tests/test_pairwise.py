@@ -244,15 +244,17 @@ def test_a_dying_worker_fails_only_its_pair(graphs):
 
 @pytest.mark.skipif(not os.path.exists(f"/proc/{os.getpid()}/statm"), reason="needs /proc")
 def test_a_worker_outgrowing_its_memory_share_is_stopped(monkeypatch):
-    # a worker starts as a fork of this process: let it grow by 200 MB, then hog 600 MB
+    # a worker starts as a fork of this process, solvers loaded (they are here once one pair
+    # is solved): let it grow by 300 MB, then hog 700 MB
+    labelled = [gedkit.Graph({0: k}, name=f"h{k}") for k in range(3)]
+    gedkit.pairwise(labelled[:2], **EXACT)
     base = pairwise_module._resident(os.getpid())
-    monkeypatch.setattr(pairwise_module, "_worker_memory_limit", lambda jobs: base + (200 << 20))
+    monkeypatch.setattr(pairwise_module, "_worker_memory_limit", lambda jobs: base + (300 << 20))
 
     def hog():
-        hog.held = b"x" * (600 << 20)
+        hog.held = b"x" * (700 << 20)
         time.sleep(60)
 
-    labelled = [gedkit.Graph({0: k}, name=f"h{k}") for k in range(3)]
     m = gedkit.pairwise(labelled, costs=failing_on(2, hog), n_jobs=2, **EXACT)
     assert_failed_where(m, [2], expected(labelled, labelled), "share of this machine's memory")
 
