@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from test_malformed import CASES
@@ -118,3 +119,16 @@ def test_malformed_file_in_a_fresh_process(tmp_path):
                               stdout=subprocess.DEVNULL, stderr=err, timeout=120).returncode
     text = (tmp_path / "stderr.txt").read_text()
     assert code == 2 and text == f"gedkit: error: {path}: JSON {fragment} to read\n"
+
+
+def test_the_files_of_a_command_share_their_labels(capsys, tmp_path):
+    plain = write_molecules(tmp_path, 1)[0]
+    other = tmp_path / "n.json"  # atoms C, C, N carrying one more attribute
+    data = json.loads(Path(plain).read_text())
+    for node in data["nodes"]:
+        node["x"] = 1
+    data["nodes"][2]["atom"] = "N"
+    other.write_text(json.dumps(data))
+    code, out, err = run(capsys, "pairwise", plain, other, "--json")
+    assert code == 0 and json.loads(out)["distance"][0][1] == 1  # both labelled by atom
+    assert err.count("gedkit: note: ") == 1 and "have attribute 'x'" in err

@@ -88,14 +88,13 @@ def read_pair(args: argparse.Namespace) -> tuple[Graph, Graph]:
     """The two graphs of ``gedkit ged|mces A B``, read with the label options given."""
     from gedkit.io import read_one
 
-    notice = Unlabelled()
     with _cli_words():
         pair = tuple(
             _molecule(text, args) if text.startswith(_SMILES)
-            else read_one(text, notice, **read_options(args))
+            else read_one(text, _notice(args), **read_options(args))
             for text in (args.a, args.b)
         )
-    _note(notice, args)
+    _note(args)
     return pair
 
 
@@ -104,11 +103,10 @@ def read_file(text: str, args: argparse.Namespace) -> list[Graph]:
     read with the label options given."""
     from gedkit.io import read_graphs
 
-    notice = Unlabelled()
     with _cli_words():
         graphs = ([_molecule(text, args)] if text.startswith(_SMILES)
-                  else list(read_graphs(text, notice, **read_options(args))))
-    _note(notice, args)
+                  else list(read_graphs(text, _notice(args), **read_options(args))))
+    _note(args)
     return graphs
 
 
@@ -119,9 +117,17 @@ def _molecule(text: str, args: argparse.Namespace) -> Graph:
     return as_graph(text, options.get("node_label"), options.get("edge_label"))
 
 
-def _note(notice: Unlabelled, args: argparse.Namespace) -> None:
-    """Print the notice of attributes left out, once per command."""
-    warning = notice.warning()
+def _notice(args: argparse.Namespace) -> Unlabelled:
+    """The command's one notice: all its files share the choice of obvious labels (so that
+    they are compared alike) and the note of attributes left out."""
+    if not hasattr(args, "input_notice"):
+        args.input_notice = Unlabelled()
+    return args.input_notice
+
+
+def _note(args: argparse.Namespace) -> None:
+    """Print the note of attributes left out, once per command."""
+    warning = _notice(args).warning()
     if warning is not None and not getattr(args, "unlabelled_noted", False):
         args.unlabelled_noted = True
         print(f"gedkit: note: {warning.render(cli=True)}", file=sys.stderr)
