@@ -80,9 +80,9 @@ def test_neither_file_nor_smiles_names_both_readings():
     with pytest.raises(GraphError, match=r"'missing\.json' is neither an existing file nor a "
                                          r"SMILES string: RDKit cannot parse"):
         gedkit.ged("missing.json", "CCO")
-    with pytest.raises(GraphError, match="expected a gedkit.Graph, a NetworkX graph, an RDKit "
-                                         "molecule, a SMILES string or the path of a graph "
-                                         "file, got int"):
+    with pytest.raises(GraphError, match=r"expected a gedkit\.Graph, a NetworkX graph, an RDKit "
+                                         r"molecule, a SMILES string or the path of a graph "
+                                         r"file, got int"):
         as_graph(3)
 
 
