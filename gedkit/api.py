@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
+from gedkit.budget import Budget, InterruptedWarning, interruptible, solve_within
 from gedkit.costs import CostModel
 from gedkit.costs import get as get_costs
 from gedkit.inputs import as_graph, as_graphs
 from gedkit.result import Result
-from gedkit.solvers import Budget, get_solver
+from gedkit.solvers import get_solver
 
 __all__ = ["as_graph", "ged"]
 
@@ -30,9 +32,11 @@ def ged(
 
     Parameters
     ----------
-    g1, g2 : Graph or networkx.Graph
-        The graphs. NetworkX graphs are converted with ``node_label``/``edge_label`` naming the
-        label attributes (None = unlabelled).
+    g1, g2 : Graph, networkx.Graph, RDKit molecule, SMILES string or file path
+        The graphs (see :func:`gedkit.inputs.as_graph`): ``"CCO"`` or ``"smiles:CCO"``
+        is a molecule, a path (``"FILE#ID"`` for one graph of a collection) is read with
+        :func:`gedkit.read`. ``node_label``/``edge_label`` name the label attributes of
+        NetworkX graphs and attribute files (None = the format's own labels).
     costs : str or CostModel
         A cost-model name (see :func:`gedkit.costs.available`) or a model object.
     method : str
@@ -41,9 +45,12 @@ def ged(
         ``"dfs"``, ``"mip"`` are exact; ``"branch"``, ``"ipfp"``, ``"refine"``... are fast
         heuristics that still report a proven lower bound.
     timeout : float, optional
-        Seconds. Reaching it never raises: the result holds the best bounds found so far.
+        Seconds for the whole call (reading, compiling, solving). Reaching it never raises:
+        the result holds the best bounds found so far. Without one the solve runs until it
+        proves its answer, saying so after 10 s; Ctrl-C then returns the best bounds found.
     memory : int, optional
-        Byte cap for the search frontier; exact search continues depth-first beyond it.
+        Bytes the solve may take (default: about 1 GiB); exact search continues depth-first
+        beyond it, other methods size their work to it.
     threshold : float, optional
         Only ask whether the distance is at most this value; the search may stop early and
         ``result.within_threshold`` holds the answer.
@@ -67,11 +74,17 @@ def ged(
     >>> r.node_map
     [(1, 'a'), (2, 'b'), (None, 'c')]
     """
-    g1, g2 = as_graphs((g1, g2), node_label, edge_label)
-    solver = get_solver(method, **options)
+    # the clock starts here: reading, compiling costs, imports and kernels all count
     budget = Budget(timeout=timeout, memory=memory, threshold=threshold)
+    solver = get_solver(method, **options)
+    g1, g2 = as_graphs((g1, g2), node_label, edge_label)
     problem = get_costs(costs).compile(g1, g2)
-    result = solver.solve(problem, budget)
+    budget.what = f"gedkit.ged ({solver.name}) on graphs of {g1.n} and {g2.n} nodes"
+    with interruptible():
+        result = solve_within(solver, problem, budget)
+    if result.stats.get("stopped") == "interrupted":
+        warnings.warn(f"interrupted: returning the best bounds found so far ({result!r})",
+                      InterruptedWarning, stacklevel=2)
     if threshold is not None:
         if result.upper_bound <= threshold:
             result.within_threshold = True

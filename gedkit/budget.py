@@ -25,11 +25,16 @@ from typing import Any
 from gedkit.errors import OptionError
 
 __all__ = [
-    "Budget", "InterruptedWarning", "LongRunNotice", "interrupted", "interruptible", "solve_within",
+    "COMMAND_TIMEOUT", "NOTICE_AFTER", "PAIR_TIMEOUT", "Budget", "InterruptedWarning",
+    "LongRunNotice", "interrupted", "interruptible", "solve_within",
 ]
 
 #: seconds after which a solve without a time limit says it is still running
 NOTICE_AFTER = 10.0
+#: default time limit per pair of a batch (:func:`gedkit.pairwise`, ``gedkit pairwise``)
+PAIR_TIMEOUT = 1.0
+#: default time limit of a one-pair command (``gedkit ged``, ``gedkit mces``)
+COMMAND_TIMEOUT = 60.0
 
 _INTERRUPT = threading.Event()
 

@@ -32,7 +32,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from gedkit.budget import Budget, InterruptedWarning, interruptible, solve_within
+from gedkit.budget import (
+    PAIR_TIMEOUT,
+    Budget,
+    InterruptedWarning,
+    interruptible,
+    solve_within,
+)
 from gedkit.errors import GedkitError, GraphError, OptionError
 
 if TYPE_CHECKING:
@@ -45,7 +51,7 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_TIMEOUT", "STATUSES", "PairwiseResult", "pairwise"]
 
 #: seconds per pair when ``timeout`` is not given; ``timeout=None`` asks for no limit
-DEFAULT_TIMEOUT = 1.0
+DEFAULT_TIMEOUT = PAIR_TIMEOUT
 #: what an entry of :attr:`PairwiseResult.status` can be
 STATUSES = ("optimal", "bounded", "failed", "pending")
 

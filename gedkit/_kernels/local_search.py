@@ -88,14 +88,15 @@ def move_delta(f, inv, i, j, t, node_costs, adj1, adj2, emat,
 
 
 @njit(cache=True, nogil=True)
-def refine_pass(f, inv, tol, node_costs, adj1, adj2, emat, ptr1, nbr1, lab1, ptr2, nbr2, lab2):
-    """One first-improvement sweep over all moves of every row: swap targets with another
-    row, take a free node of g2, be deleted. Applies each improving move at once; returns the
-    total cost change (≤ 0)."""
+def refine_pass(f, inv, tol, first, last, node_costs, adj1, adj2, emat,
+                ptr1, nbr1, lab1, ptr2, nbr2, lab2):
+    """One first-improvement sweep over all moves of rows ``first`` to ``last - 1``: swap
+    targets with another row, take a free node of g2, be deleted. Applies each improving move
+    at once; returns the total cost change (≤ 0)."""
     n1 = f.shape[0]
     n2 = inv.shape[0]
     gain = 0.0
-    for i in range(n1):
+    for i in range(first, last):
         for t in range(-1, n2):
             if t == f[i]:
                 continue

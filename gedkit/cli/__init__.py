@@ -10,17 +10,18 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import warnings
 from collections.abc import Sequence
 
 from gedkit import __version__
-from gedkit.cli import _ged, _info, _mces, _pairwise, _train
+from gedkit.cli import _ged, _info, _mces, _pairwise, _train, _warmup
 from gedkit.cli._args import translate_method_flags
 from gedkit.errors import GedkitError
 
 __all__ = ["build_parser", "main"]
 
-# One module per command; later ones (mces, search, train, draw) join this tuple.
-_COMMANDS = (_ged, _mces, _pairwise, _info, _train)
+# One module per command; later ones (search, draw) join this tuple.
+_COMMANDS = (_ged, _mces, _pairwise, _info, _train, _warmup)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -42,7 +43,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = _parse(parser, argv)
-        return args.run(args)
+        with warnings.catch_warnings():
+            warnings.showwarning = _note
+            return args.run(args)
     except SystemExit as exc:  # argparse: --help, --version and usage errors
         return exc.code if isinstance(exc.code, int) else 2
     except BrokenPipeError:
@@ -71,4 +74,12 @@ def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespa
 def _one_line(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
         return f"{exc.filename}: {exc.strerror}"
-    return " ".join(str(exc).split()) or type(exc).__name__
+    text = exc.render(cli=True) if isinstance(exc, GedkitError) else str(exc)
+    return " ".join(text.split()) or type(exc).__name__
+
+
+def _note(message, category, filename, lineno, file=None, line=None) -> None:
+    """Warnings printed as one ``gedkit: note:`` line each, in command-line words, instead
+    of Python's two-line form naming a source file."""
+    text = message.render(cli=True) if hasattr(message, "render") else str(message)
+    print(f"gedkit: note: {' '.join(text.split())}", file=sys.stderr)

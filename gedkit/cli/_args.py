@@ -7,11 +7,13 @@ import json
 import re
 from typing import Any
 
+from gedkit.budget import COMMAND_TIMEOUT
 from gedkit.errors import OptionError
-from gedkit.solvers import get_solver, solver_class
 
 __all__ = [
+    "COMMAND_TIMEOUT",
     "add_solver_arguments",
+    "parse_seconds",
     "parse_size",
     "parse_value",
     "solve_options",
@@ -22,12 +24,20 @@ _UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
 _SIZE = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([kmgt]?)(?:i?b)?\s*", re.IGNORECASE)
 
 
-def add_solver_arguments(parser: argparse.ArgumentParser) -> None:
-    """What is computed and within which limits: costs, method, budget, method options."""
+def add_solver_arguments(parser: argparse.ArgumentParser, timeout: float,
+                         method: bool = True) -> argparse._ArgumentGroup:
+    """What is computed and within which limits: costs and method (``method``), the budget
+    (``--timeout`` defaults to ``timeout`` seconds per pair: no command runs unbounded
+    unless asked to with ``--timeout none``), method options. Returns the group, for
+    a command's own solving flags."""
     group = parser.add_argument_group("solving")
-    group.add_argument("--costs", default="uniform", help="cost model (see 'gedkit costs')")
-    group.add_argument("--method", default="auto", help="GED method (see 'gedkit methods')")
-    group.add_argument("--timeout", type=float, metavar="S", help="seconds per pair")
+    if method:
+        group.add_argument("--costs", default="uniform", help="cost model (see 'gedkit costs')")
+        group.add_argument("--method", default="auto", help="GED method (see 'gedkit methods')")
+    group.add_argument(
+        "--timeout", type=parse_seconds, default=timeout, metavar="S",
+        help=f"seconds per pair (default {timeout:g}); 'none' runs to the proof, however long",
+    )
     group.add_argument(
         "--memory", metavar="BYTES", help="memory cap per pair, in bytes or like 512M, 2G"
     )
@@ -36,6 +46,21 @@ def add_solver_arguments(parser: argparse.ArgumentParser) -> None:
         help="an option of the method (repeatable); options the method declares may also be "
         "given as --KEY VALUE",
     )
+    return group
+
+
+def parse_seconds(text: str) -> float | None:
+    """``--timeout`` values: seconds, or ``none`` for no limit.
+
+    >>> parse_seconds("2.5"), parse_seconds("none")
+    (2.5, None)
+    """
+    if text.strip().lower() == "none":
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds or 'none'") from None
 
 
 def print_result(result: Any, as_json: bool, drop: tuple[str, ...], text: str) -> None:
@@ -101,6 +126,8 @@ def solve_options(args: argparse.Namespace, *budget: str) -> dict[str, Any]:
 
     A budget argument given on the command line wins over an option of the same name.
     """
+    from gedkit.solvers import get_solver
+
     options = parse_options(args.options)
     get_solver(args.method, **options)  # reject unknown options and bad values now
     given = {
@@ -115,6 +142,8 @@ def translate_method_flags(argv: list[str], args: argparse.Namespace) -> list[st
     """``argv`` with ``--key value`` rewritten as ``-o key=value`` for every option the chosen
     method declares that is not already a flag of the command (a boolean option may stand
     alone: ``--key`` = ``-o key=true``)."""
+    from gedkit.solvers import solver_class
+
     declared = solver_class(args.method).options
     known = args.command_parser._option_string_actions
     out: list[str] = []

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gedkit.api import ged
-from gedkit.cli._args import add_solver_arguments, print_result, solve_options
+from gedkit.cli._args import COMMAND_TIMEOUT, add_solver_arguments, print_result, solve_options
 from gedkit.cli._inputs import add_input_arguments, read_pair
-from gedkit.result import Result
+
+if TYPE_CHECKING:  # the solvers load when a command runs, not when the parser is built
+    from gedkit.result import Result
 
 _OPERATIONS = {
     "node_sub": "substitute node",
@@ -31,7 +32,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("a", metavar="A", help="file holding the first graph")
     parser.add_argument("b", metavar="B", help="file holding the second graph")
     add_input_arguments(parser)
-    add_solver_arguments(parser)
+    add_solver_arguments(parser, timeout=COMMAND_TIMEOUT)
     parser.add_argument(
         "--threshold", type=float, metavar="T",
         help="only decide whether the distance is at most T (may stop early)",
@@ -42,12 +43,33 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    options = solve_options(args, "timeout", "memory", "threshold")
+    from gedkit.api import ged
+
+    options = solve_options(args, "memory", "threshold")
     g1, g2 = read_pair(args)
-    result = ged(g1, g2, costs=args.costs, method=args.method, **options)
+    result = ged(g1, g2, costs=args.costs, method=args.method, timeout=args.timeout,
+                 **options)
     drop = ("node_map", "edit_path") if args.no_path else ()
     text = "" if args.json else report(result, args.threshold, path=not args.no_path)
     print_result(result, args.json, drop, text)
+    return finish(result, args)
+
+
+def finish(result: Any, args: argparse.Namespace) -> int:
+    """The exit status of a solving command, after saying on stderr what stopped an
+    unproven answer: 130 after Ctrl-C, else 0."""
+    import sys
+
+    stopped = result.stats.get("stopped", "")
+    if stopped == "interrupted":
+        print("gedkit: interrupted: the best bounds found so far are printed above",
+              file=sys.stderr)
+        return 130
+    if not result.optimal and args.timeout is not None and result.time >= 0.9 * args.timeout:
+        default = " (the default)" if args.timeout == COMMAND_TIMEOUT else ""
+        print(f"gedkit: note: the time limit of {args.timeout:g} s{default} was reached "
+              "before the answer was proven; --timeout none searches until it is",
+              file=sys.stderr)
     return 0
 
 
@@ -58,10 +80,12 @@ def report(result: Result, threshold: float | None, *, path: bool = True) -> str
         ("distance", f"{result.distance:g} ({verdict})"),
         ("lower bound", f"{result.lower_bound:g}"),
         ("upper bound", f"{result.upper_bound:g}"),
-        ("optimal", "yes" if result.optimal else "no"),
+        ("optimal", "yes" if result.optimal else f"no (gap {result.gap:.1%})"),
         ("method", result.method),
         ("time", _duration(result.time)),
     ]
+    if not result.optimal and result.stats.get("stopped"):
+        rows.append(("stopped by", result.stats["stopped"]))
     if threshold is not None:
         answer = {True: "yes", False: "no", None: "undecided"}[result.within_threshold]
         rows.append((f"distance <= {threshold:g}", answer))

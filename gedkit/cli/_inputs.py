@@ -12,15 +12,20 @@ import argparse
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gedkit.errors import GedkitError, OptionError
-from gedkit.graph import Graph
-from gedkit.io.common import DIRECTED_POLICIES, Unlabelled
+
+if TYPE_CHECKING:  # readers load when a command reads, not when the parser is built
+    from gedkit.graph import Graph
+    from gedkit.io.common import Unlabelled
 
 __all__ = ["add_input_arguments", "label_spec", "read_file", "read_options", "read_pair"]
 
 _SMILES = "smiles:"
+# gedkit.io.common.DIRECTED_POLICIES, spelled here so that building the parser imports no
+# reader (a test keeps the two equal)
+DIRECTED_POLICIES = ("error", "ignore")
 
 
 def add_input_arguments(parser: argparse.ArgumentParser) -> None:
@@ -121,6 +126,8 @@ def _notice(args: argparse.Namespace) -> Unlabelled:
     """The command's one notice: all its files share the choice of obvious labels (so that
     they are compared alike) and the note of attributes left out."""
     if not hasattr(args, "input_notice"):
+        from gedkit.io.common import Unlabelled
+
         args.input_notice = Unlabelled()
     return args.input_notice
 

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gedkit.cli._args import parse_options, print_result
-from gedkit.cli._ged import _columns, _duration, _show
+from gedkit.cli._args import COMMAND_TIMEOUT, add_solver_arguments, parse_options, print_result
+from gedkit.cli._ged import _columns, _duration, _show, finish
 from gedkit.cli._inputs import add_input_arguments, read_pair
-from gedkit.mces.api import mces, methods
-from gedkit.mces.result import MCESResult
+
+if TYPE_CHECKING:  # the methods load when the command runs, not when the parser is built
+    from gedkit.mces.result import MCESResult
 
 
 def register(subparsers: Any) -> None:
@@ -25,16 +26,11 @@ def register(subparsers: Any) -> None:
     parser.add_argument("a", metavar="A", help="file holding the first graph")
     parser.add_argument("b", metavar="B", help="file holding the second graph")
     add_input_arguments(parser)
-    group = parser.add_argument_group("solving")
+    group = add_solver_arguments(parser, timeout=COMMAND_TIMEOUT, method=False)
     # not "method": the GED commands' --KEY option spelling looks methods up by that name
     group.add_argument(
         "--method", dest="mces_method", default="auto",
-        help=f"MCES method: {', '.join(methods())} (default: auto)",
-    )
-    group.add_argument("--timeout", type=float, metavar="S", help="seconds")
-    group.add_argument(
-        "-o", "--option", action="append", default=[], metavar="KEY=VALUE", dest="options",
-        help="an option of the method (repeatable), e.g. -o restarts=8",
+        help="MCES method: auto, exact, ga, nga or rascal (see 'gedkit methods')",
     )
     parser.add_argument("--json", action="store_true", help="print JSON for programs")
     parser.add_argument("--no-map", action="store_true", help="leave out node map and edges")
@@ -42,13 +38,18 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from gedkit.cli._args import parse_size
+    from gedkit.mces.api import mces
+
     options = parse_options(args.options)
+    if args.memory is not None:
+        options["memory"] = parse_size(args.memory)
     g1, g2 = read_pair(args)
     result = mces(g1, g2, args.mces_method, timeout=args.timeout, **options)
     drop = ("node_map", "edges") if args.no_map else ()
     text = "" if args.json else report(result, mapping=not args.no_map)
     print_result(result, args.json, drop, text)
-    return 0
+    return finish(result, args)
 
 
 def report(result: MCESResult, *, mapping: bool = True) -> str:

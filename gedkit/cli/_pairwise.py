@@ -9,14 +9,17 @@ import math
 import sys
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from gedkit.budget import PAIR_TIMEOUT as DEFAULT_TIMEOUT
 from gedkit.budget import InterruptedWarning
 from gedkit.cli._args import add_solver_arguments, solve_options
 from gedkit.cli._inputs import add_input_arguments, read_file
 from gedkit.errors import GedkitError
-from gedkit.graph import Graph
-from gedkit.pairwise import DEFAULT_TIMEOUT, PairwiseResult, pairwise
+
+if TYPE_CHECKING:  # numpy and the solvers load when the command runs
+    from gedkit.graph import Graph
+    from gedkit.pairwise import PairwiseResult
 
 CSV_COLUMNS = ("row", "column", "distance", "lower_bound", "upper_bound", "optimal", "time",
                "status", "error")
@@ -41,8 +44,7 @@ def register(subparsers: Any) -> None:
         help="column graphs (default: FILES against themselves)",
     )
     add_input_arguments(parser)
-    add_solver_arguments(parser)
-    _bounded_timeout(parser)
+    add_solver_arguments(parser, timeout=DEFAULT_TIMEOUT)
     parser.add_argument(
         "--jobs", type=int, default=1, metavar="N", help="worker processes (-1 = all cores)"
     )
@@ -55,28 +57,9 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(run=run, command_parser=parser)
 
 
-def _bounded_timeout(parser: argparse.ArgumentParser) -> None:
-    """pairwise's --timeout: a limit per pair by default, 'none' to ask for none."""
-    action = parser._option_string_actions["--timeout"]
-    action.type, action.default = _seconds, DEFAULT_TIMEOUT
-    action.help = (
-        f"seconds per pair (default {DEFAULT_TIMEOUT:g}); 'none' runs every pair to its "
-        "proof, however long"
-    )
-
-
-def _seconds(text: str) -> float | None:
-    if text.strip().lower() == "none":
-        return None
-    try:
-        return float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not a number of seconds or 'none'"
-        ) from None
-
-
 def run(args: argparse.Namespace) -> int:
+    from gedkit.pairwise import pairwise
+
     options = {
         **solve_options(args, "memory"), "costs": args.costs, "method": args.method,
         "timeout": args.timeout, "n_jobs": args.jobs,

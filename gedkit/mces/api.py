@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
-from gedkit.inputs import as_graph
-from gedkit.mces.base import Budget, available, get_method
+from gedkit.budget import Budget, InterruptedWarning, interruptible, solve_within
+from gedkit.inputs import as_graphs
+from gedkit.mces.base import available, get_method
 from gedkit.mces.problem import MCESProblem
 from gedkit.mces.result import MCESResult
 
@@ -18,6 +20,7 @@ def mces(
     method: str = "auto",
     *,
     timeout: float | None = None,
+    memory: int | None = None,
     node_label: str | list[str] | None = None,
     edge_label: str | list[str] | None = None,
     **options: Any,
@@ -30,16 +33,22 @@ def mces(
 
     Parameters
     ----------
-    g1, g2 : Graph or networkx.Graph
-        The graphs. NetworkX graphs are converted with ``node_label``/``edge_label`` naming
-        the label attributes (None = unlabelled).
+    g1, g2 : Graph, networkx.Graph, RDKit molecule, SMILES string or file path
+        The graphs (see :func:`gedkit.inputs.as_graph`): ``"CCO"`` or ``"smiles:CCO"``
+        is a molecule, a path (``"FILE#ID"`` for one graph of a collection) is read with
+        :func:`gedkit.read`. ``node_label``/``edge_label`` name the label attributes of
+        NetworkX graphs and attribute files (None = the format's own labels).
     method : str
         ``"auto"`` (exact search seeded by graduated assignment), ``"exact"`` (branch and
         bound), ``"ga"`` (graduated assignment) or ``"rascal"`` (RDKit, molecules only); see
         :func:`methods`.
     timeout : float, optional
-        Seconds. Reaching it never raises: the result holds the best map found so far and a
-        proven upper bound.
+        Seconds for the whole call. Reaching it never raises: the result holds the best map
+        found so far and a proven upper bound. Without one the solve runs until it proves
+        its answer, saying so after 10 s; Ctrl-C then returns the best map found.
+    memory : int, optional
+        Bytes the solve may take (default: about 1 GiB): programs, association graphs and
+        networks too large for it are not built, and cheaper means answer instead.
     **options
         Options of the chosen method (``ga``/``auto``: ``beta0``, ``beta_max``,
         ``beta_rate``, ``iterations``, ``sinkhorn_iterations``, ``restarts``, ``seed``;
@@ -62,11 +71,18 @@ def mces(
     >>> r.node_map
     [(1, 'c'), (2, 'b'), (3, 'a')]
     """
-    g1 = as_graph(g1, node_label, edge_label)
-    g2 = as_graph(g2, node_label, edge_label)
+    # the clock starts here: reading, imports and kernels all count
+    budget = Budget(timeout=timeout, memory=memory)
     solver = get_method(method, **options)
-    budget = Budget(timeout=timeout)
-    return solver.solve(MCESProblem(g1, g2), budget)
+    g1, g2 = as_graphs((g1, g2), node_label, edge_label)
+    problem = MCESProblem(g1, g2)
+    budget.what = f"gedkit.mces ({solver.name}) on graphs of {g1.n} and {g2.n} nodes"
+    with interruptible():
+        result = solve_within(solver, problem, budget)
+    if result.stats.get("stopped") == "interrupted":
+        warnings.warn(f"interrupted: returning the best common subgraph found so far "
+                      f"({result!r})", InterruptedWarning, stacklevel=2)
+    return result
 
 
 def methods() -> dict[str, str]:

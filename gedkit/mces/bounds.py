@@ -32,12 +32,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gedkit.budget import Budget
 from gedkit.mces.problem import MCESProblem
-from gedkit.solvers.exact.mip import GedModel, solve_model
+from gedkit.solvers.exact.mip import GedModel, program_fits, solve_model
+from gedkit.solvers.heuristics.assignment import lsape_fits
 
 __all__ = [
     "LinearRelaxation", "assignment_bound", "class_count_bound", "class_degrees",
-    "linear_relaxation", "lp_bound", "relaxation_model", "tightened", "upper_bound",
+    "linear_relaxation", "lp_bound", "relaxation_fits", "relaxation_model", "relaxation_nonzeros",
+    "tightened", "upper_bound",
 ]
 
 # entries of the per-label-group broadcast computed at once (bounds memory)
@@ -104,9 +107,28 @@ def assignment_bound(problem: MCESProblem) -> int:
     return int(weights[r, c].sum()) // 2
 
 
-def upper_bound(problem: MCESProblem) -> int:
-    """The smaller of :func:`class_count_bound` and :func:`assignment_bound`."""
-    return min(class_count_bound(problem), assignment_bound(problem))
+def upper_bound(problem: MCESProblem, budget: Budget | None = None) -> int:
+    """The smaller of :func:`class_count_bound` and :func:`assignment_bound`; the class
+    count alone when the assignment does not fit ``budget``."""
+    count = class_count_bound(problem)
+    if budget is not None and not lsape_fits(problem.n1 + problem.n2, budget):
+        return count
+    return min(count, assignment_bound(problem))
+
+
+def relaxation_nonzeros(problem: MCESProblem) -> int:
+    """An upper estimate of the nonzeros of :func:`relaxation_model`'s matrix: two per
+    ``x``, and for each ``y`` (an edge of g1 onto an edge of g2 of its class, either way) four
+    plus up to four linking entries."""
+    k = problem.n_classes
+    c1 = np.bincount(problem.edge_classes1, minlength=k)
+    c2 = np.bincount(problem.edge_classes2, minlength=k)
+    return 2 * problem.n1 * problem.n2 + 16 * int(c1 @ c2)
+
+
+def relaxation_fits(problem: MCESProblem, budget: Budget) -> bool:
+    """Whether the linear relaxation can be built and solved within ``budget``."""
+    return program_fits(relaxation_nonzeros(problem), budget)
 
 
 @dataclass(frozen=True)
@@ -250,7 +272,7 @@ def tightened(problem: MCESProblem, bound: int, remaining: float, share: float =
     >>> tightened(MCESProblem(path, tri), 3, math.inf)
     2
     """
-    if share * remaining <= 0:
+    if share * remaining <= 0 or not relaxation_fits(problem, Budget(timeout=share * remaining)):
         return bound
     return min(bound, lp_bound(problem, time_limit=share * remaining))
 

@@ -46,6 +46,9 @@ _SCALE = 1 << 32
 _TOLERANCE = 1e-7
 # HiGHS's MIP bound carries its feasibility tolerances: rounded down only past this margin
 _MIP_TOLERANCE = 1e-4
+# from this many nodes in both graphs the search starts from a greedy map (below, the search
+# itself finds maps at once, and the greedy map would cost more than it saves)
+_GREEDY_FROM = 200
 
 
 def branch_and_bound(
@@ -62,16 +65,25 @@ def branch_and_bound(
     returns at least that map. ``probe`` expansions (tens of milliseconds) run before the
     linear relaxation is solved (0: solve it first), ``search`` expansions of the
     Lagrangian search before the integer program takes over."""
-    from gedkit.mces.bounds import linear_relaxation, relaxation_model, upper_bound
+    from gedkit.mces.bounds import (
+        linear_relaxation,
+        relaxation_fits,
+        relaxation_model,
+        upper_bound,
+    )
+    from gedkit.mces.cheap import greedy_map
     from gedkit.mces.refine import refine
 
     t0 = time.perf_counter()
     stats = dict(stats or {})
-    root = upper_bound(problem)
+    root = upper_bound(problem, budget)
     swap = problem.n1 > problem.n2
     p = problem.transposed() if swap else problem
 
     best_map = np.full(p.n1, -1, dtype=np.int64)
+    if incumbent is None and problem.n1 + problem.n2 > _GREEDY_FROM:
+        # on large graphs the search may not reach a leaf for long: start from a greedy map
+        incumbent = greedy_map(problem)
     if incumbent is not None:
         seed = np.asarray(incumbent, dtype=np.int64)
         best_map = problem.inverse(seed) if swap else seed.copy()
@@ -82,8 +94,9 @@ def branch_and_bound(
     expanded, best_map = run.expanded, run.best_map
     upper = root if done else min(root, max(run.incumbent, run.open_bound()))
     if not done and not budget.expired():
-        model = relaxation_model(p)
-        relaxation = linear_relaxation(p, budget.remaining(), model)
+        fits = relaxation_fits(p, budget)
+        model = relaxation_model(p) if fits else None
+        relaxation = linear_relaxation(p, budget.remaining(), model) if fits else None
         if relaxation is None:  # out of time, or HiGHS gave up: carry on without it
             done = not budget.expired() and run.go(budget, None)
             expanded, best_map = run.expanded, run.best_map
@@ -91,7 +104,7 @@ def branch_and_bound(
         else:
             upper = min(upper, int(np.floor(relaxation.bound + _TOLERANCE)))
             stats["lp_bound"] = upper
-            rounded = refine(p, _rounded(relaxation.x))
+            rounded = refine(p, _rounded(relaxation.x), budget=budget)
             if p.count(rounded) > p.count(best_map):
                 best_map = rounded
             done, upper, best_map, spent = _down_search(

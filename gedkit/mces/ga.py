@@ -32,12 +32,15 @@ from gedkit.errors import OptionError
 from gedkit.mces.base import Budget, Method, check_number, register
 from gedkit.mces.problem import MCESProblem
 from gedkit.mces.result import MCESResult
+from gedkit.solvers.chunks import OPS_PER_SECOND, affordable
+from gedkit.solvers.heuristics.assignment import DEFAULT_MEMORY, lsape_seconds
 
 if TYPE_CHECKING:  # SciPy loads with the first solve
     import scipy.sparse as sp
 
 __all__ = [
-    "AssociationGraph", "GraduatedAssignment", "association_graph", "check_search_options",
+    "AssociationGraph", "GraduatedAssignment", "association_entries", "association_graph",
+    "check_search_options",
     "decode", "graduated_assignment",
 ]
 
@@ -136,26 +139,37 @@ def graduated_assignment(
     early, decoding what it has, when the budget runs out.
     """
     from gedkit.mces.bounds import tightened, upper_bound
+    from gedkit.mces.cheap import greedy_map
     from gedkit.mces.refine import kick
     from gedkit.mces.refine import refine as local_search
 
-    assoc = association_graph(problem)
-    best = np.full(problem.n1, -1, dtype=np.int64)
-    best_count = 0
-    stats = {"pairs": len(assoc), "association_edges": assoc.weights.nnz // 2, "runs": 0,
-             "upper_bound": 0}
-    if len(assoc) == 0:  # no pair of nodes can share an edge
-        return best, stats
-    ceiling = stats["upper_bound"] = upper_bound(problem)
+    # the association graph takes ~100 bytes per entry; beyond the memory or time left, the
+    # greedy map (then the local searches) stands in for the annealing
+    entries = association_entries(problem)
+    memory = budget.memory if budget.memory is not None else DEFAULT_MEMORY
+    fits = 100 * entries < memory and affordable(entries / OPS_PER_SECOND * 20, budget)
+    assoc = association_graph(problem) if fits else None
+    best = greedy_map(problem)
+    best_count = problem.count(best)
+    stats = {"pairs": len(assoc) if fits else 0, "runs": 0, "upper_bound": 0,
+             "association_edges": assoc.weights.nnz // 2 if fits else 0}
+    if fits and len(assoc) == 0:  # no pair of nodes can share an edge
+        return np.full(problem.n1, -1, dtype=np.int64), stats
+    ceiling = stats["upper_bound"] = upper_bound(problem, budget)
+    if not fits:
+        stats["stopped"] = "time or memory limit: the association graph does not fit"
     rng = np.random.default_rng(seed)
-    groups = _Groups(assoc)
-    for run in range(restarts):
+    groups = _Groups(assoc) if fits else None
+    decoding = lsape_seconds(problem.n1 + problem.n2)
+    for run in range(restarts if fits else 0):
         bias = noise * rng.standard_normal(len(assoc)) if run else np.zeros(len(assoc))
         soft = _anneal(assoc, groups, bias, budget, beta0, beta_max, beta_rate, iterations,
-                       sinkhorn_iterations)
+                       sinkhorn_iterations, reserve=decoding)
+        if not affordable(decoding, budget):
+            break
         forward = decode(assoc, soft, problem.n1, problem.n2)
         if refine:
-            forward = local_search(problem, forward)
+            forward = local_search(problem, forward, budget=budget)
         count = problem.count(forward)
         stats["runs"] += 1
         if count > best_count:
@@ -169,14 +183,28 @@ def graduated_assignment(
     return best, stats
 
 
-def _anneal(assoc, groups, bias, budget, beta0, beta_max, beta_rate, iterations, sinkhorn):
+def _anneal(assoc, groups, bias, budget, beta0, beta_max, beta_rate, iterations, sinkhorn,
+            reserve=0.0):
+    """The annealed soft assignment; stops raising β when the next step (as long as the last
+    one) would leave less than ``reserve`` seconds (to decode the result)."""
     x = groups.sinkhorn(np.zeros(len(assoc)), sinkhorn)
-    beta = beta0
-    while beta <= beta_max and not budget.expired():
+    beta, step = beta0, 0.0
+    while beta <= beta_max and affordable(step + reserve, budget):
+        tick = time.perf_counter()
         for _ in range(iterations):
             x = groups.sinkhorn(beta * (assoc.weights @ x + bias), sinkhorn)
         beta *= beta_rate
+        step = time.perf_counter() - tick
     return x
+
+
+def association_entries(problem: MCESProblem) -> int:
+    """How many entries :func:`association_graph` holds, counted from the edge classes (four
+    per pair of edges of one class: two orientations, two ends), before building it."""
+    k = problem.n_classes
+    c1 = np.bincount(problem.edge_classes1, minlength=k)
+    c2 = np.bincount(problem.edge_classes2, minlength=k)
+    return 4 * int(c1 @ c2)
 
 
 class _Groups:

@@ -24,21 +24,34 @@ budget.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 from numba import njit
 
+from gedkit.budget import Budget
 from gedkit.mces.problem import MCESProblem
-from gedkit.solvers.base import Budget
+from gedkit.solvers.chunks import OPS_PER_SECOND, affordable, first_chunk, next_chunk
 
-__all__ = ["kick", "refine"]
+__all__ = ["kick", "refine", "sweep_seconds"]
 
 _KICK_CHUNK = 100  # kicks between two looks at the clock
 _G2_BALLS = 0.5  # share of balls drawn in g2
 _DOWNHILL = 0.05  # chance to accept a kick that loses one edge
 
 
-def refine(problem: MCESProblem, forward: np.ndarray, max_sweeps: int = 50) -> np.ndarray:
-    """A locally optimal map reached from ``forward`` (which is left unchanged).
+def sweep_seconds(problem: MCESProblem) -> float:
+    """What one sweep of the local search may take: every node of g1 tries the nodes of g2,
+    each try priced over the node's edges."""
+    degree = 2 * problem.g1.m / max(problem.n1, 1) + 1
+    return problem.n1 * problem.n2 * degree / OPS_PER_SECOND
+
+
+def refine(problem: MCESProblem, forward: np.ndarray, max_sweeps: int = 50,
+           budget: Budget | None = None) -> np.ndarray:
+    """A locally optimal map reached from ``forward`` (which is left unchanged), or the best
+    reached when ``budget`` runs out (checked between sweeps; no sweep is started that the
+    budget cannot pay for).
 
     >>> from gedkit import Graph
     >>> path = Graph({0: "C", 1: "C", 2: "C"}, [(0, 1), (1, 2)])
@@ -49,8 +62,19 @@ def refine(problem: MCESProblem, forward: np.ndarray, max_sweeps: int = 50) -> n
     """
     f = np.array(problem.check_map(forward), dtype=np.int64)
     ptr, nbr, lab = problem.neighbours1
-    _local_search(f, problem.node_labels1, problem.node_labels2, ptr, nbr, lab,
-                  problem.adj2, max_sweeps)
+    if budget is None:
+        _local_search(f, problem.node_labels1, problem.node_labels2, ptr, nbr, lab,
+                      problem.adj2, max_sweeps)
+        return f
+    step = sweep_seconds(problem)
+    for _ in range(max_sweeps):
+        if not affordable(step, budget):
+            break
+        tick = time.perf_counter()
+        if not _local_search(f, problem.node_labels1, problem.node_labels2, ptr, nbr, lab,
+                             problem.adj2, 1):
+            break
+        step = time.perf_counter() - tick
     return f
 
 
@@ -68,21 +92,31 @@ def kick(problem: MCESProblem, forward: np.ndarray, patience: int, seed: int = 0
     >>> p.count(kick(p, np.array([0, 1, 2, 4, 3, 5]), patience=50))
     6
     """
-    best = refine(problem, forward)
+    budget = budget or Budget()
+    best = refine(problem, forward, budget=budget)
     current = best.copy()
     ptr1, nbr1, lab1 = problem.neighbours1
     ptr2, nbr2, _ = problem.neighbours2
     top = np.iinfo(np.int64).max if ceiling is None else ceiling
-    stale, chunk = 0, 0
-    while stale < patience and not (budget is not None and budget.expired()):
-        kicks = min(_KICK_CHUNK, patience - stale)
+    stale, done = 0, 0
+    # a kick ends in a local search of a few sweeps; the number of kicks per call grows
+    # while calls are quick, so the clock is read often on large graphs and rarely on small
+    kicks_per_call = max(1, min(_KICK_CHUNK, first_chunk(3 * sweep_seconds(problem)
+                                                         * OPS_PER_SECOND)))
+    while stale < patience and affordable(3 * sweep_seconds(problem), budget):
+        kicks = min(kicks_per_call, patience - stale)
+        tick = time.perf_counter()
         since = _iterated(best, current, problem.node_labels1, problem.node_labels2, ptr1, nbr1,
                           lab1, ptr2, nbr2, problem.adj2, kicks, radius, _G2_BALLS, _DOWNHILL,
-                          top, seed * 1_000_003 + chunk)
+                          top, seed * 1_000_003 + done)
         if since < 0:  # reached the ceiling
             break
         stale = since if since < kicks else stale + kicks
-        chunk += 1
+        done += kicks
+        if budget.expired():
+            break
+        kicks_per_call = min(_KICK_CHUNK, next_chunk(kicks_per_call, time.perf_counter() - tick,
+                                                     budget.remaining()))
     return best
 
 
@@ -129,8 +163,8 @@ def _iterated(best, current, nl1, nl2, ptr1, nbr1, lab1, ptr2, nbr2, adj2, kicks
               g2_balls, downhill, ceiling, seed):
     """``kicks`` kicks from ``current``; ``best`` and ``current`` are updated in place. Returns
     the number of kicks made since ``best`` last improved (``kicks`` when it did not), or -1
-    once ``best`` keeps ``ceiling`` edges."""
-    np.random.seed(seed)
+    once ``best`` keeps ``ceiling`` edges. Kick ``k`` draws from seed ``seed + k``, so a
+    search is the same however its kicks are split between calls."""
     n1 = nl1.shape[0]
     n2 = nl2.shape[0]
     best_count = _count(best, ptr1, nbr1, lab1, adj2)
@@ -147,6 +181,7 @@ def _iterated(best, current, nl1, nl2, ptr1, nbr1, lab1, ptr2, nbr2, adj2, kicks
     used = np.zeros(n2, dtype=np.bool_)
     since = kicks
     for kick_no in range(kicks):
+        np.random.seed(seed + kick_no)
         g = current.copy()
         m = 0
         for i in range(n1):
@@ -274,4 +309,5 @@ def _local_search(f, nl1, nl2, ptr, nbr, lab, adj2, max_sweeps):
                     improved = True
                     now = _gain(i, v, -1, f, ptr, nbr, lab, adj2)
         if not improved:
-            break
+            return False
+    return True

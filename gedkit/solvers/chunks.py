@@ -1,12 +1,21 @@
-"""How many steps a resumable kernel runs before the Python side looks at the clock."""
+"""How much work one call of a compiled kernel may do before the Python side looks at the clock."""
 
 from __future__ import annotations
 
 import math
 
-__all__ = ["FIRST_CHUNK", "first_chunk", "next_chunk"]
+__all__ = [
+    "FIRST_CHUNK", "NEGLIGIBLE_SECONDS", "OPS_PER_SECOND", "affordable", "first_chunk",
+    "next_chunk",
+]
 
 FIRST_CHUNK = 512
+# simple operations per second of compiled code, on the slow side: what sizes one kernel call
+# (or decides that not even one fits the time left)
+OPS_PER_SECOND = 3e8
+# work this short is always done, even on an expired budget: it costs nothing a caller could
+# notice, and a bound from it beats none
+NEGLIGIBLE_SECONDS = 0.01
 _TARGET_SECONDS = 0.005  # read the clock every few ms: often enough, and cheap
 _OPS_PER_FIRST_CHUNK = 2e6  # about a millisecond of simple operations
 
@@ -37,3 +46,13 @@ def next_chunk(chunk: int, spent: float, remaining: float) -> int:
     if remaining < math.inf and spent > 0:
         chunk = max(1, min(chunk, int(chunk * remaining / spent) + 1))
     return chunk
+
+
+def affordable(seconds: float, budget) -> bool:
+    """Whether work estimated at ``seconds`` fits what ``budget`` has left (or is negligible).
+
+    >>> from gedkit.budget import Budget
+    >>> affordable(0.001, Budget(timeout=1e-9)), affordable(2.0, Budget(timeout=1.0))
+    (True, False)
+    """
+    return seconds < max(budget.remaining(), NEGLIGIBLE_SECONDS)

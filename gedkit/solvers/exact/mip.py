@@ -47,16 +47,22 @@ from gedkit.configurable import check_flag, check_number
 from gedkit.problem import Problem
 from gedkit.result import Result
 from gedkit.solvers.base import Budget, Solver
-from gedkit.solvers.heuristics.assignment import lsape_map
+from gedkit.solvers.cheap import cheap_bounds
+from gedkit.solvers.chunks import affordable
+from gedkit.solvers.heuristics.assignment import DEFAULT_MEMORY, lsape_map
 from gedkit.solvers.registry import register
 
 if TYPE_CHECKING:  # HiGHS and SciPy load when a model is built, not when gedkit starts
     import highspy
     import scipy.sparse as sp
 
-__all__ = ["MIP", "GedModel", "build_model", "solve_model"]
+__all__ = ["MIP", "GedModel", "build_model", "model_nonzeros", "program_fits", "solve_model"]
 
 _TOL = 1e-6
+_SECONDS_PER_NONZERO = 1e-6  # building the arrays, then HiGHS's set-up, on the slow side
+_BYTES_PER_NONZERO = 400  # our arrays while building, then HiGHS's copies and factors
+_WATCH = 0.02  # seconds between looks at Ctrl-C and the clock while HiGHS runs
+_GRACE = 0.1  # past its time limit HiGHS is cancelled (it reads its clock only now and then)
 _banner_lock = threading.Lock()
 _banner_shown = False
 
@@ -266,15 +272,50 @@ def solve_model(
         sol = highspy.HighsSolution()
         sol.col_value = model.point(start)
         h.setSolution(sol)
-    h.run()
+    _run(h, time_limit)
     if h.getInfo().primal_solution_status != highspy.SolutionStatus.kSolutionStatusFeasible:
         return h, None
     return h, np.asarray(h.getSolution().col_value)
 
 
-def _integral_costs(problem: Problem) -> bool:
-    """Whether every cost is an integer, so that the distance is one too."""
-    return all(np.all(m == np.round(m)) for m in (problem.node_costs, problem.edge_label_matrix))
+def _run(h: highspy.Highs, time_limit: float) -> None:
+    """``h.run()`` in HiGHS's own thread while this one watches: a Ctrl-C (see
+    :func:`gedkit.budget.interruptible`) or a solve past its time limit (HiGHS checks its
+    clock only now and then) cancels it, and HiGHS stops at its next check."""
+    from gedkit.budget import interrupted
+
+    h.HandleUserInterrupt = True
+    deadline = time.perf_counter() + time_limit + _GRACE
+    thread = h.startSolve()
+    while not h.wait(_WATCH)[0]:
+        if interrupted() or time.perf_counter() > deadline:
+            h.cancelSolve()
+    thread.join()
+
+
+def program_fits(nonzeros: int, budget: Budget) -> bool:
+    """Whether building and loading a program of ``nonzeros`` fits the time and memory left
+    in ``budget`` (both grow with the nonzeros: ~1 µs and ~400 bytes each, HiGHS's copies
+    included), with as much time again left over to solve it.
+
+    >>> program_fits(10_000, Budget(timeout=1.0)), program_fits(10**8, Budget(timeout=1.0))
+    (True, False)
+    """
+    memory = budget.memory if budget.memory is not None else DEFAULT_MEMORY
+    return affordable(2 * _SECONDS_PER_NONZERO * nonzeros, budget) and (
+        _BYTES_PER_NONZERO * nonzeros < memory)
+
+
+def model_nonzeros(problem: Problem) -> int:
+    """An upper estimate of the nonzeros of :func:`build_model`'s matrix: two per ``x``,
+    four per ``y`` and up to four linking entries per ``y``."""
+    E = problem.edge_label_matrix
+    K = E.shape[0] - 1
+    gain = E[:K, :K] - E[:K, K:] - E[K:, :K] < 0  # label pairs whose y enter the model
+    count1 = np.bincount(problem.edge_labels1, minlength=K)
+    count2 = np.bincount(problem.edge_labels2, minlength=K)
+    ny = 2 * int(count1 @ gain @ count2)  # both orientations of each edge of g2
+    return 2 * problem.n1 * problem.n2 + 8 * ny
 
 
 @register
@@ -294,8 +335,12 @@ class MIP(Solver):
         t0 = time.perf_counter()
 
         def finish(forward, lower, stats):
+            # never worse than the cheap bounds the program started from
+            if problem.cost(forward) > base.upper_bound:
+                forward = base.assignment
             result = Result.from_assignment(
-                problem, forward, lower, self.name, time=time.perf_counter() - t0, stats=stats
+                problem, forward, max(lower, base.lower_bound), self.name,
+                time=time.perf_counter() - t0, stats=stats,
             )
             result.stats["gap"] = result.gap
             return result
@@ -303,7 +348,14 @@ class MIP(Solver):
         if problem.n1 == 0 or problem.n2 == 0:
             # one node map only: delete everything (or insert everything)
             forward = np.full(problem.n1, -1, dtype=np.int64)
-            return finish(forward, problem.cost(forward), {"status": "trivial"})
+            return Result.from_assignment(problem, forward, problem.cost(forward), self.name,
+                                          time=time.perf_counter() - t0,
+                                          stats={"status": "trivial", "gap": 0.0})
+        base = cheap_bounds(problem, budget, self.name)
+        if not program_fits(model_nonzeros(problem), budget):
+            base.stats["stopped"] = (f"time or memory limit: a program of about "
+                                     f"{model_nonzeros(problem):,} nonzeros does not fit")
+            return base
 
         model = build_model(problem)
         threads = self.config["threads"]
@@ -325,7 +377,7 @@ class MIP(Solver):
             return finish(forward, lower, stats)
 
         upper = problem.cost(forward)
-        if solved and _integral_costs(problem):
+        if solved and problem.integral_costs:
             lower = float(math.ceil(lower - _TOL))
         if lower >= upper - _TOL * max(1.0, upper):
             lower = upper  # closed within the tolerance HiGHS itself solves to

@@ -17,14 +17,12 @@ from gedkit.configurable import check_choice, check_number
 from gedkit.problem import Problem
 from gedkit.result import Result
 from gedkit.solvers.base import Budget, Solver
-from gedkit.solvers.chunks import first_chunk, next_chunk
+from gedkit.solvers.chunks import OPS_PER_SECOND, affordable, first_chunk, next_chunk
 from gedkit.solvers.registry import register
 
 __all__ = ["AStar", "DepthFirst", "search"]
 
 DEFAULT_MEMORY = 3 << 28  # bytes for the frontier and the kernel's work arrays (768 MiB)
-# simple operations per second of compiled code, on the slow side, to size what one call runs
-OPS_PER_SECOND = 3e8
 BOUNDS = ("branch", "labelset")
 _FIRST_CAPACITY = 1024
 
@@ -80,7 +78,7 @@ def search(
     workspace = _workspace_bytes(p, branch)
     # growing copies the arrays: old and new together stay within the cap
     max_capacity = int(2 * (memory - workspace) / 3 // row_bytes)
-    if max_capacity < n2 + 2 or ops / OPS_PER_SECOND > budget.remaining():
+    if max_capacity < n2 + 2 or not affordable(ops / OPS_PER_SECOND, budget):
         # not one expansion fits the memory or the time left: cheaper bounds instead
         why = "memory cap" if max_capacity < n2 + 2 else "time limit"
         stats["stopped"] = f"{why}: one expansion of the search does not fit"

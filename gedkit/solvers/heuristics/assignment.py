@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["lsape", "lsape_fits", "lsape_map", "lsape_value"]
+from gedkit.solvers.chunks import affordable
+
+__all__ = ["lsape", "lsape_fits", "lsape_map", "lsape_seconds", "lsape_value"]
 
 _BIG = 1e12
 # scipy's assignment on an N x N matrix of GED costs takes up to ~4e-11 N^3 s on a laptop (worst
@@ -15,16 +17,22 @@ _BYTES_PER_ENTRY = 24
 DEFAULT_MEMORY = 1 << 30
 
 
-def lsape_fits(size: int, budget) -> bool:
-    """Whether an assignment over ``size`` = n1 + n2 rows fits the time and memory left in
-    ``budget`` (a :class:`gedkit.budget.Budget`).
+def lsape_seconds(size: int) -> float:
+    """What an assignment over ``size`` = n1 + n2 rows may take, on the slow side."""
+    return _SECONDS_PER_CUBE * size**3
+
+
+def lsape_fits(size: int, budget, count: int = 1, before: float = 0.0) -> bool:
+    """Whether ``count`` assignments over ``size`` = n1 + n2 rows, after ``before`` seconds
+    of other work, fit the time and memory left in ``budget`` (a
+    :class:`gedkit.budget.Budget`).
 
     >>> from gedkit.budget import Budget
     >>> lsape_fits(40, Budget(timeout=0.1)), lsape_fits(4000, Budget(timeout=0.1))
     (True, False)
     """
     memory = budget.memory if budget.memory is not None else DEFAULT_MEMORY
-    return (_SECONDS_PER_CUBE * size**3 < budget.remaining()
+    return (affordable(before + count * lsape_seconds(size), budget)
             and _BYTES_PER_ENTRY * size**2 < memory)
 
 

@@ -38,7 +38,7 @@ class BPBeam(Solver):
         from gedkit._kernels.local_search import beam_level
 
         t0 = time.perf_counter()
-        s = start(problem, "bipartite")
+        s = start(problem, "bipartite", budget)
         fs = s.forward[None, :].copy()
         invs = problem.inverse(s.forward)[None, :]
         costs = np.array([problem.cost(s.forward)])

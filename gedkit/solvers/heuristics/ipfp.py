@@ -20,7 +20,8 @@ from gedkit.configurable import check_choice, check_number
 from gedkit.problem import Problem
 from gedkit.result import Result
 from gedkit.solvers.base import Budget, Solver
-from gedkit.solvers.heuristics.assignment import lsape_map
+from gedkit.solvers.chunks import affordable
+from gedkit.solvers.heuristics.assignment import lsape_fits, lsape_map, lsape_seconds
 from gedkit.solvers.heuristics.lsape import Neighbours
 from gedkit.solvers.heuristics.start import INITS, start
 from gedkit.solvers.registry import register
@@ -46,17 +47,21 @@ def frank_wolfe(
     """Run IPFP from ``forward``; return (best map met, its cost, iterations)."""
     from gedkit._kernels.quadratic import quadratic_product
 
-
     def product(x):
         return quadratic_product(x, problem.edge_label_matrix, *nb)
 
     linear = problem.node_costs.copy()
     linear[-1, -1] = 0.0
     best, best_cost = forward, problem.cost(forward)
+    size = problem.n1 + problem.n2
     x = assignment_matrix(problem, forward)
     qx = product(x)
     it = 0
-    while it < max_iter and not budget.expired():
+    # a step is one assignment and two products; none is started that the budget cannot
+    # pay for (the first is estimated, later ones take the last step's time)
+    step = lsape_seconds(size)
+    while it < max_iter and affordable(step, budget) and lsape_fits(size, budget):
+        tick = time.perf_counter()
         it += 1
         grad = linear + qx
         b = lsape_map(grad)
@@ -71,15 +76,17 @@ def frank_wolfe(
             break
         qd = product(xb) - qx
         curvature = 0.5 * float((d * qd).sum())
-        step = 1.0 if curvature <= 0 else min(1.0, -slope / (2 * curvature))
-        x += step * d
-        qx += step * qd
-        if -(slope + curvature * step) * step <= _GAP * max(1.0, value):
+        move = 1.0 if curvature <= 0 else min(1.0, -slope / (2 * curvature))
+        x += move * d
+        qx += move * qd
+        if -(slope + curvature * move) * move <= _GAP * max(1.0, value):
             break  # the step gained (almost) nothing: a fixed point up to rounding
-    rounded = lsape_map(-x)
-    cost = problem.cost(rounded)
-    if cost < best_cost:
-        best, best_cost = rounded, cost
+        step = time.perf_counter() - tick
+    if it and lsape_fits(size, budget):
+        rounded = lsape_map(-x)
+        cost = problem.cost(rounded)
+        if cost < best_cost:
+            best, best_cost = rounded, cost
     return best, best_cost, it
 
 
@@ -98,7 +105,7 @@ class IPFP(Solver):
 
     def solve(self, problem: Problem, budget: Budget) -> Result:
         t0 = time.perf_counter()
-        s = start(problem, self.config["init"])
+        s = start(problem, self.config["init"], budget)
         rng = np.random.default_rng(self.config["seed"])
         best, best_cost = s.forward, np.inf
         iterations = 0

@@ -25,14 +25,18 @@ import numpy as np
 from gedkit.problem import Problem
 from gedkit.result import Result
 from gedkit.solvers.base import Budget, Solver
-from gedkit.solvers.heuristics.assignment import lsape
+from gedkit.solvers.cheap import cheap_bounds
+from gedkit.solvers.chunks import OPS_PER_SECOND
+from gedkit.solvers.heuristics.assignment import lsape, lsape_fits
 from gedkit.solvers.registry import register
 
 __all__ = [
     "Neighbours",
+    "assignment_fits",
     "bipartite_assignment",
     "branch_assignment",
     "edge_costs",
+    "edge_costs_seconds",
     "labelset_edge_cost",
     "neighbours",
     "node_assignment",
@@ -80,6 +84,21 @@ def edge_costs(problem: Problem, nb: Neighbours | None = None, fast: bool = Fals
     if fast:
         return incident_edge_costs_fast(nb.ptr1, nb.lab1, nb.ptr2, nb.lab2, emat)
     return incident_edge_costs(nb.ptr1, nb.lab1, nb.ptr2, nb.lab2, emat, _edge_constants(problem))
+
+
+def edge_costs_seconds(problem: Problem, fast: bool = False) -> float:
+    """What :func:`edge_costs` may take: a count per node pair under label-equality costs
+    (and for ``fast``), else a matching of the two nodes' edge labels."""
+    d1 = int(problem.g1.degrees().max(initial=0))
+    d2 = int(problem.g2.degrees().max(initial=0))
+    per_pair = d1 + d2 + 1 if fast or problem.constant_costs is not None else (d1 + d2 + 2) ** 3
+    return (problem.n1 + 1) * (problem.n2 + 1) * per_pair / OPS_PER_SECOND
+
+
+def assignment_fits(problem: Problem, budget: Budget, count: int = 1) -> bool:
+    """Whether :func:`edge_costs` and then ``count`` assignments fit what ``budget`` has
+    left."""
+    return lsape_fits(problem.n1 + problem.n2, budget, count, edge_costs_seconds(problem))
 
 
 def labelset_edge_cost(problem: Problem) -> float:
@@ -142,8 +161,16 @@ class _Assignment(Solver):
     def assign(self, problem: Problem) -> tuple[np.ndarray, float]:
         """(node map, lower bound)."""
 
+    def fits(self, problem: Problem, budget: Budget) -> bool:
+        """Whether :meth:`assign` fits the budget (it cannot be stopped half-way)."""
+        return assignment_fits(problem, budget)
+
     def solve(self, problem: Problem, budget: Budget) -> Result:
         t0 = time.perf_counter()
+        if not self.fits(problem, budget):
+            result = cheap_bounds(problem, budget, self.name)
+            result.stats["stopped"] = "time or memory limit: the assignment does not fit"
+            return result
         forward, lower = self.assign(problem)
         return Result.from_assignment(
             problem, forward, lower, self.name, time=time.perf_counter() - t0
@@ -154,6 +181,13 @@ class _Assignment(Solver):
 class NodeAssignment(_Assignment):
     name = "node"
     summary = "LSAPE on node costs (upper bound) with the label-set lower bound"
+
+    kernels = ()  # SciPy's assignment only
+
+    def fits(self, problem, budget):
+        edges = problem.g1.m + problem.g2.m + 2
+        return lsape_fits(problem.n1 + problem.n2, budget) and (
+            problem.constant_costs is not None or lsape_fits(edges, budget))
 
     def assign(self, problem):
         return node_assignment(problem)

@@ -17,6 +17,7 @@ from gedkit.configurable import check_choice
 from gedkit.problem import Problem
 from gedkit.result import Result
 from gedkit.solvers.base import Budget, Solver
+from gedkit.solvers.chunks import first_chunk, next_chunk
 from gedkit.solvers.heuristics.lsape import Neighbours
 from gedkit.solvers.heuristics.start import INITS, start
 from gedkit.solvers.registry import register
@@ -35,18 +36,27 @@ def local_search(problem: Problem, forward: np.ndarray, nb: Neighbours,
                  budget: Budget) -> tuple[np.ndarray, int]:
     """REFINE's improving moves applied to a copy of ``forward`` until none is left or the
     budget runs out: the map reached and the passes made. ``nb``: the problem's neighbour
-    lists (:func:`gedkit.solvers.heuristics.lsape.neighbours`)."""
+    lists (:func:`gedkit.solvers.heuristics.lsape.neighbours`). A pass over large graphs
+    runs in slices of rows sized to the clock, so a time limit holds within a pass too."""
     from gedkit._kernels.local_search import refine_pass
 
     f = forward.copy()
     inv = problem.inverse(f)
     tol = tolerance(problem)
+    n1 = problem.n1
+    degree = 2 * (problem.g1.m + problem.g2.m) / max(1, n1 + problem.n2) + 1
+    rows = first_chunk((n1 + problem.n2 + 1) * 8 * degree)
     passes = 0
     while not budget.expired():
         passes += 1
-        gain = refine_pass(f, inv, tol, problem.node_costs, problem.adj1, problem.adj2,
-                           problem.edge_label_matrix, *nb)
-        if gain >= -tol:
+        gain, i = 0.0, 0
+        while i < n1 and not budget.expired():
+            tick = time.perf_counter()
+            gain += refine_pass(f, inv, tol, i, min(n1, i + rows), problem.node_costs,
+                                problem.adj1, problem.adj2, problem.edge_label_matrix, *nb)
+            i += rows
+            rows = next_chunk(rows, time.perf_counter() - tick, budget.remaining())
+        if gain >= -tol or i < n1:
             break
     return f, passes
 
@@ -63,7 +73,7 @@ class Refine(Solver):
 
     def solve(self, problem: Problem, budget: Budget) -> Result:
         t0 = time.perf_counter()
-        s = start(problem, self.config["init"])
+        s = start(problem, self.config["init"], budget)
         f, passes = local_search(problem, s.forward, s.neighbours, budget)
         return Result.from_assignment(
             problem, f, s.lower_bound, self.name, time=time.perf_counter() - t0,

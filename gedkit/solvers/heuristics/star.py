@@ -17,8 +17,9 @@ import numpy as np
 from gedkit.problem import Problem
 from gedkit.result import Result
 from gedkit.solvers.base import Budget, Solver
+from gedkit.solvers.cheap import cheap_bounds
 from gedkit.solvers.heuristics.assignment import lsape
-from gedkit.solvers.heuristics.lsape import neighbours, round_up
+from gedkit.solvers.heuristics.lsape import assignment_fits, neighbours, round_up
 from gedkit.solvers.registry import register
 
 __all__ = ["Star", "cheapest_operation", "star_assignment"]
@@ -65,6 +66,11 @@ class Star(Solver):
 
     def solve(self, problem: Problem, budget: Budget) -> Result:
         t0 = time.perf_counter()
+        # the star costs are counted like BRANCH's edge costs, then one assignment
+        if not assignment_fits(problem, budget):
+            result = cheap_bounds(problem, budget, self.name)
+            result.stats["stopped"] = "time or memory limit: the assignment does not fit"
+            return result
         forward, lower = star_assignment(problem)
         return Result.from_assignment(
             problem, forward, lower, self.name, time=time.perf_counter() - t0

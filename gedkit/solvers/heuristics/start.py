@@ -7,9 +7,13 @@ from typing import NamedTuple
 
 import numpy as np
 
+from gedkit.budget import Budget
 from gedkit.problem import Problem
+from gedkit.solvers.cheap import cheap_bounds
+from gedkit.solvers.heuristics.assignment import lsape_fits
 from gedkit.solvers.heuristics.lsape import (
     Neighbours,
+    assignment_fits,
     bipartite_assignment,
     branch_assignment,
     edge_costs,
@@ -31,12 +35,20 @@ class Start(NamedTuple):
     neighbours: Neighbours
 
 
-def start(problem: Problem, init: str = "bipartite") -> Start:
-    """The ``init`` method's node map and the BRANCH lower bound (one edge matrix for both)."""
+def start(problem: Problem, init: str = "bipartite", budget: Budget | None = None) -> Start:
+    """The ``init`` method's node map and the BRANCH lower bound (one edge matrix for both).
+
+    Within ``budget``: when the second assignment would not fit, the BRANCH map is the start;
+    when not even BRANCH's fits, the cheap bounds of :mod:`gedkit.solvers.cheap` are.
+    """
+    budget = budget or Budget()
     nb = neighbours(problem)
+    if not assignment_fits(problem, budget):
+        cheap = cheap_bounds(problem, budget, "start")
+        return Start(cheap.assignment, cheap.lower_bound, nb)
     edges = edge_costs(problem, nb)
     branch_map, lower = branch_assignment(problem, edges)
-    if init == "branch":
+    if init == "branch" or not lsape_fits(problem.n1 + problem.n2, budget):
         forward = branch_map
     elif init == "bipartite":
         forward = bipartite_assignment(problem, edges)[0]
