@@ -25,9 +25,14 @@ _LAZY = {
     "Result": "gedkit.result",
     "ged": "gedkit.api",
     "pairwise": "gedkit.pairwise",
+    "UnlabelledWarning": "gedkit.errors",
+    "InterruptedWarning": "gedkit.budget",
+    "LongRunNotice": "gedkit.budget",
+    "CompileNotice": "gedkit._kernels.warm",
     "read": "gedkit.io",
     "read_all": "gedkit.io",
     "write": "gedkit.io",
+    "from_smiles": "gedkit.io",
     "warm_up": "gedkit._kernels.warm",
 }
 # subpackages reachable as attributes (``gedkit.costs.uniform()``, ``gedkit.mces(g1, g2)``)

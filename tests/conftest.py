@@ -24,3 +24,13 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip(f"benchmark data not found at {SHARED_DATA}")
     return SHARED_DATA
+
+
+@pytest.fixture(scope="session", autouse=True)
+def compiled_kernels():
+    """Every kernel family compiled before the first test, as the README's install command
+    does: on a fresh clone, solves with a time limit would otherwise answer with the cheap
+    bounds they give while kernels compile (tests/test_limits.py covers that path itself)."""
+    from gedkit._kernels.warm import warm_up
+
+    warm_up(jobs=2)

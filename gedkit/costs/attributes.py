@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from gedkit.costs.base import CostModel
-from gedkit.errors import CostModelError
+from gedkit.errors import CostModelError, Option
 from gedkit.graph import label_key
 
 __all__ = [
@@ -112,7 +112,8 @@ def values(labels: Sequence[Any], name: str, model: str, kind: str) -> list[Any]
         if not isinstance(lab, Mapping):
             raise CostModelError(
                 f"cost model {model!r} reads {kind} attribute {name!r}, but got the {kind} label "
-                f"{lab!r}; read the graphs with {kind}_label='*' to keep all attributes"
+                f"{lab!r}; read the graphs with ", Option(f"{kind}_label", "*"),
+                " to keep all attributes",
             )
         if name not in lab:
             have = ", ".join(sorted(map(str, lab))) or "none"

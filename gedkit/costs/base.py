@@ -127,23 +127,24 @@ def intern_labels(
 def _label_matrix(labels, sub, delete, insert, kind: str) -> np.ndarray:
     k = len(labels)
     mat = np.zeros((k + 1, k + 1), dtype=np.float64)
-    try:
-        for i, a in enumerate(labels):
-            mat[i, k] = delete(a)
-            mat[k, i] = insert(a)
-            for j, b in enumerate(labels):
-                mat[i, j] = 0.0 if i == j and _is_identity(sub, a) else sub(a, b)
-    except CostModelError:
-        raise
-    except Exception as exc:  # a user callable failed on a label: say which
-        raise CostModelError(f"{kind} cost failed on label(s) near {a!r}: {exc}") from exc
+    for i, a in enumerate(labels):
+        mat[i, k] = _call(delete, (a,), f"{kind} deletion", a)
+        mat[k, i] = _call(insert, (a,), f"{kind} insertion", a)
+        for j, b in enumerate(labels):
+            mat[i, j] = _call(sub, (a, b), f"{kind} substitution", (a, b))
     return mat
 
 
-def _is_identity(sub, a) -> bool:
-    # Substituting a label by itself is free in every sensible model, but a user callable may
-    # disagree; ask it rather than assume.
-    return sub(a, a) == 0
+def _call(function, args: tuple, what: str, labels: Any) -> Any:
+    """``function(*args)``, with a failure reported as the exact cost and labels it was
+    asked for."""
+    try:
+        return function(*args)
+    except CostModelError:
+        raise
+    except Exception as exc:  # a user callable failed on these labels: say which
+        raise CostModelError(f"the {what} cost of {labels!r} failed: "
+                             f"{type(exc).__name__}: {exc}") from exc
 
 
 def _checked(mat: np.ndarray, k: int, model: CostModel, kind: str) -> np.ndarray:

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from gedkit.costs.attributes import AttributeCosts, Parts, categories, constant, differ
-from gedkit.errors import CostModelError
+from gedkit.errors import CostModelError, Option
 
 __all__ = ["Chem1Costs", "Chem2Costs", "chem_1", "chem_2"]
 
@@ -37,8 +37,8 @@ def _symbols(labels: Sequence[Any], keys: tuple[str, ...], model: str, kind: str
         elif lab is None:
             raise CostModelError(
                 f"cost model {model!r} needs {kind} labels, got an unlabelled {kind}; read the "
-                f"graphs with {kind}_label='*' (or the attribute holding "
-                f"{'the atom' if kind == 'node' else 'the bond order'})"
+                "graphs with ", Option(f"{kind}_label", "*"), " (or the attribute holding "
+                f"{'the atom' if kind == 'node' else 'the bond order'})",
             )
         else:
             out.append(lab)

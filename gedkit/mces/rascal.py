@@ -64,7 +64,7 @@ from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
-from gedkit.errors import GraphError, MissingDependencyError
+from gedkit.errors import GraphError, MissingDependencyError, Option
 from gedkit.graph import Graph
 from gedkit.mces.base import Budget, Method, check_number, register
 from gedkit.mces.bounds import upper_bound
@@ -108,8 +108,9 @@ def to_rdkit(g: Graph) -> Any:
         if symbol not in elements:
             raise GraphError(
                 f"node {node!r}{_in(g)} has label {label!r}, not an element symbol; RASCAL "
-                "needs atoms labelled by element (read molecules with node_label='atom' or, "
-                "for IAM files, 'symbol')"
+                "needs atoms labelled by element (read molecules with ",
+                Option("node_label", "atom"), " or, for IAM files, ",
+                Option("node_label", "symbol"), ")",
             )
         mol.AddAtom(Chem.Atom(symbol))
     for (a, b), label in zip(g.edges.tolist(), g.edge_labels, strict=True):
@@ -117,8 +118,9 @@ def to_rdkit(g: Graph) -> Any:
         if kind is None:
             raise GraphError(
                 f"edge ({g.ids[a]!r}, {g.ids[b]!r}){_in(g)} has label {label!r}, not a bond "
-                "order 1, 2, 3 or 1.5 (aromatic); read molecules with edge_label='bond' or, "
-                "for IAM files, 'valence'"
+                "order 1, 2, 3 or 1.5 (aromatic); read molecules with ",
+                Option("edge_label", "bond"), " or, for IAM files, ",
+                Option("edge_label", "valence"),
             )
         mol.AddBond(a, b, kind)
         if kind == Chem.BondType.AROMATIC:

@@ -1,10 +1,13 @@
 """``auto``: a portfolio that spends a time budget well.
 
 Cheap bounds first (BRANCH: a lower bound and a map), local search on that map (REFINE), IPFP
-multi-start on large pairs, the learned solver ``gelato`` on the largest ones, then exact
-search seeded with the best map and bound found so far. It stops the moment the bounds meet,
-and always returns the best bounds, the map realising the upper bound, and which stage found
-it.
+multi-start on large pairs, then a short exact search (most pairs of up to a few dozen nodes
+are proven in a fraction of a second), then the integer program on HiGHS where its model fits
+the budget (its linear relaxation bounds molecules of 30-60 atoms far better than the search
+does, and its branch and bound often finds better maps there), the learned solver ``gelato`` on
+the largest pairs, and last exact search seeded with the best map and bound found so far. It
+stops the moment the bounds meet, and always returns the best bounds, the map realising the
+upper bound, and which stage found it.
 
 The learned stage runs only where it measurably helps and can do no harm: pairs of at least
 ``LEARNED_FROM_NODES`` nodes (smaller ones are solved or nearly so by the stages around it),
@@ -25,7 +28,8 @@ from gedkit.configurable import check_flag, check_number
 from gedkit.problem import Problem
 from gedkit.result import Result
 from gedkit.solvers.base import Budget, Solver
-from gedkit.solvers.exact.tree_search import search
+from gedkit.solvers.exact.mip import integer_program, model_nonzeros, program_fits
+from gedkit.solvers.exact.tree_search import TreeSearch
 from gedkit.solvers.registry import get_solver, register
 
 __all__ = ["Auto"]
@@ -42,10 +46,20 @@ IPFP_SHARE = {30: 0.25, 10**9: 0.6}
 LEARNED_FROM_NODES = 31
 # share of the remaining budget for it, and the least share worth starting the network for
 LEARNED_SHARE = 0.6
+LEARNED_SHARE_BEFORE_MIP = 0.35
 LEARNED_MIN_SECONDS = 0.5
 LEARNED_K = 8  # branches: on 31-60 atoms k = 8 decodes in ~0.5 s here, k = 32 in ~2 s
 # importing torch and the network code costs ~2-3 s on a laptop; only a share this long pays it
 TORCH_IMPORT_SECONDS = 5.0
+# the short exact search: pairs up to this size, for this share of the time left, at most
+# PROBE_SECONDS (also without a timeout)
+PROBE_UP_TO_NODES = 80
+PROBE_SHARE = 0.15
+PROBE_SECONDS = 1.0
+# share of the time left for the integer program (when its model fits the budget); without
+# a timeout it gets MIP_SECONDS, then exact search the rest
+MIP_SHARE = 0.7
+MIP_SECONDS = 10.0
 
 
 @register
@@ -55,12 +69,14 @@ class Auto(Solver):
                "(with torch), then seeded exact A*")
     kernels = ("assignment", "local_search", "ipfp", "tree_search")
     exact = True
-    options: ClassVar[dict] = {"memory": None, "ipfp_starts": 10, "learned": True}
+    options: ClassVar[dict] = {"memory": None, "ipfp_starts": 10, "learned": True,
+                               "mip": True}
 
     def validate(self) -> None:
         check_number(self.config, "memory", none=True)
         check_number(self.config, "ipfp_starts", integer=True, strict=False)
         check_flag(self.config, "learned")
+        check_flag(self.config, "mip")
 
     def solve(self, problem: Problem, budget: Budget) -> Result:
         t0 = time.perf_counter()
@@ -86,6 +102,7 @@ class Auto(Solver):
             return lower >= best.upper_bound or decided or budget.expired()
 
         size = max(problem.n1, problem.n2)
+        exact: TreeSearch | None = None
         if size > EXACT_UP_TO_NODES:
             record(get_solver("branch").solve(problem, budget))
             if not settled():
@@ -95,20 +112,27 @@ class Auto(Solver):
                 fraction = next(v for limit, v in IPFP_SHARE.items() if size <= limit)
                 share = Budget(timeout=max(1e-3, fraction * budget.remaining()))
                 record(get_solver("ipfp", starts=starts).solve(problem, share))
+            if not settled() and size <= PROBE_UP_TO_NODES:
+                exact = self._search(problem, budget)
+                exact.offer(best.assignment, lower)
+                record(exact.run(self._stage(budget, PROBE_SHARE, PROBE_SECONDS, PROBE_SECONDS)))
+            # the program pays where its model is small for the budget; the learned stage then
+            # leaves it most of the time (its maps also start the program's branch and bound)
+            mip = self.config["mip"] and program_fits(
+                model_nonzeros(problem), self._stage(budget, MIP_SHARE, alone=MIP_SECONDS))
             learned = self.config["learned"] and size >= LEARNED_FROM_NODES and budget.timeout
             if not settled() and learned:
-                share = LEARNED_SHARE * budget.remaining()
+                share = (LEARNED_SHARE_BEFORE_MIP if mip else LEARNED_SHARE) * budget.remaining()
                 if _learned_stage_fits(problem, share):
                     record(get_solver("gelato", k=LEARNED_K).solve(problem, Budget(timeout=share)))
+            if not settled() and mip:
+                record(integer_program(problem, self._stage(budget, MIP_SHARE, alone=MIP_SECONDS),
+                                       incumbent=best.assignment))
         if best is None or not settled():
-            exact_budget = Budget(
-                timeout=None if budget.timeout is None else max(1e-3, budget.remaining()),
-                memory=budget.memory if budget.memory is not None else self.config["memory"],
-                threshold=budget.threshold,
-            )
-            record(search(problem, exact_budget, depth_first=False, method="astar",
-                          incumbent=None if best is None else best.assignment,
-                          lower_bound=lower))
+            # the search goes on from where the short one stopped, with the best map and bound
+            exact = exact or self._search(problem, budget)
+            exact.offer(None if best is None else best.assignment, lower)
+            record(exact.run(self._stage(budget, 1.0)))
         assert best is not None
         # a stage replaces the incumbent only by a strictly better map, so the winner is the
         # stage that found the final map (exact search may only have proved it optimal)
@@ -116,6 +140,23 @@ class Auto(Solver):
             problem, best.assignment, lower, self.name, time=time.perf_counter() - t0,
             stats={"winner": best.method, "stages": stages},
         )
+
+    def _search(self, problem: Problem, budget: Budget) -> TreeSearch:
+        memory = budget.memory if budget.memory is not None else self.config["memory"]
+        return TreeSearch(problem, depth_first=False, method="astar", memory=memory,
+                          threshold=budget.threshold)
+
+    def _stage(self, budget: Budget, share: float, cap: float | None = None,
+               alone: float | None = None) -> Budget:
+        """A stage's budget: ``share`` of the time left, at most ``cap`` seconds; without a
+        timeout, ``alone`` seconds (None: unbounded). The memory cap and threshold carry
+        over."""
+        timeout = alone
+        if budget.timeout is not None:
+            timeout = max(1e-3, share * budget.remaining())
+            timeout = timeout if cap is None else min(cap, timeout)
+        memory = budget.memory if budget.memory is not None else self.config["memory"]
+        return Budget(timeout=timeout, memory=memory, threshold=budget.threshold)
 
 
 def _learned_stage_fits(problem: Problem, share: float) -> bool:

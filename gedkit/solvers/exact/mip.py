@@ -56,7 +56,10 @@ if TYPE_CHECKING:  # HiGHS and SciPy load when a model is built, not when gedkit
     import highspy
     import scipy.sparse as sp
 
-__all__ = ["MIP", "GedModel", "build_model", "model_nonzeros", "program_fits", "solve_model"]
+__all__ = [
+    "MIP", "GedModel", "build_model", "integer_program", "model_nonzeros", "program_fits",
+    "solve_model",
+]
 
 _TOL = 1e-6
 _SECONDS_PER_NONZERO = 1e-6  # building the arrays, then HiGHS's set-up, on the slow side
@@ -330,76 +333,86 @@ class MIP(Solver):
         check_number(self.config, "threads", integer=True, minimum=1, strict=False)
 
     def solve(self, problem: Problem, budget: Budget) -> Result:
-        import highspy
+        return integer_program(problem, budget, relaxation=self.config["relaxation"],
+                               threads=self.config["threads"])
 
-        t0 = time.perf_counter()
 
-        def finish(forward, lower, stats):
-            # never worse than the cheap bounds the program started from
-            if problem.cost(forward) > base.upper_bound:
-                forward = base.assignment
-            result = Result.from_assignment(
-                problem, forward, max(lower, base.lower_bound), self.name,
-                time=time.perf_counter() - t0, stats=stats,
-            )
-            result.stats["gap"] = result.gap
-            return result
+def integer_program(problem: Problem, budget: Budget, *, relaxation: bool = False,
+                    threads: int = 1, incumbent: np.ndarray | None = None,
+                    method: str = "mip") -> Result:
+    """The ``mip`` method (see the module docstring); ``incumbent``, a node map found
+    elsewhere, starts the branch and bound when it beats the rounded relaxation."""
+    import highspy
 
-        if problem.n1 == 0 or problem.n2 == 0:
-            # one node map only: delete everything (or insert everything)
-            forward = np.full(problem.n1, -1, dtype=np.int64)
-            return Result.from_assignment(problem, forward, problem.cost(forward), self.name,
-                                          time=time.perf_counter() - t0,
-                                          stats={"status": "trivial", "gap": 0.0})
-        base = cheap_bounds(problem, budget, self.name)
-        if not program_fits(model_nonzeros(problem), budget):
-            base.stats["stopped"] = (f"time or memory limit: a program of about "
-                                     f"{model_nonzeros(problem):,} nonzeros does not fit")
-            return base
+    t0 = time.perf_counter()
 
-        model = build_model(problem)
-        threads = self.config["threads"]
-        h, values = solve_model(
-            model, integer=False, time_limit=budget.remaining(), threads=threads
+    def finish(forward, lower, stats):
+        # never worse than the cheap bounds the program started from
+        if problem.cost(forward) > base.upper_bound:
+            forward = base.assignment
+        result = Result.from_assignment(
+            problem, forward, max(lower, base.lower_bound), method,
+            time=time.perf_counter() - t0, stats=stats,
         )
-        solved = h.getModelStatus() == highspy.HighsModelStatus.kOptimal
-        # costs are non-negative, so 0 is the bound of last resort
-        lower = max(0.0, h.getInfo().objective_function_value) if solved else 0.0
-        forward = model.rounded(values) if values is not None else lsape_map(problem.node_costs)
-        stats = {
-            "status": h.modelStatusToString(h.getModelStatus()),
-            "lp_bound": lower,
-            "rows": model.matrix.shape[0],
-            "columns": model.matrix.shape[1],
-            "nodes": 0,
-        }
-        if self.config["relaxation"]:
-            return finish(forward, lower, stats)
+        result.stats["gap"] = result.gap
+        return result
 
-        upper = problem.cost(forward)
-        if solved and problem.integral_costs:
-            lower = float(math.ceil(lower - _TOL))
-        if lower >= upper - _TOL * max(1.0, upper):
-            lower = upper  # closed within the tolerance HiGHS itself solves to
-        if (
-            lower >= upper
-            or budget.expired()
-            or (budget.threshold is not None and not lower <= budget.threshold < upper)
-        ):
-            return finish(forward, lower, stats)
+    if problem.n1 == 0 or problem.n2 == 0:
+        # one node map only: delete everything (or insert everything)
+        forward = np.full(problem.n1, -1, dtype=np.int64)
+        return Result.from_assignment(problem, forward, problem.cost(forward), method,
+                                      time=time.perf_counter() - t0,
+                                      stats={"status": "trivial", "gap": 0.0})
+    base = cheap_bounds(problem, budget, method)
+    if not program_fits(model_nonzeros(problem), budget):
+        base.stats["stopped"] = (f"time or memory limit: a program of about "
+                                 f"{model_nonzeros(problem):,} nonzeros does not fit")
+        return base
 
-        h, values = solve_model(
-            model, integer=True, time_limit=budget.remaining(), threads=threads,
-            start=forward, target=budget.threshold,
-        )
-        info = h.getInfo()
-        if values is not None:
-            forward = model.node_map(values)
-            stats["objective"] = float(info.objective_function_value)
-        stats["status"] = h.modelStatusToString(h.getModelStatus())
-        stats["nodes"] = int(info.mip_node_count)
-        if h.getModelStatus() == highspy.HighsModelStatus.kOptimal:
-            lower = problem.cost(forward)  # optimal to HiGHS's gap tolerance, see solve_model
-        else:
-            lower = max(lower, float(info.mip_dual_bound))  # -inf until HiGHS has a bound
+    model = build_model(problem)
+    h, values = solve_model(
+        model, integer=False, time_limit=budget.remaining(), threads=threads
+    )
+    solved = h.getModelStatus() == highspy.HighsModelStatus.kOptimal
+    # costs are non-negative, so 0 is the bound of last resort
+    lower = max(0.0, h.getInfo().objective_function_value) if solved else 0.0
+    forward = model.rounded(values) if values is not None else lsape_map(problem.node_costs)
+    if incumbent is not None and problem.cost(incumbent) < problem.cost(forward):
+        forward = np.asarray(incumbent, dtype=np.int64)
+    stats = {
+        "status": h.modelStatusToString(h.getModelStatus()),
+        "lp_bound": lower,
+        "rows": model.matrix.shape[0],
+        "columns": model.matrix.shape[1],
+        "nodes": 0,
+    }
+    if relaxation:
         return finish(forward, lower, stats)
+
+    upper = problem.cost(forward)
+    if solved and problem.integral_costs:
+        lower = float(math.ceil(lower - _TOL))
+    if lower >= upper - _TOL * max(1.0, upper):
+        lower = upper  # closed within the tolerance HiGHS itself solves to
+    if (
+        lower >= upper
+        or budget.expired()
+        or (budget.threshold is not None and not lower <= budget.threshold < upper)
+    ):
+        return finish(forward, lower, stats)
+
+    h, values = solve_model(
+        model, integer=True, time_limit=budget.remaining(), threads=threads,
+        start=forward, target=budget.threshold,
+    )
+    info = h.getInfo()
+    if values is not None:
+        forward = model.node_map(values)
+        stats["objective"] = float(info.objective_function_value)
+    stats["status"] = h.modelStatusToString(h.getModelStatus())
+    stats["nodes"] = int(info.mip_node_count)
+    if h.getModelStatus() == highspy.HighsModelStatus.kOptimal:
+        lower = problem.cost(forward)  # optimal to HiGHS's gap tolerance, see solve_model
+    else:
+        lower = max(lower, float(info.mip_dual_bound))  # -inf until HiGHS has a bound
+    return finish(forward, lower, stats)

@@ -20,7 +20,7 @@ from gedkit.solvers.base import Budget, Solver
 from gedkit.solvers.chunks import OPS_PER_SECOND, affordable, first_chunk, next_chunk
 from gedkit.solvers.registry import register
 
-__all__ = ["AStar", "DepthFirst", "search"]
+__all__ = ["AStar", "DepthFirst", "TreeSearch", "search"]
 
 DEFAULT_MEMORY = 3 << 28  # bytes for the frontier and the kernel's work arrays (768 MiB)
 BOUNDS = ("branch", "labelset")
@@ -47,134 +47,202 @@ def search(
     incumbent: np.ndarray | None = None,
     lower_bound: float = 0.0,
 ) -> Result:
-    """Exact search on ``problem``; see the module docstring.
+    """Exact search on ``problem`` within ``budget``; see :class:`TreeSearch`."""
+    run = TreeSearch(problem, depth_first=depth_first, method=method, counting=counting,
+                     bound=bound, memory=budget.memory, threshold=budget.threshold)
+    run.offer(incumbent, lower_bound)
+    return run.run(budget)
+
+
+class TreeSearch:
+    """One exact search that can be continued: :meth:`run` searches within a budget and
+    returns the bounds so far, a later :meth:`run` goes on from the same frontier, and
+    :meth:`offer` hands it a map or a lower bound found elsewhere in between.
 
     ``counting`` (default: whenever costs depend on label equality alone) selects the
     incremental bound; forcing it off gives the same search, slower (tests compare both).
     ``bound`` is ``"branch"`` (the default: one anchor-aware assignment per expanded state on
     top of the per-child label-set bound; stronger, and an upper bound at every step) or
-    ``"labelset"`` (the per-child bound alone). ``incumbent`` (a node map found elsewhere)
-    and ``lower_bound`` (proven elsewhere) seed the search.
+    ``"labelset"`` (the per-child bound alone). ``memory`` caps the frontier and the kernel's
+    work arrays (default :data:`DEFAULT_MEMORY`); ``threshold`` prunes what exceeds it and
+    stops at the first map within it.
     """
-    t0 = time.perf_counter()
-    swap = problem.n1 > problem.n2
-    p = problem.transposed() if swap else problem
-    n1, n2 = p.n1, p.n2
-    stats = {"expanded": 0, "generated": 0, "peak_states": 0, "peak_bytes": 0}
 
-    if n1 == 0:
-        forward = np.empty(0, dtype=np.int64)
-        return _finish(problem, p, swap, forward, math.inf, method, t0, stats, "optimal")
+    def __init__(self, problem: Problem, *, depth_first: bool, method: str,
+                 counting: bool | None = None, bound: str = "branch",
+                 memory: int | None = None, threshold: float | None = None):
+        self.problem, self.method = problem, method
+        self.swap = problem.n1 > problem.n2
+        p = self.p = problem.transposed() if self.swap else problem
+        n1 = p.n1
+        self.depth_first = depth_first
+        self.stats = {"expanded": 0, "generated": 0, "peak_states": 0, "peak_bytes": 0}
+        const = p.constant_costs
+        if counting is None or const is None:
+            counting = const is not None
+        self.counting, self.branch = counting, bound == "branch"
+        self.row_bytes = 4 * n1 + 36
+        memory = memory if memory is not None else DEFAULT_MEMORY
+        self.ops = _expansion_ops(p, counting, self.branch)
+        self.workspace = _workspace_bytes(p, self.branch)
+        # growing copies the arrays: old and new together stay within the cap
+        self.max_capacity = int(2 * (memory - self.workspace) / 3 // self.row_bytes)
+        self.cutoff = self.stop_at = math.inf if threshold is None else threshold
+        if threshold is None:
+            self.stop_at = -math.inf
+        self.tol = 1e-9 * max(1.0, p.largest_cost)
+        self.fctl = np.array([math.inf, 0.0, math.inf])  # UB, LB, PRUNED (see the kernel)
+        self.best_map = np.full(n1, -1, dtype=np.int64)
+        self.status: int | None = None  # last kernel status; None: not started
+        self.reason = "optimal"
 
-    const = p.constant_costs
-    if counting is None or const is None:
-        counting = const is not None
-    nconst = _label_costs(None if const is None else const[:3])
-    econst = _label_costs(None if const is None else const[3:])
-    branch = bound == "branch"
-    row_bytes = 4 * n1 + 36
-    memory = budget.memory if budget.memory is not None else DEFAULT_MEMORY
-    ops = _expansion_ops(p, counting, branch)
-    workspace = _workspace_bytes(p, branch)
-    # growing copies the arrays: old and new together stay within the cap
-    max_capacity = int(2 * (memory - workspace) / 3 // row_bytes)
-    if max_capacity < n2 + 2 or not affordable(ops / OPS_PER_SECOND, budget):
-        # not one expansion fits the memory or the time left: cheaper bounds instead
-        why = "memory cap" if max_capacity < n2 + 2 else "time limit"
-        stats["stopped"] = f"{why}: one expansion of the search does not fit"
-        return _cheap(problem, budget, method, incumbent, lower_bound, t0, stats)
-    from gedkit._kernels import tree_search as kernel
-    from gedkit._kernels.order import matching_order, neighbour_lists, twin_classes
+    def offer(self, forward: np.ndarray | None, lower_bound: float = 0.0) -> None:
+        """A node map of the problem (None: none) and a lower bound proven elsewhere; the
+        search keeps whichever map is cheaper and the larger bound."""
+        self.fctl[1] = max(self.fctl[1], float(lower_bound))
+        if forward is not None:
+            seed = np.asarray(forward, dtype=np.int64)
+            seed = self.problem.inverse(seed) if self.swap else seed
+            cost = self.p.cost(seed)
+            if cost < self.fctl[0]:
+                self.fctl[0] = cost
+                self.best_map[:] = seed
 
-    ptr1, nbr1, lab1 = neighbour_lists(p.adj1)
-    ptr2, nbr2, lab2 = neighbour_lists(p.adj2)
-    order = matching_order(p.adj1, p.node_labels1, p.node_labels2)
-    integral = p.integral_costs
-    args = (
-        p.node_costs, p.adj1, p.adj2, p.edge_label_matrix, p.node_label_matrix,
-        p.node_labels1, p.node_labels2, nconst, econst,
-        p.g1.edges, p.edge_labels1, p.g2.edges, p.edge_labels2,
-        ptr1, nbr1, lab1, ptr2, nbr2, lab2, order,
-        twin_classes(p.adj2, p.node_labels2),
-    )
+    def _start(self) -> None:
+        from gedkit._kernels import tree_search as kernel
+        from gedkit._kernels.order import matching_order, neighbour_lists, twin_classes
 
-    capacity = min(max(_FIRST_CAPACITY, 4 * (n2 + 1)), max_capacity)
-    arrays = _allocate(capacity, n1)
-    maps, g, f, depth, heap, free = arrays
-    ctl = np.zeros(6, dtype=np.int64)
-    fctl = np.array([math.inf, float(lower_bound), math.inf])
-    best_map = np.full(n1, -1, dtype=np.int64)
-    if incumbent is not None:
-        seed = np.asarray(incumbent, dtype=np.int64)
-        best_map[:] = problem.inverse(seed) if swap else seed
-        fctl[kernel.UB] = p.cost(best_map)
-    # the root: nothing assigned
-    g[0] = f[0] = 0.0
-    depth[0] = 0
-    heap[0] = 0
-    ctl[kernel.HEAP] = 1
-    ctl[kernel.POOL] = 1
-
-    cutoff = math.inf
-    stop_at = -math.inf
-    if budget.threshold is not None:
-        # "is GED <= threshold?": prune what exceeds it, stop once a map within it is found
-        cutoff = stop_at = budget.threshold
-    tol = 1e-9 * max(1.0, p.largest_cost)
-    chunk = first_chunk(ops)
-    reason = "optimal"
-    # best-first keeps room for a full depth-first dive (n1 levels of at most n2 + 1
-    # children), so that turning depth-first at the cap stays exact; beyond half the cap that
-    # room cannot be had, and a full stack gives up its least promising states instead
-    dive = min((n1 + 1) * (n2 + 1), max_capacity // 2)
-    while True:
-        reserve = n2 + 1 if depth_first else max(n2 + 1, dive)
-        tick = time.perf_counter()
-        status = kernel.tree_search(
-            *args, maps, g, f, depth, heap, free, ctl, fctl, best_map,
-            depth_first, counting, branch, integral, reserve, chunk, cutoff, stop_at, tol,
+        p, n1, n2 = self.p, self.p.n1, self.p.n2
+        const = p.constant_costs
+        nconst = _label_costs(None if const is None else const[:3])
+        econst = _label_costs(None if const is None else const[3:])
+        ptr1, nbr1, lab1 = neighbour_lists(p.adj1)
+        ptr2, nbr2, lab2 = neighbour_lists(p.adj2)
+        order = matching_order(p.adj1, p.node_labels1, p.node_labels2)
+        self.kernel = kernel
+        self.args = (
+            p.node_costs, p.adj1, p.adj2, p.edge_label_matrix, p.node_label_matrix,
+            p.node_labels1, p.node_labels2, nconst, econst,
+            p.g1.edges, p.edge_labels1, p.g2.edges, p.edge_labels2,
+            ptr1, nbr1, lab1, ptr2, nbr2, lab2, order,
+            twin_classes(p.adj2, p.node_labels2),
         )
-        if status in (kernel.STATUS_DONE, kernel.STATUS_STOP):
-            break
-        if status == kernel.STATUS_FULL:
-            if capacity < max_capacity:
-                capacity = min(2 * capacity, max_capacity)
-                maps, g, f, depth, heap, free = arrays = _grow(arrays, capacity)
-            elif not depth_first:
-                # memory cap reached: the frontier becomes a depth-first stack, best on top
-                live = heap[: ctl[kernel.HEAP]]
-                heap[: len(live)] = live[np.argsort(-f[live], kind="stable")]
-                depth_first = True
-                reason = "memory cap: continued depth-first"
-                stats["memory_cap_hit"] = True
-            else:
-                # even the stack is full: give up the states at its bottom (the least
-                # promising of the old frontier); their least bound caps the lower bound
-                dropped = _drop_bottom(heap, free, f, ctl, fctl, kernel, n2 + 1)
-                stats["dropped_states"] = stats.get("dropped_states", 0) + dropped
-        if budget.expired():
-            reason = "timeout"
-            break
-        chunk = next_chunk(chunk, time.perf_counter() - tick, budget.remaining())
+        self.capacity = min(max(_FIRST_CAPACITY, 4 * (n2 + 1)), self.max_capacity)
+        self.arrays = _allocate(self.capacity, n1)
+        _, g, f, depth, heap, _ = self.arrays
+        self.ctl = np.zeros(6, dtype=np.int64)
+        # the root: nothing assigned
+        g[0] = f[0] = 0.0
+        depth[0] = 0
+        heap[0] = 0
+        self.ctl[kernel.HEAP] = 1
+        self.ctl[kernel.POOL] = 1
+        self.chunk = first_chunk(self.ops)
+        self.status = kernel.STATUS_BUDGET
 
-    stats["expanded"] = int(ctl[kernel.EXPANDED])
-    stats["generated"] = int(ctl[kernel.GENERATED])
-    stats["peak_states"] = int(ctl[kernel.PEAK])
-    stats["peak_bytes"] = int(capacity * row_bytes + workspace)
-    ub, lb = fctl[kernel.UB], fctl[kernel.LB]
-    if status not in (kernel.STATUS_DONE,):
-        live = heap[: ctl[kernel.HEAP]]
-        open_min = float(f[live].min()) if len(live) else math.inf
-        lb = max(lb, min(open_min, fctl[kernel.PRUNED], ub))
-    else:
-        lb = max(lb, min(ub, fctl[kernel.PRUNED]))
-    if status == kernel.STATUS_STOP:
-        reason = "threshold reached"
-    if ub == math.inf:
-        # no complete map reached in time: the cheap bounds' map, with the search's bound
-        stats["stopped"] = reason
-        return _cheap(problem, budget, method, None, lb, t0, stats)
-    return _finish(problem, p, swap, best_map, lb, method, t0, stats, reason)
+    def run(self, budget: Budget) -> Result:
+        """Search on within ``budget``; the bounds so far (optimal once the search is done)."""
+        t0 = time.perf_counter()
+        p, n1, n2 = self.p, self.p.n1, self.p.n2
+        if n1 == 0:
+            forward = np.empty(0, dtype=np.int64)
+            return self._finish(forward, math.inf, t0, "optimal")
+        if self.status is None:
+            fits = self.max_capacity >= n2 + 2
+            if not fits or not affordable(self.ops / OPS_PER_SECOND, budget):
+                # not one expansion fits the memory or the time left: cheaper bounds instead
+                why = "time limit" if fits else "memory cap"
+                self.stats["stopped"] = f"{why}: one expansion of the search does not fit"
+                return self._cheap(budget, t0)
+            self._start()
+        kernel, ctl, fctl = self.kernel, self.ctl, self.fctl
+        finished = (kernel.STATUS_DONE, kernel.STATUS_STOP)
+        # best-first keeps room for a full depth-first dive (n1 levels of at most n2 + 1
+        # children), so that turning depth-first at the cap stays exact; beyond half the cap
+        # that room cannot be had, and a full stack gives up its least promising states
+        dive = min((n1 + 1) * (n2 + 1), self.max_capacity // 2)
+        while self.status not in finished:
+            reserve = n2 + 1 if self.depth_first else max(n2 + 1, dive)
+            tick = time.perf_counter()
+            maps, g, f, depth, heap, free = self.arrays
+            self.status = kernel.tree_search(
+                *self.args, maps, g, f, depth, heap, free, ctl, fctl, self.best_map,
+                self.depth_first, self.counting, self.branch, p.integral_costs, reserve,
+                self.chunk, self.cutoff, self.stop_at, self.tol,
+            )
+            if self.status in finished:
+                break
+            if self.status == kernel.STATUS_FULL:
+                self._full()
+            if budget.expired():
+                self.reason = "timeout"
+                break
+            self.chunk = next_chunk(self.chunk, time.perf_counter() - tick, budget.remaining())
+        return self._result(budget, t0)
+
+    def _full(self) -> None:
+        """No room for another expansion: grow, turn depth-first, or drop states."""
+        kernel, ctl = self.kernel, self.ctl
+        f, heap = self.arrays[2], self.arrays[4]
+        if self.capacity < self.max_capacity:
+            self.capacity = min(2 * self.capacity, self.max_capacity)
+            self.arrays = _grow(self.arrays, self.capacity)
+        elif not self.depth_first:
+            # memory cap reached: the frontier becomes a depth-first stack, best on top
+            live = heap[: ctl[kernel.HEAP]]
+            heap[: len(live)] = live[np.argsort(-f[live], kind="stable")]
+            self.depth_first = True
+            self.reason = "memory cap: continued depth-first"
+            self.stats["memory_cap_hit"] = True
+        else:
+            # even the stack is full: give up the states at its bottom (the least promising
+            # of the old frontier); their least bound caps the lower bound
+            dropped = _drop_bottom(heap, self.arrays[5], f, ctl, self.fctl, kernel,
+                                   self.p.n2 + 1)
+            self.stats["dropped_states"] = self.stats.get("dropped_states", 0) + dropped
+
+    def _result(self, budget: Budget, t0: float) -> Result:
+        kernel, ctl, fctl, stats = self.kernel, self.ctl, self.fctl, self.stats
+        stats["expanded"] = int(ctl[kernel.EXPANDED])
+        stats["generated"] = int(ctl[kernel.GENERATED])
+        stats["peak_states"] = int(ctl[kernel.PEAK])
+        stats["peak_bytes"] = int(self.capacity * self.row_bytes + self.workspace)
+        ub, lb = fctl[kernel.UB], fctl[kernel.LB]
+        f, heap = self.arrays[2], self.arrays[4]
+        if self.status != kernel.STATUS_DONE:
+            live = heap[: ctl[kernel.HEAP]]
+            open_min = float(f[live].min()) if len(live) else math.inf
+            lb = max(lb, min(open_min, fctl[kernel.PRUNED], ub))
+        else:
+            lb = max(lb, min(ub, fctl[kernel.PRUNED]))
+        reason = "threshold reached" if self.status == kernel.STATUS_STOP else self.reason
+        if ub == math.inf:
+            # no complete map reached in time: the cheap bounds' map, with the search's bound
+            stats["stopped"] = reason
+            return self._cheap(budget, t0, lb)
+        return self._finish(self.best_map, lb, t0, reason)
+
+    def _cheap(self, budget: Budget, t0: float, lower_bound: float | None = None) -> Result:
+        """The cheap bounds (:mod:`gedkit.solvers.cheap`), or the search's map if better,
+        with the larger of the two lower bounds."""
+        from gedkit.solvers.cheap import cheap_bounds
+
+        base = cheap_bounds(self.problem, budget, self.method)
+        forward = base.assignment
+        if self.fctl[0] < base.upper_bound:
+            forward = self.best_map
+            forward = self.p.inverse(forward) if self.swap else forward
+        lower = max(self.fctl[1] if lower_bound is None else lower_bound, base.lower_bound)
+        self.stats.setdefault("stopped", "no complete map found in time")
+        return Result.from_assignment(self.problem, forward, lower, self.method,
+                                      time=time.perf_counter() - t0, stats=dict(self.stats))
+
+    def _finish(self, forward: np.ndarray, lb: float, t0: float, reason: str) -> Result:
+        if self.swap:
+            forward = self.p.inverse(np.asarray(forward, dtype=np.int64))
+        self.stats["stopped"] = reason
+        return Result.from_assignment(self.problem, forward, lb, self.method,
+                                      time=time.perf_counter() - t0, stats=dict(self.stats))
 
 
 def _expansion_ops(p: Problem, counting: bool, branch: bool) -> float:
@@ -219,29 +287,6 @@ def _drop_bottom(heap, free, f, ctl, fctl, kernel, need: int) -> int:
     heap[: size - k] = heap[k:size].copy()
     ctl[kernel.HEAP] = size - k
     return k
-
-
-def _cheap(problem, budget, method, incumbent, lower_bound, t0, stats) -> Result:
-    """The cheap bounds (:mod:`gedkit.solvers.cheap`), or the given incumbent if better, with
-    the larger of the two lower bounds."""
-    from gedkit.solvers.cheap import cheap_bounds
-
-    base = cheap_bounds(problem, budget, method)
-    forward = base.assignment
-    if incumbent is not None and problem.cost(incumbent) < base.upper_bound:
-        forward = np.asarray(incumbent, dtype=np.int64)
-    stats.setdefault("stopped", "no complete map found in time")
-    return Result.from_assignment(problem, forward, max(lower_bound, base.lower_bound), method,
-                                  time=time.perf_counter() - t0, stats=stats)
-
-
-def _finish(problem, p, swap, forward, lb, method, t0, stats, reason) -> Result:
-    if swap:
-        forward = p.inverse(np.asarray(forward, dtype=np.int64))
-    stats["stopped"] = reason
-    return Result.from_assignment(
-        problem, forward, lb, method, time=time.perf_counter() - t0, stats=stats
-    )
 
 
 def _allocate(capacity: int, n1: int):

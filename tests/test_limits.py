@@ -1,0 +1,195 @@
+"""Limits that hold from the first call: kernels compiled within the budget, large graphs,
+Ctrl-C, option types, start-up imports. No timing assertions: each test checks what a limit
+must produce (bounds, a reason, a status), not how fast."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+import warnings
+
+import numpy as np
+import pytest
+from helpers import random_graph
+
+import gedkit
+from gedkit import budget as budget_module
+from gedkit.budget import Budget
+
+HEAVY = ("numba", "scipy", "torch", "rdkit", "highspy")
+
+
+def _child(code: str, env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
+                          text=True, timeout=timeout, env={**os.environ, **(env or {})})
+
+
+def _ring(n: int, labels: int = 4, seed: int = 0) -> gedkit.Graph:
+    """A labelled ring with chords: large, but built in milliseconds."""
+    rng = np.random.default_rng(seed)
+    lab = rng.integers(0, labels, n)
+    edges = {(i, (i + 1) % n) for i in range(n)}
+    edges |= {(i, (i + 7) % n) for i in range(0, n, 3)}
+    return gedkit.Graph({i: int(lab[i]) for i in range(n)}, sorted(edges))
+
+
+@pytest.mark.parametrize("method", ["exact", "dfs", "astar", "mip", "ipfp", "branch", "auto"])
+def test_large_graphs_give_bounds_not_tracebacks(method):
+    g1, g2 = _ring(1500), _ring(1600, seed=1)
+    r = gedkit.ged(g1, g2, method=method, timeout=0.5, memory=256 << 20)
+    assert 0 <= r.lower_bound <= r.upper_bound < np.inf
+    assert r.upper_bound == r.problem.cost(r.assignment)
+
+
+@pytest.mark.parametrize("method", ["exact", "ga", "auto"])
+def test_large_graphs_give_mces_bounds(method):
+    r = gedkit.mces(_ring(1500), _ring(1600, seed=1), method=method, timeout=0.5)
+    assert 0 < r.num_edges <= r.upper_bound  # the greedy start keeps edges already
+
+
+def test_search_that_cannot_expand_once_says_why():
+    r = gedkit.ged(_ring(1500), _ring(1500, seed=2), method="astar", timeout=0.05)
+    assert "does not fit" in r.stats["stopped"]
+
+
+def test_memory_cap_bounds_the_frontier():
+    rng = np.random.default_rng(3)
+    g1, g2 = random_graph(rng, 14, p=0.3, n_labels=2), random_graph(rng, 14, p=0.3, n_labels=2)
+    r = gedkit.ged(g1, g2, method="astar", memory=200_000, bound="labelset", timeout=20)
+    assert r.stats["peak_bytes"] <= 200_000
+    assert r.lower_bound <= r.upper_bound
+
+
+@pytest.mark.parametrize("value", ["5", True, float("nan"), -1, 0])
+def test_budget_values_are_checked(value):
+    with pytest.raises(gedkit.OptionError, match="timeout must be a number"):
+        gedkit.ged("CCO", "CCN", timeout=value)
+
+
+def test_numpy_numbers_are_accepted():
+    assert gedkit.ged("CCO", "CCN", timeout=np.float32(5), threshold=np.int16(3)).optimal
+
+
+def test_a_long_run_without_timeout_says_so(monkeypatch):
+    monkeypatch.setattr(budget_module, "NOTICE_AFTER", 0.0)
+    b = Budget(what="gedkit.ged (astar) on graphs of 3 and 4 nodes")
+    time.sleep(0.01)
+    with pytest.warns(budget_module.LongRunNotice, match="without a time limit"):
+        b.expired()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        b.expired()  # said once per solve
+
+
+def test_cold_kernel_cache_gives_cheap_bounds_in_time(tmp_path):
+    """A fresh install (empty numba cache) with a time limit: the solve answers with bounds
+    that need no compiled kernel, says so, and leaves a background compile (killed here)."""
+    out = _child("""
+        import json, gedkit
+        from gedkit._kernels import warm
+        r = gedkit.ged("c1ccccc1CC(=O)O", "c1ccccc1CC(=O)N", method="astar", timeout=1)
+        print(json.dumps([r.lower_bound, r.upper_bound, r.stats.get("stopped", "")]))
+        if warm._BACKGROUND is not None:
+            warm._BACKGROUND.kill()
+    """, env={"NUMBA_CACHE_DIR": str(tmp_path)})
+    assert out.returncode == 0, out.stderr
+    lower, upper, stopped = json.loads(out.stdout.splitlines()[-1])
+    assert 0 <= lower <= upper and "not compiled yet" in stopped
+
+
+def test_warm_up_covers_every_specialisation_real_calls_use():
+    """After the session's warm-up, calls of every family in a fresh process load from the
+    cache: no kernel compiles again (which would spend a caller's time limit)."""
+    out = _child("""
+        import numba, gedkit
+        from gedkit.costs import constant
+        pairs = [("c1ccccc1CC(=O)O", "c1ccncc1CC(=O)N"), ("c1ccncc1CC(=O)N", "CCO")]
+        for a, b in pairs:
+            for m in ["auto", "astar", "dfs", "branch", "bipartite", "star", "refine",
+                      "bp_beam", "ipfp", "node", "branch_fast"]:
+                gedkit.ged(a, b, method=m)
+                gedkit.ged(a, b, method=m, costs=constant(node_sub=0.5), threshold=2)
+            for m in ["auto", "exact", "ga"]:
+                gedkit.mces(a, b, method=m)
+        from numba.core.registry import CPUDispatcher
+        import gc
+        missed = [d.py_func.__qualname__ for d in gc.get_objects()
+                  if isinstance(d, CPUDispatcher) and d.py_func.__module__.startswith("gedkit")
+                  and sum(d.stats.cache_misses.values())]
+        print(missed)
+    """, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[-1] == "[]"
+
+
+def test_start_up_imports_nothing_heavy():
+    out = _child(f"""
+        import sys
+        from gedkit.cli import build_parser, main
+        build_parser()
+        first = sorted(m for m in {(*HEAVY, "numpy")!r} if m in sys.modules)
+        main(["methods"])
+        print(first, sorted(m for m in {HEAVY!r} if m in sys.modules))
+    """)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[-1] == "[] []"
+
+
+def test_cli_defaults_bound_every_command():
+    from gedkit.cli import build_parser
+
+    parser = build_parser()
+    assert parser.parse_args(["ged", "a", "b"]).timeout == budget_module.COMMAND_TIMEOUT
+    assert parser.parse_args(["mces", "a", "b"]).timeout == budget_module.COMMAND_TIMEOUT
+    assert parser.parse_args(["pairwise", "a"]).timeout == budget_module.PAIR_TIMEOUT
+    assert parser.parse_args(["ged", "a", "b", "--timeout", "none"]).timeout is None
+
+
+def _interrupt_after_start(args: list[str]) -> subprocess.CompletedProcess:
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(4.0)  # imports, then well into the solve
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    return subprocess.CompletedProcess(args, proc.returncode, out, err)
+
+
+@pytest.fixture()
+def hard_pair(tmp_path):
+    """Two graph files whose exact distance takes far longer than the test waits."""
+    rng = np.random.default_rng(5)
+    paths = []
+    for k in range(2):
+        path = tmp_path / f"g{k}.json"
+        gedkit.write(random_graph(rng, 40, p=0.12, n_labels=2), path)
+        paths.append(str(path))
+    return paths
+
+
+def test_ctrl_c_in_gedkit_ged_prints_the_bounds_found(hard_pair):
+    r = _interrupt_after_start([sys.executable, "-m", "gedkit.cli", "ged", *hard_pair,
+                                "--node-label", "label", "--method", "astar", "--timeout",
+                                "none", "--json", "--no-path"])
+    assert r.returncode == 130, r.stderr
+    data = json.loads(r.stdout)
+    assert data["lower_bound"] <= data["upper_bound"] and data["stats"]["stopped"] == "interrupted"
+    assert "interrupted" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_ctrl_c_in_python_returns_the_bounds_found(hard_pair):
+    r = _interrupt_after_start([sys.executable, "-c", textwrap.dedent(f"""
+        import gedkit, warnings
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            r = gedkit.ged({hard_pair[0]!r}, {hard_pair[1]!r}, method="dfs",
+                           node_label="label")
+        print(r.lower_bound, r.upper_bound, r.stats["stopped"],
+              any(w.category is gedkit.InterruptedWarning for w in caught))
+    """)])
+    assert r.returncode == 0, r.stderr
+    lower, upper, stopped, warned = r.stdout.split()
+    assert float(lower) <= float(upper) and stopped == "interrupted" and warned == "True"
