@@ -72,7 +72,10 @@ def test_timeout_and_nothing_to_share():
     g2 = random_graph(rng, 25, p=0.2, n_labels=1)
     r = gedkit.mces(g1, g2, "nga", init="random", timeout=0.01)
     assert_valid(r, g1, g2)
-    assert r.stats["steps"] >= 1
+    # no network step fits 10 ms (torch's import alone does not): the local searches answer,
+    # and the stats say what was cut (or that the kernels were still compiling)
+    assert r.stats.get("steps", 0) == 0
+    assert r.stats.get("cut") or r.stats.get("fallback")
     lone = gedkit.Graph({0: "C", 1: "C"}, [(0, 1, 1)])
     other = gedkit.Graph({0: "N", 1: "N"}, [(0, 1, 1)])
     assert gedkit.mces(lone, other, "nga").num_edges == 0

@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 from types import ModuleType
 
-from gedkit.errors import FormatError, MissingDependencyError
+from gedkit.errors import FormatError
 
 __all__ = ["DECODINGS", "load_checked", "require_torch"]
 
@@ -28,12 +28,11 @@ DECODINGS = ("branches", "beam", "sampling")
 
 
 def require_torch(feature: str = "the learned solver gelato") -> ModuleType:
-    """The ``torch`` module, or a :class:`MissingDependencyError` naming ``feature``."""
-    try:
-        import torch
-    except ImportError:
-        raise MissingDependencyError("torch", feature, "learn") from None
-    return torch
+    """The ``torch`` module, or a :class:`MissingDependencyError` naming ``feature``; an
+    import made here is timed for :mod:`gedkit.learned.budgeting`."""
+    from gedkit.learned.budgeting import import_torch
+
+    return import_torch(feature)
 
 
 def load_checked(path: str | os.PathLike, fmt: str, what: str) -> dict:

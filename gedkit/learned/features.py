@@ -4,9 +4,11 @@ A state is a partial node map. Its graph holds g1 and g2 side by side (g2's node
 g1's), the edges of both graphs, and one *matching edge* between every matched pair, so the
 history of choices lives in the graph itself.
 
-- Node features: label one-hot over the model's vocabulary (last channel: any other label),
-  side (g1, g2), status (matched, matched to ε), and the node's deletion (g1) or insertion (g2)
-  cost.
+- Node features: label one-hot over the model's vocabulary (last channel: any other label;
+  labels meet the vocabulary in their canonical form,
+  :func:`~gedkit.learned.labels.canonical_label`, so ``1``, ``1.0`` and ``"1"`` are one
+  label), side (g1, g2), status (matched, matched to ε), and the node's deletion (g1) or
+  insertion (g2) cost.
 - Edge features: label one-hot (last channel: other), an "is matching edge" channel, and a
   cost channel (edge deletion or insertion cost; substitution cost of the pair on a matching
   edge).
@@ -35,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from gedkit.graph import Graph, label_key
+from gedkit.learned.labels import canonical_label
 from gedkit.problem import Problem
 
 __all__ = [
@@ -56,31 +59,23 @@ CANDIDATE_FEATURES = 7  # sub, del(u), ins(v), added edge cost, is pair, is dele
 _TOL = 1e-9
 
 
-def _plain(key: Any) -> Hashable:
-    """``key`` made of builtins only (NumPy scalars unwrapped, anything exotic as its repr), so
-    a vocabulary survives a weights-only ``torch.load`` and JSON."""
-    if isinstance(key, np.generic):
-        return key.item()
-    if isinstance(key, tuple):
-        return tuple(_plain(k) for k in key)
-    if key is None or isinstance(key, (str, int, float, bool)):
-        return key
-    return repr(key)
-
-
 @dataclass(frozen=True)
 class Vocabulary:
     """Which node and edge labels get a channel of their own; all others share the last one.
 
     ``node_attr`` / ``edge_attr``: when a label is an attribute dict holding this attribute,
     the attribute alone is the label (graphs read with ``node_label="*"`` then match a model
-    trained on the atom symbol).
+    trained on the atom symbol). Labels are held and matched in their canonical form
+    (:func:`~gedkit.learned.labels.canonical_label`): ``1``, ``1.0`` and ``"1"`` share a
+    channel.
 
     >>> v = Vocabulary.fit([Graph({0: "C", 1: "C", 2: "O"}, [(0, 1, 1), (1, 2, 2)])])
     >>> v.nodes, v.edges
     (('C', 'O'), (1, 2))
     >>> v.node_ids(Graph({0: "N", 1: "O"})).tolist()   # N is unknown: the "other" channel
     [2, 1]
+    >>> v.edge_ids(Graph({0: "C", 1: "C", 2: "O"}, [(0, 1, "2"), (1, 2, 1.0)])).tolist()
+    [1, 0]
     """
 
     nodes: tuple = ()
@@ -127,14 +122,29 @@ class Vocabulary:
 
     @classmethod
     def from_dict(cls, data: Mapping) -> Vocabulary:
-        return cls(tuple(_plain(_tuples(k)) for k in data["nodes"]),
-                   tuple(_plain(_tuples(k)) for k in data["edges"]),
+        # canonical forms also turn lists back into tuples (JSON and some serialisers turn
+        # tuples into lists) and make vocabularies saved before canonical forms existed match
+        return cls(tuple(canonical_label(k) for k in data["nodes"]),
+                   tuple(canonical_label(k) for k in data["edges"]),
                    data.get("node_attr"), data.get("edge_attr"))
 
+    def unseen(self, graphs: Iterable[Graph]) -> tuple[list[Hashable], list[Hashable]]:
+        """The distinct node labels and edge labels of ``graphs`` (canonical forms, in order of
+        appearance) that have no channel of their own.
 
-def _tuples(x: Any) -> Any:
-    """Lists back to tuples (JSON and some serialisers turn tuples into lists)."""
-    return tuple(_tuples(v) for v in x) if isinstance(x, (list, tuple)) else x
+        >>> v = Vocabulary(("C", "O"), (1, 2))
+        >>> v.unseen([Graph({0: "C", 1: "Xx"}, [(0, 1, "1")]), Graph({0: "Yy"})])
+        (['Xx', 'Yy'], [])
+        """
+        known_nodes, known_edges = set(self.nodes), set(self.edges)
+        nodes: dict[Hashable, None] = {}
+        edges: dict[Hashable, None] = {}
+        for g in graphs:
+            nodes.update(dict.fromkeys(k for k in _keys(g.node_labels, self.node_attr)
+                                       if k not in known_nodes))
+            edges.update(dict.fromkeys(k for k in _keys(g.edge_labels, self.edge_attr)
+                                       if k not in known_edges))
+        return list(nodes), list(edges)
 
 
 def _keys(labels: Sequence[Any], attr: str | None) -> list[Hashable]:
@@ -142,7 +152,7 @@ def _keys(labels: Sequence[Any], attr: str | None) -> list[Hashable]:
     for lab in labels:
         if attr is not None and isinstance(lab, Mapping) and attr in lab:
             lab = lab[attr]
-        out.append(_plain(label_key(lab)))
+        out.append(canonical_label(label_key(lab)))
     return out
 
 
@@ -295,6 +305,25 @@ class States:
         """(B, n1+1, n2+1) scaled cost each action adds (node plus edges to decided nodes)."""
         return self.inst.node_costs[None] + self.added
 
+    def complete_greedily(self, rows: Iterable[int]) -> None:
+        """Complete the states at ``rows`` without the network: each takes, one decision at a
+        time, the cheapest next action (:meth:`action_costs`; ties: the first in row-major
+        order, ε last), until it is terminal.
+
+        Each step is one ``argmin`` over the undecided rows and columns only, and a decision
+        updates the costs of the actions next to it alone, so completing a state of ``n``
+        undecided nodes per side costs about n³/2 comparisons, not n⁴.
+
+        >>> from gedkit import costs
+        >>> p = costs.uniform().compile(Graph({0: "C", 1: "O"}, [(0, 1)]), Graph({0: "O", 1: "C"}))
+        >>> s = States.empty(Instance(p, Vocabulary()))
+        >>> s.complete_greedily([0])
+        >>> s.forwards().tolist()
+        [[1, 0]]
+        """
+        for b in rows:
+            _Greedy(self, int(b)).run()
+
     def forwards(self) -> np.ndarray:
         """(B, n1) complete node maps: undecided g1 nodes are deleted, g2 nodes inserted."""
         return np.where(self.fw == UNDECIDED, -1, self.fw)
@@ -302,6 +331,75 @@ class States:
     def keys(self) -> list[bytes]:
         """One key per state; equal keys, equal partial maps."""
         return [f.tobytes() + b.tobytes() for f, b in zip(self.fw, self.bw, strict=True)]
+
+
+class _Greedy:
+    """One state's greedy completion (:meth:`States.complete_greedily`) on a compacted cost
+    matrix: the undecided rows and columns, ε last; decided ones are set to infinity and
+    dropped once they are half of the matrix."""
+
+    def __init__(self, states: States, b: int):
+        inst = self.inst = states.inst
+        self.states, self.b = states, b
+        self.rows = np.append(np.flatnonzero(states.fw[b] == UNDECIDED), inst.n1)
+        self.cols = np.append(np.flatnonzero(states.bw[b] == UNDECIDED), inst.n2)
+        index = np.ix_(self.rows, self.cols)
+        self.total = inst.node_costs[index] + states.added[b][index]
+        self.total[-1, -1] = np.inf  # ε to ε is no action
+        if not inst.epsilon:
+            self.total[-1, :] = self.total[:, -1] = np.inf
+        self.open = [len(self.rows) - 1, len(self.cols) - 1]
+        self.dead = [0, 0]
+        # the edge cost of an action next to no decided edge: "no edge" kept as "no edge"
+        self.background = float(inst.edge_costs[-1, -1])
+
+    def run(self) -> None:
+        while self.open[0] and self.open[1]:
+            i, j = divmod(int(np.argmin(self.total)), self.total.shape[1])
+            self.decide(i, j)
+            if 2 * self.dead[0] > len(self.rows) or 2 * self.dead[1] > len(self.cols):
+                self.compact()
+
+    def decide(self, i: int, j: int) -> None:
+        inst, states, b = self.inst, self.states, self.b
+        u, v = int(self.rows[i]), int(self.cols[j])
+        real_u, real_v = u < inst.n1, v < inst.n2
+        if real_u:
+            states.fw[b, u] = v if real_v else EPSILON
+        if real_v:
+            states.bw[b, v] = u if real_u else EPSILON
+        # the edge between every action's ends and (u, v) is now settled: only rows next to u
+        # and columns next to v see an edge there; every other action pays the background
+        a = inst.adj1[self.rows, u]
+        e = inst.adj2[self.cols, v]
+        no_edge = inst.edge_costs.shape[0] - 1
+        near_u = np.flatnonzero(a != no_edge)
+        near_v = np.flatnonzero(e != no_edge)
+        far_u = np.flatnonzero(a == no_edge)
+        added = states.added[b]
+        if self.background:
+            self.total += self.background
+            added[np.ix_(self.rows, self.cols)] += self.background
+        for ri, ci in ((near_u, np.arange(len(self.cols))), (far_u, near_v)):
+            if len(ri) and len(ci):
+                inc = inst.edge_costs[a[ri][:, None], e[ci][None, :]] - self.background
+                self.total[np.ix_(ri, ci)] += inc
+                added[np.ix_(self.rows[ri], self.cols[ci])] += inc
+        if real_u:
+            self.total[i, :] = np.inf
+            self.open[0] -= 1
+            self.dead[0] += 1
+        if real_v:
+            self.total[:, j] = np.inf
+            self.open[1] -= 1
+            self.dead[1] += 1
+
+    def compact(self) -> None:
+        keep_r = np.append(self.states.fw[self.b, self.rows[:-1]] == UNDECIDED, True)
+        keep_c = np.append(self.states.bw[self.b, self.cols[:-1]] == UNDECIDED, True)
+        self.total = self.total[np.ix_(keep_r, keep_c)]
+        self.rows, self.cols = self.rows[keep_r], self.cols[keep_c]
+        self.dead = [0, 0]
 
 
 def _edge_costs_fixed_by(inst: Instance, u: np.ndarray, v: np.ndarray) -> np.ndarray:

@@ -12,7 +12,9 @@ imports torch, so only the learned solver and the training code do, and only whe
   h_u, so deletions and insertions compete with pairs under any cost model. Its first layer is
   applied to each part separately and summed (the same map as one layer on the
   concatenation), so the per-candidate work is a sum and a ReLU: a state has O(n²) candidates
-  but only O(n) nodes.
+  but only O(n) nodes. The node part is computed once per batch (:meth:`GelatoNet.embed_nodes`)
+  and the candidates can then be scored slice by slice (:meth:`GelatoNet.score`), which bounds
+  a network call's memory and lets a decoder stop between slices.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import torch
@@ -30,9 +32,20 @@ from gedkit.errors import OptionError
 from gedkit.learned import load_checked
 from gedkit.learned.features import CANDIDATE_FEATURES, Encoded, Vocabulary
 
-__all__ = ["FORMAT", "GelatoNet", "evaluating", "load", "resolve_device", "to_tensors"]
+__all__ = ["FORMAT", "Embedded", "GelatoNet", "evaluating", "load", "resolve_device",
+           "to_tensors"]
 
 FORMAT = "gedkit-gelato/1"  # what a weights file says it holds
+
+
+class Embedded(NamedTuple):
+    """What :meth:`GelatoNet.embed_nodes` computes once per batch: the first scorer layer's
+    g1-end rows ``pu`` and g2-end rows ``pv`` (one per node, the ε-embedding's last), and the
+    per-state ``context``."""
+
+    pu: torch.Tensor
+    pv: torch.Tensor
+    context: torch.Tensor
 
 
 class GINELayer(nn.Module):
@@ -86,6 +99,11 @@ class GelatoNet(nn.Module):
 
     def forward(self, batch: Mapping[str, torch.Tensor]) -> torch.Tensor:
         """(C,) logits, one per candidate of ``batch`` (see :func:`to_tensors`)."""
+        return self.score(self.embed_nodes(batch), batch)
+
+    def embed_nodes(self, batch: Mapping[str, torch.Tensor]) -> Embedded:
+        """The per-node and per-state parts of the scorer's first layer: O(nodes) work that
+        every candidate of the batch shares."""
         h = self.embed(batch["x"])
         for layer in self.layers:
             h = layer(h, batch["edge_index"], batch["edge_attr"])
@@ -97,10 +115,18 @@ class GelatoNet(nn.Module):
         # row N of each projection is the ε-embedding's
         pu = self.from_u(torch.cat([h, self.eps_g1[None]]))
         pv = self.from_v(torch.cat([h, self.eps_g2[None]]))
-        cu, cv = batch["cand_u"], batch["cand_v"]
-        eps = len(h)
-        z = (pu[torch.where(cu >= 0, cu, eps)] + pv[torch.where(cv >= 0, cv, eps)]
-             + context[batch["cand_graph"]] + self.from_features(batch["cand_feat"]))
+        return Embedded(pu, pv, context)
+
+    def score(self, parts: Embedded, batch: Mapping[str, torch.Tensor],
+              candidates: slice = slice(None)) -> torch.Tensor:
+        """Logits of the ``candidates`` of ``batch`` (a slice; default all), from
+        :meth:`embed_nodes`. Scoring a large batch slice by slice bounds the memory by the
+        slice: each candidate costs a few hidden-width vectors."""
+        eps = len(parts.pu) - 1
+        cu, cv = batch["cand_u"][candidates], batch["cand_v"][candidates]
+        z = (parts.pu[torch.where(cu >= 0, cu, eps)] + parts.pv[torch.where(cv >= 0, cv, eps)]
+             + parts.context[batch["cand_graph"][candidates]]
+             + self.from_features(batch["cand_feat"][candidates]))
         return self.scorer(z).squeeze(1)
 
     @property

@@ -7,6 +7,26 @@ BRANCH's, so it is never worse than BRANCH, and its lower bound is BRANCH's.
 When BRANCH already proves its map optimal, the network is not run. Torch is imported only
 when a problem is solved.
 
+Every limit holds from the first call (see :mod:`gedkit.learned.budgeting` and
+:mod:`gedkit.learned.sizing` for the estimates). BRANCH comes first: its bound and map are
+the answer should nothing else fit. The network runs only when importing torch (unless done),
+loading the weights, its first call and the greedy completion of one branch fit the time and
+memory left, less the first step of the polish when that is a small share of the time; the
+decoder then keeps as many branches as it can decode to the end, or, when not even one fits,
+as many as it can complete greedily after the network's first choice, and stops the network
+whenever the next call and the completion after it would not fit
+(:func:`~gedkit.learned.decode.decode`). When the network does not fit, the decoder's greedy
+completion of the empty state runs alone (no torch: the cheapest next action, one decision at
+a time), when that fits; the polish runs when its first step fits. ``stats["cut"]`` lists
+what was cut short and why; ``stats["decoded_by"]`` says whether the maps came from the
+network or the greedy completion. :func:`fits` answers, cheaply, whether the network would
+run in a given time and memory (a portfolio asks it before giving gelato a share of its
+budget).
+
+Labels meet a model's vocabulary in a canonical form (:mod:`gedkit.learned.labels`: ``1``,
+``1.0`` and ``"1"`` are one label); labels the model was trained without are said once per
+solve (:class:`~gedkit.learned.labels.UnseenLabelWarning`).
+
 Models: ``model=None`` takes the shipped weights for the kind of problem (``chem_2`` for the
 CHEM_2 cost model, ``unlabelled`` when no graph has a label, ``molecules`` otherwise) when the
 package holds them, else an untrained network (with a warning): its maps are valid, so the
@@ -25,8 +45,6 @@ from __future__ import annotations
 import copy
 import os
 import sys
-import time
-import warnings
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -35,14 +53,34 @@ from typing import Any, ClassVar
 import numpy as np
 
 from gedkit.configurable import check_choice, check_number
-from gedkit.errors import OptionError
-from gedkit.learned import DECODINGS, require_torch
+from gedkit.errors import MissingDependencyError, OptionError, warn
+from gedkit.learned import DECODINGS
+from gedkit.learned.budgeting import (
+    DEFAULT_MEMORY,
+    Allowance,
+    entry_seconds,
+    import_torch,
+    network_threads,
+    torch_import_cost,
+    torch_installed,
+)
+from gedkit.learned.features import Instance, States, Vocabulary, needs_epsilon
+from gedkit.learned.labels import UnseenLabelWarning, describe_unseen
+from gedkit.learned.sizing import (
+    CANDIDATE_BYTES,
+    SLICE_BYTES,
+    Rates,
+    candidates,
+    instance_bytes,
+    state_bytes,
+)
 from gedkit.problem import Problem
 from gedkit.result import Result
 from gedkit.solvers.base import Budget, Solver
+from gedkit.solvers.heuristics.assignment import lsape_seconds
 from gedkit.solvers.registry import get_solver, register
 
-__all__ = ["GelatoSolver", "default_model", "shipped_models"]
+__all__ = ["GelatoSolver", "default_model", "fits", "shipped_models"]
 
 UNTRAINED = "untrained"
 
@@ -80,6 +118,7 @@ class GelatoSolver(Solver):
                "BRANCH bound; needs torch")
     options: ClassVar[dict] = {"k": 32, "decoding": "branches", "model": None, "seed": 0,
                                "polish": 32, "device": None, "directions": 1}
+    kernels = ("assignment", "ipfp", "local_search")  # BRANCH, then the polish
 
     def validate(self) -> None:
         check_number(self.config, "k", integer=True, minimum=1, strict=False)
@@ -93,40 +132,184 @@ class GelatoSolver(Solver):
                               f"{self.config['device']!r}")
 
     def solve(self, problem: Problem, budget: Budget) -> Result:
-        require_torch()
-        from gedkit.learned.decode import decode
-        from gedkit.solvers.heuristics.polish import polish
-
-        t0 = time.perf_counter()
+        if not torch_installed():
+            raise MissingDependencyError("torch", "the learned solver gelato", "learn")
+        allowance = Allowance(budget)
         bound = get_solver("branch").solve(problem, budget)
-        stats: dict = {"branch_cost": bound.upper_bound}
+        stats: dict = {"branch_cost": bound.upper_bound, "cut": []}
         best = bound.assignment
         if not bound.optimal:
-            net, stats["model"] = _network(self.config["model"], problem, self.config["seed"],
-                                           self.config["device"])
-            maps: dict[bytes, np.ndarray] = {}
-            stats.update(branches=0, network_calls=0, cut_short=False)
-            for seen_from in (problem, problem.transposed())[: self.config["directions"]]:
+            rates = Rates(entry_seconds())
+            assignment_seconds = lsape_seconds(problem.n1 + problem.n2)
+            polishing = self.config["polish"] > 0
+            # the decoding leaves the polish its first step when that is a small share of the
+            # time left; otherwise the decoding comes first and the polish takes what is left
+            reserve = _POLISH_ASSIGNMENTS * assignment_seconds if polishing else 0.0
+            if reserve > _POLISH_SHARE * budget.remaining():
+                reserve = 0.0
+            ranked = self._decode(problem, budget, allowance, rates, reserve, stats)
+            if ranked:
+                forward, cost = ranked[0], problem.cost(ranked[0])
+                stats["decoded_cost"] = cost
+                if polishing:
+                    forward, cost = _polish(problem, ranked[: self.config["polish"]], budget,
+                                            allowance, assignment_seconds, stats)
+                if cost < bound.upper_bound:
+                    best = forward
+        if not stats["cut"]:
+            del stats["cut"]
+        return Result.from_assignment(problem, best, bound.lower_bound, self.name,
+                                      time=budget.elapsed(), stats=stats)
+
+    def _decode(self, problem: Problem, budget: Budget, allowance: Allowance, rates: Rates,
+                reserve: float, stats: dict) -> list[np.ndarray]:
+        """Decoded maps, cheapest first: the network's when it fits the budget, else a greedy
+        completion's (no torch), else none; ``stats`` say which and why."""
+        cut = stats["cut"]
+        spare = budget.remaining() - reserve
+        why = _network_shortfall(problem, spare, allowance.left(), rates)
+        if why is not None:
+            cut.append(f"network not run: {why}")
+            return _greedy_maps(problem, spare, allowance.left(), rates, stats)
+        import_torch()
+        from gedkit.learned.decode import decode
+
+        net, stats["model"] = _network(self.config["model"], problem, self.config["seed"],
+                                       self.config["device"])
+        _warn_unseen(net, problem, stats["model"])
+        maps: dict[bytes, np.ndarray] = {}
+        stats.update(decoded_by="network", branches=0, network_calls=0, cut_short=False)
+        views = (problem, problem.transposed())[: self.config["directions"]]
+        for turn, seen_from in enumerate(views):
+            # the first direction leaves the second half of the time left
+            later = 0.0
+            if turn + 1 < len(views) and budget.timeout is not None:
+                later = max(0.0, budget.remaining() - reserve) / 2
+            with network_threads():
                 out = decode(seen_from, net, k=self.config["k"],
                              strategy=self.config["decoding"], seed=self.config["seed"],
-                             budget=budget)
-                for f in out.ranked:
-                    # a map of the transposed instance, inverted, costs the same here
-                    f = f if seen_from is problem else seen_from.inverse(f)
-                    maps.setdefault(f.tobytes(), f)
-                stats["branches"] += out.branches
-                stats["network_calls"] += out.network_calls
-                stats["cut_short"] |= out.completed_greedily
-            ranked = sorted(maps.values(), key=problem.cost)
-            forward, cost = ranked[0], problem.cost(ranked[0])
-            stats["decoded_cost"] = cost
-            if self.config["polish"]:
-                forward, cost = polish(problem, ranked[: self.config["polish"]], budget)
-                stats["polished_cost"] = cost
-            if cost < bound.upper_bound:
-                best = forward
-        return Result.from_assignment(problem, best, bound.lower_bound, self.name,
-                                      time=time.perf_counter() - t0, stats=stats)
+                             budget=budget, reserve=reserve + later, allowance=allowance,
+                             rates=rates)
+            for f in out.ranked:
+                # a map of the transposed instance, inverted, costs the same here
+                f = f if seen_from is problem else seen_from.inverse(f)
+                maps.setdefault(f.tobytes(), f)
+            stats["branches"] += out.branches
+            stats["network_calls"] += out.network_calls
+            stats["cut_short"] |= out.completed_greedily
+            if out.trimmed:
+                cut.append(f"decoding: {out.trimmed}")
+            if out.stopped:
+                cut.append(f"network stopped ({out.stopped}) after {out.network_calls} calls; "
+                           "unfinished states completed greedily")
+        return sorted(maps.values(), key=problem.cost)
+
+
+# polishing costs at least one IPFP step and its final rounding, an assignment each, and
+# REFINE's pass: about three assignments
+_POLISH_ASSIGNMENTS = 3.0
+_POLISH_SHARE = 0.25
+_LOAD_SECONDS = 0.2  # reading a weights file and building the network (torch imported)
+
+
+def fits(problem: Problem, seconds: float, memory: float | None = None, *,
+         model: Any = None) -> bool:
+    """Whether ``gelato`` can run its network on ``problem`` within ``seconds`` and ``memory``
+    bytes (growth of the process; default
+    :data:`~gedkit.learned.budgeting.DEFAULT_MEMORY`): torch installed, trained weights for
+    this kind of problem (``model=None``: shipped ones), and time and memory for importing
+    torch (unless already imported), loading the weights, the first network call and
+    completing a branch from it. Cheap (no torch import, a millisecond's probe of this
+    machine's speed): a portfolio asks it before it gives gelato a share of its budget.
+
+    >>> from gedkit import Graph, costs
+    >>> ring = Graph({i: "C" for i in range(6)}, [(i, (i + 1) % 6) for i in range(6)])
+    >>> fits(costs.uniform().compile(ring, ring), seconds=1e-4)
+    False
+    """
+    if not torch_installed() or (model is None and default_model(problem) is None):
+        return False
+    left = DEFAULT_MEMORY if memory is None else memory
+    return _network_shortfall(problem, seconds, left, Rates(entry_seconds())) is None
+
+
+def _network_shortfall(problem: Problem, seconds: float, memory: float,
+                       rates: Rates) -> str | None:
+    """Why the network cannot start on ``problem`` in ``seconds`` and ``memory`` bytes, or
+    None when it can (see :func:`fits`)."""
+    n1, n2 = problem.n1, problem.n2
+    first = candidates(n1, n2, needs_epsilon(problem))
+    import_seconds, import_bytes = torch_import_cost()
+    need = (import_seconds + (_LOAD_SECONDS if import_seconds else 0.0)
+            + rates.network(first, n1 + n2) + rates.greedy(n1 - 1, n2 - 1))
+    if need > seconds:
+        what = f"torch import ~{import_seconds:.1f} s + " if import_seconds else ""
+        return (f"{what}first network call and a greedy completion ~{need - import_seconds:.1f}"
+                f" s > {max(seconds, 0.0):.1f} s left")
+    held = (import_bytes + first * CANDIDATE_BYTES + SLICE_BYTES + instance_bytes(n1, n2)
+            + 2 * state_bytes(n1, n2))
+    if held > memory:
+        return f"needs ~{held / 2**20:.0f} MiB, {max(memory, 0.0) / 2**20:.0f} MiB left"
+    return None
+
+
+def _greedy_maps(problem: Problem, seconds: float, memory: float, rates: Rates,
+                 stats: dict) -> list[np.ndarray]:
+    """The greedy completion of the empty state (the decoder's completion, no network), when
+    it fits; else nothing (the answer stays BRANCH's)."""
+    n1, n2 = problem.n1, problem.n2
+    need, held = rates.greedy(n1, n2), instance_bytes(n1, n2) + state_bytes(n1, n2)
+    if need > seconds or held > memory:
+        stats["cut"].append(f"greedy completion not run (needs ~{need:.1f} s and "
+                            f"~{held / 2**20:.0f} MiB): BRANCH's map")
+        return []
+    states = States.empty(Instance(problem, Vocabulary()))
+    states.complete_greedily([0])
+    stats["decoded_by"] = "greedy"
+    return [states.forwards()[0]]
+
+
+def _polish(problem: Problem, forwards: list[np.ndarray], budget: Budget,
+            allowance: Allowance, assignment_seconds: float,
+            stats: dict) -> tuple[np.ndarray, float]:
+    """:func:`~gedkit.solvers.heuristics.polish.polish` when its first step and its rounding
+    fit the time left and its assignments the memory; the best map as it is otherwise."""
+    from gedkit.solvers.heuristics.polish import polish
+
+    best = forwards[0]
+    need = _POLISH_ASSIGNMENTS * assignment_seconds
+    held = _ASSIGNMENT_BYTES * (problem.n1 + problem.n2) ** 2
+    if need > budget.remaining() or held > allowance.left():
+        stats["cut"].append(f"polish not run (needs ~{need:.2f} s and ~{held / 2**20:.0f} "
+                            "MiB)")
+        return best, problem.cost(best)
+    # IPFP checks the clock between its steps; its last rounding must fit after the last one
+    end = Budget(timeout=max(1e-3, budget.remaining() - assignment_seconds),
+                 memory=budget.memory) if budget.timeout is not None else budget
+    forward, cost = polish(problem, forwards, end)
+    stats["polished_cost"] = cost
+    return forward, cost
+
+
+# an assignment on (n1 + n2) rows holds about three float64 copies of its matrix
+_ASSIGNMENT_BYTES = 24
+
+
+def _warn_unseen(net: Any, problem: Problem, name: str) -> None:
+    """One warning when ``problem`` has labels the trained ``net`` has no channel for."""
+    if net.meta.get("trained") is False:
+        return
+    nodes, edges = net.vocab.unseen([problem.g1, problem.g2])
+    if not nodes and not edges:
+        return
+    parts = [f"{len(found)} {what} label{'s' if len(found) > 1 else ''} "
+             f"({describe_unseen(found)})"
+             for what, found in (("node", nodes), ("edge", edges)) if found]
+    warn(UnseenLabelWarning(
+        f"gelato: model {name!r} was trained without {' and '.join(parts)} of this pair: "
+        "they share its 'other' channel, so the network cannot tell them apart (the bounds "
+        "stay valid, the maps may be worse). Labels are matched in a canonical form (1, 1.0 "
+        "and '1' are one label); train a model on such labels with 'gedkit train gelato'."))
 
 
 def _is_network(value: Any) -> bool:
@@ -165,12 +348,10 @@ def _network(model: Any, problem: Problem, seed: int,
     if model is None:
         model = default_model(problem)
         if model is None:
-            warnings.warn(
+            warn(UserWarning(
                 "gelato: no trained weights are shipped for this kind of problem yet; using an "
                 "untrained network (valid maps and bounds, no better than BRANCH). Train one "
-                "with 'gedkit train gelato' and pass model=PATH.",
-                UserWarning, stacklevel=3,
-            )
+                "with 'gedkit train gelato' and pass model=PATH."))
             model = UNTRAINED
     text = os.fspath(model)
     if text == UNTRAINED:

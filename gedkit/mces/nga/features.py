@@ -6,8 +6,10 @@ as a vocabulary. Which pairs may match at all is decided by the labels themselve
 association graph; the features only have to tell structurally different nodes apart.
 
 Per node: a one-hot bucket of its label, its degree (one-hot, capped), and how many of its
-edges fall in each edge-label bucket. Buckets come from CRC-32 of the label's canonical key,
-so they are the same in every process and on every machine (Python's ``hash`` is salted).
+edges fall in each edge-label bucket. Buckets come from CRC-32 of the label's canonical form
+(:func:`gedkit.learned.labels.canonical_label`: ``1``, ``1.0`` and ``"1"`` share a bucket, as
+they share a channel of a Gelato vocabulary), so they are the same in every process and on
+every machine (Python's ``hash`` is salted).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gedkit.graph import Graph
+from gedkit.learned.labels import canonical_label
 
 __all__ = ["FEATURES", "GraphArrays", "graph_arrays"]
 
@@ -46,7 +49,12 @@ class GraphArrays:
 
 
 def _bucket(key: object, size: int) -> int:
-    return zlib.crc32(repr(key).encode()) % size
+    """The bucket of a label key.
+
+    >>> len({_bucket(x, NODE_BUCKETS) for x in (1, 1.0, "1", " 1 ")})
+    1
+    """
+    return zlib.crc32(repr(canonical_label(key)).encode()) % size
 
 
 def graph_arrays(g: Graph) -> GraphArrays:

@@ -26,6 +26,8 @@ is solved; without it the method says how to install it.
 
 from __future__ import annotations
 
+import contextlib
+import math
 import time
 from functools import lru_cache
 from importlib import resources
@@ -35,19 +37,37 @@ from typing import Any, ClassVar
 import numpy as np
 
 from gedkit.configurable import check_number
-from gedkit.errors import OptionError
-from gedkit.learned import require_torch
+from gedkit.errors import MissingDependencyError, OptionError
+from gedkit.learned.budgeting import (
+    Allowance,
+    entry_seconds,
+    import_torch,
+    network_threads,
+    torch_import_cost,
+    torch_installed,
+)
 from gedkit.mces.base import Budget, Method, register
-from gedkit.mces.bounds import tightened, upper_bound
-from gedkit.mces.ga import association_graph, check_search_options, decode
 from gedkit.mces.problem import MCESProblem
-from gedkit.mces.refine import kick
-from gedkit.mces.refine import refine as local_search
 from gedkit.mces.result import MCESResult
 
-__all__ = ["NGA", "neural_graduated_assignment", "shipped_initialisation"]
+__all__ = ["NGA", "neural_graduated_assignment", "plan", "shipped_initialisation"]
 
 INITS = ("pretrained", "random")
+
+# What a step costs, per entry (one sample x one cell of the (n1+1) x (n2+1) Sinkhorn array),
+# measured on a loaded 2-core machine whose NumPy probe reads _PROBE_HERE, and scaled by the
+# probe elsewhere: an optimisation step (forward and backward) and its autograd memory, a
+# forward pass without gradients and its memory.
+_PROBE_HERE = 3e-10
+_TRAIN_SECONDS, _TRAIN_BYTES = 3e-6, 1300
+_INFER_SECONDS, _INFER_BYTES = 1e-6, 64
+_FORWARD_SECONDS = 0.02  # fixed part of a forward pass
+# per entry of the association graph: building it (scipy, ~100 bytes), then its tensors
+# (a sparse adjacency, coalesced: ~40 bytes, ~150 ns)
+_ASSOCIATION_BYTES = 140
+_TENSOR_SECONDS = 1.5e-7
+_LOAD_SECONDS = 0.1  # gedkit's network code and the shipped weights, torch imported
+_MARGIN = 1.5  # on the passes' estimates: a loaded machine is slower than the probe says
 
 
 def shipped_initialisation():
@@ -74,6 +94,7 @@ def _initial_state(init: str) -> tuple[dict, dict] | None:
 
 def prepare(problem: MCESProblem):
     """The pair's tensors, or None when no pair of nodes can share an edge."""
+    from gedkit.mces.ga import association_graph
     from gedkit.mces.nga.features import graph_arrays
     from gedkit.mces.nga.model import PairTensors
 
@@ -81,6 +102,62 @@ def prepare(problem: MCESProblem):
     if len(assoc) == 0:
         return None, assoc
     return PairTensors(graph_arrays(problem.g1), graph_arrays(problem.g2), assoc), assoc
+
+
+def plan(problem: MCESProblem, seconds: float, memory: float, samples: int,
+         probe: float | None = None, ready: bool = False) -> tuple[str | None, int, str]:
+    """How the network can run on ``problem`` within ``seconds`` and ``memory`` bytes:
+    ``("train", s, why)`` for optimisation steps of ``s`` samples (time for two at least),
+    ``("infer", s, why)`` for one forward pass of ``s`` samples without gradients (the
+    pretrained initialisation's maps), or ``(None, 0, why)`` when neither fits; ``s`` is at
+    most ``samples``, and ``why`` says what was cut (empty when nothing was). Counted: the
+    torch import (unless done), the association graph and its tensors (unless ``ready``: made
+    already), and per sample the pass, the Hungarian decoding and a sweep of the local search.
+    ``probe``: NumPy's seconds per entry (:func:`~gedkit.learned.budgeting.entry_seconds`;
+    measured when not given).
+
+    >>> from gedkit import Graph
+    >>> ring = Graph({i: "C" for i in range(6)}, [(i, (i + 1) % 6) for i in range(6)])
+    >>> plan(MCESProblem(ring, ring), seconds=1e-3, memory=1e9, samples=8)[:2]
+    (None, 0)
+    """
+    from gedkit.mces.ga import association_entries
+    from gedkit.mces.refine import sweep_seconds
+    from gedkit.solvers.heuristics.assignment import lsape_seconds
+
+    scale = _MARGIN * min(10.0, max(0.3, (probe or entry_seconds()) / _PROBE_HERE))
+    cells = (problem.n1 + 1) * (problem.n2 + 1)
+    setup, held = _FORWARD_SECONDS, 0.0
+    if not ready:
+        entries = association_entries(problem)
+        import_seconds, import_bytes = torch_import_cost()
+        setup += import_seconds + _LOAD_SECONDS + _TENSOR_SECONDS * entries
+        held += import_bytes + _ASSOCIATION_BYTES * entries
+    after = lsape_seconds(problem.n1 + problem.n2) + sweep_seconds(problem)
+    shortfall = ""
+    for mode, per_second, per_byte, passes in (
+            ("train", _TRAIN_SECONDS, _TRAIN_BYTES, 2), ("infer", _INFER_SECONDS, _INFER_BYTES, 1)):
+        each = passes * (scale * per_second * cells + after)
+        by_time = _how_many(seconds - setup, each, samples)
+        by_memory = _how_many(memory - held, per_byte * cells, samples)
+        fitted = min(samples, by_time, by_memory)
+        if fitted >= 1:
+            cut = [] if fitted == samples else [f"{fitted} of {samples} samples"]
+            if shortfall:
+                cut.append(shortfall)
+            return mode, fitted, "; ".join(cut)
+        lacking = "time" if by_time < 1 else "memory"
+        shortfall = shortfall or f"no optimisation steps ({lacking})"
+    need = setup + _INFER_SECONDS * scale * cells + after
+    what = "one pass" if ready else "the torch import, the association graph and one pass"
+    return None, 0, (f"network not run: {what} need ~{need:.1f} s and "
+                     f"~{(held + _INFER_BYTES * cells) / 2**20:.0f} MiB")
+
+
+def _how_many(left: float, each: float, most: int) -> int:
+    if math.isinf(left) or each <= 0:
+        return most
+    return max(0, int(left // each))
 
 
 def neural_graduated_assignment(
@@ -97,16 +174,71 @@ def neural_graduated_assignment(
     seed: int | None = 0,
 ) -> tuple[np.ndarray, dict]:
     """The best node map found, and statistics (steps run, step of the best map, init used,
-    best count after each step in ``trace``, the proven ``upper_bound``)."""
-    torch = require_torch("the MCES method nga")
-    from gedkit.mces.nga.model import NGAConfig, NGANet, gumbel, objective
+    best count after each step in ``trace``, the proven ``upper_bound``, the ``network``
+    mode and its ``samples``, and ``cut``: what the budget cut short).
 
-    best = np.full(problem.n1, -1, dtype=np.int64)
-    stats: dict[str, Any] = {"steps": 0, "best_step": None, "upper_bound": 0}
+    Sized to the budget (see :func:`plan`): optimisation steps when two fit the time and
+    their autograd graph the memory, with as many of the ``samples`` as fit; else one forward
+    pass without gradients; else no network at all. Without the network (and before it), the
+    answer comes from gedkit's local searches: the greedy map of
+    :func:`gedkit.mces.cheap.greedy_map`, improved by :func:`gedkit.mces.refine.refine` and
+    :func:`gedkit.mces.refine.kick` within the budget.
+    """
+    from gedkit.mces.bounds import tightened, upper_bound
+    from gedkit.mces.cheap import greedy_map
+    from gedkit.mces.refine import kick
+    from gedkit.mces.refine import refine as local_search
+
+    if not torch_installed():
+        raise MissingDependencyError("torch", "the MCES method nga", "learn")
+    allowance = Allowance(budget)
+    best = greedy_map(problem)
+    best_count = problem.count(best)
+    ceiling = upper_bound(problem, budget)
+    stats: dict[str, Any] = {"steps": 0, "best_step": None, "upper_bound": ceiling, "cut": []}
+    mode, samples, why = plan(problem, budget.remaining(), allowance.left(), samples)
+    stats.update(network=mode or "not run", samples=samples)
+    if why:
+        stats["cut"].append(why)
+    if mode is not None and best_count < ceiling:
+        best, ceiling = _network_steps(problem, budget, allowance, mode == "train", init,
+                                       samples, steps, lr, refine, kicks, lp_bound, seed,
+                                       ceiling, best, stats)
+    elif best_count < ceiling:
+        # no network: the local searches from the greedy map, as far as the budget goes
+        if refine:
+            best = local_search(problem, best, budget=budget)
+        if lp_bound and problem.count(best) < ceiling:
+            ceiling = tightened(problem, ceiling, budget.remaining())
+        if kicks and problem.count(best) < ceiling:
+            best = kick(problem, best, kicks, seed=seed or 0, budget=budget, ceiling=ceiling)
+    stats["upper_bound"] = ceiling
+    if not stats["cut"]:
+        del stats["cut"]
+    return best, stats
+
+
+def _network_steps(problem: MCESProblem, budget: Budget, allowance: Allowance, train: bool,
+                   init: str, samples: int, steps: int, lr: float, refine: bool, kicks: int,
+                   lp_bound: bool, seed: int | None, ceiling: int, start: np.ndarray,
+                   stats: dict) -> tuple[np.ndarray, int]:
+    """The network's part of :func:`neural_graduated_assignment`: the best map of its steps
+    and ``start`` (when no two nodes can share an edge, ``start``), and the upper bound,
+    tightened or not."""
+    torch = import_torch("the MCES method nga")
+    from gedkit.mces.nga.model import NGAConfig, NGANet
+
     pair, assoc = prepare(problem)
     if pair is None:
-        return best, stats
-    ceiling = stats["upper_bound"] = upper_bound(problem)
+        return start, ceiling
+    # the import and the tensors took what they took: size the passes to the time left now
+    mode, fitted, why = plan(problem, budget.remaining(), allowance.left(), samples, ready=True)
+    if mode is None or (train and mode != "train") or fitted < samples:
+        stats["cut"].append(f"after the set-up: {why}" if why else "after the set-up")
+        stats.update(network=mode or "not run", samples=fitted)
+        if mode is None:
+            return start, ceiling
+        train, samples = mode == "train", fitted
     state = _initial_state(init)
     stats["init"] = "random" if state is None else init
     generator = torch.Generator().manual_seed(0 if seed is None else seed)
@@ -116,25 +248,48 @@ def neural_graduated_assignment(
     if state is not None:
         net.load_state_dict(state[1])
     optimiser = torch.optim.Adam(net.parameters(), lr=lr)
-    best_count, trace = -1, []
+    with network_threads():
+        return _optimise(problem, budget, net, pair, assoc, optimiser, generator, train,
+                         samples, steps, refine, kicks, lp_bound, ceiling, start, stats)
+
+
+def _optimise(problem, budget, net, pair, assoc, optimiser, generator, train, samples, steps,
+              refine, kicks, lp_bound, ceiling, start, stats):
+    """The steps of :func:`_network_steps` (same answer)."""
+    import torch
+
+    from gedkit.mces.bounds import tightened
+    from gedkit.mces.ga import decode
+    from gedkit.mces.nga.model import gumbel, objective
+    from gedkit.mces.refine import kick, sweep_seconds
+    from gedkit.mces.refine import refine as local_search
+    from gedkit.solvers.heuristics.assignment import lsape_seconds
+
+    per_sample = lsape_seconds(problem.n1 + problem.n2) + sweep_seconds(problem)
+    best, best_count, trace = start, problem.count(start), []
     step_seconds = 0.0
-    for step in range(steps):
+    for step in range(steps if train else 1):
         # a step cannot be interrupted: do not start one the budget cannot pay for
         if step and budget.remaining() < step_seconds:
+            stats["cut"].append(f"optimisation stopped after {step} steps (time)")
             break
         tick = time.perf_counter()
-        soft = net(pair, gumbel((len(pair), samples), generator))
+        with contextlib.nullcontext() if train else torch.no_grad():
+            soft = net(pair, gumbel((len(pair), samples), generator))
         stats["steps"] = step + 1
         chosen, chosen_count = None, -1
-        for column in soft.detach().numpy().T:
-            forward = decode(assoc, column, problem.n1, problem.n2)
+        for column, values in enumerate(soft.detach().numpy().T):
+            if column and budget.remaining() < per_sample:
+                stats["cut"].append(f"step {step + 1}: {column} of {samples} samples decoded")
+                break
+            forward = decode(assoc, values, problem.n1, problem.n2)
             if refine:
-                forward = local_search(problem, forward)
+                forward = local_search(problem, forward, budget=budget)
             count = problem.count(forward)
             if count > chosen_count:
                 chosen, chosen_count = forward, count
         if step == 0 and lp_bound and chosen_count < ceiling:
-            ceiling = stats["upper_bound"] = tightened(problem, ceiling, budget.remaining())
+            ceiling = tightened(problem, ceiling, budget.remaining())
         # the step's best sample seeds an iterated local search when it is close to the best
         # so far: the samples give it ever new starting points
         if kicks and chosen_count < ceiling and chosen_count >= best_count - 2:
@@ -143,7 +298,7 @@ def neural_graduated_assignment(
         if chosen_count > best_count:
             best, best_count, stats["best_step"] = chosen, chosen_count, step
         trace.append(best_count)
-        if best_count >= ceiling or budget.expired():
+        if best_count >= ceiling or budget.expired() or not train:
             break
         loss = -objective(soft, pair).mean() / max(ceiling, 1)
         optimiser.zero_grad()
@@ -151,7 +306,7 @@ def neural_graduated_assignment(
         optimiser.step()
         step_seconds = time.perf_counter() - tick
     stats["trace"] = trace
-    return best, stats
+    return best, ceiling
 
 
 def check_nga_options(config: dict) -> None:
@@ -164,6 +319,8 @@ def check_nga_options(config: dict) -> None:
     for key in ("samples", "steps"):
         check_number(config, key, integer=True)
     check_number(config, "lr")
+    from gedkit.mces.ga import check_search_options
+
     check_search_options(config)
 
 
@@ -180,9 +337,6 @@ class NGA(Method):
         check_nga_options(self.config)
 
     def solve(self, problem: MCESProblem, budget: Budget) -> MCESResult:
-        t0 = time.perf_counter()
         forward, stats = neural_graduated_assignment(problem, budget, **self.config)
-        return MCESResult.from_map(
-            problem, forward, stats["upper_bound"], self.name,
-            time=time.perf_counter() - t0, stats=stats,
-        )
+        return MCESResult.from_map(problem, forward, stats["upper_bound"], self.name,
+                                   time=budget.elapsed(), stats=stats)

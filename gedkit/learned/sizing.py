@@ -1,0 +1,107 @@
+"""What Gelato's decoding costs, from the pair's sizes: the estimates the decoder and the
+solver size their work by (NumPy only, no torch; see :mod:`gedkit.learned.budgeting`).
+
+A decoding state with ``a`` undecided nodes in g1 and ``b`` in g2 has ``a·b`` candidate pairs
+(plus ``a + b`` deletions and insertions when the costs need them). A network call costs a
+fixed part, a part per node of its state graphs, and a part per candidate (encoding and
+scoring); its memory is a part per candidate while a group of states is scored
+(:data:`GROUP_CANDIDATES` at most at a time) plus a fixed slice of hidden vectors. A greedy
+completion (:meth:`~gedkit.learned.features.States.complete_greedily`) costs one ``argmin``
+over the undecided rows and columns per decision. The per-candidate figure is only a first
+guess: the decoder replaces it by what it measures.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = [
+    "CALL_SECONDS", "CANDIDATE_BYTES", "CANDIDATE_SECONDS", "GROUP_CANDIDATES", "NODE_SECONDS",
+    "SLICE", "SLICE_BYTES", "Rates", "candidates", "instance_bytes", "state_bytes",
+]
+
+#: first guess of the seconds per candidate of a network call (encoding and scoring, width
+#: 128, one loaded CPU core); replaced by the measured figure after the first call
+CANDIDATE_SECONDS = 1e-5
+CALL_SECONDS = 0.003  # fixed cost of a network call
+NODE_SECONDS = 5e-6  # per node of the state graphs of a call (the GINE layers)
+#: bytes per candidate of a group being scored (encoded arrays, tensors, padded scores)
+CANDIDATE_BYTES = 400
+#: candidates scored at once (the hidden vectors of a slice: ~6 x 4 bytes x width each)
+SLICE = 1 << 14
+SLICE_BYTES = SLICE * 128 * 4 * 8
+#: candidates encoded at once: a step's states are scored in groups of at most this many
+#: (a single state may exceed it; it is then a group of its own)
+GROUP_CANDIDATES = 1 << 17
+# a greedy completion step: one argmin over the compacted matrix (up to ~2x the live one) at
+# about three times the probe's rate per entry, plus Python's fixed cost per decision
+_GREEDY_ENTRY_FACTOR = 3.0
+_GREEDY_STEP_SECONDS = 1e-4
+
+
+def candidates(a: int, b: int, epsilon: bool) -> int:
+    """Candidate actions of a state with ``a`` and ``b`` undecided nodes.
+
+    >>> candidates(3, 4, False), candidates(3, 4, True)
+    (12, 19)
+    """
+    if not a or not b:
+        return 0
+    return a * b + (a + b if epsilon else 0)
+
+
+def instance_bytes(n1: int, n2: int) -> int:
+    """Memory of an :class:`~gedkit.learned.features.Instance`: its scaled node costs, label
+    adjacencies (int64, with their temporaries) and neighbour masks."""
+    return 8 * (n1 + 1) * (n2 + 1) + 24 * ((n1 + 1) ** 2 + (n2 + 1) ** 2)
+
+
+def state_bytes(n1: int, n2: int) -> int:
+    """Memory per decoding state: its (n1+1) x (n2+1) float64 edge costs, the copy a branch
+    takes, the temporary a decision adds and the candidate masks."""
+    return 4 * 8 * (n1 + 1) * (n2 + 1)
+
+
+@dataclass
+class Rates:
+    """Seconds per unit of work on this machine now.
+
+    Attributes
+    ----------
+    entry : float
+        NumPy, per entry of a reduction (:func:`gedkit.learned.budgeting.entry_seconds`).
+    candidate : float
+        The network, per candidate of a call, encoding included.
+    """
+
+    entry: float
+    candidate: float = CANDIDATE_SECONDS
+    calls: int = 0
+
+    def measured(self, seconds: float, n_candidates: int) -> None:
+        """Take the per-candidate figure from a network call of ``n_candidates`` that took
+        ``seconds``; the first call of a process also pays torch's one-off start-up, so it
+        may only lower the first guess."""
+        seen = max(1e-9, seconds / max(n_candidates, 1))
+        self.candidate = seen if self.calls else min(seen, self.candidate)
+        self.calls += 1
+
+    def greedy(self, a: int, b: int) -> float:
+        """Seconds to complete one state with ``a`` and ``b`` undecided nodes greedily.
+
+        >>> r = Rates(entry=1e-9)
+        >>> r.greedy(0, 5), r.greedy(10, 10) < r.greedy(100, 100)
+        (0.0, True)
+        """
+        m = min(a, b)
+        if not m:
+            return 0.0
+        # the matrix shrinks by a row and a column per decision; compaction keeps it below
+        # twice the live size
+        entries = 2 * (a * b * m - (a + b) * m * m / 2 + m**3 / 3 + a + b)
+        return _GREEDY_ENTRY_FACTOR * self.entry * entries + _GREEDY_STEP_SECONDS * m
+
+    def network(self, n_candidates: int, n_nodes: int) -> float:
+        """Seconds of a network call on states with ``n_nodes`` nodes and ``n_candidates``
+        candidates in all."""
+        return CALL_SECONDS + NODE_SECONDS * n_nodes + self.candidate * n_candidates
