@@ -60,11 +60,13 @@ def branch_and_bound(
     stats: dict | None = None,
     probe: int = 20_000,
     search: int = 200_000,
+    upper: int | None = None,
 ) -> MCESResult:
     """The exact search; ``incumbent`` (a node map of ``problem``) seeds it, so a timeout
     returns at least that map. ``probe`` expansions (tens of milliseconds) run before the
     linear relaxation is solved (0: solve it first), ``search`` expansions of the
-    Lagrangian search before the integer program takes over."""
+    Lagrangian search before the integer program takes over; ``upper``, a bound proven
+    elsewhere, caps the search's own."""
     from gedkit.mces.bounds import (
         linear_relaxation,
         relaxation_fits,
@@ -77,6 +79,8 @@ def branch_and_bound(
     t0 = time.perf_counter()
     stats = dict(stats or {})
     root = upper_bound(problem, budget)
+    if upper is not None and upper > 0:
+        root = min(root, int(upper))
     swap = problem.n1 > problem.n2
     p = problem.transposed() if swap else problem
 
