@@ -224,7 +224,7 @@ def test_fits_asks_for_torch_weights_time_and_memory(torch):
     assert fits(problem, seconds=1e6) == ("molecules" in shipped_models())
 
 
-def test_torch_imports_are_remembered_for_the_next_process(monkeypatch, tmp_path):
+def test_one_off_costs_are_remembered_for_the_next_process(monkeypatch, tmp_path):
     from gedkit.learned import budgeting
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
@@ -232,8 +232,13 @@ def test_torch_imports_are_remembered_for_the_next_process(monkeypatch, tmp_path
     assert budgeting.torch_import_cost() == (budgeting.DEFAULT_IMPORT_SECONDS,
                                              budgeting.DEFAULT_IMPORT_BYTES)
     for seconds in (1.0, 2.0):
-        budgeting._remember(seconds, 100 << 20)
+        budgeting._remember("torch_import", seconds, 100 << 20)
     assert budgeting.torch_import_cost() == pytest.approx((2.5, 125 << 20))
+    monkeypatch.setattr(budgeting, "_OPTIMISER_READY", False)
+    assert budgeting.optimiser_cost()[0] == budgeting.DEFAULT_OPTIMISER_SECONDS
+    budgeting._remember("torch_optimiser", 0.4, 1 << 20)
+    assert budgeting.optimiser_cost() == pytest.approx((0.5, 1.25 * (1 << 20)))
+    assert budgeting.torch_import_cost()[0] == pytest.approx(2.5)  # each stage its own
     (tmp_path / "gedkit" / "learned-timings.json").write_text("not json")
     assert budgeting.torch_import_cost()[0] == budgeting.DEFAULT_IMPORT_SECONDS
 
@@ -241,16 +246,18 @@ def test_torch_imports_are_remembered_for_the_next_process(monkeypatch, tmp_path
 # -- nga within its limits ------------------------------------------------------------------------
 
 
-def test_nga_plan_sizes_the_network_to_time_and_memory():
+def test_nga_plan_sizes_the_network_to_time_and_memory(monkeypatch, tmp_path):
     from gedkit.mces.nga.method import plan
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))  # the default one-off costs
 
     rng = np.random.default_rng(11)
     problem = MCESProblem(random_graph(rng, 60, p=0.1), random_graph(rng, 60, p=0.1))
     mode, samples, why = plan(problem, 1e9, 2 << 30, 8, probe=3e-10)
     assert mode == "train" and samples == 8 and why == ""
-    # memory for passes without gradients only (~64 bytes a cell), not with (~1,300)
-    cells = 61 * 61
-    mode, samples, why = plan(problem, 1e9, 1300 * cells // 2, 8, probe=3e-10, ready=True)
+    # memory for eight passes without gradients (~128 bytes a cell each: 3.8 MB), not for one
+    # with them (~1,600 bytes a cell: 6 MB)
+    mode, samples, why = plan(problem, 1e9, 4 << 20, 8, probe=3e-10, ready=True)
     assert (mode, samples, why) == ("infer", 8, "no optimisation steps (memory)")
     mode, samples, why = plan(problem, 1e-3, 1e12, 8, probe=3e-10)
     assert mode is None and samples == 0 and why.startswith("network not run")
@@ -277,3 +284,8 @@ def test_learned_modules_import_no_heavy_library():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "[]"
+    # 'gedkit --help' builds the train command's parser: not even NumPy for that
+    code = "import sys; import gedkit.cli._train; print('numpy' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "False"

@@ -16,14 +16,16 @@ import datetime
 import sys
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from gedkit import __version__
 from gedkit.cli._inputs import add_input_arguments, read_file, read_options
 from gedkit.errors import OptionError
-from gedkit.graph import Graph
+
+if TYPE_CHECKING:  # NumPy loads with the command, not with the parser (gedkit --help)
+    import numpy as np
+
+    from gedkit.graph import Graph
 
 _DEFAULT_TIMEOUT = 10.0
 
@@ -86,6 +88,8 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import numpy as np
+
     from gedkit.learned import require_torch
 
     torch = require_torch("gedkit train gelato")
@@ -228,6 +232,8 @@ def _graphs(args: argparse.Namespace) -> tuple[list[Graph], dict]:
 
 def _split(n: int, validate: bool, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """(training graphs, validation graphs): a tenth (at least one) validates if asked."""
+    import numpy as np
+
     order = rng.permutation(n)
     n_val = max(1, round(0.1 * n)) if validate else 0
     if n - n_val < 2:
@@ -241,6 +247,8 @@ def _split(n: int, validate: bool, rng: np.random.Generator) -> tuple[np.ndarray
 def _sample(rng: np.random.Generator, rows: np.ndarray, cols: np.ndarray,
             count: int) -> list[tuple[int, int]]:
     """Up to ``count`` distinct ordered pairs (i, j), i in rows, j in cols, i != j."""
+    import numpy as np
+
     total = len(rows) * len(cols) - len(np.intersect1d(rows, cols))
     if total <= 4 * count:
         every = [(int(i), int(j)) for i in rows for j in cols if i != j]

@@ -8,11 +8,13 @@ says how). NumPy only: nothing here imports torch.
 - **Time** comes from sizes times rates. Rates differ tenfold between machines and with the
   load on them, so they are measured rather than assumed: NumPy's speed by a probe of about a
   millisecond (:func:`entry_seconds`), the network's while it runs (the methods refine their
-  estimates after every call), and the torch import when it happens. A process cannot time
-  an import before paying for it, so the last few imports are remembered in
+  estimates after every call), and the one-off costs when they are paid: the torch import,
+  and torch's first optimiser (which loads its compiler machinery). A process cannot time
+  them before paying for them, so the last few of each are remembered in
   ``learned-timings.json`` in gedkit's cache folder (``$XDG_CACHE_HOME/gedkit``, else
-  ``~/.cache/gedkit``), and :func:`torch_import_cost` answers with the slowest of them and a
-  margin, or with a laptop's figure (:data:`DEFAULT_IMPORT_SECONDS`) before the first.
+  ``~/.cache/gedkit``), and :func:`torch_import_cost` and :func:`optimiser_cost` answer with
+  the slowest of them and a margin, or with a laptop's figures
+  (:data:`DEFAULT_IMPORT_SECONDS`...) before the first.
 - **Memory** is the growth of the process's resident size since the solve started, against
   the budget's ``memory`` or, without one, :data:`DEFAULT_MEMORY` (:class:`Allowance`).
 - **Threads**: the networks run on :data:`NETWORK_THREADS` CPU threads (:func:`network_threads`).
@@ -41,9 +43,10 @@ import numpy as np
 from gedkit.errors import MissingDependencyError
 
 __all__ = [
-    "DEFAULT_IMPORT_BYTES", "DEFAULT_IMPORT_SECONDS", "DEFAULT_MEMORY", "NETWORK_THREADS",
-    "Allowance", "entry_seconds", "import_torch", "network_threads", "resident",
-    "torch_import_cost", "torch_installed",
+    "DEFAULT_IMPORT_BYTES", "DEFAULT_IMPORT_SECONDS", "DEFAULT_MEMORY",
+    "DEFAULT_OPTIMISER_BYTES", "DEFAULT_OPTIMISER_SECONDS", "NETWORK_THREADS", "Allowance",
+    "entry_seconds", "import_torch", "network_threads", "optimiser_cost", "resident",
+    "torch_import_cost", "torch_installed", "warm_optimiser",
 ]
 
 #: growth of the resident size a learned method allows itself when the budget sets no memory
@@ -51,11 +54,15 @@ DEFAULT_MEMORY = 1 << 30
 #: importing torch (and gedkit's network code) on a 2-core laptop, before it was ever measured
 DEFAULT_IMPORT_SECONDS = 3.0
 DEFAULT_IMPORT_BYTES = 400 << 20
+#: torch's first optimiser of a process (nga's optimisation steps), before it was measured
+DEFAULT_OPTIMISER_SECONDS = 2.0
+DEFAULT_OPTIMISER_BYTES = 100 << 20
 #: torch's CPU threads while a learned method's network runs (see the module docstring)
 NETWORK_THREADS = 1
 _IMPORT_MARGIN = 1.25  # the estimate: the slowest import remembered, times this
 _REMEMBERED = 5  # imports remembered
 _TIMINGS = "learned-timings.json"
+_OPTIMISER_READY = False  # a first optimiser was built in this process
 _PROBE = 1 << 17  # entries of the NumPy probe (1 MiB of float64)
 
 
@@ -116,14 +123,27 @@ def _timings_path() -> Path:
     return Path(base) / "gedkit" / _TIMINGS
 
 
-def _remembered() -> list[dict]:
+def _read() -> dict:
     try:
         data = json.loads(_timings_path().read_text())
-        imports = data["torch_import"]
-        return [i for i in imports if isinstance(i, dict)
-                and all(isinstance(i.get(k), (int, float)) for k in ("seconds", "bytes"))]
-    except (OSError, ValueError, KeyError, TypeError):
-        return []  # none yet, or unreadable: the defaults stand
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}  # none yet, or unreadable: the defaults stand
+
+
+def _remembered(stage: str) -> list[dict]:
+    seen = _read().get(stage)
+    return [i for i in seen if isinstance(i, dict)
+            and all(isinstance(i.get(k), (int, float)) for k in ("seconds", "bytes"))
+            ] if isinstance(seen, list) else []
+
+
+def _estimate(stage: str, default: tuple[float, float]) -> tuple[float, float]:
+    seen = _remembered(stage)
+    if not seen:
+        return default
+    return (_IMPORT_MARGIN * max(i["seconds"] for i in seen),
+            _IMPORT_MARGIN * max(i["bytes"] for i in seen))
 
 
 def torch_import_cost() -> tuple[float, float]:
@@ -131,11 +151,17 @@ def torch_import_cost() -> tuple[float, float]:
     import remembered (see the module docstring) with a margin, else the defaults."""
     if "torch" in sys.modules:
         return 0.0, 0.0
-    seen = _remembered()
-    if not seen:
-        return DEFAULT_IMPORT_SECONDS, float(DEFAULT_IMPORT_BYTES)
-    return (_IMPORT_MARGIN * max(i["seconds"] for i in seen),
-            _IMPORT_MARGIN * max(i["bytes"] for i in seen))
+    return _estimate("torch_import", (DEFAULT_IMPORT_SECONDS, float(DEFAULT_IMPORT_BYTES)))
+
+
+def optimiser_cost() -> tuple[float, float]:
+    """(seconds, bytes) torch's first optimiser of a process would cost now (it loads torch's
+    compiler machinery: ~1.4 s and ~70 MB here), remembered like the import: nothing once
+    :func:`warm_optimiser` ran."""
+    if _OPTIMISER_READY:
+        return 0.0, 0.0
+    return _estimate("torch_optimiser",
+                     (DEFAULT_OPTIMISER_SECONDS, float(DEFAULT_OPTIMISER_BYTES)))
 
 
 def import_torch(feature: str = "the learned solver gelato") -> ModuleType:
@@ -148,19 +174,34 @@ def import_torch(feature: str = "the learned solver gelato") -> ModuleType:
         import torch
     except ImportError:
         raise MissingDependencyError("torch", feature, "learn") from None
-    _remember(time.perf_counter() - tick, max(0, resident() - before))
+    _remember("torch_import", time.perf_counter() - tick, max(0, resident() - before))
     return torch
 
 
-def _remember(seconds: float, nbytes: int) -> None:
-    """Add an import to the file (atomically; a folder that cannot be written is no error)."""
+def warm_optimiser() -> None:
+    """Build a first optimiser now (torch imported), timed and remembered."""
+    global _OPTIMISER_READY
+    if _OPTIMISER_READY:
+        return
+    torch = sys.modules["torch"]
+    before, tick = resident(), time.perf_counter()
+    torch.optim.Adam([torch.nn.Parameter(torch.zeros(1))])
+    _OPTIMISER_READY = True
+    _remember("torch_optimiser", time.perf_counter() - tick, max(0, resident() - before))
+
+
+def _remember(stage: str, seconds: float, nbytes: int) -> None:
+    """Add a one-off cost to the file (atomically; a folder that cannot be written is no
+    error)."""
     path = _timings_path()
-    seen = [*_remembered(), {"seconds": round(seconds, 3), "bytes": nbytes}][-_REMEMBERED:]
+    data = _read()
+    data[stage] = [*_remembered(stage),
+                   {"seconds": round(seconds, 3), "bytes": nbytes}][-_REMEMBERED:]
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False,
                                          suffix=".tmp") as f:
-            json.dump({"torch_import": seen}, f)
+            json.dump(data, f)
         os.replace(f.name, path)
     except OSError:
         pass

@@ -43,8 +43,10 @@ from gedkit.learned.budgeting import (
     entry_seconds,
     import_torch,
     network_threads,
+    optimiser_cost,
     torch_import_cost,
     torch_installed,
+    warm_optimiser,
 )
 from gedkit.mces.base import Budget, Method, register
 from gedkit.mces.problem import MCESProblem
@@ -59,8 +61,8 @@ INITS = ("pretrained", "random")
 # probe elsewhere: an optimisation step (forward and backward) and its autograd memory, a
 # forward pass without gradients and its memory.
 _PROBE_HERE = 3e-10
-_TRAIN_SECONDS, _TRAIN_BYTES = 3e-6, 1300
-_INFER_SECONDS, _INFER_BYTES = 1e-6, 64
+_TRAIN_SECONDS, _TRAIN_BYTES = 3e-6, 1600
+_INFER_SECONDS, _INFER_BYTES = 1e-6, 128
 _FORWARD_SECONDS = 0.02  # fixed part of a forward pass
 # per entry of the association graph: building it (scipy, ~100 bytes), then its tensors
 # (a sparse adjacency, coalesced: ~40 bytes, ~150 ns)
@@ -112,7 +114,8 @@ def plan(problem: MCESProblem, seconds: float, memory: float, samples: int,
     pretrained initialisation's maps), or ``(None, 0, why)`` when neither fits; ``s`` is at
     most ``samples``, and ``why`` says what was cut (empty when nothing was). Counted: the
     torch import (unless done), the association graph and its tensors (unless ``ready``: made
-    already), and per sample the pass, the Hungarian decoding and a sweep of the local search.
+    already), torch's first optimiser for steps, and per sample the pass, the Hungarian
+    decoding and a sweep of the local search.
     ``probe``: NumPy's seconds per entry (:func:`~gedkit.learned.budgeting.entry_seconds`;
     measured when not given).
 
@@ -135,11 +138,13 @@ def plan(problem: MCESProblem, seconds: float, memory: float, samples: int,
         held += import_bytes + _ASSOCIATION_BYTES * entries
     after = lsape_seconds(problem.n1 + problem.n2) + sweep_seconds(problem)
     shortfall = ""
+    optimiser_seconds, optimiser_bytes = optimiser_cost()
     for mode, per_second, per_byte, passes in (
             ("train", _TRAIN_SECONDS, _TRAIN_BYTES, 2), ("infer", _INFER_SECONDS, _INFER_BYTES, 1)):
         each = passes * (scale * per_second * cells + after)
-        by_time = _how_many(seconds - setup, each, samples)
-        by_memory = _how_many(memory - held, per_byte * cells, samples)
+        first = (optimiser_seconds, optimiser_bytes) if mode == "train" else (0.0, 0.0)
+        by_time = _how_many(seconds - setup - first[0], each, samples)
+        by_memory = _how_many(memory - held - first[1], per_byte * cells, samples)
         fitted = min(samples, by_time, by_memory)
         if fitted >= 1:
             cut = [] if fitted == samples else [f"{fitted} of {samples} samples"]
@@ -247,7 +252,10 @@ def _network_steps(problem: MCESProblem, budget: Budget, allowance: Allowance, t
         net = NGANet(NGAConfig(**state[0])) if state is not None else NGANet()
     if state is not None:
         net.load_state_dict(state[1])
-    optimiser = torch.optim.Adam(net.parameters(), lr=lr)
+    optimiser = None
+    if train:
+        warm_optimiser()
+        optimiser = torch.optim.Adam(net.parameters(), lr=lr)
     with network_threads():
         return _optimise(problem, budget, net, pair, assoc, optimiser, generator, train,
                          samples, steps, refine, kicks, lp_bound, ceiling, start, stats)
