@@ -12,19 +12,20 @@ upper bound, and which stage found it.
 The learned stage runs only where it measurably helps and can do no harm: pairs of at least
 ``LEARNED_FROM_NODES`` nodes (smaller ones are solved or nearly so by the stages around it),
 torch installed and weights shipped for the kind of problem, a timeout, and a share of it long
-enough for the network (and for importing torch when no solver has yet). A stage only ever
+enough for the network (and for importing torch when no solver has yet), as the learned
+solver itself estimates them. A stage only ever
 replaces the incumbent by a strictly cheaper map, so it can cost the exact stage some time but
 never the map.
 """
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import time
+import warnings
 from typing import ClassVar
 
 from gedkit.configurable import check_flag, check_number
+from gedkit.learned.labels import UnseenLabelWarning
 from gedkit.problem import Problem
 from gedkit.result import Result
 from gedkit.solvers.base import Budget, Solver
@@ -49,8 +50,6 @@ LEARNED_SHARE = 0.6
 LEARNED_SHARE_BEFORE_MIP = 0.35
 LEARNED_MIN_SECONDS = 0.5
 LEARNED_K = 8  # branches: on 31-60 atoms k = 8 decodes in ~0.5 s here, k = 32 in ~2 s
-# importing torch and the network code costs ~2-3 s on a laptop; only a share this long pays it
-TORCH_IMPORT_SECONDS = 5.0
 # the short exact search: pairs up to this size, for this share of the time left, at most
 # PROBE_SECONDS (also without a timeout)
 PROBE_UP_TO_NODES = 80
@@ -123,8 +122,13 @@ class Auto(Solver):
             learned = self.config["learned"] and size >= LEARNED_FROM_NODES and budget.timeout
             if not settled() and learned:
                 share = (LEARNED_SHARE_BEFORE_MIP if mip else LEARNED_SHARE) * budget.remaining()
-                if _learned_stage_fits(problem, share):
-                    record(get_solver("gelato", k=LEARNED_K).solve(problem, Budget(timeout=share)))
+                if _learned_stage_fits(problem, share, budget.memory):
+                    with warnings.catch_warnings():
+                        # a stage of its own choosing: the map is kept only if it is better,
+                        # so labels the model never saw are no concern of the caller's
+                        warnings.simplefilter("ignore", UnseenLabelWarning)
+                        record(get_solver("gelato", k=LEARNED_K).solve(
+                            problem, Budget(timeout=share, memory=budget.memory)))
             if not settled() and mip:
                 record(integer_program(problem, self._stage(budget, MIP_SHARE, alone=MIP_SECONDS),
                                        incumbent=best.assignment))
@@ -159,13 +163,10 @@ class Auto(Solver):
         return Budget(timeout=timeout, memory=memory, threshold=budget.threshold)
 
 
-def _learned_stage_fits(problem: Problem, share: float) -> bool:
+def _learned_stage_fits(problem: Problem, share: float, memory: int | None) -> bool:
     """Whether gelato can run in ``share`` seconds: torch installed, weights shipped for this
-    kind of problem, and time for the network (and for importing torch, if not yet done)."""
-    from gedkit.learned.solver import default_model  # no torch import
+    kind of problem, and time and memory for the network (and for importing torch, if not yet
+    done), as :func:`gedkit.learned.solver.fits` estimates them."""
+    from gedkit.learned.solver import fits  # no torch import
 
-    if share < LEARNED_MIN_SECONDS or default_model(problem) is None:
-        return False
-    if "torch" in sys.modules:
-        return True
-    return share >= TORCH_IMPORT_SECONDS and importlib.util.find_spec("torch") is not None
+    return share >= LEARNED_MIN_SECONDS and fits(problem, share, memory)
