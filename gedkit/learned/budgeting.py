@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import json
+import math
 import os
 import resource
 import sys
@@ -45,7 +46,7 @@ from gedkit.errors import MissingDependencyError
 __all__ = [
     "DEFAULT_IMPORT_BYTES", "DEFAULT_IMPORT_SECONDS", "DEFAULT_MEMORY",
     "DEFAULT_OPTIMISER_BYTES", "DEFAULT_OPTIMISER_SECONDS", "NETWORK_THREADS", "Allowance",
-    "entry_seconds", "import_torch", "network_threads", "optimiser_cost", "resident",
+    "entry_seconds", "how_many", "import_torch", "network_threads", "optimiser_cost", "resident",
     "torch_import_cost", "torch_installed", "warm_optimiser",
 ]
 
@@ -109,6 +110,18 @@ def entry_seconds() -> float:
         probe.argmin()
         best = min(best, time.perf_counter() - tick)
     return max(best, 1e-12) / _PROBE
+
+
+def how_many(seconds: float, each: float, most: int) -> int:
+    """How many tasks of ``each`` (seconds or bytes) fit in ``seconds`` (``most`` when any
+    number does).
+
+    >>> how_many(1.0, 0.3, 8), how_many(float("inf"), 0.3, 8), how_many(-1.0, 0.3, 8)
+    (3, 8, 0)
+    """
+    if math.isinf(seconds) or each <= 0:
+        return most
+    return max(0, int(seconds // each))
 
 
 def torch_installed() -> bool:

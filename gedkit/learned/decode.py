@@ -32,7 +32,6 @@ no more branches (beams, samples) than the time and memory can complete greedily
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -42,7 +41,7 @@ import torch
 
 from gedkit.errors import OptionError
 from gedkit.learned import DECODINGS
-from gedkit.learned.budgeting import Allowance, entry_seconds
+from gedkit.learned.budgeting import Allowance, entry_seconds, how_many
 from gedkit.learned.data import wl_colours
 from gedkit.learned.features import UNDECIDED, Encoded, Instance, States, encode
 from gedkit.learned.model import GelatoNet, evaluating, to_tensors
@@ -180,9 +179,9 @@ class _Run:
         per_branch = sum(self.rates.network(candidates(a - s, b - s, inst.epsilon),
                                             inst.n1 + inst.n2) - CALL_SECONDS
                          for s in range(min(a, b)))
-        by_time = _how_many(self.spare() - CALL_SECONDS * min(a, b), per_branch, k)
+        by_time = how_many(self.spare() - CALL_SECONDS * min(a, b), per_branch, k)
         if by_time < 1:
-            by_time = _how_many(self.spare(), self.rates.greedy(a, b), k)
+            by_time = how_many(self.spare(), self.rates.greedy(a, b), k)
         # the states, beside one state's encoding and the scoring slice of a step
         step = SLICE_BYTES + candidates(a, b, inst.epsilon) * CANDIDATE_BYTES
         by_memory = int((self.allowance.left() - step)
@@ -363,13 +362,6 @@ class _Run:
             beams, score = children.take(np.flatnonzero(~over)), child_score[~over]
         assert done is not None
         return done
-
-
-def _how_many(seconds: float, each: float, k: int) -> int:
-    """How many tasks of ``each`` seconds fit in ``seconds`` (``k`` when any number does)."""
-    if math.isinf(seconds) or each <= 0:
-        return k
-    return max(0, int(seconds // each))
 
 
 def _groups(per_state: np.ndarray, limit: float) -> list[np.ndarray]:

@@ -27,7 +27,6 @@ is solved; without it the method says how to install it.
 from __future__ import annotations
 
 import contextlib
-import math
 import time
 from functools import lru_cache
 from importlib import resources
@@ -41,6 +40,7 @@ from gedkit.errors import MissingDependencyError, OptionError
 from gedkit.learned.budgeting import (
     Allowance,
     entry_seconds,
+    how_many,
     import_torch,
     network_threads,
     optimiser_cost,
@@ -143,8 +143,8 @@ def plan(problem: MCESProblem, seconds: float, memory: float, samples: int,
             ("train", _TRAIN_SECONDS, _TRAIN_BYTES, 2), ("infer", _INFER_SECONDS, _INFER_BYTES, 1)):
         each = passes * (scale * per_second * cells + after)
         first = (optimiser_seconds, optimiser_bytes) if mode == "train" else (0.0, 0.0)
-        by_time = _how_many(seconds - setup - first[0], each, samples)
-        by_memory = _how_many(memory - held - first[1], per_byte * cells, samples)
+        by_time = how_many(seconds - setup - first[0], each, samples)
+        by_memory = how_many(memory - held - first[1], per_byte * cells, samples)
         fitted = min(samples, by_time, by_memory)
         if fitted >= 1:
             cut = [] if fitted == samples else [f"{fitted} of {samples} samples"]
@@ -157,12 +157,6 @@ def plan(problem: MCESProblem, seconds: float, memory: float, samples: int,
     what = "one pass" if ready else "the torch import, the association graph and one pass"
     return None, 0, (f"network not run: {what} need ~{need:.1f} s and "
                      f"~{(held + _INFER_BYTES * cells) / 2**20:.0f} MiB")
-
-
-def _how_many(left: float, each: float, most: int) -> int:
-    if math.isinf(left) or each <= 0:
-        return most
-    return max(0, int(left // each))
 
 
 def neural_graduated_assignment(
