@@ -22,6 +22,21 @@ across many molecule pairs by :mod:`gedkit.mces.nga.pretrain`), so a pair needs 
 ``init="random"`` starts from the untrained network, as in the paper; a path loads weights
 written by :func:`gedkit.mces.nga.pretrain.pretrain`. Torch is imported only when a problem
 is solved; without it the method says how to install it.
+
+Every limit holds from the first call: the network's work is sized to the time and memory
+left (:func:`plan`; estimates in :mod:`gedkit.learned.budgeting`). The answer starts as the
+greedy map of :func:`gedkit.mces.cheap.greedy_map` under :func:`~gedkit.mces.bounds.upper_bound`
+(the class count alone when the assignment bound does not fit). Optimisation steps run when
+torch's import, the association graph and its tensors, torch's first optimiser, and two steps
+with their autograd graphs fit, with as many of ``samples`` as fit; else one forward pass
+without gradients (the pretrained initialisation's maps: ~128 bytes per sample and cell of
+the (n1+1) x (n2+1) Sinkhorn array, against ~1,600 with gradients); else no network at all.
+The cheap fallback is then the local searches (:func:`~gedkit.mces.refine.refine` and
+:func:`~gedkit.mces.refine.kick`) from the greedy map, within the budget. The plan is made
+again after the set-up, with the time it really took. ``stats`` say which (``network``:
+``"train"``, ``"infer"`` or ``"not run"``; ``samples``) and what was cut and why (``cut``).
+Labels are hashed in their canonical form (:mod:`gedkit.mces.nga.features`), so ``1``,
+``1.0`` and ``"1"`` give one bucket.
 """
 
 from __future__ import annotations
