@@ -8,6 +8,9 @@ and insertion actions and cost features so it works under non-uniform costs.
 - :mod:`~gedkit.learned.train`: training with validation and checkpoints (PyTorch).
 - :mod:`~gedkit.learned.decode`: branch, beam and sampling decoders (PyTorch).
 - :mod:`~gedkit.learned.solver`: the ``gelato`` method of :func:`gedkit.ged`.
+- :mod:`~gedkit.learned.labels`: the canonical form labels meet a vocabulary in (NumPy).
+- :mod:`~gedkit.learned.budgeting`, :mod:`~gedkit.learned.sizing`: what the learned methods'
+  steps cost, so that they start only what the budget can pay for (NumPy).
 
 Importing gedkit never imports torch: only solving with ``gelato`` and training do, and
 without torch they raise :class:`~gedkit.errors.MissingDependencyError` saying how to
