@@ -85,6 +85,8 @@ _ASSOCIATION_BYTES = 140
 _TENSOR_SECONDS = 1.5e-7
 _LOAD_SECONDS = 0.1  # gedkit's network code and the shipped weights, torch imported
 _MARGIN = 1.5  # on the passes' estimates: a loaded machine is slower than the probe says
+# the LP bound: HiGHS's import, and per nonzero of the program (as gedkit.solvers.exact.mip)
+_HIGHS_BYTES, _PROGRAM_BYTES = 40 << 20, 400
 
 
 def shipped_initialisation():
@@ -198,7 +200,7 @@ def neural_graduated_assignment(
     :func:`gedkit.mces.cheap.greedy_map`, improved by :func:`gedkit.mces.refine.refine` and
     :func:`gedkit.mces.refine.kick` within the budget.
     """
-    from gedkit.mces.bounds import tightened, upper_bound
+    from gedkit.mces.bounds import upper_bound
     from gedkit.mces.cheap import greedy_map
     from gedkit.mces.refine import kick
     from gedkit.mces.refine import refine as local_search
@@ -206,10 +208,13 @@ def neural_graduated_assignment(
     if not torch_installed():
         raise MissingDependencyError("torch", "the MCES method nga", "learn")
     allowance = Allowance(budget)
-    best = greedy_map(problem)
-    best_count = problem.count(best)
     ceiling = upper_bound(problem, budget)
+    best = greedy_map(problem)
     stats: dict[str, Any] = {"steps": 0, "best_step": None, "upper_bound": ceiling, "cut": []}
+    if refine and problem.count(best) < ceiling:
+        # a better start, and the search's compiled code loaded before the network is sized
+        best = local_search(problem, best, budget=budget)
+    best_count = problem.count(best)
     mode, samples, why = plan(problem, budget.remaining(), allowance.left(), samples)
     stats.update(network=mode or "not run", samples=samples)
     if why:
@@ -220,16 +225,27 @@ def neural_graduated_assignment(
                                        ceiling, best, stats)
     elif best_count < ceiling:
         # no network: the local searches from the greedy map, as far as the budget goes
-        if refine:
-            best = local_search(problem, best, budget=budget)
-        if lp_bound and problem.count(best) < ceiling:
-            ceiling = tightened(problem, ceiling, budget.remaining())
-        if kicks and problem.count(best) < ceiling:
+        if lp_bound:
+            ceiling = _tightened(problem, ceiling, budget, allowance, stats)
+        if kicks and best_count < ceiling:
             best = kick(problem, best, kicks, seed=seed or 0, budget=budget, ceiling=ceiling)
     stats["upper_bound"] = ceiling
     if not stats["cut"]:
         del stats["cut"]
     return best, stats
+
+
+def _tightened(problem: MCESProblem, ceiling: int, budget: Budget, allowance: Allowance,
+               stats: dict) -> int:
+    """``ceiling`` tightened by the LP relaxation (:func:`gedkit.mces.bounds.tightened`) when
+    its program and HiGHS fit the memory left, as they fit the time there."""
+    from gedkit.mces.bounds import relaxation_nonzeros, tightened
+
+    need = _HIGHS_BYTES + _PROGRAM_BYTES * relaxation_nonzeros(problem)
+    if need > allowance.left():
+        stats["cut"].append(f"LP bound not run (needs ~{need / 2**20:.0f} MiB)")
+        return ceiling
+    return tightened(problem, ceiling, budget.remaining())
 
 
 def _network_steps(problem: MCESProblem, budget: Budget, allowance: Allowance, train: bool,
@@ -266,16 +282,15 @@ def _network_steps(problem: MCESProblem, budget: Budget, allowance: Allowance, t
         warm_optimiser()
         optimiser = torch.optim.Adam(net.parameters(), lr=lr)
     with network_threads():
-        return _optimise(problem, budget, net, pair, assoc, optimiser, generator, train,
-                         samples, steps, refine, kicks, lp_bound, ceiling, start, stats)
+        return _optimise(problem, budget, allowance, net, pair, assoc, optimiser, generator,
+                         train, samples, steps, refine, kicks, lp_bound, ceiling, start, stats)
 
 
-def _optimise(problem, budget, net, pair, assoc, optimiser, generator, train, samples, steps,
-              refine, kicks, lp_bound, ceiling, start, stats):
+def _optimise(problem, budget, allowance, net, pair, assoc, optimiser, generator, train,
+              samples, steps, refine, kicks, lp_bound, ceiling, start, stats):
     """The steps of :func:`_network_steps` (same answer)."""
     import torch
 
-    from gedkit.mces.bounds import tightened
     from gedkit.mces.ga import decode
     from gedkit.mces.nga.model import gumbel, objective
     from gedkit.mces.refine import kick, sweep_seconds
@@ -306,7 +321,7 @@ def _optimise(problem, budget, net, pair, assoc, optimiser, generator, train, sa
             if count > chosen_count:
                 chosen, chosen_count = forward, count
         if step == 0 and lp_bound and chosen_count < ceiling:
-            ceiling = tightened(problem, ceiling, budget.remaining())
+            ceiling = _tightened(problem, ceiling, budget, allowance, stats)
         # the step's best sample seeds an iterated local search when it is close to the best
         # so far: the samples give it ever new starting points
         if kicks and chosen_count < ceiling and chosen_count >= best_count - 2:
