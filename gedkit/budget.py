@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
+import resource
 import signal
+import sys
 import threading
 import time
 import warnings
@@ -26,7 +29,7 @@ from gedkit.errors import OptionError
 
 __all__ = [
     "COMMAND_TIMEOUT", "NOTICE_AFTER", "PAIR_TIMEOUT", "Budget", "InterruptedWarning",
-    "LongRunNotice", "interrupted", "interruptible", "solve_within",
+    "LongRunNotice", "interrupted", "interruptible", "resident", "solve_within",
 ]
 
 #: seconds after which a solve without a time limit says it is still running
@@ -54,14 +57,26 @@ def _number(value: Any, name: str, *, minimum: float = 0.0, strict: bool = True)
         raise OptionError(f"{name} must be a number {bound} (or None), got {value!r}")
 
 
+def resident() -> int:
+    """The process's resident size in bytes now (Linux); elsewhere its peak so far, which
+    only overstates the growth to come."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return peak if sys.platform == "darwin" else peak * 1024
+
+
 @dataclass
 class Budget:
     """Limits for one solve.
 
-    ``timeout`` (seconds) and ``memory`` (bytes) never make a solver raise: it stops and
-    returns its best bounds. ``threshold`` lets a solver stop as soon as it knows whether the
-    distance is at most that value. ``what`` names the solve in the notice a long run without
-    a timeout gives after :data:`NOTICE_AFTER` seconds.
+    ``timeout`` (seconds) and ``memory`` (bytes the process may grow by from the budget's
+    start) never make a solver raise: it stops and returns its best bounds. ``threshold``
+    lets a solver stop as soon as it knows whether the distance is at most that value.
+    ``what`` names the solve in the notice a long run without a timeout gives after
+    :data:`NOTICE_AFTER` seconds.
     """
 
     timeout: float | None = None
@@ -69,6 +84,8 @@ class Budget:
     threshold: float | None = None
     start: float = field(default_factory=time.perf_counter)
     what: str | None = field(default=None, repr=False)
+    # the process's size when the call started: ``memory`` caps the growth from here
+    start_resident: int = field(default_factory=resident, repr=False)
     _noticed: bool = field(default=False, init=False, repr=False)
 
     def __post_init__(self):
@@ -100,11 +117,6 @@ class Budget:
     def expired(self) -> bool:
         return self.remaining() <= 0.0
 
-    def share(self, fraction: float) -> Budget:
-        """A budget for a stage: ``fraction`` of the time left (no timeout if none), the same
-        memory cap, no threshold."""
-        timeout = None if self.timeout is None else max(1e-3, fraction * self.remaining())
-        return Budget(timeout=timeout, memory=self.memory)
 
 
 def interrupted() -> bool:

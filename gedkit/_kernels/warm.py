@@ -174,12 +174,19 @@ def _marker(family: str) -> Path:
 
 
 _STARTED = False  # has a kernel run in this process (numba's own start-up, ~0.5 s, paid)?
+# kernel modules are imported right before their kernels first run (the cost kernel's module
+# is not: Problem.cost imports it for its plain-Python source too)
+_KERNEL_MODULES = (
+    "gedkit._kernels.branch", "gedkit._kernels.levenshtein", "gedkit._kernels.local_search",
+    "gedkit._kernels.lsape_costs", "gedkit._kernels.order", "gedkit._kernels.quadratic",
+    "gedkit._kernels.tree_search", "gedkit.mces._kernel", "gedkit.mces.refine",
+)
 
 
 def started() -> bool:
-    """Whether compiled kernels already ran in this process, so that numba's start-up (half
-    a second or more, even when every kernel loads from the cache) is paid."""
-    return _STARTED
+    """Whether compiled kernels run in this process, so that numba's start-up (half a second
+    or more, even when every kernel loads from the cache) is paid."""
+    return _STARTED or any(name in sys.modules for name in _KERNEL_MODULES)
 
 
 def mark_started() -> None:
@@ -275,13 +282,12 @@ def wait(families: Iterable[str], budget) -> bool:
             return True
         if budget.expired():
             return False
-        if _BACKGROUND is not None and _BACKGROUND.poll() not in (None, 0):
-            # the compile failed: compile here, where its error will surface with a traceback
+        if _BACKGROUND is not None and _BACKGROUND.poll() is not None:
+            # it ended (or found another process compiling) without these markers: it failed,
+            # or the kernel sources changed since this process stamped them; compile here,
+            # where an error surfaces with its traceback
             _compile(missing)
             return True
-        if _BACKGROUND is not None and _BACKGROUND.poll() == 0:
-            # it finished, or found another process compiling: look again, then take over
-            _start_background(missing)
         time.sleep(_POLL)
 
 

@@ -31,7 +31,6 @@ import importlib.util
 import json
 import math
 import os
-import resource
 import sys
 import tempfile
 import time
@@ -41,6 +40,7 @@ from types import ModuleType
 
 import numpy as np
 
+from gedkit.budget import resident
 from gedkit.errors import MissingDependencyError
 
 __all__ = [
@@ -67,17 +67,6 @@ _OPTIMISER_READY = False  # a first optimiser was built in this process
 _PROBE = 1 << 17  # entries of the NumPy probe (1 MiB of float64)
 
 
-def resident() -> int:
-    """The process's resident size in bytes now (Linux); elsewhere its peak so far, which
-    only overstates the growth to come."""
-    try:
-        with open("/proc/self/statm") as f:
-            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        return peak if sys.platform == "darwin" else peak * 1024
-
-
 class Allowance:
     """The memory a solve may still take: its budget's ``memory`` (or :data:`DEFAULT_MEMORY`)
     minus what the process has grown by since the allowance was made.
@@ -89,7 +78,8 @@ class Allowance:
 
     def __init__(self, budget) -> None:
         self.limit = budget.memory if budget.memory is not None else DEFAULT_MEMORY
-        self.base = resident()
+        # from the start of the call: what the API layer imported counts too
+        self.base = getattr(budget, "start_resident", None) or resident()
 
     def left(self) -> float:
         """Bytes the solve may still grow by (negative once over)."""

@@ -261,10 +261,12 @@ def lp_bound(problem: MCESProblem, time_limit: float = math.inf) -> int:
     return int(np.floor(relaxation.bound + 1e-6))
 
 
-def tightened(problem: MCESProblem, bound: int, remaining: float, share: float = 0.5) -> int:
+def tightened(problem: MCESProblem, bound: int, remaining: float, share: float = 0.5,
+              memory: int | None = None) -> int:
     """``bound`` tightened by :func:`lp_bound` given ``share`` of the ``remaining`` seconds
     (the heuristics call it when their first maps fall short of the counting bound: the
-    relaxation is usually tight on molecules, so they can then stop at a proven optimum).
+    relaxation is usually tight on molecules, so they can then stop at a proven optimum); not
+    tried when the program does not fit that time or ``memory`` bytes.
 
     >>> from gedkit import Graph
     >>> path = Graph({i: "C" for i in range(5)}, [(i, i + 1) for i in range(4)])
@@ -272,7 +274,8 @@ def tightened(problem: MCESProblem, bound: int, remaining: float, share: float =
     >>> tightened(MCESProblem(path, tri), 3, math.inf)
     2
     """
-    if share * remaining <= 0 or not relaxation_fits(problem, Budget(timeout=share * remaining)):
+    stage = Budget(timeout=share * remaining, memory=memory) if share * remaining > 0 else None
+    if stage is None or not relaxation_fits(problem, stage):
         return bound
     return min(bound, lp_bound(problem, time_limit=share * remaining))
 

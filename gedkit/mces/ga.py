@@ -177,7 +177,8 @@ def graduated_assignment(
         if budget.expired() or best_count >= ceiling:
             break
     if lp_bound and best_count < ceiling:
-        ceiling = stats["upper_bound"] = tightened(problem, ceiling, budget.remaining())
+        ceiling = stats["upper_bound"] = tightened(problem, ceiling, budget.remaining(),
+                                                   memory=budget.memory)
     if kicks and best_count < ceiling:
         best = kick(problem, best, kicks, seed=seed or 0, budget=budget, ceiling=ceiling)
     return best, stats

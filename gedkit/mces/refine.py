@@ -103,7 +103,8 @@ def kick(problem: MCESProblem, forward: np.ndarray, patience: int, seed: int = 0
     # while calls are quick, so the clock is read often on large graphs and rarely on small
     kicks_per_call = max(1, min(_KICK_CHUNK, first_chunk(3 * sweep_seconds(problem)
                                                          * OPS_PER_SECOND)))
-    while stale < patience and affordable(3 * sweep_seconds(problem), budget):
+    per_kick = 3 * sweep_seconds(problem)  # estimated, then measured
+    while stale < patience and affordable(per_kick, budget):
         kicks = min(kicks_per_call, patience - stale)
         tick = time.perf_counter()
         since = _iterated(best, current, problem.node_labels1, problem.node_labels2, ptr1, nbr1,
@@ -115,8 +116,13 @@ def kick(problem: MCESProblem, forward: np.ndarray, patience: int, seed: int = 0
         done += kicks
         if budget.expired():
             break
-        kicks_per_call = min(_KICK_CHUNK, next_chunk(kicks_per_call, time.perf_counter() - tick,
-                                                     budget.remaining()))
+        spent = time.perf_counter() - tick
+        per_kick = spent / kicks
+        # as many kicks as the time left pays for, growing while calls are quick
+        kicks_per_call = min(_KICK_CHUNK, next_chunk(kicks_per_call, spent, budget.remaining()))
+        if budget.timeout is not None:
+            kicks_per_call = min(kicks_per_call,
+                                 max(1, int(budget.remaining() / max(per_kick, 1e-9))))
     return best
 
 

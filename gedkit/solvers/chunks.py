@@ -6,7 +6,7 @@ import math
 
 __all__ = [
     "FIRST_CHUNK", "NEGLIGIBLE_SECONDS", "OPS_PER_SECOND", "affordable", "first_chunk",
-    "next_chunk",
+    "next_chunk", "start_up_seconds",
 ]
 
 FIRST_CHUNK = 512
@@ -16,6 +16,10 @@ OPS_PER_SECOND = 3e8
 # work this short is always done, even on an expired budget: it costs nothing a caller could
 # notice, and a bound from it beats none
 NEGLIGIBLE_SECONDS = 0.01
+# one-time costs of a process's first solve, on a laptop: numba's start-up (even when every
+# kernel loads from the cache) and importing SciPy's optimisers
+NUMBA_START_SECONDS = 0.5
+SCIPY_START_SECONDS = 0.3
 _TARGET_SECONDS = 0.005  # read the clock every few ms: often enough, and cheap
 _OPS_PER_FIRST_CHUNK = 2e6  # about a millisecond of simple operations
 
@@ -56,3 +60,18 @@ def affordable(seconds: float, budget) -> bool:
     (True, False)
     """
     return seconds < max(budget.remaining(), NEGLIGIBLE_SECONDS)
+
+
+def start_up_seconds(kernels: bool = False, scipy: bool = False) -> float:
+    """What work that runs compiled ``kernels`` and/or SciPy's assignment must pay on top of
+    its own cost in this process: the one-time start-ups not paid yet."""
+    import sys
+
+    from gedkit._kernels import warm
+
+    seconds = 0.0
+    if kernels and not warm.started():
+        seconds += NUMBA_START_SECONDS
+    if scipy and "scipy.optimize" not in sys.modules:
+        seconds += SCIPY_START_SECONDS
+    return seconds

@@ -17,7 +17,13 @@ from gedkit.configurable import check_choice, check_number
 from gedkit.problem import Problem
 from gedkit.result import Result
 from gedkit.solvers.base import Budget, Solver
-from gedkit.solvers.chunks import OPS_PER_SECOND, affordable, first_chunk, next_chunk
+from gedkit.solvers.chunks import (
+    OPS_PER_SECOND,
+    affordable,
+    first_chunk,
+    next_chunk,
+    start_up_seconds,
+)
 from gedkit.solvers.registry import register
 
 __all__ = ["AStar", "DepthFirst", "TreeSearch", "search"]
@@ -149,7 +155,8 @@ class TreeSearch:
             return self._finish(forward, math.inf, t0, "optimal")
         if self.status is None:
             fits = self.max_capacity >= n2 + 2
-            if not fits or not affordable(self.ops / OPS_PER_SECOND, budget):
+            seconds = self.ops / OPS_PER_SECOND + start_up_seconds(kernels=True)
+            if not fits or not affordable(seconds, budget):
                 # not one expansion fits the memory or the time left: cheaper bounds instead
                 why = "time limit" if fits else "memory cap"
                 self.stats["stopped"] = f"{why}: one expansion of the search does not fit"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gedkit.solvers.chunks import affordable
+from gedkit.solvers.chunks import affordable, start_up_seconds
 
 __all__ = ["lsape", "lsape_fits", "lsape_map", "lsape_seconds", "lsape_value"]
 
@@ -32,8 +32,8 @@ def lsape_fits(size: int, budget, count: int = 1, before: float = 0.0) -> bool:
     (True, False)
     """
     memory = budget.memory if budget.memory is not None else DEFAULT_MEMORY
-    return (affordable(before + count * lsape_seconds(size), budget)
-            and _BYTES_PER_ENTRY * size**2 < memory)
+    seconds = before + count * lsape_seconds(size) + start_up_seconds(scipy=True)
+    return affordable(seconds, budget) and _BYTES_PER_ENTRY * size**2 < memory
 
 
 def lsape(costs: np.ndarray) -> tuple[np.ndarray, float]:
