@@ -174,19 +174,22 @@ def _marker(family: str) -> Path:
 
 
 _STARTED = False  # has a kernel run in this process (numba's own start-up, ~0.5 s, paid)?
-# kernel modules are imported right before their kernels first run (the cost kernel's module
-# is not: Problem.cost imports it for its plain-Python source too)
-_KERNEL_MODULES = (
-    "gedkit._kernels.branch", "gedkit._kernels.levenshtein", "gedkit._kernels.local_search",
-    "gedkit._kernels.lsape_costs", "gedkit._kernels.order", "gedkit._kernels.quadratic",
-    "gedkit._kernels.tree_search", "gedkit.mces._kernel", "gedkit.mces.refine",
-)
 
 
 def started() -> bool:
     """Whether compiled kernels run in this process, so that numba's start-up (half a second
-    or more, even when every kernel loads from the cache) is paid."""
-    return _STARTED or any(name in sys.modules for name in _KERNEL_MODULES)
+    or more, even when every kernel loads from the cache) is paid: numba's compiler context
+    holds its registries once the first kernel has been compiled or loaded."""
+    global _STARTED
+    if not _STARTED and "numba" in sys.modules:
+        try:
+            from numba.core.registry import cpu_target
+
+            context = cpu_target.__dict__.get("_toplevel_target_context")  # never creates it
+            _STARTED = context is not None and bool(context._registries)
+        except (ImportError, AttributeError):  # another numba: count it paid, as before
+            _STARTED = True
+    return _STARTED
 
 
 def mark_started() -> None:

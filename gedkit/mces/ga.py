@@ -32,7 +32,7 @@ from gedkit.errors import OptionError
 from gedkit.mces.base import Budget, Method, check_number, register
 from gedkit.mces.problem import MCESProblem
 from gedkit.mces.result import MCESResult
-from gedkit.solvers.chunks import OPS_PER_SECOND, affordable
+from gedkit.solvers.chunks import affordable, start_up_seconds
 from gedkit.solvers.heuristics.assignment import DEFAULT_MEMORY, lsape_seconds
 
 if TYPE_CHECKING:  # SciPy loads with the first solve
@@ -43,6 +43,11 @@ __all__ = [
     "check_search_options",
     "decode", "graduated_assignment",
 ]
+
+# measured on 2,000-node pairs, with a margin: building the association graph, per entry, and
+# one pass of a Sinkhorn normalisation (or a product), per pair
+_SECONDS_PER_ENTRY = 2e-7
+_SECONDS_PER_PAIR_PASS = 5e-8
 
 GA_OPTIONS: dict[str, Any] = {
     "beta0": 0.5,
@@ -143,11 +148,15 @@ def graduated_assignment(
     from gedkit.mces.refine import kick
     from gedkit.mces.refine import refine as local_search
 
-    # the association graph takes ~100 bytes per entry; beyond the memory or time left, the
-    # greedy map (then the local searches) stands in for the annealing
+    # the association graph takes ~100 bytes per entry; when it, its first annealing step and
+    # a decoding do not fit the memory or time left, the greedy map (then the local searches)
+    # stands in for the annealing
     entries = association_entries(problem)
     memory = budget.memory if budget.memory is not None else DEFAULT_MEMORY
-    fits = 100 * entries < memory and affordable(entries / OPS_PER_SECOND * 20, budget)
+    decoding = lsape_seconds(max(problem.n1, problem.n2)) + start_up_seconds(scipy=True)
+    step = _step_seconds(entries, iterations, sinkhorn_iterations)
+    setup = _SECONDS_PER_ENTRY * entries + step / iterations + start_up_seconds(kernels=True)
+    fits = 100 * entries < memory and affordable(setup + step + decoding, budget)
     assoc = association_graph(problem) if fits else None
     best = greedy_map(problem)
     best_count = problem.count(best)
@@ -160,11 +169,10 @@ def graduated_assignment(
         stats["stopped"] = "time or memory limit: the association graph does not fit"
     rng = np.random.default_rng(seed)
     groups = _Groups(assoc) if fits else None
-    decoding = lsape_seconds(problem.n1 + problem.n2)
     for run in range(restarts if fits else 0):
         bias = noise * rng.standard_normal(len(assoc)) if run else np.zeros(len(assoc))
         soft = _anneal(assoc, groups, bias, budget, beta0, beta_max, beta_rate, iterations,
-                       sinkhorn_iterations, reserve=decoding)
+                       sinkhorn_iterations, reserve=decoding, step=step)
         if not affordable(decoding, budget):
             break
         forward = decode(assoc, soft, problem.n1, problem.n2)
@@ -185,11 +193,12 @@ def graduated_assignment(
 
 
 def _anneal(assoc, groups, bias, budget, beta0, beta_max, beta_rate, iterations, sinkhorn,
-            reserve=0.0):
-    """The annealed soft assignment; stops raising β when the next step (as long as the last
-    one) would leave less than ``reserve`` seconds (to decode the result)."""
+            reserve=0.0, step=0.0):
+    """The annealed soft assignment; stops raising β when the next step (``step`` seconds
+    estimated, then as long as the last one) would leave less than ``reserve`` seconds (to
+    decode the result)."""
     x = groups.sinkhorn(np.zeros(len(assoc)), sinkhorn)
-    beta, step = beta0, 0.0
+    beta = beta0
     while beta <= beta_max and affordable(step + reserve, budget):
         tick = time.perf_counter()
         for _ in range(iterations):
@@ -197,6 +206,12 @@ def _anneal(assoc, groups, bias, budget, beta0, beta_max, beta_rate, iterations,
         beta *= beta_rate
         step = time.perf_counter() - tick
     return x
+
+
+def _step_seconds(entries: int, iterations: int, sinkhorn: int) -> float:
+    """What one β step of the annealing may take: ``iterations`` products and Sinkhorn
+    normalisations over the pairs (about a third of the association graph's entries)."""
+    return iterations * (sinkhorn + 1) * _SECONDS_PER_PAIR_PASS * entries / 3
 
 
 def association_entries(problem: MCESProblem) -> int:

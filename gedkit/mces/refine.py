@@ -31,7 +31,13 @@ from numba import njit
 
 from gedkit.budget import Budget
 from gedkit.mces.problem import MCESProblem
-from gedkit.solvers.chunks import OPS_PER_SECOND, affordable, first_chunk, next_chunk
+from gedkit.solvers.chunks import (
+    OPS_PER_SECOND,
+    affordable,
+    first_chunk,
+    next_chunk,
+    start_up_seconds,
+)
 
 __all__ = ["kick", "refine", "sweep_seconds"]
 
@@ -61,14 +67,16 @@ def refine(problem: MCESProblem, forward: np.ndarray, max_sweeps: int = 50,
     2
     """
     f = np.array(problem.check_map(forward), dtype=np.int64)
+    step = sweep_seconds(problem) + start_up_seconds(kernels=True)
+    if budget is not None and not affordable(step, budget):
+        return f
     ptr, nbr, lab = problem.neighbours1
     if budget is None:
         _local_search(f, problem.node_labels1, problem.node_labels2, ptr, nbr, lab,
                       problem.adj2, max_sweeps)
         return f
-    step = sweep_seconds(problem)
-    for _ in range(max_sweeps):
-        if not affordable(step, budget):
+    for sweep in range(max_sweeps):
+        if sweep and not affordable(step, budget):
             break
         tick = time.perf_counter()
         if not _local_search(f, problem.node_labels1, problem.node_labels2, ptr, nbr, lab,
@@ -103,7 +111,8 @@ def kick(problem: MCESProblem, forward: np.ndarray, patience: int, seed: int = 0
     # while calls are quick, so the clock is read often on large graphs and rarely on small
     kicks_per_call = max(1, min(_KICK_CHUNK, first_chunk(3 * sweep_seconds(problem)
                                                          * OPS_PER_SECOND)))
-    per_kick = 3 * sweep_seconds(problem)  # estimated, then measured
+    # estimated, then measured
+    per_kick = 3 * sweep_seconds(problem) + start_up_seconds(kernels=True)
     while stale < patience and affordable(per_kick, budget):
         kicks = min(kicks_per_call, patience - stale)
         tick = time.perf_counter()

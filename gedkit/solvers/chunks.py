@@ -18,7 +18,7 @@ OPS_PER_SECOND = 3e8
 NEGLIGIBLE_SECONDS = 0.01
 # one-time costs of a process's first solve, on a laptop: numba's start-up (even when every
 # kernel loads from the cache) and importing SciPy's optimisers
-NUMBA_START_SECONDS = 0.5
+NUMBA_START_SECONDS = 0.8
 SCIPY_START_SECONDS = 0.3
 _TARGET_SECONDS = 0.005  # read the clock every few ms: often enough, and cheap
 _OPS_PER_FIRST_CHUNK = 2e6  # about a millisecond of simple operations
