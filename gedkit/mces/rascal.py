@@ -27,7 +27,8 @@ RASCAL counts its time limit in whole seconds and reads the clock only every hun
 steps, and a step can be slow on large molecules: left to itself it honours a budget only
 roughly (on IAM AIDS pairs of 50-85 atoms with 1,100-1,600 compatible bond pairs, a 1 s budget
 was seen to take 9-33 s). With a timeout, the adapter therefore runs RASCAL in a child process
-and kills it once the budget and 0.2 s of grace have run out:
+and kills it once the budget has run out (its bound is computed first, so the time left is
+RASCAL's):
 
 - the child is forked where the platform can fork (Linux, macOS), which adds about 10 ms to a
   call (6-18 ms measured on a busy machine), and spawned elsewhere (Windows), which pickles
@@ -74,8 +75,6 @@ from gedkit.mces.result import MCESResult
 __all__ = ["Rascal", "to_rdkit"]
 
 _silence_lock = threading.Lock()
-# seconds past the budget allowed for the child's start-up and reply before it is killed
-_GRACE = 0.2
 _DAEMONIC = "daemonic processes cannot have children: RASCAL's own, rough timeout applies"
 
 
@@ -191,6 +190,7 @@ class Rascal(Method):
         mol1, mol2 = to_rdkit(problem.g1), to_rdkit(problem.g2)
         pairs = bond_pairs(mol1, mol2)
         limit = self.config["max_bond_pairs"]
+        bound = upper_bound(problem, budget)  # before RASCAL, so that its time is RASCAL's
         remaining = budget.remaining()
         settings = {
             "similarityThreshold": 0.0,
@@ -223,7 +223,6 @@ class Rascal(Method):
             for a, b in found.atoms:
                 if problem.node_labels1[a] == problem.node_labels2[b]:
                     forward[a] = b
-        bound = upper_bound(problem)
         finished = run.answered and not stats["timed_out"]
         if finished and not stats["bond_pair_limit_exceeded"]:
             if not found and problem.useful1.any():
@@ -306,7 +305,7 @@ def _run(mol1: Any, mol2: Any, settings: dict[str, Any], remaining: float) -> _R
     elif multiprocessing.current_process().daemon:
         reason = _DAEMONIC
     else:
-        return _isolated(mol1, mol2, settings, remaining + _GRACE)
+        return _isolated(mol1, mol2, settings, remaining)
     return _Run(_in_process(mol1, mol2, settings), note=reason)
 
 
