@@ -153,9 +153,10 @@ def graduated_assignment(
     # stands in for the annealing
     entries = association_entries(problem)
     memory = budget.memory if budget.memory is not None else DEFAULT_MEMORY
-    decoding = lsape_seconds(max(problem.n1, problem.n2)) + start_up_seconds(scipy=True)
+    decoding = lsape_seconds(max(problem.n1, problem.n2))
     step = _step_seconds(entries, iterations, sinkhorn_iterations)
-    setup = _SECONDS_PER_ENTRY * entries + step / iterations + start_up_seconds(kernels=True)
+    setup = (_SECONDS_PER_ENTRY * entries + step / iterations
+             + start_up_seconds(kernels=True, scipy=True))
     fits = 100 * entries < memory and affordable(setup + step + decoding, budget)
     assoc = association_graph(problem) if fits else None
     best = greedy_map(problem)

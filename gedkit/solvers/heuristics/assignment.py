@@ -22,17 +22,18 @@ def lsape_seconds(size: int) -> float:
     return _SECONDS_PER_CUBE * size**3
 
 
-def lsape_fits(size: int, budget, count: int = 1, before: float = 0.0) -> bool:
+def lsape_fits(size: int, budget, count: int = 1, before: float = 0.0,
+               kernels: bool = False) -> bool:
     """Whether ``count`` assignments over ``size`` = n1 + n2 rows, after ``before`` seconds
-    of other work, fit the time and memory left in ``budget`` (a
-    :class:`gedkit.budget.Budget`).
+    of other work (which runs compiled ``kernels``), fit the time and memory left in
+    ``budget`` (a :class:`gedkit.budget.Budget`), first-call start-ups included.
 
     >>> from gedkit.budget import Budget
     >>> lsape_fits(40, Budget(timeout=0.1)), lsape_fits(4000, Budget(timeout=0.1))
     (True, False)
     """
     memory = budget.memory if budget.memory is not None else DEFAULT_MEMORY
-    seconds = before + count * lsape_seconds(size) + start_up_seconds(scipy=True)
+    seconds = before + count * lsape_seconds(size) + start_up_seconds(kernels, scipy=True)
     return affordable(seconds, budget) and _BYTES_PER_ENTRY * size**2 < memory
 
 

@@ -26,7 +26,7 @@ from gedkit.problem import Problem
 from gedkit.result import Result
 from gedkit.solvers.base import Budget, Solver
 from gedkit.solvers.cheap import cheap_bounds
-from gedkit.solvers.chunks import OPS_PER_SECOND, start_up_seconds
+from gedkit.solvers.chunks import OPS_PER_SECOND
 from gedkit.solvers.heuristics.assignment import lsape, lsape_fits
 from gedkit.solvers.registry import register
 
@@ -98,8 +98,8 @@ def edge_costs_seconds(problem: Problem, fast: bool = False) -> float:
 def assignment_fits(problem: Problem, budget: Budget, count: int = 1) -> bool:
     """Whether :func:`edge_costs` and then ``count`` assignments fit what ``budget`` has
     left."""
-    before = edge_costs_seconds(problem) + start_up_seconds(kernels=True)
-    return lsape_fits(problem.n1 + problem.n2, budget, count, before)
+    return lsape_fits(problem.n1 + problem.n2, budget, count, edge_costs_seconds(problem),
+                      kernels=True)
 
 
 def labelset_edge_cost(problem: Problem) -> float:
