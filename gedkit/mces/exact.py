@@ -33,7 +33,7 @@ import numpy as np
 from gedkit.mces.base import Budget, Method, register
 from gedkit.mces.problem import MCESProblem
 from gedkit.mces.result import MCESResult
-from gedkit.solvers.chunks import FIRST_CHUNK, next_chunk
+from gedkit.solvers.chunks import FIRST_CHUNK, affordable, next_chunk, start_up_seconds
 
 if TYPE_CHECKING:  # SciPy, HiGHS and the kernels load with the first solve
     from gedkit.mces.bounds import LinearRelaxation
@@ -91,6 +91,12 @@ def branch_and_bound(
     if incumbent is not None:
         seed = np.asarray(incumbent, dtype=np.int64)
         best_map = problem.inverse(seed) if swap else seed.copy()
+    if not affordable(start_up_seconds(kernels=True), budget):
+        # numba's start-up alone would overrun: the map in hand and the bound
+        stats["stopped"] = "time limit: the search's start-up does not fit"
+        forward = p.inverse(best_map) if swap else best_map
+        return MCESResult.from_map(problem, forward, root, method,
+                                   time=time.perf_counter() - t0, stats=stats)
     arrays = _search_arrays(p)
 
     run = _Search(arrays, p, best_map, root, None)

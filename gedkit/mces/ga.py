@@ -171,6 +171,9 @@ def graduated_assignment(
     rng = np.random.default_rng(seed)
     groups = _Groups(assoc) if fits else None
     for run in range(restarts if fits else 0):
+        # the bounds and the greedy map took their time: a run must still fit what is left
+        if not affordable(step / iterations + step + decoding, budget):
+            break
         bias = noise * rng.standard_normal(len(assoc)) if run else np.zeros(len(assoc))
         soft = _anneal(assoc, groups, bias, budget, beta0, beta_max, beta_rate, iterations,
                        sinkhorn_iterations, reserve=decoding, step=step)
