@@ -1,6 +1,7 @@
 """Lower bounds and upper-bound heuristics: valid bounds, maps that realise them, options."""
 
 import csv
+import itertools
 import time
 from functools import cache
 from pathlib import Path
@@ -233,3 +234,29 @@ def test_polish_improves_given_maps_and_never_worsens_them():
     assert improved > 10
     with pytest.raises(ValueError, match="at least one node map"):
         polish(_cases()[0][0], [])
+
+
+def _brute_lsape(costs: np.ndarray) -> float:
+    """The least total over every node map (injective, ε on either side), by enumeration."""
+    n1, n2 = costs.shape[0] - 1, costs.shape[1] - 1
+    best = np.inf
+    for images in itertools.product(range(-1, n2), repeat=n1):
+        used = [j for j in images if j >= 0]
+        if len(used) != len(set(used)):
+            continue
+        total = sum(costs[i, j] if j >= 0 else costs[i, n2] for i, j in enumerate(images))
+        total += sum(costs[n1, j] for j in range(n2) if j not in used)
+        best = min(best, total)
+    return best
+
+
+def test_lsape_is_the_least_node_map_cost_either_way_round():
+    from gedkit.solvers.heuristics.assignment import lsape, lsape_value
+
+    rng = np.random.default_rng(4)
+    for _ in range(60):
+        n1, n2 = (int(x) for x in rng.integers(0, 5, 2))
+        costs = rng.integers(-2, 6, (n1 + 1, n2 + 1)).astype(float)
+        forward, value = lsape(costs)
+        assert value == pytest.approx(_brute_lsape(costs))
+        assert value == pytest.approx(lsape_value(costs, forward))

@@ -140,7 +140,7 @@ class GelatoSolver(Solver):
         best = bound.assignment
         if not bound.optimal:
             rates = Rates(entry_seconds())
-            assignment_seconds = lsape_seconds(problem.n1 + problem.n2)
+            assignment_seconds = lsape_seconds(problem.n1, problem.n2)
             polishing = self.config["polish"] > 0
             # the decoding leaves the polish its first step when that is a small share of the
             # time left; otherwise the decoding comes first and the polish takes what is left

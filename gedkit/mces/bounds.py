@@ -111,7 +111,7 @@ def upper_bound(problem: MCESProblem, budget: Budget | None = None) -> int:
     """The smaller of :func:`class_count_bound` and :func:`assignment_bound`; the class
     count alone when the assignment does not fit ``budget``."""
     count = class_count_bound(problem)
-    if budget is not None and not lsape_fits(problem.n1 + problem.n2, budget):
+    if budget is not None and not lsape_fits(problem.n1, problem.n2, budget):
         return count
     return min(count, assignment_bound(problem))
 

@@ -84,7 +84,7 @@ def cheap_bounds(problem: Problem, budget: Budget, method: str) -> Result:
     elif problem.n1 and problem.n2:
         c = problem.node_costs
         lower = float(max(c[:-1].min(axis=1).sum(), c[:, :-1].min(axis=0).sum()))
-    if lsape_fits(problem.n1 + problem.n2, budget):
+    if lsape_fits(problem.n1, problem.n2, budget):
         assigned, value = lsape(problem.node_costs)
         lower = max(lower, value)
         if problem.cost(assigned) < problem.cost(forward):

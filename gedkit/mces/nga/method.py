@@ -153,7 +153,7 @@ def plan(problem: MCESProblem, seconds: float, memory: float, samples: int,
         import_seconds, import_bytes = torch_import_cost()
         setup += import_seconds + _LOAD_SECONDS + _TENSOR_SECONDS * entries
         held += import_bytes + _ASSOCIATION_BYTES * entries
-    after = lsape_seconds(problem.n1 + problem.n2) + sweep_seconds(problem)
+    after = lsape_seconds(problem.n1, problem.n2) + sweep_seconds(problem)
     shortfall = ""
     optimiser_seconds, optimiser_bytes = optimiser_cost()
     for mode, per_second, per_byte, passes in (
@@ -297,7 +297,7 @@ def _optimise(problem, budget, allowance, net, pair, assoc, optimiser, generator
     from gedkit.mces.refine import refine as local_search
     from gedkit.solvers.heuristics.assignment import lsape_seconds
 
-    per_sample = lsape_seconds(problem.n1 + problem.n2) + sweep_seconds(problem)
+    per_sample = lsape_seconds(problem.n1, problem.n2) + sweep_seconds(problem)
     best, best_count, trace = start, problem.count(start), []
     step_seconds = 0.0
     for step in range(steps if train else 1):

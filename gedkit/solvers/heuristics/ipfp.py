@@ -53,14 +53,13 @@ def frank_wolfe(
     linear = problem.node_costs.copy()
     linear[-1, -1] = 0.0
     best, best_cost = forward, problem.cost(forward)
-    size = problem.n1 + problem.n2
     x = assignment_matrix(problem, forward)
     qx = product(x)
     it = 0
     # a step is one assignment and two products; none is started that the budget cannot
     # pay for (the first is estimated, later ones take the last step's time)
-    step = lsape_seconds(size)
-    while it < max_iter and affordable(step, budget) and lsape_fits(size, budget):
+    step = lsape_seconds(problem.n1, problem.n2)
+    while it < max_iter and affordable(step, budget) and lsape_fits(problem.n1, problem.n2, budget):
         tick = time.perf_counter()
         it += 1
         grad = linear + qx
@@ -82,7 +81,7 @@ def frank_wolfe(
         if -(slope + curvature * move) * move <= _GAP * max(1.0, value):
             break  # the step gained (almost) nothing: a fixed point up to rounding
         step = time.perf_counter() - tick
-    if it and lsape_fits(size, budget):
+    if it and lsape_fits(problem.n1, problem.n2, budget):
         rounded = lsape_map(-x)
         cost = problem.cost(rounded)
         if cost < best_cost:

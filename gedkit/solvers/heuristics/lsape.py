@@ -98,7 +98,7 @@ def edge_costs_seconds(problem: Problem, fast: bool = False) -> float:
 def assignment_fits(problem: Problem, budget: Budget, count: int = 1) -> bool:
     """Whether :func:`edge_costs` and then ``count`` assignments fit what ``budget`` has
     left."""
-    return lsape_fits(problem.n1 + problem.n2, budget, count, edge_costs_seconds(problem),
+    return lsape_fits(problem.n1, problem.n2, budget, count, edge_costs_seconds(problem),
                       kernels=True)
 
 
@@ -186,9 +186,9 @@ class NodeAssignment(_Assignment):
     kernels = ()  # SciPy's assignment only
 
     def fits(self, problem, budget):
-        edges = problem.g1.m + problem.g2.m + 2
-        return lsape_fits(problem.n1 + problem.n2, budget) and (
-            problem.constant_costs is not None or lsape_fits(edges, budget))
+        return lsape_fits(problem.n1, problem.n2, budget) and (
+            problem.constant_costs is not None
+            or lsape_fits(problem.g1.m + 1, problem.g2.m + 1, budget))
 
     def assign(self, problem):
         return node_assignment(problem)

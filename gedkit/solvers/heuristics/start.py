@@ -48,7 +48,7 @@ def start(problem: Problem, init: str = "bipartite", budget: Budget | None = Non
         return Start(cheap.assignment, cheap.lower_bound, nb)
     edges = edge_costs(problem, nb)
     branch_map, lower = branch_assignment(problem, edges)
-    if init == "branch" or not lsape_fits(problem.n1 + problem.n2, budget):
+    if init == "branch" or not lsape_fits(problem.n1, problem.n2, budget):
         forward = branch_map
     elif init == "bipartite":
         forward = bipartite_assignment(problem, edges)[0]
