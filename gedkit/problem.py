@@ -155,9 +155,10 @@ class Problem(GraphPair):
 
         f = np.ascontiguousarray(forward, dtype=np.int64)
         # until compiled kernels run in this process, the kernel's plain-Python source gives
-        # the same sum: no call waits for a compiler or for numba's start-up
-        kernel = map_cost if warm.started() and warm.ready("cost") else map_cost.py_func
-        value = kernel(
+        # the same sum: no call waits for a compiler, numba's import or its start-up
+        if warm.started() and warm.ready("cost"):
+            from gedkit._kernels.cost_kernel import map_cost
+        value = map_cost(
             f, self.node_costs, self.adj1, self.adj2, self.edge_label_matrix,
             self.g1.edges, self.edge_labels1, self.g2.edges, self.edge_labels2,
         )

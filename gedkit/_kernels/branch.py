@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from gedkit._kernels.cost import map_cost
+from gedkit._kernels.cost_kernel import map_cost
 from gedkit._kernels.lsap import lsap_min
 from gedkit._kernels.multiset import count_cost, multiset_cost
 

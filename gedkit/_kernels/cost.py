@@ -1,16 +1,18 @@
-"""The cost of a complete node map, compiled. Called only through ``Problem.cost``."""
+"""The cost of a complete node map, as plain Python that numba compiles
+(:mod:`gedkit._kernels.cost_kernel`). Called only through ``Problem.cost``, which runs this
+source as it is until compiled kernels run in the process, so that no answer ever waits for
+numba (or its import).
+"""
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 __all__ = ["INVALID", "map_cost"]
 
 INVALID = -1.0
 
 
-@njit(cache=True, nogil=True)
 def map_cost(forward, node_costs, adj1, adj2, emat, e1, el1, e2, el2):
     """Cost of ``forward`` (-1 = deleted), or INVALID if it is not an injective map into g2."""
     n1 = adj1.shape[0]

@@ -84,7 +84,7 @@ def _run_solvers(*names: str, thresholds: bool = False) -> None:
 def _warm_cost() -> None:
     import numpy as np
 
-    from gedkit._kernels.cost import map_cost
+    from gedkit._kernels.cost_kernel import map_cost
 
     for p in _problems():
         f = np.full(p.n1, -1, dtype=np.int64)
