@@ -18,7 +18,7 @@ OPS_PER_SECOND = 3e8
 NEGLIGIBLE_SECONDS = 0.01
 # one-time costs of a process's first solve, on a laptop: numba's start-up (even when every
 # kernel loads from the cache) and importing SciPy's optimisers
-NUMBA_START_SECONDS = 0.8
+NUMBA_START_SECONDS = 1.0
 SCIPY_START_SECONDS = 0.3
 # how much of them a first call may spend beyond its time limit (the documented tolerance of
 # a limit is max(0.5 s, 10%)): without it, a 1 s limit on a fresh process would rule out even

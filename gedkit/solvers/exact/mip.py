@@ -65,7 +65,8 @@ _TOL = 1e-6
 _SECONDS_PER_NONZERO = 1e-6  # building the arrays, then HiGHS's set-up, on the slow side
 _BYTES_PER_NONZERO = 400  # our arrays while building, then HiGHS's copies and factors
 _WATCH = 0.02  # seconds between looks at Ctrl-C and the clock while HiGHS runs
-_GRACE = 0.1  # past its time limit HiGHS is cancelled (it reads its clock only now and then)
+_FINISH = 0.05  # seconds of a time limit kept for reading the solution back
+_GRACE = 0.02  # past its time limit HiGHS is cancelled (it reads its clock only now and then)
 _banner_lock = threading.Lock()
 _banner_shown = False
 
@@ -246,7 +247,8 @@ def solve_model(
     h = _new_highs()
     h.setOptionValue("threads", int(threads))
     if time_limit < math.inf:
-        h.setOptionValue("time_limit", float(time_limit))
+        # HiGHS stops a little early: reading its solution back takes time too
+        h.setOptionValue("time_limit", max(0.01, float(time_limit) - _FINISH))
     n_rows, n_cols = model.matrix.shape
     lp = highspy.HighsLp()
     lp.num_col_, lp.num_row_ = n_cols, n_rows
