@@ -34,6 +34,7 @@ import numpy as np
 
 from gedkit.budget import Budget
 from gedkit.mces.problem import MCESProblem
+from gedkit.solvers.chunks import OPS_PER_SECOND
 from gedkit.solvers.exact.mip import GedModel, program_fits, solve_model
 from gedkit.solvers.heuristics.assignment import lsape_fits
 
@@ -101,7 +102,7 @@ def assignment_bound(problem: MCESProblem) -> int:
             part = rows[start : start + step]
             block = np.minimum(d1[part, None, :], d2[None, cols, :]).sum(axis=2)
             weights[np.ix_(part, cols)] = block
-    from scipy.optimize import linear_sum_assignment
+    from gedkit.solvers.heuristics.assignment import linear_sum_assignment
 
     r, c = linear_sum_assignment(weights, maximize=True)
     return int(weights[r, c].sum()) // 2
@@ -111,7 +112,9 @@ def upper_bound(problem: MCESProblem, budget: Budget | None = None) -> int:
     """The smaller of :func:`class_count_bound` and :func:`assignment_bound`; the class
     count alone when the assignment does not fit ``budget``."""
     count = class_count_bound(problem)
-    if budget is not None and not lsape_fits(problem.n1, problem.n2, budget):
+    # the weights take a multiset intersection over the classes per node pair
+    weights = problem.n1 * problem.n2 * max(1, problem.n_classes) / OPS_PER_SECOND
+    if budget is not None and not lsape_fits(problem.n1, problem.n2, budget, before=weights):
         return count
     return min(count, assignment_bound(problem))
 

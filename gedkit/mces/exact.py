@@ -275,7 +275,7 @@ def _fixed(losses: np.ndarray) -> np.ndarray:
 def _rounded(x: np.ndarray) -> np.ndarray:
     """A node map from LP values: the assignment of largest total value, pairs valued 0
     left out (only pairs with equal labels have values)."""
-    from scipy.optimize import linear_sum_assignment
+    from gedkit.solvers.heuristics.assignment import linear_sum_assignment
 
     rows, cols = linear_sum_assignment(x, maximize=True)
     keep = x[rows, cols] > 1e-6

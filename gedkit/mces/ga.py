@@ -159,7 +159,7 @@ def graduated_assignment(
     decoding = _DECODE_SECONDS_PER_CUBE * max(problem.n1, problem.n2) ** 3
     step = _step_seconds(entries, iterations, sinkhorn_iterations)
     setup = (_SECONDS_PER_ENTRY * entries + step / iterations
-             + start_up_seconds(kernels=True, scipy=True))
+             + start_up_seconds(kernels=True, scipy=True, sparse=True))
     fits = 100 * entries < memory and affordable(setup + step + decoding, budget)
     assoc = association_graph(problem) if fits else None
     best = greedy_map(problem)
@@ -270,7 +270,7 @@ def decode(assoc: AssociationGraph, soft: np.ndarray, n1: int, n2: int) -> np.nd
     """Hungarian decoding: the node map of largest total soft weight over the pairs. Every
     pair of the association graph is label-compatible, and adding a mapped pair never loses an
     edge, so all matched pairs are kept."""
-    from scipy.optimize import linear_sum_assignment
+    from gedkit.solvers.heuristics.assignment import linear_sum_assignment
 
     profit = np.full((n1, n2), -1.0)
     profit[assoc.rows, assoc.cols] = soft

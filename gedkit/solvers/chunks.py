@@ -16,10 +16,12 @@ OPS_PER_SECOND = 3e8
 # work this short is always done, even on an expired budget: it costs nothing a caller could
 # notice, and a bound from it beats none
 NEGLIGIBLE_SECONDS = 0.01
-# one-time costs of a process's first solve, on a laptop: numba's start-up (even when every
-# kernel loads from the cache) and importing SciPy's optimisers
+# one-time costs of a process's first solve, measured on a loaded 2-core machine: numba's
+# start-up (even when every kernel loads from the cache) and importing SciPy (its assignment
+# routine is loaded without the rest of scipy.optimize, which would cost 0.3-0.7 s more)
 NUMBA_START_SECONDS = 1.0
-SCIPY_START_SECONDS = 0.3
+SCIPY_START_SECONDS = 0.1
+SPARSE_START_SECONDS = 0.4  # scipy.sparse, for association graphs and programs
 # how much of them a first call may spend beyond its time limit (the documented tolerance of
 # a limit is max(0.5 s, 10%)): without it, a 1 s limit on a fresh process would rule out even
 # a 30-node assignment
@@ -66,10 +68,11 @@ def affordable(seconds: float, budget) -> bool:
     return seconds < max(budget.remaining(), NEGLIGIBLE_SECONDS)
 
 
-def start_up_seconds(kernels: bool = False, scipy: bool = False) -> float:
-    """What work that runs compiled ``kernels`` and/or SciPy's assignment must pay on top of
-    its own cost in this process: the one-time start-ups not paid yet, less the
-    :data:`START_UP_TOLERANCE` a first call may overrun by."""
+def start_up_seconds(kernels: bool = False, scipy: bool = False,
+                     sparse: bool = False) -> float:
+    """What work that runs compiled ``kernels``, SciPy's assignment and/or its ``sparse``
+    matrices must pay on top of its own cost in this process: the one-time start-ups not paid
+    yet, less the :data:`START_UP_TOLERANCE` a first call may overrun by."""
     import sys
 
     from gedkit._kernels import warm
@@ -77,6 +80,8 @@ def start_up_seconds(kernels: bool = False, scipy: bool = False) -> float:
     seconds = 0.0
     if kernels and not warm.started():
         seconds += NUMBA_START_SECONDS
-    if scipy and "scipy.optimize" not in sys.modules:
+    if scipy and "scipy" not in sys.modules:
         seconds += SCIPY_START_SECONDS
+    if sparse and "scipy.sparse" not in sys.modules:
+        seconds += SPARSE_START_SECONDS
     return max(0.0, seconds - START_UP_TOLERANCE) if seconds else 0.0

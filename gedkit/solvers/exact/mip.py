@@ -48,7 +48,7 @@ from gedkit.problem import Problem
 from gedkit.result import Result
 from gedkit.solvers.base import Budget, Solver
 from gedkit.solvers.cheap import cheap_bounds
-from gedkit.solvers.chunks import affordable
+from gedkit.solvers.chunks import affordable, start_up_seconds
 from gedkit.solvers.heuristics.assignment import DEFAULT_MEMORY, lsape_map
 from gedkit.solvers.registry import register
 
@@ -307,8 +307,8 @@ def program_fits(nonzeros: int, budget: Budget) -> bool:
     (True, False)
     """
     memory = budget.memory if budget.memory is not None else DEFAULT_MEMORY
-    return affordable(2 * _SECONDS_PER_NONZERO * nonzeros, budget) and (
-        _BYTES_PER_NONZERO * nonzeros < memory)
+    seconds = 2 * _SECONDS_PER_NONZERO * nonzeros + start_up_seconds(sparse=True)
+    return affordable(seconds, budget) and _BYTES_PER_NONZERO * nonzeros < memory
 
 
 def model_nonzeros(problem: Problem) -> int:

@@ -93,7 +93,8 @@ class TreeSearch:
         self.workspace = _workspace_bytes(p, self.branch)
         # growing copies the arrays: old and new together stay within the cap
         self.max_capacity = int(2 * (memory - self.workspace) / 3 // self.row_bytes)
-        self.cutoff = self.stop_at = math.inf if threshold is None else threshold
+        # always a float: an int threshold would compile another specialisation of the kernel
+        self.cutoff = self.stop_at = math.inf if threshold is None else float(threshold)
         if threshold is None:
             self.stop_at = -math.inf
         self.tol = 1e-9 * max(1.0, p.largest_cost)

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import importlib.machinery
+import importlib.util
+from functools import cache
+from pathlib import Path
+from typing import Any
+
 import numpy as np
 
 from gedkit.solvers.chunks import affordable, start_up_seconds
 
-__all__ = ["lsape", "lsape_fits", "lsape_map", "lsape_seconds", "lsape_value"]
+__all__ = [
+    "linear_sum_assignment", "lsape", "lsape_fits", "lsape_map", "lsape_seconds", "lsape_value",
+]
 
 # scipy's assignment on an n × m matrix (n ≤ m) of GED costs takes up to ~4e-11 n² m s on a
 # laptop (worst on costs without ties: 2.6 s at 4,000 x 4,000) and holds about three copies
@@ -37,6 +45,38 @@ def lsape_fits(n1: int, n2: int, budget, count: int = 1, before: float = 0.0,
     return affordable(seconds, budget) and _BYTES_PER_ENTRY * (n1 + 1) * (n2 + 1) < memory
 
 
+@cache
+def _solver() -> Any:
+    """SciPy's assignment routine. Importing ``scipy.optimize`` for it costs 0.3-0.7 s (the
+    package imports its whole toolbox); the routine is a compiled module of its own, loaded
+    here from its file when SciPy is laid out as usual, else through the package."""
+    import scipy
+
+    folder = Path(scipy.__file__).parent / "optimize"
+    try:
+        path = next(folder / f"_lsap{suffix}" for suffix in importlib.machinery.EXTENSION_SUFFIXES
+                    if (folder / f"_lsap{suffix}").is_file())
+        loader = importlib.machinery.ExtensionFileLoader("scipy.optimize._lsap", str(path))
+        spec = importlib.util.spec_from_file_location(loader.name, path, loader=loader)
+        module = importlib.util.module_from_spec(spec)
+        loader.exec_module(module)
+        return module.linear_sum_assignment
+    except (StopIteration, ImportError, OSError, AttributeError):
+        from scipy.optimize import linear_sum_assignment
+
+        return linear_sum_assignment
+
+
+def linear_sum_assignment(costs: np.ndarray, maximize: bool = False) -> tuple[np.ndarray, ...]:
+    """SciPy's :func:`scipy.optimize.linear_sum_assignment`, without importing
+    ``scipy.optimize`` (see :func:`_solver`).
+
+    >>> linear_sum_assignment(np.array([[1.0, 2.0], [3.0, 0.0]]))[1].tolist()
+    [0, 1]
+    """
+    return _solver()(costs, maximize=maximize)
+
+
 def lsape(costs: np.ndarray) -> tuple[np.ndarray, float]:
     """Cheapest node map for an ``(n1+1) × (n2+1)`` matrix of per-node costs (last column
     deletion, last row insertion), and its total.
@@ -64,8 +104,6 @@ def lsape(costs: np.ndarray) -> tuple[np.ndarray, float]:
     >>> lsape(np.array([[5.0, 1.0], [0.0, 0.0]]))[0].tolist()   # deleting beats substituting
     [-1]
     """
-    from scipy.optimize import linear_sum_assignment
-
     n1, n2 = costs.shape[0] - 1, costs.shape[1] - 1
     if n1 > n2:  # the same problem seen from g2: deletions and insertions swap
         backward, value = lsape(costs.T)

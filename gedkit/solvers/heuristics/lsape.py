@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import time
 from abc import abstractmethod
-from typing import NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -38,6 +39,7 @@ __all__ = [
     "edge_costs",
     "edge_costs_seconds",
     "labelset_edge_cost",
+    "memo",
     "neighbours",
     "node_assignment",
     "round_up",
@@ -57,11 +59,22 @@ class Neighbours(NamedTuple):
     lab2: np.ndarray
 
 
+def memo(problem: Problem, key: Any, compute: Callable[[], Any]) -> Any:
+    """``compute()``, once per problem: the heuristics of one solve (``auto``'s stages, IPFP's
+    and REFINE's starts) share their neighbour lists, edge costs and assignments instead of
+    computing them again."""
+    store = problem.__dict__.setdefault("_heuristics", {})
+    if key not in store:
+        store[key] = compute()
+    return store[key]
+
+
 def neighbours(problem: Problem) -> Neighbours:
     """The neighbour lists the compiled kernels read."""
     from gedkit._kernels.order import neighbour_lists
 
-    return Neighbours(*neighbour_lists(problem.adj1), *neighbour_lists(problem.adj2))
+    return memo(problem, "neighbours", lambda: Neighbours(
+        *neighbour_lists(problem.adj1), *neighbour_lists(problem.adj2)))
 
 
 def _edge_constants(problem: Problem) -> np.ndarray:
@@ -82,8 +95,10 @@ def edge_costs(problem: Problem, nb: Neighbours | None = None, fast: bool = Fals
     nb = nb or neighbours(problem)
     emat = problem.edge_label_matrix
     if fast:
-        return incident_edge_costs_fast(nb.ptr1, nb.lab1, nb.ptr2, nb.lab2, emat)
-    return incident_edge_costs(nb.ptr1, nb.lab1, nb.ptr2, nb.lab2, emat, _edge_constants(problem))
+        return memo(problem, "edge_costs_fast", lambda: incident_edge_costs_fast(
+            nb.ptr1, nb.lab1, nb.ptr2, nb.lab2, emat))
+    return memo(problem, "edge_costs", lambda: incident_edge_costs(
+        nb.ptr1, nb.lab1, nb.ptr2, nb.lab2, emat, _edge_constants(problem)))
 
 
 def edge_costs_seconds(problem: Problem, fast: bool = False) -> float:
@@ -97,7 +112,10 @@ def edge_costs_seconds(problem: Problem, fast: bool = False) -> float:
 
 def assignment_fits(problem: Problem, budget: Budget, count: int = 1) -> bool:
     """Whether :func:`edge_costs` and then ``count`` assignments fit what ``budget`` has
-    left."""
+    left (BRANCH's, when already computed for this problem, is free)."""
+    store = problem.__dict__.get("_heuristics", {})
+    if count == 1 and ("branch", False) in store:
+        return True
     return lsape_fits(problem.n1, problem.n2, budget, count, edge_costs_seconds(problem),
                       kernels=True)
 
@@ -142,7 +160,7 @@ def bipartite_assignment(
     non-negative), so half of it is a lower bound.
     """
     edges = edge_costs(problem) if edges is None else edges
-    forward, value = lsape(problem.node_costs + edges)
+    forward, value = memo(problem, "bipartite", lambda: lsape(problem.node_costs + edges))
     return forward, round_up(problem, value / 2)
 
 
@@ -151,7 +169,8 @@ def branch_assignment(
 ) -> tuple[np.ndarray, float]:
     """The ``branch`` (or ``branch_fast``) method: (node map, lower bound)."""
     edges = edge_costs(problem, fast=fast) if edges is None else edges
-    forward, value = lsape(problem.node_costs + 0.5 * edges)
+    forward, value = memo(problem, ("branch", fast),
+                          lambda: lsape(problem.node_costs + 0.5 * edges))
     return forward, round_up(problem, value)
 
 
