@@ -34,9 +34,10 @@ _LAZY = {
     "write": "gedkit.io",
     "from_smiles": "gedkit.io",
     "warm_up": "gedkit._kernels.warm",
+    "Collection": "gedkit.search",
 }
 # subpackages reachable as attributes (``gedkit.costs.uniform()``, ``gedkit.mces(g1, g2)``)
-_SUBMODULES = ("costs", "mces", "io", "solvers", "datasets")
+_SUBMODULES = ("costs", "mces", "io", "solvers", "datasets", "search")
 
 
 def methods() -> dict[str, str]:

@@ -79,7 +79,9 @@ class Budget:
 
     ``timeout`` (seconds) and ``memory`` (bytes the process may grow by from the budget's
     start) never make a solver raise: it stops and returns its best bounds. ``threshold``
-    lets a solver stop as soon as it knows whether the distance is at most that value.
+    lets a solver stop as soon as it knows whether the distance is at most that value, or
+    with ``decide=False`` prune beyond it but find the best answer within it (exact search;
+    other methods read the threshold as a decision).
     ``what`` names the solve in the notice a long run without a timeout gives after
     :data:`NOTICE_AFTER` seconds.
     """
@@ -87,6 +89,7 @@ class Budget:
     timeout: float | None = None
     memory: int | None = None
     threshold: float | None = None
+    decide: bool = True
     start: float = field(default_factory=time.perf_counter)
     what: str | None = field(default=None, repr=False)
     # the process's size when the call started: ``memory`` caps the growth from here

@@ -55,7 +55,8 @@ def search(
 ) -> Result:
     """Exact search on ``problem`` within ``budget``; see :class:`TreeSearch`."""
     run = TreeSearch(problem, depth_first=depth_first, method=method, counting=counting,
-                     bound=bound, memory=budget.memory, threshold=budget.threshold)
+                     bound=bound, memory=budget.memory, threshold=budget.threshold,
+                     decide=budget.decide)
     run.offer(incumbent, lower_bound)
     return run.run(budget)
 
@@ -71,12 +72,14 @@ class TreeSearch:
     top of the per-child label-set bound; stronger, and an upper bound at every step) or
     ``"labelset"`` (the per-child bound alone). ``memory`` caps the frontier and the kernel's
     work arrays (default :data:`DEFAULT_MEMORY`); ``threshold`` prunes what exceeds it and
-    stops at the first map within it.
+    stops at the first map within it, or with ``decide=False`` goes on to the best map within
+    it (what a similarity search needs: the exact distance of every graph within reach).
     """
 
     def __init__(self, problem: Problem, *, depth_first: bool, method: str,
                  counting: bool | None = None, bound: str = "branch",
-                 memory: int | None = None, threshold: float | None = None):
+                 memory: int | None = None, threshold: float | None = None,
+                 decide: bool = True):
         self.problem, self.method = problem, method
         self.swap = problem.n1 > problem.n2
         p = self.p = problem.transposed() if self.swap else problem
@@ -95,7 +98,7 @@ class TreeSearch:
         self.max_capacity = int(2 * (memory - self.workspace) / 3 // self.row_bytes)
         # always a float: an int threshold would compile another specialisation of the kernel
         self.cutoff = self.stop_at = math.inf if threshold is None else float(threshold)
-        if threshold is None:
+        if threshold is None or not decide:
             self.stop_at = -math.inf
         self.tol = 1e-9 * max(1.0, p.largest_cost)
         self.fctl = np.array([math.inf, 0.0, math.inf])  # UB, LB, PRUNED (see the kernel)

@@ -1,0 +1,424 @@
+"""A persistent collection of graphs, searchable by GED and by MCES similarity."""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import time
+import warnings
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from gedkit.budget import PAIR_TIMEOUT, InterruptedWarning, interruptible
+from gedkit.errors import OptionError
+from gedkit.graph import Graph
+from gedkit.search.result import SearchResult
+from gedkit.search.signatures import Signatures
+from gedkit.search.store import Store, id_text
+
+__all__ = ["Collection"]
+
+#: graphs per transaction of :meth:`Collection.add`
+BATCH = 5000
+_MODES = ("r", "a")
+
+
+class Collection:
+    """Graphs with ids in one SQLite file (or in memory), with the signatures that let
+    searches filter a whole collection without reading its graphs.
+
+    ``Collection()`` is an empty collection in memory; :meth:`create` makes a file,
+    :meth:`open` opens one (read-only by default, so many processes can read it at once).
+
+    Parameters
+    ----------
+    node_label, edge_label : None, str, list of str or "*"
+        The label attributes every graph is read with (files, NetworkX graphs, molecules; see
+        :func:`gedkit.read`), recorded in the collection; queries read from files use them too.
+
+    Examples
+    --------
+    >>> import gedkit
+    >>> coll = gedkit.Collection()
+    >>> coll.add(["CCO", "CCN", "CCCC", "c1ccccc1"], ids=["ethanol", "ethylamine", "butane",
+    ...                                                 "benzene"])
+    4
+    >>> [(h.id, h.distance) for h in coll.range("CCO", 1).hits]
+    [('ethanol', 0.0), ('ethylamine', 1.0)]
+    >>> [h.id for h in coll.knn("CCCO", 2).hits]
+    ['butane', 'ethanol']
+    """
+
+    def __init__(self, *, node_label: Any = None, edge_label: Any = None,
+                 _store: Store | None = None):
+        self._store = _store if _store is not None else Store.create(None, node_label,
+                                                                      edge_label)
+        self._sig = None
+
+    # -- files -------------------------------------------------------------------------------
+    @classmethod
+    def create(cls, path: str | Path, *, node_label: Any = None, edge_label: Any = None,
+               overwrite: bool = False) -> Collection:
+        """A new, empty collection file at ``path`` (open for adding)."""
+        return cls(_store=Store.create(path, node_label, edge_label, overwrite))
+
+    @classmethod
+    def open(cls, path: str | Path, mode: str = "r") -> Collection:
+        """An existing collection file: ``mode="r"`` read-only, ``"a"`` to add or remove."""
+        if mode not in _MODES:
+            raise OptionError(f"mode must be 'r' (read) or 'a' (add), got {mode!r}")
+        return cls(_store=Store.open(path, writable=mode == "a"))
+
+    def close(self) -> None:
+        self._store.close()
+
+    def __enter__(self) -> Collection:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def path(self) -> str | None:
+        """The file, or None in memory."""
+        where = self._store.where
+        return None if where == "in-memory collection" else where
+
+    @property
+    def node_label(self) -> Any:
+        return self._store.labels()[0]
+
+    @property
+    def edge_label(self) -> Any:
+        return self._store.labels()[1]
+
+    # -- contents ----------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self._signatures)
+
+    def __iter__(self) -> Iterator[Graph]:
+        for _, g in self._store.iterate():
+            yield g
+
+    def items(self) -> Iterator[tuple[Any, Graph]]:
+        """``(id, graph)`` pairs in insertion order."""
+        return self._store.iterate()
+
+    @property
+    def ids(self) -> list:
+        """Every graph's id, in insertion order."""
+        return list(self._store.ids().values())
+
+    def get(self, graph_id: Any) -> Graph:
+        """The graph with id ``graph_id`` (KeyError when there is none)."""
+        rowid = self._store.rowid(graph_id)
+        if rowid is None:
+            raise KeyError(f"no graph with id {graph_id!r} in {self._store.where}")
+        return self._store.graphs([rowid])[rowid]
+
+    def __contains__(self, graph_id: Any) -> bool:
+        try:
+            return self._store.rowid(graph_id) is not None
+        except OptionError:
+            return False
+
+    def __repr__(self) -> str:
+        return f"<Collection {self._store.where}: {len(self)} graphs>"
+
+    @property
+    def _signatures(self) -> Signatures:
+        if self._sig is None:
+            self._sig = self._store.signatures()
+        return self._sig
+
+    def add(self, graphs: Any, ids: Iterable[Any] | None = None, *,
+            progress: bool | None = None) -> int:
+        """Add graphs; returns how many were added.
+
+        ``graphs`` is one graph file (all its graphs: SMILES, SDF, CXL, t/v/e...), or an
+        iterable of graphs, NetworkX graphs, molecules, SMILES strings or graph files (a file
+        holding several graphs adds them all). ``ids`` (strings or integers, unique) default
+        to consecutive integers. Graphs are written in transactions of :data:`BATCH`: an
+        error or Ctrl-C keeps every batch already written and nothing of the one under way.
+        """
+        if ids is not None:
+            ids = list(ids)
+            texts = [id_text(i) for i in ids]
+            if len(set(texts)) < len(texts):
+                dup = next(i for i, t in zip(ids, texts, strict=True) if texts.count(t) > 1)
+                raise OptionError(f"graph id {dup!r} is given twice")
+            clash = self._store.existing(texts)
+            if clash:
+                raise OptionError(f"the collection has a graph with id {clash[0]} already")
+        items = _items(graphs, *self._store.labels())
+        added = 0
+        batch: list[Graph] = []
+        shown = _Counter(progress, "adding")
+        next_id = int(self._store.meta["next_id"])
+        try:
+            for g in items:
+                batch.append(g)
+                if len(batch) == BATCH:
+                    added, next_id = self._write(batch, ids, added, next_id)
+                    shown.update(added)
+                    batch = []
+            if batch:
+                added, next_id = self._write(batch, ids, added, next_id)
+            shown.update(added)
+        finally:
+            shown.close()
+            self._sig = None
+        if ids is not None and added != len(ids):
+            warnings.warn(f"{len(ids)} ids for {added} graphs: the ids past the last graph "
+                          "were not used", stacklevel=2)
+        return added
+
+    def _write(self, batch: list[Graph], ids, added: int, next_id: int) -> tuple[int, int]:
+        if ids is None:
+            chosen = list(range(next_id, next_id + len(batch)))
+            while self._store.existing([id_text(i) for i in chosen]):  # user ids in the way
+                next_id += len(batch)
+                chosen = list(range(next_id, next_id + len(batch)))
+            next_id += len(batch)
+        else:
+            chosen = ids[added:added + len(batch)]
+            if len(chosen) < len(batch):
+                raise OptionError(f"more graphs than ids: {len(ids)} ids given")
+        self._store.write_batch(batch, [id_text(i) for i in chosen], next_id)
+        return added + len(batch), next_id
+
+    def remove(self, ids: Iterable[Any]) -> None:
+        """Remove the graphs with these ids (KeyError naming the first unknown one; then
+        nothing is removed)."""
+        rowids = []
+        for graph_id in ([ids] if isinstance(ids, str | int) else list(ids)):
+            rowid = self._store.rowid(graph_id)
+            if rowid is None:
+                raise KeyError(f"no graph with id {graph_id!r} in {self._store.where}")
+            rowids.append(rowid)
+        self._store.remove(rowids)
+        self._sig = None
+
+    def split(self, parts: int, folder: str | Path, *, stem: str = "shard") -> list[Path]:
+        """Write the collection as ``parts`` shard files ``folder/stem-K.gdb`` of consecutive
+        graphs, each a collection of its own: search them independently (on several
+        machines) and combine the answers with :func:`gedkit.search.merge`."""
+        if not isinstance(parts, int) or isinstance(parts, bool) or parts < 1:
+            raise OptionError(f"parts must be a positive integer, got {parts!r}")
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        node_label, edge_label = self._store.labels()
+        rowids = self._signatures.rowids
+        paths = []
+        for k, chunk in enumerate(np.array_split(rowids, parts)):
+            path = folder / f"{stem}-{k}.gdb"
+            shard = Collection.create(path, node_label=node_label, edge_label=edge_label,
+                                      overwrite=True)
+            for start in range(0, len(chunk), BATCH):
+                part = chunk[start:start + BATCH].tolist()
+                graphs = self._store.graphs(part)
+                names = self._store.ids(part)
+                shard.add([graphs[r] for r in part], ids=[names[r] for r in part],
+                          progress=False)
+            shard.close()
+            paths.append(path)
+        return paths
+
+    # -- queries -----------------------------------------------------------------------------
+    def range(self, query: Any = None, tau: float | None = None, *, queries: Iterable | None
+              = None, costs: Any = "uniform", method: str = "astar",
+              timeout: float | None = PAIR_TIMEOUT, memory: int | None = None,
+              node_map: bool = False, n_jobs: int = 1, progress: bool | None = None,
+              node_label: Any = None, edge_label: Any = None,
+              **options: Any) -> SearchResult | list[SearchResult]:
+        """Every graph within GED ``tau`` of ``query``, nearest first.
+
+        Parameters
+        ----------
+        query : graph, molecule, SMILES string or file
+            Read with the collection's label attributes (see :func:`gedkit.ged`).
+        tau : float
+            The threshold (>= 0).
+        queries : iterable, optional
+            Many queries at once (instead of ``query``): a list of results comes back.
+        costs, method, memory, **options
+            As in :func:`gedkit.ged`; ``method`` verifies the candidates (default ``"astar"``,
+            exact search pruned at ``tau``).
+        timeout : float or None
+            Seconds per verified pair (:data:`~gedkit.budget.PAIR_TIMEOUT` by default);
+            a pair still open then is reported in ``undecided`` with its bounds.
+        node_map : bool
+            Give each hit its node map.
+        n_jobs : int
+            Processes for many queries (-1: every core).
+        progress : bool, optional
+            A progress bar on long runs (default: on a terminal, after a few seconds).
+
+        Returns
+        -------
+        SearchResult (or a list of them for ``queries``)
+        """
+        _check_number(tau, "tau", minimum=0.0)
+        return self._run("range", query, queries, float(tau), costs, method, timeout, memory,
+                         node_map, n_jobs, progress, node_label, edge_label, options)
+
+    def knn(self, query: Any = None, k: int | None = None, *, queries: Iterable | None = None,
+            costs: Any = "uniform", method: str = "astar",
+            timeout: float | None = PAIR_TIMEOUT, memory: int | None = None,
+            node_map: bool = False, n_jobs: int = 1, progress: bool | None = None,
+            node_label: Any = None, edge_label: Any = None,
+            **options: Any) -> SearchResult | list[SearchResult]:
+        """The ``k`` graphs nearest to ``query`` by GED, nearest first (parameters as in
+        :meth:`range`). ``certified`` says whether they are proven the nearest; otherwise
+        ``uncertain`` names the hits whose place is not proven."""
+        if not isinstance(k, int | np.integer) or isinstance(k, bool) or k < 1:
+            raise OptionError(f"k must be a positive integer, got {k!r}")
+        return self._run("knn", query, queries, int(k), costs, method, timeout, memory,
+                         node_map, n_jobs, progress, node_label, edge_label, options)
+
+    def _run(self, kind, query, queries, parameter, costs, method, timeout, memory, node_map,
+             n_jobs, progress, node_label, edge_label, options):
+        from gedkit.costs import get as get_costs
+        from gedkit.search import ged_search
+        from gedkit.solvers import get_solver
+
+        model = get_costs(costs)
+        solver = get_solver(method, **options)
+        from gedkit.budget import Budget
+
+        Budget(timeout=timeout, memory=memory)  # checks both
+        many = queries is not None
+        if many == (query is not None):
+            raise OptionError("give either one query or queries=[...], not both"
+                              if many else "no query given")
+        graphs = self._queries(queries if many else [query], node_label, edge_label)
+        verify = ged_search.Verifier(model, solver, timeout, memory, node_map)
+        run = ged_search.range_query if kind == "range" else ged_search.knn_query
+        results = _run_queries(self, run, graphs, parameter, model, verify, n_jobs, progress)
+        return results if many else results[0]
+
+    def _queries(self, items: Iterable, node_label: Any, edge_label: Any) -> list[Graph]:
+        from gedkit.inputs import as_graphs
+
+        mine = self._store.labels()
+        for given, stored, what in ((node_label, mine[0], "node_label"),
+                                    (edge_label, mine[1], "edge_label")):
+            if given is not None and given != stored:
+                raise OptionError(
+                    f"the collection's graphs were read with {what}={stored!r}; a query read "
+                    f"with {what}={given!r} would not be comparable")
+        if isinstance(items, str | os.PathLike | Graph):
+            raise OptionError("queries must be a list of graphs (for one query, pass it as "
+                              "the first argument)")
+        return as_graphs(list(items), *mine)
+
+
+def _check_number(value: Any, name: str, minimum: float) -> None:
+    import numbers
+
+    if (not isinstance(value, numbers.Real) or isinstance(value, bool) or math.isnan(value)
+            or value < minimum):
+        raise OptionError(f"{name} must be a number >= {minimum:g}, got {value!r}")
+
+
+def _items(graphs: Any, node_label: Any, edge_label: Any) -> Iterator[Graph]:
+    """Every graph ``graphs`` stands for (see :meth:`Collection.add`), read one at a time."""
+    from gedkit.inputs import as_graph, is_file_reference
+    from gedkit.io import read_graphs
+    from gedkit.io.common import DEFAULT, Unlabelled
+
+    notice = Unlabelled()
+    specs = (DEFAULT if node_label is None else node_label,
+             DEFAULT if edge_label is None else edge_label)
+    single = isinstance(graphs, os.PathLike) or (
+        isinstance(graphs, str) and is_file_reference(graphs))
+    if isinstance(graphs, Graph) or (isinstance(graphs, str) and not single):
+        raise OptionError("add takes an iterable of graphs or a graph file, got one graph; "
+                          "pass [graph]")
+    try:
+        for item in [graphs] if single else graphs:
+            if isinstance(item, os.PathLike) or (isinstance(item, str)
+                                                 and is_file_reference(item)):
+                yield from read_graphs(item, notice, *specs)
+            else:
+                g = as_graph(item, node_label, edge_label, notice=notice)
+                yield g
+    except TypeError as err:
+        if "iterable" in str(err):
+            raise OptionError(f"add takes an iterable of graphs or a graph file, got "
+                              f"{type(graphs).__name__}") from None
+        raise
+    finally:
+        notice.warn()
+
+
+class _Counter:
+    """Graphs added so far, on stderr: a bar on a terminal, a line every 10 s elsewhere."""
+
+    def __init__(self, progress: bool | None, what: str):
+        self.active = progress is not False
+        self.terminal = _is_terminal(sys.stderr)
+        self.what, self.start, self.next = what, time.perf_counter(), time.perf_counter() + 10
+        self.bar = None
+        if self.active and self.terminal:
+            from tqdm import tqdm
+
+            self.bar = tqdm(unit="graph", desc=what, file=sys.stderr,
+                            delay=0 if progress else 2.0)
+        self.count = 0
+
+    def update(self, count: int) -> None:
+        if self.bar is not None:
+            self.bar.update(count - self.count)
+        elif self.active and time.perf_counter() >= self.next:
+            print(f"gedkit: {self.what}: {count} graphs, "
+                  f"{time.perf_counter() - self.start:.0f} s", file=sys.stderr, flush=True)
+            self.next = time.perf_counter() + 10
+        self.count = count
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _is_terminal(stream: Any) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _run_queries(coll: Collection, run, graphs: list[Graph], parameter, model, verify,
+                 n_jobs: int, progress: bool | None) -> list[SearchResult]:
+    """One result per query, here or in worker processes. Ctrl-C stops the verification
+    under way (its result says ``interrupted``); queries not started are left out, with a
+    warning."""
+    from gedkit.search import parallel
+    from gedkit.search.progress import Progress
+
+    jobs = parallel.resolve_jobs(n_jobs, len(graphs))
+    shown = Progress(progress, len(graphs))
+    results: list[SearchResult] = []
+    try:
+        with interruptible():
+            if jobs > 1:
+                results = parallel.run(coll, run, graphs, parameter, model, verify, jobs,
+                                       shown)
+            else:
+                for g in graphs:
+                    results.append(run(coll, g, parameter, model, verify, shown))
+                    shown.query_done()
+                    if results[-1].interrupted:
+                        break
+    except KeyboardInterrupt:
+        pass
+    finally:
+        shown.close()
+    if len(results) < len(graphs) or any(r.interrupted for r in results):
+        warnings.warn(f"search interrupted: {sum(not r.interrupted for r in results)} of "
+                      f"{len(graphs)} queries answered", InterruptedWarning, stacklevel=3)
+    return results

@@ -1,0 +1,55 @@
+"""One answer from the answers of a collection's shards to the same query."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from gedkit.errors import OptionError
+from gedkit.search.result import SearchResult
+
+__all__ = ["merge"]
+
+_BEST_FIRST = {"range": False, "knn": False, "mces_range": True, "mces_knn": True}
+
+
+def merge(results: Sequence[SearchResult]) -> SearchResult:
+    """Combine the results of one query over several shards (see
+    :meth:`gedkit.Collection.split`).
+
+    Range answers are united; k-nearest answers keep the k best of all shards, certified when
+    every shard's was (each shard's k best include every one of the overall k best that lies
+    in it). Statistics add up.
+
+    >>> from gedkit.search import Hit
+    >>> a = SearchResult("knn", "q", 1, [Hit("x", 2.0, 2.0, 2.0, True)])
+    >>> b = SearchResult("knn", "q", 1, [Hit("y", 1.0, 1.0, 1.0, True)])
+    >>> merge([a, b]).ids
+    ['y']
+    """
+    if not results:
+        raise OptionError("merge needs at least one result")
+    kinds = {(r.kind, r.parameter) for r in results}
+    if len(kinds) > 1:
+        raise OptionError(f"cannot merge answers to different questions: {sorted(kinds)}")
+    first = results[0]
+    reverse = _BEST_FIRST[first.kind]
+    key = (lambda h: (-h.distance, -h.upper_bound)) if reverse else (
+        lambda h: (h.distance, h.lower_bound))
+    hits = sorted((h for r in results for h in r.hits), key=key)
+    undecided = [h for r in results for h in r.undecided]
+    uncertain = [i for r in results for i in r.uncertain]
+    if first.kind.endswith("knn"):
+        hits = hits[: int(first.parameter)]
+        kept = {h.id for h in hits}
+        uncertain = [i for i in uncertain if i in kept]
+    stats: dict = {"screened": 0, "verified": 0, "candidates": {}, "seconds": {}, "shards":
+                   len(results)}
+    for r in results:
+        for name in ("screened", "verified"):
+            stats[name] += r.stats.get(name, 0)
+        for name in ("candidates", "seconds"):
+            for stage, value in r.stats.get(name, {}).items():
+                stats[name][stage] = stats[name].get(stage, 0) + value
+    return SearchResult(first.kind, first.query, first.parameter, hits, undecided,
+                        all(r.certified for r in results), uncertain, stats,
+                        any(r.interrupted for r in results))

@@ -1,0 +1,64 @@
+"""Progress of a search on stderr: a bar on a terminal once it has run a couple of seconds,
+a plain line every 10 s elsewhere (a file, a notebook's log), nothing with ``progress=False``."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any
+
+__all__ = ["Progress"]
+
+_DELAY = 2.0  # seconds before a bar appears
+_LINE_EVERY = 10.0
+
+
+class Progress:
+    """Counts queries answered and pairs verified."""
+
+    def __init__(self, progress: bool | None, queries: int):
+        self.queries, self.answered, self.pairs = queries, 0, 0
+        self.start = time.perf_counter()
+        self.next_line = self.start + _LINE_EVERY
+        self.active = progress is not False
+        self.bar: Any = None
+        self.lines = self.active and progress is None and not _is_terminal(sys.stderr)
+        if self.active and not self.lines:
+            from tqdm import tqdm
+
+            many = queries > 1
+            self.bar = tqdm(total=queries if many else None, unit="query" if many else "pair",
+                            desc="search", file=sys.stderr, delay=0 if progress else _DELAY)
+            self.bar.monitor_interval = 0
+            self.many = many
+
+    def step(self) -> None:
+        """One pair verified."""
+        self.pairs += 1
+        if self.bar is not None and not self.many:
+            self.bar.update(1)
+        self._line()
+
+    def query_done(self, count: int = 1) -> None:
+        self.answered += count
+        if self.bar is not None and self.many:
+            self.bar.update(count)
+        self._line()
+
+    def _line(self) -> None:
+        if self.lines and time.perf_counter() >= self.next_line:
+            print(f"gedkit: search: {self.answered}/{self.queries} queries, {self.pairs} pairs "
+                  f"verified, {time.perf_counter() - self.start:.0f} s", file=sys.stderr,
+                  flush=True)
+            self.next_line = time.perf_counter() + _LINE_EVERY
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _is_terminal(stream: Any) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False

@@ -1,0 +1,107 @@
+"""What a similarity search returns: hits with bounds, what is left undecided, statistics."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Hit", "SearchResult"]
+
+
+@dataclass
+class Hit:
+    """One graph of the collection against the query.
+
+    ``distance`` is the GED's upper bound (the exact distance when ``optimal``), or for MCES
+    searches the Johnson similarity's lower bound (exact when ``optimal``); ``lower_bound`` and
+    ``upper_bound`` bracket the true value either way. ``node_map`` (query node, graph node)
+    pairs when asked for.
+    """
+
+    id: Any
+    distance: float
+    lower_bound: float
+    upper_bound: float
+    optimal: bool
+    node_map: list | None = None
+
+    def to_dict(self) -> dict:
+        out = {"id": self.id, "distance": _num(self.distance),
+               "lower_bound": _num(self.lower_bound), "upper_bound": _num(self.upper_bound),
+               "optimal": self.optimal}
+        if self.node_map is not None:
+            out["node_map"] = self.node_map
+        return out
+
+
+def _num(x: float) -> float | None:
+    return None if math.isinf(x) else float(x)
+
+
+@dataclass
+class SearchResult:
+    """The answer to one query.
+
+    Attributes
+    ----------
+    kind : str
+        ``"range"``, ``"knn"``, ``"mces_range"`` or ``"mces_knn"``.
+    query : str or None
+        The query graph's name.
+    hits : list of Hit
+        Best first: increasing distance (GED) or decreasing similarity (MCES). For a range
+        query, every graph proven within the threshold; for kNN the k best found.
+    undecided : list of Hit
+        Graphs whose verification stopped (time limit) with bounds on both sides of the
+        threshold: maybe in, maybe out; never silently dropped or included.
+    certified : bool
+        True when the answer is exact: a range answer with nothing undecided and every hit's
+        distance proven, or k nearest whose k-th distance is proven and that no other graph
+        can beat.
+    uncertain : list
+        kNN: ids of the hits whose place is not proven (their distance is not exact, or an
+        unverified graph could still be as close).
+    stats : dict
+        ``screened`` (graphs filtered), ``candidates`` (stage -> graphs left after it),
+        ``verified`` (pairs solved), ``seconds`` (stage -> time).
+    """
+
+    kind: str
+    query: str | None
+    parameter: float
+    hits: list[Hit] = field(default_factory=list)
+    undecided: list[Hit] = field(default_factory=list)
+    certified: bool = True
+    uncertain: list = field(default_factory=list)
+    stats: dict = field(default_factory=dict)
+    interrupted: bool = False
+
+    @property
+    def ids(self) -> list:
+        """The hits' ids, best first."""
+        return [h.id for h in self.hits]
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "query": self.query, _PARAMETER[self.kind]: self.parameter,
+                "certified": self.certified, "interrupted": self.interrupted,
+                "hits": [h.to_dict() for h in self.hits],
+                "undecided": [h.to_dict() for h in self.undecided],
+                "uncertain": self.uncertain, "stats": self.stats}
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict())
+
+    def __len__(self) -> int:
+        return len(self.hits)
+
+    def __repr__(self) -> str:
+        what = f"{_PARAMETER[self.kind]}={self.parameter:g}"
+        extra = f", {len(self.undecided)} undecided" if self.undecided else ""
+        cert = "certified" if self.certified else "not certified"
+        return (f"<SearchResult {self.kind} {what}: {len(self.hits)} hits{extra}, {cert}, "
+                f"{self.stats.get('verified', 0)} of {self.stats.get('screened', 0)} verified>")
+
+
+_PARAMETER = {"range": "tau", "knn": "k", "mces_range": "min_similarity", "mces_knn": "k"}

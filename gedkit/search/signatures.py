@@ -1,0 +1,218 @@
+"""What the filters know about each graph of a collection, as plain arrays.
+
+A graph's signature is its size (nodes, edges) and three multisets over collection-wide
+vocabularies: its node labels, its edge labels, and its *branches* (a node's label with the
+sorted labels of its incident edges). Each multiset is stored in compressed-row form: for graph
+``r`` the entries ``ptr[r]:ptr[r+1]`` of ``ids`` (vocabulary ordinals, increasing) and
+``counts``. Filtering a whole collection is then a few numpy passes over these arrays; no graph
+is ever parsed for it.
+"""
+
+from __future__ import annotations
+
+import collections
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from gedkit.graph import Graph
+
+__all__ = ["KINDS", "Multisets", "Signatures", "Vocabulary", "signature_of"]
+
+KINDS = ("node", "edge", "branch")
+
+
+class Vocabulary:
+    """Ordinals for the distinct keys of one kind, in order of first appearance, with the
+    value each key stands for (a label as first seen; for branches the key itself)."""
+
+    def __init__(self) -> None:
+        self.keys: list = []
+        self.values: list = []
+        self.index: dict = {}
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def ordinal(self, key, value=None, new: list | None = None) -> int:
+        """The ordinal of ``key``, added (and appended to ``new``) when unseen."""
+        i = self.index.get(key)
+        if i is None:
+            i = self.index[key] = len(self.keys)
+            self.keys.append(key)
+            self.values.append(key if value is None else value)
+            if new is not None:
+                new.append(i)
+        return i
+
+    def lookup(self, key) -> int:
+        """The ordinal of ``key``, -1 when the collection has none."""
+        return self.index.get(key, -1)
+
+    def overlay(self) -> Vocabulary:
+        """A view that finds this vocabulary's keys and gives unseen ones (a query's)
+        ordinals after them, leaving this vocabulary as it is."""
+        view = Vocabulary()
+        view.keys, view.values = _Tail(self.keys), _Tail(self.values)
+        view.index = collections.ChainMap({}, self.index)
+        return view
+
+    def forget(self, size: int) -> None:
+        """Drop every key from ordinal ``size`` on (a batch that did not commit)."""
+        for key in self.keys[size:]:
+            del self.index[key]
+        del self.keys[size:], self.values[size:]
+
+
+class _Tail(list):
+    """A list that reads through to ``base`` and appends to itself (for :meth:`overlay`)."""
+
+    def __init__(self, base: list):
+        super().__init__()
+        self.base = base
+
+    def __len__(self) -> int:
+        return len(self.base) + super().__len__()
+
+    def __getitem__(self, i):
+        n = len(self.base)
+        return self.base[i] if i < n else super().__getitem__(i - n)
+
+
+def _multiset(ordinals: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    ids, counts = np.unique(np.asarray(ordinals, dtype=np.int64), return_counts=True)
+    return ids.astype(np.int32), counts.astype(np.int32)
+
+
+def branch_keys(g: Graph, node_ords: list[int], edge_ords: list[int]) -> list[tuple]:
+    """Each node's branch as ``(node label ordinal, sorted incident edge label ordinals)``."""
+    incident: list[list[int]] = [[] for _ in range(g.n)]
+    for (a, b), e in zip(g.edges.tolist(), edge_ords, strict=True):
+        incident[a].append(e)
+        incident[b].append(e)
+    return [(node_ords[u], tuple(sorted(incident[u]))) for u in range(g.n)]
+
+
+def signature_of(g: Graph, vocab: dict[str, Vocabulary], new: dict[str, list] | None = None):
+    """``g``'s signature over ``vocab`` (extended with unseen keys, reported in ``new``):
+    ``(n, m, {kind: (ids, counts)})``; a query's signature uses the same function."""
+    new = new if new is not None else {k: [] for k in KINDS}
+    nodes = [vocab["node"].ordinal(key, lab, new["node"])
+             for key, lab in zip(g.node_keys, g.node_labels, strict=True)]
+    edges = [vocab["edge"].ordinal(key, lab, new["edge"])
+             for key, lab in zip(g.edge_keys, g.edge_labels, strict=True)]
+    branches = [vocab["branch"].ordinal(key, None, new["branch"])
+                for key in branch_keys(g, nodes, edges)]
+    return g.n, g.m, {"node": _multiset(nodes), "edge": _multiset(edges),
+                      "branch": _multiset(branches)}
+
+
+@dataclass
+class Multisets:
+    """Multisets of many graphs in compressed-row form (see the module docstring)."""
+
+    ptr: np.ndarray  # int64, len rows + 1
+    ids: np.ndarray  # int32
+    counts: np.ndarray  # int32
+
+    @classmethod
+    def build(cls, pairs: Sequence[tuple[np.ndarray, np.ndarray]]) -> Multisets:
+        sizes = np.fromiter((len(ids) for ids, _ in pairs), dtype=np.int64, count=len(pairs))
+        ptr = np.zeros(len(pairs) + 1, dtype=np.int64)
+        np.cumsum(sizes, out=ptr[1:])
+        ids = (np.concatenate([p[0] for p in pairs]) if pairs else np.empty(0, np.int32))
+        counts = (np.concatenate([p[1] for p in pairs]) if pairs else np.empty(0, np.int32))
+        return cls(ptr, ids.astype(np.int32), counts.astype(np.int32))
+
+    def take(self, rows: np.ndarray) -> Multisets:
+        """The multisets of ``rows`` (an index array), in that order."""
+        starts, ends = self.ptr[rows], self.ptr[rows + 1]
+        sizes = ends - starts
+        ptr = np.zeros(len(rows) + 1, dtype=np.int64)
+        np.cumsum(sizes, out=ptr[1:])
+        index = np.repeat(starts - ptr[:-1], sizes) + np.arange(ptr[-1])
+        return Multisets(ptr, self.ids[index], self.counts[index])
+
+    @classmethod
+    def concat(cls, parts: Sequence[Multisets]) -> Multisets:
+        if not parts:
+            return cls(np.zeros(1, np.int64), np.empty(0, np.int32), np.empty(0, np.int32))
+        offsets = np.cumsum([0] + [p.ptr[-1] for p in parts[:-1]])
+        ptr = np.concatenate([[0]] + [p.ptr[1:] + o for p, o in zip(parts, offsets,
+                                                                    strict=True)])
+        return cls(ptr.astype(np.int64), np.concatenate([p.ids for p in parts]),
+                   np.concatenate([p.counts for p in parts]))
+
+    def overlap(self, query: np.ndarray) -> np.ndarray:
+        """For every row, the size of its multiset's intersection with ``query`` (dense
+        counts per ordinal; ordinals beyond it count 0)."""
+        q = np.zeros(max(len(query), int(self.ids.max(initial=-1)) + 1), dtype=np.int32)
+        q[: len(query)] = query
+        common = np.minimum(self.counts, q[self.ids])
+        return _row_sums(common, self.ptr)
+
+    def weighted(self, weights: np.ndarray) -> np.ndarray:
+        """For every row, the sum of ``count * weights[ordinal]``."""
+        return _row_sums(self.counts * weights[self.ids], self.ptr)
+
+
+def _row_sums(values: np.ndarray, ptr: np.ndarray) -> np.ndarray:
+    """Per-row sums of ``values`` split at ``ptr`` (empty rows sum to 0)."""
+    sums = np.zeros(len(values) + 1, dtype=np.result_type(values.dtype, np.int64))
+    if len(values):
+        np.cumsum(values, out=sums[1:])
+    return sums[ptr[1:]] - sums[ptr[:-1]]
+
+
+@dataclass
+class Signatures:
+    """Signatures of many graphs: sizes and the three multisets, row ``r`` = graph ``r``."""
+
+    rowids: np.ndarray  # int64: the graphs' keys in the collection file
+    n: np.ndarray  # int32
+    m: np.ndarray  # int32
+    sets: dict[str, Multisets]
+
+    def __len__(self) -> int:
+        return len(self.rowids)
+
+    @classmethod
+    def build(cls, rowids: Sequence[int], signatures: Sequence) -> Signatures:
+        return cls(
+            np.asarray(rowids, dtype=np.int64),
+            np.array([s[0] for s in signatures], dtype=np.int32),
+            np.array([s[1] for s in signatures], dtype=np.int32),
+            {k: Multisets.build([s[2][k] for s in signatures]) for k in KINDS},
+        )
+
+    def take(self, rows: np.ndarray) -> Signatures:
+        rows = np.asarray(rows, dtype=np.int64)
+        return Signatures(self.rowids[rows], self.n[rows], self.m[rows],
+                          {k: s.take(rows) for k, s in self.sets.items()})
+
+    @classmethod
+    def concat(cls, parts: Sequence[Signatures]) -> Signatures:
+        return cls(
+            np.concatenate([p.rowids for p in parts]) if parts else np.empty(0, np.int64),
+            np.concatenate([p.n for p in parts]) if parts else np.empty(0, np.int32),
+            np.concatenate([p.m for p in parts]) if parts else np.empty(0, np.int32),
+            {k: Multisets.concat([p.sets[k] for p in parts]) for k in KINDS},
+        )
+
+    def to_bytes(self) -> bytes:
+        arrays = {"rowids": self.rowids, "n": self.n, "m": self.m}
+        for kind, s in self.sets.items():
+            arrays.update({f"{kind}_ptr": s.ptr, f"{kind}_ids": s.ids,
+                           f"{kind}_counts": s.counts})
+        out = io.BytesIO()
+        np.savez(out, **arrays)
+        return out.getvalue()
+
+    @classmethod
+    def from_bytes(cls, blob: bytes) -> Signatures:
+        with np.load(io.BytesIO(blob), allow_pickle=False) as z:
+            sets = {k: Multisets(z[f"{k}_ptr"], z[f"{k}_ids"], z[f"{k}_counts"])
+                    for k in KINDS}
+            return cls(z["rowids"], z["n"], z["m"], sets)

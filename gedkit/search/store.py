@@ -1,0 +1,260 @@
+"""The collection file: one SQLite database (stdlib ``sqlite3``, no server).
+
+Tables
+------
+``meta``        key/value: the format tag, its version, the label attributes the graphs were
+                read with, the next automatic id.
+``graphs``      one row per graph: ``id`` (JSON text, unique), ``data`` (:mod:`.codec` bytes).
+``vocabulary``  ordinals of node labels, edge labels and branches (``kind``, ``ord``, ``key``).
+``blocks``      signatures of the graphs one ``add`` transaction wrote, as one numpy archive;
+                opening the file concatenates the blocks instead of parsing graphs.
+``removed``     rowids of removed graphs (their graph rows are deleted; blocks are immutable
+                and masked by this table when loaded).
+
+Every ``add`` batch is one transaction (graph rows, new vocabulary, one block), so a crash or
+Ctrl-C mid-add leaves every earlier batch intact and no half of a batch. Readers open the file
+read-only and may be many at once.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from gedkit.errors import FormatError, GedkitError, OptionError
+from gedkit.graph import Graph, label_key
+from gedkit.search.codec import decode_graph, decode_value, encode_graph, encode_value
+from gedkit.search.signatures import KINDS, Signatures, Vocabulary, signature_of
+
+__all__ = ["FORMAT", "Store"]
+
+FORMAT = "gedkit-collection"
+VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE graphs (rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, data BLOB NOT NULL);
+CREATE TABLE vocabulary (kind TEXT NOT NULL, ord INTEGER NOT NULL, key TEXT NOT NULL,
+                         PRIMARY KEY (kind, ord));
+CREATE TABLE blocks (block INTEGER PRIMARY KEY, data BLOB NOT NULL);
+CREATE TABLE removed (rowid INTEGER PRIMARY KEY);
+"""
+
+
+def _value_text(kind: str, value: Any) -> str:
+    if kind == "branch":
+        return json.dumps([value[0], list(value[1])])
+    return json.dumps(encode_value(value), separators=(",", ":"))
+
+
+def _key_value(kind: str, text: str) -> tuple[Any, Any]:
+    """(key, value) of a stored vocabulary entry: labels are looked up by their label_key."""
+    data = json.loads(text)
+    if kind == "branch":
+        key = (data[0], tuple(data[1]))
+        return key, key
+    value = decode_value(data)
+    return label_key(value), value
+
+
+def id_text(graph_id: Any) -> str:
+    """A graph id as stored: ids are strings or integers."""
+    if isinstance(graph_id, bool) or not isinstance(graph_id, str | int | np.integer):
+        raise OptionError(f"graph ids must be strings or integers, got "
+                          f"{type(graph_id).__name__} {graph_id!r}")
+    return json.dumps(graph_id if isinstance(graph_id, str) else int(graph_id))
+
+
+class Store:
+    """Low-level access to one collection file (see the module docstring)."""
+
+    def __init__(self, conn: sqlite3.Connection, where: str, writable: bool):
+        self.conn, self.where, self.writable = conn, where, writable
+        self.meta = dict(conn.execute("SELECT key, value FROM meta"))
+        if self.meta.get("format") != FORMAT:
+            raise FormatError(f"{where} is an SQLite file but not a gedkit collection")
+        if int(self.meta.get("version", 0)) > VERSION:
+            raise FormatError(f"{where} was written by a newer gedkit (collection format "
+                              f"{self.meta['version']}); upgrade gedkit to read it")
+        self.vocab = {k: Vocabulary() for k in KINDS}
+        rows = conn.execute("SELECT kind, ord, key FROM vocabulary ORDER BY kind, ord")
+        for kind, ordinal, key in rows:
+            v = self.vocab[kind]
+            if ordinal != len(v):
+                raise FormatError(f"{where}: the label vocabulary is damaged")
+            v.ordinal(*_key_value(kind, key))
+
+    # -- opening ---------------------------------------------------------------------------
+    @classmethod
+    def create(cls, path: str | Path | None, node_label: Any, edge_label: Any,
+               overwrite: bool = False) -> Store:
+        where = "in-memory collection" if path is None else str(path)
+        if path is not None:
+            path = Path(path)
+            if path.exists():
+                if not overwrite:
+                    raise FileExistsError(f"{path} exists already; open it with "
+                                          "Collection.open(path, mode='a') to add to it")
+                path.unlink()
+        conn = _connect(":memory:" if path is None else str(path), where, readonly=False)
+        with conn:
+            conn.executescript(_SCHEMA)
+            conn.executemany("INSERT INTO meta VALUES (?, ?)", [
+                ("format", FORMAT), ("version", str(VERSION)),
+                ("node_label", json.dumps(encode_value(node_label))),
+                ("edge_label", json.dumps(encode_value(edge_label))),
+                ("next_id", "0"),
+            ])
+        return cls(conn, where, writable=True)
+
+    @classmethod
+    def open(cls, path: str | Path, writable: bool) -> Store:
+        path = Path(path)
+        if not path.is_file():
+            raise FileNotFoundError(f"no such collection file: {path}")
+        conn = _connect(str(path), str(path), readonly=not writable)
+        try:
+            return cls(conn, str(path), writable)
+        except sqlite3.DatabaseError as err:
+            conn.close()
+            raise FormatError(f"{path} is not a gedkit collection ({err})") from None
+
+    def close(self) -> None:
+        self.conn.close()
+
+    # -- reading -----------------------------------------------------------------------------
+    def labels(self) -> tuple[Any, Any]:
+        return (decode_value(json.loads(self.meta["node_label"])),
+                decode_value(json.loads(self.meta["edge_label"])))
+
+    def signatures(self) -> Signatures:
+        """Every live graph's signature, in rowid order."""
+        try:
+            parts = [Signatures.from_bytes(blob) for (blob,) in
+                     self.conn.execute("SELECT data FROM blocks ORDER BY block")]
+        except (ValueError, OSError, KeyError) as err:
+            raise FormatError(f"{self.where}: the stored signatures are damaged ({err})") from None
+        sig = Signatures.concat(parts)
+        removed = np.fromiter((r for (r,) in self.conn.execute("SELECT rowid FROM removed")),
+                              dtype=np.int64)
+        if len(removed):
+            sig = sig.take(np.flatnonzero(~np.isin(sig.rowids, removed)))
+        return sig
+
+    def graphs(self, rowids: Iterable[int]) -> dict[int, Graph]:
+        """The graphs of ``rowids`` (fetched in chunks)."""
+        rowids = [int(r) for r in rowids]
+        out: dict[int, Graph] = {}
+        for start in range(0, len(rowids), 500):
+            chunk = rowids[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            for rowid, data in self.conn.execute(
+                    f"SELECT rowid, data FROM graphs WHERE rowid IN ({marks})", chunk):
+                out[rowid] = decode_graph(data, self.where)
+        return out
+
+    def ids(self, rowids: Iterable[int] | None = None) -> dict[int, Any]:
+        """rowid -> id, for ``rowids`` or for every graph."""
+        if rowids is None:
+            rows = self.conn.execute("SELECT rowid, id FROM graphs ORDER BY rowid")
+            return {r: json.loads(t) for r, t in rows}
+        rowids = [int(r) for r in rowids]
+        out = {}
+        for start in range(0, len(rowids), 500):
+            chunk = rowids[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            for r, t in self.conn.execute(
+                    f"SELECT rowid, id FROM graphs WHERE rowid IN ({marks})", chunk):
+                out[r] = json.loads(t)
+        return out
+
+    def rowid(self, graph_id: Any) -> int | None:
+        row = self.conn.execute("SELECT rowid FROM graphs WHERE id = ?",
+                                (id_text(graph_id),)).fetchone()
+        return None if row is None else row[0]
+
+    def count(self) -> int:
+        return self.conn.execute("SELECT COUNT(*) FROM graphs").fetchone()[0]
+
+    def iterate(self) -> Iterator[tuple[Any, Graph]]:
+        for text, data in self.conn.execute("SELECT id, data FROM graphs ORDER BY rowid"):
+            yield json.loads(text), decode_graph(data, self.where)
+
+    # -- writing -----------------------------------------------------------------------------
+    def _check_writable(self) -> None:
+        if not self.writable:
+            raise OptionError(f"{self.where} is open read-only; open it with mode='a' to "
+                              "change it")
+
+    def existing(self, texts: list[str]) -> list[str]:
+        """Those of the id texts ``texts`` the collection has already."""
+        found = []
+        for start in range(0, len(texts), 500):
+            chunk = texts[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            found += [t for (t,) in self.conn.execute(
+                f"SELECT id FROM graphs WHERE id IN ({marks})", chunk)]
+        return found
+
+    def next_ids(self, count: int) -> list[int]:
+        start = int(self.meta["next_id"])
+        return list(range(start, start + count))
+
+    def write_batch(self, graphs: list[Graph], id_texts: list[str], next_id: int) -> None:
+        """One transaction: the graphs, their new vocabulary and their signature block. On
+        any error (or Ctrl-C) nothing of the batch stays, in the file or in memory."""
+        self._check_writable()
+        new = {k: [] for k in KINDS}
+        sizes = {k: len(v) for k, v in self.vocab.items()}  # to forget a failed batch
+        try:
+            signatures = [signature_of(g, self.vocab, new) for g in graphs]
+            blobs = [encode_graph(g) for g in graphs]
+            with self.conn:
+                cur = self.conn.cursor()
+                rowids = []
+                for text, blob in zip(id_texts, blobs, strict=True):
+                    cur.execute("INSERT INTO graphs (id, data) VALUES (?, ?)", (text, blob))
+                    rowids.append(cur.lastrowid)
+                cur.executemany("INSERT INTO vocabulary VALUES (?, ?, ?)",
+                                [(k, i, _value_text(k, self.vocab[k].values[i]))
+                                 for k in KINDS for i in new[k]])
+                block = Signatures.build(rowids, signatures)
+                cur.execute("INSERT INTO blocks (data) VALUES (?)", (block.to_bytes(),))
+                cur.execute("UPDATE meta SET value = ? WHERE key = 'next_id'", (str(next_id),))
+        except BaseException as err:
+            for kind, v in self.vocab.items():
+                v.forget(sizes[kind])
+            if isinstance(err, sqlite3.IntegrityError):
+                raise OptionError(f"{self.where}: a graph id of this batch is there already "
+                                  "(ids must be unique)") from None
+            if isinstance(err, sqlite3.DatabaseError):
+                raise GedkitError(f"{self.where}: cannot write ({err})") from None
+            raise
+        self.meta["next_id"] = str(next_id)
+
+    def remove(self, rowids: list[int]) -> None:
+        self._check_writable()
+        with self.conn:
+            self.conn.executemany("DELETE FROM graphs WHERE rowid = ?", [(r,) for r in rowids])
+            self.conn.executemany("INSERT INTO removed VALUES (?)", [(r,) for r in rowids])
+
+
+def _connect(target: str, where: str, readonly: bool) -> sqlite3.Connection:
+    try:
+        if readonly:
+            uri = Path(target).resolve().as_uri() + "?mode=ro"
+            conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
+        else:
+            conn = sqlite3.connect(target, check_same_thread=False)
+        conn.execute("PRAGMA foreign_keys = ON")
+        if not readonly:
+            # full synchronisation: a committed batch survives a power cut, not only a crash
+            conn.execute("PRAGMA synchronous = FULL")
+        return conn
+    except sqlite3.DatabaseError as err:
+        raise FormatError(f"cannot open {where} as a collection ({err})") from None

@@ -1,0 +1,351 @@
+"""Similarity search: range and kNN equal pairwise + sort, filters never prune a true hit,
+the collection file persists and survives a killed writer, and bad input gets one line."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import gedkit
+from gedkit import Collection, costs
+from gedkit.errors import FormatError, GedkitError, OptionError
+from gedkit.search import merge
+from gedkit.search.filters import GedFilter
+from tests.helpers import random_costs, random_graph
+
+MOLECULES = ["CCO", "CCN", "CCCC", "c1ccccc1", "CC(=O)O", "CC(=O)N", "OCCO", "C1CCCCC1",
+             "c1ccncc1", "CC(C)O", "CCOC", "C=CC=C", "NCCN", "CC#N", "OC(=O)CN"]
+
+
+def _collection(graphs, **kw) -> Collection:
+    coll = Collection(**kw)
+    coll.add(graphs)
+    return coll
+
+
+def _exact(model, query, graphs) -> np.ndarray:
+    return np.array([gedkit.ged(query, g, model, method="astar", timeout=None).distance
+                     for g in graphs])
+
+
+def _random_set(seed: int, count: int = 14, n: tuple[int, int] = (1, 6)):
+    rng = np.random.default_rng(seed)
+    return [random_graph(rng, int(rng.integers(*n)), name=f"g{i}") for i in range(count)]
+
+
+MODELS = {
+    "uniform": lambda rng: costs.uniform(),
+    "constant": lambda rng: costs.constant(node_sub=float(rng.uniform(0.2, 3)),
+                                           node_ins=float(rng.uniform(0.2, 3)),
+                                           edge_del=float(rng.uniform(0.2, 3))),
+    "general": lambda rng: random_costs(rng),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(MODELS))
+@pytest.mark.parametrize("seed", range(3))
+def test_range_and_knn_equal_pairwise_and_sort(kind, seed):
+    rng = np.random.default_rng(100 + seed)
+    graphs = _random_set(seed)
+    model = MODELS[kind](rng)
+    coll = _collection(graphs)
+    for query in _random_set(50 + seed, count=3):
+        truth = _exact(model, query, graphs)
+        for tau in (0.0, 1.0, 2.5, 4.0):
+            res = coll.range(query, tau, costs=model, timeout=None)
+            assert res.certified and not res.undecided
+            want = sorted((float(truth[i]), i) for i in range(len(graphs)) if truth[i] <= tau
+                          + 1e-9)
+            assert sorted(h.id for h in res.hits) == sorted(i for _, i in want)
+            assert [h.distance for h in res.hits] == pytest.approx([d for d, _ in want])
+            assert all(h.optimal for h in res.hits)
+        for k in (1, 3, len(graphs)):
+            res = coll.knn(query, k, costs=model, timeout=None)
+            assert res.certified and len(res.hits) == k
+            assert [h.distance for h in res.hits] == pytest.approx(sorted(truth)[:k])
+            for h in res.hits:
+                assert truth[h.id] == pytest.approx(h.distance)
+
+
+@given(st.integers(0, 10_000), st.sampled_from(sorted(MODELS)))
+def test_no_filter_prunes_a_true_hit(seed, kind):
+    """Every filter stage's bound is at most the exact distance, for every model."""
+    rng = np.random.default_rng(seed)
+    graphs = _random_set(seed, count=6, n=(0, 6))
+    query = random_graph(rng, int(rng.integers(0, 6)))
+    model = MODELS[kind](rng)
+    coll = _collection(graphs)
+    truth = _exact(model, query, graphs)
+    filt = GedFilter(model, query, coll._store.vocab)
+    for _, bound in filt.stages:
+        lb = bound(coll._signatures)
+        assert np.all(lb <= truth + 1e-9), (lb, truth)
+
+
+def test_filters_screen_most_of_a_molecule_library():
+    coll = _collection(MOLECULES)
+    res = coll.range("CCO", 1)
+    assert res.stats["screened"] == len(MOLECULES)
+    assert res.stats["candidates"]["branches"] <= res.stats["candidates"]["labels"] < 8
+    assert res.stats["verified"] == res.stats["candidates"]["branches"]
+    assert set(res.stats["seconds"]) >= {"labels", "branches", "verify"}
+
+
+def test_persistence_round_trip_and_readers(tmp_path):
+    path = tmp_path / "lib.gdb"
+    with Collection.create(path) as coll:
+        coll.add(MOLECULES[:8], ids=[f"m{i}" for i in range(8)])
+        coll.add(MOLECULES[8:])
+        before = coll.knn("CCCO", 4)
+        assert len(coll) == len(MOLECULES)
+    readers = [Collection.open(path) for _ in range(3)]
+    for r in readers:
+        after = r.knn("CCCO", 4)
+        assert [(h.id, h.distance) for h in after.hits] == [(h.id, h.distance)
+                                                            for h in before.hits]
+        assert r.ids[:2] == ["m0", "m1"] and r.ids[8] == 0
+        assert r.get("m3") == gedkit.from_smiles(MOLECULES[3])
+    with pytest.raises(OptionError, match="read-only"):
+        readers[0].add(["C"])
+    for r in readers:
+        r.close()
+    with Collection.open(path, mode="a") as coll:
+        coll.remove(["m0", 3])
+        assert len(coll) == len(MOLECULES) - 2 and "m0" not in coll
+        assert [h.id for h in coll.range("CCO", 0).hits] == []
+    assert len(Collection.open(path)) == len(MOLECULES) - 2
+
+
+def test_labels_recorded_and_a_query_with_other_labels_refused(tmp_path):
+    path = tmp_path / "lib.gdb"
+    with Collection.create(path, node_label="atom", edge_label="aromatic") as coll:
+        coll.add(["c1ccccc1", "C1CCCCC1"])
+    coll = Collection.open(path)
+    assert (coll.node_label, coll.edge_label) == ("atom", "aromatic")
+    # read with the recorded labels: benzene and cyclohexane differ in aromatic flags only
+    assert [h.distance for h in coll.knn("c1ccccc1", 2).hits] == [0.0, 6.0]
+    with pytest.raises(OptionError, match="edge_label='aromatic'"):
+        coll.range("CCO", 1, edge_label="bond")
+
+
+def test_labels_of_every_kind_survive_storage():
+    g = gedkit.Graph({0: ("C", 1), 1: {"x": 1.5, "y": [1, 2]}, "z": True}, [(0, 1, 2.5),
+                     (1, "z", "s")], name="odd")
+    coll = _collection([g])
+    assert coll.get(0) == g and coll.get(0).node_labels[1] == {"x": 1.5, "y": (1, 2)}
+
+
+def test_crash_mid_add_keeps_every_committed_batch(tmp_path):
+    path = tmp_path / "lib.gdb"
+    script = textwrap.dedent(f"""
+        import sys, gedkit
+        from gedkit.search import collection
+        collection.BATCH = 50
+        coll = gedkit.Collection.create({str(path)!r})
+        def graphs():
+            for i in range(10**6):
+                if i % 50 == 0:
+                    print(i, flush=True)
+                yield gedkit.Graph({{0: "C", 1: i % 7}}, [(0, 1)])
+        coll.add(graphs())
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    for line in proc.stdout:
+        if int(line) >= 600:
+            break
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    conn.close()
+    coll = Collection.open(path)
+    n = len(coll)
+    assert n >= 500 and n % 50 == 0
+    assert coll.ids == list(range(n))
+    assert len(coll._signatures) == n == sum(1 for _ in coll)
+
+
+def test_ctrl_c_mid_add_keeps_committed_batches(tmp_path, monkeypatch):
+    from gedkit.search import collection
+
+    monkeypatch.setattr(collection, "BATCH", 10)
+    coll = Collection.create(tmp_path / "lib.gdb")
+
+    def graphs():
+        for i in range(35):
+            yield gedkit.Graph({0: i})
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        coll.add(graphs())
+    assert len(coll) == 30 and coll.ids == list(range(30))
+    coll.add([gedkit.Graph({0: "x"})])
+    assert coll.ids[-1] == 30
+
+
+def test_timeout_leaves_graphs_undecided_with_bounds():
+    rng = np.random.default_rng(7)
+    big = [random_graph(rng, 14, p=0.5, n_labels=1, e_labels=1) for _ in range(3)]
+    query = random_graph(rng, 14, p=0.5, n_labels=1, e_labels=1)
+    coll = _collection(big)
+    res = coll.range(query, 8, method="dfs", timeout=1e-3)
+    decided = {h.id for h in res.hits}
+    for h in res.undecided:
+        assert h.lower_bound <= 8 < h.upper_bound and h.id not in decided
+    if res.undecided:
+        assert not res.certified
+    knn = coll.knn(query, 1, method="dfs", timeout=1e-3)
+    assert knn.certified == (not knn.uncertain and not knn.undecided)
+
+
+def test_many_queries_and_processes_give_the_same_answers(tmp_path):
+    coll = _collection(MOLECULES)
+    queries = ["CCO", "c1ccccc1", "CC(=O)O"]
+    one = [coll.knn(q, 3) for q in queries]
+    many = coll.knn(queries=queries, k=3)
+    jobs = coll.knn(queries=queries, k=3, n_jobs=2)
+    for a, b, c in zip(one, many, jobs, strict=True):
+        assert [(h.id, h.distance) for h in a.hits] == [(h.id, h.distance) for h in b.hits] \
+            == [(h.id, h.distance) for h in c.hits]
+
+
+def test_shards_searched_apart_and_merged_equal_the_whole(tmp_path):
+    coll = _collection(MOLECULES)
+    paths = coll.split(3, tmp_path)
+    shards = [Collection.open(p) for p in paths]
+    assert sum(len(s) for s in shards) == len(coll)
+    for tau in (1, 3):
+        whole = coll.range("CCCO", tau)
+        parts = merge([s.range("CCCO", tau) for s in shards])
+        assert sorted((h.distance, h.id) for h in parts.hits) == sorted(
+            (h.distance, h.id) for h in whole.hits)
+    whole = coll.knn("CCCO", 5)
+    parts = merge([s.knn("CCCO", 5) for s in shards])
+    assert [h.distance for h in parts.hits] == [h.distance for h in whole.hits]
+    assert parts.certified and parts.stats["screened"] == len(coll)
+
+
+def test_node_maps_on_request():
+    coll = _collection(MOLECULES)
+    hit = coll.range("CCO", 1, node_map=True).hits[1]
+    assert hit.node_map is not None and len(hit.node_map) >= 3
+    assert coll.range("CCO", 1).hits[0].node_map is None
+
+
+def test_result_serialises():
+    res = _collection(MOLECULES).knn("CCO", 2)
+    data = json.loads(res.to_json())
+    assert data["kind"] == "knn" and data["k"] == 2 and len(data["hits"]) == 2
+    assert "certified" in repr(res)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda c: c.range("CCO", -1), "tau must be a number >= 0"),
+    (lambda c: c.range("CCO", math.nan), "tau must be"),
+    (lambda c: c.range("CCO", "3"), "tau must be"),
+    (lambda c: c.knn("CCO", 0), "k must be a positive integer"),
+    (lambda c: c.knn("CCO", 2.5), "k must be a positive integer"),
+    (lambda c: c.range(None, 1), "no query given"),
+    (lambda c: c.range("CCO", 1, queries=["CC"]), "not both"),
+    (lambda c: c.range("CCO", 1, timeout="5"), "timeout must be a number"),
+    (lambda c: c.range("CCO", 1, method="nope"), "nope"),
+    (lambda c: c.add(["C", "N"], ids=["a", "a"]), "'a' is given twice"),
+    (lambda c: c.add(["C"], ids=[0]), "id 0 already"),
+    (lambda c: c.add(["C"], ids=[1.5]), "strings or integers"),
+    (lambda c: c.add(gedkit.Graph({0: 1})), "pass \\[graph\\]"),
+    (lambda c: c.range("CCO", 1, n_jobs=0), "n_jobs"),
+])
+def test_bad_options_get_one_line(call, match):
+    coll = _collection(["CCO", "CCC"])
+    with pytest.raises(GedkitError, match=match) as err:
+        call(coll)
+    assert "\n" not in str(err.value)
+    assert len(coll) == 2
+
+
+def test_directed_graphs_refused_and_nothing_lost():
+    import networkx as nx
+
+    coll = _collection(["CCO"])
+    with pytest.raises(GedkitError, match="directed"):
+        coll.add([nx.path_graph(3), nx.DiGraph([(0, 1)])])
+    assert len(coll) == 1
+
+
+def test_bad_files(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no such collection file"):
+        Collection.open(tmp_path / "missing.gdb")
+    junk = tmp_path / "junk.gdb"
+    junk.write_bytes(b"not a database at all" * 100)
+    with pytest.raises(FormatError, match=r"not a gedkit collection|cannot open"):
+        Collection.open(junk)
+    foreign = tmp_path / "foreign.gdb"
+    conn = sqlite3.connect(foreign)
+    conn.execute("CREATE TABLE t (x)")
+    conn.commit()
+    conn.close()
+    with pytest.raises(FormatError, match="not a gedkit collection"):
+        Collection.open(foreign)
+    Collection.create(tmp_path / "x.gdb").close()
+    with pytest.raises(FileExistsError, match="exists already"):
+        Collection.create(tmp_path / "x.gdb")
+    with pytest.raises(OptionError, match="mode must be"):
+        Collection.open(tmp_path / "x.gdb", mode="w")
+
+
+def test_add_reads_files_of_every_kind(tmp_path):
+    smi = tmp_path / "lib.smi"
+    smi.write_text("CCO ethanol\nCCN amine\n")
+    tve = tmp_path / "lib.txt"
+    gedkit.write([gedkit.Graph({0: "C", 1: "O"}, [(0, 1, 1)], name="co")], tve)
+    coll = Collection()
+    assert coll.add(smi) == 2
+    assert coll.add([tve, "CCCC"]) == 2
+    assert [g.name for g in coll] == ["ethanol", "amine", "co", "CCCC"]
+
+
+def test_interrupted_search_says_so(monkeypatch):
+    from gedkit.search import ged_search
+
+    coll = _collection(MOLECULES)
+    calls = {"n": 0}
+    real = ged_search.Verifier.__call__
+
+    def stop_after_two(self, *a, **kw):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise KeyboardInterrupt
+        return real(self, *a, **kw)
+
+    monkeypatch.setattr(ged_search.Verifier, "__call__", stop_after_two)
+    with pytest.warns(gedkit.InterruptedWarning, match="interrupted"):
+        res = coll.range("CCO", 3)
+    assert res.interrupted and not res.certified
+
+
+def test_opening_does_not_parse_graphs(tmp_path, monkeypatch):
+    path = tmp_path / "lib.gdb"
+    with Collection.create(path) as coll:
+        coll.add(MOLECULES)
+    from gedkit.search import store
+
+    def forbidden(*a, **kw):
+        raise AssertionError("a graph was parsed")
+
+    monkeypatch.setattr(store, "decode_graph", forbidden)
+    coll = Collection.open(path)
+    t = time.perf_counter()
+    assert len(coll) == len(MOLECULES)
+    assert coll._signatures.n.sum() > 0 and time.perf_counter() - t < 5
