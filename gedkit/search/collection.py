@@ -275,29 +275,71 @@ class Collection:
         """The ``k`` graphs nearest to ``query`` by GED, nearest first (parameters as in
         :meth:`range`). ``certified`` says whether they are proven the nearest; otherwise
         ``uncertain`` names the hits whose place is not proven."""
-        if not isinstance(k, int | np.integer) or isinstance(k, bool) or k < 1:
-            raise OptionError(f"k must be a positive integer, got {k!r}")
+        _check_k(k)
         return self._run("knn", query, queries, int(k), costs, method, timeout, memory,
                          node_map, n_jobs, progress, node_label, edge_label, options)
 
+    def mces_range(self, query: Any = None, min_similarity: float | None = None, *,
+                   queries: Iterable | None = None, method: str = "auto",
+                   timeout: float | None = PAIR_TIMEOUT, memory: int | None = None,
+                   node_map: bool = False, n_jobs: int = 1, progress: bool | None = None,
+                   node_label: Any = None, edge_label: Any = None,
+                   **options: Any) -> SearchResult | list[SearchResult]:
+        """Every graph whose maximum common edge subgraph with ``query`` has a Johnson
+        similarity of at least ``min_similarity`` (in [0, 1]), most similar first.
+
+        ``method`` is an MCES method (see :func:`gedkit.mces.methods`); the other parameters
+        are as in :meth:`range`. Hits carry the similarity as ``distance`` (its proven lower
+        bound; exact when ``optimal``) with ``lower_bound``/``upper_bound`` on it.
+        """
+        _check_number(min_similarity, "min_similarity", minimum=0.0)
+        if min_similarity > 1:
+            raise OptionError(f"min_similarity must be at most 1, got {min_similarity!r}")
+        from gedkit.search import mces_search
+
+        verify = mces_search.Verifier(method, options, timeout, memory, node_map)
+        return self._search(mces_search.range_query, query, queries, float(min_similarity),
+                            None, verify, n_jobs, progress, node_label, edge_label)
+
+    def mces_knn(self, query: Any = None, k: int | None = None, *,
+                 queries: Iterable | None = None, method: str = "auto",
+                 timeout: float | None = PAIR_TIMEOUT, memory: int | None = None,
+                 node_map: bool = False, n_jobs: int = 1, progress: bool | None = None,
+                 node_label: Any = None, edge_label: Any = None,
+                 **options: Any) -> SearchResult | list[SearchResult]:
+        """The ``k`` graphs most similar to ``query`` by MCES (Johnson similarity), most
+        similar first (parameters as in :meth:`mces_range`)."""
+        _check_k(k)
+        from gedkit.search import mces_search
+
+        verify = mces_search.Verifier(method, options, timeout, memory, node_map)
+        return self._search(mces_search.knn_query, query, queries, int(k), None, verify,
+                            n_jobs, progress, node_label, edge_label)
+
     def _run(self, kind, query, queries, parameter, costs, method, timeout, memory, node_map,
              n_jobs, progress, node_label, edge_label, options):
+        from gedkit.budget import Budget
         from gedkit.costs import get as get_costs
         from gedkit.search import ged_search
         from gedkit.solvers import get_solver
 
         model = get_costs(costs)
         solver = get_solver(method, **options)
-        from gedkit.budget import Budget
-
         Budget(timeout=timeout, memory=memory)  # checks both
+        verify = ged_search.Verifier(model, solver, timeout, memory, node_map)
+        run = ged_search.range_query if kind == "range" else ged_search.knn_query
+        return self._search(run, query, queries, parameter, model, verify, n_jobs, progress,
+                            node_label, edge_label)
+
+    def _search(self, run, query, queries, parameter, model, verify, n_jobs, progress,
+                node_label, edge_label):
+        """``run(collection, query graph, parameter, model, verify, progress)`` for one
+        query or each of ``queries``."""
         many = queries is not None
         if many == (query is not None):
             raise OptionError("give either one query or queries=[...], not both"
                               if many else "no query given")
         graphs = self._queries(queries if many else [query], node_label, edge_label)
-        verify = ged_search.Verifier(model, solver, timeout, memory, node_map)
-        run = ged_search.range_query if kind == "range" else ged_search.knn_query
         results = _run_queries(self, run, graphs, parameter, model, verify, n_jobs, progress)
         return results if many else results[0]
 
@@ -315,6 +357,11 @@ class Collection:
             raise OptionError("queries must be a list of graphs (for one query, pass it as "
                               "the first argument)")
         return as_graphs(list(items), *mine)
+
+
+def _check_k(k: Any) -> None:
+    if not isinstance(k, int | np.integer) or isinstance(k, bool) or k < 1:
+        raise OptionError(f"k must be a positive integer, got {k!r}")
 
 
 def _check_number(value: Any, name: str, minimum: float) -> None:
