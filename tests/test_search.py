@@ -23,6 +23,7 @@ from gedkit import Collection, costs
 from gedkit.errors import FormatError, GedkitError, OptionError
 from gedkit.search import merge
 from gedkit.search.filters import GedFilter
+from tests.conftest import REPO
 from tests.helpers import random_costs, random_graph
 
 MOLECULES = ["CCO", "CCN", "CCCC", "c1ccccc1", "CC(=O)O", "CC(=O)N", "OCCO", "C1CCCCC1",
@@ -54,9 +55,10 @@ MODELS = {
 }
 
 
+@pytest.mark.parametrize("method", ["astar", "dfs"])  # many pairs per compiled call; one by one
 @pytest.mark.parametrize("kind", sorted(MODELS))
 @pytest.mark.parametrize("seed", range(3))
-def test_range_and_knn_equal_pairwise_and_sort(kind, seed):
+def test_range_and_knn_equal_pairwise_and_sort(kind, seed, method):
     rng = np.random.default_rng(100 + seed)
     graphs = _random_set(seed)
     model = MODELS[kind](rng)
@@ -64,15 +66,17 @@ def test_range_and_knn_equal_pairwise_and_sort(kind, seed):
     for query in _random_set(50 + seed, count=3):
         truth = _exact(model, query, graphs)
         for tau in (0.0, 1.0, 2.5, 4.0):
-            res = coll.range(query, tau, costs=model, timeout=None)
+            res = coll.range(query, tau, costs=model, method=method, timeout=None)
             assert res.certified and not res.undecided
             want = sorted((float(truth[i]), i) for i in range(len(graphs)) if truth[i] <= tau
                           + 1e-9)
             assert sorted(h.id for h in res.hits) == sorted(i for _, i in want)
             assert [h.distance for h in res.hits] == pytest.approx([d for d, _ in want])
             assert all(h.optimal for h in res.hits)
+            assert res.stats.get("batched", 0) == (res.stats["verified"] if method == "astar"
+                                                   else 0)
         for k in (1, 3, len(graphs)):
-            res = coll.knn(query, k, costs=model, timeout=None)
+            res = coll.knn(query, k, costs=model, method=method, timeout=None)
             assert res.certified and len(res.hits) == k
             assert [h.distance for h in res.hits] == pytest.approx(sorted(truth)[:k])
             for h in res.hits:
@@ -316,23 +320,45 @@ def test_add_reads_files_of_every_kind(tmp_path):
     assert [g.name for g in coll] == ["ethanol", "amine", "co", "CCCC"]
 
 
-def test_interrupted_search_says_so(monkeypatch):
+@pytest.mark.parametrize("method", ["astar", "dfs"])  # batched, and one pair at a time
+def test_interrupted_search_says_so(monkeypatch, method):
+    """Ctrl-C (the flag interruptible() sets) stops the verification: the result says so
+    and is not certified."""
     from gedkit.search import ged_search
 
     coll = _collection(MOLECULES)
-    calls = {"n": 0}
-    real = ged_search.Verifier.__call__
-
-    def stop_after_two(self, *a, **kw):
-        calls["n"] += 1
-        if calls["n"] == 2:
-            raise KeyboardInterrupt
-        return real(self, *a, **kw)
-
-    monkeypatch.setattr(ged_search.Verifier, "__call__", stop_after_two)
+    monkeypatch.setattr(ged_search, "interrupted_now", lambda: True)
     with pytest.warns(gedkit.InterruptedWarning, match="interrupted"):
-        res = coll.range("CCO", 3)
+        res = coll.range("CCO", 3, method=method)
     assert res.interrupted and not res.certified
+    if method == "dfs":  # one at a time: it stops after the pair under way
+        assert res.stats["verified"] < res.stats["candidates"]["branches"]
+
+
+def test_ctrl_c_in_a_real_search_returns_what_was_found(tmp_path):
+    """SIGINT to a process searching: it prints the interrupted result, not a traceback."""
+    script = textwrap.dedent("""
+        import json, sys, gedkit
+        from tests.helpers import random_graph
+        import numpy as np
+        rng = np.random.default_rng(3)
+        coll = gedkit.Collection()
+        coll.add([random_graph(rng, 13, p=0.5, n_labels=1, e_labels=1) for _ in range(400)])
+        q = random_graph(rng, 13, p=0.5, n_labels=1, e_labels=1)
+        print("ready", flush=True)
+        r = coll.range(q, 30, method="dfs", timeout=None)
+        print(json.dumps([r.interrupted, r.certified, r.stats["verified"]]), flush=True)
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=str(REPO))
+    assert proc.stdout.readline().strip() == "ready"
+    time.sleep(2.0)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    interrupted, certified, verified = json.loads(out.splitlines()[-1])
+    assert interrupted and not certified and verified < 400
+    assert "Traceback" not in err
 
 
 def test_opening_does_not_parse_graphs(tmp_path, monkeypatch):

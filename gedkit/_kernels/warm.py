@@ -113,6 +113,33 @@ def _warm_levenshtein() -> None:
     levenshtein_matrix(chars, np.array([0, 2, 5], dtype=np.int64), np.ones((2, 2), dtype=bool))
 
 
+def _warm_search() -> None:
+    import numpy as np
+
+    from gedkit import costs
+    from gedkit.search import Collection
+    from gedkit.search.batch import BatchVerifier
+    from gedkit.search.filters import GedFilter
+
+    graphs = _tiny_graphs()
+    coll = Collection()
+    coll.add(graphs, progress=False)
+    rowids = coll._signatures.rowids.tolist()
+    records = coll._store.records(rowids)
+    general = costs.custom(node_sub=lambda x, y: 0.0 if x == y else 1.5)
+    for model in (costs.uniform(), costs.constant(node_sub=0.5, edge_ins=2), general):
+        for g in graphs:
+            filt = GedFilter(model, g, coll._store.vocab)
+            batch = BatchVerifier.prepare(model, filt)
+            for threshold in (None, 2.0):
+                batch.run([records[r] for r in rowids], threshold)
+    for g in graphs:  # the filters' compiled path, over every graph and over some
+        filt = GedFilter(costs.uniform(), g, coll._store.vocab)
+        for branches in (False, True):
+            for rows in (None, np.arange(2)):
+                filt._equality(coll._signatures, rows, branches, compiled=True)
+
+
 # family -> (seconds a cold compile takes on a 2-core laptop, what compiles it)
 FAMILIES: dict[str, tuple[float, Callable[[], None]]] = {
     "cost": (2.0, _warm_cost),
@@ -123,6 +150,7 @@ FAMILIES: dict[str, tuple[float, Callable[[], None]]] = {
     "tree_search": (30.0, lambda: _run_solvers("astar", "dfs", thresholds=True)),
     "mces": (40.0, _warm_mces),
     "levenshtein": (3.0, _warm_levenshtein),
+    "search": (60.0, _warm_search),
 }
 
 

@@ -32,13 +32,6 @@ _MATRIX_CHUNK = 1024  # vocabulary labels per cost-matrix call of the general bo
 _GRAPH_CHUNK = 65536  # graphs per pass of the general bound (bounds its temporary arrays)
 
 
-def _pair_cost(n1, n2, common, ins: float, dele: float, sub: float):
-    """Cheapest edits between two multisets of sizes n1, n2 sharing ``common`` elements
-    under label-equality costs (``sub`` already capped at ``ins + dele``)."""
-    s = np.minimum(n1, n2)
-    return sub * (s - common) + dele * (n1 - s) + ins * (n2 - s)
-
-
 class GedFilter:
     """The filter stages for one query under one cost model over one collection's
     vocabularies: ``stages`` is a list of ``(name, bound)``, each ``bound(signatures)`` an
@@ -47,7 +40,8 @@ class GedFilter:
     def __init__(self, model: CostModel, query: Graph, vocab: dict[str, Vocabulary]):
         self.model = model
         views = {k: v.overlay() for k, v in vocab.items()}
-        self.qn, self.qm, qsets = signature_of(query, views)
+        (self.qn, self.qm, qsets), self.record = signature_of(query, views)
+        self.views = views
         self.dense = {}
         for kind in KINDS:
             ids, counts = qsets[kind]
@@ -55,7 +49,7 @@ class GedFilter:
             dense[ids] = counts
             self.dense[kind] = dense
         const = model.equality_costs
-        self.stages: list[tuple[str, Callable[[Signatures], np.ndarray]]]
+        self.stages: list[tuple[str, Callable[[Signatures, np.ndarray | None], np.ndarray]]]
         if const is not None:
             n_ins, n_del, n_sub, e_ins, e_del, e_sub = map(float, const)
             self.node_costs = (n_ins, n_del, min(n_sub, n_ins + n_del))
@@ -67,28 +61,45 @@ class GedFilter:
             self.stages = [("labels", self._half_sum)]
 
     # -- label-equality costs ----------------------------------------------------------------
-    def _label_parts(self, sig: Signatures) -> tuple[np.ndarray, np.ndarray]:
-        nodes = _pair_cost(self.qn, sig.n, sig.sets["node"].overlap(self.dense["node"]),
-                           *self.node_costs)
-        edges = _pair_cost(self.qm, sig.m, sig.sets["edge"].overlap(self.dense["edge"]),
-                           *self.edge_costs)
-        return nodes, edges
+    def _labels(self, sig: Signatures, rows=None) -> np.ndarray:
+        return self._equality(sig, rows, branches=False)
 
-    def _labels(self, sig: Signatures) -> np.ndarray:
-        nodes, edges = self._label_parts(sig)
-        return nodes + edges
+    def _branches(self, sig: Signatures, rows=None) -> np.ndarray:
+        return self._equality(sig, rows, branches=True)
 
-    def _branches(self, sig: Signatures) -> np.ndarray:
-        nodes, edges = self._label_parts(sig)
-        differing = np.maximum(self.qn, sig.n) - sig.sets["branch"].overlap(self.dense["branch"])
-        cn, ce = min(self.node_costs), min(self.edge_costs)
+    def _equality(self, sig: Signatures, rows, branches: bool,
+                  compiled: bool | None = None) -> np.ndarray:
+        """The bounds, by the compiled kernel when it is ready (or ``compiled``), else by the
+        same formulas in numpy."""
+        from gedkit._kernels import warm
+
+        costs = (*self.node_costs, *self.edge_costs)
+        if rows is not None and len(rows) == 0:
+            return np.zeros(0)
+        if compiled or (compiled is None and warm.ready("search")):
+            from gedkit._kernels.filters import equality_bounds
+
+            sets = [sig.sets[k] for k in KINDS]
+            every = rows is None
+            picked = np.zeros(1, dtype=np.int64) if every else rows.astype(np.int64, copy=False)
+            out = np.empty(len(sig) if every else len(rows))
+            equality_bounds(sig.n, sig.m, *(a for s in sets for a in (s.ptr, s.ids, s.counts)),
+                            self.qn, self.qm, *(self.dense[k] for k in KINDS),
+                            np.array(costs), branches, self.integral, picked, every, out)
+            return out
+        from gedkit._kernels.filters import branch_bound, pair_cost
+
+        n, m = (sig.n, sig.m) if rows is None else (sig.n[rows], sig.m[rows])
+        nodes = pair_cost(self.qn, n, sig.sets["node"].overlap(self.dense["node"], rows),
+                          *self.node_costs)
+        edges = pair_cost(self.qm, m, sig.sets["edge"].overlap(self.dense["edge"], rows),
+                          *self.edge_costs)
         lb = nodes + edges
-        if cn > 0 and ce > 0:
-            # node edits cost >= cn and touch one node, edge edits >= ce and touch two: the
-            # cheapest node and edge costs (each at least its label bound) covering them all
-            by_edges = nodes + np.maximum(edges, ce * (differing - nodes / cn) / 2)
-            by_nodes = edges + np.maximum(nodes, cn * (differing - 2 * edges / ce))
-            lb = np.maximum(lb, np.minimum(by_edges, by_nodes))
+        cn, ce = min(self.node_costs), min(self.edge_costs)
+        if branches and cn > 0 and ce > 0:
+            differing = np.maximum(self.qn, n) - sig.sets["branch"].overlap(
+                self.dense["branch"], rows)
+            lb = branch_bound(nodes, edges, differing, cn, ce)
         if self.integral:
             lb = np.ceil(lb - 1e-9)
         return lb
@@ -102,14 +113,14 @@ class GedFilter:
         for kind, matrix in (("node", self.model.node_matrix), ("edge", self.model.edge_matrix)):
             q_ids, q_counts = qsets[kind]
             view = views[kind]
-            q_labels = [view.values[i] for i in q_ids.tolist()]
+            q_labels = [view.value(i) for i in q_ids.tolist()]
             size = len(view)
             sub = np.empty((len(q_ids), size))
             insert = np.empty(size)
             delete = np.zeros(len(q_ids))
             nq = len(q_labels)
             for start in range(0, size, _MATRIX_CHUNK):
-                labels = [view.values[i] for i in range(start, min(size, start + _MATRIX_CHUNK))]
+                labels = [view.value(i) for i in range(start, min(size, start + _MATRIX_CHUNK))]
                 mat = np.asarray(matrix(q_labels + labels), dtype=np.float64)
                 k = nq + len(labels)
                 sub[:, start:start + len(labels)] = mat[:nq, nq:k]
@@ -144,6 +155,8 @@ class GedFilter:
             total = total + out
         return total / 2
 
-    def _half_sum(self, sig: Signatures) -> np.ndarray:
+    def _half_sum(self, sig: Signatures, rows=None) -> np.ndarray:
+        if rows is not None:
+            sig = sig.take(rows)
         return self._half_part(sig.sets["node"], "node") + self._half_part(sig.sets["edge"],
                                                                           "edge")

@@ -65,6 +65,48 @@ class Verifier:
                        result.node_map if self.node_map else None)
 
 
+_BLOCK = 1024  # candidates verified between checks for Ctrl-C
+
+
+class _Checker:
+    """Verifies blocks of candidates: many per compiled call where the batch kernel applies,
+    one by one otherwise and for what it leaves (pairs past its expansion cap, node maps)."""
+
+    def __init__(self, coll, query: Graph, verify: Verifier, model: CostModel,
+                 filt: GedFilter, stages: _Stages, progress):
+        from gedkit.search.batch import BatchVerifier
+
+        self.coll, self.query, self.verify = coll, query, verify
+        self.stages, self.progress = stages, progress
+        self.batch = BatchVerifier.build(model, verify.solver, filt, verify.timeout)
+        self.interrupted = False
+
+    def __call__(self, rowids: list[int], threshold: float | None) -> list[Outcome | None]:
+        outs: list[Outcome | None] = [None] * len(rowids)
+        if self.batch is not None:
+            records = self.coll._store.records(rowids)
+            lower, upper, done = self.batch.run([records[r] for r in rowids], threshold)
+            limit = math.inf if threshold is None else threshold + _tol(threshold)
+            for i in np.flatnonzero(done).tolist():
+                if not (self.verify.node_map and lower[i] <= limit):
+                    outs[i] = Outcome(float(lower[i]), float(upper[i]), None)
+            self.stages.stats["batched"] = self.stages.stats.get("batched", 0) + int(
+                done.sum())
+        rest = [r for r, o in zip(rowids, outs, strict=True) if o is None]
+        graphs = self.coll._store.graphs(rest) if rest else {}
+        for i, rowid in enumerate(rowids):
+            if outs[i] is None and not self.interrupted:
+                outs[i] = self.verify(self.query, graphs[rowid], threshold)
+                self.interrupted = interrupted_now()
+            if outs[i] is None:
+                break
+            self.stages.stats["verified"] += 1
+            if self.progress is not None:
+                self.progress.step()
+        self.interrupted = self.interrupted or interrupted_now()
+        return outs  # None where Ctrl-C came first
+
+
 class _Stages:
     """Times and survivors of each stage, as ``stats`` reports them."""
 
@@ -90,31 +132,29 @@ def range_query(coll, query: Graph, tau: float, model: CostModel, verify: Verifi
     rows = np.arange(len(sig))
     limit = tau + _tol(tau)
     for name, bound in filt.stages:
-        lb = bound(sig.take(rows)) if len(rows) < len(sig) else bound(sig)
+        lb = bound(sig, rows if len(rows) < len(sig) else None)
         rows = rows[lb <= limit]
         stages.done(name, len(rows))
-    graphs = coll._store.graphs(sig.rowids[rows])
-    ids = coll._store.ids(sig.rowids[rows])
-    stages.done("read")
+    check = _Checker(coll, query, verify, model, filt, stages, progress)
     hits, undecided = [], []
     interrupted = False
     try:
-        for row in rows.tolist():
-            rowid = int(sig.rowids[row])
-            out = verify(query, graphs[rowid], tau)
-            stages.stats["verified"] += 1
-            if progress is not None:
-                progress.step()
-            if out.lower <= limit:
-                hit = Hit(ids[rowid], out.upper, out.lower, out.upper, out.optimal,
-                          out.node_map)
-                (hits if out.upper <= limit else undecided).append(hit)
-            if interrupted_now():
+        for first in range(0, len(rows), _BLOCK):
+            rowids = sig.rowids[rows[first:first + _BLOCK]].tolist()
+            for rowid, out in zip(rowids, check(rowids, tau), strict=True):
+                if out is not None and out.lower <= limit:
+                    hit = Hit(rowid, out.upper, out.lower, out.upper, out.optimal,
+                              out.node_map)
+                    (hits if out.upper <= limit else undecided).append(hit)
+            if check.interrupted:
                 interrupted = True
                 break
     except KeyboardInterrupt:
         interrupted = True
     stages.done("verify")
+    ids = coll._store.ids([h.id for h in hits + undecided])  # rowids so far
+    for h in hits + undecided:
+        h.id = ids[h.id]
     hits.sort(key=lambda h: (h.distance, h.lower_bound))
     undecided.sort(key=lambda h: (h.lower_bound, h.upper_bound))
     certified = not interrupted and not undecided and all(h.optimal for h in hits)
@@ -130,7 +170,7 @@ def knn_query(coll, query: Graph, k: int, model: CostModel, verify: Verifier,
     filt = GedFilter(model, query, coll._store.vocab)
     lb = np.zeros(len(sig))
     for name, bound in filt.stages:
-        lb = np.maximum(lb, bound(sig))
+        lb = np.maximum(lb, bound(sig, None))
         stages.done(name, len(sig))
     order = np.argsort(lb, kind="stable")
     stages.done("order")
@@ -138,29 +178,32 @@ def knn_query(coll, query: Graph, k: int, model: CostModel, verify: Verifier,
     seen: list[tuple[int, Outcome]] = []
     scanned = 0
     interrupted = False
+    check = _Checker(coll, query, verify, model, filt, stages, progress)
+    block = max(k, 8)
     try:
-        for row in order.tolist():
+        while scanned < len(order) and not interrupted:
             kth = -best[0][0] if len(best) == k else math.inf
-            if lb[row] > kth + _tol(kth):
+            rows = order[scanned:scanned + block]
+            rows = rows[lb[rows] <= kth + _tol(kth)]
+            if not len(rows):
                 break  # every graph left has a bound beyond the k-th distance
-            scanned += 1
-            rowid = int(sig.rowids[row])
-            graph = coll._store.graphs([rowid])[rowid]
-            out = verify(query, graph, None if kth == math.inf else kth)
-            out.lower = max(out.lower, float(lb[row]))
-            stages.stats["verified"] += 1
-            if progress is not None:
-                progress.step()
-            if interrupted_now():
-                interrupted = True
-                break
-            seen.append((rowid, out))
-            entry = (-out.upper, -out.lower, -rowid, out)
-            if len(best) < k:
-                heapq.heappush(best, entry)
-            elif out.upper < kth - _tol(kth) or (out.upper <= kth + _tol(kth)
-                                                 and out.lower > -best[0][1]):
-                heapq.heapreplace(best, entry)
+            scanned += len(rows)
+            block = min(4 * block, 256)
+            rowids = sig.rowids[rows].tolist()
+            outs = check(rowids, None if kth == math.inf else kth)
+            interrupted = check.interrupted
+            for row, rowid, out in zip(rows.tolist(), rowids, outs, strict=True):
+                if out is None:
+                    continue
+                out.lower = max(out.lower, float(lb[row]))
+                seen.append((rowid, out))
+                kth = -best[0][0] if len(best) == k else math.inf
+                entry = (-out.upper, -out.lower, -rowid, out)
+                if len(best) < k:
+                    heapq.heappush(best, entry)
+                elif out.upper < kth - _tol(kth) or (out.upper <= kth + _tol(kth)
+                                                     and out.lower > -best[0][1]):
+                    heapq.heapreplace(best, entry)
     except KeyboardInterrupt:
         interrupted = True
     stages.done("verify")
@@ -175,6 +218,7 @@ def knn_query(coll, query: Graph, k: int, model: CostModel, verify: Verifier,
     picked = {r for _, _, r in chosen}
     doubtful = [rowid for rowid, out in seen if rowid not in picked
                 and out.lower < kth - _tol(kth)]
+    scanned = len(seen)
     unreached = interrupted and scanned < len(order) and (
         len(chosen) < k or float(lb[order[scanned]]) < kth - _tol(kth))
     unproven = [h.id for h in hits if not h.optimal]

@@ -10,7 +10,6 @@ is ever parsed for it.
 
 from __future__ import annotations
 
-import collections
 import io
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -51,13 +50,18 @@ class Vocabulary:
         """The ordinal of ``key``, -1 when the collection has none."""
         return self.index.get(key, -1)
 
+    def value(self, i: int):
+        """The value of ordinal ``i``."""
+        return self.values[i]
+
+    def all_values(self) -> list:
+        """Every value, in ordinal order."""
+        return self.values
+
     def overlay(self) -> Vocabulary:
         """A view that finds this vocabulary's keys and gives unseen ones (a query's)
         ordinals after them, leaving this vocabulary as it is."""
-        view = Vocabulary()
-        view.keys, view.values = _Tail(self.keys), _Tail(self.values)
-        view.index = collections.ChainMap({}, self.index)
-        return view
+        return _Overlay(self)
 
     def forget(self, size: int) -> None:
         """Drop every key from ordinal ``size`` on (a batch that did not commit)."""
@@ -66,19 +70,39 @@ class Vocabulary:
         del self.keys[size:], self.values[size:]
 
 
-class _Tail(list):
-    """A list that reads through to ``base`` and appends to itself (for :meth:`overlay`)."""
+class _Overlay(Vocabulary):
+    """A vocabulary read through to ``base``, whose own new keys come after base's."""
 
-    def __init__(self, base: list):
+    def __init__(self, base: Vocabulary):
         super().__init__()
         self.base = base
 
     def __len__(self) -> int:
-        return len(self.base) + super().__len__()
+        return len(self.base) + len(self.keys)
 
-    def __getitem__(self, i):
+    def ordinal(self, key, value=None, new: list | None = None) -> int:
+        i = self.base.index.get(key)
+        if i is not None:
+            return i
+        i = self.index.get(key)
+        if i is None:
+            i = self.index[key] = len(self)
+            self.keys.append(key)
+            self.values.append(key if value is None else value)
+            if new is not None:
+                new.append(i)
+        return i
+
+    def lookup(self, key) -> int:
+        i = self.base.index.get(key)
+        return self.index.get(key, -1) if i is None else i
+
+    def value(self, i: int):
         n = len(self.base)
-        return self.base[i] if i < n else super().__getitem__(i - n)
+        return self.base.values[i] if i < n else self.values[i - n]
+
+    def all_values(self) -> list:
+        return self.base.values + self.values
 
 
 def _multiset(ordinals: list[int]) -> tuple[np.ndarray, np.ndarray]:
@@ -97,7 +121,8 @@ def branch_keys(g: Graph, node_ords: list[int], edge_ords: list[int]) -> list[tu
 
 def signature_of(g: Graph, vocab: dict[str, Vocabulary], new: dict[str, list] | None = None):
     """``g``'s signature over ``vocab`` (extended with unseen keys, reported in ``new``):
-    ``(n, m, {kind: (ids, counts)})``; a query's signature uses the same function."""
+    ``(n, m, {kind: (ids, counts)})``, and ``g`` as a :func:`record`; a query's signature uses
+    the same function."""
     new = new if new is not None else {k: [] for k in KINDS}
     nodes = [vocab["node"].ordinal(key, lab, new["node"])
              for key, lab in zip(g.node_keys, g.node_labels, strict=True)]
@@ -105,8 +130,20 @@ def signature_of(g: Graph, vocab: dict[str, Vocabulary], new: dict[str, list] | 
              for key, lab in zip(g.edge_keys, g.edge_labels, strict=True)]
     branches = [vocab["branch"].ordinal(key, None, new["branch"])
                 for key in branch_keys(g, nodes, edges)]
-    return g.n, g.m, {"node": _multiset(nodes), "edge": _multiset(edges),
-                      "branch": _multiset(branches)}
+    signature = (g.n, g.m, {"node": _multiset(nodes), "edge": _multiset(edges),
+                            "branch": _multiset(branches)})
+    return signature, record(g, nodes, edges)
+
+
+def record(g: Graph, nodes: list[int], edges: list[int]) -> np.ndarray:
+    """``g`` as one int32 array ``[n, m, node ordinals, edge ends (2m), edge ordinals]``: what
+    batched verification reads (:mod:`gedkit._kernels.batch`) instead of a graph object."""
+    out = np.empty(2 + g.n + 3 * g.m, dtype=np.int32)
+    out[0], out[1] = g.n, g.m
+    out[2:2 + g.n] = nodes
+    out[2 + g.n:2 + g.n + 2 * g.m] = g.edges.ravel()
+    out[2 + g.n + 2 * g.m:] = edges
+    return out
 
 
 @dataclass
@@ -145,13 +182,14 @@ class Multisets:
         return cls(ptr.astype(np.int64), np.concatenate([p.ids for p in parts]),
                    np.concatenate([p.counts for p in parts]))
 
-    def overlap(self, query: np.ndarray) -> np.ndarray:
-        """For every row, the size of its multiset's intersection with ``query`` (dense
-        counts per ordinal; ordinals beyond it count 0)."""
-        q = np.zeros(max(len(query), int(self.ids.max(initial=-1)) + 1), dtype=np.int32)
+    def overlap(self, query: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+        """For every row (or each of ``rows``), the size of its multiset's intersection with
+        ``query`` (dense counts per ordinal; ordinals beyond it count 0)."""
+        sets = self if rows is None else self.take(rows)
+        q = np.zeros(max(len(query), int(sets.ids.max(initial=-1)) + 1), dtype=np.int32)
         q[: len(query)] = query
-        common = np.minimum(self.counts, q[self.ids])
-        return _row_sums(common, self.ptr)
+        common = np.minimum(sets.counts, q[sets.ids])
+        return _row_sums(common, sets.ptr)
 
     def weighted(self, weights: np.ndarray) -> np.ndarray:
         """For every row, the sum of ``count * weights[ordinal]``."""

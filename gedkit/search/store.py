@@ -4,7 +4,8 @@ Tables
 ------
 ``meta``        key/value: the format tag, its version, the label attributes the graphs were
                 read with, the next automatic id.
-``graphs``      one row per graph: ``id`` (JSON text, unique), ``data`` (:mod:`.codec` bytes).
+``graphs``      one row per graph: ``id`` (JSON text, unique), ``data`` (:mod:`.codec` bytes),
+                ``record`` (the graph as vocabulary ordinals, :func:`.signatures.record`).
 ``vocabulary``  ordinals of node labels, edge labels and branches (``kind``, ``ord``, ``key``).
 ``blocks``      signatures of the graphs one ``add`` transaction wrote, as one numpy archive;
                 opening the file concatenates the blocks instead of parsing graphs.
@@ -38,7 +39,8 @@ VERSION = 1
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE graphs (rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, data BLOB NOT NULL);
+CREATE TABLE graphs (rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, data BLOB NOT NULL,
+                     record BLOB NOT NULL);
 CREATE TABLE vocabulary (kind TEXT NOT NULL, ord INTEGER NOT NULL, key TEXT NOT NULL,
                          PRIMARY KEY (kind, ord));
 CREATE TABLE blocks (block INTEGER PRIMARY KEY, data BLOB NOT NULL);
@@ -158,6 +160,17 @@ class Store:
                 out[rowid] = decode_graph(data, self.where)
         return out
 
+    def records(self, rowids: Iterable[int]) -> dict[int, bytes]:
+        """The :func:`~gedkit.search.signatures.record` bytes of ``rowids``."""
+        rowids = [int(r) for r in rowids]
+        out: dict[int, bytes] = {}
+        for start in range(0, len(rowids), 500):
+            chunk = rowids[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            out.update(self.conn.execute(
+                f"SELECT rowid, record FROM graphs WHERE rowid IN ({marks})", chunk))
+        return out
+
     def ids(self, rowids: Iterable[int] | None = None) -> dict[int, Any]:
         """rowid -> id, for ``rowids`` or for every graph."""
         if rowids is None:
@@ -212,13 +225,15 @@ class Store:
         new = {k: [] for k in KINDS}
         sizes = {k: len(v) for k, v in self.vocab.items()}  # to forget a failed batch
         try:
-            signatures = [signature_of(g, self.vocab, new) for g in graphs]
+            both = [signature_of(g, self.vocab, new) for g in graphs]
+            signatures = [s for s, _ in both]
             blobs = [encode_graph(g) for g in graphs]
             with self.conn:
                 cur = self.conn.cursor()
                 rowids = []
-                for text, blob in zip(id_texts, blobs, strict=True):
-                    cur.execute("INSERT INTO graphs (id, data) VALUES (?, ?)", (text, blob))
+                for text, blob, (_, rec) in zip(id_texts, blobs, both, strict=True):
+                    cur.execute("INSERT INTO graphs (id, data, record) VALUES (?, ?, ?)",
+                                (text, blob, rec.tobytes()))
                     rowids.append(cur.lastrowid)
                 cur.executemany("INSERT INTO vocabulary VALUES (?, ?, ?)",
                                 [(k, i, _value_text(k, self.vocab[k].values[i]))

@@ -1,0 +1,153 @@
+"""Exact verification of many candidate graphs against one query in one compiled call.
+
+A similarity search verifies thousands of small pairs per query; building a
+:class:`~gedkit.problem.Problem` and a search driver in Python for each costs several times the
+search itself. This kernel builds each pair's arrays from flat records and runs the one
+tree-search kernel (:func:`gedkit._kernels.tree_search.tree_search`) on it, with the threshold
+as cutoff, for a bounded number of expansions; a pair it cannot finish within them goes back to
+the Python driver, which has the time limits and the memory cap.
+
+A graph record is an int32 array ``[n, m, node labels (n), edge ends (2m), edge labels (m)]``,
+labels being the collection's vocabulary ordinals, so that label-matrix lookups use one global
+node matrix and one global edge matrix.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from gedkit._kernels.order import matching_order, neighbour_lists, twin_classes
+from gedkit._kernels.tree_search import STATUS_BUDGET, STATUS_DONE, STATUS_STOP, tree_search
+
+__all__ = ["FINISHED", "GAVE_UP", "verify_many"]
+
+FINISHED = 0  # bounds final: optimal within the cutoff, or proven beyond it
+GAVE_UP = 1  # the expansion cap or the state capacity was reached: solve it in Python
+
+
+@njit(cache=True, nogil=True)
+def _unpack(rec, o):
+    n = np.int64(rec[o])
+    m = np.int64(rec[o + 1])
+    labels = rec[o + 2:o + 2 + n]
+    ends = rec[o + 2 + n:o + 2 + n + 2 * m].reshape((m, 2))
+    elabels = rec[o + 2 + n + 2 * m:o + 2 + n + 3 * m]
+    return n, m, labels, ends, elabels
+
+
+@njit(cache=True, nogil=True)
+def _adjacency(n, ends, elabels):
+    adj = np.full((n, n), -1, dtype=np.int32)
+    for e in range(ends.shape[0]):
+        adj[ends[e, 0], ends[e, 1]] = elabels[e]
+        adj[ends[e, 1], ends[e, 0]] = elabels[e]
+    return adj
+
+
+@njit(cache=True, nogil=True)
+def _node_costs(nmat, l1, l2):
+    n1 = l1.shape[0]
+    n2 = l2.shape[0]
+    k = nmat.shape[0] - 1
+    out = np.empty((n1 + 1, n2 + 1))
+    for i in range(n1):
+        for j in range(n2):
+            out[i, j] = nmat[l1[i], l2[j]]
+        out[i, n2] = nmat[l1[i], k]
+    for j in range(n2):
+        out[n1, j] = nmat[k, l2[j]]
+    out[n1, n2] = 0.0
+    return out
+
+
+@njit(cache=True, nogil=True)
+def verify_many(
+    query, records, offsets, first, last,
+    nmat, nmat_t, emat, emat_t, nconst, econst, nconst_t, econst_t,
+    counting, branch, integral, tol, cutoff, stop_at, max_expansions, chunk,
+    maps_buf, g, f, depth, heap, free, out_lower, out_upper, out_status,
+):
+    """Verify the candidates ``first..last-1`` (records at ``offsets``) against ``query``:
+    exact search pruned at ``cutoff`` (and stopped at the first map within ``stop_at``), at
+    most ``max_expansions`` expansions each, in the frontier arrays given (reused; ``maps_buf``
+holds ``len(g)`` rows of the smaller graph's size). Writes
+    each candidate's bounds and FINISHED or GAVE_UP."""
+    nq, _, lq, eq, elq = _unpack(query, 0)
+    cap = g.shape[0]
+    ctl = np.zeros(6, dtype=np.int64)
+    fctl = np.empty(3)
+    for c in range(first, last):
+        nc, _, lc, ec, elc = _unpack(records, offsets[c])
+        swap = nq > nc
+        if swap:
+            l1, e1, el1, l2, e2, el2 = lc, ec, elc, lq, eq, elq
+            nm, em, ncst, ecst = nmat_t, emat_t, nconst_t, econst_t
+        else:
+            l1, e1, el1, l2, e2, el2 = lq, eq, elq, lc, ec, elc
+            nm, em, ncst, ecst = nmat, emat, nconst, econst
+        n1 = l1.shape[0]
+        n2 = l2.shape[0]
+        nl1 = l1.copy()
+        nl2 = l2.copy()
+        ed1 = e1.copy()
+        ed2 = e2.copy()
+        lab1 = el1.copy()
+        lab2 = el2.copy()
+        adj1 = _adjacency(n1, ed1, lab1)
+        adj2 = _adjacency(n2, ed2, lab2)
+        node_costs = _node_costs(nm, nl1, nl2)
+        best_map = np.full(n1, -1, dtype=np.int64)
+        if n1 == 0:
+            cost = 0.0
+            for j in range(n2):
+                cost += node_costs[0, j]
+            for e in range(ed2.shape[0]):
+                cost += em[em.shape[0] - 1, lab2[e]]
+            out_lower[c] = cost
+            out_upper[c] = cost
+            out_status[c] = FINISHED
+            continue
+        maps = maps_buf[:cap * n1].reshape((cap, n1))
+        ptr1, nbr1, nlab1 = neighbour_lists(adj1)
+        ptr2, nbr2, nlab2 = neighbour_lists(adj2)
+        order = matching_order(adj1, nl1, nl2)
+        twins = twin_classes(adj2, nl2)
+        g[0] = 0.0
+        f[0] = 0.0
+        depth[0] = 0
+        heap[0] = 0
+        ctl[:] = 0
+        ctl[0] = 1  # HEAP
+        ctl[1] = 1  # POOL
+        fctl[0] = np.inf  # UB
+        fctl[1] = 0.0  # LB
+        fctl[2] = np.inf  # PRUNED
+        spent = 0
+        status = -1
+        while spent < max_expansions:
+            before = ctl[3]
+            status = tree_search(
+                node_costs, adj1, adj2, em, nm, nl1, nl2, ncst, ecst,
+                ed1, lab1, ed2, lab2, ptr1, nbr1, nlab1, ptr2, nbr2, nlab2, order, twins,
+                maps, g, f, depth, heap, free, ctl, fctl, best_map,
+                False, counting, branch, integral, max(n2 + 1, min((n1 + 1) * (n2 + 1),
+                                                                  cap // 2)),
+                chunk, cutoff, stop_at, tol,
+            )
+            spent += max(ctl[3] - before, 1)
+            if status in (STATUS_DONE, STATUS_STOP):
+                break
+            if status != STATUS_BUDGET:  # the frontier is full: the Python driver grows it
+                break
+        ub = fctl[0]
+        lb = fctl[1]
+        if status == STATUS_DONE:
+            lb = max(lb, min(ub, fctl[2]))
+            out_status[c] = FINISHED
+        elif status == STATUS_STOP:
+            out_status[c] = FINISHED
+        else:
+            out_status[c] = GAVE_UP
+        out_lower[c] = lb
+        out_upper[c] = ub

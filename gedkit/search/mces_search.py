@@ -1,0 +1,471 @@
+"""Range and k-most-similar queries by MCES similarity: filter the whole collection, then
+verify the rest.
+
+**The similarity** of a query ``q`` and a graph ``g`` is Johnson's, as :func:`gedkit.mces`
+reports it (:func:`gedkit.mces.problem.johnson_similarity`): for the maximum common edge
+subgraph found, with ``e`` common edges touching ``V`` nodes,
+``J(V, e) = (V + e)² / ((n_q + m_q)(n_g + m_g))`` (0 when either graph is empty). ``V``
+depends on the map, not only on ``e``: two maximum maps may touch different numbers of nodes
+(a triangle and a three-edge path both have three edges), and then the map the verifying method
+returns decides, as in RASCAL. Every bound below holds for *every* node map, so whichever
+maximum map a method picks, no bound excludes it.
+
+**Filtering** (:class:`MCESFilter`) computes upper bounds on the similarity for every stored
+graph at once from its signature (no graph is read); stage ``labels`` from sizes and label
+multisets, stage ``branches`` from the node-label / incident-edge-label degrees that the
+branch multisets hold (RASCAL's "tier 1/tier 2" screen, without the bond classes a signature
+does not keep). Range queries then bound each surviving pair from its two graphs (stage
+``pairs``: the class-count and assignment bounds of :mod:`gedkit.mces.bounds`), and solve the
+rest with the chosen MCES method within the per-pair time limit.
+
+**Verification** turns a method's result (``L`` common edges found, at most ``U`` proven)
+into bounds on the similarity (:meth:`Verifier.bounds`): exact when ``L == U``; otherwise
+between the fewest and the most nodes ``L`` to ``U`` common edges can touch. A pair whose
+bounds straddle the threshold is undecided, never dropped or included silently.
+
+kNN scans the graphs in decreasing order of their filter bound, verifying each against the
+current k-th best similarity, and stops when the next bound is below it: no graph left can
+be more similar.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import math
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from gedkit.budget import Budget, solve_within
+from gedkit.budget import interrupted as interrupted_now
+from gedkit.graph import Graph
+from gedkit.search.ged_search import Outcome, _Stages, _tol
+from gedkit.search.result import Hit, SearchResult
+from gedkit.search.signatures import Signatures, Vocabulary, branch_keys, signature_of
+
+__all__ = ["MCESFilter", "Verifier", "knn_query", "range_query"]
+
+_GRAPH_CHUNK = 65536  # graphs per pass of the branch bound (bounds its temporary arrays)
+
+
+@dataclass
+class MCESOutcome(Outcome):
+    """Bounds on one pair's similarity; ``solved``: a method ran (not settled by bounds
+    alone); ``result``: its :class:`~gedkit.mces.MCESResult` when the verifier keeps them."""
+
+    solved: bool = True
+    result: Any = None
+
+
+def _similarity(nodes, edges, size):
+    """Johnson's similarity of ``nodes`` + ``edges`` common elements over the product of the
+    two graphs' sizes ``size`` (0 where it is 0), elementwise."""
+    nodes, edges, size = np.asarray(nodes), np.asarray(edges), np.asarray(size)
+    total = (nodes + edges).astype(np.float64)
+    return np.where(size > 0, total * total / np.maximum(size, 1), 0.0)
+
+
+def _max_similarity(edges, nodes, size):
+    """The largest similarity a common subgraph of at most ``edges`` edges and at most
+    ``nodes`` nodes can have: each edge touches two nodes, so at most ``min(2 edges, nodes)``
+    are touched, and J grows with nodes + edges (its denominator is fixed by the pair)."""
+    return _similarity(np.minimum(2 * np.asarray(edges), nodes), edges, size)
+
+
+class MCESFilter:
+    """Upper bounds on the similarity of one query to every graph of a collection, from
+    signatures: ``stages`` is a list of ``(name, bound)``, each ``bound(signatures)`` an
+    array of upper bounds, every stage at least as strong as the one before.
+
+    For a node map with ``e`` common edges touching ``V`` nodes (q has ``n1`` nodes and
+    ``m1`` edges, g ``n2`` and ``m2``):
+
+    ``labels``
+        ``e <= min(m1, m2)`` and ``e <= sum_b min(m1(b), m2(b))`` over edge labels ``b``:
+        the common edges of label ``b`` are distinct ``b``-edges of both graphs. ``V`` is at
+        most the node-label overlap ``sum_l min(n1(l), n2(l))``: touched nodes map
+        injectively onto nodes of their label.
+    ``branches``
+        ``2e <= D = sum over (l, b, t >= 1) of min(X1(l, b, t), X2(l, b, t))``, ``X(l, b, t)``
+        the number of nodes of label ``l`` with at least ``t`` incident edges of label ``b``.
+        Proof: ``2e`` is the sum over the nodes ``u`` of q of the common edges at ``u``; of
+        label ``b`` there are at most ``min(d_b(u), d_b(f(u)))``, since they land on distinct
+        ``b``-edges at ``f(u)``; and ``sum_u min(d_b(u), d_b(f(u))) = sum_t #{u : d_b(u) >= t
+        and d_b(f(u)) >= t}``, where among the nodes of label ``l`` (mapped injectively onto
+        nodes of label ``l``) that count is at most ``min(X1(l, b, t), X2(l, b, t))``. Summed
+        over ``l``, ``D / 2`` is at most the edge-label overlap (``sum_{l, t} X(l, b, t)`` is
+        twice the ``b``-edges). ``V`` is at most ``sum_l min(N1(l), N2(l))``, ``N(l)`` the
+        nodes of label ``l`` with an edge: a touched node has one.
+
+    With ``E`` the smallest edge bound and ``N`` the smallest node bound, ``V <= min(2e, N)``
+    and so the similarity is at most ``J(min(2E, N), E)`` for every map.
+    """
+
+    def __init__(self, query: Graph, vocab: dict[str, Vocabulary]):
+        views = {k: v.overlay() for k, v in vocab.items()}
+        signature = signature_of(query, views)
+        if len(signature) == 2:  # (signature, record)
+            signature = signature[0]
+        self.qn, self.qm, qsets = signature
+        self.dense = {}
+        for kind in ("node", "edge"):
+            ids, counts = qsets[kind]
+            dense = np.zeros(len(views[kind]), dtype=np.int32)
+            dense[ids] = counts
+            self.dense[kind] = dense
+        nodes = [views["node"].lookup(k) for k in query.node_keys]
+        edges = [views["edge"].lookup(k) for k in query.edge_keys]
+        degree_keys: Counter = Counter()  # (l, b, t) -> X1(l, b, t)
+        touched: Counter = Counter()  # l -> N1(l)
+        for label, incident in branch_keys(query, nodes, edges):
+            if incident:
+                touched[label] += 1
+            for b, group in itertools.groupby(incident):
+                for t in range(1, sum(1 for _ in group) + 1):
+                    degree_keys[label, b, t] += 1
+        self._columns(vocab["branch"], degree_keys, touched)
+        self.stages: list[tuple[str, Callable[[Signatures], np.ndarray]]] = [
+            ("labels", self._labels), ("branches", self._branches)]
+
+    def _columns(self, branches: Vocabulary, degree_keys: Counter, touched: Counter) -> None:
+        """The query's counts per column (its degree keys, then its touched labels) and, for
+        every branch of the collection's vocabulary, the columns a node with that branch
+        counts in (compressed rows ``w_ptr``/``w_cols``)."""
+        keys = list(degree_keys)
+        labels = list(touched)
+        self.n_degree = len(keys)
+        self.query_counts = np.array([degree_keys[k] for k in keys]
+                                     + [touched[lab] for lab in labels], dtype=np.int64)
+        column = {k: i for i, k in enumerate(keys)}
+        label_column = {lab: len(keys) + i for i, lab in enumerate(labels)}
+        ptr = [0]
+        cols: list[int] = []
+        for label, incident in branches.keys:
+            if label in label_column and incident:
+                cols.append(label_column[label])
+                for b, group in itertools.groupby(incident):
+                    for t in range(1, sum(1 for _ in group) + 1):
+                        col = column.get((label, b, t))
+                        if col is None:
+                            break  # the query has no node with t such edges, nor t + 1
+                        cols.append(col)
+            ptr.append(len(cols))
+        self.w_ptr = np.asarray(ptr, dtype=np.int64)
+        self.w_cols = np.asarray(cols, dtype=np.int64)
+
+    def _size(self, sig: Signatures) -> np.ndarray:
+        return (self.qn + self.qm) * (sig.n.astype(np.int64) + sig.m)
+
+    def _label_parts(self, sig: Signatures) -> tuple[np.ndarray, np.ndarray]:
+        """(edge bound, node bound) of stage ``labels``."""
+        edges = np.minimum(np.minimum(self.qm, sig.m),
+                           sig.sets["edge"].overlap(self.dense["edge"]))
+        nodes = sig.sets["node"].overlap(self.dense["node"])
+        return edges, nodes
+
+    def _labels(self, sig: Signatures) -> np.ndarray:
+        edges, nodes = self._label_parts(sig)
+        return _max_similarity(edges, nodes, self._size(sig))
+
+    def degree_overlap(self, sig: Signatures) -> tuple[np.ndarray, np.ndarray]:
+        """Per graph, ``D`` and ``sum_l min(N1(l), N2(l))`` (see the class docstring)."""
+        sets = sig.sets["branch"]
+        rows = len(sig)
+        width = len(self.query_counts)
+        degree = np.zeros(rows, dtype=np.int64)
+        touched = np.zeros(rows, dtype=np.int64)
+        if width == 0 or rows == 0:
+            return degree, touched
+        lengths = np.diff(self.w_ptr)
+        for start in range(0, rows, _GRAPH_CHUNK):
+            stop = min(rows, start + _GRAPH_CHUNK)
+            lo, hi = sets.ptr[start], sets.ptr[stop]
+            ids, counts = sets.ids[lo:hi], sets.counts[lo:hi]
+            row = np.repeat(np.arange(stop - start), np.diff(sets.ptr[start:stop + 1]))
+            # the graphs' nodes counted in each column: a branch's count in each of its
+            # columns, summed per graph
+            spread = lengths[ids]
+            total = int(spread.sum())
+            first = np.repeat(self.w_ptr[ids] - np.cumsum(spread) + spread, spread)
+            cols = self.w_cols[first + np.arange(total)]
+            cells = np.repeat(row, spread) * width + cols
+            counted = np.bincount(cells, weights=np.repeat(counts, spread),
+                                  minlength=(stop - start) * width)
+            common = np.minimum(counted.reshape(stop - start, width), self.query_counts)
+            degree[start:stop] = common[:, :self.n_degree].sum(axis=1)
+            touched[start:stop] = common[:, self.n_degree:].sum(axis=1)
+        return degree, touched
+
+    def _branches(self, sig: Signatures) -> np.ndarray:
+        edges, nodes = self._label_parts(sig)
+        degree, touched = self.degree_overlap(sig)
+        return _max_similarity(np.minimum(edges, degree // 2), np.minimum(nodes, touched),
+                               self._size(sig))
+
+
+def _fewest_nodes(edges: int, max_degree: int) -> int:
+    """The fewest nodes a simple graph of ``edges`` edges and degrees at most ``max_degree``
+    can have: ``v (v - 1) / 2 >= edges`` and ``v * max_degree >= 2 edges``."""
+    if edges <= 0:
+        return 0
+    v = math.ceil((1 + math.sqrt(1 + 8 * edges)) / 2)
+    while v * (v - 1) // 2 < edges:  # rounding of the square root
+        v += 1
+    while v > 2 and (v - 1) * (v - 2) // 2 >= edges:
+        v -= 1
+    return max(v, -(-2 * edges // max(max_degree, 1)))
+
+
+class Verifier:
+    """Solves the query against candidate graphs, one pair at a time, with an MCES method
+    and a per-pair :class:`~gedkit.budget.Budget`; ``keep`` keeps each pair's
+    :class:`~gedkit.mces.MCESResult` in its outcome (``outcome.result``)."""
+
+    def __init__(self, method: str, options: dict | None, timeout: float | None,
+                 memory: int | None, node_map: bool, keep: bool = False):
+        import gedkit.mces  # noqa: F401  (registers the methods)
+        from gedkit.mces.base import get_method
+
+        self.solver = get_method(method, **(options or {}))
+        Budget(timeout=timeout, memory=memory)  # checks both
+        self.timeout, self.memory, self.node_map, self.keep = timeout, memory, node_map, keep
+
+    def _budget(self, problem) -> Budget:
+        budget = Budget(timeout=self.timeout, memory=self.memory)
+        budget.what = (f"MCES search ({self.solver.name}) on graphs of {problem.n1} and "
+                       f"{problem.n2} nodes")
+        return budget
+
+    @staticmethod
+    def problem(query: Graph, graph: Graph):
+        from gedkit.mces.problem import MCESProblem
+
+        return MCESProblem(query, graph)
+
+    @staticmethod
+    def _touchable(problem) -> tuple[int, int]:
+        """(nodes a common edge can touch, the largest degree a common subgraph can have):
+        only edges whose class the other graph has can be common, so only their ends can be
+        touched, each label's at most as often as the other graph has such nodes."""
+        deg1 = np.bincount(problem.g1.edges[problem.useful1].ravel(), minlength=problem.n1)
+        deg2 = np.bincount(problem.g2.edges[problem.useful2].ravel(), minlength=problem.n2)
+        lab1, lab2 = problem.node_labels1[deg1 > 0], problem.node_labels2[deg2 > 0]
+        size = int(max(lab1.max(initial=-1), lab2.max(initial=-1))) + 1
+        nodes = int(np.minimum(np.bincount(lab1, minlength=size),
+                               np.bincount(lab2, minlength=size)).sum())
+        return nodes, int(min(deg1.max(initial=0), deg2.max(initial=0)))
+
+    def _size(self, problem) -> int:
+        return (problem.g1.n + problem.g1.m) * (problem.g2.n + problem.g2.m)
+
+    def pair_bound(self, problem) -> float:
+        """An upper bound on the pair's similarity from both graphs: at most the class-count
+        and assignment bounds' edges (:func:`gedkit.mces.bounds.upper_bound`), touching at
+        most the nodes :meth:`_touchable` allows."""
+        from gedkit.mces.bounds import upper_bound
+
+        edges = upper_bound(problem, self._budget(problem))
+        nodes, _ = self._touchable(problem)
+        return float(_max_similarity(edges, nodes, self._size(problem)))
+
+    def bounds(self, result) -> tuple[float, float]:
+        """Bounds on the pair's similarity from a method's result: exact (the result's
+        similarity) when its edge count is proven; otherwise, with ``L`` edges found and at
+        most ``U`` proven, the MCES has ``e`` edges, ``L <= e <= U``, and touches between
+        :func:`_fewest_nodes` ``(e)`` (nondecreasing in ``e``) and ``min(2e, touchable)``
+        nodes, so the similarity lies between ``J(fewest(L), L)`` and
+        ``J(min(2U, touchable), U)``."""
+        if result.optimal:
+            return result.similarity, result.similarity
+        problem = result.problem
+        nodes, degree = self._touchable(problem)
+        size = self._size(problem)
+        low = float(_similarity(_fewest_nodes(result.num_edges, degree), result.num_edges,
+                                size))
+        high = float(_max_similarity(result.upper_bound, nodes, size))
+        return low, max(high, result.similarity)
+
+    def __call__(self, query: Graph, graph: Graph, threshold: float | None = None,
+                 bound: float = math.inf, problem=None) -> MCESOutcome:
+        """Bounds on the similarity of ``query`` and ``graph``. ``bound`` is a filter's upper
+        bound (0: no edge can be common, so the similarity is 0 with nothing to solve); with
+        a ``threshold``, a pair whose :meth:`pair_bound` is below it is settled without a
+        search (``outcome.solved`` False)."""
+        problem = self.problem(query, graph) if problem is None else problem
+        if bound <= 0:
+            return MCESOutcome(0.0, 0.0, [] if self.node_map else None, False,
+                               self._empty(problem) if self.keep else None)
+        if threshold is not None:
+            high = min(bound, self.pair_bound(problem))
+            if high < threshold - _tol(threshold):
+                return MCESOutcome(0.0, high, None, False)
+        result = solve_within(self.solver, problem, self._budget(problem))
+        low, high = self.bounds(result)
+        if not result.optimal:
+            high = min(high, bound)
+        return MCESOutcome(low, high, result.node_map if self.node_map else None, True,
+                           result if self.keep else None)
+
+    def _empty(self, problem):
+        from gedkit.mces.result import MCESResult
+
+        return MCESResult.from_map(problem, np.full(problem.n1, -1, dtype=np.int64), 0,
+                                   self.solver.name, stats={"stopped": "no common edge class"})
+
+
+def range_query(coll, query: Graph, min_similarity: float, model: Any, verify: Verifier,
+                progress=None) -> SearchResult:
+    """Every graph of ``coll`` whose similarity to ``query`` is at least ``min_similarity``
+    (``model`` is unused: MCES has no cost model)."""
+    sig = coll._signatures
+    stages = _Stages(len(sig))
+    filt = MCESFilter(query, coll._store.vocab)
+    rows = np.arange(len(sig))
+    limit = min_similarity - _tol(min_similarity)
+    ub = np.full(len(sig), math.inf)
+    for name, bound in filt.stages:
+        ub = bound(sig.take(rows)) if len(rows) < len(sig) else bound(sig)
+        keep = ub >= limit
+        rows, ub = rows[keep], ub[keep]
+        stages.done(name, len(rows))
+    graphs = coll._store.graphs(sig.rowids[rows])
+    ids = coll._store.ids(sig.rowids[rows])
+    stages.done("read")
+    hits, undecided = [], []
+    interrupted = False
+    try:
+        # stage "pairs": bounds from both graphs, before any search
+        kept = []
+        for row, bound in zip(rows.tolist(), ub.tolist(), strict=True):
+            rowid = int(sig.rowids[row])
+            if bound > 0:
+                bound = min(bound, verify.pair_bound(verify.problem(query, graphs[rowid])))
+                if bound < limit:
+                    continue
+            kept.append((rowid, bound))
+            if interrupted_now():
+                raise KeyboardInterrupt
+        stages.done("pairs", len(kept))
+        for rowid, bound in kept:
+            out = verify(query, graphs[rowid], None, bound)
+            stages.stats["verified"] += 1
+            if progress is not None:
+                progress.step()
+            if out.upper >= limit:
+                hit = Hit(ids[rowid], out.lower, out.lower, out.upper, out.optimal,
+                          out.node_map)
+                (hits if out.lower >= limit else undecided).append(hit)
+            if interrupted_now():
+                interrupted = True
+                break
+    except KeyboardInterrupt:
+        interrupted = True
+    stages.done("verify")
+    hits.sort(key=lambda h: (-h.distance, -h.upper_bound))
+    undecided.sort(key=lambda h: (-h.upper_bound, -h.lower_bound))
+    certified = not interrupted and not undecided and all(h.optimal for h in hits)
+    return SearchResult("mces_range", query.name, min_similarity, hits, undecided, certified,
+                        stats=stages.stats, interrupted=interrupted)
+
+
+def knn_query(coll, query: Graph, k: int, model: Any, verify: Verifier,
+              progress=None) -> SearchResult:
+    """The ``k`` graphs of ``coll`` most similar to ``query`` by MCES."""
+    chosen, seen, state = _knn(coll, query, k, verify, progress)
+    return _knn_result(coll, query, k, chosen, seen, state)
+
+
+def _knn(coll, query: Graph, k: int, verify: Verifier, progress):
+    """The k best ``(lower, upper, rowid)`` (best first), every ``(rowid, outcome)``
+    verified, and what the answer's certificate needs."""
+    sig = coll._signatures
+    stages = _Stages(len(sig))
+    filt = MCESFilter(query, coll._store.vocab)
+    ub = np.full(len(sig), math.inf)
+    for name, bound in filt.stages:
+        ub = np.minimum(ub, bound(sig))
+        stages.done(name, len(sig))
+    order = np.argsort(-ub, kind="stable")
+    stages.done("order")
+    best: list[tuple[float, float, int, MCESOutcome]] = []  # min-heap: the k-th best on top
+    seen: list[tuple[int, MCESOutcome]] = []
+    scanned = solved = 0
+    interrupted = False
+    try:
+        for row in order.tolist():
+            kth = best[0][0] if len(best) == k else -math.inf
+            if ub[row] < kth - _tol(kth):
+                break  # every graph left has a bound below the k-th similarity
+            rowid = int(sig.rowids[row])
+            graph = coll._store.graphs([rowid])[rowid]
+            out = verify(query, graph, None if kth == -math.inf else kth, float(ub[row]))
+            # an interrupted search still returns valid bounds: the pair counts as scanned
+            scanned += 1
+            if out.solved:
+                solved += 1
+                stages.stats["verified"] += 1
+                if progress is not None:
+                    progress.step()
+            seen.append((rowid, out))
+            entry = (out.lower, out.upper, -rowid, out)
+            if len(best) < k:
+                heapq.heappush(best, entry)
+            elif _better(entry, best[0]):
+                heapq.heapreplace(best, entry)
+            if interrupted_now():
+                interrupted = True
+                break
+    except KeyboardInterrupt:
+        interrupted = True
+    stages.done("verify")
+    stages.stats["candidates"]["pairs"] = solved
+    stages.stats["scanned"] = scanned
+    chosen = sorted(((e[0], e[1], -e[2]) for e in best), key=lambda c: (-c[0], -c[1], c[2]))
+    unreached = scanned < len(order) and (len(chosen) < k or float(ub[order[scanned]])
+                                           > chosen[-1][0] + _tol(chosen[-1][0]))
+    return chosen, seen, (stages.stats, interrupted, interrupted and unreached)
+
+
+def _better(a: tuple, b: tuple) -> bool:
+    """Whether heap entry ``a`` ranks before ``b``: a larger proven similarity, then a larger
+    upper bound, then the earlier graph (equal within rounding counts as a tie)."""
+    for x, y in ((a[0], b[0]), (a[1], b[1])):
+        if abs(x - y) > _tol(max(abs(x), abs(y))):
+            return x > y
+    return a[2] > b[2]
+
+
+def _knn_result(coll, query: Graph, k: int, chosen, seen, state) -> SearchResult:
+    stats, interrupted, unreached = state
+    kth = chosen[-1][0] if chosen else -math.inf
+    ids = coll._store.ids([r for _, _, r in chosen])
+    outcomes = dict(seen)
+    hits = [Hit(ids[r], lo, lo, u, outcomes[r].optimal, outcomes[r].node_map)
+            for lo, u, r in chosen]
+    # a graph not chosen could still be more similar than the k-th when its upper bound is
+    # above it: a verified one whose search stopped early, or one never reached (interrupted)
+    picked = {r for _, _, r in chosen}
+    doubtful = [rowid for rowid, out in seen if rowid not in picked
+                and out.upper > kth + _tol(kth)]
+    unproven = [h.id for h in hits if not h.optimal]
+    undecided = []
+    if doubtful:
+        extra = coll._store.ids(doubtful)
+        undecided = [Hit(extra[r], outcomes[r].lower, outcomes[r].lower, outcomes[r].upper,
+                         False) for r in doubtful]
+        undecided.sort(key=lambda h: (-h.upper_bound, -h.lower_bound))
+    # a hit is uncertain when its similarity is not proven, or when some graph left out could
+    # still beat it
+    cutoff = max((h.upper_bound for h in undecided), default=-math.inf)
+    order = [h.id for h in hits]
+    uncertain = sorted({*unproven, *(h.id for h in hits if h.distance < cutoff - _tol(cutoff))},
+                       key=order.index)
+    if unreached:
+        uncertain = order
+    certified = not uncertain and not undecided and not unreached
+    return SearchResult("mces_knn", query.name, k, hits, undecided, certified, uncertain,
+                        stats=stats, interrupted=interrupted)
