@@ -55,6 +55,11 @@ def from_rdkit(mol: Any, node_label: Any = "atom", edge_label: Any = "bond", *,
     """
     check_label_spec(node_label, "node_label")
     check_label_spec(edge_label, "edge_label")
+    if node_label == "atom" and edge_label == "bond":
+        # the default labels, read straight (a collection reads millions of molecules)
+        edges = [(b.GetBeginAtomIdx(), b.GetEndAtomIdx(), _order(b, source))
+                 for b in mol.GetBonds()]
+        return Graph({a.GetIdx(): a.GetSymbol() for a in mol.GetAtoms()}, edges, name=name)
     nodes = [
         (atom.GetIdx(), {
             "atom": atom.GetSymbol(),
@@ -64,21 +69,23 @@ def from_rdkit(mol: Any, node_label: Any = "atom", edge_label: Any = "bond", *,
         })
         for atom in mol.GetAtoms()
     ]
-    edges = []
-    for bond in mol.GetBonds():
-        order = bond.GetBondTypeAsDouble()
-        if order == 0:  # a query bond ("any", an unknown MOL type): no order to compare
-            raise FormatError(
-                f"{source}: the bond between atoms {bond.GetBeginAtomIdx()} and "
-                f"{bond.GetEndAtomIdx()} has no bond order (RDKit bond type "
-                f"{bond.GetBondType().name})"
-            )
-        edges.append((bond.GetBeginAtomIdx(), bond.GetEndAtomIdx(), {
-            "bond": int(order) if order.is_integer() else order,
-            "aromatic": bond.GetIsAromatic(),
-        }))
+    edges = [(bond.GetBeginAtomIdx(), bond.GetEndAtomIdx(), {
+        "bond": _order(bond, source), "aromatic": bond.GetIsAromatic()})
+        for bond in mol.GetBonds()]
     return build_graph(nodes, edges, name=name, source=source, node_label=node_label,
                        edge_label=edge_label)
+
+
+def _order(bond: Any, source: Path | str) -> int | float:
+    """A bond's order as a valence: 1, 2, 3, or 1.5 when aromatic."""
+    order = bond.GetBondTypeAsDouble()
+    if order == 0:  # a query bond ("any", an unknown MOL type): no order to compare
+        raise FormatError(
+            f"{source}: the bond between atoms {bond.GetBeginAtomIdx()} and "
+            f"{bond.GetEndAtomIdx()} has no bond order (RDKit bond type "
+            f"{bond.GetBondType().name})"
+        )
+    return int(order) if order.is_integer() else order
 
 
 def from_smiles(smiles: str, node_label: Any = "atom", edge_label: Any = "bond", *,

@@ -67,6 +67,13 @@ def decode_value(data: Any) -> Any:
     return data
 
 
+_PLAIN = (str, int, float, bool, type(None))  # JSON keeps these as they are
+
+
+def _encode_all(values) -> list:
+    return [v if type(v) in _PLAIN else encode_value(v) for v in values]
+
+
 def encode_graph(g: Graph) -> bytes:
     """``g`` (ids, labels, edges, name) as compressed bytes.
 
@@ -78,10 +85,10 @@ def encode_graph(g: Graph) -> bytes:
     record = {
         "v": _VERSION,
         "name": g.name,
-        "ids": None if natural else [encode_value(i) for i in g.ids],
-        "nodes": [encode_value(lab) for lab in g.node_labels],
+        "ids": None if natural else _encode_all(g.ids),
+        "nodes": _encode_all(g.node_labels),
         "edges": g.edges.ravel().tolist(),
-        "elabels": [encode_value(lab) for lab in g.edge_labels],
+        "elabels": _encode_all(g.edge_labels),
     }
     return zlib.compress(json.dumps(record, separators=(",", ":")).encode(), 1)
 
