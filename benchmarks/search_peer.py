@@ -11,7 +11,8 @@ query file), by both
   ``ged -d DB -q QUERIES -m search -p astar -l BMao -t TAU``; its binary is taken from the
   environment variable ``GEDKIT_CHANG_GED`` (its column is left out when that is unset);
 - gedkit: ``gedkit.Collection`` built once per collection, then ``coll.range(query, tau)`` for
-  every query (the timed loop; building is timed apart).
+  every query, one after another (the timed loop; building, and the kernels' first compile /
+  load on a small collection of the queries, are timed apart).
 
 Both sides get exactly the same graphs: every graph is normalised once (node label = stripped
 atom symbol string, edge label = integer bond order, nodes numbered 0..n-1) and that one object
@@ -26,11 +27,13 @@ skipped and counted. Usage::
     GEDKIT_CHANG_GED=/tmp/chang/ged python benchmarks/search_peer.py [--data ../shared/data]
         [--collections nci,aids,mutagenicity,moses] [--taus 1,3,5,7] [--queries 100]
         [--peer-only | --gedkit-only] [--peer-timeout 1800] [--gedkit-timeout 1800]
-        [--json out.json] [--keep DIR]
+        [--pair-timeout S] [--peer-per-query] [--json out.json] [--keep DIR]
 
 Prints a Markdown summary (paste it into benchmarks/RESULTS.md). The peer's own "Total time"
 (filtering + verification over all query x graph pairs, file reading excluded) is the peer
-figure; its process wall time is kept in the JSON too.
+figure; gedkit's is the wall time of its query loop. "ditto, CPU" divides gedkit's CPU time by
+the peer process's (its file reading included), steadier on a busy machine. ``--json`` keeps
+every figure: process wall times, per-stage candidates and seconds, per-query match counts.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ import json
 import os
 import platform
 import re
+import resource
 import shlex
 import subprocess
 import sys
@@ -198,12 +202,15 @@ def run_peer(binary: str, db: Path, queries: Path, tau: int, timeout: float,
     cmd = [binary, "-d", str(db), "-q", str(queries), "-m", "search", "-p", "astar",
            "-l", "BMao", "-t", str(tau)] + (["-g"] if per_query else [])
     t0 = time.perf_counter()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     try:
         done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                               timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
         return {"status": "timeout", "timeout_s": timeout, "command": shlex.join(cmd)}
     wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
     found = PEER_OUT.search(done.stdout)
     if done.returncode != 0 or found is None:
         return {"status": f"failed (exit {done.returncode})", "wall_s": wall,
@@ -215,6 +222,7 @@ def run_peer(binary: str, db: Path, queries: Path, tau: int, timeout: float,
         "candidates": int(found[3]),
         "matches": int(found[4]),
         "wall_s": wall,
+        "cpu_s": cpu,  # the whole process, reading its files included
         "command": shlex.join(cmd),
     }
     if per_query:
@@ -224,9 +232,13 @@ def run_peer(binary: str, db: Path, queries: Path, tau: int, timeout: float,
 
 
 def build_gedkit(graphs: list[gedkit.Graph]) -> tuple[Any, float]:
+    """The collection, and the seconds to add the graphs and answer one trivial query (τ = 0,
+    one of its own graphs): that loads the stored signatures, which the first query would
+    otherwise pay for inside the timed loop."""
     coll = gedkit.Collection()
     t0 = time.perf_counter()
     coll.add(graphs)
+    coll.range(graphs[0], 0, progress=False)
     return coll, time.perf_counter() - t0
 
 
@@ -248,7 +260,7 @@ def run_gedkit(coll: Any, queries: list[gedkit.Graph], tau: int, timeout: float,
     matches, verified, screened, undecided, unproven = [], 0, 0, 0, 0
     stages: Counter = Counter()
     seconds: Counter = Counter()
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), time.process_time()
     for q in queries:
         left = max(timeout - (time.perf_counter() - t0), 0.01)
         res = coll.range(q, tau, timeout=left if pair_timeout is None else
@@ -263,11 +275,12 @@ def run_gedkit(coll: Any, queries: list[gedkit.Graph], tau: int, timeout: float,
         seconds.update(stats.get("seconds", {}))
         if time.perf_counter() - t0 > timeout:
             break
-    total = time.perf_counter() - t0
+    total, cpu = time.perf_counter() - t0, time.process_time() - cpu0
     out = {
         "status": "ok" if len(matches) == len(queries) else
         f"timeout after {len(matches)} of {len(queries)} queries",
         "seconds": total,
+        "cpu_s": cpu,
         "candidates": verified,
         "matches": sum(matches),
         "screened": screened,
@@ -316,20 +329,22 @@ def markdown(report: dict[str, Any]) -> str:
         lines.append(f"| {TITLES[key]} | {d['graphs']:,} | {skipped:,} | {d['mean_nodes']:.1f} | "
                      f"{d['mean_edges']:.1f} | {d['max_nodes']} | {d['disconnected']:,} |")
     lines += ["", "| collection | τ | peer s | peer cand. | peer matches | gedkit s | "
-              "gedkit cand. | gedkit matches | gedkit/peer | matches agree |",
-              "|---|---:|---:|---:|---:|---:|---:|---:|---:|:---:|"]
+              "gedkit cand. | gedkit matches | gedkit/peer | ditto, CPU | matches agree |",
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---:|"]
     for key, info in report["collections"].items():
         for run in info["runs"]:
             peer, ours = run.get("peer"), run.get("gedkit")
-            ratio = agree = "—"
+            ratio = cpu_ratio = agree = "—"
             if peer and ours and peer["status"] == "ok" and ours["status"] == "ok":
                 ratio = f"{ours['seconds'] / peer['seconds']:.2f}" if peer["seconds"] else "—"
+                if peer.get("cpu_s"):
+                    cpu_ratio = f"{ours['cpu_s'] / peer['cpu_s']:.2f}"
                 agree = "yes" if peer["matches"] == ours["matches"] else "**no**"
             lines.append(
                 f"| {TITLES[key]} | {run['tau']} | {cell(peer, 'seconds')} | "
                 f"{cell(peer, 'candidates')} | {cell(peer, 'matches')} | "
                 f"{cell(ours, 'seconds')} | {cell(ours, 'candidates')} | "
-                f"{cell(ours, 'matches')} | {ratio} | {agree} |")
+                f"{cell(ours, 'matches')} | {ratio} | {cpu_ratio} | {agree} |")
     notes = []
     for key, info in report["collections"].items():
         if info.get("gedkit_build_s") is not None:
@@ -436,7 +451,7 @@ def main() -> None:
                     warmed = True
                 coll, info["gedkit_build_s"] = build_gedkit(graphs)
             for tau in taus:
-                run: dict[str, Any] = {"tau": tau}
+                run: dict[str, Any] = {"tau": tau, "load_average": os.getloadavg()[0]}
                 info["runs"].append(run)
                 if peer:
                     run["peer"] = run_peer(peer, db_path, query_path, tau, args.peer_timeout,
