@@ -14,14 +14,14 @@ import warnings
 from collections.abc import Sequence
 
 from gedkit import __version__
-from gedkit.cli import _ged, _info, _mces, _pairwise, _train, _warmup
+from gedkit.cli import _collection, _ged, _info, _mces, _pairwise, _search, _train, _warmup
 from gedkit.cli._args import translate_method_flags
 from gedkit.errors import GedkitError
 
 __all__ = ["build_parser", "main"]
 
-# One module per command; later ones (search, draw) join this tuple.
-_COMMANDS = (_ged, _mces, _pairwise, _info, _train, _warmup)
+# One module per command; later ones (draw) join this tuple.
+_COMMANDS = (_ged, _mces, _pairwise, _search, _collection, _info, _train, _warmup)
 
 
 def build_parser() -> argparse.ArgumentParser:

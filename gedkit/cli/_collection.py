@@ -1,0 +1,337 @@
+"""``gedkit collection build|info``: collection files for ``gedkit search``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from gedkit.cli._inputs import _cli_words, _note, _notice, add_input_arguments, label_spec
+from gedkit.cli._inputs import read_options as _read_options
+from gedkit.errors import GedkitError, OptionError
+
+if TYPE_CHECKING:  # numpy and the readers load when the command runs
+    from gedkit.graph import Graph
+    from gedkit.search import Collection
+
+#: graphs (and nodes plus edges) that the check of names keeps in memory, so that an input of
+#: up to this size is read once; a larger one is read again to be added
+BUFFER_GRAPHS = 50_000
+BUFFER_ITEMS = 2_500_000
+
+_SMILES = "smiles:"
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "collection",
+        help="build or describe a collection file for 'gedkit search'",
+        description="A collection is one file (SQLite) holding graphs with ids and the "
+        "signatures that let 'gedkit search' filter it without reading its graphs.",
+        allow_abbrev=False,
+    )
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+    build = actions.add_parser(
+        "build",
+        help="make a collection file from graph files",
+        description="Make the collection file LIB from the graphs of FILES (any format gedkit "
+        "reads; a file holding several graphs adds them all; smiles:SMILES adds one molecule). "
+        "A graph's id is its name (the SMILES title column, the file name of a GXL graph...) "
+        "when every name is unique, otherwise its number. Graphs are written in batches, "
+        "each whole or not at all: Ctrl-C keeps every batch written. --append adds "
+        "graphs to an existing collection.",
+        epilog="Exit status: 0 when done, 2 for bad input (nothing written when it is found "
+        "before writing starts), 130 after Ctrl-C (the batches written are kept).",
+        allow_abbrev=False,
+    )
+    build.add_argument("lib", metavar="LIB", help="the collection file to write (LIB.gdb)")
+    build.add_argument("files", nargs="+", metavar="FILE", help="graph files")
+    build.add_argument(
+        "--ids", choices=("names", "numbers"),
+        help="ids: the graphs' names (an error unless they are unique) or numbers from 0 "
+        "(default: names when unique, else numbers). Names are checked before anything is "
+        f"written, so inputs of over {BUFFER_GRAPHS:,} graphs are read twice; --ids numbers "
+        "reads them once",
+    )
+    mode = build.add_mutually_exclusive_group()
+    mode.add_argument("--append", action="store_true",
+                      help="add to the existing collection LIB (read with its labels)")
+    mode.add_argument("--overwrite", action="store_true",
+                      help="replace LIB when it exists (only a collection file is replaced)")
+    add_input_arguments(build)
+    build.set_defaults(run=run_build, command_parser=build)
+
+    info = actions.add_parser(
+        "info", help="what a collection file holds",
+        description="Graphs, the label attributes they were read with, node and edge counts, "
+        "label vocabularies and file size of the collection file LIB.",
+        allow_abbrev=False,
+    )
+    info.add_argument("lib", metavar="LIB", help="a collection file")
+    info.add_argument("--json", action="store_true", help="print JSON for programs")
+    info.set_defaults(run=run_info, command_parser=info)
+
+
+# -- build --------------------------------------------------------------------------------------
+
+def run_build(args: argparse.Namespace) -> int:
+    from gedkit.search import Collection
+    from gedkit.search.collection import BATCH
+
+    start = time.perf_counter()
+    lib = Path(args.lib)
+    node_label, edge_label = label_spec(args.node_label), label_spec(args.edge_label)
+    _check_target(lib, args)
+    _check_inputs(args.files, lib)
+    existing: Collection | None = None
+    if args.append:
+        existing = Collection.open(lib, mode="a")
+        node_label = _recorded(existing.node_label, node_label, "--node-label", lib)
+        edge_label = _recorded(existing.edge_label, edge_label, "--edge-label", lib)
+    options = {**_read_options(args), "node_label": node_label, "edge_label": edge_label}
+    options = {key: value for key, value in options.items() if value is not None}
+
+    graphs: Any = None
+    ids = None
+    try:
+        if args.ids != "numbers":
+            names, buffer = _scan(args.files, options, args)
+            if not names:
+                raise GedkitError(f"no graphs in {', '.join(args.files)}")
+            ids = _named_ids(names, existing, lib, args.ids == "names")
+            graphs = buffer
+    except KeyboardInterrupt:
+        print("gedkit: interrupted while reading the graphs; nothing was written",
+              file=sys.stderr)
+        return 130
+    finally:
+        _note(args)
+    coll = existing if existing is not None else Collection.create(
+        lib, node_label=node_label, edge_label=edge_label, overwrite=args.overwrite)
+    before = len(coll)
+    if graphs is None:
+        graphs = _stream(args.files, options, args)
+    try:
+        added = coll.add(graphs, ids=ids)
+    except KeyboardInterrupt:
+        committed = len(coll) - before
+        print(f"gedkit: interrupted: {committed} graphs were committed to {lib} (whole "
+              f"batches of {BATCH}; nothing of the batch under way)", file=sys.stderr)
+        return 130
+    except (GedkitError, OSError):
+        committed = len(coll) - before
+        if committed:
+            print(f"gedkit: note: {committed} graphs were committed to {lib} before the error",
+                  file=sys.stderr)
+        elif existing is None:
+            coll.close()
+            lib.unlink()  # made by this command and still empty
+        raise
+    finally:
+        _note(args)
+    total = len(coll)
+    coll.close()
+    if not added and existing is None:
+        lib.unlink()
+        raise GedkitError(f"no graphs in {', '.join(args.files)}")
+    what = "names" if ids is not None else "numbers"
+    print(f"{lib}: {added} graphs added ({total} in all; ids: {what}), "
+          f"{_file_size(os.path.getsize(lib))}, {time.perf_counter() - start:.1f} s")
+    return 0
+
+
+def _check_target(lib: Path, args: argparse.Namespace) -> None:
+    from gedkit.search import Collection
+
+    if args.append:
+        if not lib.is_file():
+            raise OptionError(f"{lib} does not exist; --append adds to an existing collection "
+                              "(leave it out to make a new one)")
+        return
+    if not lib.exists():
+        return
+    if not args.overwrite:
+        raise OptionError(f"{lib} exists already; --append adds to it, --overwrite replaces it")
+    if not lib.is_file():
+        raise OptionError(f"{lib} is not a file; --overwrite replaces collection files only")
+    try:
+        Collection.open(lib).close()
+    except GedkitError:
+        raise OptionError(f"{lib} is not a gedkit collection; --overwrite replaces collection "
+                          "files only") from None
+
+
+def _check_inputs(files: list[str], lib: Path) -> None:
+    """Every input there before anything is written (and LIB not among them)."""
+    from gedkit.inputs import is_file_reference
+
+    for text in files:
+        if text.startswith(_SMILES):
+            continue
+        if not is_file_reference(text):
+            raise FileNotFoundError(f"no such file: {text}")
+        file = Path(text) if Path(text).exists() else Path(text.rpartition("#")[0])
+        if lib.exists() and file.resolve() == lib.resolve():
+            raise OptionError(f"{text} is the collection being written; a collection is not "
+                              "an input of itself")
+
+
+def _recorded(stored: Any, given: Any, flag: str, lib: Path) -> Any:
+    """The label the graphs added to ``lib`` are read with: the one it records."""
+    if given is not None and _spec(given) != _spec(stored):
+        shown = f"no {flag} (the format's own labels)" if stored is None else \
+            f"{flag} {_show_label(stored)}"
+        raise OptionError(f"{lib} was built with {shown}; graphs read with {flag} "
+                          f"{_show_label(given)} would not be comparable with its graphs")
+    return stored
+
+
+def _spec(value: Any) -> Any:
+    return tuple(value) if isinstance(value, list | tuple) else value
+
+
+def _stream(files: list[str], options: dict, args: argparse.Namespace) -> Iterator[Graph]:
+    """The graphs of ``files`` one at a time, read with ``options``."""
+    from gedkit.inputs import as_graph
+    from gedkit.io import read_graphs
+
+    notice = _notice(args)
+    with _cli_words():
+        for text in files:
+            if text.startswith(_SMILES):
+                yield as_graph(text, options.get("node_label"), options.get("edge_label"),
+                               notice=notice)
+            else:
+                yield from read_graphs(text, notice, **options)
+
+
+def _scan(files: list[str], options: dict, args: argparse.Namespace
+          ) -> tuple[list, list[Graph] | None]:
+    """Every graph's name, and the graphs themselves while they are few enough to keep."""
+    from gedkit.search.collection import _Counter
+
+    names: list = []
+    buffer: list[Graph] | None = []
+    items = 0
+    shown = _Counter(None, "reading")
+    try:
+        for g in _stream(files, options, args):
+            names.append(g.name)
+            if buffer is not None:
+                buffer.append(g)
+                items += g.n + g.m
+                if len(buffer) > BUFFER_GRAPHS or items > BUFFER_ITEMS:
+                    buffer = None  # read again when adding
+            shown.update(len(names))
+    finally:
+        shown.close()
+    return names, buffer
+
+
+def _named_ids(names: list, existing: Collection | None, lib: Path, required: bool
+               ) -> list | None:
+    """``names`` as the ids, when they can be; else None (numbers), with a note saying why,
+    or an error with ``--ids names``."""
+    problem = None
+    seen: dict = {}
+    for k, name in enumerate(names):
+        if not isinstance(name, str) or not name:
+            problem = f"graph {k} has no name"
+            break
+        if name in seen:
+            problem = f"graphs {seen[name]} and {k} are both named {name!r}"
+            break
+        seen[name] = k
+    if problem is None and existing is not None and len(existing):
+        taken = {i for i in existing.ids if isinstance(i, str)}
+        clash = next((name for name in names if name in taken), None)
+        if clash is not None:
+            problem = f"{lib} has a graph with id {clash!r} already"
+    if problem is None:
+        return names
+    if required:
+        raise OptionError(f"--ids names: {problem}; --ids numbers numbers the graphs instead")
+    print(f"gedkit: note: the graphs are numbered, not named: {problem}", file=sys.stderr)
+    return None
+
+
+# -- info ---------------------------------------------------------------------------------------
+
+def run_info(args: argparse.Namespace) -> int:
+    from gedkit.search import Collection
+
+    with Collection.open(args.lib) as coll:
+        data = describe(coll)
+    if args.json:
+        print(json.dumps(data))
+        return 0
+    vocab = data["vocabulary"]
+    rows = [
+        ("collection", data["path"]),
+        ("graphs", f"{data['graphs']:,}"),
+        ("node label", _show_label(data["node_label"])),
+        ("edge label", _show_label(data["edge_label"])),
+        ("nodes", _show_counts(data["nodes"])),
+        ("edges", _show_counts(data["edges"])),
+        ("vocabulary", f"{vocab['node']:,} node labels, {vocab['edge']:,} edge labels, "
+                       f"{vocab['branch']:,} branches"),
+        ("file size", _file_size(data["file_size"])),
+    ]
+    width = max(len(key) for key, _ in rows) + 2
+    print("\n".join(f"{key:<{width}}{value}" for key, value in rows))
+    return 0
+
+
+def describe(coll: Collection) -> dict:
+    """What ``gedkit collection info --json`` prints."""
+    sig = coll._signatures
+    return {
+        "path": coll.path,
+        "graphs": len(sig),
+        "node_label": _plain(coll.node_label),
+        "edge_label": _plain(coll.edge_label),
+        "nodes": _counts(sig.n),
+        "edges": _counts(sig.m),
+        "vocabulary": {kind: len(v) for kind, v in coll._store.vocab.items()},
+        "file_size": os.path.getsize(coll.path),
+    }
+
+
+def _counts(values: Any) -> dict | None:
+    if not len(values):
+        return None
+    return {"min": int(values.min()), "mean": float(values.mean()), "max": int(values.max())}
+
+
+def _show_counts(counts: dict | None) -> str:
+    if counts is None:
+        return "-"
+    return f"min {counts['min']}, mean {counts['mean']:.1f}, max {counts['max']}"
+
+
+def _plain(label: Any) -> Any:
+    return list(label) if isinstance(label, tuple) else label
+
+
+def _show_label(label: Any) -> str:
+    if label is None:
+        return "(none named: the format's own labels)"
+    if isinstance(label, list | tuple):
+        return ",".join(map(str, label))
+    return str(label)
+
+
+def _file_size(size: float) -> str:
+    if size < 1000:
+        return f"{int(size)} bytes"
+    for unit in ("kB", "MB", "GB", "TB"):
+        size /= 1000
+        if size < 1000 or unit == "TB":
+            break
+    return f"{size:.1f} {unit}"

@@ -1,0 +1,426 @@
+"""``gedkit search LIB QUERY``: range and nearest-neighbour search of a collection file, by
+graph edit distance or by MCES similarity."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import importlib.util
+import json
+import math
+import sys
+import warnings
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from gedkit.budget import PAIR_TIMEOUT as DEFAULT_TIMEOUT
+from gedkit.budget import InterruptedWarning
+from gedkit.cli._args import add_solver_arguments, parse_options, parse_size
+from gedkit.cli._ged import _duration, _show
+from gedkit.cli._inputs import _cli_words, _note, _notice
+from gedkit.errors import GedkitError, OptionError
+
+if TYPE_CHECKING:  # numpy and the solvers load when the command runs
+    from gedkit.graph import Graph
+    from gedkit.search import Collection, Hit, SearchResult
+
+CSV_COLUMNS = ("query", "rank", "id", "distance", "lower_bound", "upper_bound", "optimal",
+               "status")
+#: what to find: flag -> (Collection method, whether its value is a count, question)
+KINDS = {
+    "--within": ("range", False, "ged"),
+    "--nearest": ("knn", True, "ged"),
+    "--similarity": ("mces_range", False, "mces"),
+    "--mces-nearest": ("mces_knn", True, "mces"),
+}
+DEFAULT_METHOD = {"ged": "astar", "mces": "auto"}
+_SQLITE = b"SQLite format 3\x00"
+# keyword arguments of the search calls that a method option must not replace
+_RESERVED = {"query", "queries", "tau", "k", "min_similarity", "costs", "method", "timeout",
+             "memory", "node_map", "n_jobs", "progress", "node_label", "edge_label"}
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "search",
+        help="search a collection by GED or MCES similarity",
+        description="Search the collection file LIB (see 'gedkit collection build') for the "
+        "graphs near QUERY: within a GED threshold, the k nearest by GED, or by MCES "
+        "similarity. QUERY is a graph file (every graph of a file holding several is a "
+        "query), FILE#ID, a SMILES string, or a collection file (each of its graphs is a "
+        "query). Filters on stored signatures rule out most graphs; the rest are verified "
+        f"within {DEFAULT_TIMEOUT:g} s per pair unless --timeout says otherwise, and a graph "
+        "still open then is reported as undecided, with its bounds.",
+        epilog="Exit status: 0 when done (certified or not), 2 for bad input, 130 after "
+        "Ctrl-C (the queries answered are printed).",
+        allow_abbrev=False,
+    )
+    parser.add_argument("lib", metavar="LIB", help="a collection file")
+    parser.add_argument("query", metavar="QUERY",
+                        help="graph file, FILE#ID, SMILES, or collection file (batch)")
+    what = parser.add_argument_group("what to find (give one)")
+    what.add_argument("--within", metavar="T", help="every graph with GED <= T (T >= 0)")
+    what.add_argument("--nearest", metavar="K", help="the K graphs nearest by GED")
+    what.add_argument("--similarity", metavar="S",
+                      help="every graph whose MCES similarity (Johnson) is >= S, in [0, 1]")
+    what.add_argument("--mces-nearest", metavar="K", help="the K graphs most similar by MCES")
+    group = add_solver_arguments(parser, timeout=DEFAULT_TIMEOUT, method=False)
+    group.add_argument("--costs", metavar="NAME",
+                       help="GED cost model (default uniform; see 'gedkit costs')")
+    # not "method": the GED commands' --KEY option spelling looks GED methods up by that name
+    group.add_argument(
+        "--method", dest="search_method", metavar="M",
+        help="the method verifying candidates (default: astar for GED, auto for MCES; see "
+        "'gedkit methods'); its options as -o KEY=VALUE",
+    )
+    group.add_argument("--node-map", action="store_true", help="give each hit its node map")
+    parser.add_argument("--jobs", type=int, default=1, metavar="N",
+                        help="worker processes for many queries (-1 = all cores)")
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true",
+                        help="print one JSON object per query per line")
+    output.add_argument(
+        "--csv", metavar="OUT",
+        help=f"write one CSV row per hit to OUT ('-' = stdout): {', '.join(CSV_COLUMNS)}",
+    )
+    parser.set_defaults(run=run, command_parser=parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    from gedkit.search import Collection
+
+    flag, value = _what(args)
+    kind, _, question = KINDS[flag]
+    kwargs = _call_options(args, question)
+    coll = Collection.open(args.lib)
+    queries, labels, batch = read_queries(args.query, coll, args)
+    search = getattr(coll, kind)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", InterruptedWarning)  # said below, in CLI words
+        if batch:
+            results = search(None, value, queries=queries, **kwargs)
+        else:
+            results = [search(queries[0], value, **kwargs)]
+    for result, label in zip(results, labels, strict=False):
+        result.query = label
+    write(results, args, batch)
+    _tell_limits(results, args)
+    interrupted = len(results) < len(queries) or any(r.interrupted for r in results)
+    if interrupted:
+        answered = sum(not r.interrupted for r in results)
+        print(f"gedkit: interrupted: {answered} of {len(queries)} queries answered; what was "
+              "found is printed above", file=sys.stderr)
+        return 130
+    return 0
+
+
+def _what(args: argparse.Namespace) -> tuple[str, float | int]:
+    """The one search asked for, and its checked value."""
+    given = [(flag, getattr(args, flag[2:].replace("-", "_"))) for flag in KINDS]
+    given = [(flag, text) for flag, text in given if text is not None]
+    if not given:
+        raise OptionError("say what to find: --within T, --nearest K, --similarity S or "
+                          "--mces-nearest K")
+    if len(given) > 1:
+        raise OptionError(f"{given[0][0]} and {given[1][0]} cannot be combined; give one of "
+                          f"{', '.join(KINDS)}")
+    flag, text = given[0]
+    kind, count, _ = KINDS[flag]
+    if count:
+        try:
+            k = int(text)
+        except ValueError:
+            k = 0
+        if k < 1:
+            raise OptionError(f"{flag} {text!r}: give a whole number of graphs, at least 1")
+        return flag, k
+    try:
+        number = float(text)
+    except ValueError:
+        number = math.nan
+    if not number >= 0 or math.isinf(number):
+        raise OptionError(f"{flag} {text!r}: give a number >= 0")
+    if kind == "mces_range" and number > 1:
+        raise OptionError(f"{flag} {text!r}: a similarity is between 0 and 1")
+    return flag, number
+
+
+def _call_options(args: argparse.Namespace, question: str) -> dict[str, Any]:
+    """Keyword arguments of the search call: method options (``-o``), then the flags."""
+    options = parse_options(args.options)
+    reserved = sorted(_RESERVED & options.keys())
+    if reserved:
+        raise OptionError(f"-o {reserved[0]}=... is not a method option; the command has a "
+                          "flag for it (see 'gedkit search --help')")
+    if args.timeout is not None and not args.timeout > 0:
+        raise OptionError(f"--timeout {args.timeout:g}: give seconds > 0, or none")
+    if args.jobs == 0:
+        raise OptionError("--jobs 0: give a number of processes, or -1 for every core")
+    kwargs = {
+        **options,
+        "method": args.search_method or DEFAULT_METHOD[question],
+        "timeout": args.timeout,
+        "memory": None if args.memory is None else parse_size(args.memory),
+        "node_map": args.node_map,
+        "n_jobs": args.jobs,
+    }
+    if question == "ged":
+        kwargs["costs"] = args.costs or "uniform"
+    else:
+        if args.costs is not None:
+            raise OptionError("--costs applies to GED searches (--within, --nearest); MCES "
+                              "similarity has no costs")
+        if importlib.util.find_spec("gedkit.search.mces_search") is None:
+            raise GedkitError("MCES search is not available in this gedkit "
+                              "(gedkit.search.mces_search is missing)")
+    return kwargs
+
+
+# -- queries ------------------------------------------------------------------------------------
+
+def read_queries(text: str, coll: Collection, args: argparse.Namespace
+                 ) -> tuple[list[Graph], list[Any], bool]:
+    """The query graphs ``text`` names, their names for the output, and whether they are a
+    batch (a collection or a file of several graphs) rather than one query."""
+    from gedkit.inputs import as_graph, is_file_reference
+    from gedkit.io import read_graphs
+    from gedkit.io.common import DEFAULT
+
+    labels = (coll.node_label, coll.edge_label)
+    found = _collection_file(text)
+    if found is not None:
+        return _from_collection(*found, labels)
+    notice = _notice(args)
+    with _cli_words():
+        if text.startswith("smiles:") or not is_file_reference(text):
+            graphs = [as_graph(text, *labels, notice=notice)]
+        else:
+            specs = [DEFAULT if label is None else label for label in labels]
+            graphs = list(read_graphs(text, notice, *specs))
+    _note(args)
+    if not graphs:
+        raise GedkitError(f"{text}: the file holds no graph")
+    names = [g.name or (text if len(graphs) == 1 else f"{text}[{k}]")
+             for k, g in enumerate(graphs)]
+    return graphs, names, len(graphs) > 1
+
+
+def _collection_file(text: str) -> tuple[Path, str | None] | None:
+    """(file, id) when ``text`` is a collection file or ``FILE#ID`` of one, else None."""
+    path, selector = Path(text), None
+    if not path.is_file() and "#" in text:
+        head, _, selector = text.rpartition("#")
+        path = Path(head)
+    if not path.is_file():
+        return None
+    if path.suffix.lower() == ".gdb":
+        return path, selector
+    try:
+        with open(path, "rb") as f:
+            magic = f.read(len(_SQLITE))
+    except OSError:
+        return None
+    return (path, selector) if magic == _SQLITE else None
+
+
+def _from_collection(path: Path, selector: str | None, labels: tuple
+                     ) -> tuple[list[Graph], list[Any], bool]:
+    from gedkit.search import Collection
+
+    with Collection.open(path) as source:
+        for mine, theirs, flag in zip(labels, (source.node_label, source.edge_label),
+                                      ("node", "edge"), strict=True):
+            if mine is not None and theirs is not None and _spec(mine) != _spec(theirs):
+                raise OptionError(f"{path} was built with --{flag}-label {_label(theirs)} and "
+                                  f"the library with --{flag}-label {_label(mine)}: their "
+                                  "graphs are not comparable")
+        if selector is not None:
+            graph_id = _find_id(source, selector, path)
+            return [source.get(graph_id)], [graph_id], False
+        items = list(source.items())
+    if not items:
+        raise GedkitError(f"{path}: the collection holds no graph")
+    return [g for _, g in items], [i for i, _ in items], True
+
+
+def _find_id(source: Collection, selector: str, path: Path) -> Any:
+    if selector in source:
+        return selector
+    if selector.isascii() and selector.isdigit() and int(selector) in source:
+        return int(selector)
+    raise GedkitError(f"{path}: no graph with id {selector!r}")
+
+
+def _spec(value: Any) -> Any:
+    return tuple(value) if isinstance(value, list | tuple) else value
+
+
+def _label(label: Any) -> str:
+    return ",".join(map(str, label)) if isinstance(label, list | tuple) else str(label)
+
+
+# -- output -------------------------------------------------------------------------------------
+
+def write(results: list[SearchResult], args: argparse.Namespace, batch: bool) -> None:
+    if args.json:
+        for result in results:
+            print(json.dumps(result.to_dict(), default=str))
+    elif args.csv == "-":
+        rows = _write_csv(sys.stdout, results, args.node_map)
+        print(f"gedkit: {_summary(results)}", file=sys.stderr)
+    elif args.csv:
+        with open(args.csv, "w", newline="", encoding="utf-8") as out:
+            rows = _write_csv(out, results, args.node_map)
+        print(f"wrote {rows} rows to {args.csv}: {_summary(results)}")
+    elif results:
+        print("\n\n".join(report(result) for result in results))
+        if batch:
+            print(f"\n{_summary(results)}")
+
+
+def _write_csv(out: Any, results: list[SearchResult], node_map: bool) -> int:
+    """One row per hit (``status`` hit) and per undecided graph (``status`` undecided, no
+    rank); a ``node_map`` column (JSON) with ``--node-map``."""
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS + (("node_map",) if node_map else ()))
+    rows = 0
+    for result in results:
+        listed = [(rank, h, "hit") for rank, h in enumerate(result.hits, start=1)]
+        listed += [("", h, "undecided") for h in result.undecided]
+        for rank, h, status in listed:
+            row = [result.query, rank, h.id, h.distance, h.lower_bound, h.upper_bound,
+                   "true" if h.optimal else "false", status]
+            if node_map:
+                row.append("" if h.node_map is None else json.dumps(h.node_map, default=str))
+            writer.writerow(row)
+            rows += 1
+    return rows
+
+
+def _summary(results: list[SearchResult]) -> str:
+    hits = sum(len(r.hits) for r in results)
+    undecided = sum(len(r.undecided) for r in results)
+    certified = sum(r.certified for r in results)
+    seconds = sum(_seconds(r) for r in results)
+    parts = [_count(len(results), "query", "queries"), _count(hits, "hit", "hits")]
+    if undecided:
+        parts.append(f"{undecided} undecided")
+    parts.append(f"{certified} of {len(results)} certified")
+    return ", ".join(parts) + f", {_duration(seconds)}"
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n:,} {one if n == 1 else many}"
+
+
+def report(result: SearchResult) -> str:
+    """One query's answer for people: a header, one line per hit (and per undecided graph),
+    the filter statistics."""
+    mces = result.kind.startswith("mces")
+    fmt = _similarity if mces else _distance
+    asked = {
+        "range": f"within GED {result.parameter:g}",
+        "knn": "nearest by GED",
+        "mces_range": f"with MCES similarity >= {result.parameter:g}",
+        "mces_knn": "most similar by MCES",
+    }[result.kind]
+    hits = len(result.hits)
+    verdict = "certified" if result.certified else f"not certified ({_why(result)})"
+    lines = [f"{result.query}: {_count(hits, 'hit', 'hits')} {asked}, {verdict}, "
+             f"{_duration(_seconds(result))}"]
+    column = "similarity" if mces else "distance"
+    rows = [(str(rank), str(h.id), fmt(h.distance), _bounds(h, fmt))
+            for rank, h in enumerate(result.hits, start=1)]
+    if rows:
+        table = _table([("rank", "id", column, "bounds"), *rows])
+        lines.append(table[0])
+        for line, h in zip(table[1:], result.hits, strict=True):
+            lines.append(line)
+            if h.node_map is not None:
+                lines.append(f"        node map {_node_map(h.node_map)}")
+    else:
+        lines.append("  (no hits)")
+    if result.undecided:
+        lines.append(f"  undecided: {len(result.undecided)} (verification stopped before "
+                     "deciding; maybe in, maybe out)")
+        width = max(len(str(h.id)) for h in result.undecided)
+        lines += [f"    {h.id!s:<{width}}  {_bounds(h, fmt, always=True)}"
+                  for h in result.undecided]
+    lines.append("  " + _stages(result.stats, ranked=result.kind.endswith("knn")))
+    return "\n".join(lines)
+
+
+def _why(result: SearchResult) -> str:
+    if result.interrupted:
+        return "interrupted"
+    reasons = []
+    if result.undecided:
+        reasons.append(f"{len(result.undecided)} undecided")
+    unproven = [h for h in result.hits if not h.optimal]
+    if unproven:
+        reasons.append(f"{len(unproven)} {'value' if len(unproven) == 1 else 'values'} not "
+                       "proven")
+    if result.uncertain and not unproven:
+        reasons.append(f"the places of {len(result.uncertain)} hits not proven")
+    return "; ".join(reasons) or "not proven"
+
+
+def _table(rows: list[tuple[str, ...]]) -> list[str]:
+    """Rank, id, value and bounds columns; the bounds column only when some hit has one."""
+    if not any(row[3] for row in rows[1:]):
+        rows = [row[:3] for row in rows]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return [("  " + "  ".join(cell.ljust(w) if i in (1, 3) else cell.rjust(w)
+                              for i, (cell, w) in enumerate(zip(row, widths, strict=True))))
+            .rstrip() for row in rows]
+
+
+def _node_map(pairs: list) -> str:
+    """``query node->graph node`` pairs, ``-`` for none (deleted or inserted)."""
+    return " ".join(f"{_show(u)}->{_show(v)}" for u, v in pairs) or "(empty)"
+
+
+def _bounds(h: Hit, fmt, always: bool = False) -> str:
+    if h.optimal and not always:
+        return ""
+    return f"[{fmt(h.lower_bound)}, {fmt(h.upper_bound)}]"
+
+
+def _distance(x: float) -> str:
+    return f"{x:g}"
+
+
+def _similarity(x: float) -> str:
+    return f"{x:.4g}"
+
+
+def _stages(stats: dict, ranked: bool) -> str:
+    """What the filters left and how many pairs were verified (nearest-neighbour searches
+    rank every graph by its bound instead of leaving some out)."""
+    parts = [f"screened {stats.get('screened', 0):,}"]
+    candidates = stats.get("candidates") or {}
+    screened = stats.get("screened", 0)
+    shown = {stage: count for stage, count in candidates.items()
+             if not ranked or count < screened}
+    if shown:
+        parts.append("left after " + ", ".join(f"{stage} {count:,}"
+                                               for stage, count in shown.items()))
+    parts.append(f"verified {stats.get('verified', 0):,}")
+    if "scanned" in stats:
+        parts[-1] += f" (scanned {stats['scanned']:,} in bound order)"
+    return "; ".join(parts)
+
+
+def _seconds(result: SearchResult) -> float:
+    return float(sum((result.stats.get("seconds") or {}).values()))
+
+
+def _tell_limits(results: list[SearchResult], args: argparse.Namespace) -> None:
+    """A note when the time limit left graphs undecided or values unproven."""
+    stopped = sum(len(r.undecided) + sum(not h.optimal for h in r.hits) for r in results
+                  if not r.interrupted)
+    if stopped and args.timeout is not None:
+        default = " (the default)" if args.timeout == DEFAULT_TIMEOUT else ""
+        print(f"gedkit: note: {stopped} verifications reached the time limit of "
+              f"{args.timeout:g} s per pair{default}; --timeout S (or none) decides more",
+              file=sys.stderr)

@@ -1,0 +1,362 @@
+"""``gedkit collection build|info`` and ``gedkit search``, run in-process through ``main``
+(plus one end-to-end run of the module in a subprocess)."""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from helpers import random_graph
+
+import gedkit
+from gedkit import Collection
+from gedkit.cli import main
+from gedkit.cli._search import CSV_COLUMNS
+
+pytest.importorskip("rdkit")
+
+LIBRARY = [("CCO", "ethanol"), ("CCN", "ethylamine"), ("CCCC", "butane"),
+           ("c1ccccc1", "benzene"), ("CC(=O)O", "acetic"), ("CC(=O)N", "acetamide"),
+           ("OCCO", "glycol"), ("C1CCCCC1", "cyclohexane"), ("c1ccncc1", "pyridine"),
+           ("CC(C)O", "isopropanol"), ("CCOC", "ether"), ("NCCN", "diamine")]
+QUERIES = [("CCCO", "propanol"), ("c1ccccc1O", "phenol")]
+MCES = importlib.util.find_spec("gedkit.search.mces_search") is not None
+needs_mces = pytest.mark.skipif(not MCES, reason="gedkit.search.mces_search is not there yet")
+
+
+def run(capsys, *argv) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def one_line_error(code: int, out: str, err: str, *fragments: str) -> None:
+    assert code == 2 and out == ""
+    err = "".join(line for line in err.splitlines(True) if not line.startswith("gedkit: note: "))
+    assert err.startswith("gedkit: error: ") and err.endswith("\n") and err.count("\n") == 1
+    for fragment in fragments:
+        assert fragment in err, err
+
+
+def smi(path: Path, rows) -> Path:
+    path.write_text("".join(f"{s} {name}\n" for s, name in rows))
+    return path
+
+
+@pytest.fixture(scope="module")
+def lib(tmp_path_factory) -> Path:
+    """The library and a collection of two queries, built through the command."""
+    folder = tmp_path_factory.mktemp("search")
+    assert main(["collection", "build", str(folder / "lib.gdb"),
+                 str(smi(folder / "lib.smi", LIBRARY))]) == 0
+    assert main(["collection", "build", str(folder / "queries.gdb"),
+                 str(smi(folder / "queries.smi", QUERIES))]) == 0
+    return folder / "lib.gdb"
+
+
+def hits(data: dict) -> list[tuple]:
+    return [(h["id"], h["distance"], h["optimal"]) for h in data["hits"]]
+
+
+def api_hits(result) -> list[tuple]:
+    return [(h.id, h.distance, h.optimal) for h in result.hits]
+
+
+# -- build and info -----------------------------------------------------------------------------
+
+def test_build_names_graphs_and_info_describes_them(capsys, lib):
+    coll = Collection.open(lib)
+    assert coll.ids == [name for _, name in LIBRARY]
+    assert coll.get("benzene") == gedkit.from_smiles("c1ccccc1")
+    code, out, _ = run(capsys, "collection", "info", lib, "--json")
+    data = json.loads(out)
+    sizes = [gedkit.from_smiles(s) for s, _ in LIBRARY]
+    assert code == 0 and data["graphs"] == len(LIBRARY)
+    assert data["nodes"] == {"min": min(g.n for g in sizes), "max": max(g.n for g in sizes),
+                             "mean": pytest.approx(np.mean([g.n for g in sizes]))}
+    assert data["edges"]["max"] == max(g.m for g in sizes)
+    assert data["vocabulary"]["node"] == 3 and data["file_size"] == lib.stat().st_size
+    assert data["node_label"] is None
+    code, out, _ = run(capsys, "collection", "info", lib)
+    assert code == 0 and f"graphs      {len(LIBRARY)}" in out and "3 node labels" in out
+
+
+def test_build_summary_ids_and_append(capsys, tmp_path):
+    rows = [("CCO", "a"), ("CCN", "b"), ("CCC", "a")]  # "a" twice: numbered
+    code, out, err = run(capsys, "collection", "build", tmp_path / "x.gdb",
+                         smi(tmp_path / "x.smi", rows), "smiles:OCC")
+    assert code == 0 and "graphs are numbered" in err and "'a'" in err
+    assert out.startswith(f"{tmp_path / 'x.gdb'}: 4 graphs added (4 in all; ids: numbers), ")
+    assert out.rstrip().endswith(" s") and out.count("\n") == 1
+    assert Collection.open(tmp_path / "x.gdb").ids == [0, 1, 2, 3]
+    code, out, err = run(capsys, "collection", "build", tmp_path / "x.gdb", "--ids", "names",
+                         tmp_path / "x.smi")
+    one_line_error(code, out, err, "exists already", "--append", "--overwrite")
+    one_line_error(*run(capsys, "collection", "build", tmp_path / "x.gdb", "--overwrite",
+                        "--ids", "names", tmp_path / "x.smi"), "both named 'a'")
+    assert len(Collection.open(tmp_path / "x.gdb")) == 4  # nothing written
+    code, out, _ = run(capsys, "collection", "build", tmp_path / "x.gdb", "--append",
+                       smi(tmp_path / "y.smi", [("CCCl", "c"), ("CCBr", "d")]))
+    assert code == 0 and "2 graphs added (6 in all; ids: names)" in out
+    assert Collection.open(tmp_path / "x.gdb").ids[-2:] == ["c", "d"]
+    code, out, err = run(capsys, "collection", "build", tmp_path / "x.gdb", "--append",
+                         tmp_path / "y.smi")
+    assert code == 0 and "has a graph with id 'c' already" in err
+    assert Collection.open(tmp_path / "x.gdb").ids[-2:] == [4, 5]
+    code, out, _ = run(capsys, "collection", "build", tmp_path / "x.gdb", "--overwrite",
+                       "--ids", "numbers", tmp_path / "y.smi")
+    assert code == 0 and Collection.open(tmp_path / "x.gdb").ids == [0, 1]
+
+
+def test_label_options_as_in_other_commands(capsys, tmp_path):
+    source = smi(tmp_path / "m.smi", [("CC(=O)[O-]", "acetate"), ("CC(=O)O", "acid")])
+    code, _, _ = run(capsys, "collection", "build", tmp_path / "m.gdb", source,
+                     "--node-label", "atom,charge", "--edge-label", "bond")
+    assert code == 0
+    coll = Collection.open(tmp_path / "m.gdb")
+    assert tuple(coll.node_label) == ("atom", "charge") and coll.edge_label == "bond"
+    assert coll.get("acetate").node_labels[3] == {"atom": "O", "charge": -1}
+    code, out, _ = run(capsys, "collection", "info", tmp_path / "m.gdb")
+    assert "node label  atom,charge" in out and "edge label  bond" in out
+    # the query is read with the labels the collection records: the charge tells them apart
+    code, out, _ = run(capsys, "search", tmp_path / "m.gdb", "CC(=O)O", "--nearest", "2",
+                       "--json")
+    assert hits(json.loads(out)) == [("acid", 0.0, True), ("acetate", 1.0, True)]
+    one_line_error(*run(capsys, "collection", "build", tmp_path / "m.gdb", "--append",
+                        source, "--node-label", "atom"), "--node-label atom,charge")
+    one_line_error(*run(capsys, "collection", "build", tmp_path / "n.gdb", source,
+                        "--node-label", "*,atom"), "'*'")
+    code, _, _ = run(capsys, "collection", "build", tmp_path / "all.gdb", source,
+                     "--node-label", "*", "--edge-label", "*")
+    assert code == 0 and Collection.open(tmp_path / "all.gdb").node_label == "*"
+
+
+def test_ctrl_c_while_building_keeps_the_batches_written(capsys, tmp_path, monkeypatch):
+    from gedkit.cli import _collection
+    from gedkit.search import collection
+
+    monkeypatch.setattr(collection, "BATCH", 10)
+
+    def interrupted(files, options, args):
+        for i in range(25):
+            yield gedkit.Graph({0: "C", 1: i % 4}, [(0, 1)], name=f"g{i}")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(_collection, "_stream", interrupted)
+    source = smi(tmp_path / "unused.smi", [("C", "c")])
+    code, out, err = run(capsys, "collection", "build", tmp_path / "x.gdb", source,
+                         "--ids", "numbers")
+    assert code == 130 and out == "" and "20 graphs were committed" in err
+    assert len(Collection.open(tmp_path / "x.gdb")) == 20
+    # interrupted while the names are read: nothing is written, not even an empty file
+    code, out, err = run(capsys, "collection", "build", tmp_path / "y.gdb", source)
+    assert code == 130 and "nothing was written" in err and not (tmp_path / "y.gdb").exists()
+
+
+# -- search -------------------------------------------------------------------------------------
+
+def test_within_and_nearest_equal_the_api(capsys, lib):
+    coll = Collection.open(lib)
+    code, out, _ = run(capsys, "search", lib, "CCO", "--within", "2", "--json")
+    data = json.loads(out)
+    assert code == 0 and out.count("\n") == 1
+    assert data["kind"] == "range" and data["tau"] == 2 and data["certified"]
+    assert hits(data) == api_hits(coll.range("CCO", 2))
+    assert hits(data)[:2] == [("ethanol", 0.0, True), ("ethylamine", 1.0, True)]
+    assert data["stats"]["screened"] == len(LIBRARY)
+    code, out, _ = run(capsys, "search", lib, "smiles:CCCO", "--nearest", "3", "--json")
+    data = json.loads(out)
+    assert data["query"] == "CCCO" and data["k"] == 3
+    assert hits(data) == api_hits(coll.knn("CCCO", 3))
+    code, out, _ = run(capsys, "search", lib, "CCO", "--within", "1", "--costs",
+                       "constant:node_sub=3", "--method", "dfs", "--timeout", "none", "--json")
+    assert hits(json.loads(out)) == api_hits(coll.range("CCO", 1, costs="constant:node_sub=3",
+                                                        method="dfs", timeout=None))
+
+
+def test_text_report_for_people(capsys, lib):
+    code, out, err = run(capsys, "search", lib, "CCO", "--within", "1")
+    lines = out.splitlines()
+    assert code == 0 and err == ""
+    assert lines[0].startswith("CCO: 2 hits within GED 1, certified, ")
+    assert lines[1].split() == ["rank", "id", "distance"]
+    assert [line.split() for line in lines[2:4]] == [["1", "ethanol", "0"],
+                                                     ["2", "ethylamine", "1"]]
+    assert lines[4].startswith(f"  screened {len(LIBRARY)}; left after labels ")
+    assert "; verified " in lines[4] and len(lines) == 5
+    code, out, _ = run(capsys, "search", lib, "CCO", "--nearest", "1", "--node-map")
+    assert "1  ethanol" in out and "scanned" in out
+
+
+def test_csv_rows_and_conventions(capsys, lib, tmp_path):
+    target = tmp_path / "hits.csv"
+    code, out, _ = run(capsys, "search", lib, "CCO", "--within", "1", "--csv", target)
+    assert code == 0 and out.startswith(f"wrote 2 rows to {target}: 1 query, 2 hits, ")
+    raw = target.read_bytes()
+    assert b"\r" not in raw and raw.endswith(b"\n")
+    rows = list(csv.reader(io.StringIO(raw.decode())))
+    assert tuple(rows[0]) == CSV_COLUMNS
+    assert rows[1:] == [["CCO", "1", "ethanol", "0.0", "0.0", "0.0", "true", "hit"],
+                        ["CCO", "2", "ethylamine", "1.0", "1.0", "1.0", "true", "hit"]]
+    code, out, err = run(capsys, "search", lib, "CCO", "--nearest", "1", "--csv", "-",
+                         "--node-map")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert code == 0 and err.startswith("gedkit: 1 query, 1 hit, ")
+    assert rows[0]["id"] == "ethanol" and json.loads(rows[0]["node_map"]) == [[0, 0], [1, 1],
+                                                                             [2, 2]]
+
+
+def test_batch_queries(capsys, lib):
+    queries = lib.parent / "queries.gdb"
+    coll = Collection.open(lib)
+    code, out, _ = run(capsys, "search", lib, queries, "--nearest", "2", "--json")
+    answers = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and [a["query"] for a in answers] == ["propanol", "phenol"]
+    for answer, (smiles, _) in zip(answers, QUERIES, strict=True):
+        assert hits(answer) == api_hits(coll.knn(smiles, 2))
+    # a file of several graphs is a batch too, and worker processes answer alike
+    code, out, _ = run(capsys, "search", lib, lib.parent / "queries.smi", "--nearest", "2",
+                       "--json", "--jobs", "2")
+    assert code == 0
+    assert [hits(json.loads(line)) for line in out.splitlines()] == [hits(a) for a in answers]
+    code, out, _ = run(capsys, "search", lib, queries, "--within", "1")
+    assert out.startswith("propanol: ") and "\n\nphenol: " in out
+    assert out.splitlines()[-1].startswith("2 queries, ")
+    code, out, _ = run(capsys, "search", lib, queries, "--within", "2", "--csv", "-")
+    assert {row["query"] for row in csv.DictReader(io.StringIO(out))} == {"propanol", "phenol"}
+
+
+def test_query_forms(capsys, lib):
+    for query, name in [(f"{lib.parent / 'lib.smi'}#butane", "butane"),
+                        (f"{lib.parent / 'lib.smi'}#3", "benzene"),
+                        (f"{lib}#glycol", "glycol"), ("smiles:OCCO", "OCCO"), ("OCCO", "OCCO")]:
+        code, out, _ = run(capsys, "search", lib, query, "--nearest", "1", "--json")
+        data = json.loads(out)
+        assert code == 0 and data["query"] == name, query
+        assert data["hits"][0]["distance"] == 0
+
+
+def test_undecided_graphs_are_listed(capsys, tmp_path):
+    rng = np.random.default_rng(3)
+    graphs = [random_graph(rng, 13, p=0.5, n_labels=1, e_labels=1, name=f"r{i}")
+              for i in range(4)]
+    gedkit.write(graphs, tmp_path / "r.txt")
+    gedkit.write(graphs[:1], tmp_path / "q.txt")
+    assert main(["collection", "build", str(tmp_path / "r.gdb"), str(tmp_path / "r.txt")]) == 0
+    capsys.readouterr()
+    argv = ["search", tmp_path / "r.gdb", tmp_path / "q.txt", "--within", "12", "--method",
+            "dfs", "--timeout", "0.001"]
+    code, out, err = run(capsys, *argv)
+    assert code == 0 and "not certified (" in out.splitlines()[0]
+    assert "undecided: " in out and "[" in out
+    assert "reached the time limit of 0.001 s per pair" in err
+    code, out, _ = run(capsys, *argv, "--csv", "-")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    undecided = [row for row in rows if row["status"] == "undecided"]
+    assert undecided and all(row["rank"] == "" for row in undecided)
+    assert all(float(r["lower_bound"]) <= 12 < float(r["upper_bound"]) for r in undecided)
+
+
+def test_interrupted_search_prints_what_was_answered(capsys, lib, monkeypatch):
+    from gedkit.search import ged_search
+
+    real = ged_search.knn_query
+    calls = []
+
+    def second_interrupted(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(ged_search, "knn_query", second_interrupted)
+    code, out, err = run(capsys, "search", lib, lib.parent / "queries.gdb", "--nearest", "1",
+                         "--json")
+    assert code == 130 and len(out.splitlines()) == 1
+    assert "interrupted: 1 of 2 queries answered" in err
+
+
+@needs_mces
+def test_mces_searches_equal_the_api(capsys, lib):
+    coll = Collection.open(lib)
+    code, out, _ = run(capsys, "search", lib, "CCO", "--similarity", "0.5", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["kind"] == "mces_range" and data["min_similarity"] == 0.5
+    assert hits(data) == api_hits(coll.mces_range("CCO", 0.5))
+    assert hits(data)[0] == ("ethanol", 1.0, True)
+    code, out, _ = run(capsys, "search", lib, "CCO", "--mces-nearest", "2")
+    assert code == 0 and "most similar by MCES" in out and "similarity" in out.splitlines()[1]
+    one_line_error(*run(capsys, "search", lib, "CCO", "--similarity", "0.5", "--costs",
+                        "chem_2"), "--costs applies to GED searches")
+
+
+@pytest.mark.parametrize("argv, fragments", [
+    (["search", "{missing}", "CCO", "--within", "1"], ["no such collection file"]),
+    (["search", "{smi}", "CCO", "--within", "1"], ["not a gedkit collection"]),
+    (["search", "{lib}", "CCO", "--within", "-1"], ["--within '-1'", ">= 0"]),
+    (["search", "{lib}", "CCO", "--within", "two"], ["--within 'two'"]),
+    (["search", "{lib}", "CCO", "--nearest", "0"], ["--nearest '0'", "at least 1"]),
+    (["search", "{lib}", "CCO", "--mces-nearest", "1.5"], ["--mces-nearest '1.5'"]),
+    (["search", "{lib}", "CCO", "--similarity", "1.2"], ["between 0 and 1"]),
+    (["search", "{lib}", "CCO", "--within", "1", "--nearest", "2"], ["cannot be combined"]),
+    (["search", "{lib}", "CCO"], ["--within T, --nearest K"]),
+    (["search", "{lib}", "nothing.json", "--within", "1"], ["neither an existing file"]),
+    (["search", "{lib}", "{lib}#nobody", "--within", "1"], ["no graph with id 'nobody'"]),
+    (["search", "{lib}", "{smi}#nobody", "--within", "1"], ["no graph named 'nobody'"]),
+    (["search", "{lib}", "CCO", "--within", "1", "--costs", "nope"], ["unknown cost model"]),
+    (["search", "{lib}", "CCO", "--within", "1", "--method", "nope"], ["unknown method"]),
+    (["search", "{lib}", "CCO", "--within", "1", "--timeout", "0"], ["--timeout 0"]),
+    (["search", "{lib}", "CCO", "--within", "1", "-o", "timeout=2"], ["-o timeout"]),
+    (["search", "{lib}", "CCO", "--within", "1", "--jobs", "0"], ["--jobs 0"]),
+    (["collection", "info", "{missing}"], ["no such collection file"]),
+    (["collection", "info", "{smi}"], ["not a gedkit collection"]),
+    (["collection", "build", "{lib}", "{smi}"], ["exists already"]),
+    (["collection", "build", "{missing}", "{smi}", "--append"], ["does not exist", "--append"]),
+    (["collection", "build", "{smi}", "{smi}", "--overwrite"], ["not a gedkit collection"]),
+    (["collection", "build", "{new}", "missing.smi"], ["no such file: missing.smi"]),
+    (["collection", "build", "{lib}", "{lib}", "--append"], ["not an input of itself"]),
+    (["collection", "build", "{new}", "{bad}"], ["RDKit cannot parse"]),
+])
+def test_bad_input_is_one_line(capsys, lib, tmp_path, argv, fragments):
+    bad = tmp_path / "bad.smi"
+    bad.write_text("CCO fine\nC1CC(( broken\n")
+    names = {"lib": lib, "smi": lib.parent / "lib.smi", "missing": tmp_path / "missing.gdb",
+             "new": tmp_path / "new.gdb", "bad": bad}
+    before = lib.stat().st_size, lib.stat().st_mtime_ns
+    one_line_error(*run(capsys, *[a.format(**names) for a in argv]), *fragments)
+    assert (lib.stat().st_size, lib.stat().st_mtime_ns) == before
+    assert not (tmp_path / "new.gdb").exists()
+
+
+def test_end_to_end_in_a_subprocess(tmp_path):
+    def gedkit_cli(*argv):
+        return subprocess.run([sys.executable, "-m", "gedkit.cli", *map(str, argv)],
+                              capture_output=True, text=True, timeout=300, cwd=tmp_path)
+
+    smi(tmp_path / "lib.smi", LIBRARY)
+    smi(tmp_path / "q.smi", QUERIES)
+    done = gedkit_cli("collection", "build", "lib.gdb", "lib.smi")
+    assert done.returncode == 0 and done.stdout.startswith("lib.gdb: 12 graphs added"), done
+    done = gedkit_cli("collection", "build", "q.gdb", "q.smi")
+    assert done.returncode == 0, done.stderr
+    done = gedkit_cli("collection", "info", "lib.gdb", "--json")
+    assert done.returncode == 0 and json.loads(done.stdout)["graphs"] == 12
+    done = gedkit_cli("search", "lib.gdb", "q.gdb", "--within", "1", "--json")
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert done.returncode == 0 and [a["query"] for a in answers] == ["propanol", "phenol"]
+    assert hits(answers[0])[0][1] == 1.0
+    done = gedkit_cli("search", "lib.gdb", "CCO", "--nearest", "2", "--csv", "out.csv")
+    assert done.returncode == 0, done.stderr
+    with open(tmp_path / "out.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [row["id"] for row in rows] == ["ethanol", "ethylamine"]
+    done = gedkit_cli("search", "lib.gdb", "CCO", "--nearest", "0")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith("gedkit: error: ") and done.stderr.count("\n") == 1
