@@ -62,21 +62,36 @@ def _node_costs(nmat, l1, l2):
 
 
 @njit(cache=True, nogil=True)
+def expansion_ops(n1, n2, m1, m2, counting, branch):
+    """Simple operations one expansion costs, roughly (as the Python driver estimates it)."""
+    size = max(max(n1, n2), max(m1, m2)) + 1
+    ops = (n2 + 1) * (10 * n1 + n2 + m1 + m2)
+    if not counting:
+        ops += (n2 + 1) * size ** 3
+    if branch:
+        ops += n2 ** 3 + n1 * n2 * 10
+    return float(ops)
+
+
+@njit(cache=True, nogil=True)
 def verify_many(
     query, records, offsets, first, last,
     nmat, nmat_t, emat, emat_t, nconst, econst, nconst_t, econst_t,
-    counting, branch, integral, tol, cutoff, stop_at, max_expansions, chunk,
+    counting, branch, integral, tol, cutoff, stop_at, max_ops, chunk,
     maps_buf, g, f, depth, heap, free, out_lower, out_upper, out_status,
 ):
     """Verify the candidates ``first..last-1`` (records at ``offsets``) against ``query``:
     exact search pruned at ``cutoff`` (and stopped at the first map within ``stop_at``), at
-    most ``max_expansions`` expansions each, in the frontier arrays given (reused; ``maps_buf``
-holds ``len(g)`` rows of the smaller graph's size). Writes
-    each candidate's bounds and FINISHED or GAVE_UP."""
+    most about ``max_ops`` simple operations each (:func:`expansion_ops` per expansion: the
+    kernel reads no clock), in the frontier arrays given (reused; ``maps_buf``
+    holds ``len(g)`` rows of the smaller graph's size). Writes each candidate's bounds and
+    FINISHED or GAVE_UP; returns the operations spent (by the same estimate), from which the
+    caller learns the estimate's real pace."""
     nq, _, lq, eq, elq = _unpack(query, 0)
     cap = g.shape[0]
     ctl = np.zeros(6, dtype=np.int64)
     fctl = np.empty(3)
+    total = 0.0
     for c in range(first, last):
         nc, _, lc, ec, elc = _unpack(records, offsets[c])
         swap = nq > nc
@@ -123,6 +138,8 @@ holds ``len(g)`` rows of the smaller graph's size). Writes
         fctl[0] = np.inf  # UB
         fctl[1] = 0.0  # LB
         fctl[2] = np.inf  # PRUNED
+        per = expansion_ops(n1, n2, ed1.shape[0], ed2.shape[0], counting, branch)
+        max_expansions = max(1, int(max_ops / per))
         spent = 0
         status = -1
         while spent < max_expansions:
@@ -133,13 +150,14 @@ holds ``len(g)`` rows of the smaller graph's size). Writes
                 maps, g, f, depth, heap, free, ctl, fctl, best_map,
                 False, counting, branch, integral, max(n2 + 1, min((n1 + 1) * (n2 + 1),
                                                                   cap // 2)),
-                chunk, cutoff, stop_at, tol,
+                min(chunk, max_expansions - spent), cutoff, stop_at, tol,
             )
             spent += max(ctl[3] - before, 1)
             if status in (STATUS_DONE, STATUS_STOP):
                 break
             if status != STATUS_BUDGET:  # the frontier is full: the Python driver grows it
                 break
+        total += spent * per
         ub = fctl[0]
         lb = fctl[1]
         if status == STATUS_DONE:
@@ -151,3 +169,4 @@ holds ``len(g)`` rows of the smaller graph's size). Writes
             out_status[c] = GAVE_UP
         out_lower[c] = lb
         out_upper[c] = ub
+    return total

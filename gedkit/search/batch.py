@@ -9,6 +9,7 @@ expansion cap goes back to the per-pair driver, which holds the time limit and m
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 
@@ -21,13 +22,16 @@ __all__ = ["BatchVerifier"]
 
 #: largest vocabulary (distinct node or edge labels) the global matrices are built for
 MAX_VOCABULARY = 1024
-#: expansions per candidate inside the kernel; a pair needing more is solved one by one
-EXPANSIONS = 3000
+#: seconds of work per candidate inside the kernel (by its operation estimate, at
+#: :data:`~gedkit.solvers.chunks.OPS_PER_SECOND`); a pair needing more is solved one by one,
+#: within the time limit
+PAIR_SECONDS = 0.01
 #: frontier states the kernel may hold per candidate
 STATES = 1 << 15
-#: candidates per kernel call (Ctrl-C and the clock are checked between calls)
-CHUNK = 128
+#: seconds of work per kernel call, at most (Ctrl-C is checked between calls)
+CALL_SECONDS = 0.1
 _EXACT = ("astar", "exact")
+_PACE = [3e6]  # the estimate runs 10-100x fast on hard pairs: measured after one call
 
 
 class BatchVerifier:
@@ -56,6 +60,10 @@ class BatchVerifier:
         self.query = query_record
         self.n1 = int(query_record[0])
         self.frontier = None
+        # operations (by the kernel's estimate) per second: as measured on earlier queries of
+        # this process, cautious before the first
+        self.pace = _PACE[0]
+        self.ops_done = self.seconds_done = 0.0
 
     @classmethod
     def build(cls, model: CostModel, solver: Solver, filt: GedFilter,
@@ -91,12 +99,14 @@ class BatchVerifier:
             const = None if node is None or edge is None else node + edge
         return cls(np.ascontiguousarray(nmat), emat, const, filt.record)
 
-    def run(self, records: list[bytes], threshold: float | None
+    def run(self, records: list[bytes], threshold: float | None, timeout: float | None = None
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Bounds of every candidate record within ``threshold`` (None: unbounded) and
-        whether the kernel finished it."""
+        whether the kernel finished it, spending at most :data:`PAIR_SECONDS` (or ``timeout``)
+        on each."""
         from gedkit._kernels import warm
         from gedkit._kernels.batch import FINISHED, verify_many
+        from gedkit.budget import interrupted
 
         count = len(records)
         lower, upper = np.zeros(count), np.full(count, math.inf)
@@ -113,19 +123,32 @@ class BatchVerifier:
                              np.empty(STATES), np.empty(STATES, dtype=np.int32),
                              np.empty(STATES, dtype=np.int64), np.empty(STATES, dtype=np.int64))
         cutoff = math.inf if threshold is None else float(threshold)
-        for first in range(0, count, CHUNK):
-            verify_many(
-                self.query, flat, offsets, first, min(count, first + CHUNK),
+        seconds = PAIR_SECONDS if timeout is None else min(PAIR_SECONDS, timeout)
+        first, chunk = 0, 1
+        while first < count:
+            last = min(count, first + chunk)
+            tick = time.perf_counter()
+            ops = verify_many(
+                self.query, flat, offsets, first, last,
                 self.nmat, self.nmat_t, self.emat, self.emat_t,
                 self.nconst, self.econst, self.nconst_t, self.econst_t,
                 self.counting, True, self.integral, self.tol, cutoff, -math.inf,
-                EXPANSIONS, 256, *self.frontier, lower, upper, status,
+                seconds * self.pace, 256, *self.frontier, lower, upper, status,
             )
-            from gedkit.budget import interrupted
-
+            spent = time.perf_counter() - tick
+            done, first = last - first, last
             if interrupted():
-                status[first + CHUNK:] = 1
+                status[first:] = 1
                 break
+            self.ops_done += ops
+            self.seconds_done += spent
+            if self.seconds_done > 0 and self.ops_done > 0:
+                # the estimate's real pace so far, on this query's pairs
+                self.pace = _PACE[0] = self.ops_done / self.seconds_done
+            # the next call: about CALL_SECONDS at this call's pace, and at worst (every
+            # candidate taking its whole share) a few times that
+            chunk = max(1, min(int(CALL_SECONDS * done / max(spent, 1e-6)), 4 * chunk,
+                               int(4 * CALL_SECONDS / seconds)))
         warm.mark_started()
         return lower, upper, status == FINISHED
 

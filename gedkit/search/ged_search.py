@@ -85,7 +85,8 @@ class _Checker:
         outs: list[Outcome | None] = [None] * len(rowids)
         if self.batch is not None:
             records = self.coll._store.records(rowids)
-            lower, upper, done = self.batch.run([records[r] for r in rowids], threshold)
+            lower, upper, done = self.batch.run([records[r] for r in rowids], threshold,
+                                                self.verify.timeout)
             limit = math.inf if threshold is None else threshold + _tol(threshold)
             for i in np.flatnonzero(done).tolist():
                 if not (self.verify.node_map and lower[i] <= limit):

@@ -33,6 +33,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
+import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -337,21 +338,23 @@ def range_query(coll, query: Graph, min_similarity: float, model: Any, verify: V
     stages.done("read")
     hits, undecided = [], []
     interrupted = False
+    passed, screening = 0, 0.0
     try:
-        # stage "pairs": bounds from both graphs, before any search
-        kept = []
         for row, bound in zip(rows.tolist(), ub.tolist(), strict=True):
-            rowid = int(sig.rowids[row])
-            if bound > 0:
-                bound = min(bound, verify.pair_bound(verify.problem(query, graphs[rowid])))
-                if bound < limit:
-                    continue
-            kept.append((rowid, bound))
             if interrupted_now():
-                raise KeyboardInterrupt
-        stages.done("pairs", len(kept))
-        for rowid, bound in kept:
-            out = verify(query, graphs[rowid], None, bound)
+                interrupted = True
+                break
+            rowid = int(sig.rowids[row])
+            # stage "pairs": bounds from both graphs, before any search
+            tick = time.perf_counter()
+            problem = verify.problem(query, graphs[rowid])
+            if bound > 0:
+                bound = min(bound, verify.pair_bound(problem))
+            screening += time.perf_counter() - tick
+            if bound < limit:
+                continue
+            passed += 1
+            out = verify(query, graphs[rowid], None, bound, problem)
             stages.stats["verified"] += 1
             if progress is not None:
                 progress.step()
@@ -359,12 +362,14 @@ def range_query(coll, query: Graph, min_similarity: float, model: Any, verify: V
                 hit = Hit(ids[rowid], out.lower, out.lower, out.upper, out.optimal,
                           out.node_map)
                 (hits if out.lower >= limit else undecided).append(hit)
-            if interrupted_now():
-                interrupted = True
-                break
+        interrupted = interrupted or interrupted_now()
     except KeyboardInterrupt:
         interrupted = True
     stages.done("verify")
+    seconds = stages.stats["seconds"]
+    seconds["verify"] -= screening
+    seconds["pairs"] = screening
+    stages.stats["candidates"]["pairs"] = passed
     hits.sort(key=lambda h: (-h.distance, -h.upper_bound))
     undecided.sort(key=lambda h: (-h.upper_bound, -h.lower_bound))
     certified = not interrupted and not undecided and all(h.optimal for h in hits)
