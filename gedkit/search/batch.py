@@ -13,15 +13,12 @@ import time
 
 import numpy as np
 
-from gedkit.costs.base import CostModel, _checked
-from gedkit.problem import _constant_structure
+from gedkit.costs.base import CostModel
 from gedkit.search.filters import GedFilter
 from gedkit.solvers.base import Solver
 
 __all__ = ["BatchVerifier"]
 
-#: largest vocabulary (distinct node or edge labels) the global matrices are built for
-MAX_VOCABULARY = 1024
 #: seconds of work per candidate inside the kernel (by its operation estimate, at
 #: :data:`~gedkit.solvers.chunks.OPS_PER_SECOND`); a pair needing more is solved one by one,
 #: within the time limit
@@ -75,29 +72,17 @@ class BatchVerifier:
 
         if solver.name not in _EXACT or solver.config != type(solver).options:
             return None
-        views = filt.views
-        if max(len(views["node"]), len(views["edge"])) > MAX_VOCABULARY:
+        if filt.matrices() is None:
             return None
         if not warm.wait(("search",), Budget(timeout=timeout)):
             return None
         return cls.prepare(model, filt)
 
     @classmethod
-    def prepare(cls, model: CostModel, filt: GedFilter) -> BatchVerifier:
-        """The batch path for this query (no checks)."""
-        views = filt.views
-        nk, ek = len(views["node"]), len(views["edge"])
-        nmat = np.asarray(model.node_matrix(views["node"].all_values()), dtype=np.float64)
-        emat = np.asarray(model.edge_matrix(views["edge"].all_values()), dtype=np.float64)
-        if not model.trusted_matrices:  # as CostModel.compile checks them
-            nmat = _checked(nmat, nk, model, "node")
-            emat = _checked(emat, ek, model, "edge")
-        emat = _capped(emat)
-        const = model.equality_costs
-        if const is None:
-            node, edge = _constant_structure(nmat), _constant_structure(emat)
-            const = None if node is None or edge is None else node + edge
-        return cls(np.ascontiguousarray(nmat), emat, const, filt.record)
+    def prepare(cls, model: CostModel, filt: GedFilter) -> BatchVerifier | None:
+        """The batch path for this query (None when the vocabulary is too large)."""
+        matrices = filt.matrices()
+        return None if matrices is None else cls(*matrices, filt.record)
 
     def run(self, records: list[bytes], threshold: float | None, timeout: float | None = None
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -151,13 +136,3 @@ class BatchVerifier:
                                int(4 * CALL_SECONDS / seconds)))
         warm.mark_started()
         return lower, upper, status == FINISHED
-
-
-def _capped(emat: np.ndarray) -> np.ndarray:
-    """Edge substitutions capped at deletion + insertion, as :class:`~gedkit.problem.Problem`
-    prices them."""
-    k = emat.shape[0] - 1
-    out = np.array(emat, dtype=np.float64)
-    via = emat[:k, k:k + 1] + emat[k:k + 1, :k]
-    out[:k, :k] = np.minimum(emat[:k, :k], via)
-    return np.ascontiguousarray(out)

@@ -2,7 +2,9 @@
 
 Which bounds apply depends on the cost model:
 
-- **label-equality costs** (``uniform``, ``constant``, any model with ``equality_costs``):
+- **label-equality costs** (``uniform``, ``constant``, any model with ``equality_costs``, and
+  any model whose costs over the labels present — the collection's and the query's — turn out
+  to depend on label equality alone, as CHEM_2 on element symbols does):
   stage ``labels`` prices the node-label and edge-label multisets against the query's (the
   cheapest edits that turn one multiset into the other, substitutions capped at deletion plus
   insertion); stage ``branches`` adds that every node whose branch (label and incident edge
@@ -49,6 +51,8 @@ class GedFilter:
             dense[ids] = counts
             self.dense[kind] = dense
         const = model.equality_costs
+        if const is None and self.matrices() is not None:
+            const = self.matrices()[2]  # a model whose costs happen to depend on equality only
         self.stages: list[tuple[str, Callable[[Signatures, np.ndarray | None], np.ndarray]]]
         if const is not None:
             n_ins, n_del, n_sub, e_ins, e_del, e_sub = map(float, const)
@@ -59,6 +63,15 @@ class GedFilter:
         else:
             self._general_tables(query, qsets, views)
             self.stages = [("labels", self._half_sum)]
+
+    def matrices(self) -> tuple[np.ndarray, np.ndarray, tuple | None] | None:
+        """Costs over the whole vocabulary (the collection's labels and the query's): the node
+        matrix, the edge matrix with substitutions capped at deletion + insertion, and the
+        label-equality costs they amount to (None if they do not); None when the vocabulary is
+        too large for full matrices."""
+        if not hasattr(self, "_matrices"):
+            self._matrices = _vocabulary_matrices(self.model, self.views)
+        return self._matrices
 
     # -- label-equality costs ----------------------------------------------------------------
     def _labels(self, sig: Signatures, rows=None) -> np.ndarray:
@@ -160,3 +173,29 @@ class GedFilter:
             sig = sig.take(rows)
         return self._half_part(sig.sets["node"], "node") + self._half_part(sig.sets["edge"],
                                                                           "edge")
+
+
+#: largest vocabulary (distinct node or edge labels) full cost matrices are built for
+MAX_VOCABULARY = 1024
+
+
+def _vocabulary_matrices(model: CostModel, views: dict[str, Vocabulary]):
+    from gedkit.costs.base import _checked
+    from gedkit.problem import _constant_structure
+
+    nk, ek = len(views["node"]), len(views["edge"])
+    if max(nk, ek) > MAX_VOCABULARY:
+        return None
+    nmat = np.asarray(model.node_matrix(views["node"].all_values()), dtype=np.float64)
+    emat = np.asarray(model.edge_matrix(views["edge"].all_values()), dtype=np.float64)
+    if not model.trusted_matrices:  # checked as CostModel.compile checks them
+        nmat = _checked(nmat, nk, model, "node")
+        emat = _checked(emat, ek, model, "edge")
+    k = ek
+    capped = np.array(emat, dtype=np.float64)
+    capped[:k, :k] = np.minimum(emat[:k, :k], emat[:k, k:k + 1] + emat[k:k + 1, :k])
+    const = model.equality_costs
+    if const is None:
+        node, edge = _constant_structure(nmat), _constant_structure(capped)
+        const = None if node is None or edge is None else node + edge
+    return np.ascontiguousarray(nmat), np.ascontiguousarray(capped), const

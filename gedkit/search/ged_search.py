@@ -83,11 +83,14 @@ class _Checker:
 
     def __call__(self, rowids: list[int], threshold: float | None) -> list[Outcome | None]:
         outs: list[Outcome | None] = [None] * len(rowids)
+        if threshold is not None:
+            # a distance equal to the threshold up to rounding is within it: search to there
+            threshold = threshold + _tol(threshold)
         if self.batch is not None:
             records = self.coll._store.records(rowids)
             lower, upper, done = self.batch.run([records[r] for r in rowids], threshold,
                                                 self.verify.timeout)
-            limit = math.inf if threshold is None else threshold + _tol(threshold)
+            limit = math.inf if threshold is None else threshold
             for i in np.flatnonzero(done).tolist():
                 if not (self.verify.node_map and lower[i] <= limit):
                     outs[i] = Outcome(float(lower[i]), float(upper[i]), None)
