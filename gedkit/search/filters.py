@@ -114,7 +114,7 @@ class GedFilter:
                 self.dense["branch"], rows)
             lb = branch_bound(nodes, edges, differing, cn, ce)
         if self.integral:
-            lb = np.ceil(lb - 1e-9)
+            lb = np.ceil(lb - 1e-9) + 0.0  # + 0.0: no -0.0
         return lb
 
     # -- general costs -----------------------------------------------------------------------
