@@ -8,12 +8,13 @@ ranking; they return the mean over the queries.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Collection, Hashable, Iterable, Sequence
 from typing import Any, NamedTuple
 
+from gedkit.budget import InterruptedWarning, interruptible
 from gedkit.errors import OptionError
-from gedkit.mces.api import mces
-from gedkit.mces.base import get_method
+from gedkit.inputs import as_graphs
 from gedkit.mces.result import MCESResult
 
 __all__ = ["Hit", "mean_average_precision", "mrr", "precision_at_k", "rank"]
@@ -42,19 +43,34 @@ def rank(
     order). ``timeout`` is per candidate; the other arguments are those of
     :func:`gedkit.mces`.
 
+    The candidates go into an in-memory :class:`gedkit.Collection` and are ranked by its
+    k-most-similar search (:mod:`gedkit.search.mces_search`) with ``k`` = all of them, so
+    every candidate is solved (filter bounds decide none) and keeps its full result. Ctrl-C
+    stops the ranking (with a warning) and returns the candidates ranked so far.
+
     >>> from gedkit import Graph
     >>> q = Graph({0: "C", 1: "O"}, [(0, 1)])
     >>> far, near = Graph({0: "N", 1: "O"}, [(0, 1)]), Graph({0: "C", 1: "O"}, [(0, 1)])
     >>> [(h.index, h.similarity) for h in rank(q, [far, near])]
     [(1, 1.0), (0, 0.0)]
     """
-    get_method(method, **options)  # reject a bad method or option before any work
-    hits = [
-        Hit(i, r.similarity, r)
-        for i, g in enumerate(candidates)
-        for r in [mces(query, g, method, timeout=timeout, node_label=node_label,
-                       edge_label=edge_label, **options)]
-    ]
+    from gedkit.search import Collection, mces_search
+
+    # reject a bad method, option or timeout before any work
+    verify = mces_search.Verifier(method, options, timeout, None, False, keep=True)
+    graphs = as_graphs([query, *candidates], node_label, edge_label)
+    if len(graphs) == 1:
+        return []
+    coll = Collection(node_label=node_label, edge_label=edge_label)
+    coll.add(graphs[1:], ids=range(len(graphs) - 1), progress=False)
+    with interruptible():
+        _, seen, (_, interrupted, _) = mces_search._knn(coll, graphs[0], len(graphs) - 1,
+                                                        verify, None)
+    if interrupted:
+        warnings.warn(f"interrupted: {len(seen)} of {len(graphs) - 1} candidates ranked",
+                      InterruptedWarning, stacklevel=2)
+    index = coll._store.ids([rowid for rowid, _ in seen])
+    hits = [Hit(index[rowid], out.result.similarity, out.result) for rowid, out in seen]
     return sorted(hits, key=lambda h: (-h.similarity, h.index))
 
 
