@@ -50,16 +50,22 @@ def _overlap(ptr, ids, counts, dense, r):
 @njit(cache=True, nogil=True)
 def equality_bounds(
     n, m, nptr, nids, ncounts, eptr, eids, ecounts, bptr, bids, bcounts,
-    qn, qm, qnodes, qedges, qbranches, costs, branches, integral, rows, every, out,
+    qn, qm, qnodes, qedges, qbranches, costs, branches, integral, limit, rows, every, out,
 ):
     """``out[i]``: the bound of row ``rows[i]`` (of row ``i`` when ``every``): labels, and
     with ``branches`` the branch bound too. ``costs`` = (node ins, del, capped sub, edge ins,
-    del, capped sub)."""
+    del, capped sub). A row whose sizes alone price it beyond ``limit`` gets that (weaker,
+    still valid) bound without its labels being read: most rows, under a small threshold."""
     count = n.shape[0] if every else rows.shape[0]
     cn = min(costs[0], min(costs[1], costs[2]))
     ce = min(costs[3], min(costs[4], costs[5]))
     for i in range(count):
         r = i if every else rows[i]
+        sizes = (_pair_cost(qn, n[r], min(qn, n[r]), costs[0], costs[1], costs[2])
+                 + _pair_cost(qm, m[r], min(qm, m[r]), costs[3], costs[4], costs[5]))
+        if sizes > limit:
+            out[i] = sizes
+            continue
         nodes = _pair_cost(qn, n[r], _overlap(nptr, nids, ncounts, qnodes, r),
                            costs[0], costs[1], costs[2])
         edges = _pair_cost(qm, m[r], _overlap(eptr, eids, ecounts, qedges, r),

@@ -33,7 +33,7 @@ KINDS = {
     "--similarity": ("mces_range", False, "mces"),
     "--mces-nearest": ("mces_knn", True, "mces"),
 }
-DEFAULT_METHOD = {"ged": "astar", "mces": "auto"}
+DEFAULT_METHOD = {"ged": "astar", "mces": "exact"}
 _SQLITE = b"SQLite format 3\x00"
 # keyword arguments of the search calls that a method option must not replace
 _RESERVED = {"query", "queries", "tau", "k", "min_similarity", "costs", "method", "timeout",

@@ -74,7 +74,7 @@ class BatchVerifier:
             return None
         if filt.matrices() is None:
             return None
-        if not warm.wait(("search",), Budget(timeout=timeout)):
+        if not warm.ready("search") and not warm.wait(("search",), Budget(timeout=timeout)):
             return None
         return cls.prepare(model, filt)
 

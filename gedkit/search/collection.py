@@ -280,7 +280,7 @@ class Collection:
                          node_map, n_jobs, progress, node_label, edge_label, options)
 
     def mces_range(self, query: Any = None, min_similarity: float | None = None, *,
-                   queries: Iterable | None = None, method: str = "auto",
+                   queries: Iterable | None = None, method: str = "exact",
                    timeout: float | None = PAIR_TIMEOUT, memory: int | None = None,
                    node_map: bool = False, n_jobs: int = 1, progress: bool | None = None,
                    node_label: Any = None, edge_label: Any = None,
@@ -302,7 +302,7 @@ class Collection:
                             None, verify, n_jobs, progress, node_label, edge_label)
 
     def mces_knn(self, query: Any = None, k: int | None = None, *,
-                 queries: Iterable | None = None, method: str = "auto",
+                 queries: Iterable | None = None, method: str = "exact",
                  timeout: float | None = PAIR_TIMEOUT, memory: int | None = None,
                  node_map: bool = False, n_jobs: int = 1, progress: bool | None = None,
                  node_label: Any = None, edge_label: Any = None,

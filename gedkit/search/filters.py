@@ -20,6 +20,7 @@ distance is within the threshold (tests/test_search.py checks this against brute
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -53,7 +54,7 @@ class GedFilter:
         const = model.equality_costs
         if const is None and self.matrices() is not None:
             const = self.matrices()[2]  # a model whose costs happen to depend on equality only
-        self.stages: list[tuple[str, Callable[[Signatures, np.ndarray | None], np.ndarray]]]
+        self.stages: list[tuple[str, Callable[..., np.ndarray]]]
         if const is not None:
             n_ins, n_del, n_sub, e_ins, e_del, e_sub = map(float, const)
             self.node_costs = (n_ins, n_del, min(n_sub, n_ins + n_del))
@@ -70,17 +71,27 @@ class GedFilter:
         label-equality costs they amount to (None if they do not); None when the vocabulary is
         too large for full matrices."""
         if not hasattr(self, "_matrices"):
-            self._matrices = _vocabulary_matrices(self.model, self.views)
+            base = self.views["node"].base, self.views["edge"].base
+            own = len(self.views["node"]) == len(base[0]) and len(self.views["edge"]) == len(
+                base[1])
+            # the collection's own labels (no new one in the query): the same matrices for
+            # every query of a batch, kept on its vocabulary while the model lives
+            cache = base[0].__dict__.setdefault("_matrices", {}) if own else {}
+            key = (id(self.model), len(base[0]), len(base[1]))
+            hit = cache.get(key)
+            if hit is None or hit[0] is not self.model:
+                hit = cache[key] = (self.model, _vocabulary_matrices(self.model, self.views))
+            self._matrices = hit[1]
         return self._matrices
 
     # -- label-equality costs ----------------------------------------------------------------
-    def _labels(self, sig: Signatures, rows=None) -> np.ndarray:
-        return self._equality(sig, rows, branches=False)
+    def _labels(self, sig: Signatures, rows=None, limit: float = math.inf) -> np.ndarray:
+        return self._equality(sig, rows, branches=False, limit=limit)
 
-    def _branches(self, sig: Signatures, rows=None) -> np.ndarray:
-        return self._equality(sig, rows, branches=True)
+    def _branches(self, sig: Signatures, rows=None, limit: float = math.inf) -> np.ndarray:
+        return self._equality(sig, rows, branches=True, limit=limit)
 
-    def _equality(self, sig: Signatures, rows, branches: bool,
+    def _equality(self, sig: Signatures, rows, branches: bool, limit: float = math.inf,
                   compiled: bool | None = None) -> np.ndarray:
         """The bounds, by the compiled kernel when it is ready (or ``compiled``), else by the
         same formulas in numpy."""
@@ -98,7 +109,8 @@ class GedFilter:
             out = np.empty(len(sig) if every else len(rows))
             equality_bounds(sig.n, sig.m, *(a for s in sets for a in (s.ptr, s.ids, s.counts)),
                             self.qn, self.qm, *(self.dense[k] for k in KINDS),
-                            np.array(costs), branches, self.integral, picked, every, out)
+                            np.array(costs), branches, self.integral, float(limit), picked,
+                            every, out)
             return out
         from gedkit._kernels.filters import branch_bound, pair_cost
 
@@ -168,7 +180,7 @@ class GedFilter:
             total = total + out
         return total / 2
 
-    def _half_sum(self, sig: Signatures, rows=None) -> np.ndarray:
+    def _half_sum(self, sig: Signatures, rows=None, limit: float = math.inf) -> np.ndarray:
         if rows is not None:
             sig = sig.take(rows)
         return self._half_part(sig.sets["node"], "node") + self._half_part(sig.sets["edge"],

@@ -74,12 +74,20 @@ class _Checker:
 
     def __init__(self, coll, query: Graph, verify: Verifier, model: CostModel,
                  filt: GedFilter, stages: _Stages, progress):
-        from gedkit.search.batch import BatchVerifier
-
         self.coll, self.query, self.verify = coll, query, verify
+        self.model, self.filt = model, filt
         self.stages, self.progress = stages, progress
-        self.batch = BatchVerifier.build(model, verify.solver, filt, verify.timeout)
+        self._batch: Any = False  # built on first use: most queries of a range search need none
         self.interrupted = False
+
+    @property
+    def batch(self):
+        if self._batch is False:
+            from gedkit.search.batch import BatchVerifier
+
+            self._batch = BatchVerifier.build(self.model, self.verify.solver, self.filt,
+                                              self.verify.timeout)
+        return self._batch
 
     def __call__(self, rowids: list[int], threshold: float | None) -> list[Outcome | None]:
         outs: list[Outcome | None] = [None] * len(rowids)
@@ -136,7 +144,7 @@ def range_query(coll, query: Graph, tau: float, model: CostModel, verify: Verifi
     rows = np.arange(len(sig))
     limit = tau + _tol(tau)
     for name, bound in filt.stages:
-        lb = bound(sig, rows if len(rows) < len(sig) else None)
+        lb = bound(sig, rows if len(rows) < len(sig) else None, limit)
         rows = rows[lb <= limit]
         stages.done(name, len(rows))
     check = _Checker(coll, query, verify, model, filt, stages, progress)
