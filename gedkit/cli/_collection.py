@@ -214,12 +214,12 @@ def _stream(files: list[str], options: dict, args: argparse.Namespace) -> Iterat
 def _scan(files: list[str], options: dict, args: argparse.Namespace
           ) -> tuple[list, list[Graph] | None]:
     """Every graph's name, and the graphs themselves while they are few enough to keep."""
-    from gedkit.search.collection import _Counter
+    from gedkit.search.progress import GraphCounter
 
     names: list = []
     buffer: list[Graph] | None = []
     items = 0
-    shown = _Counter(None, "reading")
+    shown = GraphCounter(None, "reading")
     try:
         for g in _stream(files, options, args):
             names.append(g.name)

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import math
 import os
-import sys
-import time
 import warnings
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -16,6 +14,7 @@ import numpy as np
 from gedkit.budget import PAIR_TIMEOUT, InterruptedWarning, interruptible
 from gedkit.errors import OptionError
 from gedkit.graph import Graph
+from gedkit.search.progress import GraphCounter
 from gedkit.search.result import SearchResult
 from gedkit.search.signatures import Signatures
 from gedkit.search.store import Store, id_text
@@ -157,7 +156,7 @@ class Collection:
         items = _items(graphs, *self._store.labels())
         added = 0
         batch: list[Graph] = []
-        shown = _Counter(progress, "adding")
+        shown = GraphCounter(progress, "adding")
         next_id = int(self._store.meta["next_id"])
         try:
             for g in items:
@@ -401,42 +400,6 @@ def _items(graphs: Any, node_label: Any, edge_label: Any) -> Iterator[Graph]:
         raise
     finally:
         notice.warn()
-
-
-class _Counter:
-    """Graphs added so far, on stderr: a bar on a terminal, a line every 10 s elsewhere."""
-
-    def __init__(self, progress: bool | None, what: str):
-        self.active = progress is not False
-        self.terminal = _is_terminal(sys.stderr)
-        self.what, self.start, self.next = what, time.perf_counter(), time.perf_counter() + 10
-        self.bar = None
-        if self.active and self.terminal:
-            from tqdm import tqdm
-
-            self.bar = tqdm(unit="graph", desc=what, file=sys.stderr,
-                            delay=0 if progress else 2.0)
-        self.count = 0
-
-    def update(self, count: int) -> None:
-        if self.bar is not None:
-            self.bar.update(count - self.count)
-        elif self.active and time.perf_counter() >= self.next:
-            print(f"gedkit: {self.what}: {count} graphs, "
-                  f"{time.perf_counter() - self.start:.0f} s", file=sys.stderr, flush=True)
-            self.next = time.perf_counter() + 10
-        self.count = count
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
-
-
-def _is_terminal(stream: Any) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False
 
 
 def _run_queries(coll: Collection, run, graphs: list[Graph], parameter, model, verify,

@@ -7,7 +7,7 @@ import sys
 import time
 from typing import Any
 
-__all__ = ["Progress"]
+__all__ = ["GraphCounter", "Progress"]
 
 _DELAY = 2.0  # seconds before a bar appears
 _LINE_EVERY = 10.0
@@ -51,6 +51,36 @@ class Progress:
                   f"verified, {time.perf_counter() - self.start:.0f} s", file=sys.stderr,
                   flush=True)
             self.next_line = time.perf_counter() + _LINE_EVERY
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+class GraphCounter:
+    """Graphs read or added so far: a bar on a terminal, a line every 10 s elsewhere."""
+
+    def __init__(self, progress: bool | None, what: str):
+        self.active = progress is not False
+        self.what, self.start = what, time.perf_counter()
+        self.next_line = self.start + _LINE_EVERY
+        self.bar: Any = None
+        if self.active and _is_terminal(sys.stderr):
+            from tqdm import tqdm
+
+            self.bar = tqdm(unit="graph", desc=what, file=sys.stderr,
+                            delay=0 if progress else _DELAY)
+        self.count = 0
+
+    def update(self, count: int) -> None:
+        """``count`` graphs so far."""
+        if self.bar is not None:
+            self.bar.update(count - self.count)
+        elif self.active and time.perf_counter() >= self.next_line:
+            print(f"gedkit: {self.what}: {count} graphs, "
+                  f"{time.perf_counter() - self.start:.0f} s", file=sys.stderr, flush=True)
+            self.next_line = time.perf_counter() + _LINE_EVERY
+        self.count = count
 
     def close(self) -> None:
         if self.bar is not None:

@@ -40,7 +40,7 @@ class Vocabulary:
         """The ordinal of ``key``, added (and appended to ``new``) when unseen."""
         i = self.index.get(key)
         if i is None:
-            i = self.index[key] = len(self.keys)
+            i = self.index[key] = len(self)  # an overlay's ordinals come after its base's
             self.keys.append(key)
             self.values.append(key if value is None else value)
             if new is not None:
@@ -83,16 +83,7 @@ class _Overlay(Vocabulary):
 
     def ordinal(self, key, value=None, new: list | None = None) -> int:
         i = self.base.index.get(key)
-        if i is not None:
-            return i
-        i = self.index.get(key)
-        if i is None:
-            i = self.index[key] = len(self)
-            self.keys.append(key)
-            self.values.append(key if value is None else value)
-            if new is not None:
-                new.append(i)
-        return i
+        return super().ordinal(key, value, new) if i is None else i
 
     def lookup(self, key) -> int:
         i = self.base.index.get(key)

@@ -148,43 +148,28 @@ class Store:
             sig = sig.take(np.flatnonzero(~np.isin(sig.rowids, removed)))
         return sig
 
-    def graphs(self, rowids: Iterable[int]) -> dict[int, Graph]:
-        """The graphs of ``rowids`` (fetched in chunks)."""
+    def _rows(self, columns: str, rowids: Iterable[int]) -> Iterator[tuple]:
+        """``rowid, columns...`` of the graphs ``rowids``, fetched 500 at a time."""
         rowids = [int(r) for r in rowids]
-        out: dict[int, Graph] = {}
         for start in range(0, len(rowids), 500):
             chunk = rowids[start:start + 500]
             marks = ",".join("?" * len(chunk))
-            for rowid, data in self.conn.execute(
-                    f"SELECT rowid, data FROM graphs WHERE rowid IN ({marks})", chunk):
-                out[rowid] = decode_graph(data, self.where)
-        return out
+            yield from self.conn.execute(
+                f"SELECT rowid, {columns} FROM graphs WHERE rowid IN ({marks})", chunk)
+
+    def graphs(self, rowids: Iterable[int]) -> dict[int, Graph]:
+        """The graphs of ``rowids``."""
+        return {r: decode_graph(data, self.where) for r, data in self._rows("data", rowids)}
 
     def records(self, rowids: Iterable[int]) -> dict[int, bytes]:
         """The :func:`~gedkit.search.signatures.record` bytes of ``rowids``."""
-        rowids = [int(r) for r in rowids]
-        out: dict[int, bytes] = {}
-        for start in range(0, len(rowids), 500):
-            chunk = rowids[start:start + 500]
-            marks = ",".join("?" * len(chunk))
-            out.update(self.conn.execute(
-                f"SELECT rowid, record FROM graphs WHERE rowid IN ({marks})", chunk))
-        return out
+        return dict(self._rows("record", rowids))
 
     def ids(self, rowids: Iterable[int] | None = None) -> dict[int, Any]:
         """rowid -> id, for ``rowids`` or for every graph."""
-        if rowids is None:
-            rows = self.conn.execute("SELECT rowid, id FROM graphs ORDER BY rowid")
-            return {r: json.loads(t) for r, t in rows}
-        rowids = [int(r) for r in rowids]
-        out = {}
-        for start in range(0, len(rowids), 500):
-            chunk = rowids[start:start + 500]
-            marks = ",".join("?" * len(chunk))
-            for r, t in self.conn.execute(
-                    f"SELECT rowid, id FROM graphs WHERE rowid IN ({marks})", chunk):
-                out[r] = json.loads(t)
-        return out
+        rows = (self.conn.execute("SELECT rowid, id FROM graphs ORDER BY rowid")
+                if rowids is None else self._rows("id", rowids))
+        return {r: json.loads(t) for r, t in rows}
 
     def rowid(self, graph_id: Any) -> int | None:
         row = self.conn.execute("SELECT rowid FROM graphs WHERE id = ?",
