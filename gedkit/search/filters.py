@@ -7,9 +7,12 @@ Which bounds apply depends on the cost model:
   to depend on label equality alone, as CHEM_2 on element symbols does):
   stage ``labels`` prices the node-label and edge-label multisets against the query's (the
   cheapest edits that turn one multiset into the other, substitutions capped at deletion plus
-  insertion); stage ``branches`` adds that every node whose branch (label and incident edge
+  insertion) and the degree sequences against the query's (an edge insertion or deletion changes
+  two degrees by one, so half the distance between the sorted sequences counts edge insertions
+  and deletions); stage ``branches`` adds that every node whose branch (label and incident edge
   labels) differs from its image's must be touched by an edit, a node edit touching one node
-  and an edge edit two.
+  and an edge edit two. (The degree part needs the compiled kernel; until it is compiled the
+  filters compute the rest with numpy.)
 - **any other model** (the literature models, custom callables): stage ``labels`` is the
   half-sum bound: every node of either graph pays at least half its cheapest option (deletion,
   insertion, or substitution by a label the other graph has), edges likewise. No second stage.
@@ -27,7 +30,14 @@ import numpy as np
 
 from gedkit.costs.base import CostModel
 from gedkit.graph import Graph
-from gedkit.search.signatures import KINDS, Multisets, Signatures, Vocabulary, signature_of
+from gedkit.search.signatures import (
+    KINDS,
+    SETS,
+    Multisets,
+    Signatures,
+    Vocabulary,
+    signature_of,
+)
 
 __all__ = ["GedFilter"]
 
@@ -51,6 +61,11 @@ class GedFilter:
             dense = np.zeros(len(views[kind]), dtype=np.int32)
             dense[ids] = counts
             self.dense[kind] = dense
+        # query nodes of degree >= t, for t = 0 .. its largest degree
+        degrees, counts = qsets["degree"]
+        at_least = np.zeros(int(degrees.max(initial=0)) + 1, dtype=np.int64)
+        np.add.at(at_least, degrees, counts)
+        self.at_least = np.cumsum(at_least[::-1])[::-1].copy()
         const = model.equality_costs
         if const is None and self.matrices() is not None:
             const = self.matrices()[2]  # a model whose costs happen to depend on equality only
@@ -103,12 +118,13 @@ class GedFilter:
         if compiled or (compiled is None and warm.ready("search")):
             from gedkit._kernels.filters import equality_bounds
 
-            sets = [sig.sets[k] for k in KINDS]
+            sets = [sig.sets[k] for k in SETS]
             every = rows is None
             picked = np.zeros(1, dtype=np.int64) if every else rows.astype(np.int64, copy=False)
             out = np.empty(len(sig) if every else len(rows))
             equality_bounds(sig.n, sig.m, *(a for s in sets for a in (s.ptr, s.ids, s.counts)),
                             self.qn, self.qm, *(self.dense[k] for k in KINDS),
+                            self.at_least,
                             np.array(costs), branches, self.integral, float(limit), picked,
                             every, out)
             return out

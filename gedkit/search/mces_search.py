@@ -108,10 +108,7 @@ class MCESFilter:
 
     def __init__(self, query: Graph, vocab: dict[str, Vocabulary]):
         views = {k: v.overlay() for k, v in vocab.items()}
-        signature = signature_of(query, views)
-        if len(signature) == 2:  # (signature, record)
-            signature = signature[0]
-        self.qn, self.qm, qsets = signature
+        (self.qn, self.qm, qsets), _ = signature_of(query, views)
         self.dense = {}
         for kind in ("node", "edge"):
             ids, counts = qsets[kind]

@@ -2,7 +2,8 @@
 
 A graph's signature is its size (nodes, edges) and three multisets over collection-wide
 vocabularies: its node labels, its edge labels, and its *branches* (a node's label with the
-sorted labels of its incident edges). Each multiset is stored in compressed-row form: for graph
+sorted labels of its incident edges), and its degree sequence as a multiset of degrees. Each
+multiset is stored in compressed-row form: for graph
 ``r`` the entries ``ptr[r]:ptr[r+1]`` of ``ids`` (vocabulary ordinals, increasing) and
 ``counts``. Filtering a whole collection is then a few numpy passes over these arrays; no graph
 is ever parsed for it.
@@ -19,9 +20,10 @@ import numpy as np
 
 from gedkit.graph import Graph, label_key
 
-__all__ = ["KINDS", "Multisets", "Signatures", "Vocabulary", "signature_of"]
+__all__ = ["KINDS", "SETS", "Multisets", "Signatures", "Vocabulary", "signature_of"]
 
-KINDS = ("node", "edge", "branch")
+KINDS = ("node", "edge", "branch")  # multisets over a vocabulary
+SETS = (*KINDS, "degree")  # and the degree sequence, as a multiset of degree values
 
 
 class Vocabulary:
@@ -135,7 +137,8 @@ def signature_of(g: Graph, vocab: dict[str, Vocabulary], new: dict[str, list] | 
     branches = [vocab["branch"].ordinal(key, None, new["branch"])
                 for key in branch_keys(g, nodes, edges)]
     signature = (g.n, g.m, {"node": _multiset(nodes), "edge": _multiset(edges),
-                            "branch": _multiset(branches)})
+                            "branch": _multiset(branches),
+                            "degree": _multiset(g.degrees().tolist())})
     return signature, record(g, nodes, edges)
 
 
@@ -226,7 +229,7 @@ class Signatures:
             np.asarray(rowids, dtype=np.int64),
             np.array([s[0] for s in signatures], dtype=np.int32),
             np.array([s[1] for s in signatures], dtype=np.int32),
-            {k: Multisets.build([s[2][k] for s in signatures]) for k in KINDS},
+            {k: Multisets.build([s[2][k] for s in signatures]) for k in SETS},
         )
 
     def take(self, rows: np.ndarray) -> Signatures:
@@ -240,7 +243,7 @@ class Signatures:
             np.concatenate([p.rowids for p in parts]) if parts else np.empty(0, np.int64),
             np.concatenate([p.n for p in parts]) if parts else np.empty(0, np.int32),
             np.concatenate([p.m for p in parts]) if parts else np.empty(0, np.int32),
-            {k: Multisets.concat([p.sets[k] for p in parts]) for k in KINDS},
+            {k: Multisets.concat([p.sets[k] for p in parts]) for k in SETS},
         )
 
     def to_bytes(self) -> bytes:
@@ -256,5 +259,5 @@ class Signatures:
     def from_bytes(cls, blob: bytes) -> Signatures:
         with np.load(io.BytesIO(blob), allow_pickle=False) as z:
             sets = {k: Multisets(z[f"{k}_ptr"], z[f"{k}_ids"], z[f"{k}_counts"])
-                    for k in KINDS}
+                    for k in SETS}
             return cls(z["rowids"], z["n"], z["m"], sets)
