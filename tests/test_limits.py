@@ -116,6 +116,11 @@ def test_warm_up_covers_every_specialisation_real_calls_use():
                 gedkit.ged(a, b, method=m, costs=constant(node_sub=0.5), threshold=2)
             for m in ["auto", "exact", "ga"]:
                 gedkit.mces(a, b, method=m)
+        coll = gedkit.Collection()
+        coll.add([a for a, _ in pairs] + ["CCO", "CCN"])
+        for model in ("uniform", constant(node_sub=0.5)):
+            coll.range("CCCO", 2, costs=model)
+            coll.knn("CCCO", 2, costs=model)
         from numba.core.registry import CPUDispatcher
         import gc
         missed = [d.py_func.__qualname__ for d in gc.get_objects()
