@@ -322,7 +322,7 @@ def test_mces_searches_equal_the_api(capsys, lib):
     (["collection", "build", "{smi}", "{smi}", "--overwrite"], ["not a gedkit collection"]),
     (["collection", "build", "{new}", "missing.smi"], ["no such file: missing.smi"]),
     (["collection", "build", "{lib}", "{lib}", "--append"], ["not an input of itself"]),
-    (["collection", "build", "{new}", "{bad}"], ["RDKit cannot parse"]),
+    (["collection", "build", "{new}", "{bad}", "--strict"], ["RDKit cannot parse"]),
 ])
 def test_bad_input_is_one_line(capsys, lib, tmp_path, argv, fragments):
     bad = tmp_path / "bad.smi"
@@ -360,3 +360,17 @@ def test_end_to_end_in_a_subprocess(tmp_path):
     done = gedkit_cli("search", "lib.gdb", "CCO", "--nearest", "0")
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.startswith("gedkit: error: ") and done.stderr.count("\n") == 1
+
+
+def test_build_leaves_out_unreadable_molecules_unless_strict(tmp_path, capsys):
+    from gedkit.cli import main
+
+    smi = tmp_path / "lib.smi"
+    smi.write_text("CCO ethanol\nC1CC broken\nCCN amine\n")
+    assert main(["collection", "build", str(tmp_path / "a.gdb"), str(smi)]) == 0
+    captured = capsys.readouterr()
+    assert "2 graphs added" in captured.out
+    assert "1 records could not be read" in captured.err and "lib.smi:2" in captured.err
+    assert main(["collection", "build", str(tmp_path / "b.gdb"), str(smi), "--strict"]) == 2
+    assert "lib.smi:2: RDKit cannot parse" in capsys.readouterr().err
+    assert not (tmp_path / "b.gdb").exists()

@@ -376,3 +376,18 @@ def test_opening_does_not_parse_graphs(tmp_path, monkeypatch):
     t = time.perf_counter()
     assert len(coll) == len(MOLECULES)
     assert coll._signatures.n.sum() > 0 and time.perf_counter() - t < 5
+
+
+def test_unreadable_molecules_skipped_on_request(tmp_path):
+    smi = tmp_path / "lib.smi"
+    smi.write_text("CCO ethanol\nC1CC broken\nCCN amine\nC(C)(C)(C)(C)C five\n")
+    with pytest.raises(FormatError, match=r"lib.smi:2: RDKit cannot parse"):
+        Collection().add(smi)
+    coll = Collection()
+    with pytest.warns(gedkit.search.collection.SkippedWarning, match="2 graphs could not be"):
+        assert coll.add(smi, errors="skip") == 2
+    assert [g.name for g in coll] == ["ethanol", "amine"]
+    with pytest.raises(OptionError, match="do not go together"):
+        coll.add(smi, errors="skip", ids=["a", "b"])
+    with pytest.raises(OptionError, match="errors must be"):
+        coll.add(smi, errors="ignore")

@@ -59,6 +59,11 @@ def register(subparsers: Any) -> None:
         f"written, so inputs of over {BUFFER_GRAPHS:,} graphs are read twice; --ids numbers "
         "reads them once",
     )
+    build.add_argument(
+        "--strict", action="store_true",
+        help="stop at the first molecule RDKit cannot read (default: leave it out and say how "
+        "many were left out)",
+    )
     mode = build.add_mutually_exclusive_group()
     mode.add_argument("--append", action="store_true",
                       help="add to the existing collection LIB (read with its labels)")
@@ -96,6 +101,9 @@ def run_build(args: argparse.Namespace) -> int:
         edge_label = _recorded(existing.edge_label, edge_label, "--edge-label", lib)
     options = {**_read_options(args), "node_label": node_label, "edge_label": edge_label}
     options = {key: value for key, value in options.items() if value is not None}
+    skipped: list[str] = []
+    if not args.strict:  # SMILES and SDF records RDKit rejects are left out, and counted
+        options["skipped"] = skipped
 
     graphs: Any = None
     ids = None
@@ -140,6 +148,11 @@ def run_build(args: argparse.Namespace) -> int:
     if not added and existing is None:
         lib.unlink()
         raise GedkitError(f"no graphs in {', '.join(args.files)}")
+    if skipped:
+        # read twice (names first) when the input was large: each record counted once
+        unique = list(dict.fromkeys(skipped))
+        print(f"gedkit: note: {len(unique)} records could not be read and were left out "
+              f"(--strict stops at the first); the first: {unique[0]}", file=sys.stderr)
     what = "names" if ids is not None else "numbers"
     print(f"{lib}: {added} graphs added ({total} in all; ids: {what}), "
           f"{_file_size(os.path.getsize(lib))}, {time.perf_counter() - start:.1f} s")

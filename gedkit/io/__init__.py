@@ -88,8 +88,8 @@ _FORMATS = {
     "graphml": _Format((".graphml",), read_graphml),
     "json": _Format((".json",), read_json, writer=write_json),
     "tve": _Format((".txt", ".tve", ".graph"), read_tve, "label", "label", (), write_tve),
-    "smiles": _Format((".smi", ".smiles"), read_smiles, "atom", "bond", ()),
-    "sdf": _Format((".sdf",), read_sdf, "atom", "bond", ()),
+    "smiles": _Format((".smi", ".smiles"), read_smiles, "atom", "bond", ("skipped",)),
+    "sdf": _Format((".sdf",), read_sdf, "atom", "bond", ("skipped",)),
     "mol": _Format((".mol",), read_mol, "atom", "bond", ()),
 }
 
@@ -244,10 +244,12 @@ def read_one(path: str | Path, notice: Unlabelled, node_label: Any = DEFAULT,
 
 def read_graphs(path: str | Path, notice: Unlabelled, node_label: Any = DEFAULT,
                 edge_label: Any = DEFAULT, format: str | None = None, *,
-                directed: str = "error", graph_dir: str | Path | None = None
-                ) -> Iterator[Graph]:
+                directed: str = "error", graph_dir: str | Path | None = None,
+                skipped: list | None = None) -> Iterator[Graph]:
     """The graphs of ``path`` (or of ``FILE#ID``) as :func:`read_all` reads them, one at a
-    time, with the attributes left out told to ``notice``."""
+    time, with the attributes left out told to ``notice``. With a ``skipped`` list, formats
+    of independent records (SMILES, SDF) leave out a record that cannot be read and append its
+    error message there; other formats raise as always."""
     file, selector = _locate(path)
     name = detect_format(file, format)
     fmt = _FORMATS[name]
@@ -266,6 +268,8 @@ def read_graphs(path: str | Path, notice: Unlabelled, node_label: Any = DEFAULT,
         options["directed"] = directed
     if "graph_dir" in fmt.options:
         options["graph_dir"] = graph_dir
+    if "skipped" in fmt.options and skipped is not None:
+        options["skipped"] = skipped
     graphs = _decoded(fmt.reader(file, node_label, edge_label, **options), file, name, notice)
     return graphs if selector is None else _select(graphs, selector, file)
 

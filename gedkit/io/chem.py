@@ -108,8 +108,10 @@ def from_smiles(smiles: str, node_label: Any = "atom", edge_label: Any = "bond",
     return from_rdkit(mol, node_label, edge_label, name=name, source=f"SMILES {smiles!r}")
 
 
-def read_smiles(path: Path, node_label: Any, edge_label: Any) -> Iterator[Graph]:
-    """Yield the molecules of a SMILES file: one per line, ``SMILES [title]``."""
+def read_smiles(path: Path, node_label: Any, edge_label: Any,
+                skipped: list | None = None) -> Iterator[Graph]:
+    """Yield the molecules of a SMILES file: one per line, ``SMILES [title]``. A line RDKit
+    cannot read raises, or with a ``skipped`` list is told there and left out."""
     Chem, rdBase = _chem()
     with open(path, encoding="utf-8") as f:
         records = [(k, line.split(maxsplit=1)) for k, line in enumerate(f, start=1)]
@@ -117,15 +119,24 @@ def read_smiles(path: Path, node_label: Any, edge_label: Any) -> Iterator[Graph]
     for i, (line_no, fields) in enumerate(records):
         with rdBase.BlockLogs():
             mol = Chem.MolFromSmiles(fields[0])
-        if mol is None:
-            raise FormatError(f"{path}:{line_no}: RDKit cannot parse the SMILES "
-                              f"{shorten(fields[0])!r}")
         name = fields[1].strip() if len(fields) > 1 else graph_name(path, i, len(records) > 1)
-        yield from_rdkit(mol, node_label, edge_label, name=name, source=path)
+        try:
+            if mol is None:
+                raise FormatError(f"{path}:{line_no}: RDKit cannot parse the SMILES "
+                                  f"{shorten(fields[0])!r}")
+            graph = from_rdkit(mol, node_label, edge_label, name=name, source=path)
+        except FormatError as err:
+            if skipped is None:
+                raise
+            skipped.append(str(err))
+            continue
+        yield graph
 
 
-def read_sdf(path: Path, node_label: Any, edge_label: Any) -> Iterator[Graph]:
-    """Yield the molecules of an SDF file, named by their title lines."""
+def read_sdf(path: Path, node_label: Any, edge_label: Any,
+             skipped: list | None = None) -> Iterator[Graph]:
+    """Yield the molecules of an SDF file, named by their title lines (a molecule RDKit
+    cannot read raises, or with a ``skipped`` list is told there and left out)."""
     Chem, rdBase = _chem()
     if path.stat().st_size == 0:
         return
@@ -138,10 +149,17 @@ def read_sdf(path: Path, node_label: Any, edge_label: Any) -> Iterator[Graph]:
         # it is the file's only one
         with rdBase.BlockLogs():
             following = next(molecules, _END)
-        if current is None:
-            raise FormatError(f"{path}: RDKit cannot parse molecule number {index + 1}")
-        yield _titled(current, path, index, index > 0 or following is not _END, node_label,
-                      edge_label)
+        try:
+            if current is None:
+                raise FormatError(f"{path}: RDKit cannot parse molecule number {index + 1}")
+            graph = _titled(current, path, index, index > 0 or following is not _END,
+                            node_label, edge_label)
+        except FormatError as err:
+            if skipped is None:
+                raise
+            skipped.append(str(err))
+        else:
+            yield graph
         current, index = following, index + 1
 
 

@@ -19,7 +19,11 @@ from gedkit.search.result import SearchResult
 from gedkit.search.signatures import Signatures
 from gedkit.search.store import Store, id_text
 
-__all__ = ["Collection"]
+__all__ = ["Collection", "SkippedWarning"]
+
+
+class SkippedWarning(UserWarning):
+    """``Collection.add(..., errors="skip")`` left out graphs it could not read."""
 
 #: graphs per transaction of :meth:`Collection.add`
 BATCH = 5000
@@ -135,7 +139,7 @@ class Collection:
         return self._sig
 
     def add(self, graphs: Any, ids: Iterable[Any] | None = None, *,
-            progress: bool | None = None) -> int:
+            errors: str = "raise", progress: bool | None = None) -> int:
         """Add graphs; returns how many were added.
 
         ``graphs`` is one graph file (all its graphs: SMILES, SDF, CXL, t/v/e...), or an
@@ -143,7 +147,15 @@ class Collection:
         holding several graphs adds them all). ``ids`` (strings or integers, unique) default
         to consecutive integers. Graphs are written in transactions of :data:`BATCH`: an
         error or Ctrl-C keeps every batch already written and nothing of the one under way.
+        ``errors="skip"`` leaves out what cannot be read (a SMILES RDKit rejects, a molecule of
+        an SDF file) and says how many in one warning; other readers' errors (a malformed GXL,
+        a directed graph) always raise.
         """
+        if errors not in ("raise", "skip"):
+            raise OptionError(f"errors must be 'raise' or 'skip', got {errors!r}")
+        if errors == "skip" and ids is not None:
+            raise OptionError("errors='skip' and ids= do not go together: a graph left out "
+                              "would shift every id after it")
         if ids is not None:
             ids = list(ids)
             texts = [id_text(i) for i in ids]
@@ -153,7 +165,8 @@ class Collection:
             clash = self._store.existing(texts)
             if clash:
                 raise OptionError(f"the collection has a graph with id {clash[0]} already")
-        items = _items(graphs, *self._store.labels())
+        skipped: list | None = [] if errors == "skip" else None
+        items = _items(graphs, *self._store.labels(), skipped)
         added = 0
         batch: list[Graph] = []
         shown = GraphCounter(progress, "adding")
@@ -171,6 +184,9 @@ class Collection:
         finally:
             shown.close()
             self._sig = None
+        if skipped:
+            warnings.warn(f"{len(skipped)} graphs could not be read and were left out; the "
+                          f"first: {skipped[0]}", SkippedWarning, stacklevel=2)
         if ids is not None and added != len(ids):
             warnings.warn(f"{len(ids)} ids for {added} graphs: the ids past the last graph "
                           "were not used", stacklevel=2)
@@ -371,8 +387,11 @@ def _check_number(value: Any, name: str, minimum: float) -> None:
         raise OptionError(f"{name} must be a number >= {minimum:g}, got {value!r}")
 
 
-def _items(graphs: Any, node_label: Any, edge_label: Any) -> Iterator[Graph]:
-    """Every graph ``graphs`` stands for (see :meth:`Collection.add`), read one at a time."""
+def _items(graphs: Any, node_label: Any, edge_label: Any,
+           skipped: list | None = None) -> Iterator[Graph]:
+    """Every graph ``graphs`` stands for (see :meth:`Collection.add`), read one at a time;
+    with a ``skipped`` list, what cannot be read is told there and left out."""
+    from gedkit.errors import GedkitError
     from gedkit.inputs import as_graph, is_file_reference
     from gedkit.io import read_graphs
     from gedkit.io.common import DEFAULT, Unlabelled
@@ -389,10 +408,16 @@ def _items(graphs: Any, node_label: Any, edge_label: Any) -> Iterator[Graph]:
         for item in [graphs] if single else graphs:
             if isinstance(item, os.PathLike) or (isinstance(item, str)
                                                  and is_file_reference(item)):
-                yield from read_graphs(item, notice, *specs)
-            else:
+                yield from read_graphs(item, notice, *specs, skipped=skipped)
+                continue
+            try:
                 g = as_graph(item, node_label, edge_label, notice=notice)
-                yield g
+            except GedkitError as err:
+                if skipped is None:
+                    raise
+                skipped.append(str(err))
+                continue
+            yield g
     except TypeError as err:
         if "iterable" in str(err):
             raise OptionError(f"add takes an iterable of graphs or a graph file, got "
