@@ -159,9 +159,11 @@ class Collection:
         if ids is not None:
             ids = list(ids)
             texts = [id_text(i) for i in ids]
-            if len(set(texts)) < len(texts):
-                dup = next(i for i, t in zip(ids, texts, strict=True) if texts.count(t) > 1)
-                raise OptionError(f"graph id {dup!r} is given twice")
+            seen: set[str] = set()
+            for graph_id, text in zip(ids, texts, strict=True):
+                if text in seen:
+                    raise OptionError(f"graph id {graph_id!r} is given twice")
+                seen.add(text)
             clash = self._store.existing(texts)
             if clash:
                 raise OptionError(f"the collection has a graph with id {clash[0]} already")
