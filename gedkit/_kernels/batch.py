@@ -103,6 +103,14 @@ def verify_many(
             nm, em, ncst, ecst = nmat, emat, nconst, econst
         n1 = l1.shape[0]
         n2 = l2.shape[0]
+        per = expansion_ops(n1, n2, e1.shape[0], e2.shape[0], counting, branch)
+        if n1 > 0 and per > max_ops:
+            # not one expansion fits this pair's share (large graphs): the per-pair driver,
+            # which sizes its work to the time limit, takes it without any work spent here
+            out_lower[c] = 0.0
+            out_upper[c] = np.inf
+            out_status[c] = GAVE_UP
+            continue
         nl1 = l1.copy()
         nl2 = l2.copy()
         ed1 = e1.copy()
@@ -138,7 +146,6 @@ def verify_many(
         fctl[0] = np.inf  # UB
         fctl[1] = 0.0  # LB
         fctl[2] = np.inf  # PRUNED
-        per = expansion_ops(n1, n2, ed1.shape[0], ed2.shape[0], counting, branch)
         max_expansions = max(1, int(max_ops / per))
         spent = 0
         status = -1
