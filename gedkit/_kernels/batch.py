@@ -77,13 +77,14 @@ def expansion_ops(n1, n2, m1, m2, counting, branch):
 def verify_many(
     query, records, offsets, first, last,
     nmat, nmat_t, emat, emat_t, nconst, econst, nconst_t, econst_t,
-    counting, branch, integral, tol, cutoff, stop_at, max_ops, chunk,
+    counting, branch, integral, tol, cutoff, stop_at, max_ops, skip_ops, chunk,
     maps_buf, g, f, depth, heap, free, out_lower, out_upper, out_status,
 ):
     """Verify the candidates ``first..last-1`` (records at ``offsets``) against ``query``:
     exact search pruned at ``cutoff`` (and stopped at the first map within ``stop_at``), at
     most about ``max_ops`` simple operations each (:func:`expansion_ops` per expansion: the
-    kernel reads no clock), in the frontier arrays given (reused; ``maps_buf``
+    kernel reads no clock; a pair one of whose expansions alone exceeds ``skip_ops`` is not
+    started), in the frontier arrays given (reused; ``maps_buf``
     holds ``len(g)`` rows of the smaller graph's size). Writes each candidate's bounds and
     FINISHED or GAVE_UP; returns the operations spent (by the same estimate), from which the
     caller learns the estimate's real pace."""
@@ -104,9 +105,10 @@ def verify_many(
         n1 = l1.shape[0]
         n2 = l2.shape[0]
         per = expansion_ops(n1, n2, e1.shape[0], e2.shape[0], counting, branch)
-        if n1 > 0 and per > max_ops:
-            # not one expansion fits this pair's share (large graphs): the per-pair driver,
-            # which sizes its work to the time limit, takes it without any work spent here
+        if n1 > 0 and per > skip_ops:
+            # not one expansion fits this pair's share even at the estimate's best pace (large
+            # graphs): the per-pair driver, which sizes its work to the time limit, takes it
+            # without any work spent here
             out_lower[c] = 0.0
             out_upper[c] = np.inf
             out_status[c] = GAVE_UP

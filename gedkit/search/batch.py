@@ -92,6 +92,7 @@ class BatchVerifier:
         from gedkit._kernels import warm
         from gedkit._kernels.batch import FINISHED, verify_many
         from gedkit.budget import interrupted
+        from gedkit.solvers.chunks import OPS_PER_SECOND
 
         count = len(records)
         lower, upper = np.zeros(count), np.full(count, math.inf)
@@ -118,7 +119,8 @@ class BatchVerifier:
                 self.nmat, self.nmat_t, self.emat, self.emat_t,
                 self.nconst, self.econst, self.nconst_t, self.econst_t,
                 self.counting, True, self.integral, self.tol, cutoff, -math.inf,
-                seconds * self.pace, 256, *self.frontier, lower, upper, status,
+                seconds * self.pace, seconds * OPS_PER_SECOND, 256, *self.frontier, lower,
+                upper, status,
             )
             spent = time.perf_counter() - tick
             done, first = last - first, last
