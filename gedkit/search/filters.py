@@ -41,7 +41,9 @@ from gedkit.search.signatures import (
 
 __all__ = ["GedFilter"]
 
-_MATRIX_CHUNK = 1024  # vocabulary labels per cost-matrix call of the general bound
+# vocabulary labels per cost-matrix call of the general bound: a call prices every pair of its
+# labels, so chunks about the query's size keep the work near query x vocabulary
+_MIN_CHUNK = 32
 _GRAPH_CHUNK = 65536  # graphs per pass of the general bound (bounds its temporary arrays)
 
 
@@ -160,8 +162,9 @@ class GedFilter:
             insert = np.empty(size)
             delete = np.zeros(len(q_ids))
             nq = len(q_labels)
-            for start in range(0, size, _MATRIX_CHUNK):
-                labels = [view.value(i) for i in range(start, min(size, start + _MATRIX_CHUNK))]
+            chunk = max(_MIN_CHUNK, 2 * nq)
+            for start in range(0, size, chunk):
+                labels = [view.value(i) for i in range(start, min(size, start + chunk))]
                 mat = np.asarray(matrix(q_labels + labels), dtype=np.float64)
                 k = nq + len(labels)
                 sub[:, start:start + len(labels)] = mat[:nq, nq:k]
