@@ -358,8 +358,9 @@ def test_pairwise_ctrl_c_writes_the_pairs_done(tmp_path, jobs):
     for g, path in zip(graphs, paths, strict=True):
         gedkit.write(g, path)
     out = tmp_path / "pairs.csv"
-    # the child is the CLI with the long-pair notice due after 0.5 s instead of 10 s
-    child = ("import sys, gedkit.pairwise as p; p._LONG_PAIR = 0.5; from gedkit.cli import main; "
+    # the child is the CLI with the long-pair notice due after 3 s instead of 10 s (time for
+    # the other worker to finish the small pairs, even on a loaded machine)
+    child = ("import sys, gedkit.pairwise as p; p._LONG_PAIR = 3.0; from gedkit.cli import main; "
              "sys.exit(main())")
     proc = subprocess.Popen(
         [sys.executable, "-c", child, "pairwise", *map(str, paths), "--node-label", "label",
