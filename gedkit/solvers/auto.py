@@ -41,7 +41,10 @@ EXACT_UP_TO_NODES = 12
 IPFP_FROM_NODES = 20
 # share of the remaining budget for IPFP: exact search rarely finishes beyond ~30 nodes, where
 # the upper bound comes mostly from IPFP and the rest of the budget tightens the lower bound
-IPFP_SHARE = {30: 0.25, 10**9: 0.6}
+IPFP_SHARE = {30: 0.25, 300: 0.6, 10**9: 0.85}
+# share of the budget the local search on BRANCH's map may take before IPFP: on large pairs a
+# sweep is slow and IPFP's maps are far better (1,000 nodes, 2 s: refine alone took it all)
+REFINE_SHARE = 0.15
 # pairs with at least this many nodes in the larger graph also get the learned solver: from
 # ~31 atoms its maps beat IPFP's in the same time (benchmarks/RESULTS.md, "auto with gelato")
 LEARNED_FROM_NODES = 31
@@ -104,13 +107,16 @@ class Auto(Solver):
         exact: TreeSearch | None = None
         if size > EXACT_UP_TO_NODES:
             record(get_solver("branch").solve(problem, budget))
-            if not settled():
-                record(get_solver("refine", init="branch").solve(problem, budget))
             starts = self.config["ipfp_starts"]
-            if not settled() and size >= IPFP_FROM_NODES and starts and budget.timeout:
+            ipfp_next = size >= IPFP_FROM_NODES and starts and budget.timeout
+            if not settled():
+                refine = self._stage(budget, REFINE_SHARE) if ipfp_next else budget
+                record(get_solver("refine", init="branch").solve(problem, refine))
+            if not settled() and ipfp_next:
                 fraction = next(v for limit, v in IPFP_SHARE.items() if size <= limit)
                 share = Budget(timeout=max(1e-3, fraction * budget.remaining()))
-                record(get_solver("ipfp", starts=starts).solve(problem, share))
+                # from BRANCH's map, which the first stage computed already (an assignment saved)
+                record(get_solver("ipfp", starts=starts, init="branch").solve(problem, share))
             if not settled() and size <= PROBE_UP_TO_NODES:
                 exact = self._search(problem, budget)
                 exact.offer(best.assignment, lower)
