@@ -83,13 +83,7 @@ class Problem(GraphPair):
 
         # Edge substitution above deletion + insertion would make the node-map cost exceed the
         # true edit cost; the path takes the cheaper route instead (reported by edit_path).
-        raw = np.asarray(edge_label_matrix, dtype=np.float64)
-        K = raw.shape[0] - 1
-        split = raw[:K, :K] > raw[:K, K : K + 1] + raw[K : K + 1, :K] + _TOL
-        eff = raw.copy()
-        eff[:K, :K] = np.where(split, raw[:K, K : K + 1] + raw[K : K + 1, :K], raw[:K, :K])
-        self.edge_label_matrix = eff
-        self._edge_split = split
+        self.edge_label_matrix, self._edge_split = capped_edge_costs(edge_label_matrix)
         self.adj1 = label_adjacency(g1, self.edge_labels1)
         self.adj2 = label_adjacency(g2, self.edge_labels2)
 
@@ -216,6 +210,18 @@ class Problem(GraphPair):
 
     def __repr__(self) -> str:
         return f"<Problem n1={self.n1} n2={self.n2} costs={getattr(self.cost_model, 'name', '?')}>"
+
+
+def capped_edge_costs(edge_label_matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Edge costs as node maps pay them: a substitution dearer than deleting one edge and
+    inserting the other costs that instead. Returns the capped matrix and where it was capped
+    (those substitutions are a deletion and an insertion in the edit path)."""
+    raw = np.asarray(edge_label_matrix, dtype=np.float64)
+    K = raw.shape[0] - 1
+    split = raw[:K, :K] > raw[:K, K : K + 1] + raw[K : K + 1, :K] + _TOL
+    eff = raw.copy()
+    eff[:K, :K] = np.where(split, raw[:K, K : K + 1] + raw[K : K + 1, :K], raw[:K, :K])
+    return eff, split
 
 
 def _constant_structure(mat: np.ndarray) -> tuple[float, float, float] | None:

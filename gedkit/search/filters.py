@@ -212,7 +212,7 @@ MAX_VOCABULARY = 1024
 
 def _vocabulary_matrices(model: CostModel, views: dict[str, Vocabulary]):
     from gedkit.costs.base import _checked
-    from gedkit.problem import _constant_structure
+    from gedkit.problem import _constant_structure, capped_edge_costs
 
     nk, ek = len(views["node"]), len(views["edge"])
     if max(nk, ek) > MAX_VOCABULARY:
@@ -222,9 +222,7 @@ def _vocabulary_matrices(model: CostModel, views: dict[str, Vocabulary]):
     if not model.trusted_matrices:  # checked as CostModel.compile checks them
         nmat = _checked(nmat, nk, model, "node")
         emat = _checked(emat, ek, model, "edge")
-    k = ek
-    capped = np.array(emat, dtype=np.float64)
-    capped[:k, :k] = np.minimum(emat[:k, :k], emat[:k, k:k + 1] + emat[k:k + 1, :k])
+    capped = capped_edge_costs(emat)[0]  # as Problem prices them
     const = model.equality_costs
     if const is None:
         node, edge = _constant_structure(nmat), _constant_structure(capped)
