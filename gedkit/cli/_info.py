@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
 import importlib
 import json
+import os
+import sys
 import textwrap
+from pathlib import Path
 from typing import Any
 
 # What each question's methods are for, and how their options are given on the command line.
@@ -48,25 +52,78 @@ def registered() -> dict[str, dict[str, Any]]:
     return {"ged": ged_methods(), "mces": mces_methods()}
 
 
-def run_methods(args: argparse.Namespace) -> int:
+def listing() -> dict[str, list[dict[str, Any]]]:
+    """Every method of both questions as plain data: name, exact, summary and options (each
+    ``[key, repr of the default, the default as JSON]``).
+
+    Built from :func:`registered`, which imports every solver module (numpy, numba's
+    wrappers: half a second), so the listing is kept in a small cache file beside the kernel
+    markers, stamped with every package source file's size and mtime: a later ``gedkit
+    methods`` reads it without importing any of them, and an edited or upgraded package
+    rebuilds it.
+
+    >>> names = [m["name"] for m in listing()["mces"]]
+    >>> "exact" in names and "rascal" in names
+    True
+    """
+    path = _listing_file()
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        pass
     found = registered()
+    data = {
+        question: [
+            {"name": name, "exact": cls.exact, "summary": cls.summary,
+             "options": [[key, repr(value), json.loads(json.dumps(value, default=repr))]
+                         for key, value in cls.options.items()]}
+            for name, cls in found[question].items()
+        ]
+        for question, _, _ in _QUESTIONS
+    }
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        scratch = path.with_suffix(f".{os.getpid()}.tmp")
+        scratch.write_text(json.dumps(data))
+        scratch.replace(path)  # atomic: a concurrent reader sees the old file or the new one
+    except OSError:
+        pass  # a read-only install: list without the cache
+    return data
+
+
+def _listing_file() -> Path:
+    from gedkit._kernels.warm import marker_dir
+
+    package = Path(__file__).resolve().parents[1]
+    parts = [sys.version]
+    for folder, _, files in sorted(os.walk(package)):
+        for name in sorted(files):
+            if name.endswith(".py"):
+                st = os.stat(os.path.join(folder, name))
+                parts.append(f"{folder}/{name}:{st.st_size}:{st.st_mtime_ns}")
+    stamp = hashlib.sha1("\n".join(parts).encode()).hexdigest()[:16]
+    return marker_dir().parent / f"methods-{stamp}.json"
+
+
+def run_methods(args: argparse.Namespace) -> int:
+    found = listing()
     if args.json:
         print(json.dumps(
-            {question: [{"name": name, "exact": cls.exact, "summary": cls.summary,
-                         "options": cls.options} for name, cls in found[question].items()]
+            {question: [{"name": m["name"], "exact": m["exact"], "summary": m["summary"],
+                         "options": {key: value for key, _, value in m["options"]}}
+                        for m in found[question]]
              for question, _, _ in _QUESTIONS},
-            default=repr,
         ))
         return 0
-    width = max(len(name) for methods in found.values() for name in methods)
+    width = max(len(m["name"]) for methods in found.values() for m in methods)
     blocks = []
     for question, title, spelling in _QUESTIONS:
         lines = [f"{title}; options as {spelling}"]
-        for name, cls in found[question].items():
-            kind = "exact " if cls.exact else "approx"
-            lines.append(f"  {name:<{width}}  {kind}  {cls.summary}")
-            if cls.options:
-                shown = ", ".join(f"{key}={value!r}" for key, value in cls.options.items())
+        for m in found[question]:
+            kind = "exact " if m["exact"] else "approx"
+            lines.append(f"  {m['name']:<{width}}  {kind}  {m['summary']}")
+            if m["options"]:
+                shown = ", ".join(f"{key}={text}" for key, text, _ in m["options"])
                 indent = " " * (width + 12)
                 lines.append(textwrap.fill(f"options: {shown}", 100, initial_indent=indent,
                                            subsequent_indent=indent + "  "))
