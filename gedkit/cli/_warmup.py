@@ -25,9 +25,11 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from gedkit._kernels.warm import FAMILIES, marker_dir, warm_up
+    from gedkit.cli._info import listing
 
     tick = time.perf_counter()
     spent = warm_up(jobs=max(1, args.jobs))
+    listing()  # cached, so that `gedkit methods` imports no solver module
     for family in FAMILIES:
         print(f"  {family:<14}{spent.get(family, 0.0):6.1f} s")
     print(f"kernels ready in {time.perf_counter() - tick:.1f} s (cache: {marker_dir().parent})")
