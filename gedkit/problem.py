@@ -8,7 +8,7 @@ is substituted by it, every other edge of g1 is deleted, every other edge of g2 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
@@ -26,15 +26,119 @@ _TOL = 1e-9
 class EditOperation:
     """One edit: ``kind`` is ``node_sub``, ``node_del``, ``node_ins``, ``edge_sub``,
     ``edge_del`` or ``edge_ins``; ``source``/``target`` are caller ids (a node id, or a pair of
-    node ids for an edge; ``None`` on the side that does not exist)."""
+    node ids for an edge; ``None`` on the side that does not exist).
+
+    ``source_label``/``target_label`` are the labels of what is edited, when known (a
+    :class:`~gedkit.result.Result`'s edit path knows them); they take no part in equality.
+    ``str(op)`` (:meth:`describe`) speaks ids and labels, ``repr(op)`` adds the cost.
+
+    Examples
+    --------
+    >>> op = EditOperation("node_sub", 3, 3, 1.0, "C", "N")
+    >>> print(op)
+    relabel node 3: C → N
+    >>> op
+    <EditOperation relabel node 3: C → N, cost 1>
+    >>> print(EditOperation("edge_del", (1, 2), None, 1.0, 2))
+    delete edge 1–2 (2)
+    >>> op == EditOperation("node_sub", 3, 3, 1.0)
+    True
+    """
 
     kind: str
     source: Any
     target: Any
     cost: float
+    source_label: Any = field(default=None, compare=False)
+    target_label: Any = field(default=None, compare=False)
 
     def to_dict(self) -> dict:
         return {"op": self.kind, "source": self.source, "target": self.target, "cost": self.cost}
+
+    def with_labels(self, g1: Graph, g2: Graph) -> EditOperation:
+        """The same operation carrying the labels it edits, looked up in ``g1`` and ``g2``."""
+        edge = self.kind.startswith("edge")
+        return replace(self, source_label=_label_of(g1, self.source, edge),
+                       target_label=_label_of(g2, self.target, edge))
+
+    def describe(self, *, cost: bool = False) -> str:
+        """The operation in words, with ids and labels: ``delete node 9 (O)``,
+        ``relabel node 3: C → N``, ``insert edge a–c (1)``; ``cost=True`` appends the cost.
+
+        >>> EditOperation("node_ins", None, "c", 1.0, None, "H").describe(cost=True)
+        'insert node c (H), cost 1'
+        >>> EditOperation("node_sub", 1, "b", 2.0, "C", "N").describe()
+        'relabel node 1 → b: C → N'
+        """
+        element = self.kind[:4]
+        edge = element == "edge"
+        if self.kind.endswith("_del"):
+            text = f"delete {element} {_id_text(self.source, edge)}{_paren(self.source_label)}"
+        elif self.kind.endswith("_ins"):
+            text = f"insert {element} {_id_text(self.target, edge)}{_paren(self.target_label)}"
+        else:
+            where = _id_text(self.source, edge)
+            if not _same_id(self.source, self.target):
+                where += f" → {_id_text(self.target, edge)}"
+            a, b = label_text(self.source_label), label_text(self.target_label)
+            text = f"relabel {element} {where}"
+            if a or b:
+                text += f": {a or '-'} → {b or '-'}"
+        return f"{text}, cost {self.cost:g}" if cost else text
+
+    def __str__(self) -> str:
+        return self.describe()
+
+    def __repr__(self) -> str:
+        return f"<EditOperation {self.describe(cost=True)}>"
+
+
+def label_text(label: Any, width: int = 24) -> str:
+    """A label as short text: ``None`` is empty, floats lose trailing zeros, attribute dicts
+    read ``key=value`` (an atom's symbol alone), long texts end in ``…``.
+
+    >>> label_text(None), label_text(2.0), label_text({"atom": "C", "charge": 0})
+    ('', '2', 'C')
+    >>> label_text({"x": 1.25, "y": 0.5})
+    'x=1.25 y=0.5'
+    """
+    if label is None:
+        return ""
+    if isinstance(label, float):
+        text = f"{label:g}"
+    elif isinstance(label, dict):
+        if "atom" in label:  # a molecule read with every attribute: the element speaks
+            return label_text(label["atom"], width)
+        text = " ".join(f"{k}={label_text(v, width)}" for k, v in label.items())
+    elif isinstance(label, list | tuple):
+        text = "(" + ", ".join(label_text(v, width) for v in label) + ")"
+    else:
+        text = str(label)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _label_of(g: Graph, item: Any, edge: bool) -> Any:
+    if item is None:
+        return None
+    return g.edge_label(*item) if edge else g.node_label(item)
+
+
+def _id_text(item: Any, edge: bool) -> str:
+    if edge:
+        return f"{item[0]}–{item[1]}"
+    return str(item)
+
+
+def _same_id(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:  # ids whose == is not a plain bool (arrays...): say both
+        return False
+
+
+def _paren(label: Any) -> str:
+    text = label_text(label)
+    return f" ({text})" if text else ""
 
 
 class Problem(GraphPair):

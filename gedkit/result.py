@@ -94,7 +94,9 @@ class Result:
 
     @cached_property
     def edit_path(self) -> list[EditOperation]:
-        return self.problem.edit_path(self.assignment)
+        # labels ride along so that printed paths read "relabel node 3: C → N"
+        g1, g2 = self.problem.g1, self.problem.g2
+        return [op.with_labels(g1, g2) for op in self.problem.edit_path(self.assignment)]
 
     def to_dict(self) -> dict:
         """JSON-ready dict; keys are the attribute names."""
