@@ -110,6 +110,11 @@ def kick(problem: MCESProblem, forward: np.ndarray, patience: int, seed: int = 0
     """
     budget = budget or Budget()
     best = refine(problem, forward, budget=budget)
+    # estimated, then measured; checked before the neighbour lists are built, since building
+    # them is itself a kernel call that pays numba's start-up
+    per_kick = 3 * sweep_seconds(problem) + start_up_seconds(kernels=True)
+    if not affordable(per_kick, budget):
+        return best
     current = best.copy()
     ptr1, nbr1, lab1 = problem.neighbours1
     ptr2, nbr2, _ = problem.neighbours2
@@ -119,8 +124,6 @@ def kick(problem: MCESProblem, forward: np.ndarray, patience: int, seed: int = 0
     # while calls are quick, so the clock is read often on large graphs and rarely on small
     kicks_per_call = max(1, min(_KICK_CHUNK, first_chunk(3 * sweep_seconds(problem)
                                                          * OPS_PER_SECOND)))
-    # estimated, then measured
-    per_kick = 3 * sweep_seconds(problem) + start_up_seconds(kernels=True)
     while stale < patience and affordable(per_kick, budget):
         kicks = min(kicks_per_call, patience - stale)
         tick = time.perf_counter()

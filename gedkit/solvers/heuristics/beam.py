@@ -45,7 +45,7 @@ class BPBeam(Solver):
         best, best_cost = s.forward, costs[0]
         tol = tolerance(problem)
         levels = 0
-        for q in range(problem.n1):
+        for q in range(problem.n1 if s.neighbours is not None else 0):
             if budget.expired():
                 break
             fs, invs, costs = beam_level(

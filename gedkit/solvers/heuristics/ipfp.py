@@ -50,15 +50,17 @@ def frank_wolfe(
     def product(x):
         return quadratic_product(x, problem.edge_label_matrix, *nb)
 
-    linear = problem.node_costs.copy()
-    linear[-1, -1] = 0.0
     best, best_cost = forward, problem.cost(forward)
-    x = assignment_matrix(problem, forward)
-    qx = product(x)
-    it = 0
     # a step is one assignment and two products; none is started that the budget cannot
     # pay for (the first is estimated, later ones take the last step's time)
     step = lsape_seconds(problem.n1, problem.n2)
+    if not affordable(step, budget):
+        return best, best_cost, 0
+    linear = problem.node_costs.copy()
+    linear[-1, -1] = 0.0
+    x = assignment_matrix(problem, forward)
+    qx = product(x)
+    it = 0
     while it < max_iter and affordable(step, budget) and lsape_fits(problem.n1, problem.n2, budget):
         tick = time.perf_counter()
         it += 1
@@ -115,7 +117,7 @@ class IPFP(Solver):
         rng = np.random.default_rng(self.config["seed"])
         best, best_cost = s.forward, np.inf
         iterations = 0
-        for k in range(self.config["starts"]):
+        for k in range(self.config["starts"] if s.neighbours is not None else 0):
             if k and budget.expired():
                 break
             # later starts: random node maps (not an assignment on random prices: on 1,000

@@ -74,7 +74,8 @@ class Refine(Solver):
     def solve(self, problem: Problem, budget: Budget) -> Result:
         t0 = time.perf_counter()
         s = start(problem, self.config["init"], budget)
-        f, passes = local_search(problem, s.forward, s.neighbours, budget)
+        f, passes = (s.forward, 0) if s.neighbours is None else local_search(
+            problem, s.forward, s.neighbours, budget)
         return Result.from_assignment(
             problem, f, s.lower_bound, self.name, time=time.perf_counter() - t0,
             stats={"passes": passes},

@@ -28,11 +28,12 @@ INITS = ("bipartite", "branch", "node")
 
 
 class Start(NamedTuple):
-    """A starting node map, a lower bound, and the neighbour lists both were built from."""
+    """A starting node map, a lower bound, and the neighbour lists both were built from
+    (None when the budget paid for no assignment: then no improvement step fits either)."""
 
     forward: np.ndarray
     lower_bound: float
-    neighbours: Neighbours
+    neighbours: Neighbours | None
 
 
 def start(problem: Problem, init: str = "bipartite", budget: Budget | None = None) -> Start:
@@ -42,10 +43,12 @@ def start(problem: Problem, init: str = "bipartite", budget: Budget | None = Non
     when not even BRANCH's fits, the cheap bounds of :mod:`gedkit.solvers.cheap` are.
     """
     budget = budget or Budget()
-    nb = neighbours(problem)
     if not assignment_fits(problem, budget):
+        # not even the neighbour lists: building them is a kernel call that pays numba's
+        # start-up (a second in a fresh process)
         cheap = cheap_bounds(problem, budget, "start")
-        return Start(cheap.assignment, cheap.lower_bound, nb)
+        return Start(cheap.assignment, cheap.lower_bound, None)
+    nb = neighbours(problem)
     edges = edge_costs(problem, nb)
     branch_map, lower = branch_assignment(problem, edges)
     if init == "branch" or not lsape_fits(problem.n1, problem.n2, budget):
