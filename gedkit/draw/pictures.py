@@ -1,0 +1,97 @@
+"""The pictures of results: a GED result's edit path and an MCES result's common edges, each
+on the two graphs side by side."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from gedkit.draw.caption import ged_caption, mces_caption
+from gedkit.draw.layout import layout, seeded_layout
+from gedkit.draw.molecule import is_molecule, rdkit_available
+from gedkit.draw.scene import Panel, ged_panels, kept_anchors, mces_panels
+from gedkit.graph import Graph
+from gedkit.problem import label_text
+
+__all__ = ["ged_figure", "mces_figure", "pair_positions", "treat_as_molecules"]
+
+_ROLE_OF = {"sub": "relabelled", "del": "deleted", "ins": "inserted"}
+
+
+def treat_as_molecules(graphs: list[Graph], molecule: bool | None) -> bool:
+    """Whether to draw ``graphs`` as molecules: ``molecule`` when given, else when every
+    non-empty graph reads as one (see :func:`gedkit.draw.molecule.is_molecule`).
+
+    >>> treat_as_molecules([Graph({0: "C"}), Graph()], None)
+    True
+    >>> treat_as_molecules([Graph({0: "x"})], None), treat_as_molecules([Graph()], None)
+    (False, False)
+    """
+    if molecule is not None:
+        return bool(molecule)
+    full = [g for g in graphs if g.n]
+    return bool(full) and all(is_molecule(g) for g in full)
+
+
+def pair_positions(g1: Graph, g2: Graph, forward: np.ndarray,
+                   molecule: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Positions of both graphs, g2's seeded from g1's through the node map ``forward``:
+    RDKit depiction coordinates for molecules (when RDKit is installed), else the layouts of
+    :mod:`gedkit.draw.layout`."""
+    forward = np.asarray(forward, dtype=np.int64)
+    anchored = kept_anchors(g1, g2, forward)
+    if molecule and g1.n and rdkit_available():
+        from gedkit.draw.molecule import coordinates
+
+        return coordinates(g1, g2, forward, anchored)
+    pos1 = layout(g1)
+    return pos1, seeded_layout(g2, pos1, forward, anchored)
+
+
+def _titles(p1: Panel, p2: Panel, g1: Graph, g2: Graph, molecule: bool) -> None:
+    node, edge = ("atoms", "bonds") if molecule else ("nodes", "edges")
+    for panel, side, g in ((p1, "g1", g1), (p2, "g2", g2)):
+        name = f": {g.name}" if g.name else ""
+        panel.title = f"{side}{name}\n{g.n} {node}, {g.m} {edge}"
+
+
+def ged_figure(result: Any, *, molecule: bool | None = None, table: bool = True,
+               **options: Any) -> Any:
+    """The picture of a GED result (see :func:`gedkit.draw.draw` for the options)."""
+    from gedkit.draw.figure import compose
+
+    g1, g2 = result.problem.g1, result.problem.g2
+    chem = treat_as_molecules([g1, g2], molecule)
+    p1, p2 = ged_panels(result)
+    _titles(p1, p2, g1, g2, chem)
+    pos1, pos2 = pair_positions(g1, g2, result.assignment, chem)
+    ops = result.edit_path
+    rows = ([(_ROLE_OF[op.kind[5:]], op.kind[:4], op.describe(), op.cost) for op in ops]
+            if table else None)
+    describe = {k: f"{k + 1}. {op.describe(cost=True)}" for k, op in enumerate(ops)}
+    head, sub = ged_caption(result)
+    return compose(p1, p2, pos1, pos2, molecule=chem, head=head, sub=sub, legend="ged",
+                   rows=rows, describe=describe, **options)
+
+
+def mces_figure(result: Any, *, molecule: bool | None = None, table: bool = True,
+                **options: Any) -> Any:
+    """The picture of an MCES result (see :func:`gedkit.draw.draw` for the options)."""
+    from gedkit.draw.figure import compose
+
+    g1, g2 = result.problem.g1, result.problem.g2
+    chem = treat_as_molecules([g1, g2], molecule)
+    p1, p2 = mces_panels(result)
+    _titles(p1, p2, g1, g2, chem)
+    pos1, pos2 = pair_positions(g1, g2, result.assignment, chem)
+    texts = []
+    for (a, b), (c, d) in result.edges:
+        lab = label_text(g1.edge_label(a, b), 8)
+        texts.append(f"{a}–{b} → {c}–{d}" + (f"  ({lab})" if lab else ""))
+    rows = [("common", "edge", t, None) for t in texts] if table else None
+    describe = {k: f"common edge {k + 1}: {t}" for k, t in enumerate(texts)}
+    head, sub = mces_caption(result)
+    return compose(p1, p2, pos1, pos2, molecule=chem, head=head, sub=sub, legend="mces",
+                   rows=rows, describe=describe, table_title="common edge (g1 → g2)",
+                   **options)
