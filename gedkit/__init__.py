@@ -36,8 +36,10 @@ _LAZY = {
     "warm_up": "gedkit._kernels.warm",
     "Collection": "gedkit.search",
 }
-# subpackages reachable as attributes (``gedkit.costs.uniform()``, ``gedkit.mces(g1, g2)``)
-_SUBMODULES = ("costs", "mces", "io", "solvers", "datasets", "search")
+# subpackages reachable as attributes (``gedkit.costs.uniform()``, ``gedkit.mces(g1, g2)``,
+# ``gedkit.draw(result)``: the draw package is callable, so the name means one thing whether
+# or not ``gedkit.draw`` was imported as a package first)
+_SUBMODULES = ("costs", "mces", "io", "solvers", "datasets", "search", "draw")
 
 
 def methods() -> dict[str, str]:
@@ -66,5 +68,5 @@ def __dir__() -> list[str]:
     return sorted({*globals(), *_LAZY, *_SUBMODULES})
 
 
-__all__ = sorted([*_LAZY, "costs", "mces", "methods"])
+__all__ = sorted([*_LAZY, "costs", "draw", "mces", "methods"])
 __version__ = "0.1.0"

@@ -14,6 +14,8 @@ Importing :mod:`gedkit` does not import this package, nor matplotlib.
 
 from __future__ import annotations
 
+import sys
+import types
 from pathlib import Path
 from typing import Any
 
@@ -182,7 +184,8 @@ def draw_steps(result: Any, path: str | Path | None = None, **options: Any) -> A
     Examples
     --------
     >>> import gedkit
-    >>> fig = draw_steps(gedkit.ged("CCO", "CCN"))
+    >>> fig = draw_steps(gedkit.ged(gedkit.Graph({0: "C", 1: "O"}, [(0, 1)]),
+    ...                             gedkit.Graph({0: "C", 1: "N"}, [(0, 1)])))
     >>> fig._gedkit_caption
     'GED = 1 (optimal, uniform)'
     """
@@ -226,3 +229,15 @@ def draw_hits(result: Any, collection: Any, path: str | Path | None = None, *,
     if path is not None:
         save(fig, path)
     return fig
+
+
+class _CallableModule(types.ModuleType):
+    """``gedkit.draw(result)`` calls :func:`draw`, while ``gedkit.draw.draw_steps`` and the
+    submodules stay reachable: importing a submodule makes ``gedkit.draw`` the package, so
+    the package itself must be what is called."""
+
+    def __call__(self, result: Any, path: str | Path | None = None, **options: Any) -> Any:
+        return draw(result, path, **options)
+
+
+sys.modules[__name__].__class__ = _CallableModule

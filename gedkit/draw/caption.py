@@ -24,7 +24,8 @@ def cost_name(result: Any) -> str:
     """The cost model's name as a caption writes it (``CHEM_2``, ``uniform``).
 
     >>> import gedkit
-    >>> cost_name(gedkit.ged("CO", "CN", costs="chem_2", method="branch"))
+    >>> g1, g2 = gedkit.Graph({0: "C", 1: "O"}, [(0, 1, 1)]), gedkit.Graph({0: "C"})
+    >>> cost_name(gedkit.ged(g1, g2, costs="chem_2", method="branch"))
     'CHEM_2'
     """
     name = str(getattr(result.problem.cost_model, "name", None) or "custom costs")
@@ -63,9 +64,10 @@ def ged_caption(result: Any) -> tuple[str, str]:
     Examples
     --------
     >>> import gedkit
-    >>> r = gedkit.ged("CCO", "CCN")
-    >>> ged_caption(r)[0]
-    'GED = 1 (optimal, uniform)'
+    >>> r = gedkit.ged(gedkit.Graph({0: "C", 1: "O"}, [(0, 1)]),
+    ...                gedkit.Graph({0: "C", 1: "N"}, [(0, 1)]))
+    >>> ged_caption(r)
+    ('GED = 1 (optimal, uniform)', '1 operation: 1 node relabelled  ·  method auto')
     """
     costs = cost_name(result)
     if result.optimal:
@@ -106,7 +108,8 @@ def fragments(result: Any) -> int:
     """Connected pieces of the common subgraph (its edges, in g1).
 
     >>> import gedkit
-    >>> fragments(gedkit.mces("CCO.CC", "CCO.CC"))
+    >>> g = gedkit.Graph(range(5), [(0, 1), (1, 2), (3, 4)])
+    >>> fragments(gedkit.mces(g, g))
     2
     """
     g1 = result.problem.g1
@@ -130,8 +133,10 @@ def mces_caption(result: Any) -> tuple[str, str]:
     """The headline and the second line of an MCES picture.
 
     >>> import gedkit
-    >>> mces_caption(gedkit.mces("CCO", "CCN"))[0]
-    'MCES: 1 common edge (optimal)  ·  similarity 0.346  ·  1 fragment'
+    >>> g1 = gedkit.Graph({0: "C", 1: "C", 2: "O"}, [(0, 1), (1, 2)])
+    >>> g2 = gedkit.Graph({0: "C", 1: "C", 2: "N"}, [(0, 1), (1, 2)])
+    >>> mces_caption(gedkit.mces(g1, g2))[0]
+    'MCES: 1 common edge (optimal)  ·  similarity 0.36  ·  1 fragment'
     """
     k = result.num_edges
     edges = f"{k} common edge{'s' if k != 1 else ''}"

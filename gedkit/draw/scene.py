@@ -98,7 +98,7 @@ def ged_panels(result: Any) -> tuple[Panel, Panel]:
     >>> r = gedkit.ged(Graph({0: "C", 1: "O"}, [(0, 1)]), Graph({0: "C", 1: "N"}, [(0, 1)]))
     >>> p1, p2 = ged_panels(r)
     >>> p1.node_roles, p1.node_notes[1], p2.node_roles
-    (['kept', 'relabelled'], 'C→N', ['kept', 'relabelled'])
+    (['kept', 'relabelled'], 'O→N', ['kept', 'relabelled'])
     """
     g1, g2 = result.problem.g1, result.problem.g2
     p1 = plain_panel(g1, _title("g1", g1), side="g1")

@@ -71,7 +71,9 @@ def draw_steps(result: Any, *, max_steps: int = 12, ncols: int | None = None,
     Examples
     --------
     >>> import gedkit
-    >>> fig = draw_steps(gedkit.ged("CCO", "CC=N"))
+    >>> g1 = gedkit.Graph({0: "C", 1: "C", 2: "O"}, [(0, 1, 1), (1, 2, 1)])
+    >>> g2 = gedkit.Graph({0: "C", 1: "C", 2: "N"}, [(0, 1, 1), (1, 2, 2)])
+    >>> fig = draw_steps(gedkit.ged(g1, g2))
     >>> len([a for a in fig.axes if a.get_gid() and a.get_gid().startswith("step")])
     3
     """

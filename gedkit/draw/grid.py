@@ -1,0 +1,185 @@
+"""A grid of similarity-search hits: each query, then its hits best first with their
+distances (or similarities) and what certifies them.
+
+When a hit carries its node map (``node_map=True`` in the search), its picture is seeded from
+the query's through that map, so what the hit shares with the query is drawn the same way.
+Undecided graphs (verification stopped with bounds on both sides of the threshold) follow the
+hits, marked as such.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from gedkit.draw.caption import hit_caption
+from gedkit.draw.figure import draw_cell
+from gedkit.draw.pictures import pair_positions, treat_as_molecules
+from gedkit.draw.scene import plain_panel
+from gedkit.errors import OptionError
+from gedkit.graph import Graph
+
+__all__ = ["draw_hits"]
+
+#: queries (rows of panels) one grid holds
+MAX_QUERIES = 8
+_WHAT = {"range": "GED ≤ {p:g}", "knn": "{p:g} nearest by GED",
+         "mces_range": "MCES similarity ≥ {p:g}", "mces_knn": "{p:g} most similar by MCES"}
+
+
+def draw_hits(results: Any, collection: Any, *, query: Any = None, max_hits: int = 12,
+              ncols: int | None = None, molecule: bool | None = None,
+              labels: bool | None = None, ids: bool = False, carbons: bool = False,
+              figsize: tuple | None = None, dpi: float = 100) -> Any:
+    """The query (when given) and its hits, one block of panels per query.
+
+    Parameters
+    ----------
+    results : SearchResult or list of SearchResult
+        What a search returned (at most :data:`MAX_QUERIES` of them).
+    collection : Collection
+        Where the hits' graphs are read from (``collection.get(id)``).
+    query : Graph, str or list, optional
+        The query graph of each result (anything :func:`gedkit.inputs.as_graph` reads, read
+        with the collection's labels); without it the queries are not drawn.
+    max_hits : int
+        Draw at most this many hits (then undecided graphs) per query.
+    ncols : int, optional
+        Panels per row (default: up to 6).
+    molecule, labels, ids, carbons, figsize, dpi
+        As for :func:`gedkit.draw.draw`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import gedkit
+    >>> path = lambda *labels: gedkit.Graph(dict(enumerate(labels)),
+    ...                                     [(i, i + 1) for i in range(len(labels) - 1)])
+    >>> coll = gedkit.Collection()
+    >>> coll.add([path("C", "C", "O"), path("C", "C", "N"), path("C", "C", "C", "C")],
+    ...          ids=["ethanol", "ethylamine", "butane"])
+    3
+    >>> fig = draw_hits(coll.knn(path("C", "C", "O"), 2), coll, query=path("C", "C", "O"))
+    >>> [a.get_title() for a in fig.axes][:2]
+    ['query', '1. ethanol\\nGED = 0']
+    """
+    from matplotlib.figure import Figure
+
+    from gedkit.inputs import as_graph
+
+    many = isinstance(results, list | tuple)
+    results = list(results) if many else [results]
+    if not results:
+        raise OptionError("no search result to draw")
+    if len(results) > MAX_QUERIES:
+        raise OptionError(f"{len(results)} queries: a grid draws at most {MAX_QUERIES}; draw "
+                          "them in several grids")
+    if not isinstance(max_hits, int) or max_hits < 1:
+        raise OptionError(f"max_hits={max_hits!r}: give a whole number, at least 1")
+    queries = list(query) if isinstance(query, list | tuple) else [query] * len(results)
+    if len(queries) != len(results):
+        raise OptionError(f"{len(results)} search results but {len(queries)} query graphs")
+    queries = [q if q is None or isinstance(q, Graph)
+               else as_graph(q, collection.node_label, collection.edge_label) for q in queries]
+
+    blocks = []  # per query: a list of (graph, title, forward or None)
+    for result, q in zip(results, queries, strict=True):
+        mces = result.kind.startswith("mces")
+        cells = [] if q is None else [(q, "query", None)]
+        shown = [(h, False) for h in result.hits[:max_hits]]
+        shown += [(h, True) for h in result.undecided[: max(0, max_hits - len(shown))]]
+        for rank, (hit, undecided) in enumerate(shown, start=1):
+            g = collection.get(hit.id)
+            head = "undecided" if undecided else f"{rank}."
+            cells.append((g, f"{head} {hit.id}\n{hit_caption(hit, mces)}",
+                          _forward(q, g, hit.node_map)))
+        if len(cells) == (q is not None):
+            cells.append((None, "no hit", None))
+        blocks.append((result, q, cells))
+
+    chem = treat_as_molecules([g for _, q, cells in blocks for g, _, _ in cells
+                               if g is not None], molecule)
+    cols = ncols or min(6, max(len(cells) for _, _, cells in blocks))
+    rows = sum(math.ceil(len(cells) / cols) for _, _, cells in blocks)
+    cell = min(2.6, 15.0 / cols)
+    size = figsize or (cell * cols + 0.2, (cell * 0.85 + 0.45) * rows + 0.9 * len(blocks))
+    fig = Figure(figsize=size, dpi=dpi)
+    fh = fig.get_size_inches()[1]
+    header = 0.55 / fh
+    row_h = (1.0 - header * len(blocks)) / rows
+    y = 1.0
+    tips: dict = {}
+    for result, q, cells in blocks:
+        fig.text(0.5, y - 0.12 / fh, _heading(result), ha="center", va="top", fontsize=11,
+                 fontweight="bold")
+        y -= header
+        placed = _place(cells, q, chem)
+        for k, ((g, title, _), pos) in enumerate(zip(cells, placed, strict=True)):
+            r, c = divmod(k, cols)
+            ax = fig.add_axes((c / cols + 0.006, y - (r + 1) * row_h + 0.05 * row_h,
+                               1 / cols - 0.012, row_h * 0.75))
+            ax.set_gid(f"cell-{k}")
+            ax.set_title(title, fontsize=8.5, pad=3)
+            if g is None:
+                ax.set_axis_off()
+                ax.text(0.5, 0.5, "(no graph found)", ha="center", va="center",
+                        transform=ax.transAxes, fontsize=9, color="#777777", style="italic")
+                continue
+            lo, hi = _box(pos)
+            tips.update(draw_cell(ax, plain_panel(g, role="plain"), pos, lo, hi, molecule=chem,
+                                  labels=labels, ids=ids, carbons=carbons))
+        y -= math.ceil(len(cells) / cols) * row_h
+    fig._gedkit_tooltips = tips
+    fig._gedkit_caption = _heading(results[0])
+    return fig
+
+
+def _heading(result: Any) -> str:
+    what = _WHAT.get(result.kind, result.kind).format(p=result.parameter)
+    who = f"{result.query}: " if result.query else ""
+    n = len(result.hits)
+    cert = "certified" if result.certified else "not certified"
+    extra = f", {len(result.undecided)} undecided" if result.undecided else ""
+    return f"{who}{what}  ·  {n} hit{'s' if n != 1 else ''}{extra}, {cert}"
+
+
+def _forward(q: Graph | None, g: Graph, node_map: list | None) -> np.ndarray | None:
+    """The hit's node map as an int array over the query's nodes, when both are known."""
+    if q is None or not node_map:
+        return None
+    f = np.full(q.n, -1, dtype=np.int64)
+    try:
+        for u, v in node_map:
+            if u is not None and v is not None:
+                f[q.index(u)] = g.index(v)
+    except Exception:  # a map naming other nodes (another query's): draw unseeded
+        return None
+    return f
+
+
+def _place(cells: list, q: Graph | None, chem: bool) -> list[np.ndarray]:
+    """Each cell's positions: the query's own, each hit's seeded from the query's through
+    its node map when it has one."""
+    out = []
+    for g, _, forward in cells:
+        if g is None:
+            out.append(np.zeros((0, 2)))
+        elif forward is not None and q is not None:
+            out.append(pair_positions(q, g, forward, chem)[1])
+        else:
+            out.append(pair_positions(g, Graph(), np.full(g.n, -1), chem)[0])
+    return out
+
+
+def _box(pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    if len(pos) == 0:
+        return np.array([-1.0, -1.0]), np.array([1.0, 1.0])
+    lo, hi = pos.min(axis=0) - 0.9, pos.max(axis=0) + 0.9
+    # small molecules would be drawn huge: every cell at least 4 bonds across
+    grow = np.maximum(0.0, 4.0 - (hi - lo)) / 2
+    return lo - grow, hi + grow
