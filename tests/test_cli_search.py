@@ -189,7 +189,7 @@ def test_text_report_for_people(capsys, lib):
     assert lines[1].split() == ["rank", "id", "distance"]
     assert [line.split() for line in lines[2:4]] == [["1", "ethanol", "0"],
                                                      ["2", "ethylamine", "1"]]
-    assert lines[4].startswith(f"  screened {len(LIBRARY)}; left after labels ")
+    assert lines[4].startswith(f"  screened {len(LIBRARY)}; left after sizes ")
     assert "; verified " in lines[4] and len(lines) == 5
     code, out, _ = run(capsys, "search", lib, "CCO", "--nearest", "1", "--node-map")
     assert "1  ethanol" in out and "scanned" in out

@@ -97,6 +97,15 @@ def test_no_filter_prunes_a_true_hit(seed, kind):
     for _, bound in filt.stages:
         lb = bound(coll._signatures)
         assert np.all(lb <= truth + 1e-9), (lb, truth)
+    # the range path's single pass through the size index keeps every graph within the
+    # threshold, with the staged bound
+    for tau in (0.0, 1.0, 2.5, float(rng.uniform(0, 8))):
+        found = filt.within(coll._signatures, tau, compiled=True)
+        if found is None:
+            continue
+        kept = dict(zip(found[0].tolist(), found[1].tolist(), strict=True))
+        assert {i for i in range(len(graphs)) if truth[i] <= tau} <= set(kept)
+        assert all(lb[r] <= b <= truth[r] + 1e-9 for r, b in kept.items())
 
 
 def test_filters_screen_most_of_a_molecule_library():
@@ -105,7 +114,8 @@ def test_filters_screen_most_of_a_molecule_library():
     assert res.stats["screened"] == len(MOLECULES)
     assert res.stats["candidates"]["branches"] <= res.stats["candidates"]["labels"] < 8
     assert res.stats["verified"] == res.stats["candidates"]["branches"]
-    assert set(res.stats["seconds"]) >= {"labels", "branches", "verify"}
+    assert res.stats["candidates"]["sizes"] < len(MOLECULES)  # the size index skipped some
+    assert set(res.stats["seconds"]) >= {"filter", "verify"}
 
 
 def test_persistence_round_trip_and_readers(tmp_path):

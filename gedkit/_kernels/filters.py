@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["branch_bound", "equality_bounds", "pair_cost"]
+__all__ = ["branch_bound", "equality_bounds", "pair_cost", "window_bounds"]
 
 
 def pair_cost(n1, n2, common, ins, dele, sub):
@@ -68,6 +68,34 @@ def _degree_distance(ptr, degrees, counts, query_at_least, r):
     return total
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _row_bounds(r, n, m, nptr, nids, ncounts, eptr, eids, ecounts, bptr, bids, bcounts, dptr,
+                dids, dcounts, qn, qm, qnodes, qedges, qbranches, qdegrees, costs, branches,
+                integral, limit):
+    """Row ``r``'s label bound and (with ``branches``, else the label bound again) its branch
+    bound; both its size bound alone when that is already beyond ``limit``."""
+    sizes = (_pair_cost(qn, n[r], min(qn, n[r]), costs[0], costs[1], costs[2])
+             + _pair_cost(qm, m[r], min(qm, m[r]), costs[3], costs[4], costs[5]))
+    if sizes > limit:
+        return sizes, sizes
+    cn = min(costs[0], min(costs[1], costs[2]))
+    ce = min(costs[3], min(costs[4], costs[5]))
+    ce_add = min(costs[3], costs[4])  # what an edge insertion or deletion costs at least
+    nodes = _pair_cost(qn, n[r], _overlap(nptr, nids, ncounts, qnodes, r),
+                       costs[0], costs[1], costs[2])
+    edges = _pair_cost(qm, m[r], _overlap(eptr, eids, ecounts, qedges, r),
+                       costs[3], costs[4], costs[5])
+    edges = max(edges, ce_add * np.ceil(_degree_distance(dptr, dids, dcounts, qdegrees, r) / 2))
+    labels = nodes + edges
+    both = labels
+    if branches and cn > 0 and ce > 0 and labels <= limit:
+        differing = max(qn, n[r]) - _overlap(bptr, bids, bcounts, qbranches, r)
+        both = _branch_bound(nodes, edges, differing, cn, ce)
+    if integral:
+        labels, both = np.ceil(labels - 1e-9), np.ceil(both - 1e-9)
+    return labels, both
+
+
 @njit(cache=True, nogil=True)
 def equality_bounds(
     n, m, nptr, nids, ncounts, eptr, eids, ecounts, bptr, bids, bcounts, dptr, dids, dcounts,
@@ -80,26 +108,58 @@ def equality_bounds(
     alone price it beyond ``limit`` gets that (weaker, still valid) bound without its labels
     being read: most rows, under a small threshold."""
     count = n.shape[0] if every else rows.shape[0]
-    cn = min(costs[0], min(costs[1], costs[2]))
-    ce = min(costs[3], min(costs[4], costs[5]))
-    ce_add = min(costs[3], costs[4])  # what an edge insertion or deletion costs at least
     for i in range(count):
         r = i if every else rows[i]
-        sizes = (_pair_cost(qn, n[r], min(qn, n[r]), costs[0], costs[1], costs[2])
-                 + _pair_cost(qm, m[r], min(qm, m[r]), costs[3], costs[4], costs[5]))
-        if sizes > limit:
-            out[i] = sizes
+        out[i] = _row_bounds(r, n, m, nptr, nids, ncounts, eptr, eids, ecounts, bptr, bids,
+                             bcounts, dptr, dids, dcounts, qn, qm, qnodes, qedges, qbranches,
+                             qdegrees, costs, branches, integral, limit)[1]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _reach(limit, query, ins, dele, top):
+    """The sizes ``lo..hi`` (clipped to ``0..top``) a graph may have for its size difference
+    to ``query`` alone to cost at most ``limit`` (insertions ``ins``, deletions ``dele``)."""
+    lo = 0 if dele <= 0 else max(0, query - int(np.floor(limit / dele + 1e-9)))
+    hi = top if ins <= 0 else min(top, query + int(np.floor(limit / ins + 1e-9)))
+    return lo, hi
+
+
+@njit(cache=True, nogil=True)
+def window_bounds(
+    order, sorted_m, n_start, n, m, nptr, nids, ncounts, eptr, eids, ecounts, bptr, bids,
+    bcounts, dptr, dids, dcounts, qn, qm, qnodes, qedges, qbranches, qdegrees, costs, integral,
+    limit, out_rows, out_lb, counts,
+):
+    """The rows whose bound is at most ``limit``, in ``out_rows[:k]`` with their bounds in
+    ``out_lb[:k]`` (k returned), reading only the rows whose sizes allow it: the size index
+    (rows by node count ``n_start``, then edge count ``sorted_m``, in ``order``) gives them
+    as one block of edge counts per node count. ``counts`` = rows in that window, within
+    ``limit`` by labels, by branches too."""
+    k = 0
+    tops = n_start.shape[0] - 2
+    n_lo, n_hi = _reach(limit, qn, costs[0], costs[1], tops)
+    for size in range(n_lo, n_hi + 1):
+        start, stop = n_start[size], n_start[size + 1]
+        if start == stop:
             continue
-        nodes = _pair_cost(qn, n[r], _overlap(nptr, nids, ncounts, qnodes, r),
-                           costs[0], costs[1], costs[2])
-        edges = _pair_cost(qm, m[r], _overlap(eptr, eids, ecounts, qedges, r),
-                           costs[3], costs[4], costs[5])
-        edges = max(edges, ce_add * np.ceil(_degree_distance(dptr, dids, dcounts, qdegrees, r)
-                                            / 2))
-        lb = nodes + edges
-        if branches and cn > 0 and ce > 0:
-            differing = max(qn, n[r]) - _overlap(bptr, bids, bcounts, qbranches, r)
-            lb = _branch_bound(nodes, edges, differing, cn, ce)
-        if integral:
-            lb = np.ceil(lb - 1e-9)
-        out[i] = lb
+        left = limit - _pair_cost(qn, size, min(qn, size), costs[0], costs[1], costs[2])
+        if left < 0:
+            continue
+        m_lo, m_hi = _reach(left, qm, costs[3], costs[4], sorted_m[stop - 1])
+        first = start + np.searchsorted(sorted_m[start:stop], m_lo)
+        last = start + np.searchsorted(sorted_m[start:stop], m_hi, side="right")
+        counts[0] += last - first
+        for j in range(first, last):
+            r = order[j]
+            labels, both = _row_bounds(r, n, m, nptr, nids, ncounts, eptr, eids, ecounts, bptr,
+                                       bids, bcounts, dptr, dids, dcounts, qn, qm, qnodes,
+                                       qedges, qbranches, qdegrees, costs, True, integral,
+                                       limit)
+            if labels <= limit:
+                counts[1] += 1
+                if both <= limit:
+                    counts[2] += 1
+                    out_rows[k] = r
+                    out_lb[k] = both
+                    k += 1
+    return k

@@ -135,6 +135,7 @@ def _warm_search() -> None:
                 batch.run([records[r] for r in rowids], threshold)
     for g in graphs:  # the filters' compiled path, over every graph and over some
         filt = GedFilter(costs.uniform(), g, coll._store.vocab)
+        filt.within(coll._signatures, 2.0, compiled=True)
         for branches in (False, True):
             for rows in (None, np.arange(2)):
                 filt._equality(coll._signatures, rows, branches, compiled=True)

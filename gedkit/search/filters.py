@@ -101,6 +101,32 @@ class GedFilter:
             self._matrices = hit[1]
         return self._matrices
 
+    def within(self, sig: Signatures, limit: float, compiled: bool | None = None
+               ) -> tuple[np.ndarray, np.ndarray, dict[str, int]] | None:
+        """Every stage at once for a range query: the rows whose bound is at most ``limit``,
+        their bounds, and the rows left after each stage (``sizes``: those whose sizes alone
+        fit, found through :meth:`Signatures.size_index` without reading the others). None
+        where this does not apply: general costs, an infinite limit, kernels not compiled
+        (unless ``compiled``)."""
+        from gedkit._kernels import warm
+
+        if not hasattr(self, "node_costs") or not math.isfinite(limit) or not len(sig) \
+                or not (compiled or warm.ready("search")):
+            return None
+        from gedkit._kernels.filters import window_bounds
+
+        order, sorted_m, n_start = sig.size_index()
+        rows, lb = np.empty(len(sig), dtype=np.int64), np.empty(len(sig))
+        counts = np.zeros(3, dtype=np.int64)
+        sets = [sig.sets[k] for k in SETS]
+        found = window_bounds(order, sorted_m, n_start, sig.n, sig.m,
+                              *(a for s in sets for a in (s.ptr, s.ids, s.counts)),
+                              self.qn, self.qm, *(self.dense[k] for k in KINDS),
+                              self.at_least, np.array((*self.node_costs, *self.edge_costs)),
+                              self.integral, float(limit), rows, lb, counts)
+        left = dict(zip(("sizes", "labels", "branches"), counts.tolist(), strict=True))
+        return rows[:found], lb[:found], left
+
     # -- label-equality costs ----------------------------------------------------------------
     def _labels(self, sig: Signatures, rows=None, limit: float = math.inf) -> np.ndarray:
         return self._equality(sig, rows, branches=False, limit=limit)

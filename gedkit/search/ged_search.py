@@ -141,14 +141,20 @@ def range_query(coll, query: Graph, tau: float, model: CostModel, verify: Verifi
     sig = coll._signatures
     stages = _Stages(len(sig))
     filt = GedFilter(model, query, coll._store.vocab)
-    rows = None  # every graph, until the first stage
     limit = tau + _tol(tau)
-    for name, bound in filt.stages:
-        lb = bound(sig, rows, limit)
-        rows = np.flatnonzero(lb <= limit) if rows is None else rows[lb <= limit]
-        stages.done(name, len(rows))
-    if rows is None:
-        rows = np.arange(len(sig))
+    found = filt.within(sig, limit)
+    if found is not None:
+        rows = np.sort(found[0])  # in the file's order, as the stages below leave them
+        stages.stats["candidates"] = found[2]
+        stages.done("filter")
+    else:
+        rows = None  # every graph, until the first stage
+        for name, bound in filt.stages:
+            lb = bound(sig, rows, limit)
+            rows = np.flatnonzero(lb <= limit) if rows is None else rows[lb <= limit]
+            stages.done(name, len(rows))
+        if rows is None:
+            rows = np.arange(len(sig))
     check = _Checker(coll, query, verify, model, filt, stages, progress)
     hits, undecided = [], []
     interrupted = False

@@ -232,6 +232,21 @@ class Signatures:
             {k: Multisets.build([s[2][k] for s in signatures]) for k in SETS},
         )
 
+    def size_index(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Rows by size, built once: ``order`` (rows sorted by node count, then edge
+        count), the edge counts in that order, and ``n_start`` (rows with ``v`` nodes are
+        ``order[n_start[v]:n_start[v + 1]]``). A range query reads only the rows whose sizes
+        fit its threshold."""
+        index = self.__dict__.get("_size_index")
+        if index is None:
+            order = np.lexsort((self.m, self.n)).astype(np.int64)
+            sorted_n = self.n[order]
+            top = int(sorted_n[-1]) if len(order) else -1
+            n_start = np.searchsorted(sorted_n, np.arange(top + 2)).astype(np.int64)
+            index = self.__dict__["_size_index"] = (
+                order, np.ascontiguousarray(self.m[order]), n_start)
+        return index
+
     def take(self, rows: np.ndarray) -> Signatures:
         rows = np.asarray(rows, dtype=np.int64)
         return Signatures(self.rowids[rows], self.n[rows], self.m[rows],
