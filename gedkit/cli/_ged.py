@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from gedkit.cli._args import COMMAND_TIMEOUT, add_solver_arguments, print_result, solve_options
 from gedkit.cli._inputs import add_input_arguments, read_pair
+from gedkit.errors import OptionError
 
 if TYPE_CHECKING:  # the solvers load when a command runs, not when the parser is built
     from gedkit.result import Result
@@ -39,19 +40,55 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--json", action="store_true", help="print JSON for programs")
     parser.add_argument("--no-path", action="store_true", help="leave out node map and edit path")
+    add_draw_arguments(parser, "the edit path on both graphs")
+    parser.add_argument("--steps", action="store_true",
+                        help="with --draw: a strip g1 -> ... -> g2, one operation per panel "
+                        "(paths of up to 12 operations)")
     parser.set_defaults(run=run, command_parser=parser)
+
+
+def add_draw_arguments(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--draw OUT``: write a picture of the result (needs gedkit[draw])."""
+    parser.add_argument("--draw", metavar="OUT",
+                        help=f"also write a picture of {what} to OUT (.svg, .png or .pdf; "
+                        "needs matplotlib: pip install 'gedkit[draw]')")
+
+
+def check_draw(args: argparse.Namespace) -> None:
+    """Fail before any solving when ``--draw`` cannot be honoured (bad file name, no
+    matplotlib), so that a long solve is not lost to it."""
+    if getattr(args, "draw", None) is None:
+        return
+    from gedkit.draw.output import check_path, require_matplotlib
+
+    check_path(args.draw)
+    require_matplotlib()
+
+
+def write_picture(args: argparse.Namespace, picture: Any) -> None:
+    """Call ``picture(path)`` for ``--draw`` and say on stderr where it went."""
+    import sys
+
+    if getattr(args, "draw", None) is None:
+        return
+    picture(args.draw)
+    print(f"gedkit: picture written to {args.draw}", file=sys.stderr)
 
 
 def run(args: argparse.Namespace) -> int:
     from gedkit.api import ged
 
     options = solve_options(args, "memory", "threshold")
+    if args.steps and args.draw is None:
+        raise OptionError("--steps draws the edit path step by step: give --draw OUT too")
+    check_draw(args)
     g1, g2 = read_pair(args)
     result = ged(g1, g2, costs=args.costs, method=args.method, timeout=args.timeout,
                  **options)
     drop = ("node_map", "edit_path") if args.no_path else ()
     text = "" if args.json else report(result, args.threshold, path=not args.no_path)
     print_result(result, args.json, drop, text)
+    write_picture(args, lambda out: result.draw(out, steps=args.steps))
     return finish(result, args)
 
 
@@ -97,10 +134,21 @@ def report(result: Result, threshold: float | None, *, path: bool = True) -> str
         ops = result.edit_path
         lines += ["", f"edit path ({len(ops)} operations, cost {result.upper_bound:g})"]
         lines += _columns(
-            [(_OPERATIONS[op.kind], _show(op.source), "->", _show(op.target), f"{op.cost:g}")
-             for op in ops]
+            [(_OPERATIONS[op.kind], _show(op.source), "->", _show(op.target), _labels(op),
+              f"{op.cost:g}") for op in ops]
         )
     return "\n".join(lines)
+
+
+def _labels(op: Any) -> str:
+    """What the operation does to labels: ``C -> N`` for a substitution, the label deleted
+    or inserted otherwise (empty for unlabelled graphs)."""
+    from gedkit.problem import label_text
+
+    a, b = label_text(op.source_label), label_text(op.target_label)
+    if op.kind.endswith("_sub"):
+        return f"{a or '-'} -> {b or '-'}" if a or b else ""
+    return f"({a or b})" if a or b else ""
 
 
 def _columns(rows: list[tuple[str, ...]]) -> list[str]:

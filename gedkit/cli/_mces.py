@@ -6,7 +6,15 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from gedkit.cli._args import COMMAND_TIMEOUT, add_solver_arguments, parse_options, print_result
-from gedkit.cli._ged import _columns, _duration, _show, finish
+from gedkit.cli._ged import (
+    _columns,
+    _duration,
+    _show,
+    add_draw_arguments,
+    check_draw,
+    finish,
+    write_picture,
+)
 from gedkit.cli._inputs import add_input_arguments, read_pair
 
 if TYPE_CHECKING:  # the methods load when the command runs, not when the parser is built
@@ -34,6 +42,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--json", action="store_true", help="print JSON for programs")
     parser.add_argument("--no-map", action="store_true", help="leave out node map and edges")
+    add_draw_arguments(parser, "the common edges on both graphs")
     parser.set_defaults(run=run, command_parser=parser)
 
 
@@ -44,11 +53,13 @@ def run(args: argparse.Namespace) -> int:
     options = parse_options(args.options)
     if args.memory is not None:
         options["memory"] = parse_size(args.memory)
+    check_draw(args)
     g1, g2 = read_pair(args)
     result = mces(g1, g2, args.mces_method, timeout=args.timeout, **options)
     drop = ("node_map", "edges") if args.no_map else ()
     text = "" if args.json else report(result, mapping=not args.no_map)
     print_result(result, args.json, drop, text)
+    write_picture(args, result.draw)
     return finish(result, args)
 
 
@@ -70,5 +81,15 @@ def report(result: MCESResult, *, mapping: bool = True) -> str:
         lines += ["", f"node map ({len(result.node_map)} nodes)"]
         lines += _columns([(_show(u), "->", _show(v)) for u, v in result.node_map])
         lines += ["", f"common edges ({result.num_edges})"]
-        lines += _columns([(_show(e1), "->", _show(e2)) for e1, e2 in result.edges])
+        g1 = result.problem.g1
+        lines += _columns([(_show(e1), "->", _show(e2), _edge_label(g1, e1))
+                           for e1, e2 in result.edges])
     return "\n".join(lines)
+
+
+def _edge_label(g: Any, edge: tuple) -> str:
+    """The common edge's label (equal on both sides), empty when unlabelled."""
+    from gedkit.problem import label_text
+
+    text = label_text(g.edge_label(*edge))
+    return f"({text})" if text else ""

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from gedkit.budget import PAIR_TIMEOUT as DEFAULT_TIMEOUT
 from gedkit.budget import InterruptedWarning
 from gedkit.cli._args import add_solver_arguments, parse_options, parse_size
-from gedkit.cli._ged import _duration, _show
+from gedkit.cli._ged import _duration, _show, add_draw_arguments, check_draw, write_picture
 from gedkit.cli._inputs import _cli_words, _note, _notice
 from gedkit.errors import GedkitError, OptionError
 
@@ -83,6 +83,8 @@ def register(subparsers: Any) -> None:
         "--csv", metavar="OUT",
         help=f"write one CSV row per hit to OUT ('-' = stdout): {', '.join(CSV_COLUMNS)}",
     )
+    add_draw_arguments(parser, "each query and its hits with their distances (up to 8 "
+                       "queries)")
     parser.set_defaults(run=run, command_parser=parser)
 
 
@@ -92,6 +94,7 @@ def run(args: argparse.Namespace) -> int:
     flag, value = _what(args)
     kind, _, question = KINDS[flag]
     kwargs = _call_options(args, question)
+    check_draw(args)
     coll = Collection.open(args.lib)
     queries, labels, batch = read_queries(args.query, coll, args)
     search = getattr(coll, kind)
@@ -104,6 +107,8 @@ def run(args: argparse.Namespace) -> int:
     for result, label in zip(results, labels, strict=False):
         result.query = label
     write(results, args, batch)
+    if results:  # nothing answered (Ctrl-C at once): no picture to draw
+        write_picture(args, lambda out: _draw_grid(out, results, coll, queries))
     _tell_limits(results, args)
     interrupted = len(results) < len(queries) or any(r.interrupted for r in results)
     if interrupted:
@@ -112,6 +117,18 @@ def run(args: argparse.Namespace) -> int:
               "found is printed above", file=sys.stderr)
         return 130
     return 0
+
+
+def _draw_grid(out: str, results: list, coll: Collection, queries: list) -> None:
+    """``--draw``: the grid of the first queries (a grid holds 8) and their hits."""
+    from gedkit.draw.grid import MAX_QUERIES, draw_hits
+    from gedkit.draw.output import save
+
+    if len(results) > MAX_QUERIES:
+        print(f"gedkit: note: the picture shows the first {MAX_QUERIES} of "
+              f"{len(results)} queries", file=sys.stderr)
+    shown = results[:MAX_QUERIES]
+    save(draw_hits(shown, coll, query=queries[: len(shown)]), out)
 
 
 def _what(args: argparse.Namespace) -> tuple[str, float | int]:

@@ -115,7 +115,8 @@ def _atoms(ax: Any, panel: Panel, pos: np.ndarray, ctx: Context, carbons: bool,
         marked = role not in _PLAIN and role != "other"
         if marked:
             st = ROLES[role]
-            grow = {"s": 1.05, "h": 1.15}.get(st.marker, 1.0)
+            # common atoms are many and carry no operation: smaller discs keep bonds visible
+            grow = {"s": 1.05, "h": 1.15}.get(st.marker, 1.0) * (0.7 if op is None else 1.0)
             coll = ax.scatter(*pos[i], s=(halo * grow) ** 2, marker=st.marker, c=st.fill,
                               edgecolors=st.color if op is not None else "none",
                               linewidths=max(1.0, 1.8 * ctx.thin), zorder=4)
