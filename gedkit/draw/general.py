@@ -162,10 +162,10 @@ def draw_panel(ax: Any, panel: Panel, pos: np.ndarray, ctx: Context) -> None:
 
 def _blocked(pos: np.ndarray, edges: np.ndarray, radius: float) -> np.ndarray:
     """Which edges pass within ``radius`` of a node they do not join (their straight line
-    would run through it and read as two edges); they are drawn as arcs instead. Checked on
-    graphs of up to 300 nodes (beyond, lines through nodes cannot be avoided anyway)."""
+    would run through it and read as two edges); they are drawn as arcs instead. Only on
+    graphs small enough for labels: in a dense picture arcs add clutter, not clarity."""
     out = np.zeros(len(edges), dtype=bool)
-    if len(edges) == 0 or len(pos) < 3 or len(pos) > 300:
+    if len(edges) == 0 or len(pos) < 3 or len(pos) > LABEL_LIMIT:
         return out
     p, q = pos[edges[:, 0]], pos[edges[:, 1]]
     d = q - p

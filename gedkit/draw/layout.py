@@ -111,18 +111,33 @@ def seeded_layout(g2: Graph, pos1: np.ndarray, forward: np.ndarray, anchored: np
     if not pins:
         return layout(g2, seed)
     starts = {int(forward[i]): pos1[i] for i in np.flatnonzero(forward >= 0)}
-    init = _starting_positions(g2, pins, starts)
-    free = [j for j in range(g2.n) if j not in pins]
-    if not free:
-        return init
     import networkx as nx
 
     h = nx.Graph()
     h.add_nodes_from(range(g2.n))
     h.add_edges_from(g2.edges.tolist())
-    placed = nx.spring_layout(h, pos={j: init[j] for j in range(g2.n)}, fixed=list(pins),
-                              k=1.0, iterations=60, seed=seed)
-    return np.array([placed[j] for j in range(g2.n)], dtype=float)
+    comps = sorted((sorted(c) for c in nx.connected_components(h)), key=lambda c: (-len(c), c[0]))
+    held = [c for c in comps if any(j in pins for j in c)]
+    loose = [c for c in comps if not any(j in pins for j in c)]
+    pos = np.zeros((g2.n, 2))
+    nodes = [j for c in held for j in c]
+    init = _starting_positions(g2, pins, starts)
+    free = [j for j in nodes if j not in pins]
+    placed = (nx.spring_layout(h.subgraph(nodes), pos={j: init[j] for j in nodes},
+                               fixed=list(pins), k=1.0, iterations=60, seed=seed) if free
+              else {j: init[j] for j in nodes})
+    for j in nodes:
+        pos[j] = placed[j]
+    if loose:
+        # components with nothing pinned have no place in g1's picture: packed below it
+        ref = np.vstack([pos1, pos[nodes]])
+        lo, hi = ref.min(axis=0), ref.max(axis=0)
+        blocks = [_component(h.subgraph(c), c, seed) for c in loose]
+        packed = _pack(blocks, loose, g2.n, width=max(hi[0] - lo[0], 4.0))
+        idx = [j for c in loose for j in c]
+        below = packed[idx]
+        pos[idx] = below - np.array([below[:, 0].min() - lo[0], below[:, 1].max() - lo[1] + 1.5])
+    return pos
 
 
 def _starting_positions(g2: Graph, pins: dict, starts: dict) -> np.ndarray:
@@ -193,11 +208,13 @@ def spacing(*positions: np.ndarray) -> float:
         if len(pos) < 2:
             continue
         d = np.linalg.norm(pos[:, None, :] - pos[None, :, :], axis=2)
-        np.fill_diagonal(d, np.inf)
+        d[d < 1e-6] = np.inf  # nodes on one spot (a degenerate layout) say nothing of spacing
         near.append(d.min(axis=1))
-    if not near:
+    near = np.concatenate(near) if near else np.zeros(0)
+    near = near[np.isfinite(near)]
+    if not len(near):
         return 1.0
-    return float(min(1.0, max(np.percentile(np.concatenate(near), 10), 0.05)))
+    return float(min(1.0, max(np.percentile(near, 10), 0.05)))
 
 
 def _unit_edges(pos: np.ndarray, edges: np.ndarray) -> np.ndarray:
@@ -225,11 +242,13 @@ def _spacing(pos: np.ndarray) -> float:
     return float(np.median(near[np.isfinite(near)])) if np.any(np.isfinite(near)) else 0.0
 
 
-def _pack(blocks: list[np.ndarray], comps: list[list[int]], n: int) -> np.ndarray:
-    """Components side by side in rows about as wide as the whole is tall, a unit apart."""
+def _pack(blocks: list[np.ndarray], comps: list[list[int]], n: int,
+          width: float | None = None) -> np.ndarray:
+    """Components side by side in rows about as wide as the whole is tall (or ``width``),
+    a unit apart."""
     boxes = [(b - b.min(axis=0), np.ptp(b, axis=0)) for b in blocks]
     area = sum((w + 1) * (h + 1) for _, (w, h) in boxes)
-    row_width = max(max(w for _, (w, _) in boxes), math.sqrt(area) * 1.3)
+    row_width = max(max(w for _, (w, _) in boxes), width or math.sqrt(area) * 1.3)
     pos = np.zeros((n, 2))
     x = y = row_height = 0.0
     for (b, (w, h)), nodes in zip(boxes, comps, strict=True):

@@ -50,10 +50,11 @@ def pair_positions(g1: Graph, g2: Graph, forward: np.ndarray,
 
 
 def _titles(p1: Panel, p2: Panel, g1: Graph, g2: Graph, molecule: bool) -> None:
-    node, edge = ("atoms", "bonds") if molecule else ("nodes", "edges")
+    node, edge = ("atom", "bond") if molecule else ("node", "edge")
     for panel, side, g in ((p1, "g1", g1), (p2, "g2", g2)):
         name = f": {g.name}" if g.name else ""
-        panel.title = f"{side}{name}\n{g.n} {node}, {g.m} {edge}"
+        panel.title = (f"{side}{name}\n{g.n} {node}{'s' * (g.n != 1)}, "
+                       f"{g.m} {edge}{'s' * (g.m != 1)}")
 
 
 def ged_figure(result: Any, *, molecule: bool | None = None, table: bool = True,
