@@ -1,0 +1,464 @@
+"""Pictures of results (gedkit.draw): SVG structure, PNG size, captions, layouts, limits, CLI.
+
+Headless: everything renders with matplotlib's Agg/SVG backends, never a window. RDKit is
+optional: molecule tests skip without it (general graphs are drawn either way).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+import networkx as nx
+import numpy as np
+import pytest
+
+import gedkit
+from gedkit import Graph
+from gedkit.errors import OptionError
+
+matplotlib = pytest.importorskip("matplotlib")
+matplotlib.use("Agg")
+
+from gedkit.draw import draw, draw_steps  # noqa: E402
+from gedkit.draw.output import svg_text  # noqa: E402
+from gedkit.problem import EditOperation  # noqa: E402
+
+_SVG = "{http://www.w3.org/2000/svg}"
+
+
+def _svg(fig) -> ET.Element:
+    return ET.fromstring(svg_text(fig).encode())
+
+
+def _op_ids(root: ET.Element) -> list[str]:
+    """The ids of the elements that each stand for one operation (``op-K``)."""
+    return sorted((el.get("id") for el in root.iter() if re.fullmatch(r"op-\d+", el.get("id")
+                                                                       or "")),
+                  key=lambda s: int(s[3:]))
+
+
+def _labelled(labels, edges, name=None):
+    return Graph(dict(enumerate(labels)), edges, name=name)
+
+
+@pytest.fixture(scope="module")
+def general_result():
+    g1 = _labelled("abcd", [(0, 1, "x"), (1, 2, "x"), (2, 3, "y")], name="left")
+    g2 = _labelled("axce", [(0, 1, "x"), (1, 2, "z"), (0, 2, "x")], name="right")
+    return gedkit.ged(g1, g2, method="astar")
+
+
+@pytest.fixture(scope="module")
+def molecule_result():
+    pytest.importorskip("rdkit")
+    return gedkit.ged(gedkit.from_smiles("c1ccccc1CCO", name="phenylethanol"),
+                      gedkit.from_smiles("Cc1ccccc1C(=O)N", name="methylbenzamide"),
+                      costs="chem_2")
+
+
+@pytest.fixture(scope="module")
+def bounded_result():
+    """A result whose bounds do not meet (a one-assignment heuristic)."""
+    g1 = Graph.from_networkx(nx.petersen_graph())
+    g2 = Graph.from_networkx(nx.cycle_graph(10))
+    r = gedkit.ged(g1, g2, method="node")
+    assert not r.optimal
+    return r
+
+
+# -- SVG: one element per operation, valid XML, caption, tooltips ----------------------------
+
+@pytest.mark.parametrize("which", ["general_result", "molecule_result", "bounded_result"])
+def test_svg_has_one_element_per_operation(which, request):
+    r = request.getfixturevalue(which)
+    root = _svg(draw(r))
+    assert root.tag == f"{_SVG}svg"
+    ids = _op_ids(root)
+    assert ids == [f"op-{k}" for k in range(len(r.edit_path))]
+    # substitutions show on both sides: their g2 twin has its own id
+    subs = [k for k, op in enumerate(r.edit_path) if op.kind.endswith("_sub")]
+    twins = {el.get("id") for el in root.iter() if (el.get("id") or "").endswith("-g2")}
+    assert twins == {f"op-{k}-g2" for k in subs}
+
+
+@pytest.mark.parametrize("which", ["general_result", "molecule_result"])
+def test_svg_tooltips_speak_each_operation(which, request):
+    r = request.getfixturevalue(which)
+    root = _svg(draw(r))
+    for k, op in enumerate(r.edit_path):
+        group = next(el for el in root.iter() if el.get("id") == f"op-{k}")
+        title = group.find(f"{_SVG}title")
+        assert title is not None and op.describe() in title.text
+
+
+def test_caption_states_answer_and_certificate(general_result, bounded_result):
+    fig = draw(general_result)
+    assert fig._gedkit_caption == f"GED = {general_result.distance:g} (optimal, uniform)"
+    lo, hi = bounded_result.lower_bound, bounded_result.upper_bound
+    assert draw(bounded_result)._gedkit_caption.startswith(f"{lo:g} ≤ GED ≤ {hi:g} (")
+    # the caption is in the picture itself: matplotlib writes each text as an SVG comment
+    assert f"GED = {general_result.distance:g} (optimal, uniform)" in svg_text(fig)
+
+
+def test_caption_names_literature_costs_and_time_limit(molecule_result):
+    assert "(optimal, CHEM_2)" in draw(molecule_result)._gedkit_caption
+    from gedkit.draw.caption import ged_caption
+
+    r = gedkit.ged(Graph.from_networkx(nx.petersen_graph()),
+                   Graph.from_networkx(nx.cycle_graph(10)), method="node")
+    r.stats["stopped"] = "time limit"
+    assert ged_caption(r)[0] == (f"{r.lower_bound:g} ≤ GED ≤ {r.upper_bound:g} "
+                                 "(time limit, uniform)")
+
+
+def test_relabelling_text_and_legend(general_result):
+    text = svg_text(draw(general_result))
+    relabels = [op for op in general_result.edit_path if op.kind == "node_sub"]
+    assert relabels, "the fixture relabels a node"
+    for op in relabels:
+        assert f"{op.source_label}→{op.target_label}" in text
+    for word in ("kept", "relabelled", "deleted (on g1)", "inserted (on g2)"):
+        assert word in text
+
+
+# -- PNG ----------------------------------------------------------------------------------------
+
+def _png_pixels(path):
+    from matplotlib.image import imread
+
+    return imread(str(path))
+
+
+@pytest.mark.parametrize("which", ["general_result", "molecule_result"])
+def test_png_is_non_blank_and_of_requested_size(which, request, tmp_path):
+    r = request.getfixturevalue(which)
+    out = draw(r, tmp_path / "pic.png", figsize=(8, 4), dpi=50)
+    assert out is not None
+    pixels = _png_pixels(tmp_path / "pic.png")
+    assert pixels.shape[:2] == (200, 400)
+    ink = (pixels[:, :, :3] < 0.9).any(axis=2).mean()
+    assert 0.01 < ink < 0.5  # something drawn, not a black square
+
+
+def test_path_extensions_and_errors(general_result, tmp_path):
+    for ext in ("svg", "png", "pdf"):
+        draw(general_result, tmp_path / f"p.{ext}")
+        assert (tmp_path / f"p.{ext}").stat().st_size > 1000
+    ET.parse(tmp_path / "p.svg")
+    with pytest.raises(OptionError, match=r"ending in \.svg, \.png or \.pdf"):
+        draw(general_result, tmp_path / "p.jpg")
+    with pytest.raises(OptionError, match="does not exist"):
+        draw(general_result, tmp_path / "missing" / "p.svg")
+    with pytest.raises(OptionError, match="cannot draw a str"):
+        draw("not a result")
+
+
+def test_svg_output_is_reproducible(general_result, tmp_path):
+    draw(general_result, tmp_path / "a.svg")
+    draw(general_result, tmp_path / "b.svg")
+    assert (tmp_path / "a.svg").read_bytes() == (tmp_path / "b.svg").read_bytes()
+
+
+# -- layouts ------------------------------------------------------------------------------------
+
+def test_layouts_are_deterministic_and_g2_is_seeded_from_g1():
+    from gedkit.draw.pictures import pair_positions
+    from gedkit.draw.scene import kept_anchors
+
+    g1 = Graph.from_networkx(nx.les_miserables_graph())
+    h = nx.les_miserables_graph()
+    h.remove_node("Valjean")
+    g2 = Graph.from_networkx(h)
+    r = gedkit.ged(g1, g2, method="branch")
+    a1, a2 = pair_positions(g1, g2, r.assignment, molecule=False)
+    b1, b2 = pair_positions(g1, g2, r.assignment, molecule=False)
+    assert np.array_equal(a1, b1) and np.array_equal(a2, b2)
+    pinned = kept_anchors(g1, g2, r.assignment)
+    assert pinned.sum() > g1.n // 2
+    i = np.flatnonzero(pinned)
+    assert np.allclose(a1[i], a2[r.assignment[i]])
+
+
+def test_molecule_coordinates_are_seeded_through_the_node_map(molecule_result):
+    from gedkit.draw.pictures import pair_positions
+    from gedkit.draw.scene import kept_anchors
+
+    r = molecule_result
+    g1, g2 = r.problem.g1, r.problem.g2
+    p1, p2 = pair_positions(g1, g2, r.assignment, molecule=True)
+    pinned = np.flatnonzero(kept_anchors(g1, g2, r.assignment))
+    assert len(pinned) >= 6  # at least the benzene ring
+    assert np.allclose(p1[pinned], p2[r.assignment[pinned]], atol=1e-6)
+    # bonds are about one unit long in both pictures
+    for p, g in ((p1, g1), (p2, g2)):
+        lengths = np.linalg.norm(p[g.edges[:, 0]] - p[g.edges[:, 1]], axis=1)
+        assert 0.9 < np.median(lengths) < 1.1
+    q1, q2 = pair_positions(g1, g2, r.assignment, molecule=True)
+    assert np.array_equal(p1, q1) and np.array_equal(p2, q2)
+
+
+def test_molecules_are_recognised():
+    from gedkit.draw.molecule import is_molecule
+
+    assert is_molecule(_labelled("CNO", [(0, 1, 1), (1, 2, 2)]))
+    assert is_molecule(_labelled("CCO", [(0, 1), (1, 2)]))  # unlabelled bonds: single
+    assert not is_molecule(_labelled("abc", [(0, 1)]))
+    assert not is_molecule(_labelled("CCO", [(0, 1, "x"), (1, 2, 1)]))
+
+
+# -- any size -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("pair", [
+    (Graph(), Graph()),
+    (Graph(), _labelled("a", [])),
+    (_labelled("a", []), Graph()),
+    (_labelled("C", []), _labelled("C", [])),
+    (_labelled("C", []), _labelled("N", [])),
+])
+def test_tiny_graphs_draw(pair):
+    r = gedkit.ged(*pair)
+    root = _svg(draw(r))
+    assert len(_op_ids(root)) == len(r.edit_path)
+    draw(r, steps=True)
+    m = gedkit.mces(*pair)
+    draw(m)
+
+
+def test_empty_graph_says_so():
+    text = svg_text(draw(gedkit.ged(Graph(), _labelled("ab", [(0, 1)]))))
+    assert "(empty graph)" in text
+
+
+def test_large_and_disconnected_graphs_draw():
+    g1 = Graph.from_networkx(nx.gnm_random_graph(200, 300, seed=1))
+    h = nx.gnm_random_graph(200, 300, seed=1)
+    h.remove_edges_from(list(h.edges())[:10])
+    h.add_edges_from([(0, 199), (1, 198)])
+    h.add_nodes_from([200, 201])
+    g2 = Graph.from_networkx(h)
+    r = gedkit.ged(g1, g2, method="branch")
+    fig = draw(r)
+    assert "labels left out" in svg_text(fig)
+    root = _svg(fig)
+    assert len(_op_ids(root)) == len(r.edit_path)
+    # a picture as wide as the default holds all the nodes within the figure
+    assert fig.get_size_inches()[0] <= 20
+    # disconnected: components packed, nothing flung out of the picture
+    from gedkit.draw.layout import layout
+
+    pos = layout(Graph.from_networkx(nx.disjoint_union_all(
+        [nx.cycle_graph(5), nx.path_graph(4), nx.empty_graph(3)])))
+    assert np.ptp(pos, axis=0).max() < 8
+
+
+def test_dense_labels_can_be_forced():
+    g = Graph.from_networkx(nx.gnm_random_graph(120, 150, seed=2))
+    r = gedkit.ged(g, g, method="branch")
+    assert "labels left out" not in svg_text(draw(r, labels=True))
+
+
+# -- MCES ----------------------------------------------------------------------------------------
+
+def test_mces_picture():
+    g1 = _labelled("CCCCO", [(0, 1), (1, 2), (2, 3), (3, 4)])
+    g2 = _labelled("CCCNCC", [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5)])
+    m = gedkit.mces(g1, g2)
+    fig = m.draw()
+    from gedkit.draw.caption import fragments
+
+    assert fig._gedkit_caption == (f"MCES: {m.num_edges} common edges (optimal)  ·  "
+                                   f"similarity {m.similarity:.3g}  ·  {fragments(m)} "
+                                   f"fragment{'s' if fragments(m) != 1 else ''}")
+    root = _svg(fig)
+    assert len(_op_ids(root)) == m.num_edges
+    twins = [el for el in root.iter() if re.fullmatch(r"op-\d+-g2", el.get("id") or "")]
+    assert len(twins) == m.num_edges
+
+
+def test_mces_fragments_counted():
+    g = Graph(range(7), [(0, 1), (1, 2), (3, 4), (5, 6)])
+    m = gedkit.mces(g, g)
+    assert "3 fragments" in m.draw()._gedkit_caption
+
+
+# -- steps --------------------------------------------------------------------------------------
+
+def test_step_strip(general_result):
+    fig = draw(general_result, steps=True)
+    steps = [a for a in fig.axes if (a.get_gid() or "").startswith("step-")]
+    assert len(steps) == len(general_result.edit_path) + 1
+    titles = [a.get_title() for a in steps]
+    assert titles[0] == "g1" and titles[-1].endswith("(= g2)")
+    for op in general_result.edit_path:
+        assert any(op.describe() in t for t in titles)
+    assert len(_op_ids(_svg(fig))) == len(general_result.edit_path)
+
+
+def test_step_strip_refuses_long_paths():
+    g1 = Graph.from_networkx(nx.path_graph(120))
+    r = gedkit.ged(g1, Graph(), method="branch")
+    assert len(r.edit_path) > 200
+    with pytest.raises(OptionError, match=r"^the edit path has \d+ operations, more than a "
+                                          r"step strip of 12 shows"):
+        draw(r, steps=True)
+    with pytest.raises(OptionError, match="max_steps"):
+        draw_steps(r, max_steps=500)
+
+
+def test_step_order_is_valid():
+    from gedkit.draw.steps import step_order
+
+    g1 = _labelled("abc", [(0, 1), (1, 2)])
+    g2 = _labelled("xd", [(0, 1)])
+    r = gedkit.ged(g1, g2)
+    kinds = [r.edit_path[k].kind for k in step_order(r.edit_path)]
+    order = ["edge_del", "node_del", "node_sub", "edge_sub", "node_ins", "edge_ins"]
+    assert kinds == sorted(kinds, key=order.index)
+
+
+# -- axes, notebooks, imports --------------------------------------------------------------------
+
+def test_draws_on_given_axes(general_result):
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(6, 3))
+    ax = fig.add_subplot()
+    assert draw(general_result, ax=ax) is ax
+    assert "GED =" in ax.get_title()
+
+
+def test_notebook_reprs(general_result):
+    svg = general_result._repr_svg_()
+    ET.fromstring(svg.encode())
+    assert general_result._repr_svg_() is svg  # drawn once
+    html = general_result._repr_html_()
+    assert html.startswith("<div><pre") and "&lt;Result distance=" in html and "<svg" in html
+    m = gedkit.mces(_labelled("CCO", [(0, 1), (1, 2)]), _labelled("CCN", [(0, 1), (1, 2)]))
+    ET.fromstring(m._repr_svg_().encode())
+
+
+def test_import_gedkit_loads_no_drawing_library():
+    code = ("import sys, gedkit; r = gedkit.ged(gedkit.Graph([0]), gedkit.Graph([0, 1])); "
+            "print(any(m.startswith(('matplotlib', 'rdkit')) for m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "False"
+
+
+def test_gedkit_draw_is_callable_both_ways(general_result):
+    import gedkit.draw.steps  # importing a submodule must not shadow the call
+
+    assert gedkit.draw(general_result)._gedkit_caption.startswith("GED =")
+    assert callable(gedkit.draw.draw_steps)
+
+
+def test_missing_matplotlib_says_how_to_install(monkeypatch, general_result):
+    import builtins
+
+    real = builtins.__import__
+
+    def fake(name, *args, **kwargs):
+        if name == "matplotlib" or name.startswith("matplotlib."):
+            raise ImportError(name)
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", fake)
+    with pytest.raises(ImportError, match=r"pip install 'gedkit\[draw\]'"):
+        draw(general_result)
+
+
+# -- printed edit paths ---------------------------------------------------------------------------
+
+def test_edit_operations_speak_labels(general_result):
+    texts = [str(op) for op in general_result.edit_path]
+    assert "relabel node 1: b → x" in texts
+    assert all(repr(op).startswith("<EditOperation ") for op in general_result.edit_path)
+    assert str(EditOperation("node_del", 9, None, 1.0, "O")) == "delete node 9 (O)"
+    assert str(EditOperation("edge_ins", None, ("a", "c"), 1.0, None, 2)) == \
+        "insert edge a–c (2)"
+    assert str(EditOperation("node_del", 9, None, 1.0)) == "delete node 9"
+
+
+# -- command line ---------------------------------------------------------------------------------
+
+def _cli(capsys, *argv):
+    from gedkit.cli import main
+
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def graph_files(tmp_path):
+    g1 = _labelled("abcd", [(0, 1), (1, 2), (2, 3)])
+    g2 = _labelled("axce", [(0, 1), (1, 2), (0, 2)])
+    paths = []
+    for k, g in enumerate((g1, g2)):
+        p = tmp_path / f"g{k}.json"
+        gedkit.write(g, p)
+        paths.append(str(p))
+    return paths
+
+
+def test_cli_ged_draw(capsys, graph_files, tmp_path):
+    out_svg = tmp_path / "out.svg"
+    code, out, err = _cli(capsys, "ged", *graph_files, "--draw", str(out_svg))
+    assert code == 0 and f"picture written to {out_svg}" in err
+    root = ET.parse(out_svg).getroot()
+    assert len(_op_ids(root)) == int(re.search(r"edit path \((\d+) operations", out)[1])
+    # the text output speaks labels
+    assert re.search(r"substitute node\s+1\s+->\s+1\s+b -> x", out)
+    code, _, _ = _cli(capsys, "ged", *graph_files, "--draw", str(tmp_path / "s.png"),
+                      "--steps")
+    assert code == 0 and (tmp_path / "s.png").stat().st_size > 1000
+
+
+def test_cli_mces_draw(capsys, graph_files, tmp_path):
+    code, _, _ = _cli(capsys, "mces", *graph_files, "--draw", str(tmp_path / "m.png"))
+    assert code == 0 and (tmp_path / "m.png").stat().st_size > 1000
+
+
+def test_cli_bad_picture_name_fails_before_solving(capsys, graph_files, tmp_path):
+    code, out, err = _cli(capsys, "ged", *graph_files, "--draw", str(tmp_path / "x.gif"))
+    assert code == 2 and out == ""
+    assert err.strip().count("\n") == 0 and "give a file name ending in" in err
+    code, _, err = _cli(capsys, "ged", *graph_files, "--steps")
+    assert code == 2 and "--draw" in err
+
+
+def test_cli_search_grid(capsys, tmp_path):
+    coll_path = tmp_path / "lib.gdb"
+    coll = gedkit.Collection.create(coll_path)
+    coll.add([_labelled("CCO", [(0, 1), (1, 2)]), _labelled("CCN", [(0, 1), (1, 2)]),
+              _labelled("CCCC", [(0, 1), (1, 2), (2, 3)])], ids=["a", "b", "c"])
+    coll.close()
+    query = tmp_path / "q.json"
+    gedkit.write(_labelled("CCO", [(0, 1), (1, 2)]), query)
+    grid = tmp_path / "grid.png"
+    code, _, err = _cli(capsys, "search", str(coll_path), str(query), "--nearest", "2",
+                          "--draw", str(grid))
+    assert code == 0, err
+    from matplotlib.image import imread
+
+    assert imread(str(grid)).shape[0] > 100
+
+
+def test_search_grid_in_python():
+    coll = gedkit.Collection()
+    coll.add([_labelled("CCO", [(0, 1), (1, 2)]), _labelled("CCN", [(0, 1), (1, 2)])],
+             ids=["a", "b"])
+    q = _labelled("CCO", [(0, 1), (1, 2)])
+    result = coll.knn(q, 2, node_map=True)
+    fig = draw(result, collection=coll, query=q)
+    titles = [a.get_title() for a in fig.axes]
+    assert titles[0] == "query" and titles[1] == "1. a\nGED = 0"
+    with pytest.raises(OptionError, match="collection="):
+        draw(result)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    assert buf.tell() > 1000
