@@ -12,13 +12,18 @@ adapter turns each :class:`~gedkit.Graph` into an RDKit molecule:
 
 and runs RASCAL as a plain MCES: no similarity threshold, no ring completion, several
 fragments allowed, and room for ``max_bond_pairs`` compatible bond pairs. Its atom map is then
-recounted by :meth:`MCESProblem.count`; that count, never RASCAL's, is the result. Two RASCAL
+recounted by :meth:`MCESProblem.count`; that count, never RASCAL's, is the result. Three RASCAL
 behaviours are handled here:
 
 - it gives up, silently returning nothing, when the molecules have more compatible bond pairs
   than ``maxBondMatchPairs``. The adapter counts them first and reports
   ``stats["bond_pair_limit_exceeded"]``; the result then claims nothing beyond the generic
   bounds, and is never optimal;
+- its atom map, derived from its bond matches, does not always realise them (two atoms onto
+  one, or fewer common bonds than it counted, on pairs of 4-6 carbons): the adapter keeps the
+  first pair of each atom and, when the recount falls short of RASCAL's count, completes the
+  map with gedkit's exact search seeded with it and capped by RASCAL's bound
+  (``stats["completed_by_exact_search"]``);
 - it never reports a common subgraph of a single bond (its search starts above that size);
   when it returns nothing although the molecules share a bond type, the largest common
   subgraph has exactly one bond, which the adapter returns (``stats["single_bond"]``).
@@ -220,9 +225,15 @@ class Rascal(Method):
             stats["child_exitcode"] = run.exitcode
         forward = np.full(problem.n1, -1, dtype=np.int64)
         if found:
+            # RASCAL derives its atom map from its bond matches, and that map does not always
+            # realise them: two atoms onto one, or fewer common bonds than it counted, were
+            # seen on 4- to 6-carbon pairs. Keep the first pair of each atom; see below.
+            used = set()
             for a, b in found.atoms:
-                if problem.node_labels1[a] == problem.node_labels2[b]:
+                if (forward[a] < 0 and b not in used
+                        and problem.node_labels1[a] == problem.node_labels2[b]):
                     forward[a] = b
+                    used.add(b)
         finished = run.answered and not stats["timed_out"]
         if finished and not stats["bond_pair_limit_exceeded"]:
             if not found and problem.useful1.any():
@@ -230,6 +241,15 @@ class Rascal(Method):
                 stats["single_bond"] = True
             # a finished search is exact: its clique size bounds every common subgraph
             bound = min(bound, max(stats["rascal_bonds"], problem.count(forward)))
+            if problem.count(forward) < bound:
+                # its map fell short of its count: gedkit's exact search, seeded with that
+                # map and capped by RASCAL's bound, finds one that reaches it (or proves
+                # less) in the time left
+                from gedkit.mces.exact import branch_and_bound
+
+                completed = branch_and_bound(problem, budget, incumbent=forward, upper=bound)
+                stats["completed_by_exact_search"] = completed.num_edges
+                forward, bound = completed.assignment, completed.upper_bound
         elif not run.answered and problem.useful1.any():
             # RASCAL's best so far died with its process; one shared bond is still common
             forward = _single_bond(problem)

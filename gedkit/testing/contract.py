@@ -1,0 +1,235 @@
+"""The checks every GED solver and every MCES method must pass.
+
+GED (:func:`check_solver`): on tiny random pairs under unit and random costs, the bounds
+bracket the brute-force distance, the node map realises the upper bound (recomputed by
+:meth:`Problem.cost`), ``optimal`` means the bounds meet, the edit path's costs add up to the
+upper bound, an exact solver proves its answer; a time limit returns valid bounds instead of
+raising; unknown options are rejected. MCES (:func:`check_mces_method`): the map is injective
+and label-preserving, its common edges recounted from the graphs alone equal ``num_edges``,
+``num_edges <= brute force <= upper_bound``, an exact method proves its answer; likewise time
+limits and options. A method whose optional dependency is missing is skipped
+(:class:`unittest.SkipTest`, which pytest reports as a skip).
+"""
+
+from __future__ import annotations
+
+import time
+import unittest
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from gedkit import costs
+from gedkit.budget import Budget
+from gedkit.errors import MissingDependencyError, OptionError
+from gedkit.graph import Graph, label_key
+from gedkit.testing.brute import brute_force_ged, brute_force_mces, direct_count
+from gedkit.testing.generate import random_costs, random_graph
+
+__all__ = [
+    "check_all_mces_methods", "check_all_solvers", "check_mces_method", "check_mces_result",
+    "check_solver",
+]
+
+_TOL = 1e-9
+# a time limit is a functional guarantee here (the call comes back with valid bounds), not a
+# speed test: the slack is generous, so that a loaded machine does not fail the check
+_LIMIT, _SLACK = 0.3, 10.0
+# MCES pairs are labelled as molecules, so that methods for molecules only (RASCAL) run too
+_ATOMS, _BONDS = ("C", "N"), (1, 2)
+
+
+def check_solver(method: str | type, *, pairs: int = 25, seed: int = 7,
+                 timeout: float = 30.0) -> None:
+    """Run the GED contract on ``method`` (a registered name or a
+    :class:`~gedkit.solvers.base.Solver` subclass); raise :class:`AssertionError` on a
+    breach.
+
+    Parameters
+    ----------
+    method : str or Solver subclass
+        What to check.
+    pairs : int
+        Tiny random pairs (0-5 nodes) compared against brute force; every other one under a
+        random, non-symmetric cost model.
+    seed : int
+        Seed of the pairs.
+    timeout : float
+        Seconds each tiny pair may take.
+
+    Examples
+    --------
+    >>> check_solver("branch", pairs=3)
+    """
+    cls = _solver_class(method)
+    _check_options(cls)
+    solver = _create(cls)
+    rng = np.random.default_rng(seed)
+    for trial in range(pairs):
+        g1 = random_graph(rng, int(rng.integers(0, 6)))
+        g2 = random_graph(rng, int(rng.integers(0, 6)))
+        model = random_costs(rng) if trial % 2 else costs.uniform()
+        problem = model.compile(g1, g2)
+        result = solver.solve(problem, Budget(timeout=timeout))
+        where = f"{cls.name} on pair {trial} (seed {seed}, {g1.n} and {g2.n} nodes)"
+        exact = brute_force_ged(problem)
+        _check(result.lower_bound <= exact + _TOL <= result.upper_bound + 2 * _TOL,
+               f"{where}: bounds {result.lower_bound}..{result.upper_bound} miss the distance "
+               f"{exact}")
+        _check(problem.cost(result.assignment) == result.upper_bound,
+               f"{where}: upper bound {result.upper_bound} is not the cost of its node map "
+               f"({problem.cost(result.assignment)})")
+        _check(result.optimal == (result.lower_bound >= result.upper_bound),
+               f"{where}: optimal={result.optimal} with bounds {result.lower_bound}.."
+               f"{result.upper_bound}")
+        _check(result.method == cls.name, f"{where}: result names method {result.method!r}")
+        path_cost = sum(op.cost for op in result.edit_path)
+        _check(abs(path_cost - result.upper_bound) <= 1e-6 * max(1.0, result.upper_bound),
+               f"{where}: edit path costs {path_cost}, upper bound {result.upper_bound}")
+        if cls.exact:
+            _check(result.optimal, f"{where}: an exact solver did not prove its answer")
+    # a time limit returns bounds, never raises
+    rng = np.random.default_rng(2)
+    g1 = random_graph(rng, 24, p=0.3, n_labels=2)
+    g2 = random_graph(rng, 24, p=0.3, n_labels=2)
+    problem = costs.uniform().compile(g1, g2)
+    start = time.perf_counter()
+    result = solver.solve(problem, Budget(timeout=_LIMIT))
+    spent = time.perf_counter() - start
+    _check(spent < _SLACK, f"{cls.name}: a {_LIMIT} s limit came back after {spent:.1f} s")
+    _check(result.lower_bound <= result.upper_bound == problem.cost(result.assignment),
+           f"{cls.name}: invalid bounds under a time limit")
+
+
+def check_mces_method(method: str | type, *, pairs: int = 25, seed: int = 3) -> None:
+    """Run the MCES contract on ``method`` (a registered name or a
+    :class:`~gedkit.mces.base.Method` subclass); raise :class:`AssertionError` on a breach.
+
+    Examples
+    --------
+    >>> check_mces_method("ga", pairs=3)
+    """
+    from gedkit.mces.problem import MCESProblem
+
+    cls = _mces_class(method)
+    _check_options(cls)
+    solver = _create(cls)
+    for trial, (g1, g2) in enumerate(_mces_pairs(pairs, seed)):
+        where = f"{cls.name} on pair {trial} (seed {seed}, {g1.n} and {g2.n} nodes)"
+        problem = MCESProblem(g1, g2)
+        try:
+            result = solver.solve(problem, Budget(timeout=30.0))
+        except MissingDependencyError as err:
+            raise unittest.SkipTest(str(err)) from None
+        check_mces_result(result, g1, g2, where)
+        best = brute_force_mces(g1, g2)
+        _check(result.num_edges <= best <= result.upper_bound,
+               f"{where}: {result.num_edges}..{result.upper_bound} common edges miss the "
+               f"maximum {best}")
+        _check(result.method == cls.name, f"{where}: result names method {result.method!r}")
+        if cls.exact:
+            _check(result.optimal, f"{where}: an exact method did not prove its answer")
+    rng = np.random.default_rng(9)
+    g1, g2 = (random_graph(rng, 30, p=0.2, node_values=_ATOMS[:1], edge_values=_BONDS[:1])
+              for _ in range(2))
+    start = time.perf_counter()
+    result = solver.solve(MCESProblem(g1, g2), Budget(timeout=_LIMIT))
+    spent = time.perf_counter() - start
+    _check(spent < _SLACK, f"{cls.name}: a {_LIMIT} s limit came back after {spent:.1f} s")
+    check_mces_result(result, g1, g2, f"{cls.name} under a time limit")
+
+
+def check_all_solvers(**kwargs: Any) -> list[str]:
+    """:func:`check_solver` on every registered GED solver; returns their names."""
+    from gedkit.solvers import available
+
+    names = sorted(available())
+    for name in names:
+        check_solver(name, **kwargs)
+    return names
+
+
+def check_all_mces_methods(**kwargs: Any) -> list[str]:
+    """:func:`check_mces_method` on every registered MCES method (those whose optional
+    dependency is missing are left out); returns the names checked."""
+    from gedkit.mces.base import available
+
+    checked = []
+    for name in sorted(available()):
+        try:
+            check_mces_method(name, **kwargs)
+        except unittest.SkipTest:
+            continue
+        checked.append(name)
+    return checked
+
+
+def check_mces_result(result: Any, g1: Graph, g2: Graph, where: str = "result") -> None:
+    """Raise :class:`AssertionError` unless ``result`` (an MCES result for ``g1``, ``g2``) has
+    an injective, label-preserving map whose common edges, recounted from the graphs alone and
+    by :meth:`MCESProblem.count`, are ``num_edges``, with bounds in order."""
+    from gedkit.mces.problem import MCESProblem
+
+    pairs = dict(result.node_map)
+    _check(len(pairs) == len(result.node_map) and len(set(pairs.values())) == len(pairs),
+           f"{where}: the node map is not injective")
+    for u, v in pairs.items():
+        _check(label_key(g1.node_label(u)) == label_key(g2.node_label(v)),
+               f"{where}: node {u!r} maps onto {v!r}, whose label differs")
+    _check(direct_count(g1, g2, pairs) == result.num_edges
+           == MCESProblem(g1, g2).count(result.assignment) == len(result.edges),
+           f"{where}: num_edges {result.num_edges} is not the map's common edge count")
+    touched = {u for edge, _ in result.edges for u in edge}
+    _check(touched == set(pairs), f"{where}: node_map holds nodes no common edge touches")
+    _check(result.lower_bound == result.num_edges <= result.upper_bound,
+           f"{where}: bounds out of order ({result.num_edges}..{result.upper_bound})")
+    _check(result.optimal == (result.num_edges == result.upper_bound),
+           f"{where}: optimal={result.optimal} with {result.num_edges}..{result.upper_bound}")
+
+
+# -- helpers -----------------------------------------------------------------------------------
+
+def _check(condition: bool, message: str) -> None:
+    if not condition:
+        raise AssertionError(message)
+
+
+def _solver_class(method: str | type) -> type:
+    from gedkit.solvers import solver_class
+
+    return solver_class(method) if isinstance(method, str) else method
+
+
+def _mces_class(method: str | type) -> type:
+    import gedkit.mces  # noqa: F401  (registers the built-in methods)
+    from gedkit.mces.base import method_class
+
+    return method_class(method) if isinstance(method, str) else method
+
+
+def _create(cls: type) -> Any:
+    try:
+        return cls()
+    except MissingDependencyError as err:
+        raise unittest.SkipTest(str(err)) from None
+
+
+def _check_options(cls: type) -> None:
+    try:
+        cls(no_such_option=1)
+    except OptionError as err:
+        _check("no option" in str(err), f"{cls.name}: unclear message for an unknown option: "
+                                        f"{err}")
+    else:
+        raise AssertionError(f"{cls.name}: accepted an unknown option")
+
+
+def _mces_pairs(count: int, seed: int) -> Iterator[tuple[Graph, Graph]]:
+    rng = np.random.default_rng(seed)
+    for k in range(count):
+        atoms = _ATOMS[: int(rng.integers(1, 3))]
+        bonds = _BONDS[: int(rng.integers(1, 3))]
+        low = 0 if k % 10 == 0 else 3  # a few tiny and empty graphs, mostly meatier ones
+        yield tuple(random_graph(rng, int(rng.integers(low, 7)), p=0.6, node_values=atoms,
+                                 edge_values=bonds) for _ in range(2))

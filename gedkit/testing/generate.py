@@ -1,0 +1,54 @@
+"""Random graphs and random cost models for tests."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from gedkit import costs
+from gedkit.costs.base import CostModel
+from gedkit.graph import Graph
+
+__all__ = ["random_costs", "random_graph"]
+
+
+def random_graph(rng: np.random.Generator, n: int, p: float = 0.4, n_labels: int = 3,
+                 e_labels: int = 2, name: str | None = None,
+                 node_values: Sequence[Any] | None = None,
+                 edge_values: Sequence[Any] | None = None) -> Graph:
+    """An Erdős–Rényi graph on ``n`` nodes (edge probability ``p``) with labels drawn from
+    ``0..n_labels-1`` and ``0..e_labels-1``, or from ``node_values`` / ``edge_values``.
+
+    >>> g = random_graph(np.random.default_rng(0), 5, node_values="CNO", edge_values=(1, 2))
+    >>> g.n, set(g.node_labels) <= set("CNO")
+    (5, True)
+    """
+    nodes_from = range(n_labels) if node_values is None else list(node_values)
+    edges_from = range(e_labels) if edge_values is None else list(edge_values)
+    nodes = {i: nodes_from[int(rng.integers(len(nodes_from)))] for i in range(n)}
+    edges = [(i, j, edges_from[int(rng.integers(len(edges_from)))])
+             for i in range(n) for j in range(i + 1, n) if rng.random() < p]
+    return Graph(nodes, edges, name=name)
+
+
+def random_costs(rng: np.random.Generator, n_labels: int = 3, e_labels: int = 2,
+                 symmetric: bool = False) -> CostModel:
+    """A non-uniform cost model on the integer labels of :func:`random_graph` (not symmetric
+    unless ``symmetric``), every cost drawn at random, substitutions of equal labels free."""
+    nsub = rng.uniform(0.1, 3.0, (n_labels, n_labels))
+    esub = rng.uniform(0.1, 3.0, (e_labels, e_labels))
+    ndel, nins = rng.uniform(0.5, 3.0, n_labels), rng.uniform(0.5, 3.0, n_labels)
+    edel, eins = rng.uniform(0.5, 3.0, e_labels), rng.uniform(0.5, 3.0, e_labels)
+    if symmetric:
+        nsub = (nsub + nsub.T) / 2
+        esub = (esub + esub.T) / 2
+        nins, eins = ndel, edel
+    np.fill_diagonal(nsub, 0)
+    np.fill_diagonal(esub, 0)
+    return costs.custom(
+        node_sub=lambda a, b: nsub[a, b], node_del=lambda a: ndel[a], node_ins=lambda b: nins[b],
+        edge_sub=lambda a, b: esub[a, b], edge_del=lambda a: edel[a], edge_ins=lambda b: eins[b],
+        symmetric=symmetric,
+    )
