@@ -43,27 +43,55 @@ T = TypeVar("T", bound=Configurable)
 
 
 class Registry(Generic[T]):
-    """Name → class. Registering a class makes it available to every caller and test."""
+    """Name → class. Registering a class makes it available to every caller and test.
+
+    A class may also be registered by import path (:meth:`register_path`): its module is
+    imported only when the class is asked for, so a registry never imports the modules of
+    methods nobody uses, and those modules may import the registry's package freely.
+    """
 
     def __init__(self, kind: str):
         self.kind = kind
         self._classes: dict[str, type[T]] = {}
+        self._paths: dict[str, str] = {}
 
     def register(self, cls: type[T]) -> type[T]:
         """Class decorator: make ``method=cls.name`` select ``cls``."""
         self._classes[cls.name] = cls
+        self._paths.pop(cls.name, None)
         return cls
 
+    def register_path(self, name: str, path: str) -> None:
+        """Make ``method=name`` select the class at ``path`` (``"package.module:Class"``),
+        imported on first use; the module registers the class itself when imported."""
+        if name not in self._classes:
+            self._paths[name] = path
+
+    def _load(self, name: str) -> None:
+        import importlib
+
+        module, _, attr = self._paths[name].partition(":")
+        cls = getattr(importlib.import_module(module), attr)
+        self.register(cls)
+
     def available(self) -> dict[str, type[T]]:
-        """All registered classes by name (sorted)."""
+        """All registered classes by name (sorted); imports those registered by path."""
+        for name in list(self._paths):
+            self._load(name)
         return dict(sorted(self._classes.items()))
 
+    def names(self) -> list[str]:
+        """The registered names (sorted), importing nothing."""
+        return sorted({*self._classes, *self._paths})
+
     def cls(self, name: str) -> type[T]:
+        if name in self._paths:
+            self._load(name)
         try:
             return self._classes[name]
         except KeyError:
             raise OptionError(
-                f"unknown {self.kind} {name!r}; choose one of: {', '.join(sorted(self._classes))}"
+                f"unknown {self.kind} {name!r}; choose one of: {', '.join(self.names())}"
             ) from None
 
     def create(self, name: str, **options: Any) -> T:

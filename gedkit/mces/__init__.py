@@ -16,11 +16,13 @@ from gedkit.mces import exact as _exact  # noqa: F401  (registers)
 from gedkit.mces import ga as _ga  # noqa: F401  (registers)
 from gedkit.mces import rascal as _rascal  # noqa: F401  (registers)
 from gedkit.mces.api import mces, methods
-from gedkit.mces.base import Method, register
-from gedkit.mces.nga import method as _nga  # noqa: F401  (registers)
+from gedkit.mces.base import Method, register, register_path
 from gedkit.mces.problem import MCESProblem, johnson_similarity
 from gedkit.mces.result import MCESResult
 from gedkit.mces.retrieval import Hit, mean_average_precision, mrr, precision_at_k, rank
+
+# the learned method lives with its model: registered by path, imported when asked for
+register_path("nga", "gedkit.mces.nga.method:NGA")
 
 __all__ = [
     "Hit",

@@ -19,6 +19,7 @@ from gedkit.mces.result import MCESResult
 
 __all__ = [
     "Budget", "Method", "available", "check_number", "get_method", "method_class", "register",
+    "register_path",
 ]
 
 class Method(Configurable, ABC):
@@ -42,6 +43,7 @@ class Method(Configurable, ABC):
 
 _METHODS: Registry[Method] = Registry("MCES method")
 register = _METHODS.register
+register_path = _METHODS.register_path
 available = _METHODS.available
 method_class = _METHODS.cls
 get_method = _METHODS.create

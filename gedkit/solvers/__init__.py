@@ -3,7 +3,6 @@
 Importing this package registers every built-in solver.
 """
 
-from gedkit.learned import solver as _gelato  # noqa: F401  (registers; imports no torch)
 from gedkit.solvers import auto as _auto  # noqa: F401  (registers)
 from gedkit.solvers.base import Budget, Solver
 from gedkit.solvers.exact import mip as _mip  # noqa: F401  (registers)
@@ -13,6 +12,16 @@ from gedkit.solvers.heuristics import ipfp as _ipfp  # noqa: F401  (registers)
 from gedkit.solvers.heuristics import lsape as _lsape  # noqa: F401  (registers)
 from gedkit.solvers.heuristics import refine as _refine  # noqa: F401  (registers)
 from gedkit.solvers.heuristics import star as _star  # noqa: F401  (registers)
-from gedkit.solvers.registry import available, get_solver, register, solver_class
+from gedkit.solvers.registry import (
+    available,
+    get_solver,
+    register,
+    register_path,
+    solver_class,
+)
+
+# the learned solver lives with its model and imports this package: registered by path, it is
+# imported only when asked for
+register_path("gelato", "gedkit.learned.solver:GelatoSolver")
 
 __all__ = ["Budget", "Solver", "available", "get_solver", "register", "solver_class"]
