@@ -137,7 +137,7 @@ def test_ged_text_for_people(capsys, files):
     lines = out.splitlines()
     assert lines[0].split()[:3] == ["distance", "1", "(optimal)"]
     assert "method" in out and "dfs" in out
-    assert "node map" in out and "edit path (1 operations, cost 1)" in out
+    assert "node map" in out and "edit path (1 operation, cost 1)" in out
     assert any("substitute edge" in line and "(1, 2)" in line for line in lines)
 
 

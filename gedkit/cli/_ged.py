@@ -132,7 +132,8 @@ def report(result: Result, threshold: float | None, *, path: bool = True) -> str
         lines += ["", "node map (- = none)"]
         lines += _columns([(_show(u), "->", _show(v)) for u, v in result.node_map])
         ops = result.edit_path
-        lines += ["", f"edit path ({len(ops)} operations, cost {result.upper_bound:g})"]
+        noun = "operation" if len(ops) == 1 else "operations"
+        lines += ["", f"edit path ({len(ops)} {noun}, cost {result.upper_bound:g})"]
         lines += _columns(
             [(_OPERATIONS[op.kind], _show(op.source), "->", _show(op.target), _labels(op),
               f"{op.cost:g}") for op in ops]
