@@ -15,11 +15,11 @@ from typing import Any
 import numpy as np
 
 from gedkit.graph import Graph
+from gedkit.numeric import TOL, all_integers
 from gedkit.pair import GraphPair, label_adjacency
 
 __all__ = ["EditOperation", "Problem"]
 
-_TOL = 1e-9
 
 
 @dataclass(frozen=True)
@@ -209,11 +209,8 @@ class Problem(GraphPair):
     def integral_costs(self) -> bool:
         """True when every cost is an integer, so bounds may be rounded up."""
         if self.constant_costs is not None:
-            return all(float(c).is_integer() for c in self.constant_costs)
-        return bool(
-            np.all(self.node_costs == np.rint(self.node_costs))
-            and np.all(self.edge_label_matrix == np.rint(self.edge_label_matrix))
-        )
+            return all_integers(self.constant_costs)
+        return all_integers(self.node_costs, self.edge_label_matrix)
 
     @cached_property
     def largest_cost(self) -> float:
@@ -322,7 +319,7 @@ def capped_edge_costs(edge_label_matrix: np.ndarray) -> tuple[np.ndarray, np.nda
     (those substitutions are a deletion and an insertion in the edit path)."""
     raw = np.asarray(edge_label_matrix, dtype=np.float64)
     K = raw.shape[0] - 1
-    split = raw[:K, :K] > raw[:K, K : K + 1] + raw[K : K + 1, :K] + _TOL
+    split = raw[:K, :K] > raw[:K, K : K + 1] + raw[K : K + 1, :K] + TOL
     eff = raw.copy()
     eff[:K, :K] = np.where(split, raw[:K, K : K + 1] + raw[K : K + 1, :K], raw[:K, :K])
     return eff, split
@@ -335,12 +332,12 @@ def _constant_structure(mat: np.ndarray) -> tuple[float, float, float] | None:
     dels, ins = mat[:k, k], mat[k, :k]
     if k == 0:
         return (0.0, 0.0, 0.0)
-    if np.ptp(dels) > _TOL or np.ptp(ins) > _TOL:
+    if np.ptp(dels) > TOL or np.ptp(ins) > TOL:
         return None
     sub = mat[:k, :k]
-    if np.any(np.abs(np.diag(sub)) > _TOL):
+    if np.any(np.abs(np.diag(sub)) > TOL):
         return None
     off = sub[~np.eye(k, dtype=bool)]
-    if off.size and np.ptp(off) > _TOL:
+    if off.size and np.ptp(off) > TOL:
         return None
     return (float(ins[0]), float(dels[0]), float(off[0]) if off.size else 0.0)

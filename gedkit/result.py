@@ -9,11 +9,11 @@ from typing import Any
 
 import numpy as np
 
+from gedkit.numeric import tolerance
 from gedkit.problem import EditOperation, Problem
 
 __all__ = ["Result"]
 
-_TOL = 1e-9
 
 
 @dataclass(eq=False)
@@ -68,7 +68,7 @@ class Result:
         forward = np.ascontiguousarray(forward, dtype=np.int64)
         ub = problem.cost(forward)  # validates the map too
         lb = min(float(lower_bound), ub)
-        if lb >= ub - _TOL * max(1.0, abs(ub)):
+        if lb >= ub - tolerance(ub):
             lb = ub
         return cls(problem, forward, lb, ub, method, time, dict(stats or {}))
 

@@ -38,6 +38,7 @@ import numpy as np
 
 from gedkit.graph import Graph, label_key
 from gedkit.learned.labels import canonical_label
+from gedkit.numeric import TOL
 from gedkit.problem import Problem
 
 __all__ = [
@@ -56,7 +57,6 @@ __all__ = [
 UNDECIDED = -2
 EPSILON = -1  # matched to ε: deleted (g1 node) or inserted (g2 node)
 CANDIDATE_FEATURES = 7  # sub, del(u), ins(v), added edge cost, is pair, is deletion, is insertion
-_TOL = 1e-9
 
 
 @dataclass(frozen=True)
@@ -170,7 +170,7 @@ def needs_epsilon(problem: Problem) -> bool:
     many nodes as it can and the actions may be pairs only, as in the published model."""
     nc = problem.node_costs
     n1, n2 = problem.n1, problem.n2
-    return bool(np.any(nc[:n1, :n2] > nc[:n1, n2:] + nc[n1:, :n2] + _TOL))
+    return bool(np.any(nc[:n1, :n2] > nc[:n1, n2:] + nc[n1:, :n2] + TOL))
 
 
 def cost_scale(problem: Problem) -> float:
@@ -181,7 +181,7 @@ def cost_scale(problem: Problem) -> float:
     em = problem.edge_label_matrix
     edge = np.concatenate([em[:-1, -1], em[-1, :-1]])
     for values in (node, edge):
-        if values.size and values.mean() > _TOL:
+        if values.size and values.mean() > TOL:
             return float(values.mean())
     return 1.0
 

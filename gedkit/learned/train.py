@@ -41,6 +41,7 @@ from gedkit.learned.data import LabelledPair, TrainingState, training_states
 from gedkit.learned.decode import decode
 from gedkit.learned.features import Instance, States, Vocabulary, concat, encode
 from gedkit.learned.model import GelatoNet, resolve_device, to_tensors
+from gedkit.numeric import tolerance
 
 __all__ = ["LR_SCHEDULES", "TrainConfig", "Trained", "evaluate", "train", "write_model"]
 
@@ -93,7 +94,7 @@ def evaluate(net: GelatoNet, pairs: Sequence[LabelledPair], k: int = 8,
         t0 = time.perf_counter()
         out = decode(lp.problem, net, k=k, strategy=strategy)
         seconds += time.perf_counter() - t0
-        hits.append(out.cost <= lp.cost + 1e-9 * max(1.0, lp.cost))
+        hits.append(out.cost <= lp.cost + tolerance(lp.cost))
         errors.append(abs(out.cost - lp.cost) / max(1.0, lp.cost))
     n = len(hits)
     return {"pairs": n, "exact_hit": float(np.mean(hits)) if n else None,

@@ -60,12 +60,8 @@ from __future__ import annotations
 import math
 import multiprocessing
 import os
-import sys
-import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
@@ -76,10 +72,10 @@ from gedkit.mces.base import Budget, Method, check_number, register
 from gedkit.mces.bounds import upper_bound
 from gedkit.mces.problem import MCESProblem
 from gedkit.mces.result import MCESResult
+from gedkit.quiet import silenced
 
 __all__ = ["Rascal", "to_rdkit"]
 
-_silence_lock = threading.Lock()
 _DAEMONIC = "daemonic processes cannot have children: RASCAL's own, rough timeout applies"
 
 
@@ -158,26 +154,6 @@ def bond_pairs(mol1: Any, mol2: Any) -> int:
 
     k1, k2 = kinds(mol1), kinds(mol2)
     return sum(count * k2[kind] for kind, count in k1.items())
-
-
-@contextmanager
-def _silenced() -> Iterator[None]:
-    """Point the process's stdout and stderr at the null device (RASCAL writes to them from
-    C++, which would corrupt ``--json`` output)."""
-    with _silence_lock:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        saved = [os.dup(1), os.dup(2)]
-        null = os.open(os.devnull, os.O_WRONLY)
-        try:
-            os.dup2(null, 1)
-            os.dup2(null, 2)
-            yield
-        finally:
-            os.dup2(saved[0], 1)
-            os.dup2(saved[1], 2)
-            for fd in [*saved, null]:
-                os.close(fd)
 
 
 @register
@@ -299,7 +275,7 @@ def _find(mol1: Any, mol2: Any, settings: dict[str, Any]) -> _Found | None:
 
 
 def _in_process(mol1: Any, mol2: Any, settings: dict[str, Any]) -> _Found | None:
-    with _silenced():
+    with silenced():  # RASCAL writes to stdout/stderr from C++
         return _find(mol1, mol2, settings)
 
 

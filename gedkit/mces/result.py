@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from gedkit.mces.problem import MCESProblem, johnson_similarity
+from gedkit.numeric import TOL
 from gedkit.result import _html_of, _jsonable, _svg_of
 
 __all__ = ["MCESResult"]
@@ -71,7 +72,7 @@ class MCESResult:
         """
         forward = np.ascontiguousarray(forward, dtype=np.int64)
         count = problem.count(forward)  # validates the map too
-        upper = max(int(np.floor(upper_bound + 1e-9)), count)
+        upper = max(int(np.floor(upper_bound + TOL)), count)
         return cls(problem, forward, count, upper, method, time, dict(stats or {}))
 
     @property

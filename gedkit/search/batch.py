@@ -14,6 +14,7 @@ import time
 import numpy as np
 
 from gedkit.costs.base import CostModel
+from gedkit.numeric import all_integers, tolerance
 from gedkit.search.filters import GedFilter
 from gedkit.solvers.base import Solver
 
@@ -48,12 +49,12 @@ class BatchVerifier:
         self.nconst_t, self.econst_t = (_label_costs(None if flipped is None else flipped[:3]),
                                         _label_costs(None if flipped is None else flipped[3:]))
         if const is not None:
-            self.integral = all(float(c).is_integer() for c in const)
+            self.integral = all_integers(const)
             largest = max(const, default=0.0)
         else:
-            self.integral = bool(np.all(nmat == np.rint(nmat)) and np.all(emat == np.rint(emat)))
+            self.integral = all_integers(nmat, emat)
             largest = float(max(nmat.max(initial=0.0), emat.max(initial=0.0)))
-        self.tol = 1e-9 * max(1.0, largest)
+        self.tol = tolerance(largest)
         self.query = query_record
         self.n1 = int(query_record[0])
         self.frontier = None

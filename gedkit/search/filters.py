@@ -30,6 +30,7 @@ import numpy as np
 
 from gedkit.costs.base import CostModel
 from gedkit.graph import Graph
+from gedkit.numeric import all_integers, round_up
 from gedkit.search.signatures import (
     KINDS,
     SETS,
@@ -76,7 +77,7 @@ class GedFilter:
             n_ins, n_del, n_sub, e_ins, e_del, e_sub = map(float, const)
             self.node_costs = (n_ins, n_del, min(n_sub, n_ins + n_del))
             self.edge_costs = (e_ins, e_del, min(e_sub, e_ins + e_del))
-            self.integral = all(float(c).is_integer() for c in const)
+            self.integral = all_integers(const)
             self.stages = [("labels", self._labels), ("branches", self._branches)]
         else:
             self._general_tables(query, qsets, views)
@@ -170,7 +171,7 @@ class GedFilter:
                 self.dense["branch"], rows)
             lb = branch_bound(nodes, edges, differing, cn, ce)
         if self.integral:
-            lb = np.ceil(lb - 1e-9) + 0.0  # + 0.0: no -0.0
+            lb = round_up(lb)
         return lb
 
     # -- general costs -----------------------------------------------------------------------

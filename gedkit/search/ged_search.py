@@ -26,15 +26,12 @@ from gedkit.budget import Budget, solve_within
 from gedkit.budget import interrupted as interrupted_now
 from gedkit.costs.base import CostModel
 from gedkit.graph import Graph
+from gedkit.numeric import tolerance
 from gedkit.search.filters import GedFilter
 from gedkit.search.result import Hit, SearchResult
 from gedkit.solvers.base import Solver
 
 __all__ = ["Verifier", "knn_query", "range_query"]
-
-
-def _tol(x: float) -> float:
-    return 1e-9 * max(1.0, abs(x))
 
 
 @dataclass
@@ -45,7 +42,7 @@ class Outcome:
 
     @property
     def optimal(self) -> bool:
-        return self.upper - self.lower <= _tol(self.upper)
+        return self.upper - self.lower <= tolerance(self.upper)
 
 
 class Verifier:
@@ -93,7 +90,7 @@ class _Checker:
         outs: list[Outcome | None] = [None] * len(rowids)
         if threshold is not None:
             # a distance equal to the threshold up to rounding is within it: search to there
-            threshold = threshold + _tol(threshold)
+            threshold = threshold + tolerance(threshold)
         if self.batch is not None:
             records = self.coll._store.records(rowids)
             lower, upper, done = self.batch.run([records[r] for r in rowids], threshold,
@@ -141,7 +138,7 @@ def range_query(coll, query: Graph, tau: float, model: CostModel, verify: Verifi
     sig = coll._signatures
     stages = _Stages(len(sig))
     filt = GedFilter(model, query, coll._store.vocab)
-    limit = tau + _tol(tau)
+    limit = tau + tolerance(tau)
     found = filt.within(sig, limit)
     if found is not None:
         rows = np.sort(found[0])  # in the file's order, as the stages below leave them
@@ -204,7 +201,7 @@ def knn_query(coll, query: Graph, k: int, model: CostModel, verify: Verifier,
         while scanned < len(order) and not interrupted:
             kth = -best[0][0] if len(best) == k else math.inf
             rows = order[scanned:scanned + block]
-            rows = rows[lb[rows] <= kth + _tol(kth)]
+            rows = rows[lb[rows] <= kth + tolerance(kth)]
             if not len(rows):
                 break  # every graph left has a bound beyond the k-th distance
             scanned += len(rows)
@@ -221,7 +218,7 @@ def knn_query(coll, query: Graph, k: int, model: CostModel, verify: Verifier,
                 entry = (-out.upper, -out.lower, -rowid, out)
                 if len(best) < k:
                     heapq.heappush(best, entry)
-                elif out.upper < kth - _tol(kth) or (out.upper <= kth + _tol(kth)
+                elif out.upper < kth - tolerance(kth) or (out.upper <= kth + tolerance(kth)
                                                      and out.lower > -best[0][1]):
                     heapq.heapreplace(best, entry)
     except KeyboardInterrupt:
@@ -237,10 +234,10 @@ def knn_query(coll, query: Graph, k: int, model: CostModel, verify: Verifier,
     # verified one whose search stopped early, or one never reached (interrupted)
     picked = {r for _, _, r in chosen}
     doubtful = [rowid for rowid, out in seen if rowid not in picked
-                and out.lower < kth - _tol(kth)]
+                and out.lower < kth - tolerance(kth)]
     scanned = len(seen)
     unreached = interrupted and scanned < len(order) and (
-        len(chosen) < k or float(lb[order[scanned]]) < kth - _tol(kth))
+        len(chosen) < k or float(lb[order[scanned]]) < kth - tolerance(kth))
     unproven = [h.id for h in hits if not h.optimal]
     undecided = []
     if doubtful:
@@ -251,7 +248,8 @@ def knn_query(coll, query: Graph, k: int, model: CostModel, verify: Verifier,
     # a hit is uncertain when its distance is not proven, or when some graph left out could
     # still beat it
     cutoff = min((h.lower_bound for h in undecided), default=math.inf)
-    uncertain = sorted({*unproven, *(h.id for h in hits if h.distance > cutoff + _tol(cutoff))},
+    beyond = [h.id for h in hits if h.distance > cutoff + tolerance(cutoff)]
+    uncertain = sorted({*unproven, *beyond},
                        key=lambda i: [h.id for h in hits].index(i))
     if unreached:
         uncertain = [h.id for h in hits]

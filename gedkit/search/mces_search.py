@@ -44,7 +44,8 @@ import numpy as np
 from gedkit.budget import Budget, solve_within
 from gedkit.budget import interrupted as interrupted_now
 from gedkit.graph import Graph
-from gedkit.search.ged_search import Outcome, _Stages, _tol
+from gedkit.numeric import tolerance
+from gedkit.search.ged_search import Outcome, _Stages
 from gedkit.search.result import Hit, SearchResult
 from gedkit.search.signatures import Signatures, Vocabulary, branch_keys, signature_of
 
@@ -299,7 +300,7 @@ class Verifier:
                                self._empty(problem) if self.keep else None)
         if threshold is not None:
             high = min(bound, self.pair_bound(problem))
-            if high < threshold - _tol(threshold):
+            if high < threshold - tolerance(threshold):
                 return MCESOutcome(0.0, high, None, False)
         result = solve_within(self.solver, problem, self._budget(problem))
         low, high = self.bounds(result)
@@ -323,7 +324,7 @@ def range_query(coll, query: Graph, min_similarity: float, model: Any, verify: V
     stages = _Stages(len(sig))
     filt = MCESFilter(query, coll._store.vocab)
     rows = np.arange(len(sig))
-    limit = min_similarity - _tol(min_similarity)
+    limit = min_similarity - tolerance(min_similarity)
     ub = np.full(len(sig), math.inf)
     for name, bound in filt.stages:
         ub = bound(sig.take(rows)) if len(rows) < len(sig) else bound(sig)
@@ -400,7 +401,7 @@ def _knn(coll, query: Graph, k: int, verify: Verifier, progress):
     try:
         for row in order.tolist():
             kth = best[0][0] if len(best) == k else -math.inf
-            if ub[row] < kth - _tol(kth):
+            if ub[row] < kth - tolerance(kth):
                 break  # every graph left has a bound below the k-th similarity
             rowid = int(sig.rowids[row])
             graph = coll._store.graphs([rowid])[rowid]
@@ -428,7 +429,7 @@ def _knn(coll, query: Graph, k: int, verify: Verifier, progress):
     stages.stats["scanned"] = scanned
     chosen = sorted(((e[0], e[1], -e[2]) for e in best), key=lambda c: (-c[0], -c[1], c[2]))
     unreached = scanned < len(order) and (len(chosen) < k or float(ub[order[scanned]])
-                                           > chosen[-1][0] + _tol(chosen[-1][0]))
+                                           > chosen[-1][0] + tolerance(chosen[-1][0]))
     return chosen, seen, (stages.stats, interrupted, interrupted and unreached)
 
 
@@ -436,7 +437,7 @@ def _better(a: tuple, b: tuple) -> bool:
     """Whether heap entry ``a`` ranks before ``b``: a larger proven similarity, then a larger
     upper bound, then the earlier graph (equal within rounding counts as a tie)."""
     for x, y in ((a[0], b[0]), (a[1], b[1])):
-        if abs(x - y) > _tol(max(abs(x), abs(y))):
+        if abs(x - y) > tolerance(max(abs(x), abs(y))):
             return x > y
     return a[2] > b[2]
 
@@ -452,7 +453,7 @@ def _knn_result(coll, query: Graph, k: int, chosen, seen, state) -> SearchResult
     # above it: a verified one whose search stopped early, or one never reached (interrupted)
     picked = {r for _, _, r in chosen}
     doubtful = [rowid for rowid, out in seen if rowid not in picked
-                and out.upper > kth + _tol(kth)]
+                and out.upper > kth + tolerance(kth)]
     unproven = [h.id for h in hits if not h.optimal]
     undecided = []
     if doubtful:
@@ -464,7 +465,8 @@ def _knn_result(coll, query: Graph, k: int, chosen, seen, state) -> SearchResult
     # still beat it
     cutoff = max((h.upper_bound for h in undecided), default=-math.inf)
     order = [h.id for h in hits]
-    uncertain = sorted({*unproven, *(h.id for h in hits if h.distance < cutoff - _tol(cutoff))},
+    beyond = [h.id for h in hits if h.distance < cutoff - tolerance(cutoff)]
+    uncertain = sorted({*unproven, *beyond},
                        key=order.index)
     if unreached:
         uncertain = order

@@ -34,8 +34,6 @@ as soon as the answer to "is the distance at most the threshold?" is known.
 from __future__ import annotations
 
 import math
-import os
-import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -210,16 +208,10 @@ def _new_highs() -> highspy.Highs:
         if _banner_shown:
             h = highspy.Highs()
         else:
-            sys.stdout.flush()
-            saved = os.dup(1)
-            null = os.open(os.devnull, os.O_WRONLY)
-            try:
-                os.dup2(null, 1)
+            from gedkit.quiet import silenced
+
+            with silenced(stderr=False):
                 h = highspy.Highs()
-            finally:
-                os.dup2(saved, 1)
-                os.close(saved)
-                os.close(null)
             _banner_shown = True
     h.setOptionValue("output_flag", False)
     return h

@@ -14,6 +14,7 @@ from typing import ClassVar
 import numpy as np
 
 from gedkit.configurable import check_choice, check_number
+from gedkit.numeric import tolerance
 from gedkit.problem import Problem
 from gedkit.result import Result
 from gedkit.solvers.base import Budget, Solver
@@ -100,7 +101,7 @@ class TreeSearch:
         self.cutoff = self.stop_at = math.inf if threshold is None else float(threshold)
         if threshold is None or not decide:
             self.stop_at = -math.inf
-        self.tol = 1e-9 * max(1.0, p.largest_cost)
+        self.tol = tolerance(p.largest_cost)
         self.fctl = np.array([math.inf, 0.0, math.inf])  # UB, LB, PRUNED (see the kernel)
         self.best_map = np.full(n1, -1, dtype=np.int64)
         self.status: int | None = None  # last kernel status; None: not started

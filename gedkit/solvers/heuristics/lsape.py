@@ -23,6 +23,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from gedkit.numeric import tolerance
 from gedkit.problem import Problem
 from gedkit.result import Result
 from gedkit.solvers.base import Budget, Solver
@@ -45,7 +46,6 @@ __all__ = [
     "round_up",
 ]
 
-_TOL = 1e-9
 
 
 class Neighbours(NamedTuple):
@@ -140,7 +140,7 @@ def round_up(problem: Problem, lower: float) -> float:
     if np.all(problem.node_costs == np.round(problem.node_costs)) and np.all(
         problem.edge_label_matrix == np.round(problem.edge_label_matrix)
     ):
-        return float(np.ceil(lower - _TOL * max(1.0, abs(lower))))
+        return float(np.ceil(lower - tolerance(lower)))
     return lower
 
 

@@ -14,6 +14,7 @@ from typing import ClassVar
 import numpy as np
 
 from gedkit.configurable import check_choice
+from gedkit.numeric import TOL
 from gedkit.problem import Problem
 from gedkit.result import Result
 from gedkit.solvers.base import Budget, Solver
@@ -29,7 +30,7 @@ def tolerance(problem: Problem) -> float:
     """Cost changes smaller than this are rounding, not improvement."""
     scale = max(1.0, float(np.abs(problem.node_costs).max(initial=0.0)),
                 float(np.abs(problem.edge_label_matrix).max(initial=0.0)))
-    return 1e-9 * scale
+    return TOL * scale
 
 
 def local_search(problem: Problem, forward: np.ndarray, nb: Neighbours,

@@ -1,0 +1,52 @@
+"""Comparing costs: the one tolerance, and whether costs are integers (bounds round up then).
+
+Costs are sums of floats, so two routes to one value may differ in the last bits: every
+comparison of a cost with a bound or a threshold allows :data:`TOL` relative to the larger of 1
+and the value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+__all__ = ["TOL", "all_integers", "round_up", "tolerance"]
+
+#: relative tolerance of cost comparisons
+TOL = 1e-9
+
+
+def tolerance(value: float) -> float:
+    """The slack allowed when comparing a cost with ``value``.
+
+    >>> tolerance(0.5), tolerance(1e6)
+    (1e-09, 0.001)
+    """
+    return TOL * max(1.0, abs(value))
+
+
+def all_integers(*costs: Iterable[float] | np.ndarray) -> bool:
+    """Whether every cost given (numbers, or arrays of them) is an integer, so that a lower
+    bound may be rounded up to the next one.
+
+    >>> all_integers((1, 2.0, 3)), all_integers(np.array([[0.0, 1.5]]))
+    (True, False)
+    """
+    for group in costs:
+        values = np.asarray(list(group) if not isinstance(group, np.ndarray) else group,
+                            dtype=np.float64)
+        if not np.all(values == np.rint(values)):
+            return False
+    return True
+
+
+def round_up(bound):
+    """A lower bound on an integer quantity rounded up, allowing :data:`TOL` for a bound
+    that only rounding put above an integer (scalars or arrays; never -0.0).
+
+    >>> round_up(2.0000000001), round_up(2.1)
+    (2.0, 3.0)
+    """
+    out = np.ceil(np.asarray(bound, dtype=np.float64) - TOL) + 0.0
+    return float(out) if out.ndim == 0 else out
