@@ -28,8 +28,9 @@ from typing import Any
 from gedkit.errors import OptionError
 
 __all__ = [
-    "COMMAND_TIMEOUT", "NOTICE_AFTER", "PAIR_TIMEOUT", "Budget", "InterruptedWarning",
-    "LongRunNotice", "interrupted", "interruptible", "resident", "solve_within",
+    "COMMAND_TIMEOUT", "DEFAULT_MEMORY", "NOTICE_AFTER", "PAIR_TIMEOUT", "Budget",
+    "InterruptedWarning", "LongRunNotice", "interrupted", "interruptible", "resident",
+    "solve_within",
 ]
 
 #: seconds after which a solve without a time limit says it is still running
@@ -38,6 +39,8 @@ NOTICE_AFTER = 10.0
 PAIR_TIMEOUT = 1.0
 #: default time limit of a one-pair command (``gedkit ged``, ``gedkit mces``)
 COMMAND_TIMEOUT = 60.0
+#: bytes a solve may build when its budget names no memory limit (1 GiB)
+DEFAULT_MEMORY = 1 << 30
 
 _INTERRUPT = threading.Event()
 

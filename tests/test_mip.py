@@ -9,8 +9,9 @@ from helpers import brute_force, random_costs, random_graph
 
 import gedkit
 from gedkit import Graph, OptionError, costs
+from gedkit.programs import solve_program
 from gedkit.solvers import Budget, get_solver
-from gedkit.solvers.exact.mip import build_model, solve_model
+from gedkit.solvers.exact.mip import build_model
 
 
 def _pairs(seed, trials=24, max_n=6):
@@ -45,7 +46,7 @@ def test_highs_objective_equals_the_cost_of_its_node_map():
     # the integer program alone, without the LP shortcut of the solver
     for p in _pairs(seed=2, trials=12):
         model = build_model(p)
-        h, values = solve_model(model, integer=True)
+        h, values = solve_program(model, integer=True)
         forward = model.node_map(values)
         assert h.getInfo().objective_function_value == pytest.approx(p.cost(forward), abs=1e-6)
         assert p.cost(forward) == pytest.approx(brute_force(p), abs=1e-9)

@@ -40,7 +40,7 @@ from types import ModuleType
 
 import numpy as np
 
-from gedkit.budget import resident
+from gedkit.budget import DEFAULT_MEMORY, resident
 from gedkit.errors import MissingDependencyError
 
 __all__ = [
@@ -51,7 +51,6 @@ __all__ = [
 ]
 
 #: growth of the resident size a learned method allows itself when the budget sets no memory
-DEFAULT_MEMORY = 1 << 30
 #: importing torch (and gedkit's network code) on a 2-core laptop, before it was ever measured
 DEFAULT_IMPORT_SECONDS = 3.0
 DEFAULT_IMPORT_BYTES = 400 << 20

@@ -34,8 +34,8 @@ import numpy as np
 
 from gedkit.budget import Budget
 from gedkit.mces.problem import MCESProblem
-from gedkit.solvers.chunks import OPS_PER_SECOND
-from gedkit.solvers.exact.mip import GedModel, program_fits, solve_model
+from gedkit.pacing import OPS_PER_SECOND
+from gedkit.programs import MatchingProgram, assemble, program_fits, solve_program
 from gedkit.solvers.heuristics.assignment import lsape_fits
 
 __all__ = [
@@ -167,10 +167,10 @@ class LinearRelaxation:
     loss_unmapped: np.ndarray
 
 
-def relaxation_model(problem: MCESProblem) -> GedModel:
+def relaxation_model(problem: MCESProblem) -> MatchingProgram:
     """The program of the module docstring in the container the GED program uses (columns
     ``x`` row-major over every node pair, then ``y``; minimise ``-sum y``), so that HiGHS is
-    driven the same way for both: :func:`gedkit.solvers.exact.mip.solve_model`. Pairs with
+    driven the same way for both: :func:`gedkit.programs.solve_program`. Pairs with
     different labels carry no ``y``; their ``x`` can only fill an assignment row.
 
     >>> from gedkit import Graph
@@ -182,34 +182,14 @@ def relaxation_model(problem: MCESProblem) -> GedModel:
     2.0
     """
     n1, n2 = problem.n1, problem.n2
-    nx = n1 * n2
     a, b, s, t, x1, x2 = _edge_pairs(problem)
-    ny = len(a)
-    u, v = np.concatenate([s, t]), np.concatenate([x1, x2])
-    y_cols = np.tile(nx + np.arange(ny), 2)
-    # a linking row per (edge of g1, u -> v) and per (edge of g2, u -> v)
-    link_x, link_rows, start = [], [], n1 + n2
-    for edge in (np.tile(a, 2), np.tile(b, 2)):
-        keys, rows = np.unique((edge * n1 + u) * n2 + v, return_inverse=True)
-        link_x.append(keys % nx)  # the x column u * n2 + v of each row
-        link_rows.append(start + rows)
-        start += len(keys)
-    link_x = np.concatenate(link_x)
-    first = n1 + n2
-    i_of_x, k_of_x = np.divmod(np.arange(nx), max(n2, 1))
-    rows = np.concatenate([i_of_x, n1 + k_of_x, *link_rows, first + np.arange(len(link_x))])
-    cols = np.concatenate([np.arange(nx), np.arange(nx), y_cols, y_cols, link_x])
-    values = np.concatenate([np.ones(2 * nx + 4 * ny), -np.ones(len(link_x))])
-    import scipy.sparse as sp
-
-    matrix = sp.csc_matrix((values, (rows, cols)), shape=(start, nx + ny))
-    row_upper = np.concatenate([np.ones(first), np.zeros(len(link_x))])
-    cost = np.concatenate([np.zeros(nx), -np.ones(ny)])
-    return GedModel(cost, 0.0, matrix, row_upper, np.column_stack([s, t, x1, x2]), n1, n2)
+    cost = np.concatenate([np.zeros(n1 * n2), -np.ones(len(a))])
+    return assemble(n1, n2, a, b, np.concatenate([s, t]), np.concatenate([x1, x2]), cost, 0.0,
+                    np.column_stack([s, t, x1, x2]))
 
 
 def linear_relaxation(
-    problem: MCESProblem, time_limit: float = math.inf, model: GedModel | None = None
+    problem: MCESProblem, time_limit: float = math.inf, model: MatchingProgram | None = None
 ) -> LinearRelaxation | None:
     """Solve the linear program of the module docstring with HiGHS; None if it does not
     finish within ``time_limit`` seconds. ``model``: :func:`relaxation_model` of ``problem``,
@@ -228,7 +208,7 @@ def linear_relaxation(
         return LinearRelaxation(0.0, zeros, zeros, zeros, np.zeros(n1))
     import highspy
 
-    h, values = solve_model(model, integer=False, time_limit=time_limit)
+    h, values = solve_program(model, integer=False, time_limit=time_limit)
     if values is None or h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
         return None
     # HiGHS minimises -sum y: its row duals are <= 0 on these <= rows

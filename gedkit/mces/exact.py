@@ -33,11 +33,11 @@ import numpy as np
 from gedkit.mces.base import Budget, Method, register
 from gedkit.mces.problem import MCESProblem
 from gedkit.mces.result import MCESResult
-from gedkit.solvers.chunks import FIRST_CHUNK, affordable, next_chunk, start_up_seconds
+from gedkit.pacing import FIRST_CHUNK, affordable, next_chunk, start_up_seconds
 
 if TYPE_CHECKING:  # SciPy, HiGHS and the kernels load with the first solve
     from gedkit.mces.bounds import LinearRelaxation
-    from gedkit.solvers.exact.mip import GedModel
+    from gedkit.programs import MatchingProgram
 
 __all__ = ["Exact", "branch_and_bound"]
 
@@ -157,15 +157,15 @@ def _down_search(
 
 
 def _integer_program(
-    p: MCESProblem, model: GedModel, best_map: np.ndarray, upper: int, budget: Budget,
+    p: MCESProblem, model: MatchingProgram, best_map: np.ndarray, upper: int, budget: Budget,
     stats: dict,
 ) -> tuple[bool, int, np.ndarray]:
     """The program of the relaxation solved by HiGHS's branch and bound, seeded with
     ``best_map`` and stopped at the first map of ``upper`` edges. Returns (done, proven upper
     bound, best map)."""
-    from gedkit.solvers.exact.mip import solve_model
+    from gedkit.programs import solve_program
 
-    h, values = solve_model(model, integer=True, time_limit=budget.remaining(),
+    h, values = solve_program(model, integer=True, time_limit=budget.remaining(),
                             start=best_map, target=0.5 - upper)
     info = h.getInfo()
     stats.update(mip=h.modelStatusToString(h.getModelStatus()),

@@ -27,13 +27,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from gedkit.budget import DEFAULT_MEMORY
 from gedkit.configurable import check_flag
 from gedkit.errors import OptionError
 from gedkit.mces.base import Budget, Method, check_number, register
 from gedkit.mces.problem import MCESProblem
 from gedkit.mces.result import MCESResult
-from gedkit.solvers.chunks import affordable, start_up_seconds
-from gedkit.solvers.heuristics.assignment import DEFAULT_MEMORY
+from gedkit.pacing import affordable, start_up_seconds
 
 if TYPE_CHECKING:  # SciPy loads with the first solve
     import scipy.sparse as sp

@@ -32,7 +32,7 @@ from numba import njit
 from gedkit._kernels import warm
 from gedkit.budget import Budget
 from gedkit.mces.problem import MCESProblem
-from gedkit.solvers.chunks import (
+from gedkit.pacing import (
     OPS_PER_SECOND,
     affordable,
     first_chunk,

@@ -21,7 +21,7 @@ from gedkit.solvers.base import Solver
 __all__ = ["BatchVerifier"]
 
 #: seconds of work per candidate inside the kernel (by its operation estimate, at
-#: :data:`~gedkit.solvers.chunks.OPS_PER_SECOND`); a pair needing more is solved one by one,
+#: :data:`~gedkit.pacing.OPS_PER_SECOND`); a pair needing more is solved one by one,
 #: within the time limit
 PAIR_SECONDS = 0.01
 #: frontier states the kernel may hold per candidate
@@ -93,7 +93,7 @@ class BatchVerifier:
         from gedkit._kernels import warm
         from gedkit._kernels.batch import FINISHED, verify_many
         from gedkit.budget import interrupted
-        from gedkit.solvers.chunks import OPS_PER_SECOND
+        from gedkit.pacing import OPS_PER_SECOND
 
         count = len(records)
         lower, upper = np.zeros(count), np.full(count, math.inf)

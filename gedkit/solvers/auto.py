@@ -27,9 +27,10 @@ from typing import ClassVar
 from gedkit.configurable import check_flag, check_number
 from gedkit.learned.labels import UnseenLabelWarning
 from gedkit.problem import Problem
+from gedkit.programs import program_fits
 from gedkit.result import Result
 from gedkit.solvers.base import Budget, Solver
-from gedkit.solvers.exact.mip import integer_program, model_nonzeros, program_fits
+from gedkit.solvers.exact.mip import integer_program, model_nonzeros
 from gedkit.solvers.exact.tree_search import TreeSearch
 from gedkit.solvers.registry import get_solver, register
 

@@ -15,16 +15,16 @@ import numpy as np
 
 from gedkit.configurable import check_choice, check_number
 from gedkit.numeric import tolerance
-from gedkit.problem import Problem
-from gedkit.result import Result
-from gedkit.solvers.base import Budget, Solver
-from gedkit.solvers.chunks import (
+from gedkit.pacing import (
     OPS_PER_SECOND,
     affordable,
     first_chunk,
     next_chunk,
     start_up_seconds,
 )
+from gedkit.problem import Problem
+from gedkit.result import Result
+from gedkit.solvers.base import Budget, Solver
 from gedkit.solvers.registry import register
 
 __all__ = ["AStar", "DepthFirst", "TreeSearch", "search"]

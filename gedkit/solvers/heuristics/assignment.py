@@ -10,7 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from gedkit.solvers.chunks import affordable, start_up_seconds
+from gedkit.budget import DEFAULT_MEMORY
+from gedkit.pacing import affordable, start_up_seconds
 
 __all__ = [
     "linear_sum_assignment", "lsape", "lsape_fits", "lsape_map", "lsape_seconds", "lsape_value",
@@ -21,7 +22,6 @@ __all__ = [
 _SECONDS_PER_CUBE = 4e-11
 _BYTES_PER_ENTRY = 24
 # the memory an assignment may take when the budget sets no cap
-DEFAULT_MEMORY = 1 << 30
 
 
 def lsape_seconds(n1: int, n2: int) -> float:

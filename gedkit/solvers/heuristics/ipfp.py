@@ -17,10 +17,10 @@ from typing import ClassVar
 import numpy as np
 
 from gedkit.configurable import check_choice, check_number
+from gedkit.pacing import affordable
 from gedkit.problem import Problem
 from gedkit.result import Result
 from gedkit.solvers.base import Budget, Solver
-from gedkit.solvers.chunks import affordable
 from gedkit.solvers.heuristics.assignment import lsape_fits, lsape_map, lsape_seconds
 from gedkit.solvers.heuristics.lsape import Neighbours
 from gedkit.solvers.heuristics.start import INITS, start

@@ -24,11 +24,11 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from gedkit.numeric import tolerance
+from gedkit.pacing import OPS_PER_SECOND
 from gedkit.problem import Problem
 from gedkit.result import Result
 from gedkit.solvers.base import Budget, Solver
 from gedkit.solvers.cheap import cheap_bounds
-from gedkit.solvers.chunks import OPS_PER_SECOND
 from gedkit.solvers.heuristics.assignment import lsape, lsape_fits
 from gedkit.solvers.registry import register
 

@@ -15,10 +15,10 @@ import numpy as np
 
 from gedkit.configurable import check_choice
 from gedkit.numeric import TOL
+from gedkit.pacing import first_chunk, next_chunk
 from gedkit.problem import Problem
 from gedkit.result import Result
 from gedkit.solvers.base import Budget, Solver
-from gedkit.solvers.chunks import first_chunk, next_chunk
 from gedkit.solvers.heuristics.lsape import Neighbours
 from gedkit.solvers.heuristics.start import INITS, start
 from gedkit.solvers.registry import register

@@ -1,4 +1,5 @@
-"""How much work one call of a compiled kernel may do before the Python side looks at the clock."""
+"""Pacing compiled work within a time limit: how much one kernel call may do before the Python side
+looks at the clock, and what the first call of a process pays on top (numba, SciPy)."""
 
 from __future__ import annotations
 

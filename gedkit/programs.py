@@ -1,0 +1,249 @@
+"""Linear and binary programs over node pairs, on HiGHS: what GED's integer program
+(:mod:`gedkit.solvers.exact.mip`) and MCES's relaxation and program (:mod:`gedkit.mces.bounds`,
+:mod:`gedkit.mces.exact`) share.
+
+Both have a column ``x[i, k]`` per node pair (node ``i`` of g1 onto node ``k`` of g2; at most one
+per row and per column: the *assignment rows*) and a column ``y`` per pair of edges that may be
+laid on each other, which is allowed only where both of its endpoint maps ``u -> v`` are chosen:
+per endpoint map, the ``y`` of one edge of g1 sum to at most ``x[u, v]``, and so do those of one
+edge of g2 (the *linking rows*, built by :func:`assemble`). They differ in their objectives and
+in which ``y`` exist.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from gedkit.budget import DEFAULT_MEMORY, Budget
+from gedkit.pacing import affordable, start_up_seconds
+
+if TYPE_CHECKING:  # HiGHS and SciPy load when a program is built, not when gedkit starts
+    import highspy
+    import scipy.sparse as sp
+
+__all__ = ["GAP", "MatchingProgram", "assemble", "new_highs", "program_fits", "solve_program"]
+
+#: the relative gap HiGHS solves a program to (its default, 1e-4, could stop short)
+GAP = 1e-6
+_SECONDS_PER_NONZERO = 1e-6  # building the arrays, then HiGHS's set-up, on the slow side
+_BYTES_PER_NONZERO = 400  # our arrays while building, then HiGHS's copies and factors
+_WATCH = 0.02  # seconds between looks at Ctrl-C and the clock while HiGHS runs
+_FINISH = 0.05  # seconds of a time limit kept for reading the solution back
+_GRACE = 0.02  # past its time limit HiGHS is cancelled (it reads its clock only now and then)
+_banner_lock = threading.Lock()
+_banner_shown = False
+
+
+@dataclass(frozen=True)
+class MatchingProgram:
+    """A program over node pairs as arrays; columns are ``x`` (row-major, ``n1 × n2``) then
+    ``y``; rows are ``<= row_upper``, columns in ``[0, 1]``.
+
+    Attributes
+    ----------
+    cost : ndarray
+        Objective coefficient of every column.
+    offset : float
+        Cost of deleting all of g1 and inserting all of g2 (the objective of the empty map).
+    matrix : scipy.sparse.csc_matrix
+        Constraint matrix; every row is ``<= row_upper``, every column in ``[0, 1]``.
+    row_upper : ndarray
+        Right-hand sides (1 for the assignment rows, 0 for the linking rows).
+    y_ends : ndarray, shape (ny, 4)
+        ``(i, j, k, l)`` per ``y`` column: it may be 1 only if ``i -> k`` and ``j -> l``.
+    n1, n2 : int
+        Node counts.
+    """
+
+    cost: np.ndarray
+    offset: float
+    matrix: sp.csc_matrix
+    row_upper: np.ndarray
+    y_ends: np.ndarray
+    n1: int
+    n2: int
+
+    def x(self, values: np.ndarray) -> np.ndarray:
+        """The ``x`` part of a solution as an ``n1 × n2`` matrix."""
+        return np.asarray(values)[: self.n1 * self.n2].reshape(self.n1, self.n2)
+
+    def point(self, forward: np.ndarray) -> np.ndarray:
+        """The best solution with the ``x`` of a node map (every ``y`` it allows set to 1)."""
+        x = np.zeros((self.n1, self.n2))
+        mapped = np.flatnonzero(forward >= 0)
+        x[mapped, forward[mapped]] = 1.0
+        i, j, k, m = self.y_ends.T
+        y = (forward[i] == k) & (forward[j] == m)
+        return np.concatenate([x.ravel(), y.astype(float)])
+
+    def objective(self, values: np.ndarray) -> float:
+        return self.offset + float(self.cost @ values)
+
+    def node_map(self, values: np.ndarray) -> np.ndarray:
+        """The node map of an integral solution."""
+        forward = np.full(self.n1, -1, dtype=np.int64)
+        rows, cols = np.nonzero(self.x(values) > 0.5)
+        forward[rows] = cols
+        return forward
+
+    def rounded(self, values: np.ndarray) -> np.ndarray:
+        """The node map closest to a fractional ``x``: the assignment that keeps most of its
+        mass, deleting ``i`` weighing ``1 - sum_k x_ik`` (inserting likewise)."""
+        from gedkit.solvers.heuristics.assignment import lsape_map
+
+        x = self.x(values)
+        weights = np.zeros((self.n1 + 1, self.n2 + 1))
+        weights[: self.n1, : self.n2] = x
+        weights[: self.n1, self.n2] = 1.0 - x.sum(axis=1)
+        weights[self.n1, : self.n2] = 1.0 - x.sum(axis=0)
+        return lsape_map(-weights)
+
+
+def assemble(n1: int, n2: int, edge1: np.ndarray, edge2: np.ndarray, u: np.ndarray,
+             v: np.ndarray, cost: np.ndarray, offset: float, y_ends: np.ndarray
+             ) -> MatchingProgram:
+    """The program with ``len(edge1)`` ``y`` columns after the ``n1 * n2`` ``x`` columns:
+    ``y`` number ``c`` lays edge ``edge1[c]`` of g1 on edge ``edge2[c]`` of g2 and makes the
+    endpoint maps ``u[c] -> v[c]`` and ``u[ny + c] -> v[ny + c]``; assignment rows, then one
+    linking row per (edge of g1, endpoint map) and per (edge of g2, endpoint map).
+
+    >>> m = assemble(2, 2, np.array([0]), np.array([0]), np.array([0, 1]), np.array([0, 1]),
+    ...              np.array([0.0, 0, 0, 0, -1]), 0.0, np.array([[0, 1, 0, 1]]))
+    >>> m.matrix.shape   # 4 assignment rows + 2 x 2 linking rows; 4 x + 1 y
+    (8, 5)
+    """
+    import scipy.sparse as sp
+
+    nx, ny = n1 * n2, len(edge1)
+    y_cols = np.tile(nx + np.arange(ny), 2)
+    link_x, link_rows, start = [], [], n1 + n2  # the linking rows follow the assignment rows
+    for edge in (np.tile(edge1, 2), np.tile(edge2, 2)):
+        keys, rows = np.unique((edge * n1 + u) * n2 + v, return_inverse=True)
+        link_x.append(keys % max(nx, 1))  # the x column u * n2 + v of each row
+        link_rows.append(start + rows)
+        start += len(keys)
+    link_x = np.concatenate(link_x)
+    first = n1 + n2
+    i_of_x, k_of_x = np.divmod(np.arange(nx), max(n2, 1))
+    rows = np.concatenate([
+        i_of_x, n1 + k_of_x,                            # sum_k x_ik <= 1, sum_i x_ik <= 1
+        *link_rows,                                     # sum of y ...
+        first + np.arange(len(link_x)),                 # ... - x_uv <= 0
+    ])
+    cols = np.concatenate([np.arange(nx), np.arange(nx), y_cols, y_cols, link_x])
+    values = np.concatenate([np.ones(2 * nx + 4 * ny), -np.ones(len(link_x))])
+    matrix = sp.csc_matrix((values, (rows, cols)), shape=(start, nx + ny))
+    row_upper = np.concatenate([np.ones(first), np.zeros(len(link_x))])
+    return MatchingProgram(cost, offset, matrix, row_upper, y_ends, n1, n2)
+
+
+def new_highs() -> highspy.Highs:
+    """A silent HiGHS instance. HiGHS prints its banner to stdout when the first instance of
+    a process is made, before any option can be set; that line would corrupt ``--json``
+    output, so the first construction runs with stdout pointed at the null device."""
+    import highspy
+
+    global _banner_shown
+    with _banner_lock:
+        if _banner_shown:
+            h = highspy.Highs()
+        else:
+            from gedkit.quiet import silenced
+
+            with silenced(stderr=False):
+                h = highspy.Highs()
+            _banner_shown = True
+    h.setOptionValue("output_flag", False)
+    return h
+
+
+def solve_program(
+    model: MatchingProgram,
+    *,
+    integer: bool,
+    time_limit: float = math.inf,
+    threads: int = 1,
+    start: np.ndarray | None = None,
+    target: float | None = None,
+) -> tuple[highspy.Highs, np.ndarray | None]:
+    """Solve ``model`` with HiGHS, as a binary program or (``integer=False``) as its LP
+    relaxation. Returns the solver (for its info) and the column values, None when no feasible
+    point was found (on a time limit).
+
+    ``start`` (a node map) seeds the branch and bound with an incumbent; ``target`` stops it at
+    the first solution whose objective is below ``target``. The branch and bound stops when its
+    gap is below a relative 1e-6 (HiGHS's default, 1e-4, could stop short of the distance).
+    """
+    import highspy
+
+    h = new_highs()
+    h.setOptionValue("threads", int(threads))
+    if time_limit < math.inf:
+        # HiGHS stops a little early: reading its solution back takes time too
+        h.setOptionValue("time_limit", max(0.01, float(time_limit) - _FINISH))
+    n_rows, n_cols = model.matrix.shape
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = n_cols, n_rows
+    lp.col_cost_ = model.cost
+    lp.offset_ = model.offset
+    lp.col_lower_ = np.zeros(n_cols)
+    lp.col_upper_ = np.ones(n_cols)
+    lp.row_lower_ = np.full(n_rows, -highspy.kHighsInf)
+    lp.row_upper_ = model.row_upper
+    a = lp.a_matrix_
+    a.format_ = highspy.MatrixFormat.kColwise
+    a.num_col_, a.num_row_ = n_cols, n_rows
+    a.start_ = model.matrix.indptr
+    a.index_ = model.matrix.indices
+    a.value_ = model.matrix.data
+    if integer:
+        lp.integrality_ = [highspy.HighsVarType.kInteger] * n_cols
+        h.setOptionValue("mip_rel_gap", GAP)
+        h.setOptionValue("mip_abs_gap", GAP)
+        if target is not None:
+            h.setOptionValue("objective_target", float(target))
+    else:
+        h.setOptionValue("solver", "ipm")
+    h.passModel(lp)
+    if integer and start is not None:
+        sol = highspy.HighsSolution()
+        sol.col_value = model.point(start)
+        h.setSolution(sol)
+    _run(h, time_limit)
+    if h.getInfo().primal_solution_status != highspy.SolutionStatus.kSolutionStatusFeasible:
+        return h, None
+    return h, np.asarray(h.getSolution().col_value)
+
+
+def _run(h: highspy.Highs, time_limit: float) -> None:
+    """``h.run()`` in HiGHS's own thread while this one watches: a Ctrl-C (see
+    :func:`gedkit.budget.interruptible`) or a solve past its time limit (HiGHS checks its
+    clock only now and then) cancels it, and HiGHS stops at its next check."""
+    from gedkit.budget import interrupted
+
+    h.HandleUserInterrupt = True
+    deadline = time.perf_counter() + time_limit + _GRACE
+    thread = h.startSolve()
+    while not h.wait(_WATCH)[0]:
+        if interrupted() or time.perf_counter() > deadline:
+            h.cancelSolve()
+    thread.join()
+
+
+def program_fits(nonzeros: int, budget: Budget) -> bool:
+    """Whether building and loading a program of ``nonzeros`` fits the time and memory left
+    in ``budget`` (both grow with the nonzeros: ~1 µs and ~400 bytes each, HiGHS's copies
+    included), with as much time again left over to solve it.
+
+    >>> program_fits(10_000, Budget(timeout=1.0)), program_fits(10**8, Budget(timeout=1.0))
+    (True, False)
+    """
+    memory = budget.memory if budget.memory is not None else DEFAULT_MEMORY
+    seconds = 2 * _SECONDS_PER_NONZERO * nonzeros + start_up_seconds(sparse=True)
+    return affordable(seconds, budget) and _BYTES_PER_NONZERO * nonzeros < memory
