@@ -43,6 +43,13 @@ IPFP_FROM_NODES = 20
 # share of the remaining budget for IPFP: exact search rarely finishes beyond ~30 nodes, where
 # the upper bound comes mostly from IPFP and the rest of the budget tightens the lower bound
 IPFP_SHARE = {30: 0.25, 300: 0.6, 10**9: 0.85}
+# pairs with at least this many nodes in the larger graph start with IPFP alone (no BRANCH,
+# no REFINE before it): on 1,000-2,000 nodes those stages took a third of 2 s and left IPFP
+# short of converging (benchmarks/RESULTS.md, "auto against every single method")
+IPFP_FIRST_FROM_NODES = 1000
+# of the budget: all of it (IPFP alone from the same start is what auto must match, and a
+# first start cut short costs more than anything the exact search could add in the rest)
+IPFP_FIRST_SHARE = 1.0
 # share of the budget the local search on BRANCH's map may take before IPFP: on large pairs a
 # sweep is slow and IPFP's maps are far better (1,000 nodes, 2 s: refine alone took it all)
 REFINE_SHARE = 0.15
@@ -106,9 +113,14 @@ class Auto(Solver):
 
         size = max(problem.n1, problem.n2)
         exact: TreeSearch | None = None
-        if size > EXACT_UP_TO_NODES:
+        starts = self.config["ipfp_starts"]
+        if size >= IPFP_FIRST_FROM_NODES and starts and budget.timeout:
+            # IPFP alone, first: its start computes BRANCH's bound and map anyway, and from
+            # its own (bipartite) start it reaches better maps than from BRANCH's
+            record(get_solver("ipfp", starts=starts).solve(
+                problem, self._stage(budget, IPFP_FIRST_SHARE)))
+        elif size > EXACT_UP_TO_NODES:
             record(get_solver("branch").solve(problem, budget))
-            starts = self.config["ipfp_starts"]
             ipfp_next = size >= IPFP_FROM_NODES and starts and budget.timeout
             if not settled():
                 refine = self._stage(budget, REFINE_SHARE) if ipfp_next else budget
