@@ -16,7 +16,7 @@ import numpy as np
 
 from gedkit.errors import GraphError
 
-__all__ = ["Graph", "Unnamed", "label_key"]
+__all__ = ["Graph", "Unnamed", "components", "label_key"]
 
 # Deeper labels are rejected: nothing real nests this deep, and label_key, hashing and cost
 # models walk labels recursively.
@@ -298,6 +298,26 @@ class Graph:
         return _edge_dict(self) == _edge_dict(other)
 
     __hash__ = None  # type: ignore[assignment]
+
+
+def components(n: int, edges: Iterable[tuple[int, int]]) -> list[int]:
+    """For nodes ``0..n-1`` joined by ``edges`` (index pairs), a component label per node:
+    two nodes share one exactly when a path of ``edges`` joins them (union-find).
+
+    >>> components(5, [(0, 1), (1, 2), (3, 4)])
+    [2, 2, 2, 4, 4]
+    """
+    parent = list(range(n))
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for a, b in edges:
+        parent[find(a)] = find(b)
+    return [find(x) for x in range(n)]
 
 
 def _edge_dict(g: Graph) -> dict:

@@ -112,21 +112,12 @@ def fragments(result: Any) -> int:
     >>> fragments(gedkit.mces(g, g))
     2
     """
+    from gedkit.graph import components
+
     g1 = result.problem.g1
-    parent = list(range(g1.n))
-
-    def find(x: int) -> int:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    touched = set()
-    for (a, b), _ in result.edges:
-        i, j = g1.index(a), g1.index(b)
-        touched.update((i, j))
-        parent[find(i)] = find(j)
-    return len({find(i) for i in touched})
+    pairs = [(g1.index(a), g1.index(b)) for (a, b), _ in result.edges]
+    label = components(g1.n, pairs)
+    return len({label[i] for pair in pairs for i in pair})
 
 
 def mces_caption(result: Any) -> tuple[str, str]:

@@ -57,16 +57,23 @@ def _titles(p1: Panel, p2: Panel, g1: Graph, g2: Graph, molecule: bool) -> None:
                        f"{g.m} {edge}{'s' * (g.m != 1)}")
 
 
+def _laid_out(result: Any, panels: tuple, molecule: bool | None) -> tuple:
+    """Whether the pair is drawn as molecules, its two panels (titled) and their positions,
+    g2's seeded from g1's through the result's node map."""
+    g1, g2 = result.problem.g1, result.problem.g2
+    chem = treat_as_molecules([g1, g2], molecule)
+    p1, p2 = panels
+    _titles(p1, p2, g1, g2, chem)
+    pos1, pos2 = pair_positions(g1, g2, result.assignment, chem)
+    return chem, p1, p2, pos1, pos2
+
+
 def ged_figure(result: Any, *, molecule: bool | None = None, table: bool = True,
                **options: Any) -> Any:
     """The picture of a GED result (see :func:`gedkit.draw.draw` for the options)."""
     from gedkit.draw.figure import compose
 
-    g1, g2 = result.problem.g1, result.problem.g2
-    chem = treat_as_molecules([g1, g2], molecule)
-    p1, p2 = ged_panels(result)
-    _titles(p1, p2, g1, g2, chem)
-    pos1, pos2 = pair_positions(g1, g2, result.assignment, chem)
+    chem, p1, p2, pos1, pos2 = _laid_out(result, ged_panels(result), molecule)
     ops = result.edit_path
     rows = ([(_ROLE_OF[op.kind[5:]], op.kind[:4], op.describe(), op.cost) for op in ops]
             if table else None)
@@ -81,11 +88,8 @@ def mces_figure(result: Any, *, molecule: bool | None = None, table: bool = True
     """The picture of an MCES result (see :func:`gedkit.draw.draw` for the options)."""
     from gedkit.draw.figure import compose
 
-    g1, g2 = result.problem.g1, result.problem.g2
-    chem = treat_as_molecules([g1, g2], molecule)
-    p1, p2 = mces_panels(result)
-    _titles(p1, p2, g1, g2, chem)
-    pos1, pos2 = pair_positions(g1, g2, result.assignment, chem)
+    g1 = result.problem.g1
+    chem, p1, p2, pos1, pos2 = _laid_out(result, mces_panels(result), molecule)
     texts = []
     for (a, b), (c, d) in result.edges:
         lab = label_text(g1.edge_label(a, b), 8)

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from gedkit.graph import Graph
+from gedkit.graph import Graph, components
 from gedkit.problem import label_text
 
 __all__ = ["Panel", "ged_panels", "kept_anchors", "mces_panels", "plain_panel"]
@@ -160,28 +160,17 @@ def kept_anchors(g1: Graph, g2: Graph, forward: np.ndarray) -> np.ndarray:
     if g1.n == 0:
         return anchored
     adj2 = g2.adjacency
-    parent = list(range(g1.n))
-
-    def find(x: int) -> int:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    kept = []
-    for a, b in g1.edges.tolist():
-        fa, fb = forward[a], forward[b]
-        if fa >= 0 and fb >= 0 and adj2[fa, fb] >= 0:
-            kept.append((a, b))
-            parent[find(a)] = find(b)
+    kept = [(a, b) for a, b in g1.edges.tolist()
+            if forward[a] >= 0 and forward[b] >= 0 and adj2[forward[a], forward[b]] >= 0]
     if kept:
+        label = components(g1.n, kept)
         sizes: dict[int, int] = {}
         for a, _ in kept:
-            sizes[find(a)] = sizes.get(find(a), 0) + 1
+            sizes[label[a]] = sizes.get(label[a], 0) + 1
         # the piece with most kept edges; ties go to the one met first
         best = max(sizes, key=lambda r: (sizes[r], -list(sizes).index(r)))
         for a, b in kept:
-            if find(a) == best:
+            if label[a] == best:
                 anchored[a] = anchored[b] = True
     deg1, deg2 = g1.degrees(), g2.degrees()
     for i in np.flatnonzero((forward >= 0) & (deg1 == 0)).tolist():
