@@ -167,7 +167,8 @@ def solve_within(method: Any, problem: Any, budget: Budget) -> Any:
     it needs cannot be compiled within the budget (see :mod:`gedkit._kernels.warm`).
 
     The result's ``time`` is the whole call's, from the budget's start; a solve stopped by
-    Ctrl-C says so in ``stats["stopped"]``.
+    Ctrl-C says so in ``stats["stopped"]``, and an unproven one whose time ran out says "time
+    limit" there unless the method gave its own reason.
     """
     from gedkit._kernels import warm
 
@@ -175,10 +176,13 @@ def solve_within(method: Any, problem: Any, budget: Budget) -> Any:
         result = method.fallback(problem, budget)
         result.stats["stopped"] = "kernels not compiled yet (compiling in the background)"
     else:
+        # (whether numba's start-up is paid is read from numba itself, see warm.started: a
+        # method with kernels may have solved this problem without running any)
         result = method.solve(problem, budget)
-        if method.kernels:
-            warm.mark_started()
     if _INTERRUPT.is_set():
         result.stats["stopped"] = "interrupted"
+    elif not result.optimal and budget.expired():
+        # the method may not have said why it stopped short; its budget does
+        result.stats.setdefault("stopped", "time limit")
     result.time = budget.elapsed()
     return result

@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable
 from functools import cache
 from pathlib import Path
 
-__all__ = ["FAMILIES", "CompileNotice", "mark_started", "ready", "started", "wait", "warm_up"]
+__all__ = ["FAMILIES", "CompileNotice", "ready", "started", "wait", "warm_up"]
 
 _PACKAGE = Path(__file__).resolve().parents[1]
 # every module that defines numba kernels: a change to any of them makes the markers stale
@@ -221,11 +221,6 @@ def started() -> bool:
     return _STARTED
 
 
-def mark_started() -> None:
-    global _STARTED
-    _STARTED = True
-
-
 _READY: set[str] = set()
 _MISSED: dict[str, float] = {}  # family -> when its marker was last found missing
 
@@ -254,7 +249,6 @@ def _compile(families: Iterable[str]) -> dict[str, float]:
     for family in families:
         tick = time.perf_counter()
         FAMILIES[family][1]()
-        mark_started()
         spent[family] = time.perf_counter() - tick
         for stale in folder.glob(f"{family}-*"):
             stale.unlink(missing_ok=True)  # markers of older kernel sources

@@ -90,7 +90,6 @@ class BatchVerifier:
         """Bounds of every candidate record within ``threshold`` (None: unbounded) and
         whether the kernel finished it, spending at most :data:`PAIR_SECONDS` (or ``timeout``)
         on each."""
-        from gedkit._kernels import warm
         from gedkit._kernels.batch import FINISHED, verify_many
         from gedkit.budget import interrupted
         from gedkit.pacing import OPS_PER_SECOND
@@ -137,5 +136,4 @@ class BatchVerifier:
             # candidate taking its whole share) a few times that
             chunk = max(1, min(int(CALL_SECONDS * done / max(spent, 1e-6)), 4 * chunk,
                                int(4 * CALL_SECONDS / seconds)))
-        warm.mark_started()
         return lower, upper, status == FINISHED
