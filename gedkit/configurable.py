@@ -1,28 +1,90 @@
-"""What every method (GED solver, MCES method) shares: declared options and a registry."""
+"""What every method (GED solver, MCES method) shares: declared options and a registry.
+
+Each option is declared once, as an :class:`Option` (its default, one line of documentation and
+the check its value must pass), in the ``options`` of its method's class; the checks, ``gedkit
+methods``, the command line's ``--KEY VALUE`` flags and the method's docstring all read it there.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
 
 from gedkit.errors import OptionError
 
-__all__ = ["Configurable", "Registry", "check_choice", "check_flag", "check_number"]
+__all__ = [
+    "Configurable", "Option", "Registry", "check_choice", "check_flag", "check_number",
+    "choice", "flag", "number",
+]
+
+
+def _any(key: str, value: Any) -> None:
+    """Every value passes."""
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of a method: its ``default``, one line of ``doc``, and the ``check`` a value
+    must pass (``check(key, value)`` raises :class:`OptionError`; see :func:`number`,
+    :func:`flag`, :func:`choice`).
+
+    >>> Option(3, "restarts of the search", number(integer=True)).check("restarts", 0)
+    Traceback (most recent call last):
+    ...
+    gedkit.errors.OptionError: option restarts must be an integer > 0, got 0
+    """
+
+    default: Any
+    doc: str
+    check: Callable[[str, Any], None] = _any
+
+
+def number(*, integer: bool = False, minimum: float = 0.0, strict: bool = True,
+           none: bool = False) -> Callable[[str, Any], None]:
+    """The check of a number above ``minimum`` (at least it when not ``strict``), an int if
+    ``integer``, or None if ``none``."""
+    def check(key: str, value: Any) -> None:
+        check_number({key: value}, key, integer=integer, minimum=minimum, strict=strict,
+                     none=none)
+
+    return check
+
+
+def flag() -> Callable[[str, Any], None]:
+    """The check of True or False."""
+    return lambda key, value: check_flag({key: value}, key)
+
+
+def choice(*choices: Any) -> Callable[[str, Any], None]:
+    """The check of one of ``choices``."""
+    return lambda key, value: check_choice({key: value}, key, choices)
 
 
 class Configurable:
-    """A method with a ``name``, a one-line ``summary``, and ``options`` with defaults.
+    """A method with a ``name``, a one-line ``summary``, and its ``options`` (name →
+    :class:`Option`).
 
-    Unknown options are rejected here, once, for all methods; subclasses check values in
-    :meth:`validate`.
+    Unknown options and values failing their option's check are rejected here, once, for all
+    methods; checks across options go in :meth:`validate`.
     """
 
     kind: ClassVar[str] = "method"  # how error messages name this family
     name: ClassVar[str]
     summary: ClassVar[str]
     exact: ClassVar[bool] = False
-    options: ClassVar[dict[str, Any]] = {}
+    options: ClassVar[dict[str, Option]] = {}
     # kernel families solve() runs (see gedkit._kernels.warm): compiled first, within the budget
     kernels: ClassVar[tuple[str, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # the class's documentation lists its options from their one declaration
+        super().__init_subclass__(**kwargs)
+        own = cls.__dict__.get("__doc__") or getattr(cls, "summary", None)
+        if own and cls.options and "\nOptions\n" not in own:
+            lines = [f"{key} : default {option.default!r}\n    {option.doc}"
+                     for key, option in cls.options.items()]
+            cls.__doc__ = own.rstrip() + "\n\nOptions\n-------\n" + "\n".join(lines) + "\n"
 
     def __init__(self, **options: Any):
         unknown = set(options) - set(self.options)
@@ -32,11 +94,18 @@ class Configurable:
                 f"{self.kind} {self.name!r} has no option(s) {', '.join(sorted(unknown))} "
                 f"(its options: {allowed})"
             )
-        self.config = {**self.options, **options}
+        self.config = {**self.defaults(), **options}
+        for key, option in self.options.items():
+            option.check(key, self.config[key])
         self.validate()
 
+    @classmethod
+    def defaults(cls) -> dict[str, Any]:
+        """Every option's default."""
+        return {key: option.default for key, option in cls.options.items()}
+
     def validate(self) -> None:
-        """Check ``self.config``; raise :class:`OptionError` on a bad value."""
+        """Check ``self.config`` across options; raise :class:`OptionError` on a bad value."""
 
 
 T = TypeVar("T", bound=Configurable)

@@ -23,6 +23,7 @@ from helpers import random_graph
 import gedkit
 from gedkit.cli import main
 from gedkit.cli._pairwise import CSV_COLUMNS
+from gedkit.configurable import Option
 from gedkit.io import read, read_all
 from gedkit.pairwise import DEFAULT_TIMEOUT
 from gedkit.solvers.exact.tree_search import AStar
@@ -98,7 +99,8 @@ def test_methods_lists_both_questions(capsys):
         lines = [line.strip() for line in part.splitlines()]
         for name, summary in methods.items():
             assert any(line.startswith(name) and summary in line for line in lines)
-    assert "kicks=10000" in mces_part and "beam_width=5" in ged_part
+    # every option with its default and its line of documentation, spelled as a flag
+    assert "--kicks 10000" in mces_part and "--beam-width 5  maps kept per level" in ged_part
     code, out, _ = run(capsys, "methods", "--json")
     listed = {question: {m["name"]: m for m in found}
               for question, found in json.loads(out).items()}
@@ -106,7 +108,8 @@ def test_methods_lists_both_questions(capsys):
     assert listed["mces"].keys() == gedkit.mces.methods().keys()
     assert listed["ged"]["exact"]["exact"] is True and listed["mces"]["ga"]["exact"] is False
     assert "memory" in listed["ged"]["astar"]["options"]
-    assert listed["mces"]["ga"]["options"]["kicks"] == 10000
+    assert listed["mces"]["ga"]["options"]["kicks"]["default"] == 10000
+    assert listed["mces"]["ga"]["options"]["kicks"]["doc"]
 
 
 def test_costs(capsys):
@@ -182,7 +185,8 @@ def restarts_method(monkeypatch):
         name = "restarts-test"
         summary = "A* that records its options"
         options: ClassVar[dict] = {
-            **AStar.options, "starts": 1, "greedy": False, "mode": "x",
+            **AStar.options, "starts": Option(1, "starts"), "greedy": Option(False, "greedy"),
+            "mode": Option("x", "mode"),
         }
 
         def solve(self, problem, budget):
@@ -193,13 +197,24 @@ def restarts_method(monkeypatch):
     return seen
 
 
+def test_mces_method_options_as_flags(capsys, files):
+    code, out, err = run(capsys, "mces", files["a"], files["b"], *LABEL_ARGS, "--method", "ga",
+                         "--restarts", "2", "--kicks", "0", "--no-refine", "--json")
+    assert code == 0, err
+    assert json.loads(out)["method"] == "ga"
+    code, _, err = run(capsys, "mces", files["a"], files["b"], "--method", "ga",
+                       "--restarts", "-2")
+    assert code == 2
+    assert err.strip() == "gedkit: error: option restarts must be an integer > 0, got -2"
+
+
 def test_method_options_as_flags(capsys, files, restarts_method):
     # "--starts 5" sits between the positionals: it must not swallow B
     code, out, err = run(capsys, "ged", files["a"], "--starts", "5", files["b"], *LABEL_ARGS,
                          "--method", "restarts-test", "--greedy", "--mode=fast", "--json")
     assert code == 0, err
     assert restarts_method == [
-        {**AStar.options, "starts": 5, "greedy": True, "mode": "fast"}
+        {**AStar.defaults(), "starts": 5, "greedy": True, "mode": "fast"}
     ]
     assert json.loads(out)["method"] == "restarts-test"
     code, _, err = run(capsys, "ged", files["a"], files["b"], "--method", "restarts-test",

@@ -64,7 +64,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
     """Parse ``argv``, accepting ``--key value`` for the options the chosen method declares."""
     args, unknown = parser.parse_known_args(argv)
-    if unknown and hasattr(args, "method"):
+    if unknown and any(hasattr(args, name) for name in ("method", "mces_method",
+                                                        "search_method")):
         # The first pass may have taken an option's value for a positional argument; parse
         # again once the method's options are spelled as -o key=value.
         argv = translate_method_flags(argv, args)

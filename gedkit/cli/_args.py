@@ -138,13 +138,36 @@ def solve_options(args: argparse.Namespace, *budget: str) -> dict[str, Any]:
     return {**options, **given}
 
 
+def method_class(args: argparse.Namespace) -> type | None:
+    """The class of the method a command line chose (None for commands without one): an MCES
+    method for ``gedkit mces`` and similarity searches, a GED solver otherwise."""
+    if args.command == "mces":
+        name, mces = args.mces_method, True
+    elif args.command == "search":
+        from gedkit.cli._search import DEFAULT_METHOD
+
+        mces = args.similarity is not None or args.mces_nearest is not None
+        name = args.search_method or DEFAULT_METHOD["mces" if mces else "ged"]
+    elif hasattr(args, "method"):
+        name, mces = args.method, False
+    else:
+        return None
+    if mces:
+        import gedkit.mces  # noqa: F401  (registers the MCES methods)
+        from gedkit.mces.base import method_class as mces_class
+
+        return mces_class(name)
+    from gedkit.solvers import solver_class
+
+    return solver_class(name)
+
+
 def translate_method_flags(argv: list[str], args: argparse.Namespace) -> list[str]:
     """``argv`` with ``--key value`` rewritten as ``-o key=value`` for every option the chosen
     method declares that is not already a flag of the command (a boolean option may stand
-    alone: ``--key`` = ``-o key=true``)."""
-    from gedkit.solvers import solver_class
-
-    declared = solver_class(args.method).options
+    alone: ``--key`` = ``-o key=true``, ``--no-key`` = ``-o key=false``)."""
+    chosen = method_class(args)
+    declared = chosen.options if chosen is not None else {}
     known = args.command_parser._option_string_actions
     out: list[str] = []
     i = 0
@@ -155,6 +178,11 @@ def translate_method_flags(argv: list[str], args: argparse.Namespace) -> list[st
             return out + argv[i - 1 :]
         flag, eq, value = token.partition("=")
         key = flag[2:].replace("-", "_")
+        negated = key.startswith("no_") and not eq and isinstance(
+            getattr(declared.get(key[3:]), "default", None), bool)
+        if flag.startswith("--") and flag not in known and negated:
+            out += ["-o", f"{key[3:]}=false"]  # --no-KEY for a boolean option
+            continue
         if not flag.startswith("--") or flag in known or key not in declared:
             out.append(token)
             continue
@@ -162,7 +190,7 @@ def translate_method_flags(argv: list[str], args: argparse.Namespace) -> list[st
             if i < len(argv) and _is_value(argv[i]):
                 value = argv[i]
                 i += 1
-            elif isinstance(declared[key], bool):
+            elif isinstance(declared[key].default, bool):
                 value = "true"
             else:
                 raise OptionError(f"{flag} needs a value")

@@ -16,7 +16,8 @@ from typing import Any
 _QUESTIONS = (
     ("ged", "GED methods (gedkit ged, gedkit pairwise: --method NAME)",
      "--KEY VALUE or -o KEY=VALUE"),
-    ("mces", "MCES methods (gedkit mces: --method NAME)", "-o KEY=VALUE"),
+    ("mces", "MCES methods (gedkit mces, gedkit search --similarity: --method NAME)",
+     "--KEY VALUE or -o KEY=VALUE"),
 )
 
 
@@ -54,7 +55,8 @@ def registered() -> dict[str, dict[str, Any]]:
 
 def listing() -> dict[str, list[dict[str, Any]]]:
     """Every method of both questions as plain data: name, exact, summary and options (each
-    ``[key, repr of the default, the default as JSON]``).
+    ``[key, the default as the command line spells it, the default as JSON, its one line of
+    documentation]``).
 
     Built from :func:`registered`, which imports every solver module (numpy, numba's
     wrappers: half a second), so the listing is kept in a small cache file beside the kernel
@@ -75,8 +77,9 @@ def listing() -> dict[str, list[dict[str, Any]]]:
     data = {
         question: [
             {"name": name, "exact": cls.exact, "summary": cls.summary,
-             "options": [[key, repr(value), json.loads(json.dumps(value, default=repr))]
-                         for key, value in cls.options.items()]}
+             "options": [[key, _spelled(opt.default),
+                          json.loads(json.dumps(opt.default, default=repr)), opt.doc]
+                         for key, opt in cls.options.items()]}
             for name, cls in found[question].items()
         ]
         for question, _, _ in _QUESTIONS
@@ -89,6 +92,13 @@ def listing() -> dict[str, list[dict[str, Any]]]:
     except OSError:
         pass  # a read-only install: list without the cache
     return data
+
+
+def _spelled(value: Any) -> str:
+    """A default as it is typed after ``--KEY``."""
+    if value is None or isinstance(value, bool):
+        return str(value).lower()
+    return value if isinstance(value, str) else repr(value)
 
 
 def _listing_file() -> Path:
@@ -110,7 +120,8 @@ def run_methods(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(
             {question: [{"name": m["name"], "exact": m["exact"], "summary": m["summary"],
-                         "options": {key: value for key, _, value in m["options"]}}
+                         "options": {key: {"default": value, "doc": doc}
+                                     for key, _, value, doc in m["options"]}}
                         for m in found[question]]
              for question, _, _ in _QUESTIONS},
         ))
@@ -122,11 +133,13 @@ def run_methods(args: argparse.Namespace) -> int:
         for m in found[question]:
             kind = "exact " if m["exact"] else "approx"
             lines.append(f"  {m['name']:<{width}}  {kind}  {m['summary']}")
-            if m["options"]:
-                shown = ", ".join(f"{key}={text}" for key, text, _ in m["options"])
-                indent = " " * (width + 12)
-                lines.append(textwrap.fill(f"options: {shown}", 100, initial_indent=indent,
-                                           subsequent_indent=indent + "  "))
+            indent = " " * (width + 12)
+            shown = [f"--{key.replace('_', '-')} {text}" for key, text, _, _ in m["options"]]
+            column = max(map(len, shown), default=0) + 2
+            for flag, (_, _, _, doc) in zip(shown, m["options"], strict=True):
+                lines.append(textwrap.fill(
+                    f"{flag:<{column}}{doc}", 100, initial_indent=indent,
+                    subsequent_indent=indent + " " * column))
         blocks.append("\n".join(lines))
     print("\n\n".join(blocks))
     return 0

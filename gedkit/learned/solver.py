@@ -52,7 +52,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from gedkit.configurable import check_choice, check_number
+from gedkit.configurable import Option, choice, number
 from gedkit.errors import MissingDependencyError, OptionError, warn
 from gedkit.learned import DECODINGS
 from gedkit.learned.budgeting import (
@@ -116,16 +116,22 @@ class GelatoSolver(Solver):
     name = "gelato"
     summary = ("learned autoregressive GNN (Gelato): best of k decoded maps and BRANCH's; "
                "BRANCH bound; needs torch")
-    options: ClassVar[dict] = {"k": 32, "decoding": "branches", "model": None, "seed": 0,
-                               "polish": 32, "device": None, "directions": 1}
+    options: ClassVar[dict[str, Option]] = {
+        "k": Option(32, "node maps decoded (beam width or branches)",
+                    number(integer=True, minimum=1, strict=False)),
+        "decoding": Option("branches", "how maps are decoded: " + ", ".join(DECODINGS),
+                           choice(*DECODINGS)),
+        "model": Option(None, "shipped model name or weights file (None: chosen by costs)"),
+        "seed": Option(0, "seed of sampled decoding", number(integer=True, strict=False)),
+        "polish": Option(32, "best decoded maps improved by IPFP and local search (0: none)",
+                         number(integer=True, strict=False)),
+        "device": Option(None, "torch device, e.g. 'cpu' or 'cuda' (None: cpu)"),
+        "directions": Option(1, "orientations decoded: 1 (g1 -> g2) or 2 (both)",
+                             choice(1, 2)),
+    }
     kernels = ("assignment", "ipfp", "local_search")  # BRANCH, then the polish
 
     def validate(self) -> None:
-        check_number(self.config, "k", integer=True, minimum=1, strict=False)
-        check_number(self.config, "polish", integer=True, strict=False)
-        check_choice(self.config, "decoding", DECODINGS)
-        check_choice(self.config, "directions", (1, 2))
-        check_number(self.config, "seed", integer=True, strict=False)
         _check_model(self.config["model"])
         if not isinstance(self.config["device"], (str, type(None))):
             raise OptionError(f"option device must be a string such as 'cpu' or 'cuda', got "

@@ -9,8 +9,10 @@ bound by default: the exact search solves the LP relaxation itself.
 from __future__ import annotations
 
 import time
-from typing import Any, ClassVar
+from dataclasses import replace
+from typing import ClassVar
 
+from gedkit.configurable import Option
 from gedkit.mces.base import Budget, Method, register
 from gedkit.mces.exact import branch_and_bound
 from gedkit.mces.ga import GA_OPTIONS, check_ga_options, graduated_assignment
@@ -29,7 +31,11 @@ class Auto(Method):
     name = "auto"
     summary = "exact branch and bound within the budget, seeded by graduated assignment"
     exact = True
-    options: ClassVar[dict[str, Any]] = {**GA_OPTIONS, "kicks": 1000, "lp_bound": False}
+    options: ClassVar[dict[str, Option]] = {
+        **GA_OPTIONS,
+        "kicks": replace(GA_OPTIONS["kicks"], default=1000),
+        "lp_bound": replace(GA_OPTIONS["lp_bound"], default=False),
+    }
 
     def validate(self) -> None:
         check_ga_options(self.config)
@@ -39,8 +45,8 @@ class Auto(Method):
         if problem.n1 + problem.n2 > EXACT_UP_TO_NODES:
             # beyond what exact search can settle, the time is the heuristic's, with its own
             # patience and the LP bound where that fits
-            config = {**self.config, "kicks": max(self.config["kicks"], GA_OPTIONS["kicks"]),
-                      "lp_bound": True}
+            kicks = max(self.config["kicks"], GA_OPTIONS["kicks"].default)
+            config = {**self.config, "kicks": kicks, "lp_bound": True}
             forward, stats = graduated_assignment(problem, budget, **config)
             return MCESResult.from_map(problem, forward, stats["upper_bound"], self.name,
                                        time=time.perf_counter() - t0, stats=stats)

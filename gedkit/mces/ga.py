@@ -23,14 +23,14 @@ is usually the optimum, so the search can stop there and the result is proven op
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
 from gedkit.budget import DEFAULT_MEMORY
-from gedkit.configurable import check_flag
+from gedkit.configurable import Option, flag, number
 from gedkit.errors import OptionError
-from gedkit.mces.base import Budget, Method, check_number, register
+from gedkit.mces.base import Budget, Method, register
 from gedkit.mces.problem import MCESProblem
 from gedkit.mces.result import MCESResult
 from gedkit.pacing import affordable, start_up_seconds
@@ -39,9 +39,13 @@ if TYPE_CHECKING:  # SciPy loads with the first solve
     import scipy.sparse as sp
 
 __all__ = [
-    "AssociationGraph", "GraduatedAssignment", "association_entries", "association_graph",
-    "check_search_options",
-    "decode", "graduated_assignment",
+    "SEARCH_OPTIONS",
+    "AssociationGraph",
+    "GraduatedAssignment",
+    "association_entries",
+    "association_graph",
+    "decode",
+    "graduated_assignment",
 ]
 
 # measured on 2,000-node pairs, with a margin: building the association graph, per entry, and
@@ -52,18 +56,28 @@ _SECONDS_PER_PAIR_PASS = 5e-8
 # costs (1.9 s at 2,000 x 2,100, against 0.5 s on random costs)
 _DECODE_SECONDS_PER_CUBE = 2.5e-10
 
-GA_OPTIONS: dict[str, Any] = {
-    "beta0": 0.5,
-    "beta_max": 30.0,
-    "beta_rate": 1.2,
-    "iterations": 3,
-    "sinkhorn_iterations": 10,
-    "restarts": 4,
-    "noise": 0.05,
-    "refine": True,
-    "kicks": 10000,
-    "lp_bound": True,
-    "seed": 0,
+#: the options of the search after the annealing, which GA and NGA share
+SEARCH_OPTIONS: dict[str, Option] = {
+    "refine": Option(True, "improve each decoded map by local search", flag()),
+    "kicks": Option(10000, "iterated local search: kicks in a row without a better map before "
+                    "it stops (0: none)", number(integer=True, strict=False)),
+    "lp_bound": Option(True, "tighten the upper bound by the LP relaxation when it fits",
+                       flag()),
+    "seed": Option(0, "seed of the perturbations and kicks (None: fresh each call)",
+                   number(integer=True, strict=False, none=True)),
+}
+GA_OPTIONS: dict[str, Option] = {
+    "beta0": Option(0.5, "first inverse temperature of the annealing", number()),
+    "beta_max": Option(30.0, "last inverse temperature (at least beta0)", number()),
+    "beta_rate": Option(1.2, "factor between successive temperatures", number(minimum=1.0)),
+    "iterations": Option(3, "assignment updates per temperature", number(integer=True)),
+    "sinkhorn_iterations": Option(10, "Sinkhorn normalisations per update",
+                                  number(integer=True)),
+    "restarts": Option(4, "annealing runs (later ones on randomly perturbed scores)",
+                       number(integer=True)),
+    "noise": Option(0.05, "standard deviation of the later runs' perturbation",
+                    number(strict=False)),
+    **SEARCH_OPTIONS,
 }
 
 
@@ -282,35 +296,20 @@ def decode(assoc: AssociationGraph, soft: np.ndarray, n1: int, n2: int) -> np.nd
 
 
 def check_ga_options(config: dict) -> None:
-    """Validate the graduated-assignment options in ``config``."""
-    for key in ("beta0", "beta_max"):
-        check_number(config, key)
-    check_number(config, "beta_rate", minimum=1.0)
+    """What the graduated-assignment options need across each other (each is checked alone
+    by its :class:`~gedkit.configurable.Option`)."""
     if config["beta_max"] < config["beta0"]:
         raise OptionError(
             f"option beta_max ({config['beta_max']!r}) must be at least beta0 "
             f"({config['beta0']!r})"
         )
-    for key in ("iterations", "sinkhorn_iterations", "restarts"):
-        check_number(config, key, integer=True)
-    check_number(config, "noise", strict=False)
-    check_search_options(config)
-
-
-def check_search_options(config: dict) -> None:
-    """Validate the options GA and NGA share: ``refine``, ``lp_bound``, ``kicks`` and
-    ``seed``."""
-    for key in ("refine", "lp_bound"):
-        check_flag(config, key)
-    check_number(config, "kicks", integer=True, strict=False)
-    check_number(config, "seed", integer=True, strict=False, none=True)
 
 
 @register
 class GraduatedAssignment(Method):
     name = "ga"
     summary = "graduated assignment (Gold & Rangarajan) on the sparse association graph"
-    options: ClassVar[dict[str, Any]] = GA_OPTIONS
+    options: ClassVar[dict[str, Option]] = GA_OPTIONS
 
     def validate(self) -> None:
         check_ga_options(self.config)

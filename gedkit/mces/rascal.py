@@ -66,9 +66,10 @@ from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
+from gedkit import configurable
 from gedkit.errors import GraphError, MissingDependencyError, Option
 from gedkit.graph import Graph
-from gedkit.mces.base import Budget, Method, check_number, register
+from gedkit.mces.base import Budget, Method, register
 from gedkit.mces.bounds import upper_bound
 from gedkit.mces.problem import MCESProblem
 from gedkit.mces.result import MCESResult
@@ -161,10 +162,11 @@ class Rascal(Method):
     name = "rascal"
     summary = "RDKit's RASCAL (molecules only; needs RDKit), recounted and bounded by gedkit"
     exact = True
-    options: ClassVar[dict[str, Any]] = {"max_bond_pairs": 20000}
-
-    def validate(self) -> None:
-        check_number(self.config, "max_bond_pairs", integer=True)
+    options: ClassVar[dict[str, configurable.Option]] = {
+        "max_bond_pairs": configurable.Option(
+            20000, "RASCAL's maxBondMatchPairs: compatible bond pairs it accepts (beyond: no "
+            "RASCAL answer)", configurable.number(integer=True)),
+    }
 
     def solve(self, problem: MCESProblem, budget: Budget) -> MCESResult:
         t0 = time.perf_counter()

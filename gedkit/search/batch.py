@@ -71,7 +71,7 @@ class BatchVerifier:
         from gedkit._kernels import warm
         from gedkit.budget import Budget
 
-        if solver.name not in _EXACT or solver.config != type(solver).options:
+        if solver.name not in _EXACT or solver.config != type(solver).defaults():
             return None
         if filt.matrices() is None:
             return None

@@ -1,13 +1,15 @@
 """``auto``: a portfolio that spends a time budget well.
 
-Cheap bounds first (BRANCH: a lower bound and a map), local search on that map (REFINE), IPFP
-multi-start on large pairs, then a short exact search (most pairs of up to a few dozen nodes
-are proven in a fraction of a second), then the integer program on HiGHS where its model fits
-the budget (its linear relaxation bounds molecules of 30-60 atoms far better than the search
-does, and its branch and bound often finds better maps there), the learned solver ``gelato`` on
-the largest pairs, and last exact search seeded with the best map and bound found so far. It
-stops the moment the bounds meet, and always returns the best bounds, the map realising the
-upper bound, and which stage found it.
+Pairs of ``IPFP_FIRST_FROM_NODES`` (1,000) nodes and more get IPFP alone, multi-start, with the
+whole budget (its start computes BRANCH's bound anyway, and the other stages would only leave it
+short of converging). Smaller pairs: cheap bounds first (BRANCH: a lower bound and a map), local
+search on that map (REFINE), IPFP multi-start on large pairs, then a short exact search (most
+pairs of up to a few dozen nodes are proven in a fraction of a second), then the integer program
+on HiGHS where its model fits the budget (its linear relaxation bounds molecules of 30-60 atoms
+far better than the search does, and its branch and bound often finds better maps there), the
+learned solver ``gelato`` on the largest pairs, and last exact search seeded with the best map
+and bound found so far. It stops the moment the bounds meet, and always returns the best bounds,
+the map realising the upper bound, and which stage found it.
 
 The learned stage runs only where it measurably helps and can do no harm: pairs of at least
 ``LEARNED_FROM_NODES`` nodes (smaller ones are solved or nearly so by the stages around it),
@@ -24,7 +26,7 @@ import time
 import warnings
 from typing import ClassVar
 
-from gedkit.configurable import check_flag, check_number
+from gedkit.configurable import Option, flag, number
 from gedkit.learned.labels import UnseenLabelWarning
 from gedkit.problem import Problem
 from gedkit.programs import program_fits
@@ -75,18 +77,19 @@ MIP_SECONDS = 10.0
 @register
 class Auto(Solver):
     name = "auto"
-    summary = ("portfolio: BRANCH bound, REFINE, IPFP on large pairs, gelato on the largest "
-               "(with torch), then seeded exact A*")
+    summary = ("portfolio: BRANCH bound, REFINE, IPFP on large pairs (alone from 1,000 nodes), "
+               "gelato on the largest (with torch), then seeded exact A*")
     kernels = ("assignment", "local_search", "ipfp", "tree_search")
     exact = True
-    options: ClassVar[dict] = {"memory": None, "ipfp_starts": 10, "learned": True,
-                               "mip": True}
-
-    def validate(self) -> None:
-        check_number(self.config, "memory", none=True)
-        check_number(self.config, "ipfp_starts", integer=True, strict=False)
-        check_flag(self.config, "learned")
-        check_flag(self.config, "mip")
+    options: ClassVar[dict[str, Option]] = {
+        "memory": Option(None, "bytes for the exact search's frontier (None: the default cap)",
+                         number(none=True)),
+        "ipfp_starts": Option(10, "IPFP's starting maps on large pairs (0: no IPFP stage)",
+                              number(integer=True, strict=False)),
+        "learned": Option(True, "run gelato on the largest pairs when torch is installed",
+                          flag()),
+        "mip": Option(True, "run the integer program where its model fits the budget", flag()),
+    }
 
     def solve(self, problem: Problem, budget: Budget) -> Result:
         t0 = time.perf_counter()

@@ -216,6 +216,12 @@ def _create(cls: type) -> Any:
 
 
 def _check_options(cls: type) -> None:
+    from gedkit.configurable import Option
+
+    for key, option in cls.options.items():
+        _check(isinstance(option, Option) and bool(option.doc.strip()),
+               f"{cls.name}: option {key} is not declared as an Option with its documentation")
+        option.check(key, option.default)  # the default passes its own check
     try:
         cls(no_such_option=1)
     except OptionError as err:

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from dataclasses import replace
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -50,7 +51,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from gedkit.configurable import check_number
+from gedkit.configurable import Option, number
 from gedkit.errors import MissingDependencyError, OptionError
 from gedkit.learned.budgeting import (
     Allowance,
@@ -64,6 +65,7 @@ from gedkit.learned.budgeting import (
     warm_optimiser,
 )
 from gedkit.mces.base import Budget, Method, register
+from gedkit.mces.ga import SEARCH_OPTIONS
 from gedkit.mces.problem import MCESProblem
 from gedkit.mces.result import MCESResult
 
@@ -348,21 +350,20 @@ def check_nga_options(config: dict) -> None:
             f"option init must be one of {', '.join(INITS)} or the path of an NGA weights "
             f"file, got {init!r}"
         )
-    for key in ("samples", "steps"):
-        check_number(config, key, integer=True)
-    check_number(config, "lr")
-    from gedkit.mces.ga import check_search_options
-
-    check_search_options(config)
 
 
 @register
 class NGA(Method):
     name = "nga"
     summary = "neural graduated assignment: learned temperatures, Gumbel samples (torch)"
-    options: ClassVar[dict[str, Any]] = {
-        "init": "pretrained", "samples": 8, "steps": 1000, "lr": 0.01, "refine": True,
-        "kicks": 5000, "lp_bound": True, "seed": 0,
+    options: ClassVar[dict[str, Option]] = {
+        "init": Option("pretrained", "starting parameters: " + ", ".join(INITS)
+                       + ", or an NGA weights file"),
+        "samples": Option(8, "Gumbel samples per step", number(integer=True)),
+        "steps": Option(1000, "optimisation steps at most", number(integer=True)),
+        "lr": Option(0.01, "learning rate", number()),
+        **SEARCH_OPTIONS,
+        "kicks": replace(SEARCH_OPTIONS["kicks"], default=5000),
     }
 
     def validate(self) -> None:

@@ -35,11 +35,11 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 
-from gedkit.configurable import check_flag, check_number
+from gedkit.configurable import Option, flag, number
 from gedkit.problem import Problem
 from gedkit.programs import GAP, MatchingProgram, assemble, program_fits, solve_program
 from gedkit.result import Result
@@ -108,11 +108,11 @@ class MIP(Solver):
     name = "mip"
     summary = "exact binary linear program (Lerouge et al. F2, tightened) on HiGHS"
     exact = True
-    options: ClassVar[dict[str, Any]] = {"relaxation": False, "threads": 1}
-
-    def validate(self) -> None:
-        check_flag(self.config, "relaxation")
-        check_number(self.config, "threads", integer=True, minimum=1, strict=False)
+    options: ClassVar[dict[str, Option]] = {
+        "relaxation": Option(False, "stop after the LP relaxation (its bound, its rounded map)",
+                             flag()),
+        "threads": Option(1, "HiGHS's threads", number(integer=True, minimum=1, strict=False)),
+    }
 
     def solve(self, problem: Problem, budget: Budget) -> Result:
         return integer_program(problem, budget, relaxation=self.config["relaxation"],

@@ -13,7 +13,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from gedkit.configurable import check_choice, check_number
+from gedkit.configurable import Option, choice, number
 from gedkit.numeric import tolerance
 from gedkit.pacing import (
     OPS_PER_SECOND,
@@ -322,12 +322,13 @@ def _grow(arrays, capacity: int):
 class _TreeSearch(Solver):
     exact = True
     kernels = ("tree_search",)
-    options: ClassVar[dict] = {"memory": None, "bound": "branch"}
+    options: ClassVar[dict[str, Option]] = {
+        "memory": Option(None, "bytes for the frontier and work arrays (None: 768 MiB)",
+                         number(none=True)),
+        "bound": Option("branch", "lower bound of each state: " + ", ".join(BOUNDS),
+                        choice(*BOUNDS)),
+    }
     depth_first: bool
-
-    def validate(self) -> None:
-        check_number(self.config, "memory", none=True)
-        check_choice(self.config, "bound", BOUNDS)
 
     def solve(self, problem: Problem, budget: Budget) -> Result:
         if self.config["memory"] is not None and budget.memory is None:

@@ -13,7 +13,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from gedkit.configurable import check_number
+from gedkit.configurable import Option, number
 from gedkit.problem import Problem
 from gedkit.result import Result
 from gedkit.solvers.base import Budget, Solver
@@ -29,10 +29,10 @@ class BPBeam(Solver):
     name = "bp_beam"
     summary = "BP-BEAM: beam search over target exchanges in the bipartite map; BRANCH bound"
     kernels = ("assignment", "local_search")
-    options: ClassVar[dict] = {"beam_width": 5}
-
-    def validate(self) -> None:
-        check_number(self.config, "beam_width", integer=True, minimum=1, strict=False)
+    options: ClassVar[dict[str, Option]] = {
+        "beam_width": Option(5, "maps kept per level of the beam",
+                             number(integer=True, minimum=1, strict=False)),
+    }
 
     def solve(self, problem: Problem, budget: Budget) -> Result:
         from gedkit._kernels.local_search import beam_level

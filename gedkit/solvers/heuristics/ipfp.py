@@ -16,7 +16,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from gedkit.configurable import check_choice, check_number
+from gedkit.configurable import Option, choice, number
 from gedkit.pacing import affordable
 from gedkit.problem import Problem
 from gedkit.result import Result
@@ -103,13 +103,16 @@ class IPFP(Solver):
     name = "ipfp"
     summary = "IPFP: Frank-Wolfe on the quadratic GED formulation, multi-start; BRANCH bound"
     kernels = ("assignment", "ipfp")
-    options: ClassVar[dict] = {"starts": 1, "seed": 0, "max_iter": 100, "init": "bipartite"}
-
-    def validate(self) -> None:
-        check_number(self.config, "starts", integer=True, minimum=1, strict=False)
-        check_number(self.config, "max_iter", integer=True, minimum=1, strict=False)
-        check_number(self.config, "seed", integer=True, strict=False)
-        check_choice(self.config, "init", INITS)
+    options: ClassVar[dict[str, Option]] = {
+        "starts": Option(1, "starting maps: init's, then random ones while time is left",
+                         number(integer=True, minimum=1, strict=False)),
+        "seed": Option(0, "seed of the random starting maps",
+                       number(integer=True, strict=False)),
+        "max_iter": Option(100, "Frank-Wolfe steps per start at most",
+                           number(integer=True, minimum=1, strict=False)),
+        "init": Option("bipartite", "the first starting map: " + ", ".join(INITS),
+                       choice(*INITS)),
+    }
 
     def solve(self, problem: Problem, budget: Budget) -> Result:
         t0 = time.perf_counter()

@@ -47,7 +47,7 @@ def polish(problem: Problem, forwards: Sequence[np.ndarray],
             break
         # IPFP returns the best map it met, its start included: never worse than the start
         improved, cost, _ = frank_wolfe(problem, np.asarray(forward, dtype=np.int64), nb,
-                                        budget, IPFP.options["max_iter"])
+                                        budget, IPFP.options["max_iter"].default)
         if cost < best_cost:
             best, best_cost = improved, cost
     refined, _ = local_search(problem, best, nb, budget)

@@ -13,7 +13,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from gedkit.configurable import check_choice
+from gedkit.configurable import Option, choice
 from gedkit.numeric import TOL
 from gedkit.pacing import first_chunk, next_chunk
 from gedkit.problem import Problem
@@ -67,10 +67,9 @@ class Refine(Solver):
     name = "refine"
     summary = "local search with swaps and delete/insert moves from an LSAPE map; BRANCH bound"
     kernels = ("assignment", "local_search")
-    options: ClassVar[dict] = {"init": "bipartite"}
-
-    def validate(self) -> None:
-        check_choice(self.config, "init", INITS)
+    options: ClassVar[dict[str, Option]] = {
+        "init": Option("bipartite", "the starting map: " + ", ".join(INITS), choice(*INITS)),
+    }
 
     def solve(self, problem: Problem, budget: Budget) -> Result:
         t0 = time.perf_counter()
