@@ -44,11 +44,15 @@ __all__ = [
 
 _REGISTRY: dict[str, Callable[[], CostModel]] = {"uniform": uniform, "constant": constant}
 _REGISTRY.update(_LITERATURE)
+# one model per name: a model holds no state a call changes, and work keyed on the model (the
+# search filters' cost matrices over a collection's labels) is then shared between calls
+_BUILT: dict[str, CostModel] = {}
 
 
 def register(name: str, factory: Callable[[], CostModel]) -> None:
     """Make ``costs=name`` build a model with ``factory()``."""
     _REGISTRY[name.lower()] = factory
+    _BUILT.pop(name.lower(), None)
 
 
 def available() -> list[str]:
@@ -70,13 +74,16 @@ def get(costs: str | CostModel) -> CostModel:
         name, colon, params = costs.partition(":")
         if colon:
             return _constant_spec(costs, name, params)
-        factory = _REGISTRY.get(costs.lower())
-        if factory is None:
-            raise CostModelError(
-                f"unknown cost model {costs!r}; choose one of: {', '.join(available())}, or "
-                "constant:KEY=VALUE,..."
-            )
-        return factory()
+        key = costs.lower()
+        if key not in _BUILT:
+            factory = _REGISTRY.get(key)
+            if factory is None:
+                raise CostModelError(
+                    f"unknown cost model {costs!r}; choose one of: {', '.join(available())}, "
+                    "or constant:KEY=VALUE,..."
+                )
+            _BUILT[key] = factory()
+        return _BUILT[key]
     raise CostModelError(
         f"costs must be a cost-model name or a CostModel, got {type(costs).__name__}"
     )
