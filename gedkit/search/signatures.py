@@ -101,9 +101,10 @@ class _Overlay(Vocabulary):
 
 def _multiset(ordinals: list[int]) -> tuple[np.ndarray, np.ndarray]:
     # a Counter beats np.unique by far on the few dozen entries of one graph
-    counted = sorted(Counter(ordinals).items())
-    return (np.fromiter((k for k, _ in counted), dtype=np.int32, count=len(counted)),
-            np.fromiter((c for _, c in counted), dtype=np.int32, count=len(counted)))
+    counted = Counter(ordinals)
+    keys = sorted(counted)
+    return (np.array(keys, dtype=np.int32),
+            np.array([counted[k] for k in keys], dtype=np.int32))
 
 
 _PLAIN = (str, int, float)  # label_key(label) is the label itself
@@ -111,10 +112,13 @@ _PLAIN = (str, int, float)  # label_key(label) is the label itself
 
 def _ordinals(labels, vocab: Vocabulary, new: list) -> list[int]:
     """Vocabulary ordinals of ``labels`` (looked up by their label_key)."""
-    out = []
-    for lab in labels:
-        key = lab if type(lab) in _PLAIN else label_key(lab)
-        out.append(vocab.ordinal(key, lab, new))
+    keys = [lab if type(lab) in _PLAIN else label_key(lab) for lab in labels]
+    # most keys are known: one dict lookup each, the vocabulary's own method for the others
+    known = (vocab.base if isinstance(vocab, _Overlay) else vocab).index.get
+    out = [known(key) for key in keys]
+    if None in out:
+        out = [vocab.ordinal(key, lab, new) if o is None else o
+               for key, lab, o in zip(keys, labels, out, strict=True)]
     return out
 
 
