@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -11,13 +10,14 @@ import numpy as np
 
 from gedkit.numeric import tolerance
 from gedkit.problem import EditOperation, Problem
+from gedkit.result_base import PairResult
 
 __all__ = ["Result"]
 
 
 
 @dataclass(eq=False)
-class Result:
+class Result(PairResult):
     """Bounds on the graph edit distance and the node map that realises the upper bound.
 
     Attributes
@@ -115,78 +115,9 @@ class Result:
             out["within_threshold"] = self.within_threshold
         return out
 
-    def to_json(self, **kwargs: Any) -> str:
-        return json.dumps(self.to_dict(), default=_jsonable, **kwargs)
-
-    def draw(self, path: Any = None, **options: Any) -> Any:
-        """The edit path drawn on both graphs (a matplotlib Figure); ``path=`` also writes
-        it (.svg, .png or .pdf). Options as for :func:`gedkit.draw.draw` (``steps=True``
-        for the step strip, ``ax=``, ``labels=``...). Needs matplotlib
-        (``pip install 'gedkit[draw]'``).
-
-        >>> import gedkit
-        >>> r = gedkit.ged(gedkit.Graph({0: "C", 1: "O"}, [(0, 1)]), gedkit.Graph({0: "C"}))
-        >>> r.draw()._gedkit_caption
-        'GED = 2 (optimal, uniform)'
-        """
-        from gedkit.draw import draw
-
-        return draw(self, path, **options)
-
-    def _repr_svg_(self) -> str | None:
-        """Jupyter shows a result as its picture (none above 300 nodes, or without
-        matplotlib: drawing must never slow down or break a notebook's display)."""
-        return _svg_of(self)
-
-    def _repr_html_(self) -> str | None:
-        """The text and the picture next to each other, for notebooks that show HTML."""
-        return _html_of(self)
-
     def __repr__(self) -> str:
         tag = "optimal" if self.optimal else f"lower={self.lower_bound:g}"
         return (
             f"<Result distance={self.distance:g} ({tag}) method={self.method} "
             f"time={self.time:.3g}s>"
         )
-
-
-#: results on more nodes than this show as text only in notebooks
-REPR_MAX_NODES = 300
-
-
-def _svg_of(result: Any) -> str | None:
-    """The SVG picture of a result, computed once; None when it would be too large or
-    cannot be drawn here."""
-    cached = result.__dict__.get("_svg")
-    if cached is not None:
-        return cached or None
-    svg = ""
-    if result.problem.n1 + result.problem.n2 <= REPR_MAX_NODES:
-        try:
-            from gedkit.draw import draw
-            from gedkit.draw.output import svg_text
-
-            svg = svg_text(draw(result))
-        except Exception:  # a display hook must not raise: the text repr still shows
-            svg = ""
-    result.__dict__["_svg"] = svg
-    return svg or None
-
-
-def _html_of(result: Any) -> str | None:
-    svg = _svg_of(result)
-    if svg is None:
-        return None
-    from html import escape
-
-    body = svg[svg.find("<svg"):]  # drop the XML prolog and doctype inside HTML
-    return (f"<div><pre style='margin:0 0 4px 0'>{escape(repr(result))}</pre>"
-            f"<div style='max-width:100%'>{body}</div></div>")
-
-
-def _jsonable(x: Any) -> Any:
-    if isinstance(x, np.generic):
-        return x.item()
-    if isinstance(x, (set, frozenset, tuple)):
-        return list(x)
-    return str(x)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -11,13 +10,13 @@ import numpy as np
 
 from gedkit.mces.problem import MCESProblem, johnson_similarity
 from gedkit.numeric import TOL
-from gedkit.result import _html_of, _jsonable, _svg_of
+from gedkit.result_base import PairResult
 
 __all__ = ["MCESResult"]
 
 
 @dataclass(eq=False)
-class MCESResult:
+class MCESResult(PairResult):
     """The best common edge subgraph found and a proven bound on the largest one.
 
     Attributes
@@ -123,31 +122,6 @@ class MCESResult:
             "time": self.time,
             "stats": self.stats,
         }
-
-    def to_json(self, **kwargs: Any) -> str:
-        return json.dumps(self.to_dict(), default=_jsonable, **kwargs)
-
-    def draw(self, path: Any = None, **options: Any) -> Any:
-        """The common edges drawn on both graphs (a matplotlib Figure); ``path=`` also
-        writes it (.svg, .png or .pdf). Options as for :func:`gedkit.draw.draw`. Needs
-        matplotlib (``pip install 'gedkit[draw]'``).
-
-        >>> import gedkit
-        >>> g = gedkit.Graph({0: "C", 1: "C", 2: "O"}, [(0, 1), (1, 2)])
-        >>> gedkit.mces(g, g).draw()._gedkit_caption
-        'MCES: 2 common edges (optimal)  ·  similarity 1  ·  1 fragment'
-        """
-        from gedkit.draw import draw
-
-        return draw(self, path, **options)
-
-    def _repr_svg_(self) -> str | None:
-        """Jupyter shows a result as its picture (see :meth:`gedkit.result.Result._repr_svg_`)."""
-        return _svg_of(self)
-
-    def _repr_html_(self) -> str | None:
-        """The text and the picture next to each other, for notebooks that show HTML."""
-        return _html_of(self)
 
     def __repr__(self) -> str:
         tag = "optimal" if self.optimal else f"upper={self.upper_bound}"
