@@ -16,7 +16,7 @@ import numpy as np
 
 from gedkit.errors import GraphError
 
-__all__ = ["Graph", "Unnamed", "components", "label_key"]
+__all__ = ["Graph", "Unnamed", "components", "dense_adjacency", "label_key"]
 
 # Deeper labels are rejected: nothing real nests this deep, and label_key, hashing and cost
 # models walk labels recursively.
@@ -178,10 +178,7 @@ class Graph:
     def adjacency(self) -> np.ndarray:
         """Dense ``n × n`` int32 matrix: edge index, or -1 where there is no edge (read-only)."""
         if self._adjacency is None:
-            adj = np.full((self.n, self.n), -1, dtype=np.int32)
-            k = np.arange(self.m, dtype=np.int32)
-            adj[self.edges[:, 0], self.edges[:, 1]] = k
-            adj[self.edges[:, 1], self.edges[:, 0]] = k
+            adj = dense_adjacency(self.n, self.edges, np.arange(self.m, dtype=np.int32))
             adj.setflags(write=False)
             self._adjacency = adj
         return self._adjacency
@@ -298,6 +295,21 @@ class Graph:
         return _edge_dict(self) == _edge_dict(other)
 
     __hash__ = None  # type: ignore[assignment]
+
+
+def dense_adjacency(n: int, edges: np.ndarray, values: np.ndarray,
+                    dtype: type = np.int32) -> np.ndarray:
+    """The ``n × n`` matrix holding ``values[k]`` at both ends of edge ``k`` (``edges``: an
+    ``m × 2`` array of node indices), -1 where there is no edge.
+
+    >>> dense_adjacency(3, np.array([[0, 2]]), np.array([7])).tolist()
+    [[-1, -1, 7], [-1, -1, -1], [7, -1, -1]]
+    """
+    adj = np.full((n, n), -1, dtype=dtype)
+    if len(edges):
+        adj[edges[:, 0], edges[:, 1]] = values
+        adj[edges[:, 1], edges[:, 0]] = values
+    return adj
 
 
 def components(n: int, edges: Iterable[tuple[int, int]]) -> list[int]:

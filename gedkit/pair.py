@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from gedkit.errors import GedkitError
-from gedkit.graph import Graph
+from gedkit.graph import Graph, dense_adjacency
 
 __all__ = ["UNMATCHED", "GraphPair", "label_adjacency"]
 
@@ -64,8 +64,4 @@ class GraphPair:
 
 def label_adjacency(g: Graph, edge_label_ids: np.ndarray) -> np.ndarray:
     """Dense ``n × n`` int32 matrix of edge-label ids, -1 where there is no edge."""
-    adj = np.full((g.n, g.n), -1, dtype=np.int32)
-    if g.m:
-        adj[g.edges[:, 0], g.edges[:, 1]] = edge_label_ids
-        adj[g.edges[:, 1], g.edges[:, 0]] = edge_label_ids
-    return adj
+    return dense_adjacency(g.n, g.edges, edge_label_ids)

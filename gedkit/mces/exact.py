@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from gedkit.graph import dense_adjacency
 from gedkit.mces.base import Budget, Method, register
 from gedkit.mces.problem import MCESProblem
 from gedkit.mces.result import MCESResult
@@ -296,8 +297,8 @@ def _search_arrays(p: MCESProblem) -> tuple:
     e2 = np.ascontiguousarray(p.g2.edges[p.useful2], dtype=np.int64).reshape(-1, 2)
     ec1 = np.searchsorted(shared, p.edge_classes1[p.useful1]).astype(np.int64)
     ec2 = np.searchsorted(shared, p.edge_classes2[p.useful2]).astype(np.int64)
-    cadj1 = _class_adjacency(p.n1, e1, ec1)
-    cadj2 = _class_adjacency(p.n2, e2, ec2)
+    cadj1 = dense_adjacency(p.n1, e1, ec1, np.int64)
+    cadj2 = dense_adjacency(p.n2, e2, ec2, np.int64)
     ptr1, nbr1, cls1 = neighbour_lists(cadj1)
     ptr2, nbr2, cls2 = neighbour_lists(cadj2)
     deg1, deg2 = np.diff(ptr1), np.diff(ptr2)
@@ -316,13 +317,6 @@ def _search_arrays(p: MCESProblem) -> tuple:
     twin2 = twin_classes(cadj2, p.node_labels2).astype(np.int64)
     return (rank, cadj2, ptr1, nbr1, cls1, ptr2, nbr2, cls2, cand_ptr, cand_list,
             e1, ec1, e2, ec2, max(len(shared), 1), twin2)
-
-
-def _class_adjacency(n: int, edges: np.ndarray, classes: np.ndarray) -> np.ndarray:
-    adj = np.full((n, n), -1, dtype=np.int64)
-    adj[edges[:, 0], edges[:, 1]] = classes
-    adj[edges[:, 1], edges[:, 0]] = classes
-    return adj
 
 
 @register
