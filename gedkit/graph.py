@@ -16,7 +16,7 @@ import numpy as np
 
 from gedkit.errors import GraphError
 
-__all__ = ["Graph", "Unnamed", "components", "dense_adjacency", "label_key"]
+__all__ = ["Graph", "Unnamed", "components", "dense_adjacency", "intern", "label_key"]
 
 # Deeper labels are rejected: nothing real nests this deep, and label_key, hashing and cost
 # models walk labels recursively.
@@ -295,6 +295,18 @@ class Graph:
         return _edge_dict(self) == _edge_dict(other)
 
     __hash__ = None  # type: ignore[assignment]
+
+
+def intern(keys: Iterable[Hashable], ids: dict | None = None) -> np.ndarray:
+    """One int64 id per distinct key, numbered in order of first appearance; pass the same
+    ``ids`` dict to number several sequences jointly (equal keys, equal ids).
+
+    >>> ids = {}
+    >>> intern(["C", "O", "C"], ids).tolist(), intern(["N", "C"], ids).tolist()
+    ([0, 1, 0], [2, 0])
+    """
+    ids = {} if ids is None else ids
+    return np.array([ids.setdefault(k, len(ids)) for k in keys], dtype=np.int64)
 
 
 def dense_adjacency(n: int, edges: np.ndarray, values: np.ndarray,

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from gedkit.errors import FormatError
-from gedkit.graph import Graph
+from gedkit.graph import Graph, intern
 from gedkit.learned.features import Encoded, Instance, States, Vocabulary, encode
 from gedkit.problem import Problem
 from gedkit.solvers import Budget, get_solver
@@ -239,7 +239,7 @@ def wl_colours(enc: Encoded) -> np.ndarray:
         for e in order.tolist():
             nbrs[dst[e]].append((int(edge[e]), int(colour[src[e]])))
         signatures = [(int(c), tuple(n)) for c, n in zip(colour, nbrs, strict=True)]
-        refined = _intern_objects(signatures)
+        refined = intern(signatures)
         if refined.max(initial=-1) == colour.max(initial=-1):
             break  # no class split: the colouring is stable
         colour = refined
@@ -248,12 +248,7 @@ def wl_colours(enc: Encoded) -> np.ndarray:
 
 def _intern(rows: np.ndarray) -> np.ndarray:
     """One id per distinct row, numbered in order of first appearance."""
-    return _intern_objects([r.tobytes() for r in np.ascontiguousarray(rows)])
-
-
-def _intern_objects(items: list) -> np.ndarray:
-    ids: dict = {}
-    return np.array([ids.setdefault(item, len(ids)) for item in items], dtype=np.int64)
+    return intern(r.tobytes() for r in np.ascontiguousarray(rows))
 
 
 def distinct_graphs(graphs: Sequence[Graph], exclude: Sequence[Graph] = ()) -> list[int]:

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from gedkit.errors import GedkitError
-from gedkit.graph import Graph
+from gedkit.graph import Graph, intern
 from gedkit.pair import GraphPair, label_adjacency
 
 __all__ = ["MCESProblem", "johnson_similarity"]
@@ -69,11 +69,11 @@ class MCESProblem(GraphPair):
     def __init__(self, g1: Graph, g2: Graph):
         self.g1, self.g2 = g1, g2
         node_ids: dict = {}
-        self.node_labels1 = _intern(g1.node_keys, node_ids)
-        self.node_labels2 = _intern(g2.node_keys, node_ids)
+        self.node_labels1 = intern(g1.node_keys, node_ids)
+        self.node_labels2 = intern(g2.node_keys, node_ids)
         edge_ids: dict = {}
-        self.edge_labels1 = _intern(g1.edge_keys, edge_ids)
-        self.edge_labels2 = _intern(g2.edge_keys, edge_ids)
+        self.edge_labels1 = intern(g1.edge_keys, edge_ids)
+        self.edge_labels2 = intern(g2.edge_keys, edge_ids)
         self.adj1 = label_adjacency(g1, self.edge_labels1)
         self.adj2 = label_adjacency(g2, self.edge_labels2)
         class_ids: dict = {}
@@ -151,10 +151,6 @@ class MCESProblem(GraphPair):
 
     def __repr__(self) -> str:
         return f"<MCESProblem n1={self.n1} n2={self.n2} classes={self.n_classes}>"
-
-
-def _intern(keys: tuple, ids: dict) -> np.ndarray:
-    return np.array([ids.setdefault(k, len(ids)) for k in keys], dtype=np.int64)
 
 
 def _classes(g: Graph, node_labels: np.ndarray, edge_labels: np.ndarray, ids: dict) -> np.ndarray:
