@@ -31,6 +31,7 @@ from torch import nn
 from gedkit.errors import OptionError
 from gedkit.learned import load_checked
 from gedkit.learned.features import CANDIDATE_FEATURES, Encoded, Vocabulary
+from gedkit.nn import GINELayer
 
 __all__ = ["FORMAT", "Embedded", "GelatoNet", "evaluating", "load", "resolve_device",
            "to_tensors"]
@@ -46,24 +47,6 @@ class Embedded(NamedTuple):
     pu: torch.Tensor
     pv: torch.Tensor
     context: torch.Tensor
-
-
-class GINELayer(nn.Module):
-    """One residual GINE convolution with BatchNorm."""
-
-    def __init__(self, width: int, edge_dim: int):
-        super().__init__()
-        self.edge = nn.Linear(edge_dim, width)
-        self.mlp = nn.Sequential(nn.Linear(width, width), nn.ReLU(), nn.Linear(width, width))
-        self.eps = nn.Parameter(torch.zeros(1))
-        self.norm = nn.BatchNorm1d(width)
-
-    def forward(self, h: torch.Tensor, edge_index: torch.Tensor,
-                edge_attr: torch.Tensor) -> torch.Tensor:
-        src, dst = edge_index
-        messages = torch.relu(h[src] + self.edge(edge_attr))
-        total = torch.zeros_like(h).index_add_(0, dst, messages)
-        return h + torch.relu(self.norm(self.mlp((1 + self.eps) * h + total)))
 
 
 class GelatoNet(nn.Module):

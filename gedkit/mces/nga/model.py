@@ -36,6 +36,7 @@ from gedkit.errors import FormatError
 from gedkit.learned import load_checked
 from gedkit.mces.ga import AssociationGraph
 from gedkit.mces.nga.features import EDGE_BUCKETS, FEATURES, GraphArrays
+from gedkit.nn import GINELayer
 
 __all__ = [
     "FORMAT", "NGAConfig", "NGANet", "PairTensors", "gumbel", "load", "objective", "sinkhorn",
@@ -95,21 +96,28 @@ class Encoder(nn.Module):
     def __init__(self, width: int, layers: int):
         super().__init__()
         self.embed = nn.Linear(FEATURES, width)
-        self.edge = nn.Embedding(EDGE_BUCKETS, width)
-        self.mlps = nn.ModuleList(
-            nn.Sequential(nn.Linear(width, width), nn.ReLU(), nn.Linear(width, width))
-            for _ in range(layers)
+        self.edge = nn.Embedding(EDGE_BUCKETS, width)  # one edge embedding for every layer
+        self.layers = nn.ModuleList(
+            GINELayer(width, learn_eps=False, batch_norm=False) for _ in range(layers)
         )
+        # weights saved before the layers were shared with Gelato name them mlps.<i>
+        self._register_load_state_dict_pre_hook(_renamed_layers)
 
     def forward(self, x: torch.Tensor, edge_index: torch.Tensor,
                 edge_bucket: torch.Tensor) -> torch.Tensor:
         h = self.embed(x)
-        src, dst = edge_index
-        for mlp in self.mlps:
-            messages = torch.relu(h[src] + self.edge(edge_bucket))
-            total = torch.zeros_like(h).index_add_(0, dst, messages)
-            h = h + torch.relu(mlp(h + total))
+        edges = self.edge(edge_bucket)
+        for layer in self.layers:
+            h = layer(h, edge_index, edges)
         return functional.normalize(h, dim=1)
+
+
+def _renamed_layers(state_dict: dict, prefix: str, *args: object) -> None:
+    """``<prefix>mlps.<i>.<rest>`` (the shipped weights' names) as ``layers.<i>.mlp.<rest>``."""
+    old = prefix + "mlps."
+    for key in [k for k in state_dict if k.startswith(old)]:
+        index, _, rest = key[len(old):].partition(".")
+        state_dict[f"{prefix}layers.{index}.mlp.{rest}"] = state_dict.pop(key)
 
 
 class NGANet(nn.Module):
