@@ -62,9 +62,10 @@ from tqdm import tqdm
 import gedkit
 from gedkit.datasets import load_benchmark
 from gedkit.graph import Graph
-from gedkit.learned import DECODINGS, require_torch
+from gedkit.learned import DECODINGS
 from gedkit.learned.data import distinct_graphs
 from gedkit.learned.solver import shipped_models
+from gedkit.nn import require_torch
 from gedkit.problem import Problem
 from gedkit.solvers import Budget, get_solver
 

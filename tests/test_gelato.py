@@ -21,7 +21,7 @@ from gedkit import Graph, MissingDependencyError, OptionError, costs
 from gedkit.cli import main
 from gedkit.learned.data import decisions, distinct_graphs, label, label_pairs, training_states
 from gedkit.learned.features import EPSILON, Instance, States, Vocabulary, encode
-from gedkit.learned.labels import UnseenLabelWarning
+from gedkit.nn.labels import UnseenLabelWarning
 from gedkit.solvers import Budget, get_solver
 
 AIDS_SAMPLE = Path(__file__).resolve().parent / "data" / "aids700_sample.txt"

@@ -22,10 +22,10 @@ from helpers import random_graph
 import gedkit
 from gedkit import Graph, costs
 from gedkit.budget import Budget
-from gedkit.learned.budgeting import Allowance
 from gedkit.learned.features import Instance, States, Vocabulary
-from gedkit.learned.labels import UnseenLabelWarning, canonical_label
 from gedkit.mces import MCESProblem
+from gedkit.nn.budgeting import Allowance
+from gedkit.nn.labels import UnseenLabelWarning, canonical_label
 from gedkit.solvers import get_solver
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -225,7 +225,7 @@ def test_fits_asks_for_torch_weights_time_and_memory(torch):
 
 
 def test_one_off_costs_are_remembered_for_the_next_process(monkeypatch, tmp_path):
-    from gedkit.learned import budgeting
+    from gedkit.nn import budgeting
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.delitem(sys.modules, "torch", raising=False)

@@ -90,7 +90,7 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from gedkit.learned import require_torch
+    from gedkit.nn import require_torch
 
     torch = require_torch("gedkit train gelato")
     from gedkit.costs import get as get_costs

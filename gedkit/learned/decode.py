@@ -16,7 +16,7 @@ evaluates all its live states as one batch:
 
 The answer is the complete map with the lowest :meth:`~gedkit.problem.Problem.cost`.
 
-Decoding is sized to the budget (see :mod:`gedkit.learned.budgeting`): a step's states are
+Decoding is sized to the budget (see :mod:`gedkit.nn.budgeting`): a step's states are
 scored in groups of a bounded number of candidates, and a group's candidates slice by slice,
 so a network call's memory stays bounded and the decoder can stop between slices. Before each
 step and each slice it checks that what it starts, *and* the greedy completion of its states
@@ -41,7 +41,6 @@ import torch
 
 from gedkit.errors import OptionError
 from gedkit.learned import DECODINGS
-from gedkit.learned.budgeting import Allowance, entry_seconds, how_many
 from gedkit.learned.data import wl_colours
 from gedkit.learned.features import UNDECIDED, Encoded, Instance, States, encode
 from gedkit.learned.model import GelatoNet, evaluating, to_tensors
@@ -55,6 +54,7 @@ from gedkit.learned.sizing import (
     candidates,
     state_bytes,
 )
+from gedkit.nn.budgeting import Allowance, entry_seconds, how_many
 from gedkit.problem import Problem
 from gedkit.solvers.base import Budget
 

@@ -6,7 +6,7 @@ history of choices lives in the graph itself.
 
 - Node features: label one-hot over the model's vocabulary (last channel: any other label;
   labels meet the vocabulary in their canonical form,
-  :func:`~gedkit.learned.labels.canonical_label`, so ``1``, ``1.0`` and ``"1"`` are one
+  :func:`~gedkit.nn.labels.canonical_label`, so ``1``, ``1.0`` and ``"1"`` are one
   label), side (g1, g2), status (matched, matched to ε), and the node's deletion (g1) or
   insertion (g2) cost.
 - Edge features: label one-hot (last channel: other), an "is matching edge" channel, and a
@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from gedkit.graph import Graph, label_key
-from gedkit.learned.labels import canonical_label
+from gedkit.nn.labels import canonical_label
 from gedkit.numeric import TOL
 from gedkit.problem import Problem
 
@@ -66,7 +66,7 @@ class Vocabulary:
     ``node_attr`` / ``edge_attr``: when a label is an attribute dict holding this attribute,
     the attribute alone is the label (graphs read with ``node_label="*"`` then match a model
     trained on the atom symbol). Labels are held and matched in their canonical form
-    (:func:`~gedkit.learned.labels.canonical_label`): ``1``, ``1.0`` and ``"1"`` share a
+    (:func:`~gedkit.nn.labels.canonical_label`): ``1``, ``1.0`` and ``"1"`` share a
     channel.
 
     >>> v = Vocabulary.fit([Graph({0: "C", 1: "C", 2: "O"}, [(0, 1, 1), (1, 2, 2)])])

@@ -29,9 +29,9 @@ import torch
 from torch import nn
 
 from gedkit.errors import OptionError
-from gedkit.learned import load_checked
 from gedkit.learned.features import CANDIDATE_FEATURES, Encoded, Vocabulary
-from gedkit.nn import GINELayer
+from gedkit.nn import load_checked
+from gedkit.nn.layers import GINELayer
 
 __all__ = ["FORMAT", "Embedded", "GelatoNet", "evaluating", "load", "resolve_device",
            "to_tensors"]

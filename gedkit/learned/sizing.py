@@ -1,5 +1,5 @@
 """What Gelato's decoding costs, from the pair's sizes: the estimates the decoder and the
-solver size their work by (NumPy only, no torch; see :mod:`gedkit.learned.budgeting`).
+solver size their work by (NumPy only, no torch; see :mod:`gedkit.nn.budgeting`).
 
 A decoding state with ``a`` undecided nodes in g1 and ``b`` in g2 has ``a·b`` candidate pairs
 (plus ``a + b`` deletions and insertions when the costs need them). A network call costs a
@@ -69,7 +69,7 @@ class Rates:
     Attributes
     ----------
     entry : float
-        NumPy, per entry of a reduction (:func:`gedkit.learned.budgeting.entry_seconds`).
+        NumPy, per entry of a reduction (:func:`gedkit.nn.budgeting.entry_seconds`).
     candidate : float
         The network, per candidate of a call, encoding included.
     """

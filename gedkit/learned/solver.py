@@ -7,7 +7,7 @@ BRANCH's, so it is never worse than BRANCH, and its lower bound is BRANCH's.
 When BRANCH already proves its map optimal, the network is not run. Torch is imported only
 when a problem is solved.
 
-Every limit holds from the first call (see :mod:`gedkit.learned.budgeting` and
+Every limit holds from the first call (see :mod:`gedkit.nn.budgeting` and
 :mod:`gedkit.learned.sizing` for the estimates). BRANCH comes first: its bound and map are
 the answer should nothing else fit. The network runs only when importing torch (unless done),
 loading the weights, its first call and the greedy completion of one branch fit the time and
@@ -23,9 +23,9 @@ network or the greedy completion. :func:`fits` answers, cheaply, whether the net
 run in a given time and memory (a portfolio asks it before giving gelato a share of its
 budget).
 
-Labels meet a model's vocabulary in a canonical form (:mod:`gedkit.learned.labels`: ``1``,
+Labels meet a model's vocabulary in a canonical form (:mod:`gedkit.nn.labels`: ``1``,
 ``1.0`` and ``"1"`` are one label); labels the model was trained without are said once per
-solve (:class:`~gedkit.learned.labels.UnseenLabelWarning`).
+solve (:class:`~gedkit.nn.labels.UnseenLabelWarning`).
 
 Models: ``model=None`` takes the shipped weights for the kind of problem (``chem_2`` for the
 CHEM_2 cost model, ``unlabelled`` when no graph has a label, ``molecules`` otherwise) when the
@@ -55,17 +55,7 @@ import numpy as np
 from gedkit.configurable import Option, choice, number
 from gedkit.errors import MissingDependencyError, OptionError, warn
 from gedkit.learned import DECODINGS
-from gedkit.learned.budgeting import (
-    DEFAULT_MEMORY,
-    Allowance,
-    entry_seconds,
-    import_torch,
-    network_threads,
-    torch_import_cost,
-    torch_installed,
-)
 from gedkit.learned.features import Instance, States, Vocabulary, needs_epsilon
-from gedkit.learned.labels import UnseenLabelWarning, describe_unseen
 from gedkit.learned.sizing import (
     CANDIDATE_BYTES,
     SLICE_BYTES,
@@ -74,6 +64,16 @@ from gedkit.learned.sizing import (
     instance_bytes,
     state_bytes,
 )
+from gedkit.nn.budgeting import (
+    DEFAULT_MEMORY,
+    Allowance,
+    entry_seconds,
+    import_torch,
+    network_threads,
+    torch_import_cost,
+    torch_installed,
+)
+from gedkit.nn.labels import UnseenLabelWarning, describe_unseen
 from gedkit.problem import Problem
 from gedkit.result import Result
 from gedkit.solvers.base import Budget, Solver
@@ -222,7 +222,7 @@ def fits(problem: Problem, seconds: float, memory: float | None = None, *,
          model: Any = None) -> bool:
     """Whether ``gelato`` can run its network on ``problem`` within ``seconds`` and ``memory``
     bytes (growth of the process; default
-    :data:`~gedkit.learned.budgeting.DEFAULT_MEMORY`): torch installed, trained weights for
+    :data:`~gedkit.nn.budgeting.DEFAULT_MEMORY`): torch installed, trained weights for
     this kind of problem (``model=None``: shipped ones), and time and memory for importing
     torch (unless already imported), loading the weights, the first network call and
     completing a branch from it. Cheap (no torch import, a millisecond's probe of this

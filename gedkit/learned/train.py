@@ -36,11 +36,11 @@ import torch
 from torch.nn import functional
 
 from gedkit.errors import OptionError
-from gedkit.learned import load_checked
 from gedkit.learned.data import LabelledPair, TrainingState, training_states
 from gedkit.learned.decode import decode
 from gedkit.learned.features import Instance, States, Vocabulary, concat, encode
 from gedkit.learned.model import GelatoNet, resolve_device, to_tensors
+from gedkit.nn import load_checked
 from gedkit.numeric import tolerance
 
 __all__ = ["LR_SCHEDULES", "TrainConfig", "Trained", "evaluate", "train", "write_model"]

@@ -27,7 +27,7 @@ import warnings
 from typing import ClassVar
 
 from gedkit.configurable import Option, flag, number
-from gedkit.learned.labels import UnseenLabelWarning
+from gedkit.nn.labels import UnseenLabelWarning
 from gedkit.problem import Problem
 from gedkit.programs import program_fits
 from gedkit.result import Result

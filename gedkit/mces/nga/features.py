@@ -7,7 +7,7 @@ association graph; the features only have to tell structurally different nodes a
 
 Per node: a one-hot bucket of its label, its degree (one-hot, capped), and how many of its
 edges fall in each edge-label bucket. Buckets come from CRC-32 of the label's canonical form
-(:func:`gedkit.learned.labels.canonical_label`: ``1``, ``1.0`` and ``"1"`` share a bucket, as
+(:func:`gedkit.nn.labels.canonical_label`: ``1``, ``1.0`` and ``"1"`` share a bucket, as
 they share a channel of a Gelato vocabulary), so they are the same in every process and on
 every machine (Python's ``hash`` is salted).
 """
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gedkit.graph import Graph
-from gedkit.learned.labels import canonical_label
+from gedkit.nn.labels import canonical_label
 
 __all__ = ["FEATURES", "GraphArrays", "graph_arrays"]
 

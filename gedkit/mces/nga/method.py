@@ -24,7 +24,7 @@ written by :func:`gedkit.mces.nga.pretrain.pretrain`. Torch is imported only whe
 is solved; without it the method says how to install it.
 
 Every limit holds from the first call: the network's work is sized to the time and memory
-left (:func:`plan`; estimates in :mod:`gedkit.learned.budgeting`). The answer starts as the
+left (:func:`plan`; estimates in :mod:`gedkit.nn.budgeting`). The answer starts as the
 greedy map of :func:`gedkit.mces.cheap.greedy_map` under :func:`~gedkit.mces.bounds.upper_bound`
 (the class count alone when the assignment bound does not fit). Optimisation steps run when
 torch's import, the association graph and its tensors, torch's first optimiser, and two steps
@@ -53,7 +53,11 @@ import numpy as np
 
 from gedkit.configurable import Option, number
 from gedkit.errors import MissingDependencyError, OptionError
-from gedkit.learned.budgeting import (
+from gedkit.mces.base import Budget, Method, register
+from gedkit.mces.ga import SEARCH_OPTIONS
+from gedkit.mces.problem import MCESProblem
+from gedkit.mces.result import MCESResult
+from gedkit.nn.budgeting import (
     Allowance,
     entry_seconds,
     how_many,
@@ -64,10 +68,6 @@ from gedkit.learned.budgeting import (
     torch_installed,
     warm_optimiser,
 )
-from gedkit.mces.base import Budget, Method, register
-from gedkit.mces.ga import SEARCH_OPTIONS
-from gedkit.mces.problem import MCESProblem
-from gedkit.mces.result import MCESResult
 
 __all__ = ["NGA", "neural_graduated_assignment", "plan", "shipped_initialisation"]
 
@@ -135,7 +135,7 @@ def plan(problem: MCESProblem, seconds: float, memory: float, samples: int,
     torch import (unless done), the association graph and its tensors (unless ``ready``: made
     already), torch's first optimiser for steps, and per sample the pass, the Hungarian
     decoding and a sweep of the local search.
-    ``probe``: NumPy's seconds per entry (:func:`~gedkit.learned.budgeting.entry_seconds`;
+    ``probe``: NumPy's seconds per entry (:func:`~gedkit.nn.budgeting.entry_seconds`;
     measured when not given).
 
     >>> from gedkit import Graph

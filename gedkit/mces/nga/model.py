@@ -33,10 +33,10 @@ from torch import nn
 from torch.nn import functional
 
 from gedkit.errors import FormatError
-from gedkit.learned import load_checked
 from gedkit.mces.ga import AssociationGraph
 from gedkit.mces.nga.features import EDGE_BUCKETS, FEATURES, GraphArrays
-from gedkit.nn import GINELayer
+from gedkit.nn import load_checked
+from gedkit.nn.layers import GINELayer
 
 __all__ = [
     "FORMAT", "NGAConfig", "NGANet", "PairTensors", "gumbel", "load", "objective", "sinkhorn",

@@ -16,9 +16,9 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from gedkit.errors import OptionError
-from gedkit.learned import require_torch
 from gedkit.mces.bounds import upper_bound
 from gedkit.mces.problem import MCESProblem
+from gedkit.nn import require_torch
 
 __all__ = ["pretrain"]
 

@@ -1,0 +1,40 @@
+"""What the learned methods share, Gelato (GED, :mod:`gedkit.learned`) and NGA (MCES,
+:mod:`gedkit.mces.nga`): torch on demand, checked weight files, the costs of importing torch and of
+network steps (:mod:`~gedkit.nn.budgeting`), the canonical form labels meet a vocabulary in
+(:mod:`~gedkit.nn.labels`), and the message-passing layer (:mod:`~gedkit.nn.layers`).
+
+Importing this package does not import torch; :mod:`~gedkit.nn.layers` does.
+"""
+
+from __future__ import annotations
+
+import os
+from types import ModuleType
+
+from gedkit.errors import FormatError
+
+__all__ = ["load_checked", "require_torch"]
+
+
+def require_torch(feature: str = "the learned solver gelato") -> ModuleType:
+    """The ``torch`` module, or a :class:`MissingDependencyError` naming ``feature``; an
+    import made here is timed for :mod:`gedkit.nn.budgeting`."""
+    from gedkit.nn.budgeting import import_torch
+
+    return import_torch(feature)
+
+
+def load_checked(path: str | os.PathLike, fmt: str, what: str) -> dict:
+    """The dict saved at ``path`` by ``torch.save``, read without running code (weights
+    only); a file that is unreadable as such, or that does not say it holds ``fmt``, raises a
+    :class:`~gedkit.errors.FormatError` naming the file and ``what`` was expected."""
+    torch = require_torch(f"reading {what}s")
+    try:
+        saved = torch.load(path, map_location="cpu", weights_only=True)
+    except OSError:
+        raise
+    except Exception as exc:  # a truncated or foreign file: say which file and why
+        raise FormatError(f"{path}: not {what} ({exc})") from None
+    if not isinstance(saved, dict) or saved.get("format") != fmt:
+        raise FormatError(f"{path}: not {what} (expected format {fmt!r})")
+    return saved
