@@ -135,7 +135,7 @@ class _Stages:
 def range_query(coll, query: Graph, tau: float, model: CostModel, verify: Verifier,
                 progress=None) -> SearchResult:
     """Every graph of ``coll`` with GED(query, graph) <= ``tau``."""
-    sig = coll._signatures
+    sig = coll._signatures_by_size()
     stages = _Stages(len(sig))
     filt = GedFilter(model, query, coll._store.vocab)
     limit = tau + tolerance(tau)
