@@ -10,7 +10,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["branch_bound", "equality_bounds", "pair_cost", "window_bounds"]
+from gedkit._kernels.lsap import lsap_min
+
+_BIG = 1e15  # a forbidden cell of the assignment
+
+__all__ = ["branch_bound", "equality_bounds", "labelset_bounds", "pair_cost", "window_bounds"]
 
 
 def pair_cost(n1, n2, common, ins, dele, sub):
@@ -163,3 +167,54 @@ def window_bounds(
                     out_lb[k] = both
                     k += 1
     return k
+
+
+@njit(cache=True, nogil=True)
+def labelset_bounds(q_labels, sub, delete, insert, ptr, ids, counts, rows, out):
+    """``out[i]``: the cheapest edit of the query's label multiset into row ``rows[i]``'s,
+    by substitutions, deletions and insertions (an assignment with ε on both sides): a lower
+    bound on what that kind of element costs in any edit path, whatever the costs.
+
+    ``q_labels`` lists the query's labels as positions into ``sub`` (query labels × vocabulary
+    labels) and ``delete``; ``insert`` prices each vocabulary label's insertion; a row's
+    multiset is ``ids``/``counts`` between ``ptr[r]`` and ``ptr[r + 1]``."""
+    na = q_labels.shape[0]
+    widest = 0
+    for i in range(rows.shape[0]):
+        r = rows[i]
+        nb = 0
+        for e in range(ptr[r], ptr[r + 1]):
+            nb += counts[e]
+        widest = max(widest, na + nb)
+    c = np.empty((widest, widest))
+    u, v, minv = np.empty(widest + 1), np.empty(widest + 1), np.empty(widest + 1)
+    p, way = np.empty(widest + 1, dtype=np.int64), np.empty(widest + 1, dtype=np.int64)
+    used = np.empty(widest + 1, dtype=np.bool_)
+    graph = np.empty(max(widest, 1), dtype=np.int64)
+    for i in range(rows.shape[0]):
+        r = rows[i]
+        nb = 0
+        for e in range(ptr[r], ptr[r + 1]):
+            for _ in range(counts[e]):
+                graph[nb] = ids[e]
+                nb += 1
+        if na == 0 or nb == 0:
+            total = 0.0
+            for a in range(na):
+                total += delete[q_labels[a]]
+            for b in range(nb):
+                total += insert[graph[b]]
+            out[i] = total
+            continue
+        n = na + nb
+        for a in range(na):
+            for b in range(nb):
+                c[a, b] = sub[q_labels[a], graph[b]]
+            for b in range(na):
+                c[a, nb + b] = delete[q_labels[a]] if a == b else _BIG
+        for a in range(nb):
+            for b in range(nb):
+                c[na + a, b] = insert[graph[b]] if a == b else _BIG
+            for b in range(na):
+                c[na + a, nb + b] = 0.0
+        out[i] = lsap_min(c, n, u, v, p, way, minv, used)

@@ -133,6 +133,13 @@ def _warm_search() -> None:
             batch = BatchVerifier.prepare(model, filt)
             for threshold in (None, 2.0):
                 batch.run([records[r] for r in rowids], threshold)
+
+    # costs that depend on more than label equality: the label-set stage
+    unequal = costs.custom(node_sub=lambda x, y: 0.0 if x == y else 1.0 + ("O" in (x, y)))
+    for g in graphs:
+        filt = GedFilter(unequal, g, coll._store.vocab)
+        for rows in (None, np.arange(2)):
+            filt._labelsets(coll._signatures, rows, compiled=True)
     for g in graphs:  # the filters' compiled path, over every graph and over some
         filt = GedFilter(costs.uniform(), g, coll._store.vocab)
         filt.within(coll._signatures, 2.0, compiled=True)

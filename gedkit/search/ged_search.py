@@ -186,9 +186,11 @@ def knn_query(coll, query: Graph, k: int, model: CostModel, verify: Verifier,
     stages = _Stages(len(sig))
     filt = GedFilter(model, query, coll._store.vocab)
     lb = np.zeros(len(sig))
+    lazy = [bound for name, bound in filt.stages if name in filt.lazy]
     for name, bound in filt.stages:
-        lb = np.maximum(lb, bound(sig, None))
-        stages.done(name, len(sig))
+        if name not in filt.lazy:
+            lb = np.maximum(lb, bound(sig, None))
+            stages.done(name, len(sig))
     order = np.argsort(lb, kind="stable")
     stages.done("order")
     best: list[tuple[float, float, int, Outcome]] = []  # max-heap on (upper, lower) via negation
@@ -205,6 +207,11 @@ def knn_query(coll, query: Graph, k: int, model: CostModel, verify: Verifier,
             if not len(rows):
                 break  # every graph left has a bound beyond the k-th distance
             scanned += len(rows)
+            for bound in lazy:  # the costly stages, on the graphs the scan reached only
+                lb[rows] = np.maximum(lb[rows], bound(sig, rows))
+                rows = rows[lb[rows] <= kth + tolerance(kth)]
+            if not len(rows):
+                continue
             block = min(4 * block, 256)
             rowids = sig.rowids[rows].tolist()
             outs = check(rowids, None if kth == math.inf else kth)
