@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 import gedkit
+from gedkit.graph import components
 
 __all__ = ["KINDS", "load_pair", "make_pair", "molecule_pair", "random_pair", "save_pair"]
 
@@ -164,22 +165,13 @@ def _join(parts: list[gedkit.Graph], n: int, rng: np.random.Generator,
         for (a, b), label in zip(mol.edges.tolist(), mol.edge_labels, strict=True):
             if a in index and b in index:
                 edges[(index[a], index[b])] = label
-    # Union-find over the joined atoms; each component after the first is bonded to a random
-    # atom before it, so the molecules form one tree of parts.
-    parent = list(range(len(labels)))
-
-    def root(u: int) -> int:
-        while parent[u] != u:
-            parent[u] = parent[parent[u]]
-            u = parent[u]
-        return u
-
-    for a, b in edges:
-        parent[root(a)] = root(b)
-    components: dict[int, list[int]] = {}
+    # Components of the joined atoms; each after the first is bonded to a random atom before
+    # it, so the molecules form one tree of parts.
+    label = components(len(labels), list(edges))
+    parts: dict[int, list[int]] = {}
     for u in range(len(labels)):
-        components.setdefault(root(u), []).append(u)
-    for members in list(components.values())[1:]:
+        parts.setdefault(label[u], []).append(u)
+    for members in list(parts.values())[1:]:
         first = members[0]  # components are listed by their smallest atom
         edges[(int(rng.integers(first)), members[int(rng.integers(len(members)))])] = 1
     return gedkit.Graph(dict(enumerate(labels)), edges, name=name)
