@@ -15,7 +15,10 @@ Which bounds apply depends on the cost model:
   filters compute the rest with numpy.)
 - **any other model** (the literature models, custom callables): stage ``labels`` is the
   half-sum bound: every node of either graph pays at least half its cheapest option (deletion,
-  insertion, or substitution by a label the other graph has), edges likewise. No second stage.
+  insertion, or substitution by a label the other graph has), edges likewise; stage
+  ``labelsets`` the label-set bound: the cheapest edit of the query's node-label multiset into
+  the graph's, by an assignment with ε on both sides, plus the same for edge labels (``O((n1 +
+  n2)³)`` a graph, so kNN applies it only to the graphs its scan reaches).
 
 Every bound is a true lower bound for its model, so no filter ever prunes a graph whose
 distance is within the threshold (tests/test_search.py checks this against brute force).
