@@ -320,6 +320,25 @@ def test_bad_files(tmp_path):
         Collection.open(tmp_path / "x.gdb", mode="w")
 
 
+def test_signatures_of_an_earlier_layout_say_so(tmp_path):
+    import io
+
+    path = tmp_path / "old.gdb"
+    with Collection.create(path) as coll:
+        coll.add(["CCO", "CCN"])
+    conn = sqlite3.connect(path)
+    for block, blob in conn.execute("SELECT block, data FROM blocks").fetchall():
+        with np.load(io.BytesIO(blob)) as z:  # the arrays without the degree multisets
+            kept = {k: z[k] for k in z.files if not k.startswith("degree_")}
+        out = io.BytesIO()
+        np.savez(out, **kept)
+        conn.execute("UPDATE blocks SET data = ? WHERE block = ?", (out.getvalue(), block))
+    conn.commit()
+    conn.close()
+    with pytest.raises(FormatError, match=r"lack the degree multisets .* build the collection"):
+        len(Collection.open(path))
+
+
 def test_add_reads_files_of_every_kind(tmp_path):
     smi = tmp_path / "lib.smi"
     smi.write_text("CCO ethanol\nCCN amine\n")

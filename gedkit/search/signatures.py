@@ -277,6 +277,9 @@ class Signatures:
     @classmethod
     def from_bytes(cls, blob: bytes) -> Signatures:
         with np.load(io.BytesIO(blob), allow_pickle=False) as z:
+            missing = [k for k in SETS if f"{k}_ptr" not in z.files]
+            if missing:
+                raise KeyError(f"the {' and '.join(missing)} multisets")
             sets = {k: Multisets(z[f"{k}_ptr"], z[f"{k}_ids"], z[f"{k}_counts"])
                     for k in SETS}
             return cls(z["rowids"], z["n"], z["m"], sets)

@@ -139,7 +139,11 @@ class Store:
         try:
             parts = [Signatures.from_bytes(blob) for (blob,) in
                      self.conn.execute("SELECT data FROM blocks ORDER BY block")]
-        except (ValueError, OSError, KeyError) as err:
+        except KeyError as err:  # an array today's filters read is not there
+            raise FormatError(
+                f"{self.where}: its stored signatures lack {err.args[0]} (the file was written "
+                "by an earlier gedkit); build the collection again from its graphs") from None
+        except (ValueError, OSError) as err:
             raise FormatError(f"{self.where}: the stored signatures are damaged ({err})") from None
         sig = Signatures.concat(parts)
         removed = np.fromiter((r for (r,) in self.conn.execute("SELECT rowid FROM removed")),
