@@ -173,13 +173,18 @@ def _stamp() -> str:
         numba_version = version("numba")
     except PackageNotFoundError:
         numba_version = "?"
-    parts = [numba_version, sys.version, sys.platform]
-    for pattern in _SOURCES:
-        for path in sorted(_PACKAGE.glob(pattern)):
-            if path.name in ("warm.py", "__init__.py"):
-                continue  # not kernels
-            st = path.stat()
-            parts.append(f"{path.relative_to(_PACKAGE)}:{st.st_size}:{st.st_mtime_ns}")
+    kernels = [path for pattern in _SOURCES for path in sorted(_PACKAGE.glob(pattern))
+               if path.name not in ("warm.py", "__init__.py")]  # those two are not kernels
+    return files_stamp(kernels, numba_version, sys.version, sys.platform)
+
+
+def files_stamp(paths: Iterable[Path], *extra: str) -> str:
+    """A short hash of ``extra`` and every file's size and mtime: what goes stale when one of
+    the files is edited or replaced (markers, the ``gedkit methods`` listing)."""
+    parts = list(extra)
+    for path in paths:
+        st = path.stat()
+        parts.append(f"{path.relative_to(_PACKAGE)}:{st.st_size}:{st.st_mtime_ns}")
     return hashlib.sha1("\n".join(parts).encode()).hexdigest()[:16]
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import hashlib
 import importlib
 import json
 import os
@@ -89,6 +88,9 @@ def listing() -> dict[str, list[dict[str, Any]]]:
         scratch = path.with_suffix(f".{os.getpid()}.tmp")
         scratch.write_text(json.dumps(data))
         scratch.replace(path)  # atomic: a concurrent reader sees the old file or the new one
+        for stale in path.parent.glob("methods-*.json"):
+            if stale != path:
+                stale.unlink(missing_ok=True)  # listings of older sources
     except OSError:
         pass  # a read-only install: list without the cache
     return data
@@ -102,16 +104,10 @@ def _spelled(value: Any) -> str:
 
 
 def _listing_file() -> Path:
-    from gedkit._kernels.warm import marker_dir
+    from gedkit._kernels.warm import files_stamp, marker_dir
 
     package = Path(__file__).resolve().parents[1]
-    parts = [sys.version]
-    for folder, _, files in sorted(os.walk(package)):
-        for name in sorted(files):
-            if name.endswith(".py"):
-                st = os.stat(os.path.join(folder, name))
-                parts.append(f"{folder}/{name}:{st.st_size}:{st.st_mtime_ns}")
-    stamp = hashlib.sha1("\n".join(parts).encode()).hexdigest()[:16]
+    stamp = files_stamp(sorted(package.rglob("*.py")), sys.version)
     return marker_dir().parent / f"methods-{stamp}.json"
 
 

@@ -218,8 +218,9 @@ class Rascal(Method):
                 forward = _single_bond(problem)
                 stats["single_bond"] = True
             # a finished search is exact: its clique size bounds every common subgraph
-            bound = min(bound, max(stats["rascal_bonds"], problem.count(forward)))
-            if problem.count(forward) < bound:
+            kept = problem.count(forward)
+            bound = min(bound, max(stats["rascal_bonds"], kept))
+            if kept < bound:
                 # its map fell short of its count: gedkit's exact search, seeded with that
                 # map and capped by RASCAL's bound, finds one that reaches it (or proves
                 # less) in the time left

@@ -139,19 +139,10 @@ class Collection:
         return self._sig
 
     def _signatures_by_size(self) -> Signatures:
-        """The signatures with their rows sorted by size, rearranged once (at the first range
-        query, not when the file opens): a range query reads the rows whose sizes fit its
-        threshold, and read in sequence they cost a fraction of the same rows scattered over
-        the arrays (a cache miss per array per row). Row order means nothing else: a row's
-        graph is found by its ``rowids`` entry."""
-        sig = self._signatures
-        if not sig.__dict__.get("_by_size"):
-            order = np.lexsort((sig.m, sig.n))
-            if len(order) > 1 and np.any(order[1:] < order[:-1]):
-                sig = sig.take(order)
-            sig.__dict__["_by_size"] = True
-            self._sig = sig
-        return sig
+        """The signatures with their rows sorted by size (:meth:`Signatures.by_size`),
+        rearranged once, at the first range query rather than when the file opens."""
+        self._sig = self._signatures.by_size()
+        return self._sig
 
     def add(self, graphs: Any, ids: Iterable[Any] | None = None, *,
             errors: str = "raise", progress: bool | None = None) -> int:

@@ -33,7 +33,7 @@ import numpy as np
 
 from gedkit.costs.base import CostModel
 from gedkit.graph import Graph
-from gedkit.numeric import all_integers, round_up
+from gedkit.numeric import TOL, all_integers, round_up
 from gedkit.search.signatures import (
     KINDS,
     SETS,
@@ -261,7 +261,7 @@ class GedFilter:
             labelset_bounds(q_labels.astype(np.int64), sub, delete, insert, sets.ptr,
                             sets.ids, sets.counts, picked, out)
             total += out
-        return np.maximum(half, total - 1e-9 * np.maximum(1.0, total))
+        return np.maximum(half, total - TOL * np.maximum(1.0, total))
 
 
 #: largest vocabulary (distinct node or edge labels) full cost matrices are built for

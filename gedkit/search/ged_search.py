@@ -141,7 +141,7 @@ def range_query(coll, query: Graph, tau: float, model: CostModel, verify: Verifi
     limit = tau + tolerance(tau)
     found = filt.within(sig, limit)
     if found is not None:
-        rows = np.sort(found[0])  # in the file's order, as the stages below leave them
+        rows = np.sort(found[0])  # in row order, as the stages below leave them
         stages.stats["candidates"] = found[2]
         stages.done("filter")
     else:

@@ -236,6 +236,22 @@ class Signatures:
             {k: Multisets.build([s[2][k] for s in signatures]) for k in SETS},
         )
 
+    def by_size(self) -> Signatures:
+        """These signatures with their rows sorted by node count, then edge count (itself when
+        they are), knowing their :meth:`size_index` at once: a range query reads the rows whose
+        sizes fit its threshold, and read in sequence they cost a fraction of the same rows
+        scattered over the arrays (a cache miss per array per row). Row order means nothing
+        else: a row's graph is found by its ``rowids`` entry."""
+        if self.__dict__.get("_by_size"):
+            return self
+        order, sorted_m, n_start = self.size_index()
+        ordered = self if np.all(order[1:] > order[:-1]) else self.take(order)
+        # the same index, read from rows now in its order
+        ordered.__dict__["_size_index"] = (np.arange(len(order), dtype=np.int64), sorted_m,
+                                           n_start)
+        ordered.__dict__["_by_size"] = True
+        return ordered
+
     def size_index(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Rows by size, built once: ``order`` (rows sorted by node count, then edge
         count), the edge counts in that order, and ``n_start`` (rows with ``v`` nodes are
