@@ -128,45 +128,91 @@ def _reach(limit, query, ins, dele, top):
     return lo, hi
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _window(size, limit, qn, qm, costs, n_start, sorted_m):
+    """The first and last position (in the size index) of the rows with ``size`` nodes whose
+    edge count leaves their size difference to the query within ``limit``, or (0, 0)."""
+    start, stop = n_start[size], n_start[size + 1]
+    if start == stop:
+        return 0, 0
+    left = limit - _pair_cost(qn, size, min(qn, size), costs[0], costs[1], costs[2])
+    if left < 0:
+        return 0, 0
+    m_lo, m_hi = _reach(left, qm, costs[3], costs[4], sorted_m[stop - 1])
+    first = start + np.searchsorted(sorted_m[start:stop], m_lo)
+    last = start + np.searchsorted(sorted_m[start:stop], m_hi, side="right")
+    return first, last
+
+
 @njit(cache=True, nogil=True)
 def window_bounds(
     order, sorted_m, n_start, n, m, nptr, nids, ncounts, eptr, eids, ecounts, bptr, bids,
-    bcounts, dptr, dids, dcounts, qn, qm, qnodes, qedges, qbranches, qdegrees, costs, integral,
-    limit, out_rows, out_lb, counts,
+    bcounts, dptr, dids, dcounts, q_sizes, q_ptr, q_ids, q_counts, dims, costs, integral,
+    limit, first_query, out_rows, out_lb, out_ptr, counts,
 ):
-    """The rows whose bound is at most ``limit``, in ``out_rows[:k]`` with their bounds in
-    ``out_lb[:k]`` (k returned), reading only the rows whose sizes allow it: the size index
-    (rows by node count ``n_start``, then edge count ``sorted_m``, in ``order``) gives them
-    as one block of edge counts per node count. ``counts`` = rows in that window, within
-    ``limit`` by labels, by branches too."""
-    k = 0
+    """Range filtering for queries ``first_query..`` at once: for each query ``q``, the rows
+    whose bound is at most ``limit`` in ``out_rows[out_ptr[q']:out_ptr[q' + 1]]`` (``q'`` = q
+    - first_query) with their bounds in ``out_lb``, reading only the rows whose sizes allow
+    it: the size index (rows by node count ``n_start``, then edge count ``sorted_m``, in
+    ``order``) gives them as one block of edge counts per node count. ``counts[q']`` = rows
+    in that window, within ``limit`` by labels, by branches too. Returns the first query not
+    done: the next one's window might not fit in the space left.
+
+    A query is its sizes ``q_sizes[q]`` = (nodes, edges) and its node, edge, branch and
+    degree multisets (kind ``k`` between ``q_ptr[q, k]`` and ``q_ptr[q, k + 1]`` of
+    ``q_ids``/``q_counts``); ``dims`` the vocabulary sizes of the first three (a query
+    ordinal beyond them is a label no graph has)."""
+    queries = q_sizes.shape[0]
     tops = n_start.shape[0] - 2
-    n_lo, n_hi = _reach(limit, qn, costs[0], costs[1], tops)
-    for size in range(n_lo, n_hi + 1):
-        start, stop = n_start[size], n_start[size + 1]
-        if start == stop:
-            continue
-        left = limit - _pair_cost(qn, size, min(qn, size), costs[0], costs[1], costs[2])
-        if left < 0:
-            continue
-        m_lo, m_hi = _reach(left, qm, costs[3], costs[4], sorted_m[stop - 1])
-        first = start + np.searchsorted(sorted_m[start:stop], m_lo)
-        last = start + np.searchsorted(sorted_m[start:stop], m_hi, side="right")
-        counts[0] += last - first
-        for j in range(first, last):
-            r = order[j]
-            labels, both = _row_bounds(r, n, m, nptr, nids, ncounts, eptr, eids, ecounts, bptr,
-                                       bids, bcounts, dptr, dids, dcounts, qn, qm, qnodes,
-                                       qedges, qbranches, qdegrees, costs, True, integral,
-                                       limit)
-            if labels <= limit:
-                counts[1] += 1
-                if both <= limit:
-                    counts[2] += 1
-                    out_rows[k] = r
-                    out_lb[k] = both
-                    k += 1
-    return k
+    dense = (np.zeros(dims[0], dtype=np.int32), np.zeros(dims[1], dtype=np.int32),
+             np.zeros(dims[2], dtype=np.int32))
+    k = 0
+    out_ptr[0] = 0
+    for q in range(first_query, queries):
+        qn, qm = q_sizes[q, 0], q_sizes[q, 1]
+        n_lo, n_hi = _reach(limit, qn, costs[0], costs[1], tops)
+        need = 0
+        for size in range(n_lo, n_hi + 1):
+            first, last = _window(size, limit, qn, qm, costs, n_start, sorted_m)
+            need += last - first
+        if k + need > out_rows.shape[0]:
+            return q
+        # the query's multisets as dense counts, and its nodes of degree >= t
+        for kind in range(3):
+            for e in range(q_ptr[q, kind], q_ptr[q, kind + 1]):
+                if q_ids[e] < dims[kind]:
+                    dense[kind][q_ids[e]] = q_counts[e]
+        top = 0
+        for e in range(q_ptr[q, 3], q_ptr[q, 4]):
+            top = max(top, q_ids[e])
+        at_least = np.zeros(top + 1, dtype=np.int64)
+        for e in range(q_ptr[q, 3], q_ptr[q, 4]):
+            at_least[q_ids[e]] += q_counts[e]
+        for t in range(top - 1, -1, -1):
+            at_least[t] += at_least[t + 1]
+        c = q - first_query
+        for size in range(n_lo, n_hi + 1):
+            first, last = _window(size, limit, qn, qm, costs, n_start, sorted_m)
+            counts[c, 0] += last - first
+            for j in range(first, last):
+                r = order[j]
+                labels, both = _row_bounds(r, n, m, nptr, nids, ncounts, eptr, eids, ecounts,
+                                           bptr, bids, bcounts, dptr, dids, dcounts, qn, qm,
+                                           dense[0], dense[1], dense[2], at_least, costs,
+                                           True, integral, limit)
+                if labels <= limit:
+                    counts[c, 1] += 1
+                    if both <= limit:
+                        counts[c, 2] += 1
+                        out_rows[k] = r
+                        out_lb[k] = both
+                        k += 1
+        out_ptr[c + 1] = k
+        for kind in range(3):
+            for e in range(q_ptr[q, kind], q_ptr[q, kind + 1]):
+                if q_ids[e] < dims[kind]:
+                    dense[kind][q_ids[e]] = 0
+    return queries
 
 
 @njit(cache=True, nogil=True)

@@ -452,10 +452,17 @@ def _run_queries(coll: Collection, run, graphs: list[Graph], parameter, model, v
                 results = parallel.run(coll, run, graphs, parameter, model, verify, jobs,
                                        shown)
             else:
-                for g in graphs:
-                    results.append(run(coll, g, parameter, model, verify, shown))
+                from gedkit.search import ged_search
+
+                # range queries share their filter pass; the others run one by one
+                answers = (ged_search.range_queries(coll, graphs, parameter, model, verify,
+                                                    shown)
+                           if run is ged_search.range_query else
+                           (run(coll, g, parameter, model, verify, shown) for g in graphs))
+                for result in answers:
+                    results.append(result)
                     shown.query_done()
-                    if results[-1].interrupted:
+                    if result.interrupted:
                         break
     except KeyboardInterrupt:
         pass

@@ -27,7 +27,8 @@ distance is within the threshold (tests/test_search.py checks this against brute
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -56,11 +57,14 @@ class GedFilter:
     vocabularies: ``stages`` is a list of ``(name, bound)``, each ``bound(signatures)`` an
     array of lower bounds, every stage at least as strong as the one before."""
 
-    def __init__(self, model: CostModel, query: Graph, vocab: dict[str, Vocabulary]):
+    def __init__(self, model: CostModel, query: Graph, vocab: dict[str, Vocabulary],
+                 prepared: tuple | None = None):
         self.model = model
-        views = {k: v.overlay() for k, v in vocab.items()}
-        (self.qn, self.qm, qsets), self.record = signature_of(query, views)
+        # ``prepared``: what query_signature gave for this query, if it was computed already
+        self.signature, views = prepared or query_signature(query, vocab)
+        (self.qn, self.qm, qsets), self.record = self.signature
         self.views = views
+        self.dims = tuple(len(vocab[k]) for k in KINDS)
         self.dense = {}
         for kind in KINDS:
             ids, counts = qsets[kind]
@@ -77,10 +81,7 @@ class GedFilter:
             const = self.matrices()[2]  # a model whose costs happen to depend on equality only
         self.stages: list[tuple[str, Callable[..., np.ndarray]]]
         if const is not None:
-            n_ins, n_del, n_sub, e_ins, e_del, e_sub = map(float, const)
-            self.node_costs = (n_ins, n_del, min(n_sub, n_ins + n_del))
-            self.edge_costs = (e_ins, e_del, min(e_sub, e_ins + e_del))
-            self.integral = all_integers(const)
+            self.node_costs, self.edge_costs, self.integral = equality_terms(const)
             self.stages = [("labels", self._labels), ("branches", self._branches)]
         else:
             self._general_tables(query, qsets, views)
@@ -120,19 +121,8 @@ class GedFilter:
         if not hasattr(self, "node_costs") or not math.isfinite(limit) or not len(sig) \
                 or not (compiled or warm.ready("search")):
             return None
-        from gedkit._kernels.filters import window_bounds
-
-        order, sorted_m, n_start = sig.size_index()
-        rows, lb = np.empty(len(sig), dtype=np.int64), np.empty(len(sig))
-        counts = np.zeros(3, dtype=np.int64)
-        sets = [sig.sets[k] for k in SETS]
-        found = window_bounds(order, sorted_m, n_start, sig.n, sig.m,
-                              *(a for s in sets for a in (s.ptr, s.ids, s.counts)),
-                              self.qn, self.qm, *(self.dense[k] for k in KINDS),
-                              self.at_least, np.array((*self.node_costs, *self.edge_costs)),
-                              self.integral, float(limit), rows, lb, counts)
-        left = dict(zip(("sizes", "labels", "branches"), counts.tolist(), strict=True))
-        return rows[:found], lb[:found], left
+        terms = self.node_costs, self.edge_costs, self.integral
+        return next(within_many(sig, [self.signature[0]], self.dims, terms, limit))[:3]
 
     # -- label-equality costs ----------------------------------------------------------------
     def _labels(self, sig: Signatures, rows=None, limit: float = math.inf) -> np.ndarray:
@@ -262,6 +252,71 @@ class GedFilter:
                             sets.ids, sets.counts, picked, out)
             total += out
         return np.maximum(half, total - TOL * np.maximum(1.0, total))
+
+
+def query_signature(query: Graph, vocab: dict[str, Vocabulary]) -> tuple[tuple, dict]:
+    """The query's signature and record (:func:`signature_of`) over overlays of the
+    collection's vocabularies, and those overlays (which hold the labels only it has)."""
+    views = {k: v.overlay() for k, v in vocab.items()}
+    return signature_of(query, views), views
+
+
+def equality_terms(const) -> tuple[tuple, tuple, bool]:
+    """Label-equality costs ``(node ins, del, sub, edge ins, del, sub)`` as the bounds use
+    them: node and edge costs with substitution capped at deletion plus insertion, and whether
+    all are integers."""
+    n_ins, n_del, n_sub, e_ins, e_del, e_sub = map(float, const)
+    return ((n_ins, n_del, min(n_sub, n_ins + n_del)), (e_ins, e_del, min(e_sub, e_ins + e_del)),
+            all_integers(const))
+
+
+#: queries per call of the many-queries range kernel (bounds its output between yields)
+_QUERY_CHUNK = 64
+
+
+def within_many(sig: Signatures, signatures: list, dims: tuple[int, ...], terms: tuple,
+                limit: float) -> Iterator[tuple[np.ndarray, np.ndarray, dict[str, int], float]]:
+    """:meth:`GedFilter.within` for many queries under one label-equality model (``terms``
+    from :func:`equality_terms`), by one compiled pass per chunk of queries: for each query
+    signature ``(n, m, sets)`` in turn (over overlays of the vocabularies whose sizes are
+    ``dims``), its rows, their bounds and the rows left after each stage. The kernel must be
+    compiled. Each query's share of the kernel's time comes fourth."""
+    from gedkit._kernels.filters import window_bounds
+
+    node_costs, edge_costs, integral = terms
+    costs = np.array((*node_costs, *edge_costs))
+    order, sorted_m, n_start = sig.size_index()
+    arrays = [a for k in SETS for a in (sig.sets[k].ptr, sig.sets[k].ids, sig.sets[k].counts)]
+    capacity = max(len(sig), 1 << 16)
+    rows, lb = np.empty(capacity, dtype=np.int64), np.empty(capacity)
+    for start in range(0, len(signatures), _QUERY_CHUNK):
+        chunk = signatures[start:start + _QUERY_CHUNK]
+        sizes = np.array([(s[0], s[1]) for s in chunk], dtype=np.int64).reshape(-1, 2)
+        parts = [s[2][k] for s in chunk for k in SETS]
+        lengths = np.fromiter((len(ids) for ids, _ in parts), dtype=np.int64, count=len(parts))
+        ptr = np.zeros(len(parts) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=ptr[1:])
+        # query q's kind k is ptr[q * 4 + k] .. ptr[q * 4 + k + 1]
+        q_ptr = np.lib.stride_tricks.sliding_window_view(ptr, len(SETS) + 1)[::len(SETS)]
+        q_ids = np.concatenate([ids for ids, _ in parts]).astype(np.int32)
+        q_counts = np.concatenate([c for _, c in parts]).astype(np.int32)
+        q_ptr = np.ascontiguousarray(q_ptr)
+        done = 0
+        while done < len(chunk):
+            out_ptr = np.zeros(len(chunk) - done + 1, dtype=np.int64)
+            counts = np.zeros((len(chunk) - done, 3), dtype=np.int64)
+            tick = time.perf_counter()
+            upto = window_bounds(order, sorted_m, n_start, sig.n, sig.m, *arrays, sizes,
+                                 q_ptr, q_ids, q_counts, np.array(dims, dtype=np.int64),
+                                 costs, integral, float(limit), done, rows, lb, out_ptr,
+                                 counts)
+            seconds = (time.perf_counter() - tick) / max(upto - done, 1)
+            for c in range(upto - done):
+                a, b = out_ptr[c], out_ptr[c + 1]
+                left = dict(zip(("sizes", "labels", "branches"), counts[c].tolist(),
+                                strict=True))
+                yield rows[a:b].copy(), lb[a:b].copy(), left, seconds
+            done = upto
 
 
 #: largest vocabulary (distinct node or edge labels) full cost matrices are built for

@@ -17,6 +17,7 @@ from __future__ import annotations
 import heapq
 import math
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,11 +28,12 @@ from gedkit.budget import interrupted as interrupted_now
 from gedkit.costs.base import CostModel
 from gedkit.graph import Graph
 from gedkit.numeric import tolerance
-from gedkit.search.filters import GedFilter
+from gedkit.search.filters import GedFilter, equality_terms, query_signature, within_many
 from gedkit.search.result import Hit, SearchResult
+from gedkit.search.signatures import KINDS
 from gedkit.solvers.base import Solver
 
-__all__ = ["Verifier", "knn_query", "range_query"]
+__all__ = ["Verifier", "knn_query", "range_queries", "range_query"]
 
 
 @dataclass
@@ -135,43 +137,94 @@ class _Stages:
 def range_query(coll, query: Graph, tau: float, model: CostModel, verify: Verifier,
                 progress=None) -> SearchResult:
     """Every graph of ``coll`` with GED(query, graph) <= ``tau``."""
+    return next(range_queries(coll, [query], tau, model, verify, progress))
+
+
+def range_queries(coll, queries: list[Graph], tau: float, model: CostModel, verify: Verifier,
+                  progress=None) -> Iterator[SearchResult]:
+    """:func:`range_query` for each of ``queries`` in turn. Under label-equality costs the
+    filters run for many queries per compiled call, and a query without candidates costs
+    little more than its signature."""
     sig = coll._signatures_by_size()
-    stages = _Stages(len(sig))
-    filt = GedFilter(model, query, coll._store.vocab)
     limit = tau + tolerance(tau)
+    vocab = coll._store.vocab
+    prepared = [query_signature(q, vocab) for q in queries] if _many(model, sig, limit) \
+        else None
+    found_all = None
+    if prepared is not None:
+        terms = equality_terms(model.equality_costs)
+        dims = tuple(len(vocab[k]) for k in KINDS)
+        found_all = within_many(sig, [p[0][0] for p in prepared], dims, terms, limit)
+    for i, query in enumerate(queries):
+        stages = _Stages(len(sig))
+        filt = None
+        if found_all is not None:
+            rows, _, left, seconds = next(found_all)
+            rows = np.sort(rows)
+            stages.stats["candidates"] = left
+            stages.stats["seconds"]["filter"] = seconds
+            stages.t = time.perf_counter()
+        else:
+            filt = GedFilter(model, query, vocab)
+            rows = _filtered(filt, sig, limit, stages)
+        if len(rows) and filt is None:
+            filt = GedFilter(model, query, vocab, prepared[i])
+        yield _verified(coll, query, tau, limit, rows, sig, model, verify, filt, stages,
+                        progress)
+
+
+def _many(model: CostModel, sig, limit: float) -> bool:
+    """Whether the many-queries filter applies: label-equality costs declared by the model,
+    a finite threshold, the kernel compiled."""
+    from gedkit._kernels import warm
+
+    return (model.equality_costs is not None and math.isfinite(limit) and len(sig) > 0
+            and warm.ready("search"))
+
+
+def _filtered(filt: GedFilter, sig, limit: float, stages: _Stages) -> np.ndarray:
+    """The rows of ``sig`` that ``filt``'s stages leave within ``limit``, in row order."""
     found = filt.within(sig, limit)
     if found is not None:
-        rows = np.sort(found[0])  # in row order, as the stages below leave them
         stages.stats["candidates"] = found[2]
         stages.done("filter")
-    else:
-        rows = None  # every graph, until the first stage
-        for name, bound in filt.stages:
-            lb = bound(sig, rows, limit)
-            rows = np.flatnonzero(lb <= limit) if rows is None else rows[lb <= limit]
-            stages.done(name, len(rows))
-        if rows is None:
-            rows = np.arange(len(sig))
-    check = _Checker(coll, query, verify, model, filt, stages, progress)
+        return np.sort(found[0])
+    rows = None  # every graph, until the first stage
+    for name, bound in filt.stages:
+        lb = bound(sig, rows, limit)
+        rows = np.flatnonzero(lb <= limit) if rows is None else rows[lb <= limit]
+        stages.done(name, len(rows))
+    return np.arange(len(sig)) if rows is None else rows
+
+
+def _verified(coll, query: Graph, tau: float, limit: float, rows: np.ndarray, sig, model,
+              verify: Verifier, filt: GedFilter | None, stages: _Stages,
+              progress) -> SearchResult:
+    """The range answer from the candidate ``rows``: each verified within ``tau``."""
     hits, undecided = [], []
     interrupted = False
-    try:
-        for first in range(0, len(rows), _BLOCK):
-            rowids = sig.rowids[rows[first:first + _BLOCK]].tolist()
-            for rowid, out in zip(rowids, check(rowids, tau), strict=True):
-                if out is not None and out.lower <= limit:
-                    hit = Hit(rowid, out.upper, out.lower, out.upper, out.optimal,
-                              out.node_map)
-                    (hits if out.upper <= limit else undecided).append(hit)
-            if check.interrupted:
-                interrupted = True
-                break
-    except KeyboardInterrupt:
-        interrupted = True
+    if len(rows):
+        check = _Checker(coll, query, verify, model, filt, stages, progress)
+        try:
+            for first in range(0, len(rows), _BLOCK):
+                rowids = sig.rowids[rows[first:first + _BLOCK]].tolist()
+                for rowid, out in zip(rowids, check(rowids, tau), strict=True):
+                    if out is not None and out.lower <= limit:
+                        hit = Hit(rowid, out.upper, out.lower, out.upper, out.optimal,
+                                  out.node_map)
+                        (hits if out.upper <= limit else undecided).append(hit)
+                if check.interrupted:
+                    interrupted = True
+                    break
+        except KeyboardInterrupt:
+            interrupted = True
+    else:
+        interrupted = interrupted_now()
     stages.done("verify")
-    ids = coll._store.ids([h.id for h in hits + undecided])  # rowids so far
-    for h in hits + undecided:
-        h.id = ids[h.id]
+    if hits or undecided:
+        ids = coll._store.ids([h.id for h in hits + undecided])  # rowids so far
+        for h in hits + undecided:
+            h.id = ids[h.id]
     hits.sort(key=lambda h: (h.distance, h.lower_bound))
     undecided.sort(key=lambda h: (h.lower_bound, h.upper_bound))
     certified = not interrupted and not undecided and all(h.optimal for h in hits)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gedkit.graph import Graph, label_key
+from gedkit.graph import Graph
 
 __all__ = ["KINDS", "SETS", "Multisets", "Signatures", "Vocabulary", "signature_of"]
 
@@ -107,12 +107,8 @@ def _multiset(ordinals: list[int]) -> tuple[np.ndarray, np.ndarray]:
             np.array([counted[k] for k in keys], dtype=np.int32))
 
 
-_PLAIN = (str, int, float)  # label_key(label) is the label itself
-
-
-def _ordinals(labels, vocab: Vocabulary, new: list) -> list[int]:
-    """Vocabulary ordinals of ``labels`` (looked up by their label_key)."""
-    keys = [lab if type(lab) in _PLAIN else label_key(lab) for lab in labels]
+def _ordinals(keys: tuple, labels: tuple, vocab: Vocabulary, new: list) -> list[int]:
+    """Vocabulary ordinals of the labels whose label_keys are ``keys``."""
     # most keys are known: one dict lookup each, the vocabulary's own method for the others
     known = (vocab.base if isinstance(vocab, _Overlay) else vocab).index.get
     out = [known(key) for key in keys]
@@ -122,13 +118,19 @@ def _ordinals(labels, vocab: Vocabulary, new: list) -> list[int]:
     return out
 
 
-def branch_keys(g: Graph, node_ords: list[int], edge_ords: list[int]) -> list[tuple]:
-    """Each node's branch as ``(node label ordinal, sorted incident edge label ordinals)``."""
+def _incident(g: Graph, edge_ords: list[int]) -> list[list[int]]:
+    """Each node's incident edge label ordinals."""
     incident: list[list[int]] = [[] for _ in range(g.n)]
     for (a, b), e in zip(g.edges.tolist(), edge_ords, strict=True):
         incident[a].append(e)
         incident[b].append(e)
-    return [(node_ords[u], tuple(sorted(incident[u]))) for u in range(g.n)]
+    return incident
+
+
+def branch_keys(g: Graph, node_ords: list[int], edge_ords: list[int]) -> list[tuple]:
+    """Each node's branch as ``(node label ordinal, sorted incident edge label ordinals)``."""
+    return [(u, tuple(sorted(i))) for u, i in zip(node_ords, _incident(g, edge_ords),
+                                                   strict=True)]
 
 
 def signature_of(g: Graph, vocab: dict[str, Vocabulary], new: dict[str, list] | None = None):
@@ -136,13 +138,14 @@ def signature_of(g: Graph, vocab: dict[str, Vocabulary], new: dict[str, list] | 
     ``(n, m, {kind: (ids, counts)})``, and ``g`` as a :func:`record`; a query's signature uses
     the same function."""
     new = new if new is not None else {k: [] for k in KINDS}
-    nodes = _ordinals(g.node_labels, vocab["node"], new["node"])
-    edges = _ordinals(g.edge_labels, vocab["edge"], new["edge"])
-    branches = [vocab["branch"].ordinal(key, None, new["branch"])
-                for key in branch_keys(g, nodes, edges)]
+    nodes = _ordinals(g.node_keys, g.node_labels, vocab["node"], new["node"])
+    edges = _ordinals(g.edge_keys, g.edge_labels, vocab["edge"], new["edge"])
+    incident = _incident(g, edges)
+    keys = [(u, tuple(sorted(i))) for u, i in zip(nodes, incident, strict=True)]
+    branches = _ordinals(keys, keys, vocab["branch"], new["branch"])
     signature = (g.n, g.m, {"node": _multiset(nodes), "edge": _multiset(edges),
                             "branch": _multiset(branches),
-                            "degree": _multiset(g.degrees().tolist())})
+                            "degree": _multiset([len(i) for i in incident])})
     return signature, record(g, nodes, edges)
 
 
