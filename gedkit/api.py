@@ -26,6 +26,8 @@ def ged(
     threshold: float | None = None,
     node_label: str | None = None,
     edge_label: str | None = None,
+    fixed: Any = None,
+    forbidden: Any = None,
     **options: Any,
 ) -> Result:
     """Graph edit distance between ``g1`` and ``g2``, with proven bounds.
@@ -54,6 +56,12 @@ def ged(
     threshold : float, optional
         Only ask whether the distance is at most this value; the search may stop early and
         ``result.within_threshold`` holds the answer.
+    fixed, forbidden : list of (u, v), optional
+        Node pairs every edit path must take (``fixed``) or must not take (``forbidden``):
+        ``u`` a node of g1, ``v`` a node of g2, caller ids; ``(u, None)`` is the deletion
+        of ``u``, ``(None, v)`` the insertion of ``v``. ``fixed=[(u, v)]`` is NetworkX's
+        ``roots=(u, v)``. Every method keeps them and bounds the distance under them (see
+        :mod:`gedkit.constraints`); contradictory pairs raise a :class:`GraphError`.
     **options
         Options of the chosen method.
 
@@ -73,12 +81,16 @@ def ged(
     (3.0, True)
     >>> r.node_map
     [(1, 'a'), (2, 'b'), (None, 'c')]
+    >>> gedkit.ged(g1, g2, fixed=[(2, "c")]).node_map       # O must become the H
+    [(1, 'a'), (2, 'c'), (None, 'b')]
+    >>> gedkit.ged(g1, g2, forbidden=[(2, None)], method="branch").node_map[1]
+    (2, 'b')
     """
     # the clock starts here: reading, compiling costs, imports and kernels all count
     budget = Budget(timeout=timeout, memory=memory, threshold=threshold)
     solver = get_solver(method, **options)
     g1, g2 = as_graphs((g1, g2), node_label, edge_label)
-    problem = get_costs(costs).compile(g1, g2)
+    problem = get_costs(costs).compile(g1, g2).constrained(fixed, forbidden)
     budget.what = f"gedkit.ged ({solver.name}) on graphs of {g1.n} and {g2.n} nodes"
     with interruptible():
         result = solve_within(solver, problem, budget)

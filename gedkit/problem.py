@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -18,7 +18,7 @@ from gedkit.graph import Graph
 from gedkit.numeric import TOL, all_integers
 from gedkit.pair import GraphPair, label_adjacency
 
-__all__ = ["EditOperation", "Problem"]
+__all__ = ["EditOperation", "Problem", "SearchLabels"]
 
 
 
@@ -158,7 +158,14 @@ class Problem(GraphPair):
         always take that route.
     node_labels1, node_labels2 : ndarray of int32
         Jointly interned node-label ids (equal labels, equal ids).
+    allowed : ndarray of bool, shape (n1+1, n2+1), or None
+        Fixed and forbidden node pairs (see :mod:`gedkit.constraints` and
+        :meth:`constrained`): what is not allowed costs :attr:`big_m` in ``node_costs``.
+        None (the default): unconstrained.
     """
+
+    allowed: np.ndarray | None = None
+    big_m: float | None = None
 
     def __init__(
         self,
@@ -191,11 +198,77 @@ class Problem(GraphPair):
         self.adj1 = label_adjacency(g1, self.edge_labels1)
         self.adj2 = label_adjacency(g2, self.edge_labels2)
 
+    # -- fixed and forbidden pairs --------------------------------------------------------------
+    def constrained(self, fixed: Any = None, forbidden: Any = None) -> Problem:
+        """This problem with fixed and forbidden node pairs (caller ids; ``None`` on one side
+        is ε, see :mod:`gedkit.constraints`): every solver's map keeps them, and its bounds
+        bound the constrained distance. Returns ``self`` when both are empty.
+
+        >>> from gedkit import Graph, costs
+        >>> g = Graph({0: "C", 1: "O"}, [(0, 1)])
+        >>> p = costs.uniform().compile(g, g).constrained(fixed=[(0, 1)])
+        >>> p.cost([1, 0]), p.satisfies([1, 0]), p.satisfies([0, 1])
+        (2.0, True, False)
+        """
+        from gedkit.constraints import allowed_matrix
+
+        allowed = allowed_matrix(self, fixed, forbidden)
+        return self if allowed is None else self.with_allowed(allowed)
+
+    def with_allowed(self, allowed: np.ndarray) -> Problem:
+        """This problem restricted further to the ``(n1+1) × (n2+1)`` boolean matrix
+        ``allowed`` (node-index level; :meth:`constrained` speaks caller ids)."""
+        from gedkit.constraints import big_m
+
+        base = self.unconstrained
+        allowed = np.array(allowed, dtype=bool)
+        if self.allowed is not None:
+            allowed &= self.allowed
+        allowed[-1, -1] = True
+        p = Problem.__new__(Problem)
+        p.__dict__.update(base.__dict__)
+        for key in ("_heuristics", "integral_costs", "search_labels"):
+            p.__dict__.pop(key, None)
+        p.largest_cost = base.largest_cost  # the scale of the real costs
+        p.big_m = big_m(base)
+        p.allowed = allowed
+        p._base = base
+        p.node_costs = np.ascontiguousarray(np.where(allowed, base.node_costs, p.big_m))
+        return p
+
+    @property
+    def unconstrained(self) -> Problem:
+        """The same problem without fixed and forbidden pairs (itself when it has none)."""
+        return self.__dict__.get("_base", self)
+
+    def satisfies(self, forward: Any) -> bool:
+        """Whether the node map ``forward`` keeps the fixed and forbidden pairs."""
+        from gedkit.constraints import satisfies
+
+        return satisfies(self.allowed, self.check_map(forward))
+
+    @cached_property
+    def search_labels(self) -> SearchLabels:
+        """Node labels and label costs as exact tree search reads them.
+
+        Unconstrained: the problem's own. With fixed or forbidden pairs, nodes whose allowed
+        entries differ get labels of their own (so that no two nodes the constraints tell
+        apart look interchangeable), priced like the label they refine, at :attr:`big_m`
+        where the constraints forbid every pair of two labels; the costs then no longer
+        depend on label equality alone (``constant`` is None)."""
+        const = self.constant_costs
+        if self.allowed is None:
+            return SearchLabels(self.node_label_matrix, self.node_labels1, self.node_labels2,
+                                None if const is None else const[:3])
+        return _refined_labels(self)
+
     @cached_property
     def constant_costs(self) -> tuple[float, float, float, float, float, float] | None:
         """``(node_ins, node_del, node_sub, edge_ins, edge_del, edge_sub)`` when every cost
-        depends on label equality alone (substitution capped at deletion + insertion), else
-        ``None``. Solvers use it to replace matchings by counting."""
+        of the cost model depends on label equality alone (substitution capped at deletion +
+        insertion), else ``None``. Solvers use it to replace matchings by counting. Fixed
+        and forbidden pairs (:attr:`allowed`) come on top, in ``node_costs`` only: what
+        counts labels is a lower bound then, never a map's cost."""
         declared = getattr(self.cost_model, "equality_costs", None)
         if declared is not None:
             return tuple(declared)
@@ -232,6 +305,11 @@ class Problem(GraphPair):
         p.adj1, p.adj2 = self.adj2, self.adj1
         c = self.constant_costs
         p.__dict__["constant_costs"] = None if c is None else (c[1], c[0], c[2], c[4], c[3], c[5])
+        if self.allowed is not None:
+            p.allowed = np.ascontiguousarray(self.allowed.T)
+            p.big_m = self.big_m
+            p._base = self._base.transposed()
+            p.largest_cost = self.largest_cost
         return p
 
     # -- node maps -----------------------------------------------------------------------------
@@ -311,6 +389,55 @@ class Problem(GraphPair):
 
     def __repr__(self) -> str:
         return f"<Problem n1={self.n1} n2={self.n2} costs={getattr(self.cost_model, 'name', '?')}>"
+
+
+class SearchLabels(NamedTuple):
+    """What tree search reads as node labels: the label-cost matrix, both graphs' label ids,
+    and ``(ins, del, sub)`` when node costs depend on label equality alone, else None."""
+
+    matrix: np.ndarray
+    labels1: np.ndarray
+    labels2: np.ndarray
+    constant: tuple[float, float, float] | None
+
+
+def _refined_labels(p: Problem) -> SearchLabels:
+    """:attr:`Problem.search_labels` of a constrained problem: each node gets the label id of
+    (its label, its row or column of ``allowed``); nodes whose row or column allows all keep
+    their label's id."""
+    allowed, n1, n2 = p.allowed, p.n1, p.n2
+    k = p.node_label_matrix.shape[0] - 1
+    source: list[int] = list(range(k))  # new id -> the label id it refines
+    fresh: dict[tuple, int] = {}
+
+    def refine(labels: np.ndarray, patterns: np.ndarray, side: int) -> np.ndarray:
+        out = labels.astype(np.int64).copy()
+        for x in np.flatnonzero(~patterns.all(axis=1)):
+            key = (side, int(labels[x]), patterns[x].tobytes())
+            if key not in fresh:
+                fresh[key] = len(source)
+                source.append(int(labels[x]))
+            out[x] = fresh[key]
+        return out
+
+    nl1 = refine(p.node_labels1, allowed[:n1, :], 1)
+    nl2 = refine(p.node_labels2, allowed[:, :n2].T, 2)
+    kk = len(source)
+    index = np.append(np.array(source, dtype=np.int64), k)
+    matrix = np.array(p.node_label_matrix, dtype=np.float64)[np.ix_(index, index)]
+    # where no node of label a may take any node of label b (or ε), their cost is big_m
+    one1 = np.zeros((n1 + 1, kk + 1))
+    one1[np.arange(n1), nl1] = 1.0
+    one1[n1, kk] = 1.0
+    one2 = np.zeros((n2 + 1, kk + 1))
+    one2[np.arange(n2), nl2] = 1.0
+    one2[n2, kk] = 1.0
+    pairs = one1.T @ allowed.astype(np.float64) @ one2
+    present = np.outer(one1.sum(axis=0) > 0, one2.sum(axis=0) > 0)
+    matrix[present & (pairs < 0.5)] = p.big_m
+    matrix[kk, kk] = 0.0
+    return SearchLabels(np.ascontiguousarray(matrix), nl1.astype(np.int32), nl2.astype(np.int32),
+                        None)
 
 
 def capped_edge_costs(edge_label_matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

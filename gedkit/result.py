@@ -64,8 +64,14 @@ class Result(PairResult):
         """Build a result whose upper bound is the recomputed cost of ``forward``.
 
         The lower bound is clamped to the upper bound (a bound that crosses it would only
-        reflect rounding)."""
+        reflect rounding). On a problem with fixed or forbidden pairs a map that breaks them
+        is first repaired (:func:`gedkit.constraints.repair`), so every result keeps them."""
         forward = np.ascontiguousarray(forward, dtype=np.int64)
+        if problem.allowed is not None and not problem.satisfies(forward):
+            from gedkit.constraints import repair
+
+            forward = repair(problem, forward)
+            stats = {**(stats or {}), "repaired": True}
         ub = problem.cost(forward)  # validates the map too
         lb = min(float(lower_bound), ub)
         if lb >= ub - tolerance(ub):

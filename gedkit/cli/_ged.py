@@ -38,6 +38,16 @@ def register(subparsers: Any) -> None:
         "--threshold", type=float, metavar="T",
         help="only decide whether the distance is at most T (may stop early)",
     )
+    parser.add_argument(
+        "--fixed", action="append", default=[], metavar="U:V",
+        help="every edit path substitutes node U of A by node V of B (repeatable); U: "
+        "deletes U, :V inserts V (NetworkX's roots=(U, V))",
+    )
+    parser.add_argument(
+        "--forbidden", action="append", default=[], metavar="U:V",
+        help="no edit path substitutes U by V (repeatable); U: keeps U from deletion, :V "
+        "keeps V from insertion",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON for programs")
     parser.add_argument("--no-path", action="store_true", help="leave out node map and edit path")
     add_draw_arguments(parser, "the edit path on both graphs")
@@ -83,13 +93,53 @@ def run(args: argparse.Namespace) -> int:
         raise OptionError("--steps draws the edit path step by step: give --draw OUT too")
     check_draw(args)
     g1, g2 = read_pair(args)
+    fixed = [node_pair(text, g1, g2, "--fixed") for text in args.fixed]
+    forbidden = [node_pair(text, g1, g2, "--forbidden") for text in args.forbidden]
     result = ged(g1, g2, costs=args.costs, method=args.method, timeout=args.timeout,
-                 **options)
+                 fixed=fixed, forbidden=forbidden, **options)
     drop = ("node_map", "edit_path") if args.no_path else ()
     text = "" if args.json else report(result, args.threshold, path=not args.no_path)
     print_result(result, args.json, drop, text)
     write_picture(args, lambda out: result.draw(out, steps=args.steps))
     return finish(result, args)
+
+
+def node_pair(text: str, g1: Any, g2: Any, flag: str) -> tuple[Any, Any]:
+    """``U:V`` of ``--fixed``/``--forbidden`` as node ids of A and B (an empty side is None:
+    deletion or insertion); a node is named by its id as printed. Of the ``:`` in ``text``,
+    the one that splits it into two nodes (or a node and nothing) counts.
+
+    >>> from gedkit import Graph
+    >>> g1, g2 = Graph({0: "C", "x:1": "O"}, []), Graph({"a": "C"}, [])
+    >>> node_pair("0:a", g1, g2, "--fixed"), node_pair("x:1:", g1, g2, "--fixed")
+    ((0, 'a'), ('x:1', None))
+    >>> node_pair("7:a", g1, g2, "--fixed")
+    Traceback (most recent call last):
+    ...
+    gedkit.errors.OptionError: --fixed 7:a: 7 is not a node of A (nodes: 0, x:1)
+    """
+    def node(g: Any, side: str) -> Any:
+        if side == "":
+            return None
+        return next((x for x in g.ids if str(x) == side), _MISSING)
+
+    splits = [k for k, ch in enumerate(text) if ch == ":"]
+    if not splits:
+        raise OptionError(f"{flag} takes U:V (a node of A, a node of B); got {text!r}")
+    for k in splits:
+        u, v = node(g1, text[:k]), node(g2, text[k + 1:])
+        if u is not _MISSING and v is not _MISSING:
+            if u is None and v is None:
+                raise OptionError(f"{flag} {text}: names no node")
+            return u, v
+    k = splits[0]
+    side, g, name = (text[:k], g1, "A") if node(g1, text[:k]) is _MISSING else (
+        text[k + 1:], g2, "B")
+    shown = ", ".join(map(str, g.ids[:8])) + (", ..." if g.n > 8 else "")
+    raise OptionError(f"{flag} {text}: {side} is not a node of {name} (nodes: {shown})")
+
+
+_MISSING = object()
 
 
 def finish(result: Any, args: argparse.Namespace) -> int:

@@ -10,7 +10,12 @@ broke.
 >>> check_solver("bipartite", pairs=4)
 """
 
-from gedkit.testing.brute import brute_force_ged, brute_force_mces, direct_count
+from gedkit.testing.brute import (
+    brute_force_ged,
+    brute_force_mces,
+    brute_force_optimal_maps,
+    direct_count,
+)
 from gedkit.testing.contract import (
     check_all_mces_methods,
     check_all_solvers,
@@ -18,17 +23,19 @@ from gedkit.testing.contract import (
     check_mces_result,
     check_solver,
 )
-from gedkit.testing.generate import random_costs, random_graph
+from gedkit.testing.generate import random_constraints, random_costs, random_graph
 
 __all__ = [
     "brute_force_ged",
     "brute_force_mces",
+    "brute_force_optimal_maps",
     "check_all_mces_methods",
     "check_all_solvers",
     "check_mces_method",
     "check_mces_result",
     "check_solver",
     "direct_count",
+    "random_constraints",
     "random_costs",
     "random_graph",
 ]

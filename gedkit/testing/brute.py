@@ -9,28 +9,52 @@ import numpy as np
 from gedkit.graph import Graph, label_key
 from gedkit.problem import Problem
 
-__all__ = ["brute_force_ged", "brute_force_mces", "direct_count"]
+__all__ = ["brute_force_ged", "brute_force_mces", "brute_force_optimal_maps", "direct_count"]
 
 
 def brute_force_ged(problem: Problem) -> float:
     """The minimum of :meth:`Problem.cost` over every node map (tiny graphs only: the maps
-    number about ``(n1 + n2)! / n2!``).
+    number about ``(n1 + n2)! / n2!``). On a problem with fixed or forbidden pairs, the
+    minimum over the maps that keep them, each priced by the unconstrained problem.
 
     >>> from gedkit import Graph, costs
     >>> p = costs.uniform().compile(Graph({0: "C"}, []), Graph({0: "N", 1: "C"}, [(0, 1)]))
     >>> brute_force_ged(p)
     2.0
+    >>> brute_force_ged(p.constrained(fixed=[(0, 0)]))   # C -> N: relabel, insert C and edge
+    3.0
     """
+    return brute_force_optimal_maps(problem)[0]
+
+
+def brute_force_optimal_maps(problem: Problem, tol: float = 1e-9) -> tuple[float, list]:
+    """The distance (as :func:`brute_force_ged`) and every node map that reaches it (as
+    tuples of ``forward``), in the order enumerated.
+
+    >>> from gedkit import Graph, costs
+    >>> path = Graph({0: "C", 1: "C"}, [(0, 1)])
+    >>> brute_force_optimal_maps(costs.uniform().compile(path, path))
+    (0.0, [(0, 1), (1, 0)])
+    """
+    from gedkit.constraints import satisfies
+
     n1, n2 = problem.n1, problem.n2
-    if n1 == 0:
-        return problem.cost(np.empty(0, dtype=np.int64))
-    best = np.inf
+    base = problem.unconstrained
+    best, maps = np.inf, []
     seen = set()
     for perm in itertools.permutations(list(range(n2)) + [-1] * n1, n1):
-        if perm not in seen:
-            seen.add(perm)
-            best = min(best, problem.cost(np.array(perm, dtype=np.int64)))
-    return best
+        if perm in seen:
+            continue
+        seen.add(perm)
+        forward = np.array(perm, dtype=np.int64)
+        if not satisfies(problem.allowed, forward):
+            continue
+        cost = base.cost(forward)
+        if cost < best - tol * max(1.0, abs(best) if best < np.inf else 1.0):
+            best, maps = cost, [perm]
+        elif cost <= best + tol * max(1.0, abs(best)):
+            maps.append(perm)
+    return best, maps
 
 
 def direct_count(g1: Graph, g2: Graph, pairs: dict) -> int:

@@ -25,7 +25,7 @@ from gedkit.budget import Budget
 from gedkit.errors import MissingDependencyError, OptionError
 from gedkit.graph import Graph, label_key
 from gedkit.testing.brute import brute_force_ged, brute_force_mces, direct_count
-from gedkit.testing.generate import random_costs, random_graph
+from gedkit.testing.generate import random_constraints, random_costs, random_graph
 
 __all__ = [
     "check_all_mces_methods", "check_all_solvers", "check_mces_method", "check_mces_result",
@@ -41,7 +41,7 @@ _ATOMS, _BONDS = ("C", "N"), (1, 2)
 
 
 def check_solver(method: str | type, *, pairs: int = 25, seed: int = 7,
-                 timeout: float = 30.0) -> None:
+                 timeout: float = 30.0, constrained: int = 12) -> None:
     """Run the GED contract on ``method`` (a registered name or a
     :class:`~gedkit.solvers.base.Solver` subclass); raise :class:`AssertionError` on a
     breach.
@@ -57,6 +57,10 @@ def check_solver(method: str | type, *, pairs: int = 25, seed: int = 7,
         Seed of the pairs.
     timeout : float
         Seconds each tiny pair may take.
+    constrained : int
+        Further tiny pairs with random fixed and forbidden node pairs
+        (:mod:`gedkit.constraints`): the map keeps them and the bounds bracket the
+        brute-force distance under them.
 
     Examples
     --------
@@ -89,6 +93,7 @@ def check_solver(method: str | type, *, pairs: int = 25, seed: int = 7,
                f"{where}: edit path costs {path_cost}, upper bound {result.upper_bound}")
         if cls.exact:
             _check(result.optimal, f"{where}: an exact solver did not prove its answer")
+    _check_constrained(cls, solver, constrained, seed, timeout)
     # a time limit returns bounds, never raises
     rng = np.random.default_rng(2)
     g1 = random_graph(rng, 24, p=0.3, n_labels=2)
@@ -189,6 +194,33 @@ def check_mces_result(result: Any, g1: Graph, g2: Graph, where: str = "result") 
 
 
 # -- helpers -----------------------------------------------------------------------------------
+
+def _check_constrained(cls: type, solver: Any, pairs: int, seed: int, timeout: float) -> None:
+    """The GED checks on tiny pairs with random fixed and forbidden node pairs."""
+    rng = np.random.default_rng(seed + 1)
+    for trial in range(pairs):
+        g1 = random_graph(rng, int(rng.integers(1, 6)))
+        g2 = random_graph(rng, int(rng.integers(1, 6)))
+        fixed, forbidden = random_constraints(rng, g1, g2)
+        model = random_costs(rng) if trial % 2 else costs.uniform()
+        problem = model.compile(g1, g2).constrained(fixed, forbidden)
+        where = (f"{cls.name} on constrained pair {trial} (seed {seed}, {g1.n} and {g2.n} "
+                 f"nodes, fixed={fixed}, forbidden={forbidden})")
+        result = solver.solve(problem, Budget(timeout=timeout))
+        _check(problem.satisfies(result.assignment),
+               f"{where}: node map {result.node_map} breaks the constraints")
+        exact = brute_force_ged(problem)
+        _check(result.lower_bound <= exact + _TOL <= result.upper_bound + 2 * _TOL,
+               f"{where}: bounds {result.lower_bound}..{result.upper_bound} miss the "
+               f"constrained distance {exact}")
+        real = problem.unconstrained.cost(result.assignment)
+        _check(problem.cost(result.assignment) == result.upper_bound
+               and abs(real - result.upper_bound) <= 1e-9 * max(1.0, real),
+               f"{where}: upper bound {result.upper_bound} is not the cost of its node map "
+               f"({real})")
+        if cls.exact:
+            _check(result.optimal, f"{where}: an exact solver did not prove its answer")
+
 
 def _check(condition: bool, message: str) -> None:
     if not condition:

@@ -11,7 +11,7 @@ from gedkit import costs
 from gedkit.costs.base import CostModel
 from gedkit.graph import Graph
 
-__all__ = ["random_costs", "random_graph"]
+__all__ = ["random_constraints", "random_costs", "random_graph"]
 
 
 def random_graph(rng: np.random.Generator, n: int, p: float = 0.4, n_labels: int = 3,
@@ -52,3 +52,41 @@ def random_costs(rng: np.random.Generator, n_labels: int = 3, e_labels: int = 2,
         edge_sub=lambda a, b: esub[a, b], edge_del=lambda a: edel[a], edge_ins=lambda b: eins[b],
         symmetric=symmetric,
     )
+
+
+def random_constraints(rng: np.random.Generator, g1: Graph, g2: Graph, most: int = 3,
+                       tries: int = 20) -> tuple[list, list]:
+    """Random ``(fixed, forbidden)`` node pairs (caller ids, ``None`` for ε; see
+    :mod:`gedkit.constraints`) that some node map keeps: up to ``most`` of each, fewer when
+    the draws keep contradicting each other.
+
+    >>> g = random_graph(np.random.default_rng(1), 3)
+    >>> fixed, forbidden = random_constraints(np.random.default_rng(2), g, g)
+    >>> costs.uniform().compile(g, g).constrained(fixed, forbidden).allowed is not None
+    True
+    """
+    from gedkit.constraints import allowed_matrix
+    from gedkit.errors import GraphError
+
+    problem = costs.uniform().compile(g1, g2)
+    side1, side2 = [*g1.ids, None], [*g2.ids, None]
+    best: tuple[list, list] = ([], [])
+    for _ in range(tries):
+        draw = []
+        for count in rng.integers(0, most + 1, size=2):
+            pairs = []
+            for _ in range(int(count)):
+                u = side1[int(rng.integers(len(side1)))]
+                v = side2[int(rng.integers(len(side2)))]
+                if u is not None or v is not None:
+                    pairs.append((u, v))
+            draw.append(pairs)
+        try:
+            allowed_matrix(problem, *draw)
+        except GraphError:
+            continue
+        if len(draw[0]) + len(draw[1]) > len(best[0]) + len(best[1]):
+            best = (draw[0], draw[1])
+        if best[0] or best[1]:
+            return best
+    return best

@@ -87,7 +87,8 @@ class TreeSearch:
         n1 = p.n1
         self.depth_first = depth_first
         self.stats = {"expanded": 0, "generated": 0, "peak_states": 0, "peak_bytes": 0}
-        const = p.constant_costs
+        # node labels as the search reads them (refined by fixed and forbidden pairs, if any)
+        const = p.constant_costs if p.search_labels.constant is not None else None
         if counting is None or const is None:
             counting = const is not None
         self.counting, self.branch = counting, bound == "branch"
@@ -125,18 +126,19 @@ class TreeSearch:
 
         p, n1, n2 = self.p, self.p.n1, self.p.n2
         const = p.constant_costs
-        nconst = _label_costs(None if const is None else const[:3])
+        labels = p.search_labels
+        nconst = _label_costs(labels.constant)
         econst = _label_costs(None if const is None else const[3:])
         ptr1, nbr1, lab1 = neighbour_lists(p.adj1)
         ptr2, nbr2, lab2 = neighbour_lists(p.adj2)
-        order = matching_order(p.adj1, p.node_labels1, p.node_labels2)
+        order = matching_order(p.adj1, labels.labels1, labels.labels2)
         self.kernel = kernel
         self.args = (
-            p.node_costs, p.adj1, p.adj2, p.edge_label_matrix, p.node_label_matrix,
-            p.node_labels1, p.node_labels2, nconst, econst,
+            p.node_costs, p.adj1, p.adj2, p.edge_label_matrix, labels.matrix,
+            labels.labels1, labels.labels2, nconst, econst,
             p.g1.edges, p.edge_labels1, p.g2.edges, p.edge_labels2,
             ptr1, nbr1, lab1, ptr2, nbr2, lab2, order,
-            twin_classes(p.adj2, p.node_labels2),
+            twin_classes(p.adj2, labels.labels2),
         )
         self.capacity = min(max(_FIRST_CAPACITY, 4 * (n2 + 1)), self.max_capacity)
         self.arrays = _allocate(self.capacity, n1)
@@ -275,11 +277,11 @@ def _workspace_bytes(p: Problem, branch: bool) -> int:
     """What the kernel allocates besides the frontier (its work arrays, per call)."""
     n1, n2 = p.n1, p.n2
     size = max(n1, n2, p.g1.m, p.g2.m) + 1
-    kn, ke = p.node_label_matrix.shape[0], p.edge_label_matrix.shape[0]
+    kn, ke = p.search_labels.matrix.shape[0], p.edge_label_matrix.shape[0]
     degree = int(p.g2.degrees().max(initial=0))
     words = (2 * n1 * ke + (n2 + 1) * (ke + degree + 16) + 12 * (n1 + n2) + 4 * size
              + 4 * (kn + ke))
-    if p.constant_costs is None:
+    if p.constant_costs is None or p.search_labels.constant is None:
         words += (2 * size + 1) ** 2 + 12 * size  # matchings of label multisets
     if branch:
         words += 2 * n2 * n2
