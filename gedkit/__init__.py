@@ -24,6 +24,8 @@ _LAZY = {
     "Problem": "gedkit.problem",
     "Result": "gedkit.result",
     "ged": "gedkit.api",
+    "optimal_edit_paths": "gedkit.edit_paths",
+    "EditPaths": "gedkit.edit_paths",
     "pairwise": "gedkit.pairwise",
     "UnlabelledWarning": "gedkit.errors",
     "InterruptedWarning": "gedkit.budget",
