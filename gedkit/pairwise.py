@@ -9,6 +9,17 @@ Worker processes receive the graphs, the cost model and the configured solver on
 chunks of index pairs over a pipe, and send each pair's bounds back as soon as it is solved: the
 progress moves pair by pair, a pair that runs long can be named, and a worker that dies costs
 only the pair it was on (a fresh worker takes the rest of its chunk).
+
+With ``client=`` (a ``dask.distributed.Client``) the same chunks are the tasks of a Dask
+cluster instead: the graphs, the cost model and the solver are broadcast to every worker once,
+each task solves one chunk, and a worker that is lost has its tasks run again elsewhere by the
+scheduler. Both run through one layer (:func:`_chunks` cuts the work, :class:`_Gather` takes
+every finished pair into the result, the progress and the ``out=`` file), so the matrices are
+the same whichever ran them.
+
+With ``out=PATH`` every finished pair is written to an SQLite file as it arrives (committed
+once per chunk, see :mod:`gedkit.pairwise_store`), and the same call run again reads the pairs
+done and solves only the others.
 """
 
 from __future__ import annotations
@@ -26,7 +37,7 @@ import time
 import types
 import warnings
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -56,6 +67,8 @@ DEFAULT_TIMEOUT = PAIR_TIMEOUT
 STATUSES = ("optimal", "bounded", "failed", "pending")
 
 _MAX_CHUNK = 32  # pairs per task: small enough to balance load
+_MAX_DASK_CHUNK = 256  # pairs per Dask task: the scheduler pays about a millisecond a task
+_DASK_WINDOW = 4  # Dask tasks in flight per worker thread
 _BAR_DELAY = 2.0  # seconds of work before the automatic progress bar appears
 _LINE_EVERY = 10.0  # seconds between plain progress lines when stderr is not a terminal
 _LONG_PAIR = 10.0  # a pair running this long (or twice its time limit) gets a notice
@@ -91,6 +104,15 @@ class PairwiseResult:
         ``(i, j) -> reason`` for every failed entry.
     interrupted : bool
         Whether Ctrl-C stopped the batch before every pair was done.
+    node_maps : dict or None
+        With ``node_maps=True``: ``(i, j) -> forward`` for every pair of :attr:`pairs` solved
+        (or resumed), where ``forward[u]`` is the node of ``graphs_b[j]`` (index) that node
+        ``u`` of ``graphs_a[i]`` becomes, -1 where it is deleted; the map realises
+        ``upper_bound[i, j]``. None otherwise.
+    out : str or None
+        The results file the pairs were written to (``out=``).
+    resumed : int
+        How many pairs were read from ``out`` instead of solved.
     """
 
     lower_bound: np.ndarray
@@ -102,6 +124,9 @@ class PairwiseResult:
     timeout: float | None
     errors: dict[tuple[int, int], str] = field(default_factory=dict)
     interrupted: bool = False
+    node_maps: dict[tuple[int, int], np.ndarray] | None = None
+    out: str | None = None
+    resumed: int = 0
 
     @property
     def distance(self) -> np.ndarray:
@@ -178,6 +203,9 @@ def pairwise(
     timeout: float | None = DEFAULT_TIMEOUT,
     memory: int | None = None,
     n_jobs: int = 1,
+    client: Any = None,
+    out: str | os.PathLike | None = None,
+    node_maps: bool = False,
     progress: bool | None = None,
     chunk_size: int | None = None,
     node_label: str | list[str] | None = None,
@@ -209,6 +237,21 @@ def pairwise(
         failed entry, and a fresh worker goes on with the rest.
     n_jobs : int
         Worker processes; -1 uses every available core, -2 all but one, and so on.
+    client : dask.distributed.Client, optional
+        Run on this Dask cluster instead of local processes (needs ``gedkit[dask]``): the
+        graphs, cost model and solver go to every worker once, chunks of pairs are its tasks,
+        a lost worker's tasks are run again on the others (a chunk that kills workers every
+        time fails its pairs, like a dying worker process). The result is the one a local run
+        gives.
+    out : str or path, optional
+        An SQLite file where every finished pair is written as it arrives (its bounds, status,
+        time and node map; see :mod:`gedkit.pairwise_store`). Run the same call again with
+        the same ``out`` and it resumes: pairs already optimal or bounded are read, not
+        solved (:attr:`PairwiseResult.resumed` counts them); failed ones are tried again. A
+        file holding another job (other graphs, costs, method, options or limits) is refused.
+        Ctrl-C, a killed process or a lost worker lose at most the chunks in flight.
+    node_maps : bool
+        Keep each computed pair's node map in :attr:`PairwiseResult.node_maps`.
     progress : bool, optional
         ``True``: a progress bar on stderr; ``False``: nothing. By default a bar appears on a
         terminal once the work has taken a couple of seconds, and where stderr is not a
@@ -233,6 +276,10 @@ def pairwise(
     ------
     OptionError, CostModelError
         For an unknown method or cost model, or a bad option value, before any work starts.
+    MissingDependencyError
+        For ``client=`` without Dask installed (``pip install 'gedkit[dask]'``).
+    GedkitError
+        For an ``out`` file that holds another job or is not a results file.
 
     Examples
     --------
@@ -249,6 +296,8 @@ def pairwise(
     (True, 6)
     >>> gedkit.pairwise(graphs[:1], graphs[1:]).distance.tolist()
     [[2.0, 3.0]]
+    >>> gedkit.pairwise(graphs[:1], graphs[1:], node_maps=True).node_maps[0, 1].tolist()
+    [0, -1]
     """
     from gedkit.costs import get as get_costs
     from gedkit.solvers import get_solver
@@ -258,10 +307,19 @@ def pairwise(
     solver = get_solver(method, **options)
     Budget(timeout=timeout, memory=memory)  # checks both values
     jobs = _resolve_jobs(n_jobs)
+    if client is not None:
+        from gedkit.cluster import as_client
+
+        client = as_client(client)
+        if jobs != 1:
+            raise OptionError("give n_jobs= (local processes) or client= (a Dask cluster), "
+                              "not both")
     if chunk_size is not None and not _is_int(chunk_size, 1):
         raise OptionError(f"chunk_size must be a positive integer, got {chunk_size!r}")
     if progress not in (None, True, False):
         raise OptionError(f"progress must be True, False or None (automatic), got {progress!r}")
+    if node_maps not in (True, False):
+        raise OptionError(f"node_maps must be True or False, got {node_maps!r}")
     rows, bad_rows = _graphs(graphs_a, "graphs_a", node_label, edge_label)
     square = graphs_b is None
     cols, bad_cols = (
@@ -275,41 +333,49 @@ def pairwise(
         lower_bound=np.zeros(shape), upper_bound=np.full(shape, np.inf), time=np.zeros(shape),
         status=np.full(shape, "pending", dtype=f"<U{max(map(len, STATUSES))}"),
         method=solver.name, pairs=pairs, timeout=timeout,
+        node_maps={} if node_maps else None,
+        out=None if out is None else os.fspath(out),
     )
-    shown = _Progress(progress, len(pairs), timeout, rows, cols)
+    store = None
+    if out is not None:
+        from gedkit.pairwise_store import PairStore, job_header
 
-    def record(i: int, j: int, entry: _Entry) -> None:
-        for a, b in ((i, j), (j, i)) if mirror else ((i, j),):
-            result.lower_bound[a, b], result.upper_bound[a, b] = entry.lower, entry.upper
-            result.time[a, b], result.status[a, b] = entry.time, entry.status
-            if entry.error is not None:
-                result.errors[a, b] = entry.error
-        shown.add(entry.status)
-
-    todo = []
-    for i, j in pairs.tolist():
-        reason = bad_rows.get(i) or bad_cols.get(j)
-        if reason is None:
-            todo.append((i, j))
-        else:
-            record(i, j, _Entry(0.0, math.inf, 0.0, "failed", reason))
-
-    worker = _PairSolver(rows, cols, model, solver, timeout, memory, diagonal=square)
+        store = PairStore(out, job_header(rows, cols, square, model, solver, timeout, memory))
     try:
-        result.interrupted = _run(worker, todo, jobs, chunk_size, record, shown)
-    except KeyboardInterrupt:
-        result.interrupted = True
+        gather = _Gather(result, mirror, store, solver.name)
+        done = gather.resume()
+        todo = []
+        for i, j in pairs.tolist():
+            if (i, j) in done:
+                continue
+            reason = bad_rows.get(i) or bad_cols.get(j)
+            if reason is None:
+                todo.append((i, j))
+            else:
+                gather.pair(i, j, _Entry(0.0, math.inf, 0.0, "failed", reason))
+        gather.chunk_done()
+        gather.shown = shown = _Progress(progress, len(todo), timeout, rows, cols)
+        worker = _PairSolver(rows, cols, model, solver, timeout, memory, diagonal=square)
+        try:
+            result.interrupted = _run(worker, todo, jobs, client, chunk_size, gather, shown)
+        except KeyboardInterrupt:
+            result.interrupted = True
+        finally:
+            shown.close()
     finally:
-        shown.close()
+        if store is not None:
+            store.close()
     if result.interrupted:
         # an entry Ctrl-C caught half-recorded is pending like the others, with their bounds
         pending = result.status == "pending"
         result.lower_bound[pending], result.upper_bound[pending] = 0.0, math.inf
         result.time[pending] = 0.0
         counts = result.counts()
+        kept = f"; those done are in {result.out}" if result.out else ""
         warnings.warn(
             f"pairwise was interrupted: {len(pairs) - counts['pending']} of {len(pairs)} pairs "
-            f"done; the {counts['pending']} others have status 'pending' (bounds 0 and inf)",
+            f"done; the {counts['pending']} others have status 'pending' (bounds 0 and inf)"
+            f"{kept}",
             InterruptedWarning,
             stacklevel=2,
         )
@@ -325,6 +391,7 @@ class _Entry(NamedTuple):
     status: str
     error: str | None = None
     interrupted: bool = False  # the solve was stopped by Ctrl-C: stop the batch
+    node_map: bytes | None = None  # int32 indices into the column graph, -1: deleted
 
 
 def _solve(solver: Solver, problem: Problem, budget: Budget) -> Result:
@@ -357,8 +424,9 @@ class _PairSolver:
         try:
             problem = self.model.compile(self.rows[i], self.cols[j])
             # Costs are non-negative, so a free identity map proves distance 0.
-            if self.diagonal and i == j and problem.cost(np.arange(problem.n1)) == 0:
-                return _Entry(0.0, 0.0, 0.0, "optimal")
+            identity = np.arange(problem.n1)
+            if self.diagonal and i == j and problem.cost(identity) == 0:
+                return _Entry(0.0, 0.0, 0.0, "optimal", node_map=_packed(identity))
             result = _solve(self.solver, problem, budget)
         except Exception as exc:  # a user cost function, a label the model rejects, memory...
             return _Entry(0.0, math.inf, budget.elapsed(), "failed", _reason(exc))
@@ -366,7 +434,16 @@ class _PairSolver:
             result.lower_bound, result.upper_bound, result.time,
             "optimal" if result.optimal else "bounded",
             interrupted=result.stats.get("stopped") == "interrupted",
+            node_map=_packed(result.assignment),
         )
+
+
+def _packed(forward: Any) -> bytes:
+    return np.asarray(forward, dtype="<i4").tobytes()
+
+
+def _unpacked(node_map: bytes | None) -> np.ndarray | None:
+    return None if node_map is None else np.frombuffer(node_map, dtype="<i4").astype(np.int64)
 
 
 def _reason(exc: BaseException) -> str:
@@ -430,35 +507,102 @@ def _resolve_jobs(n_jobs: int) -> int:
     return int(jobs)
 
 
+class _Gather:
+    """Where every finished pair goes, whichever backend solved it: the result's matrices (and
+    the mirrored entry), its node maps, the ``out`` file and the progress."""
+
+    def __init__(self, result: PairwiseResult, mirror: bool, store: Any, method: str):
+        self.result, self.mirror, self.store, self.method = result, mirror, store, method
+        self.shown: _Progress | None = None
+
+    def resume(self) -> set[tuple[int, int]]:
+        """Record the pairs the ``out`` file holds as done; their indices."""
+        done: set[tuple[int, int]] = set()
+        if self.store is None:
+            return done
+        shape = self.result.shape
+        for i, j, lower, upper, seconds, status, node_map in self.store.done():
+            if not (0 <= i < shape[0] and 0 <= j < shape[1]):
+                continue
+            self._record(i, j, _Entry(lower, upper, seconds, status, node_map=node_map))
+            done.add((i, j))
+        self.result.resumed = len(done)
+        return done
+
+    def pair(self, i: int, j: int, entry: _Entry) -> None:
+        """One pair done: recorded, queued for the file (unless Ctrl-C cut its solve short,
+        so a resumed job solves it again in full), counted."""
+        self._record(i, j, entry)
+        if self.store is not None and not entry.interrupted:
+            self.store.add(i, j, entry.lower, entry.upper, entry.time, entry.status,
+                           entry.error, entry.node_map, self.method)
+        if self.shown is not None:
+            self.shown.add(entry.status)
+
+    def chunk_done(self) -> None:
+        """A chunk is in: write what is queued (one transaction)."""
+        if self.store is not None:
+            self.store.commit()
+
+    def _record(self, i: int, j: int, entry: _Entry) -> None:
+        result = self.result
+        for a, b in ((i, j), (j, i)) if self.mirror else ((i, j),):
+            result.lower_bound[a, b], result.upper_bound[a, b] = entry.lower, entry.upper
+            result.time[a, b], result.status[a, b] = entry.time, entry.status
+            if entry.error is not None:
+                result.errors[a, b] = entry.error
+        if result.node_maps is not None and entry.node_map is not None:
+            result.node_maps[i, j] = _unpacked(entry.node_map)
+
+
+def _chunks(todo: list[tuple[int, int]], parallel: int, chunk_size: int | None,
+            largest: int = _MAX_CHUNK) -> deque[list[tuple[int, int]]]:
+    """``todo`` cut into the chunks every backend hands out (a task each): ``chunk_size``
+    pairs, or by default about four chunks per worker, at most ``largest`` pairs each."""
+    chunk = chunk_size or max(1, min(largest, len(todo) // (4 * parallel)))
+    return deque(todo[k : k + chunk] for k in range(0, len(todo), chunk))
+
+
 def _run(
     worker: _PairSolver,
     todo: list[tuple[int, int]],
     jobs: int,
+    client: Any,
     chunk_size: int | None,
-    record: Callable[[int, int, _Entry], None],
+    gather: _Gather,
     shown: _Progress,
 ) -> bool:
-    """Solve ``todo``, calling ``record`` per pair as it is done, in this process or in
-    ``jobs`` workers; True if Ctrl-C stopped a solve (KeyboardInterrupt goes through)."""
+    """Solve ``todo``, handing each pair to ``gather`` as it is done, on the Dask ``client``,
+    in this process or in ``jobs`` workers; True if Ctrl-C stopped a solve (KeyboardInterrupt
+    goes through)."""
+    if not todo:
+        return False
+    if client is not None:
+        from gedkit.cluster import parallelism
+
+        parallel = parallelism(client)
+        chunks = _chunks(todo, parallel, chunk_size, _MAX_DASK_CHUNK)
+        return _run_dask(worker, chunks, client, parallel, gather, shown)
     context = _context(worker) if jobs > 1 and len(todo) > 1 else None
     if context is None:
-        return _run_here(worker, todo, record, shown)
-    chunk = chunk_size or max(1, min(_MAX_CHUNK, len(todo) // (4 * jobs)))
-    chunks = deque(todo[k : k + chunk] for k in range(0, len(todo), chunk))
-    return _run_pool(worker, chunks, min(jobs, len(chunks)), context, record, shown)
+        return _run_here(worker, _chunks(todo, 1, chunk_size), gather, shown)
+    chunks = _chunks(todo, jobs, chunk_size)
+    return _run_pool(worker, chunks, min(jobs, len(chunks)), context, gather, shown)
 
 
-def _run_here(worker: _PairSolver, todo, record, shown: _Progress) -> bool:
+def _run_here(worker: _PairSolver, chunks: deque, gather: _Gather, shown: _Progress) -> bool:
     running: dict[tuple[int, int], float] = {}
     # a first Ctrl-C makes the running solve return its bounds (kept), a second one raises
     with interruptible(), _Ticker(shown, running):
-        for i, j in todo:
-            running[i, j] = time.perf_counter()
-            entry = worker.entry(i, j)
-            del running[i, j]
-            record(i, j, entry)
-            if entry.interrupted:
-                return True
+        for chunk in chunks:
+            for i, j in chunk:
+                running[i, j] = time.perf_counter()
+                entry = worker.entry(i, j)
+                del running[i, j]
+                gather.pair(i, j, entry)
+                if entry.interrupted:
+                    return True
+            gather.chunk_done()
     return False
 
 
@@ -565,7 +709,8 @@ class _Worker:
         self.conn.close()
 
 
-def _run_pool(worker, chunks: deque, jobs: int, context, record, shown: _Progress) -> bool:
+def _run_pool(worker, chunks: deque, jobs: int, context, gather: _Gather,
+              shown: _Progress) -> bool:
     """Feed ``chunks`` to ``jobs`` worker processes, replacing any that dies or outgrows its
     share of memory; its pair in progress becomes a failed entry."""
     limit = _worker_memory_limit(jobs)
@@ -584,28 +729,84 @@ def _run_pool(worker, chunks: deque, jobs: int, context, record, shown: _Progres
             multiprocessing.connection.wait(
                 [w.conn for w in busy] + [w.process.sentinel for w in busy], timeout=_TICK
             )
+            finished_chunk = False
             for k, w in enumerate(workers):
                 for (i, j), entry in w.receive():
-                    record(i, j, entry)
+                    gather.pair(i, j, entry)
                     if entry.interrupted:
                         return True
+                finished_chunk |= not w.busy
                 reason = _lost(w, limit)
                 if reason is None:
                     continue
                 for (i, j), entry in w.receive():  # what it sent before it went
-                    record(i, j, entry)
+                    gather.pair(i, j, entry)
                 if w.busy:
-                    record(*w.current, _Entry(
+                    gather.pair(*w.current, _Entry(
                         0.0, math.inf, time.perf_counter() - w.since, "failed", reason
                     ))
                     if w.received + 1 < len(w.chunk):
                         chunks.appendleft(w.chunk[w.received + 1 :])
                 w.stop(wait=False)
                 workers[k] = _Worker(context, worker)
+            if finished_chunk:
+                gather.chunk_done()
             shown.tick([(w.current, w.since) for w in workers if w.busy])
     finally:
         for w in workers:
             w.stop(wait=finished)
+        gather.chunk_done()
+
+
+# -- a Dask cluster --------------------------------------------------------------------------
+
+
+def _solve_chunk(worker: _PairSolver, chunk: list[tuple[int, int]]) -> list[_Entry]:
+    """A Dask task: the entries of one chunk, in order."""
+    return [worker.entry(i, j) for i, j in chunk]
+
+
+def _run_dask(worker: _PairSolver, chunks: deque, client: Any, parallel: int,
+              gather: _Gather, shown: _Progress) -> bool:
+    """Run ``chunks`` as tasks on ``client``'s cluster, ``worker`` broadcast to every worker
+    first; a few tasks per worker thread in flight. The scheduler runs again elsewhere the
+    tasks of a worker that is lost; a chunk that loses workers every time it runs (Dask's
+    ``KilledWorker``) or raises fails its pairs."""
+    from distributed import as_completed
+
+    remote = client.scatter(worker, broadcast=True, hash=False)
+    running: dict[Any, list[tuple[int, int]]] = {}
+    window = max(2, _DASK_WINDOW * parallel)
+
+    def submit(done: Any) -> None:
+        while chunks and len(running) < window:
+            chunk = chunks.popleft()
+            future = client.submit(_solve_chunk, remote, chunk, pure=False)
+            running[future] = chunk
+            done.add(future)
+
+    completed = as_completed()
+    try:
+        with _Ticker(shown, {}):
+            submit(completed)
+            for future in completed:
+                chunk = running.pop(future)
+                try:
+                    entries = future.result()
+                except Exception as exc:  # KilledWorker, a task Dask could not run...
+                    reason = f"its Dask task failed: {_reason(exc)}"
+                    entries = [_Entry(0.0, math.inf, 0.0, "failed", reason)] * len(chunk)
+                for (i, j), entry in zip(chunk, entries, strict=True):
+                    gather.pair(i, j, entry)
+                gather.chunk_done()
+                submit(completed)
+        return False
+    finally:
+        if running:  # Ctrl-C (or an error here): the cluster stops what is left of this job
+            client.cancel(list(running))
+        gather.chunk_done()
+        with contextlib.suppress(Exception):
+            client.cancel(remote)
 
 
 def _lost(w: _Worker, limit: int | None) -> str | None:
