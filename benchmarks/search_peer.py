@@ -10,9 +10,10 @@ query file), by both
   ``g++ -O3 -std=c++11 main.cpp Application.cpp -o ged``, run as
   ``ged -d DB -q QUERIES -m search -p astar -l BMao -t TAU``; its binary is taken from the
   environment variable ``GEDKIT_CHANG_GED`` (its column is left out when that is unset);
-- gedkit: ``gedkit.Collection`` built once per collection, then ``coll.range(query, tau)`` for
-  every query, one after another (the timed loop; building, and the kernels' first compile /
-  load on a small collection of the queries, are timed apart).
+- gedkit: ``gedkit.Collection`` built once per collection, then ``coll.range(queries=...,
+  tau=tau)`` answering all of them in one call (the timed part; ``--one-by-one``: one call
+  per query; building, and the kernels' first compile / load on a small collection of the
+  queries, are timed apart).
 
 Both sides get exactly the same graphs: every graph is normalised once (node label = stripped
 atom symbol string, edge label = integer bond order, nodes numbered 0..n-1) and that one object
@@ -27,7 +28,7 @@ skipped and counted. Usage::
     GEDKIT_CHANG_GED=/tmp/chang/ged python benchmarks/search_peer.py [--data ../shared/data]
         [--collections nci,aids,mutagenicity,moses] [--taus 1,3,5,7] [--queries 100]
         [--peer-only | --gedkit-only] [--peer-timeout 1800] [--gedkit-timeout 1800]
-        [--pair-timeout S] [--peer-per-query] [--json out.json] [--keep DIR]
+        [--pair-timeout S] [--one-by-one] [--peer-per-query] [--json out.json] [--keep DIR]
 
 Prints a Markdown summary (paste it into benchmarks/RESULTS.md). The peer's own "Total time"
 (filtering + verification over all query x graph pairs, file reading excluded) is the peer
@@ -253,18 +254,20 @@ def warm_up(queries: list[gedkit.Graph]) -> float:
 
 
 def run_gedkit(coll: Any, queries: list[gedkit.Graph], tau: int, timeout: float,
-               pair_timeout: float | None) -> dict[str, Any]:
-    """``coll.range(q, tau)`` for every query, one after another in this process (the peer is
-    single-threaded too). Each verified pair may run for the loop's remaining time (or
-    ``pair_timeout`` if smaller): exact, like the peer, unless the loop's budget runs out."""
+               pair_timeout: float | None, one_by_one: bool = False) -> dict[str, Any]:
+    """``coll.range(queries=queries, tau=tau)``: every query in one call in this process (the
+    peer is single-threaded and reads its query file at once too); with ``one_by_one``,
+    ``coll.range(q, tau)`` for each query in turn, each verified pair then running for the
+    loop's remaining time (or ``pair_timeout`` if smaller). Exact, like the peer, unless a
+    pair runs out of time (``pair_timeout``, else ``timeout``)."""
     matches, verified, screened, undecided, unproven = [], 0, 0, 0, 0
     stages: Counter = Counter()
     seconds: Counter = Counter()
     t0, cpu0 = time.perf_counter(), time.process_time()
-    for q in queries:
-        left = max(timeout - (time.perf_counter() - t0), 0.01)
-        res = coll.range(q, tau, timeout=left if pair_timeout is None else
-                         min(left, pair_timeout), progress=False)
+    per_pair = timeout if pair_timeout is None else min(timeout, pair_timeout)
+    answers = (coll.range(queries=queries, tau=tau, timeout=per_pair, progress=False)
+               if not one_by_one else _one_by_one(coll, queries, tau, timeout, pair_timeout))
+    for res in answers:
         matches.append(len(res.hits))
         undecided += len(res.undecided)
         unproven += sum(not h.optimal for h in res.hits)
@@ -273,8 +276,6 @@ def run_gedkit(coll: Any, queries: list[gedkit.Graph], tau: int, timeout: float,
         screened += stats.get("screened", 0)
         stages.update(stats.get("candidates", {}))
         seconds.update(stats.get("seconds", {}))
-        if time.perf_counter() - t0 > timeout:
-            break
     total, cpu = time.perf_counter() - t0, time.process_time() - cpu0
     out = {
         "status": "ok" if len(matches) == len(queries) else
@@ -291,6 +292,17 @@ def run_gedkit(coll: Any, queries: list[gedkit.Graph], tau: int, timeout: float,
         "per_query_matches": matches,
     }
     return out
+
+
+def _one_by_one(coll: Any, queries: list[gedkit.Graph], tau: int, timeout: float,
+                pair_timeout: float | None):
+    t0 = time.perf_counter()
+    for q in queries:
+        left = max(timeout - (time.perf_counter() - t0), 0.01)
+        yield coll.range(q, tau, timeout=left if pair_timeout is None else
+                         min(left, pair_timeout), progress=False)
+        if time.perf_counter() - t0 > timeout:
+            break
 
 
 def query_differences(run: dict[str, Any]) -> list[dict[str, int]] | None:
@@ -391,7 +403,10 @@ def main() -> None:
     side.add_argument("--gedkit-only", action="store_true")
     ap.add_argument("--peer-timeout", type=float, default=1800, help="seconds per peer run")
     ap.add_argument("--gedkit-timeout", type=float, default=1800,
-                    help="seconds per gedkit query loop (checked between queries)")
+                    help="gedkit's time limit per verified pair at most (with --one-by-one:"
+                    " per query loop, checked between queries)")
+    ap.add_argument("--one-by-one", action="store_true",
+                    help="gedkit answers the queries one call each instead of all in one")
     ap.add_argument("--pair-timeout", type=float, default=None,
                     help="gedkit's time limit per verified pair (default: none, exact like "
                     "the peer; a pair left open is counted as undecided)")
@@ -460,7 +475,7 @@ def main() -> None:
                     print(f"[{key} τ={tau}] peer {run['peer']}", file=sys.stderr, flush=True)
                 if coll is not None:
                     run["gedkit"] = run_gedkit(coll, queries, tau, args.gedkit_timeout,
-                                               args.pair_timeout)
+                                               args.pair_timeout, args.one_by_one)
                     save()
                     brief = {k: v for k, v in run["gedkit"].items() if k != "per_query_matches"}
                     differ = query_differences(run)
