@@ -267,6 +267,23 @@ class Graph:
             h.add_edge(self.ids[a], self.ids[b], **({edge_label: lab} if lab is not None else {}))
         return h
 
+    @classmethod
+    def from_pyg(cls, data: Any, *, node_vocabulary: Any = None, edge_vocabulary: Any = None,
+                 name: str | None = None) -> Graph:
+        """A graph from a ``torch_geometric.data.Data`` (needs ``gedkit[pyg]``); see
+        :func:`gedkit.io.pyg.from_pyg` for how features become labels."""
+        from gedkit.io.pyg import from_pyg
+
+        return from_pyg(data, node_vocabulary=node_vocabulary,
+                        edge_vocabulary=edge_vocabulary, name=name)
+
+    def to_pyg(self, *, node_vocabulary: Any = None, edge_vocabulary: Any = None) -> Any:
+        """A ``torch_geometric.data.Data`` of this graph (needs ``gedkit[pyg]``); see
+        :func:`gedkit.io.pyg.to_pyg` for how labels become features."""
+        from gedkit.io.pyg import to_pyg
+
+        return to_pyg(self, node_vocabulary=node_vocabulary, edge_vocabulary=edge_vocabulary)
+
     def permuted(self, order: Iterable[int]) -> Graph:
         """The same graph with its nodes stored in another internal order (ids kept)."""
         order = list(order)

@@ -36,7 +36,9 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from gedkit.errors import GedkitError
+from gedkit.errors import GedkitError, Words
+
+_ANOTHER = Words("give another out= path", "give another --out file")
 
 __all__ = ["FORMAT", "PairStore", "fingerprint", "job_header"]
 
@@ -130,8 +132,7 @@ class PairStore:
         except sqlite3.DatabaseError as exc:
             self.db.close()
             raise GedkitError(
-                f"{self.path} is not a gedkit pairwise results file ({exc}); give another "
-                "out= path"
+                f"{self.path} is not a gedkit pairwise results file ({exc}); ", _ANOTHER
             ) from None
         except BaseException:
             self.db.close()
@@ -144,8 +145,8 @@ class PairStore:
         tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master")}
         if tables and not {"job", "pairs"} <= tables:
             raise GedkitError(
-                f"{self.path} is not a gedkit pairwise results file (it holds other tables); "
-                "give another out= path"
+                f"{self.path} is not a gedkit pairwise results file (it holds other tables); ",
+                _ANOTHER,
             )
         db.execute("BEGIN IMMEDIATE")
         try:
@@ -167,9 +168,9 @@ class PairStore:
             if differ:
                 what = ", ".join(_WHAT.get(key, key) for key in differ)
                 raise GedkitError(
-                    f"{self.path} holds another pairwise job (its {what} differ from this "
-                    "one's), so it cannot be resumed with these inputs; give another out= "
-                    "path, or delete the file to start again"
+                    f"{self.path} holds another pairwise job (its {what} "
+                    f"differ{'' if len(differ) > 1 else 's'} from this one's), so it cannot be resumed with these inputs; ", _ANOTHER,
+                    ", or delete the file to start again",
                 )
 
     def done(self) -> Iterator[tuple]:

@@ -48,6 +48,32 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--jobs", type=int, default=1, metavar="N", help="worker processes (-1 = all cores)"
     )
+    scale = parser.add_argument_group("long jobs")
+    scale.add_argument(
+        "--scheduler", metavar="ADDRESS",
+        help="run on the Dask cluster of this scheduler (tcp://host:8786; needs gedkit[dask]) "
+        "instead of local processes",
+    )
+    scale.add_argument(
+        "--out", metavar="FILE",
+        help="write every pair to this SQLite file as it is done; the same command run again "
+        "resumes, solving only the pairs not in it",
+    )
+    scale.add_argument(
+        "--export", nargs=2, metavar=("pyg", "DIR"),
+        help="also write the matrix as torch_geometric.datasets.GEDDataset's raw files in DIR "
+        "(with bounds, optimal flags and node maps in DIR/gedkit; needs gedkit[pyg])",
+    )
+    scale.add_argument(
+        "--pyg-name", metavar="NAME", default=None,
+        help="GEDDataset name for --export: AIDS700nef (molecules, by default when the labels "
+        "are atom symbols) or LINUX, IMDBMulti, ALKANE (structure only)",
+    )
+    scale.add_argument(
+        "--pyg-test", metavar="N", type=_count_or_fraction, default=0.2,
+        help="without --against: how many of the graphs (or which fraction) form --export's "
+        "test split (default 0.2); with --against the columns do",
+    )
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="print JSON for programs")
     output.add_argument(
@@ -55,6 +81,14 @@ def register(subparsers: Any) -> None:
         help=f"write one CSV row per pair to OUT ('-' = stdout): {', '.join(CSV_COLUMNS)}",
     )
     parser.set_defaults(run=run, command_parser=parser)
+
+
+def _count_or_fraction(text: str) -> int | float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    return int(value) if value >= 1 and value.is_integer() else value
 
 
 def run(args: argparse.Namespace) -> int:
@@ -65,11 +99,27 @@ def run(args: argparse.Namespace) -> int:
         "timeout": args.timeout, "n_jobs": args.jobs,
     }
     pairwise([], progress=False, **options)  # every option checked before any file is read
+    if args.export is not None:
+        _check_export(args)
     rows, row_names = _load(args.files, args)
     cols, col_names = _load(args.against, args) if args.against else (None, row_names)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", InterruptedWarning)  # said below, in CLI words
-        result = pairwise(rows, cols, **options)
+    client = None
+    if args.scheduler is not None:
+        from gedkit.cluster import connect
+
+        client = connect(args.scheduler)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", InterruptedWarning)  # said below, in CLI words
+            result = pairwise(rows, cols, client=client, out=args.out,
+                              node_maps=args.export is not None, **options)
+    finally:
+        if client is not None:
+            client.close()
+    if result.resumed:
+        print(f"gedkit: resumed {result.resumed} pairs from {args.out}; solved "
+              f"{len(result.pairs) - result.resumed - result.counts()['pending']}",
+              file=sys.stderr)
     summary = result.summary()
     if args.json:
         print(json.dumps(_as_dict(result, row_names, col_names), allow_nan=False))
@@ -83,10 +133,31 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(_table(result, row_names, col_names))
     _tell_failures(result, row_names, col_names)
+    if args.export is not None:
+        from gedkit.io.pyg import write_geddataset
+
+        root = write_geddataset(args.export[1], result, rows, cols, name=args.pyg_name,
+                                test=args.pyg_test, names=(row_names, col_names))
+        name = json.loads((root / "gedkit" / "meta.json").read_text())["name"]
+        print(f"gedkit: wrote GEDDataset files to {root} (load them with "
+              f"torch_geometric.datasets.GEDDataset({str(root)!r}, {name!r}))", file=sys.stderr)
     if result.interrupted:
         print(f"gedkit: interrupted; the pairs done are kept ({summary})", file=sys.stderr)
         return 130
     return 1 if result.counts()["failed"] else 0
+
+
+def _check_export(args: argparse.Namespace) -> None:
+    """A bad --export is an error before any pair is solved."""
+    kind, _ = args.export
+    if kind != "pyg":
+        raise GedkitError(f"--export knows one format, pyg; got {kind!r}")
+    from gedkit.io.pyg import GEDDATASET_NAMES, require_pyg
+
+    require_pyg("--export pyg")
+    if args.pyg_name is not None and args.pyg_name not in GEDDATASET_NAMES:
+        raise GedkitError(f"--pyg-name must be one of {', '.join(GEDDATASET_NAMES)}; got "
+                          f"{args.pyg_name!r}")
 
 
 def _load(files: list[str], args: argparse.Namespace) -> tuple[list[Graph], list[str]]:

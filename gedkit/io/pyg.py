@@ -1,0 +1,404 @@
+"""PyTorch Geometric: ``Data`` objects to and from graphs, and GED ground truth written the way
+``torch_geometric.datasets.GEDDataset`` reads it (``pip install 'gedkit[pyg]'``).
+
+:func:`from_pyg` / :func:`to_pyg` (also :meth:`gedkit.Graph.from_pyg` and
+:meth:`gedkit.Graph.to_pyg`) convert one graph. PyG stores an undirected graph with each edge in
+both directions (``edge_index`` of shape ``(2, 2m)``); node labels are rows of ``x`` and edge
+labels rows of ``edge_attr``. Labels become feature rows through a vocabulary (one-hot, PyG's
+usual encoding) or, when they are numbers, as they are.
+
+:func:`write_geddataset` writes a :func:`gedkit.pairwise` job's matrix as the raw files of
+``GEDDataset`` (SimGNN's layout), which PyG then processes offline::
+
+    DIR/raw/<NAME>/train/<k>.gexf    one graph per file; k is the graph's dataset index
+    DIR/raw/<NAME>/test/<k>.gexf
+    DIR/raw/<NAME>/ged.pickle        {(k1, k2): GED}: every pair done (its upper bound)
+    DIR/gedkit/bounds.npz            lower, upper, optimal, status: N x N, by dataset index
+    DIR/gedkit/node_maps.json        "k1 k2" -> node map (k1's nodes to k2's, -1: deleted)
+    DIR/gedkit/meta.json             names, split, cost model, method, time limit, counts
+
+``GEDDataset(DIR, NAME)`` then gives ``dataset.ged[i, j]`` for ``data.i`` indices, inf where no
+value was computed; which of those values are proven optimal is ``bounds.npz``'s ``optimal``.
+GEDDataset only accepts its four names: ``AIDS700nef`` (node features: one-hot atom types, for
+molecules whose node labels are atom symbols) and ``LINUX``, ``IMDBMulti``, ``ALKANE`` (no
+node features); the name says how PyG reads the graphs, not where they come from.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import numbers
+import os
+import pickle
+import shutil
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from gedkit.errors import GraphError, MissingDependencyError, OptionError
+from gedkit.graph import Graph, label_key
+
+__all__ = ["GEDDATASET_NAMES", "from_pyg", "require_pyg", "to_pyg", "write_geddataset"]
+
+#: the dataset names ``GEDDataset`` accepts
+GEDDATASET_NAMES = ("AIDS700nef", "LINUX", "IMDBMulti", "ALKANE")
+#: the atom types ``GEDDataset`` one-hot encodes for ``AIDS700nef``, in its order
+AIDS_TYPES = (
+    "O", "S", "C", "N", "Cl", "Br", "B", "Si", "Hg", "I", "Bi", "P", "F", "Cu", "Ho", "Pd",
+    "Ru", "Pt", "Sn", "Li", "Ga", "Tb", "As", "Co", "Pb", "Sb", "Se", "Ni", "Te",
+)
+_ATOM_KEYS = ("type", "symbol", "atom", "element")  # where a dict label keeps its atom symbol
+
+
+def require_pyg(feature: str) -> Any:
+    try:
+        import torch
+        import torch_geometric  # noqa: F401
+    except ImportError:
+        raise MissingDependencyError("torch_geometric", feature, "pyg") from None
+    return torch
+
+
+def from_pyg(
+    data: Any,
+    *,
+    node_vocabulary: Sequence[Any] | None = None,
+    edge_vocabulary: Sequence[Any] | None = None,
+    name: str | None = None,
+) -> Graph:
+    """A :class:`Graph` from a ``torch_geometric.data.Data`` (nodes ``0 .. num_nodes-1``).
+
+    Parameters
+    ----------
+    data : torch_geometric.data.Data
+        ``edge_index`` with every edge in both directions (PyG's undirected form) or in one;
+        ``x`` (node features) and ``edge_attr`` (edge features) optional.
+    node_vocabulary, edge_vocabulary : sequence, optional
+        The labels one-hot feature rows stand for (row ``[0, 1, 0]`` is label
+        ``vocabulary[1]``). Without one, a one-hot row becomes its index, a one-column row its
+        number, any other row the tuple of its values; no features, no labels.
+    name : str, optional
+        The graph's name.
+
+    Raises
+    ------
+    GraphError
+        For self-loops, an edge given in one direction where others come in both, or the
+        two directions of an edge with different features.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from torch_geometric.data import Data
+    >>> data = Data(x=torch.tensor([[1., 0.], [0., 1.], [1., 0.]]),
+    ...             edge_index=torch.tensor([[0, 1, 1, 2], [1, 0, 2, 1]]))
+    >>> g = from_pyg(data, node_vocabulary=["C", "O"])
+    >>> g.node_labels, g.edges.tolist()
+    (('C', 'O', 'C'), [[0, 1], [1, 2]])
+    """
+    require_pyg("Graph.from_pyg")
+    n = int(data.num_nodes or 0)
+    where = f" in graph {name!r}" if name else ""
+    x = getattr(data, "x", None)
+    labels = _labels(x, node_vocabulary, n, "node", where)
+    edge_index = getattr(data, "edge_index", None)
+    pairs = (np.zeros((0, 2), dtype=np.int64) if edge_index is None
+             else np.asarray(edge_index.detach().cpu().numpy(), dtype=np.int64).T)
+    if pairs.ndim != 2 or pairs.shape[1] != 2:
+        raise GraphError(f"edge_index{where} must have shape (2, E), got {tuple(edge_index.shape)}")
+    if len(pairs) and (pairs.min() < 0 or pairs.max() >= n):
+        raise GraphError(f"edge_index{where} names a node outside 0..{n - 1}")
+    edge_attr = getattr(data, "edge_attr", None)
+    edge_labels = _labels(edge_attr, edge_vocabulary, len(pairs), "edge", where)
+    edges: dict[tuple[int, int], Any] = {}
+    seen: dict[tuple[int, int], int] = {}
+    for (u, v), lab in zip(pairs.tolist(), edge_labels, strict=True):
+        if u == v:
+            raise GraphError(f"self-loop on node {u}{where}: gedkit handles simple graphs only")
+        key = (min(u, v), max(u, v))
+        if key in edges and label_key(edges[key]) != label_key(lab):
+            raise GraphError(f"the two directions of edge {key}{where} have different features")
+        edges[key] = lab
+        seen[key] = seen.get(key, 0) + 1
+    counts = set(seen.values())
+    if counts - {1, 2} or counts == {1, 2}:
+        raise GraphError(
+            f"edge_index{where} is neither undirected (each edge both ways) nor lists each edge "
+            "once; make it undirected with torch_geometric.utils.to_undirected"
+        )
+    return Graph(dict(enumerate(labels)), [(u, v, lab) for (u, v), lab in edges.items()],
+                 name=name)
+
+
+def to_pyg(
+    graph: Graph,
+    *,
+    node_vocabulary: Sequence[Any] | None = None,
+    edge_vocabulary: Sequence[Any] | None = None,
+) -> Any:
+    """A ``torch_geometric.data.Data`` of ``graph``: ``edge_index`` with each edge both ways
+    (sorted, as ``torch_geometric.utils.to_undirected`` gives it), ``x`` and ``edge_attr`` from
+    the labels.
+
+    Parameters
+    ----------
+    graph : Graph
+    node_vocabulary, edge_vocabulary : sequence, optional
+        Labels to one-hot encode over (every label present must be in it). Without one:
+        numbers (or equal-length tuples of numbers) are the features as they are, other labels
+        are one-hot over the graph's own sorted labels, and a graph without labels has no
+        ``x`` (``edge_attr``).
+
+    Examples
+    --------
+    >>> import gedkit
+    >>> g = gedkit.Graph({0: "C", 1: "O"}, [(0, 1, 2)])
+    >>> data = to_pyg(g, node_vocabulary=["C", "N", "O"])
+    >>> data.x.tolist(), data.edge_index.tolist(), data.edge_attr.tolist()
+    ([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]], [[0, 1], [1, 0]], [[2.0], [2.0]])
+    >>> back = from_pyg(data, node_vocabulary=["C", "N", "O"])
+    >>> back == g, back.edge_labels     # numbers come back as numbers
+    (True, (2,))
+    """
+    torch = require_pyg("Graph.to_pyg")
+    from torch_geometric.data import Data
+
+    order = np.lexsort((graph.edges[:, 1], graph.edges[:, 0])) if graph.m else np.zeros(0, int)
+    both = np.concatenate([graph.edges[order], graph.edges[order][:, ::-1]]).astype(np.int64)
+    both_labels = [graph.edge_labels[k] for k in order] * 2
+    sort = np.lexsort((both[:, 1], both[:, 0])) if len(both) else np.zeros(0, int)
+    data = Data(edge_index=torch.as_tensor(both[sort].T.copy()).reshape(2, -1).long(),
+                num_nodes=graph.n)
+    x = _features(torch, graph.node_labels, node_vocabulary, "node")
+    if x is not None:
+        data.x = x
+    edge_attr = _features(torch, [both_labels[k] for k in sort.tolist()], edge_vocabulary, "edge")
+    if edge_attr is not None:
+        data.edge_attr = edge_attr
+    return data
+
+
+def _labels(features: Any, vocabulary: Sequence[Any] | None, count: int, what: str,
+            where: str) -> list[Any]:
+    """One label per feature row (see :func:`from_pyg`)."""
+    if features is None:
+        return [None] * count
+    rows = np.asarray(features.detach().cpu().numpy())
+    if rows.ndim == 1:
+        rows = rows[:, None]
+    if len(rows) != count:
+        raise GraphError(f"{what} features{where} have {len(rows)} rows for {count} {what}s")
+    one_hot = rows.shape[1] > 1 and bool(np.all((rows == 0) | (rows == 1))) and bool(
+        np.all(rows.sum(axis=1) == 1))
+    if vocabulary is not None:
+        if not (one_hot or rows.shape[1] == 1 == len(vocabulary)) or rows.shape[1] != len(
+                vocabulary):
+            raise GraphError(
+                f"{what} features{where} are not one-hot rows over the {len(vocabulary)} labels "
+                f"of {what}_vocabulary (shape {rows.shape})"
+            )
+        return [vocabulary[k] for k in rows.argmax(axis=1).tolist()]
+    if one_hot:
+        return rows.argmax(axis=1).tolist()
+    if rows.shape[1] == 1:
+        return [_number(v) for v in rows[:, 0].tolist()]
+    return [tuple(_number(v) for v in row) for row in rows.tolist()]
+
+
+def _number(value: float) -> Any:
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+def _features(torch: Any, labels: Sequence[Any], vocabulary: Sequence[Any] | None,
+              what: str) -> Any:
+    """Feature rows for ``labels`` (see :func:`to_pyg`); None where there are no labels."""
+    if vocabulary is None:
+        if not labels or all(lab is None for lab in labels):
+            return None
+        if all(_is_number(lab) for lab in labels):
+            return torch.tensor([[float(lab)] for lab in labels], dtype=torch.float)
+        if all(isinstance(lab, tuple | list) and lab and all(map(_is_number, lab))
+               for lab in labels) and len({len(lab) for lab in labels}) == 1:
+            return torch.tensor([[float(v) for v in lab] for lab in labels], dtype=torch.float)
+        keys = {label_key(lab) for lab in labels}
+        try:
+            vocabulary = sorted(keys)
+        except TypeError:
+            vocabulary = sorted(keys, key=repr)
+    index = {label_key(lab): k for k, lab in enumerate(vocabulary)}
+    x = np.zeros((len(labels), len(vocabulary)), dtype=np.float32)
+    for row, lab in enumerate(labels):
+        key = label_key(lab)
+        if key not in index:
+            raise OptionError(f"{what} label {lab!r} is not in {what}_vocabulary")
+        x[row, index[key]] = 1.0
+    return torch.from_numpy(x)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+# -- GEDDataset ------------------------------------------------------------------------------
+
+
+def write_geddataset(
+    directory: str | os.PathLike,
+    result: Any,
+    graphs_a: Sequence[Graph],
+    graphs_b: Sequence[Graph] | None = None,
+    *,
+    name: str | None = None,
+    test: int | float = 0.2,
+    names: tuple[Sequence[str], Sequence[str]] | None = None,
+) -> Path:
+    """Write a :class:`~gedkit.pairwise.PairwiseResult` as ``GEDDataset``'s raw files (see the
+    module notes for the layout); returns ``directory``.
+
+    Parameters
+    ----------
+    directory : str or path
+        The dataset root (``GEDDataset(directory, name)``); its ``raw/<name>`` and ``gedkit``
+        folders are replaced, and a stale ``processed`` folder is removed.
+    result : PairwiseResult
+        The matrix of ``graphs_a`` against ``graphs_b`` (or against themselves).
+    graphs_a, graphs_b : sequences of Graph
+        The graphs ``result`` was computed on. With ``graphs_b``, ``graphs_a`` are the train
+        split and ``graphs_b`` the test split (GEDDataset's train x test pairs); without it, the
+        last ``test`` graphs form the test split.
+    name : str, optional
+        One of :data:`GEDDATASET_NAMES`; by default ``AIDS700nef`` when every node label is an
+        atom symbol GEDDataset encodes (a string, or a dict label's ``type`` / ``symbol`` /
+        ``atom`` / ``element``), else ``LINUX``.
+    test : int or float
+        Without ``graphs_b``: how many graphs (an int) or which fraction of them (a float
+        below 1) form the test split, at least one (GEDDataset needs both splits).
+    names : (list of str, list of str), optional
+        Names of the row and column graphs for ``meta.json`` (the graphs' own by default).
+
+    Examples
+    --------
+    >>> import tempfile, gedkit
+    >>> graphs = [gedkit.Graph({0: "C", 1: a}, [(0, 1)]) for a in ("C", "O", "N", "S")]
+    >>> m = gedkit.pairwise(graphs, node_maps=True)
+    >>> root = write_geddataset(tempfile.mkdtemp(), m, graphs, test=1)
+    >>> from torch_geometric.datasets import GEDDataset
+    >>> train = GEDDataset(str(root), "AIDS700nef")
+    >>> len(train), train.ged[0, 1].item(), train.ged[1, 3].item()   # graph 3 is the test split
+    (3, 1.0, 1.0)
+    """
+    import networkx as nx
+
+    square = graphs_b is None
+    rows = list(graphs_a)
+    cols = rows if square else list(graphs_b)
+    if result.shape != (len(rows), len(cols)):
+        raise OptionError(f"the result is {result.shape[0]}x{result.shape[1]}, the graphs "
+                          f"{len(rows)}x{len(cols)}: give the graphs it was computed on")
+    if square:
+        n_test = test if _is_int(test) else (
+            math.ceil(test * len(rows)) if isinstance(test, float) and 0 < test < 1 else None)
+        if n_test is None or not 1 <= n_test < len(rows):
+            raise OptionError(
+                f"test must leave at least one graph in each split of {len(rows)} graphs "
+                f"(a count, or a fraction below 1), got {test!r}"
+            )
+        graphs, n_train = rows, len(rows) - n_test
+    else:
+        if not rows or not cols:
+            raise OptionError("GEDDataset needs graphs in both splits (train: rows, test: "
+                              "columns)")
+        graphs, n_train = rows + cols, len(rows)
+    if any(g is None for g in graphs):
+        raise GraphError("a graph that could not be read cannot be exported")
+    atoms = [[_atom(lab) for lab in g.node_labels] for g in graphs]
+    molecules = all(a in AIDS_TYPES for g in atoms for a in g)
+    if name is None:
+        name = "AIDS700nef" if molecules else "LINUX"
+    if name not in GEDDATASET_NAMES:
+        raise OptionError(f"GEDDataset reads only the names {', '.join(GEDDATASET_NAMES)}; got "
+                          f"{name!r}")
+    if name == "AIDS700nef" and not molecules:
+        bad = next(a for g in atoms for a in g if a not in AIDS_TYPES)
+        raise OptionError(f"AIDS700nef needs every node label to be one of GEDDataset's atom "
+                          f"types; {bad!r} is not (name='LINUX' exports the structure only)")
+
+    root = Path(directory)
+    raw = root / "raw" / name
+
+    for stale in (raw, root / "gedkit", root / "processed"):
+        if stale.exists():
+            shutil.rmtree(stale)
+    for split in ("train", "test"):
+        (raw / split).mkdir(parents=True, exist_ok=True)
+    for k, g in enumerate(graphs):
+        h = nx.Graph()
+        for u in range(g.n):
+            h.add_node(u, **({"type": atoms[k][u]} if name == "AIDS700nef" else {}))
+        h.add_edges_from(g.edges.tolist())
+        nx.write_gexf(h, raw / ("train" if k < n_train else "test") / f"{k}.gexf")
+
+    # result entry (i, j) is dataset pair (i, j) square, (i, n_train + j) against columns
+    size = len(graphs)
+    lower = np.zeros((size, size))
+    upper = np.full((size, size), np.inf)
+    status = np.full((size, size), "pending", dtype="<U8")
+    offset = 0 if square else n_train
+    block = (slice(0, len(rows)), slice(offset, offset + len(cols)))
+    lower[block], upper[block], status[block] = (result.lower_bound, result.upper_bound,
+                                                 result.status)
+    ged: dict[tuple[int, int], float] = {}
+    maps: dict[str, list[int]] = {}
+    for i, j in result.pairs.tolist():
+        a, b = i, j + offset
+        if result.status[i, j] in ("optimal", "bounded") and (b, a) not in ged:
+            ged[a, b] = float(result.upper_bound[i, j])
+        if result.node_maps is not None and (i, j) in result.node_maps:
+            maps[f"{a} {b}"] = [int(v) for v in result.node_maps[i, j]]
+    with open(raw / "ged.pickle", "wb") as f:
+        pickle.dump(ged, f)
+
+    side = root / "gedkit"
+    side.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(side / "bounds.npz", lower=lower, upper=upper,
+                        optimal=(lower >= upper) & np.isfinite(upper), status=status)
+    with open(side / "node_maps.json", "w", encoding="utf-8") as f:
+        json.dump(maps, f)
+    row_names, col_names = names or (
+        [g.name or str(k) for k, g in enumerate(rows)],
+        [g.name or str(k) for k, g in enumerate(cols)],
+    )
+    counts = result.counts()
+    meta = {
+        "format": "gedkit-geddataset/1",
+        "name": name,
+        "graphs": list(row_names) if square else list(row_names) + list(col_names),
+        "train": n_train,
+        "test": size - n_train,
+        "method": result.method,
+        "timeout": result.timeout,
+        "counts": counts,
+        "values": "ged.pickle holds each pair's upper bound (its GED where optimal); "
+                  "bounds.npz says which are proven",
+    }
+    with open(side / "meta.json", "w", encoding="utf-8") as f:
+        json.dump(meta, f, indent=1)
+    return root
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _atom(label: Any) -> str | None:
+    """The atom symbol a node label stands for, if it is one."""
+    if isinstance(label, Mapping):
+        for key in _ATOM_KEYS:
+            if isinstance(label.get(key), str):
+                return label[key].strip()
+        return None
+    return label.strip() if isinstance(label, str) else None
+
