@@ -169,7 +169,8 @@ class PairStore:
                 what = ", ".join(_WHAT.get(key, key) for key in differ)
                 raise GedkitError(
                     f"{self.path} holds another pairwise job (its {what} "
-                    f"differ{'' if len(differ) > 1 else 's'} from this one's), so it cannot be resumed with these inputs; ", _ANOTHER,
+                    f"differ{'' if len(differ) > 1 else 's'} from this one's), so it cannot be "
+                    "resumed with these inputs; ", _ANOTHER,
                     ", or delete the file to start again",
                 )
 

@@ -108,7 +108,7 @@ def test_a_results_file_from_the_cluster_resumes_locally(client, graphs, tmp_pat
 def test_client_and_n_jobs_are_one_or_the_other(client, graphs):
     with pytest.raises(gedkit.OptionError, match="not both"):
         gedkit.pairwise(graphs, client=client, n_jobs=2)
-    with pytest.raises(gedkit.OptionError, match="must be a dask.distributed.Client"):
+    with pytest.raises(gedkit.OptionError, match=r"must be a dask\.distributed\.Client"):
         gedkit.pairwise(graphs, client="tcp://127.0.0.1:8786")
 
 
