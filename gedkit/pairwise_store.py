@@ -165,6 +165,8 @@ class PairStore:
             stored, wanted = json.loads(row[0]), json.loads(json.dumps(header))
             differ = [key for key in sorted({*stored, *wanted})
                       if stored.get(key) != wanted.get(key)]
+            if "method" in differ and "options" in differ:  # another method: other options
+                differ.remove("options")
             if differ:
                 what = ", ".join(_WHAT.get(key, key) for key in differ)
                 raise GedkitError(

@@ -1,0 +1,261 @@
+"""Long pairwise jobs survive: ``out=`` / ``--out`` write every pair as it is done, and the same
+job run again solves only what is missing (after Ctrl-C, or a process killed outright), giving
+the matrix an uninterrupted run gives; a file holding another job is refused."""
+
+from __future__ import annotations
+
+import csv
+import importlib
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+from helpers import random_graph
+
+import gedkit
+from gedkit.budget import InterruptedWarning
+
+EXACT = {"timeout": None, "progress": False}
+
+
+@pytest.fixture(scope="module")
+def graphs():
+    rng = np.random.default_rng(5)
+    return [random_graph(rng, int(n), name=f"g{k}") for k, n in enumerate([3, 5, 4, 6, 2, 5, 4])]
+
+
+@pytest.fixture
+def count_solves(monkeypatch):
+    """The pairs solved by pairwise in this process (the 'one place' it runs a solve)."""
+    module = importlib.import_module("gedkit.pairwise")
+    real, seen = module._solve, []
+
+    def solve(solver, problem, budget):
+        seen.append((problem.g1.name, problem.g2.name))
+        return real(solver, problem, budget)
+
+    monkeypatch.setattr(module, "_solve", solve)
+    return seen
+
+
+def stored(path):
+    with sqlite3.connect(path) as db:
+        return {(i, j): (lo, up, st) for i, j, lo, up, st in
+                db.execute("SELECT i, j, lower, upper, status FROM pairs")}
+
+
+def assert_same(a, b):
+    np.testing.assert_array_equal(a.lower_bound, b.lower_bound)
+    np.testing.assert_array_equal(a.upper_bound, b.upper_bound)
+    np.testing.assert_array_equal(a.status, b.status)
+
+
+def test_out_writes_every_pair_and_a_rerun_solves_nothing(graphs, tmp_path, count_solves):
+    out = tmp_path / "pairs.sqlite"
+    first = gedkit.pairwise(graphs, out=out, node_maps=True, **EXACT)
+    assert first.out == str(out) and first.resumed == 0
+    rows = stored(out)
+    assert set(rows) == {tuple(p) for p in first.pairs.tolist()}
+    for (i, j), (lower, upper, status) in rows.items():
+        assert (lower, upper, status) == (first.lower_bound[i, j], first.upper_bound[i, j],
+                                          first.status[i, j])
+    solved = len(count_solves)
+    again = gedkit.pairwise(graphs, out=out, node_maps=True, **EXACT)
+    assert len(count_solves) == solved  # nothing solved the second time
+    assert again.resumed == len(first.pairs)
+    assert_same(first, again)
+    for key, forward in first.node_maps.items():
+        np.testing.assert_array_equal(forward, again.node_maps[key])
+
+
+def test_ctrl_c_then_resume_solves_only_what_is_missing(graphs, tmp_path, count_solves):
+    module = importlib.import_module("gedkit.pairwise")
+    real = module._solve
+    out = tmp_path / "pairs.sqlite"
+
+    def interrupt_at_ten(solver, problem, budget):
+        if len(count_solves) == 10:
+            raise KeyboardInterrupt
+        return real(solver, problem, budget)
+
+    module_solve = module._solve
+    module._solve = interrupt_at_ten
+    try:
+        with pytest.warns(InterruptedWarning, match="those done are in"):
+            cut = gedkit.pairwise(graphs, out=out, chunk_size=3, **EXACT)
+    finally:
+        module._solve = module_solve
+    assert cut.interrupted
+    kept = stored(out)
+    assert kept and all(status == "optimal" for *_, status in kept.values())
+    before = len(count_solves)
+    resumed = gedkit.pairwise(graphs, out=out, **EXACT)
+    assert resumed.resumed == len(kept) and not resumed.interrupted
+    # what was kept is not solved again (pairs (i, i) are never solved: identity is free)
+    off_diagonal = sum(1 for i, j in kept if i != j)
+    assert len(count_solves) - before == 21 - off_diagonal
+    assert_same(resumed, gedkit.pairwise(graphs, **EXACT))
+
+
+def test_failed_pairs_are_tried_again(tmp_path):
+    flag = tmp_path / "broken"
+    flag.touch()
+
+    def sub(a, b):
+        if flag.exists() and 2 in (a, b):
+            raise ValueError("label 2 is broken today")
+        return float(a != b)
+
+    costs = gedkit.costs.custom(node_sub=sub, symmetric=True)
+    labelled = [gedkit.Graph({0: k, 1: 9}, [(0, 1)], name=f"h{k}") for k in range(4)]
+    out = tmp_path / "pairs.sqlite"
+    first = gedkit.pairwise(labelled, costs=costs, out=out, **EXACT)
+    assert first.counts()["failed"] == 4
+    flag.unlink()
+    second = gedkit.pairwise(labelled, costs=costs, out=out, **EXACT)
+    assert second.resumed == 6 and second.counts()["failed"] == 0
+    assert_same(second, gedkit.pairwise(labelled, **EXACT))
+
+
+@pytest.mark.parametrize(
+    ("change", "what"),
+    [
+        ({"timeout": 5.0}, "time limit per pair differs"),
+        ({"costs": "constant:node_sub=2"}, "cost model differs"),
+        ({"method": "dfs"}, "method differs"),
+        ({"method": "auto", "mip": False}, "method options differ"),
+        ({"memory": 10**8}, "memory limit per pair differs"),
+    ],
+)
+def test_another_job_is_refused_in_one_line(graphs, tmp_path, change, what):
+    out = tmp_path / "pairs.sqlite"
+    gedkit.pairwise(graphs[:3], out=out, **EXACT)
+    with pytest.raises(gedkit.GedkitError, match=what) as info:
+        gedkit.pairwise(graphs[:3], out=out, **{**EXACT, **change})
+    assert "\n" not in str(info.value) and "give another out= path" in str(info.value)
+
+
+def test_other_graphs_are_refused(graphs, tmp_path):
+    out = tmp_path / "pairs.sqlite"
+    gedkit.pairwise(graphs[:3], out=out, **EXACT)
+    with pytest.raises(gedkit.GedkitError, match="its graphs differ"):
+        gedkit.pairwise(graphs[1:4], out=out, **EXACT)
+    with pytest.raises(gedkit.GedkitError, match="column graphs differ"):
+        gedkit.pairwise(graphs[:3], graphs[:3], out=out, **EXACT)
+
+
+def test_a_file_that_is_not_a_results_file_is_refused(graphs, tmp_path):
+    junk = tmp_path / "junk.sqlite"
+    junk.write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(gedkit.GedkitError, match="not a gedkit pairwise results file"):
+        gedkit.pairwise(graphs[:2], out=junk, **EXACT)
+    other = tmp_path / "other.sqlite"
+    with sqlite3.connect(other) as db:
+        db.execute("CREATE TABLE graphs (id INTEGER)")
+    with pytest.raises(gedkit.GedkitError, match="holds other tables"):
+        gedkit.pairwise(graphs[:2], out=other, **EXACT)
+
+
+def test_two_jobs_resume_into_one_file_in_any_order(graphs, tmp_path):
+    """Resuming with n_jobs=2 a file written by one process: parallelism is not the job."""
+    out = tmp_path / "pairs.sqlite"
+    one = gedkit.pairwise(graphs[:4], out=out, **EXACT)
+    with sqlite3.connect(out) as db:
+        db.execute("DELETE FROM pairs WHERE i = 1")
+    two = gedkit.pairwise(graphs[:4], out=out, n_jobs=2, **EXACT)
+    assert two.resumed == len(one.pairs) - 3
+    assert_same(one, two)
+
+
+# -- the command line, killed part way --------------------------------------------------------
+
+# the CLI in a child process, each solve made 50 ms slower, so that it can be stopped part way
+SLOW_CLI = (
+    "import sys, time, gedkit.pairwise as p; real = p._solve\n"
+    "def slow(*args):\n"
+    "    time.sleep(0.05)\n"
+    "    return real(*args)\n"
+    "p._solve = slow\n"
+    "from gedkit.cli import main\n"
+    "sys.exit(main())\n"
+)
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("graphs")
+    rng = np.random.default_rng(11)
+    paths = []
+    for k in range(10):
+        path = folder / f"m{k}.json"
+        gedkit.write(random_graph(rng, int(rng.integers(3, 7)), name=f"m{k}"), path)
+        paths.append(str(path))
+    return paths
+
+
+def cli(*args, **kwargs):
+    return subprocess.Popen(
+        [sys.executable, "-c", SLOW_CLI, "pairwise", *args, "--node-label", "label",
+         "--edge-label", "label", "--timeout", "none"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kwargs,
+    )
+
+
+def wait_for_rows(path, at_least, proc, seconds=90):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and proc.poll() is None:
+        if path.exists():
+            try:
+                if len(stored(path)) >= at_least:
+                    return
+            except sqlite3.Error:  # the schema is being written
+                pass
+        time.sleep(0.05)
+    raise AssertionError(f"the child wrote fewer than {at_least} pairs: "
+                         f"{proc.communicate()[1].decode()}")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="signals to a child process")
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL])
+def test_cli_killed_part_way_resumes_to_the_same_matrix(files, tmp_path, sig):
+    out = tmp_path / "pairs.sqlite"
+    proc = cli(*files, "--out", str(out), "--csv", str(tmp_path / "cut.csv"))
+    try:
+        wait_for_rows(out, 12, proc)  # 55 pairs, committed 13 at a time
+        proc.send_signal(sig)
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    if sig == signal.SIGINT:
+        assert proc.returncode == 130, stderr.decode()
+        assert b"interrupted; the pairs done are kept" in stderr
+    else:
+        assert proc.returncode == -signal.SIGKILL
+    kept = stored(out)
+    assert 12 <= len(kept) < 55
+
+    graphs = [gedkit.read(f, node_label="label", edge_label="label") for f in files]
+    whole = gedkit.pairwise(graphs, **EXACT)
+    if sig == signal.SIGINT:  # resumed from Python: the CLI's job is the same job
+        resumed = gedkit.pairwise(graphs, out=out, **EXACT)
+        assert resumed.resumed == len(kept) and len(stored(out)) == 55
+        assert_same(resumed, whole)
+        return
+    proc = cli(*files, "--out", str(out), "--csv", str(tmp_path / "resumed.csv"))
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 0, stderr.decode()
+    assert f"resumed {len(kept)} pairs from {out}; solved {55 - len(kept)}" in stderr.decode()
+    assert len(stored(out)) == 55
+    with open(tmp_path / "resumed.csv", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    names = [g.name for g in graphs]
+    assert len(rows) == 55
+    for row in rows:
+        i, j = names.index(row["row"]), names.index(row["column"])
+        assert float(row["lower_bound"]) == whole.lower_bound[i, j]
+        assert float(row["upper_bound"]) == whole.upper_bound[i, j]
+        assert row["optimal"] == "true" and row["status"] == whole.status[i, j]

@@ -1,0 +1,153 @@
+"""PyTorch Geometric, against the real library: Graph.from_pyg / to_pyg round trips, and a
+pairwise matrix exported as GEDDataset's raw files loads through GEDDataset offline with
+gedkit's values, its optimal flags and node maps beside it."""
+
+from __future__ import annotations
+
+import json
+import pickle
+
+import numpy as np
+import pytest
+from helpers import random_graph
+
+import gedkit
+
+torch = pytest.importorskip("torch")
+pyg = pytest.importorskip("torch_geometric", reason="torch_geometric is not installed "
+                          "(pip install 'gedkit[pyg]')")
+from torch_geometric.data import Data  # noqa: E402
+from torch_geometric.datasets import GEDDataset  # noqa: E402
+from torch_geometric.utils import is_undirected  # noqa: E402
+
+from gedkit.io.pyg import AIDS_TYPES, write_geddataset  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def molecules():
+    rng = np.random.default_rng(3)
+    return [random_graph(rng, int(n), node_values=("C", "N", "O", "Cl"), edge_values=(1, 2),
+                         name=f"mol{k}") for k, n in enumerate(rng.integers(2, 8, size=8))]
+
+
+def test_graph_to_pyg_and_back(molecules):
+    nodes, edges = ["C", "N", "O", "Cl"], [1, 2]
+    for g in molecules:
+        data = g.to_pyg(node_vocabulary=nodes, edge_vocabulary=edges)
+        assert isinstance(data, Data) and data.num_nodes == g.n
+        assert data.edge_index.shape == (2, 2 * g.m) and is_undirected(data.edge_index)
+        assert data.x.shape == (g.n, 4) and data.edge_attr.shape == (2 * g.m, 2)
+        back = gedkit.Graph.from_pyg(data, node_vocabulary=nodes, edge_vocabulary=edges)
+        assert back == gedkit.Graph(dict(enumerate(g.node_labels)),
+                                    [(int(u), int(v), lab) for (u, v), lab
+                                     in zip(g.edges.tolist(), g.edge_labels, strict=True)])
+        assert gedkit.ged(back, g).distance == 0
+
+
+def test_pyg_data_to_graph_and_back():
+    # a Data as PyG datasets give them: one-hot x, both directions, no edge features
+    x = torch.eye(3)[torch.tensor([0, 2, 2, 1])]
+    edge_index = torch.tensor([[0, 1, 1, 2, 2, 3], [1, 0, 2, 1, 3, 2]])
+    data = Data(x=x, edge_index=edge_index)
+    g = gedkit.Graph.from_pyg(data, name="p")
+    assert g.node_labels == (0, 2, 2, 1) and g.m == 3 and g.name == "p"
+    again = g.to_pyg(node_vocabulary=[0, 1, 2])
+    assert torch.equal(again.x, x) and torch.equal(again.edge_index, edge_index)
+    assert getattr(again, "edge_attr", None) is None
+    # numbers stay numbers; edges listed once also read
+    data = Data(x=torch.tensor([[0.5], [2.0]]), edge_index=torch.tensor([[0], [1]]),
+                edge_attr=torch.tensor([[1.0, 3.0]]))
+    g = gedkit.Graph.from_pyg(data)
+    assert g.node_labels == (0.5, 2) and g.edge_labels == ((1, 3),)
+    assert torch.equal(g.to_pyg().x, torch.tensor([[0.5], [2.0]]))
+
+
+@pytest.mark.parametrize(
+    ("edge_index", "match"),
+    [
+        ([[0, 0], [0, 1]], "self-loop"),
+        ([[0, 1, 1], [1, 0, 2]], "neither undirected"),
+        ([[0, 5], [5, 0]], "outside"),
+    ],
+)
+def test_bad_data_is_one_line_error(edge_index, match):
+    data = Data(edge_index=torch.tensor(edge_index), num_nodes=3)
+    with pytest.raises(gedkit.GraphError, match=match):
+        gedkit.Graph.from_pyg(data)
+
+
+def test_export_loads_through_geddataset_with_gedkit_values(molecules, tmp_path):
+    m = gedkit.pairwise(molecules, costs="uniform", timeout=None, node_maps=True,
+                        progress=False)
+    root = write_geddataset(tmp_path / "ds", m, molecules, test=3)
+    train = GEDDataset(str(root), "AIDS700nef")
+    test = GEDDataset(str(root), "AIDS700nef", train=False)
+    assert (len(train), len(test)) == (5, 3)
+    graphs = list(train) + list(test)
+    for data, g in zip(graphs, molecules, strict=True):
+        assert data.num_nodes == g.n and data.edge_index.shape[1] == 2 * g.m
+        assert [AIDS_TYPES[k] for k in data.x.argmax(dim=1).tolist()] == list(g.node_labels)
+    ged = train.ged.numpy()
+    for a in graphs:
+        for b in graphs:
+            assert ged[a.i, b.i] == m.distance[int(a.i), int(b.i)]
+    bounds = np.load(root / "gedkit" / "bounds.npz")
+    np.testing.assert_array_equal(bounds["optimal"], m.optimal)
+    np.testing.assert_array_equal(bounds["upper"], m.upper_bound)
+    maps = json.loads((root / "gedkit" / "node_maps.json").read_text())
+    assert len(maps) == len(m.pairs)
+    for key, forward in maps.items():
+        i, j = map(int, key.split())
+        problem = gedkit.costs.uniform().compile(molecules[i], molecules[j])
+        assert problem.cost(np.array(forward)) == m.upper_bound[i, j]
+    meta = json.loads((root / "gedkit" / "meta.json").read_text())
+    assert meta["graphs"] == [g.name for g in molecules] and meta["test"] == 3
+
+
+def test_export_rows_are_train_columns_test_and_unproven_pairs_are_flagged(molecules, tmp_path):
+    m = gedkit.pairwise(molecules[:4], molecules[4:], method="bipartite", timeout=None,
+                        progress=False)
+    root = write_geddataset(tmp_path / "ds", m, molecules[:4], molecules[4:], name="LINUX")
+    train = GEDDataset(str(root), "LINUX")
+    assert len(train) == 4 and getattr(train[0], "x", None) is None
+    ged = train.ged.numpy()
+    np.testing.assert_array_equal(ged[:4, 4:], m.upper_bound)
+    assert np.isinf(ged[:4, :4]).all()  # train x train was not computed
+    bounds = np.load(root / "gedkit" / "bounds.npz")
+    np.testing.assert_array_equal(bounds["optimal"][:4, 4:], m.optimal)
+    np.testing.assert_array_equal(bounds["lower"][:4, 4:], m.lower_bound)
+    assert not bounds["optimal"].all()  # bipartite alone leaves some pairs unproven
+
+
+def test_export_errors(molecules, tmp_path):
+    m = gedkit.pairwise(molecules[:3], progress=False)
+    with pytest.raises(gedkit.OptionError, match="test must leave"):
+        write_geddataset(tmp_path, m, molecules[:3], test=3)
+    with pytest.raises(gedkit.OptionError, match="GEDDataset reads only"):
+        write_geddataset(tmp_path, m, molecules[:3], name="MUTAG")
+    letters = [gedkit.Graph({0: "Q"}), gedkit.Graph({0: "Z"})]
+    with pytest.raises(gedkit.OptionError, match="'Q' is not"):
+        write_geddataset(tmp_path, gedkit.pairwise(letters, progress=False), letters,
+                         name="AIDS700nef", test=1)
+    with pytest.raises(gedkit.OptionError, match="give the graphs it was computed on"):
+        write_geddataset(tmp_path, m, molecules[:4])
+
+
+def test_cli_export(molecules, tmp_path, capsys):
+    from gedkit.cli import main
+
+    files = []
+    for g in molecules[:5]:
+        files.append(str(tmp_path / f"{g.name}.json"))
+        gedkit.write(g, files[-1])
+    root = tmp_path / "pyg"
+    assert main(["pairwise", *files, "--node-label", "label", "--edge-label", "label",
+                 "--timeout", "none", "--export", "pyg", str(root), "--pyg-test", "2"]) == 0
+    assert "GEDDataset(" in capsys.readouterr().err
+    with open(root / "raw" / "AIDS700nef" / "ged.pickle", "rb") as f:
+        values = pickle.load(f)
+    expected = gedkit.pairwise(molecules[:5], timeout=None, progress=False)
+    assert values == {(i, j): expected.distance[i, j] for i, j in expected.pairs.tolist()}
+    assert len(GEDDataset(str(root), "AIDS700nef", train=False)) == 2
+    assert main(["pairwise", *files, "--export", "csv", str(root)]) == 2
+    assert "--export knows one format" in capsys.readouterr().err
