@@ -94,11 +94,17 @@ class BatchVerifier:
         matrices = filt.matrices()
         return None if matrices is None else cls(*matrices, filt.record)
 
-    def run(self, records: list[bytes], threshold: float | None, timeout: float | None = None
-            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def upper_bounds(self, records: list[bytes]) -> np.ndarray:
+        """A quick upper bound for every candidate record: the cost of the node map the
+        anchor-aware assignment bound builds at the root (one expansion each; inf where not
+        even that fits a pair's share)."""
+        return self.run(records, None, quick=True)[1]
+
+    def run(self, records: list[bytes], threshold: float | None, timeout: float | None = None,
+            quick: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Bounds of every candidate record within ``threshold`` (None: unbounded) and
         whether the kernel finished it, spending at most :data:`PAIR_SECONDS` (or ``timeout``)
-        on each."""
+        on each (``quick``: one expansion each, see :meth:`upper_bounds`)."""
         from gedkit._kernels.batch import FINISHED, verify_many
         from gedkit.budget import interrupted
         from gedkit.pacing import OPS_PER_SECOND
@@ -118,7 +124,7 @@ class BatchVerifier:
                              np.empty(STATES), np.empty(STATES, dtype=np.int32),
                              np.empty(STATES, dtype=np.int64), np.empty(STATES, dtype=np.int64))
         cutoff = math.inf if threshold is None else float(threshold)
-        branch = cutoff >= BRANCH_FROM_EDITS * self.cheapest
+        branch = quick or cutoff >= BRANCH_FROM_EDITS * self.cheapest
         seconds = PAIR_SECONDS if timeout is None else min(PAIR_SECONDS, timeout)
         first, chunk = 0, 1
         while first < count:
@@ -129,14 +135,17 @@ class BatchVerifier:
                 self.nmat, self.nmat_t, self.emat, self.emat_t,
                 self.nconst, self.econst, self.nconst_t, self.econst_t,
                 self.counting, branch, self.integral, self.tol, cutoff, -math.inf,
-                seconds * self.pace, seconds * OPS_PER_SECOND, 256, *self.frontier, lower,
-                upper, status,
+                0.0 if quick else seconds * self.pace, seconds * OPS_PER_SECOND, 256,
+                *self.frontier, lower, upper, status,
             )
             spent = time.perf_counter() - tick
             done, first = last - first, last
             if interrupted():
                 status[first:] = 1
                 break
+            if quick:  # set-up dominated: says nothing of the search's pace
+                chunk = count
+                continue
             self.ops_done += ops
             self.seconds_done += spent
             if self.seconds_done > 0 and self.ops_done > 0:

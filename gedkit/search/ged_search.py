@@ -232,6 +232,24 @@ def _verified(coll, query: Graph, tau: float, limit: float, rows: np.ndarray, si
                         stats=stages.stats, interrupted=interrupted)
 
 
+#: graphs (at least, and per neighbour asked for) whose quick upper bounds seed kNN's ceiling
+_CEILING_GRAPHS, _CEILING_PER_K = 64, 4
+
+
+def _ceiling(check: _Checker, sig, order: np.ndarray, k: int) -> float:
+    """An upper bound on the k-th distance to start kNN's scan with: the k-th smallest quick
+    upper bound (:meth:`~gedkit.search.batch.BatchVerifier.upper_bounds`) of the first graphs
+    in bound order; inf without the batch path. Verifying against it instead of against
+    nothing keeps the first searches of the scan bounded: a graph within it is found exactly,
+    and the k graphs that gave it are within it."""
+    if check.batch is None or len(order) < k:
+        return math.inf
+    rowids = sig.rowids[order[:max(_CEILING_GRAPHS, _CEILING_PER_K * k)]].tolist()
+    records = check.coll._store.records(rowids)
+    upper = check.batch.upper_bounds([records[r] for r in rowids])
+    return float(np.partition(upper, k - 1)[k - 1])
+
+
 def knn_query(coll, query: Graph, k: int, model: CostModel, verify: Verifier,
               progress=None) -> SearchResult:
     """The ``k`` graphs of ``coll`` nearest to ``query`` by GED."""
@@ -251,29 +269,36 @@ def knn_query(coll, query: Graph, k: int, model: CostModel, verify: Verifier,
     scanned = 0
     interrupted = False
     check = _Checker(coll, query, verify, model, filt, stages, progress)
+    ceiling = _ceiling(check, sig, order, k)
+    step = 1.0 if getattr(filt, "integral", False) else 0.0
+    stages.done("ceiling")
     block = max(k, 8)
     try:
         while scanned < len(order) and not interrupted:
-            kth = -best[0][0] if len(best) == k else math.inf
+            # the distances still worth finding: with k verified, only those beating the
+            # k-th (strictly: by a whole edit when costs are integers); before, the ceiling
+            reach = min(-best[0][0] - step if len(best) == k else math.inf, ceiling)
             rows = order[scanned:scanned + block]
-            rows = rows[lb[rows] <= kth + tolerance(kth)]
+            rows = rows[lb[rows] <= reach + tolerance(reach)]
             if not len(rows):
                 break  # every graph left has a bound beyond the k-th distance
             scanned += len(rows)
             for bound in lazy:  # the costly stages, on the graphs the scan reached only
                 lb[rows] = np.maximum(lb[rows], bound(sig, rows))
-                rows = rows[lb[rows] <= kth + tolerance(kth)]
+                rows = rows[lb[rows] <= reach + tolerance(reach)]
             if not len(rows):
                 continue
             block = min(4 * block, 256)
             rowids = sig.rowids[rows].tolist()
-            outs = check(rowids, None if kth == math.inf else kth)
+            outs = check(rowids, None if reach == math.inf else reach)
             interrupted = check.interrupted
             for row, rowid, out in zip(rows.tolist(), rowids, outs, strict=True):
                 if out is None:
                     continue
                 out.lower = max(out.lower, float(lb[row]))
                 seen.append((rowid, out))
+                if out.upper == math.inf:
+                    continue  # beyond the threshold it was verified with: no map to offer
                 kth = -best[0][0] if len(best) == k else math.inf
                 entry = (-out.upper, -out.lower, -rowid, out)
                 if len(best) < k:
