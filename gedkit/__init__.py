@@ -24,6 +24,8 @@ _LAZY = {
     "Problem": "gedkit.problem",
     "Result": "gedkit.result",
     "ged": "gedkit.api",
+    "ged_iter": "gedkit.anytime",
+    "Improvement": "gedkit.anytime",
     "optimal_edit_paths": "gedkit.edit_paths",
     "EditPaths": "gedkit.edit_paths",
     "pairwise": "gedkit.pairwise",

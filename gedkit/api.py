@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from typing import Any
 
+from gedkit.anytime import Improvement, listener_for
 from gedkit.budget import Budget, InterruptedWarning, interruptible, solve_within
 from gedkit.costs import CostModel
 from gedkit.costs import get as get_costs
@@ -28,6 +30,7 @@ def ged(
     edge_label: str | None = None,
     fixed: Any = None,
     forbidden: Any = None,
+    on_improve: Callable[[Improvement], Any] | None = None,
     **options: Any,
 ) -> Result:
     """Graph edit distance between ``g1`` and ``g2``, with proven bounds.
@@ -62,6 +65,10 @@ def ged(
         of ``u``, ``(None, v)`` the insertion of ``v``. ``fixed=[(u, v)]`` is NetworkX's
         ``roots=(u, v)``. Every method keeps them and bounds the distance under them (see
         :mod:`gedkit.constraints`); contradictory pairs raise a :class:`GraphError`.
+    on_improve : callable, optional
+        Called with an :class:`~gedkit.anytime.Improvement` whenever the best upper bound
+        (with its map) or lower bound improves during the solve, last with the answer
+        (:func:`gedkit.ged_iter` gives the same as a stream).
     **options
         Options of the chosen method.
 
@@ -92,8 +99,16 @@ def ged(
     g1, g2 = as_graphs((g1, g2), node_label, edge_label)
     problem = get_costs(costs).compile(g1, g2).constrained(fixed, forbidden)
     budget.what = f"gedkit.ged ({solver.name}) on graphs of {g1.n} and {g2.n} nodes"
-    with interruptible():
+    with interruptible(), listener_for(problem, on_improve, budget.start) as listener:
+        if listener is not None:
+            # a first map at once (milliseconds), whatever the method finds later
+            from gedkit.solvers.cheap import cheap_bounds
+
+            first = cheap_bounds(problem, budget, "cheap")
+            listener.offer(first.assignment, first.lower_bound, "cheap")
         result = solve_within(solver, problem, budget)
+        if listener is not None:
+            result = listener.settle(result)
     if result.stats.get("stopped") == "interrupted":
         warnings.warn(f"interrupted: returning the best bounds found so far ({result!r})",
                       InterruptedWarning, stacklevel=2)

@@ -22,6 +22,7 @@ import time
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,8 +30,8 @@ from gedkit.errors import OptionError
 
 __all__ = [
     "COMMAND_TIMEOUT", "DEFAULT_MEMORY", "NOTICE_AFTER", "PAIR_TIMEOUT", "Budget",
-    "InterruptedWarning", "LongRunNotice", "interrupted", "interruptible", "resident",
-    "solve_within",
+    "InterruptedWarning", "LongRunNotice", "cancelled_by", "interrupted", "interruptible",
+    "resident", "solve_within",
 ]
 
 #: seconds after which a solve without a time limit says it is still running
@@ -43,6 +44,9 @@ COMMAND_TIMEOUT = 60.0
 DEFAULT_MEMORY = 1 << 30
 
 _INTERRUPT = threading.Event()
+# a per-call stop (gedkit.ged_iter's consumer leaving early), seen by the budgets of the thread
+# and context that set it
+_CANCEL: ContextVar[threading.Event | None] = ContextVar("gedkit_cancel", default=None)
 
 
 class LongRunNotice(UserWarning):
@@ -111,8 +115,9 @@ class Budget:
         return time.perf_counter() - self.start
 
     def remaining(self) -> float:
-        """Seconds left (infinity without a timeout; 0 once interrupted)."""
-        if _INTERRUPT.is_set():
+        """Seconds left (infinity without a timeout; 0 once interrupted or cancelled)."""
+        cancel = _CANCEL.get()
+        if _INTERRUPT.is_set() or (cancel is not None and cancel.is_set()):
             return 0.0
         if self.timeout is None:
             if self.what is not None and not self._noticed and self.elapsed() > NOTICE_AFTER:
@@ -128,6 +133,16 @@ class Budget:
     def expired(self) -> bool:
         return self.remaining() <= 0.0
 
+
+
+@contextmanager
+def cancelled_by(event: threading.Event) -> Iterator[None]:
+    """Within it, every budget of this thread expires once ``event`` is set."""
+    token = _CANCEL.set(event)
+    try:
+        yield
+    finally:
+        _CANCEL.reset(token)
 
 
 def interrupted() -> bool:
@@ -171,6 +186,7 @@ def solve_within(method: Any, problem: Any, budget: Budget) -> Any:
     limit" there unless the method gave its own reason.
     """
     from gedkit._kernels import warm
+    from gedkit.anytime import listening, report
 
     if method.kernels and not warm.wait(method.kernels, budget):
         result = method.fallback(problem, budget)
@@ -179,6 +195,8 @@ def solve_within(method: Any, problem: Any, budget: Budget) -> Any:
         # (whether numba's start-up is paid is read from numba itself, see warm.started: a
         # method with kernels may have solved this problem without running any)
         result = method.solve(problem, budget)
+    if listening():  # an anytime stream (gedkit.ged_iter, on_improve=) hears of it
+        report(result.assignment, result.lower_bound, result.method)
     if _INTERRUPT.is_set():
         result.stats["stopped"] = "interrupted"
     elif not result.optimal and budget.expired():

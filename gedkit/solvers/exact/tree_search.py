@@ -13,6 +13,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from gedkit.anytime import listening, report
 from gedkit.configurable import Option, choice, number
 from gedkit.numeric import tolerance
 from gedkit.pacing import (
@@ -186,6 +187,8 @@ class TreeSearch:
             )
             if self.status in finished:
                 break
+            if listening():
+                self._report()
             if self.status == kernel.STATUS_FULL:
                 self._full()
             if budget.expired():
@@ -193,6 +196,20 @@ class TreeSearch:
                 break
             self.chunk = next_chunk(self.chunk, time.perf_counter() - tick, budget.remaining())
         return self._result(budget, t0)
+
+    def _report(self) -> None:
+        """Tell an anytime listener the search's bounds so far (its best map once it has
+        one, and the least bound of the frontier and of what was pruned)."""
+        kernel, ctl, fctl = self.kernel, self.ctl, self.fctl
+        ub = fctl[kernel.UB]
+        if ub == math.inf:
+            return
+        f, heap = self.arrays[2], self.arrays[4]
+        live = heap[: ctl[kernel.HEAP]]
+        open_min = float(f[live].min()) if len(live) else math.inf
+        lower = max(fctl[kernel.LB], min(open_min, fctl[kernel.PRUNED], ub))
+        forward = self.p.inverse(self.best_map) if self.swap else self.best_map
+        report(forward, lower, self.method)
 
     def _full(self) -> None:
         """No room for another expansion: grow, turn depth-first, or drop states."""

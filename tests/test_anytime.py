@@ -1,0 +1,89 @@
+"""Anytime results (gedkit.ged_iter, on_improve=): monotone streams whose every map realises its
+upper bound, whose bounds are proven, and whose last item is the call's answer."""
+
+from __future__ import annotations
+
+import threading
+
+import networkx as nx
+import pytest
+
+import gedkit
+from gedkit.costs import uniform
+from gedkit.inputs import as_graphs
+from gedkit.testing import brute_force_ged
+
+METHODS = ["auto", "astar", "dfs", "exact", "branch", "ipfp", "refine"]
+
+
+def _pair(seed: int, n: int = 5):
+    g1 = nx.gnp_random_graph(n, 0.4, seed=seed)
+    g2 = nx.gnp_random_graph(n + 1, 0.4, seed=seed + 100)
+    return as_graphs((g1, g2), None, None)
+
+
+def _cost(problem, node_map) -> float:
+    """The cost of a node map given in caller ids, recomputed by Problem.cost."""
+    forward = [-1] * problem.n1
+    for u, v in node_map:
+        if u is not None:
+            forward[problem.g1.index(u)] = -1 if v is None else problem.g2.index(v)
+    return problem.cost(forward)
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_stream_is_monotone_valid_and_ends_with_the_answer(method, seed):
+    g1, g2 = _pair(seed)
+    problem = uniform().compile(g1, g2)
+    truth = brute_force_ged(problem)
+    steps = list(gedkit.ged_iter(g1, g2, method=method, timeout=20))
+    assert steps and steps[-1].final and not any(s.final for s in steps[:-1])
+    for a, b in zip(steps, steps[1:], strict=False):
+        assert b.upper_bound <= a.upper_bound and b.lower_bound >= a.lower_bound
+        assert b.time >= a.time
+    for s in steps:
+        assert s.lower_bound <= truth + 1e-9 <= s.upper_bound + 2e-9
+        assert _cost(problem, s.node_map) == pytest.approx(s.upper_bound)
+    last, answer = steps[-1], steps[-1].result
+    assert (last.upper_bound, last.lower_bound) == (answer.upper_bound, answer.lower_bound)
+    assert last.node_map == answer.node_map
+    again = gedkit.ged(g1, g2, method=method, timeout=20)
+    if again.optimal:
+        assert last.optimal and last.upper_bound == pytest.approx(again.distance)
+
+
+def test_on_improve_sees_the_same_stream_and_the_result_keeps_its_best_bounds():
+    g1, g2 = _pair(3, n=9)  # no brute force here
+    seen = []
+    result = gedkit.ged(g1, g2, method="dfs", on_improve=seen.append)
+    assert seen[0].method == "cheap"  # a first map at once
+    assert seen[-1].final and seen[-1].result is result
+    assert result.optimal and result.distance == pytest.approx(seen[-1].upper_bound)
+    assert len({s.upper_bound for s in seen}) >= 2  # the search improved on the first map
+
+
+def test_fixed_pairs_hold_along_the_stream():
+    g1 = gedkit.Graph({1: "C", 2: "O"}, [(1, 2)])
+    g2 = gedkit.Graph({"a": "C", "b": "N", "c": "H"}, [("a", "b"), ("a", "c")])
+    steps = list(gedkit.ged_iter(g1, g2, fixed=[(2, "c")]))
+    assert all((2, "c") in s.node_map for s in steps)
+    assert steps[-1].node_map == [(1, "a"), (2, "c"), (None, "b")]
+
+
+def test_leaving_the_stream_stops_the_solve():
+    # without a time limit this pair runs for minutes: leaving must stop it
+    g1 = nx.gnp_random_graph(40, 0.2, seed=1)
+    g2 = nx.gnp_random_graph(42, 0.2, seed=2)
+    stream = gedkit.ged_iter(g1, g2, method="astar")
+    first = next(stream)
+    assert first.upper_bound > first.lower_bound
+    stream.close()
+    assert not [t for t in threading.enumerate() if t.name == "gedkit-ged-iter"]
+
+
+def test_errors_reach_the_consumer():
+    with pytest.raises(gedkit.OptionError, match="unknown"):
+        list(gedkit.ged_iter("CCO", "CCN", method="no-such-method"))
+    with pytest.raises(gedkit.OptionError, match="timeout"):
+        next(gedkit.ged_iter("CCO", "CCN", timeout=-1))
