@@ -1,12 +1,14 @@
 """``auto``: a portfolio that spends a time budget well.
 
-Pairs of ``IPFP_FIRST_FROM_NODES`` (1,000) nodes and more get IPFP alone, multi-start, with the
-whole budget (its start computes BRANCH's bound anyway, and the other stages would only leave it
-short of converging). Smaller pairs: cheap bounds first (BRANCH: a lower bound and a map), local
-search on that map (REFINE), IPFP multi-start on large pairs, then a short exact search (most
-pairs of up to a few dozen nodes are proven in a fraction of a second), then the integer program
-on HiGHS where its model fits the budget (its linear relaxation bounds molecules of 30-60 atoms
-far better than the search does, and its branch and bound often finds better maps there), the
+Pairs of ``IPFP_FIRST_FROM_NODES`` (1,000) nodes and more get IPFP alone, multi-start, from
+STAR's map (BRANCH's when the budget is middling), with the whole budget (the other stages would
+only leave it short of converging); before it only the cheap bounds' map when the budget is too
+short for IPFP's steps, or BRANCH's bound when the budget leaves IPFP time to converge after it.
+Smaller pairs: cheap bounds first (BRANCH: a lower bound and a map), local search on that map
+(REFINE), IPFP multi-start from STAR's map on large pairs, then a short exact search (most pairs
+of up to a few dozen nodes are proven in a fraction of a second), then the integer program on
+HiGHS where its model fits the budget (its linear relaxation bounds molecules of 30-60 atoms far
+better than the search does, and its branch and bound often finds better maps there), the
 learned solver ``gelato`` on the largest pairs, and last exact search seeded with the best map
 and bound found so far. It stops the moment the bounds meet, and always returns the best bounds,
 the map realising the upper bound, and which stage found it.
@@ -32,8 +34,11 @@ from gedkit.problem import Problem
 from gedkit.programs import program_fits
 from gedkit.result import Result
 from gedkit.solvers.base import Budget, Solver
+from gedkit.solvers.cheap import cheap_bounds
 from gedkit.solvers.exact.mip import integer_program, model_nonzeros
 from gedkit.solvers.exact.tree_search import TreeSearch
+from gedkit.solvers.heuristics.assignment import lsape_seconds
+from gedkit.solvers.heuristics.lsape import edge_costs_seconds
 from gedkit.solvers.registry import get_solver, register
 
 __all__ = ["Auto"]
@@ -45,13 +50,28 @@ IPFP_FROM_NODES = 20
 # share of the remaining budget for IPFP: exact search rarely finishes beyond ~30 nodes, where
 # the upper bound comes mostly from IPFP and the rest of the budget tightens the lower bound
 IPFP_SHARE = {30: 0.25, 300: 0.6, 10**9: 0.85}
+# its first start there (the ipfp stage, below IPFP_FIRST_FROM_NODES)
+IPFP_INIT = "star"
 # pairs with at least this many nodes in the larger graph start with IPFP alone (no BRANCH,
 # no REFINE before it): on 1,000-2,000 nodes those stages took a third of 2 s and left IPFP
 # short of converging (benchmarks/RESULTS.md, "auto against every single method")
 IPFP_FIRST_FROM_NODES = 1000
-# of the budget: all of it (IPFP alone from the same start is what auto must match, and a
-# first start cut short costs more than anything the exact search could add in the rest)
-IPFP_FIRST_SHARE = 1.0
+# IPFP's first start on those pairs: STAR's map when the budget holds STAR and BRANCH's
+# assignments twice and this many more (1,000 nodes from ~0.8 s, 2,000 from ~6 s): from it
+# IPFP went lower on every 100-2,000-node pair measured (benchmarks/RESULTS.md, "Session 8"),
+# but its first steps on the 2,000-node pairs were slow (STAR's assignment ~1 s on the random
+# pair, the first steps' ~1 s on the molecules); with less time BRANCH's map (one assignment,
+# IPFP's default bipartite start takes two), from which IPFP takes its first steps soonest
+STAR_START_AFTER_ASSIGNMENTS = 15
+# when the time left is under STAR's estimate plus this many assignments, IPFP may get a step
+# or two at most: the cheap bounds' map (the node assignment's) first, an incumbent that at
+# 2,000 nodes and 1 s beat every other map that fits (molecules: 3,793 against STAR's 4,174)
+SHORT_ASSIGNMENTS = 2
+# STAR's bound is weaker than BRANCH's; BRANCH runs first when the budget holds STAR and
+# BRANCH (each counted twice: at 2,000 nodes they take ~1.5 times their estimates) and then
+# this many assignments, about what IPFP takes to converge there: 1,000 nodes from ~1.2 s,
+# 2,000 from ~9 s (at 5 s BRANCH first cost IPFP 9% on the 2,000-node molecule pair)
+BRANCH_FIRST_AFTER_ASSIGNMENTS = 20
 # share of the budget the local search on BRANCH's map may take before IPFP: on large pairs a
 # sweep is slow and IPFP's maps are far better (1,000 nodes, 2 s: refine alone took it all)
 REFINE_SHARE = 0.15
@@ -77,8 +97,8 @@ MIP_SECONDS = 10.0
 @register
 class Auto(Solver):
     name = "auto"
-    summary = ("portfolio: BRANCH bound, REFINE, IPFP on large pairs (alone from 1,000 nodes), "
-               "gelato on the largest (with torch), then seeded exact A*")
+    summary = ("portfolio: BRANCH bound, REFINE, IPFP on large pairs (alone, from STAR's map, "
+               "from 1,000 nodes), gelato on the largest (with torch), then seeded exact A*")
     kernels = ("assignment", "local_search", "ipfp", "tree_search")
     exact = True
     options: ClassVar[dict[str, Option]] = {
@@ -118,10 +138,22 @@ class Auto(Solver):
         exact: TreeSearch | None = None
         starts = self.config["ipfp_starts"]
         if size >= IPFP_FIRST_FROM_NODES and starts and budget.timeout:
-            # IPFP alone, first: its start computes BRANCH's bound and map anyway, and from
-            # its own (bipartite) start it reaches better maps than from BRANCH's
-            record(get_solver("ipfp", starts=starts).solve(
-                problem, self._stage(budget, IPFP_FIRST_SHARE)))
+            # IPFP alone; before it the cheap map when about one assignment fits, or BRANCH's
+            # bound when the budget leaves IPFP time to converge after it
+            step = lsape_seconds(problem.n1, problem.n2)
+            assignment = edge_costs_seconds(problem) + step
+            left = budget.remaining()
+            short = left < assignment + SHORT_ASSIGNMENTS * step
+            if short:
+                # the best single map counts (the node assignment's on the 2,000-node
+                # molecules, STAR's on the random pair): IPFP gets a step at most
+                record(cheap_bounds(problem, budget, "cheap"))
+            elif left >= 4 * assignment + BRANCH_FIRST_AFTER_ASSIGNMENTS * step:
+                record(get_solver("branch").solve(problem, budget))
+            long = left >= 2 * assignment + STAR_START_AFTER_ASSIGNMENTS * step
+            if not settled():
+                record(get_solver("ipfp", starts=starts, init="star" if short or long else "branch")
+                       .solve(problem, self._stage(budget, 1.0)))
         elif size > EXACT_UP_TO_NODES:
             record(get_solver("branch").solve(problem, budget))
             ipfp_next = size >= IPFP_FROM_NODES and starts and budget.timeout
@@ -131,8 +163,9 @@ class Auto(Solver):
             if not settled() and ipfp_next:
                 fraction = next(v for limit, v in IPFP_SHARE.items() if size <= limit)
                 share = Budget(timeout=max(1e-3, fraction * budget.remaining()))
-                # from BRANCH's map, which the first stage computed already (an assignment saved)
-                record(get_solver("ipfp", starts=starts, init="branch").solve(problem, share))
+                # from STAR's map: on 100-2,000 nodes IPFP went lower from it than from BRANCH's
+                # (the first stage's) or the bipartite one (benchmarks/RESULTS.md, "Session 8")
+                record(get_solver("ipfp", starts=starts, init=IPFP_INIT).solve(problem, share))
             if not settled() and size <= PROBE_UP_TO_NODES:
                 exact = self._search(problem, budget)
                 exact.offer(best.assignment, lower)

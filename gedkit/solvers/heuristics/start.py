@@ -20,11 +20,12 @@ from gedkit.solvers.heuristics.lsape import (
     neighbours,
     node_assignment,
 )
+from gedkit.solvers.heuristics.star import star_assignment
 
 __all__ = ["INITS", "Start", "start"]
 
 #: node maps an improvement heuristic may start from
-INITS = ("bipartite", "branch", "node")
+INITS = ("bipartite", "branch", "node", "star")
 
 
 class Start(NamedTuple):
@@ -39,8 +40,13 @@ class Start(NamedTuple):
 def start(problem: Problem, init: str = "bipartite", budget: Budget | None = None) -> Start:
     """The ``init`` method's node map and the BRANCH lower bound (one edge matrix for both).
 
+    ``star``: STAR's map and its own lower bound instead (one assignment, no BRANCH: its bound
+    is weaker, but on 100-2,000 nodes IPFP from its map went lower than from BRANCH's or the
+    bipartite one, benchmarks/RESULTS.md "Session 8").
+
     Within ``budget``: when the second assignment would not fit, the BRANCH map is the start;
-    when not even BRANCH's fits, the cheap bounds of :mod:`gedkit.solvers.cheap` are.
+    when not even BRANCH's (or STAR's) fits, the cheap bounds of :mod:`gedkit.solvers.cheap`
+    are.
     """
     budget = budget or Budget()
     if not assignment_fits(problem, budget):
@@ -49,6 +55,9 @@ def start(problem: Problem, init: str = "bipartite", budget: Budget | None = Non
         cheap = cheap_bounds(problem, budget, "start")
         return Start(cheap.assignment, cheap.lower_bound, None)
     nb = neighbours(problem)
+    if init == "star":
+        forward, lower = star_assignment(problem)
+        return Start(forward, lower, nb)
     edges = edge_costs(problem, nb)
     branch_map, lower = branch_assignment(problem, edges)
     if init == "branch" or not lsape_fits(problem.n1, problem.n2, budget):

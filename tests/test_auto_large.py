@@ -1,0 +1,77 @@
+"""auto's path for pairs of 1,000+ nodes (IPFP from STAR's map) and the IPFP it relies on,
+checked on small pairs: the size threshold and the stage choices are lowered or forced here."""
+
+import numpy as np
+import pytest
+from helpers import brute_force, random_costs, random_graph
+
+from gedkit import costs
+from gedkit._kernels.quadratic import quadratic_product
+from gedkit.solvers import Budget, get_solver
+from gedkit.solvers import auto as auto_module
+from gedkit.solvers.heuristics.ipfp import _random_map, assignment_matrix, frank_wolfe, map_product
+from gedkit.solvers.heuristics.lsape import neighbours
+from gedkit.solvers.heuristics.star import star_assignment
+from gedkit.solvers.heuristics.start import start
+
+
+def _problems(count=30, low=0, high=9, seed=21):
+    rng = np.random.default_rng(seed)
+    for trial in range(count):
+        g1 = random_graph(rng, int(rng.integers(low, high)), p=0.4, n_labels=3)
+        g2 = random_graph(rng, int(rng.integers(low, high)), p=0.4, n_labels=3)
+        model = [costs.uniform(), costs.constant(*rng.uniform(0.2, 3, 6)), random_costs(rng)][
+            trial % 3
+        ]
+        yield rng, model.compile(g1, g2)
+
+
+def test_map_product_is_the_kernel_product_of_the_map():
+    for rng, p in _problems(count=45, high=12):
+        nb = neighbours(p)
+        for _ in range(4):
+            f = _random_map(rng, p.n1, p.n2)
+            expected = quadratic_product(assignment_matrix(p, f), p.edge_label_matrix, *nb)
+            np.testing.assert_allclose(map_product(p, nb, f), expected, atol=1e-9)
+
+
+def test_frank_wolfe_is_never_worse_than_its_start_and_prices_its_map():
+    for rng, p in _problems(count=30, low=3, high=25):
+        nb = neighbours(p)
+        for _ in range(3):
+            f = _random_map(rng, p.n1, p.n2)
+            forward, cost, _ = frank_wolfe(p, f, nb, Budget(), 100)
+            assert cost <= p.cost(f) + 1e-9
+            assert cost == pytest.approx(p.cost(forward), abs=1e-9)
+
+
+def test_star_start_is_stars_map_and_a_valid_bound():
+    for _, p in _problems(count=24, high=6):
+        s = start(p, "star", Budget())
+        forward, lower = star_assignment(p)
+        assert np.array_equal(s.forward, forward) and s.lower_bound == lower
+        assert s.lower_bound <= brute_force(p) + 1e-9
+        r = get_solver("ipfp", init="star").solve(p, Budget())
+        assert r.upper_bound <= p.cost(forward) + 1e-9
+
+
+@pytest.mark.parametrize("path", ["cheap first", "branch first", "ipfp alone", "branch start"])
+def test_auto_on_large_pairs_is_never_worse_than_its_cheap_start(monkeypatch, path):
+    monkeypatch.setattr(auto_module, "IPFP_FIRST_FROM_NODES", 10)
+    monkeypatch.setattr(auto_module, "SHORT_ASSIGNMENTS", 10**9 if path == "cheap first" else 0)
+    monkeypatch.setattr(auto_module, "BRANCH_FIRST_AFTER_ASSIGNMENTS",
+                        0 if path == "branch first" else 10**9)
+    monkeypatch.setattr(auto_module, "STAR_START_AFTER_ASSIGNMENTS",
+                        10**9 if path == "branch start" else 0)
+    expected = {"cheap first": "cheap", "branch first": "branch"}.get(path, "ipfp")
+    for _, p in _problems(count=9, low=10, high=30, seed=4):
+        if max(p.n1, p.n2) < 10:
+            continue
+        r = get_solver("auto").solve(p, Budget(timeout=0.5))
+        stages = [s["method"] for s in r.stats["stages"]]
+        assert stages[0] == expected and ("ipfp" in stages or r.optimal)
+        assert r.upper_bound == p.cost(r.assignment)
+        assert r.upper_bound <= p.cost(star_assignment(p)[0]) + 1e-9
+        assert r.upper_bound == min(s["upper_bound"] for s in r.stats["stages"])
+        assert r.lower_bound == max(s["lower_bound"] for s in r.stats["stages"])
+        assert r.lower_bound <= r.upper_bound
