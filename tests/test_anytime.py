@@ -3,6 +3,7 @@ upper bound, whose bounds are proven, and whose last item is the call's answer."
 
 from __future__ import annotations
 
+import itertools
 import threading
 
 import networkx as nx
@@ -39,7 +40,7 @@ def test_stream_is_monotone_valid_and_ends_with_the_answer(method, seed):
     truth = brute_force_ged(problem)
     steps = list(gedkit.ged_iter(g1, g2, method=method, timeout=20))
     assert steps and steps[-1].final and not any(s.final for s in steps[:-1])
-    for a, b in zip(steps, steps[1:], strict=False):
+    for a, b in itertools.pairwise(steps):
         assert b.upper_bound <= a.upper_bound and b.lower_bound >= a.lower_bound
         assert b.time >= a.time
     for s in steps:

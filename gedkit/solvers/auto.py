@@ -28,6 +28,7 @@ import time
 import warnings
 from typing import ClassVar
 
+from gedkit.anytime import listening, report
 from gedkit.configurable import Option, flag, number
 from gedkit.nn.labels import UnseenLabelWarning
 from gedkit.problem import Problem
@@ -124,6 +125,8 @@ class Auto(Solver):
                            "upper_bound": result.upper_bound, "time": result.time})
             if best is None or result.upper_bound < best.upper_bound:
                 best = result
+            if listening():  # an anytime stream hears of each stage as it ends
+                report(result.assignment, lower, result.method)
 
         def settled() -> bool:
             if best is None:
