@@ -69,6 +69,8 @@ STATUSES = ("optimal", "bounded", "failed", "pending")
 _MAX_CHUNK = 32  # pairs per task: small enough to balance load
 _MAX_DASK_CHUNK = 256  # pairs per Dask task: the scheduler pays about a millisecond a task
 _DASK_WINDOW = 4  # Dask tasks in flight per worker thread
+_PREPARE_SECONDS = 5.0  # at most this long for a worker's start-up solve (see _PairSolver)
+_PREPARED: set[str] = set()  # solvers whose start-up this process has paid
 _BAR_DELAY = 2.0  # seconds of work before the automatic progress bar appears
 _LINE_EVERY = 10.0  # seconds between plain progress lines when stderr is not a terminal
 _LONG_PAIR = 10.0  # a pair running this long (or twice its time limit) gets a notice
@@ -417,6 +419,24 @@ class _PairSolver:
         self.timeout, self.memory = timeout, memory
         self.diagonal = diagonal
 
+    def prepare(self) -> None:
+        """Pay this process's start-ups (imports, numba loading the solver's kernels) once,
+        on the two smallest graphs, before any pair's time limit runs: a fresh worker process
+        (a Dask worker, a spawned process) would otherwise answer its first pairs with the
+        cheap bounds a short limit affords. Nothing to do without a time limit; a solve that
+        fails here fails again, and is reported, where it belongs."""
+        if self.timeout is None or self.solver.name in _PREPARED:
+            return
+        _PREPARED.add(self.solver.name)
+        small = sorted((g for g in self.rows if g is not None), key=lambda g: g.n + g.m)[:2]
+        if not small:
+            return
+        try:
+            problem = self.model.compile(small[0], small[-1])
+            _solve(self.solver, problem, Budget(timeout=_PREPARE_SECONDS, memory=self.memory))
+        except Exception:  # the pairs themselves will say what is wrong
+            pass
+
     def entry(self, i: int, j: int) -> _Entry:
         """Bounds for ``rows[i]`` → ``cols[j]``; any error becomes a failed entry (only
         KeyboardInterrupt goes through)."""
@@ -655,6 +675,7 @@ def _serve(worker: _PairSolver, conn: Any) -> None:
     """A worker process: solve the chunks received, sending each pair's entry back."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's: it stops the workers
     try:
+        worker.prepare()
         while (chunk := conn.recv()) is not None:
             for i, j in chunk:
                 conn.send(worker.entry(i, j))
@@ -763,6 +784,7 @@ def _run_pool(worker, chunks: deque, jobs: int, context, gather: _Gather,
 
 def _solve_chunk(worker: _PairSolver, chunk: list[tuple[int, int]]) -> list[_Entry]:
     """A Dask task: the entries of one chunk, in order."""
+    worker.prepare()
     return [worker.entry(i, j) for i, j in chunk]
 
 

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from gedkit.errors import GedkitError, Words
+from gedkit.graph import label_key
 
 _ANOTHER = Words("give another out= path", "give another --out file")
 
@@ -77,7 +78,14 @@ def fingerprint(graphs: Sequence[Any]) -> str:
     """
     digest = hashlib.sha256()
     for g in graphs:
-        text = "None" if g is None else repr((g.ids, g.node_keys, g.edges.tolist(), g.edge_keys))
+        if g is None:
+            text = "None"
+        else:
+            parts = (g.ids, g.node_keys, g.edges.tolist(), g.edge_keys)
+            loops = getattr(g, "loops", None)  # self-loops, where graphs hold them
+            if loops:
+                parts += (sorted((a, repr(label_key(lab))) for a, lab in loops.items()),)
+            text = repr(parts)
         digest.update(text.encode("utf-8", "backslashreplace"))
         digest.update(b"\0")
     return f"{len(graphs)}:{digest.hexdigest()[:32]}"

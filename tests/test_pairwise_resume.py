@@ -259,3 +259,31 @@ def test_cli_killed_part_way_resumes_to_the_same_matrix(files, tmp_path, sig):
         assert float(row["lower_bound"]) == whole.lower_bound[i, j]
         assert float(row["upper_bound"]) == whole.upper_bound[i, j]
         assert row["optimal"] == "true" and row["status"] == whole.status[i, j]
+
+
+# -- without the optional extras -------------------------------------------------------------
+
+
+def test_without_dask_client_says_how_to_install(graphs, monkeypatch, capsys, files):
+    from gedkit.cli import main
+
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed fails
+    with pytest.raises(gedkit.MissingDependencyError, match=r"pip install 'gedkit\[dask\]'"):
+        gedkit.pairwise(graphs, client=object())
+    assert main(["pairwise", *files[:2], "--scheduler", "tcp://x:1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--scheduler needs the optional package 'distributed'" in err
+
+
+def test_without_pyg_export_and_conversions_say_how_to_install(graphs, monkeypatch, capsys,
+                                                               files):
+    from gedkit.cli import main
+
+    monkeypatch.setitem(sys.modules, "torch_geometric", None)
+    with pytest.raises(gedkit.MissingDependencyError, match=r"pip install 'gedkit\[pyg\]'"):
+        graphs[0].to_pyg()
+    with pytest.raises(gedkit.MissingDependencyError, match=r"Graph\.from_pyg needs"):
+        gedkit.Graph.from_pyg(object())
+    assert main(["pairwise", *files[:2], "--export", "pyg", "out"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "gedkit[pyg]" in err

@@ -116,19 +116,19 @@ def from_pyg(
     edges: dict[tuple[int, int], Any] = {}
     seen: dict[tuple[int, int], int] = {}
     for (u, v), lab in zip(pairs.tolist(), edge_labels, strict=True):
-        if u == v:
-            raise GraphError(f"self-loop on node {u}{where}: gedkit handles simple graphs only")
         key = (min(u, v), max(u, v))
         if key in edges and label_key(edges[key]) != label_key(lab):
             raise GraphError(f"the two directions of edge {key}{where} have different features")
         edges[key] = lab
-        seen[key] = seen.get(key, 0) + 1
+        if u != v:  # a self-loop is one entry in PyG's undirected form: not counted
+            seen[key] = seen.get(key, 0) + 1
     counts = set(seen.values())
     if counts - {1, 2} or counts == {1, 2}:
         raise GraphError(
             f"edge_index{where} is neither undirected (each edge both ways) nor lists each edge "
             "once; make it undirected with torch_geometric.utils.to_undirected"
         )
+    # a self-loop goes to Graph as (u, u), which says itself whether it can hold one
     return Graph(dict(enumerate(labels)), [(u, v, lab) for (u, v), lab in edges.items()],
                  name=name)
 
@@ -167,8 +167,11 @@ def to_pyg(
     from torch_geometric.data import Data
 
     order = np.lexsort((graph.edges[:, 1], graph.edges[:, 0])) if graph.m else np.zeros(0, int)
-    both = np.concatenate([graph.edges[order], graph.edges[order][:, ::-1]]).astype(np.int64)
-    both_labels = [graph.edge_labels[k] for k in order] * 2
+    loops = getattr(graph, "loops", None) or {}  # {node: label}, once each (PyG's form)
+    both = np.concatenate([graph.edges[order], graph.edges[order][:, ::-1],
+                           np.array([[a, a] for a in loops], dtype=np.int64).reshape(-1, 2)]
+                          ).astype(np.int64)
+    both_labels = [graph.edge_labels[k] for k in order] * 2 + list(loops.values())
     sort = np.lexsort((both[:, 1], both[:, 0])) if len(both) else np.zeros(0, int)
     data = Data(edge_index=torch.as_tensor(both[sort].T.copy()).reshape(2, -1).long(),
                 num_nodes=graph.n)
