@@ -492,3 +492,18 @@ def test_constant_costs_are_spelled_with_their_arguments(capsys):
     assert main(["ged", mol, mol, "--costs", "constant:node_sub=3"]) == 0
     assert main(["ged", mol, mol, "--costs", "constant:node_sub=x"]) == 2
     assert "node_sub must be a number" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ALL)
+@pytest.mark.parametrize("kind", ["node", "edge"])
+def test_costs_between_is_the_square_matrix_sliced(name, kind):
+    model = costs.get(name)
+    labels = LABELS[FAMILY[name]][0 if kind == "node" else 1]
+    matrix = model.node_matrix if kind == "node" else model.edge_matrix
+    for a, b in ((labels[:1], labels[1:]), (labels[1:], labels[:2]), (labels, labels[::-1])):
+        m = np.asarray(matrix([*a, *b]))
+        sub, delete, insert = model.costs_between(kind, a, b)
+        k = len(a) + len(b)
+        np.testing.assert_allclose(sub, m[:len(a), len(a):k])
+        np.testing.assert_allclose(delete, m[:len(a), k])
+        np.testing.assert_allclose(insert, m[k, len(a):k])

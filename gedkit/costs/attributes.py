@@ -55,11 +55,29 @@ class AttributeCosts(CostModel):
             checked[key] = val
         self.params = checked
 
+    # subclasses that state their costs between two label lists (``_parts_between``) set
+    # ``rectangular`` and get the square matrices and the rectangles from that one formula
+
     def _node_parts(self, labels: Sequence[Any]) -> Parts:
+        if self.rectangular:
+            return self._parts_between("node", labels, labels)
         raise NotImplementedError
 
     def _edge_parts(self, labels: Sequence[Any]) -> Parts:
+        if self.rectangular:
+            return self._parts_between("edge", labels, labels)
         raise NotImplementedError
+
+    def _parts_between(self, kind: str, a: Sequence[Any], b: Sequence[Any]) -> Parts:
+        """``(substitution (len a, len b), deletion of a, insertion of b)``."""
+        raise NotImplementedError
+
+    def costs_between(self, kind: str, a: Sequence[Any], b: Sequence[Any]) -> Parts:
+        if not self.rectangular:
+            return super().costs_between(kind, a, b)
+        sub, delete, insert = self._parts_between(kind, a, b)
+        return (np.asarray(sub, dtype=np.float64).reshape(len(a), len(b)),
+                np.asarray(delete, dtype=np.float64), np.asarray(insert, dtype=np.float64))
 
     def node_matrix(self, labels: Sequence[Any]) -> np.ndarray:
         return _assemble(self._node_parts(labels))
@@ -105,8 +123,34 @@ def constant(k: int, value: float) -> np.ndarray:
     return np.full(k, value, dtype=np.float64)
 
 
+#: label lists at least this long have their attribute reads kept (:func:`remembered`)
+MEMO_FROM = 256
+_MEMO: dict[tuple, tuple[Sequence[Any], Any]] = {}
+
+
+def remembered(labels: Sequence[Any], key: tuple, compute):
+    """``compute()``, kept for this very ``labels`` object when it is long: the search
+    filters price every query against the same vocabulary chunks, whose attributes would
+    otherwise be parsed again for each query."""
+    if len(labels) < MEMO_FROM:
+        return compute()
+    hit = _MEMO.get((id(labels), *key))
+    if hit is not None and hit[0] is labels:
+        return hit[1]
+    if len(_MEMO) >= 4096:
+        _MEMO.clear()
+    value = compute()
+    _MEMO[(id(labels), *key)] = (labels, value)  # the list is kept, so its id stays its own
+    return value
+
+
 def values(labels: Sequence[Any], name: str, model: str, kind: str) -> list[Any]:
     """Attribute ``name`` of every label, which must be an attribute dict holding it."""
+    return remembered(labels, ("values", name, model, kind),
+                      lambda: _values(labels, name, model, kind))
+
+
+def _values(labels: Sequence[Any], name: str, model: str, kind: str) -> list[Any]:
     out = []
     for lab in labels:
         if not isinstance(lab, Mapping):
@@ -127,6 +171,11 @@ def values(labels: Sequence[Any], name: str, model: str, kind: str) -> list[Any]
 
 def numbers(labels: Sequence[Any], names: Sequence[str], model: str, kind: str) -> np.ndarray:
     """``(k, len(names))`` float array of numeric attributes (numbers or numeric strings)."""
+    return remembered(labels, ("numbers", tuple(names), model, kind),
+                      lambda: _numbers(labels, names, model, kind))
+
+
+def _numbers(labels: Sequence[Any], names: Sequence[str], model: str, kind: str) -> np.ndarray:
     out = np.empty((len(labels), len(names)), dtype=np.float64)
     for col, name in enumerate(names):
         for row, val in enumerate(values(labels, name, model, kind)):
@@ -164,12 +213,13 @@ def categories(vals: Sequence[Any]) -> np.ndarray:
     return out
 
 
-def differ(codes: np.ndarray) -> np.ndarray:
-    """``(k, k)`` bool: do the categories of two labels differ?"""
-    return codes[:, None] != codes[None, :]
+def differ(codes: np.ndarray, other: np.ndarray | None = None) -> np.ndarray:
+    """``(k, k)`` bool: do the categories of two labels differ? (``(k, j)`` between ``codes``
+    and ``other``, codes of one :func:`categories` call.)"""
+    return codes[:, None] != (codes if other is None else other)[None, :]
 
 
-def pairwise_distance(points: np.ndarray) -> np.ndarray:
-    """Euclidean distances between the rows of ``points``."""
-    diff = points[:, None, :] - points[None, :, :]
+def pairwise_distance(points: np.ndarray, other: np.ndarray | None = None) -> np.ndarray:
+    """Euclidean distances between the rows of ``points`` (and those of ``other``)."""
+    diff = points[:, None, :] - (points if other is None else other)[None, :, :]
     return np.sqrt((diff**2).sum(axis=-1))

@@ -35,6 +35,8 @@ class CostModel:
     equality_costs: tuple[float, ...] | None = None
     #: True when the model's matrices are valid by construction (skips the checks).
     trusted_matrices: bool = False
+    #: True when :meth:`costs_between` prices the rectangle alone (not a square around it).
+    rectangular: bool = False
 
     def node_sub(self, a: Any, b: Any) -> float:
         raise NotImplementedError
@@ -63,6 +65,19 @@ class CostModel:
     def edge_matrix(self, labels: Sequence[Any]) -> np.ndarray:
         """Same as :meth:`node_matrix` for edge labels."""
         return _label_matrix(labels, self.edge_sub, self.edge_del, self.edge_ins, "edge")
+
+    def costs_between(self, kind: str, a: Sequence[Any], b: Sequence[Any]
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Rectangular costs of ``kind`` (``"node"`` or ``"edge"``) labels: substitutions
+        ``(len(a), len(b))``, the deletions of ``a`` and the insertions of ``b`` (what the
+        search filters price a query's labels against a whole vocabulary with). This default
+        slices the square matrix over ``a + b``; models override it where the rectangle alone
+        is much cheaper."""
+        matrix = self.node_matrix if kind == "node" else self.edge_matrix
+        na, nb = len(a), len(b)
+        m = np.asarray(matrix(list(a) + list(b)), dtype=np.float64)
+        k = na + nb
+        return m[:na, na:k], m[:na, k], m[k, na:k]
 
     # -- compilation ------------------------------------------------------------------------------
     def compile(self, g1: Graph, g2: Graph):

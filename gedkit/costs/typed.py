@@ -24,9 +24,11 @@ from gedkit.costs.attributes import (
     differ,
     numbers,
     pairwise_distance,
+    remembered,
     values,
 )
 from gedkit.errors import CostModelError
+from gedkit.graph import label_key
 
 __all__ = ["Grec1Costs", "Grec2Costs", "ProteinCosts", "grec_1", "grec_2", "protein"]
 
@@ -43,91 +45,146 @@ def _frequencies(labels: Sequence[Any], model: str) -> np.ndarray:
     return freq.astype(np.int64)
 
 
-def _common_parts(labels: Sequence[Any], freq: np.ndarray, model: str) -> np.ndarray:
-    """``(k, k)`` size of the multiset intersection of the part types of two edges."""
-    types = [
-        values([lab], f"type{i}", model, "edge")[0]
-        for lab, f in zip(labels, freq.tolist(), strict=True)
-        for i in range(f)
-    ]
-    codes = categories(types)
-    counts = np.zeros((len(labels), int(codes.max(initial=-1)) + 1), dtype=np.int64)
-    np.add.at(counts, (np.repeat(np.arange(len(labels)), freq), codes), 1)
-    return np.minimum(counts[:, None, :], counts[None, :, :]).sum(axis=-1)
+def _joint(a: Sequence[Any], b: Sequence[Any], read) -> tuple[Any, Any]:
+    """``read`` of both label lists, once when they are the same list."""
+    if a is b:
+        out = read(a)
+        return out, out
+    return read(a), read(b)
 
 
-def _part_assignment_parts(labels: Sequence[Any], model: str, c: float, w: float) -> Parts:
+def _categories(a: Sequence[Any], b: Sequence[Any], name: str, model: str, kind: str):
+    """Category codes of attribute ``name`` for ``a`` and for ``b``, from one coding (``b``'s
+    kept when it is long: a vocabulary chunk the filters price every query against)."""
+    if a is b:
+        codes = categories(values(a, name, model, kind))
+        return codes, codes
+    codes_b, seen = remembered(b, ("categories", name, model, kind),
+                               lambda: _coded(values(b, name, model, kind)))
+    extra: dict = {}
+    codes_a = np.array([seen.get(k, extra.setdefault(k, len(seen) + len(extra)))
+                        for k in map(_type_key, values(a, name, model, kind))], dtype=np.int64)
+    return codes_a, codes_b
+
+
+def _coded(vals: Sequence[Any]) -> tuple[np.ndarray, dict]:
+    """Category codes of ``vals`` (as :func:`categories`) and the coding itself."""
+    seen: dict = {}
+    codes = np.array([seen.setdefault(k, len(seen)) for k in map(_type_key, vals)],
+                     dtype=np.int64)
+    return codes, seen
+
+
+def _part_counts(labels: Sequence[Any], freq: np.ndarray, model: str, codes: dict) -> list:
+    """Each edge's part types as codes (``codes`` shared across calls)."""
+    return [[codes.setdefault(_type_key(values([lab], f"type{i}", model, "edge")[0]),
+                              len(codes)) for i in range(f)]
+            for lab, f in zip(labels, freq.tolist(), strict=True)]
+
+
+def _type_key(value: Any) -> Any:
+    """Equal part types, equal keys (as :func:`categories` codes them)."""
+    return value.strip() if isinstance(value, str) else label_key(value)
+
+
+def _common_parts(a: Sequence[Any], fa: np.ndarray, b: Sequence[Any], fb: np.ndarray,
+                  model: str) -> np.ndarray:
+    """``(len a, len b)`` size of the multiset intersection of the part types of two edges."""
+    codes: dict = {}
+    parts_a = _part_counts(a, fa, model, codes)
+    parts_b = parts_a if a is b else _part_counts(b, fb, model, codes)
+    width = max(len(codes), 1)
+
+    def counts(parts: list) -> np.ndarray:
+        out = np.zeros((len(parts), width), dtype=np.int64)
+        for row, types in enumerate(parts):
+            for t in types:
+                out[row, t] += 1
+        return out
+
+    ca = counts(parts_a)
+    cb = ca if a is b else counts(parts_b)
+    return np.minimum(ca[:, None, :], cb[None, :, :]).sum(axis=-1)
+
+
+def _part_assignment_parts(a: Sequence[Any], b: Sequence[Any], model: str, c: float,
+                           w: float) -> Parts:
     """Edge costs of GREC_2 / PROTEIN: part insertion / deletion ``c``, all scaled by ``w``."""
-    freq = _frequencies(labels, model)
-    common = _common_parts(labels, freq, model)
-    sub = w * c * (freq[:, None] + freq[None, :] - 2 * common)
-    return sub, w * c * freq, w * c * freq
+    fa, fb = _joint(a, b, lambda labels: _frequencies(labels, model))
+    common = _common_parts(a, fa, b, fb, model)
+    sub = w * c * (fa[:, None] + fb[None, :] - 2 * common)
+    return sub, w * c * fa, w * c * fb
 
 
-def _typed_points(labels: Sequence[Any], model: str) -> tuple[np.ndarray, np.ndarray]:
-    """``(type differs (k, k), Euclidean distance (k, k))`` of GREC node labels."""
-    kinds = categories(values(labels, "type", model, "node"))
-    xy = numbers(labels, ("x", "y"), model, "node")
-    return differ(kinds), pairwise_distance(xy)
+def _typed_points(a: Sequence[Any], b: Sequence[Any], model: str
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """``(type differs, Euclidean distance)`` between GREC node labels ``a`` and ``b``."""
+    kinds_a, kinds_b = _categories(a, b, "type", model, "node")
+    xy_a, xy_b = _joint(a, b, lambda labels: numbers(labels, ("x", "y"), model, "node"))
+    return differ(kinds_a, kinds_b), pairwise_distance(xy_a, xy_b)
 
 
 class Grec1Costs(AttributeCosts):
     """GREC_1; see :func:`grec_1`."""
 
     name = "grec_1"
+    rectangular = True
 
-    def _node_parts(self, labels: Sequence[Any]) -> Parts:
+    def _parts_between(self, kind: str, a: Sequence[Any], b: Sequence[Any]) -> Parts:
         p = self.params
-        other_type, dist = _typed_points(labels, self.name)
-        sub = np.where(other_type, p["node_type_sub"], p["coord_weight"] * dist)
-        k = len(labels)
-        return sub, constant(k, p["node_ins_del"]), constant(k, p["node_ins_del"])
-
-    def _edge_parts(self, labels: Sequence[Any]) -> Parts:
-        p = self.params
-        freq = _frequencies(labels, self.name)
-        other_type = differ(categories(values(labels, "type0", self.name, "edge")))
-        single = (freq[:, None] == 1) & (freq[None, :] == 1)
+        if kind == "node":
+            other_type, dist = _typed_points(a, b, self.name)
+            sub = np.where(other_type, p["node_type_sub"], p["coord_weight"] * dist)
+            return sub, constant(len(a), p["node_ins_del"]), constant(len(b), p["node_ins_del"])
+        fa, fb = _joint(a, b, lambda labels: _frequencies(labels, self.name))
+        other_type = differ(*_categories(a, b, "type0", self.name, "edge"))
+        single = (fa[:, None] == 1) & (fb[None, :] == 1)
         sub = np.where(
-            freq[:, None] != freq[None, :],
+            fa[:, None] != fb[None, :],
             p["edge_ins_del"],
             np.where(single & other_type, p["edge_type_sub"], 0.0),
         )
-        return sub, p["edge_ins_del"] * freq, p["edge_ins_del"] * freq
+        return sub, p["edge_ins_del"] * fa, p["edge_ins_del"] * fb
 
 
 class Grec2Costs(AttributeCosts):
     """GREC_2; see :func:`grec_2`."""
 
     name = "grec_2"
+    rectangular = True
 
-    def _node_parts(self, labels: Sequence[Any]) -> Parts:
-        a, c = self.params["alpha"], self.params["node_ins_del"]
-        other_type, dist = _typed_points(labels, self.name)
-        k = len(labels)
-        return np.where(other_type, 2 * a * c, a * dist), constant(k, a * c), constant(k, a * c)
-
-    def _edge_parts(self, labels: Sequence[Any]) -> Parts:
-        w = 1 - self.params["alpha"]
-        return _part_assignment_parts(labels, self.name, self.params["edge_ins_del"], w)
+    def _parts_between(self, kind: str, a: Sequence[Any], b: Sequence[Any]) -> Parts:
+        al, c = self.params["alpha"], self.params["node_ins_del"]
+        if kind == "edge":
+            return _part_assignment_parts(a, b, self.name, self.params["edge_ins_del"], 1 - al)
+        other_type, dist = _typed_points(a, b, self.name)
+        return (np.where(other_type, 2 * al * c, al * dist), constant(len(a), al * c),
+                constant(len(b), al * c))
 
 
 class ProteinCosts(AttributeCosts):
     """PROTEIN; see :func:`protein`."""
 
     name = "protein"
+    rectangular = True
 
-    def _node_parts(self, labels: Sequence[Any]) -> Parts:
-        a, c = self.params["alpha"], self.params["node_ins_del"]
-        other_type = differ(categories(values(labels, "type", self.name, "node")))
-        sequences = [str(s) for s in values(labels, "sequence", self.name, "node")]
-        edits = _edit_distances(sequences, ~other_type)
-        k = len(labels)
-        return np.where(other_type, 2 * a * c, a * edits), constant(k, a * c), constant(k, a * c)
-
-    def _edge_parts(self, labels: Sequence[Any]) -> Parts:
-        w = 1 - self.params["alpha"]
-        return _part_assignment_parts(labels, self.name, self.params["edge_ins_del"], w)
+    def _parts_between(self, kind: str, a: Sequence[Any], b: Sequence[Any]) -> Parts:
+        al, c = self.params["alpha"], self.params["node_ins_del"]
+        if kind == "edge":
+            return _part_assignment_parts(a, b, self.name, self.params["edge_ins_del"], 1 - al)
+        other_type = differ(*_categories(a, b, "type", self.name, "node"))
+        seq_a, seq_b = _joint(a, b, lambda labels: [
+            str(s) for s in values(labels, "sequence", self.name, "node")])
+        if a is b:
+            edits = _edit_distances(seq_a, ~other_type)
+        else:
+            # one square run over both lists, computing only the a x b block
+            na = len(a)
+            needed = np.zeros((na + len(b),) * 2, dtype=bool)
+            needed[:na, na:] = ~other_type
+            edits = _edit_distances(seq_a + seq_b, needed)[:na, na:]
+        return (np.where(other_type, 2 * al * c, al * edits), constant(len(a), al * c),
+                constant(len(b), al * c))
 
 
 def _edit_distances(strings: Sequence[str], needed: np.ndarray) -> np.ndarray:
@@ -142,7 +199,6 @@ def _edit_distances(strings: Sequence[str], needed: np.ndarray) -> np.ndarray:
 
     chars = np.array([ord(ch) for s in strings for ch in s], dtype=np.int64)
     return levenshtein_matrix(chars, starts, np.ascontiguousarray(needed, dtype=np.bool_))
-
 
 
 def grec_1(

@@ -155,4 +155,5 @@ class BatchVerifier:
             # candidate taking its whole share) a few times that
             chunk = max(1, min(int(CALL_SECONDS * done / max(spent, 1e-6)), 4 * chunk,
                                int(4 * CALL_SECONDS / seconds)))
-        return lower, upper, status == FINISHED
+        # the kernel rounds integral bounds up by ceil(x - eps): a zero comes out as -0.0
+        return lower + 0.0, upper + 0.0, status == FINISHED

@@ -46,9 +46,11 @@ from gedkit.search.signatures import (
 
 __all__ = ["GedFilter"]
 
-# vocabulary labels per cost-matrix call of the general bound: a call prices every pair of its
-# labels, so chunks about the query's size keep the work near query x vocabulary
-_MIN_CHUNK = 32
+# vocabulary labels per cost call of the general bound (CostModel.costs_between): many for
+# models that price the rectangle alone; for the others a call prices every pair of the
+# query's labels and these, so chunks about the query's size keep the work near query x
+# vocabulary
+_RECTANGLE_CHUNK, _MIN_CHUNK = 1024, 32
 _GRAPH_CHUNK = 65536  # graphs per pass of the general bound (bounds its temporary arrays)
 
 
@@ -176,25 +178,20 @@ class GedFilter:
         between them and every vocabulary label, their deletion costs, and for every
         vocabulary label its cheapest option against the query."""
         self.tables = {}
-        for kind, matrix in (("node", self.model.node_matrix), ("edge", self.model.edge_matrix)):
+        for kind in ("node", "edge"):
             q_ids, q_counts = qsets[kind]
             view = views[kind]
             q_labels = [view.value(i) for i in q_ids.tolist()]
-            size = len(view)
-            sub = np.empty((len(q_ids), size))
+            size, nq = len(view), len(q_labels)
+            sub = np.empty((nq, size))
             insert = np.empty(size)
-            delete = np.zeros(len(q_ids))
-            nq = len(q_labels)
-            chunk = max(_MIN_CHUNK, 2 * nq)
+            delete = self.model.costs_between(kind, q_labels, [])[1]
+            chunk = _RECTANGLE_CHUNK if self.model.rectangular else max(_MIN_CHUNK, 2 * nq)
             for start in range(0, size, chunk):
-                labels = [view.value(i) for i in range(start, min(size, start + chunk))]
-                mat = np.asarray(matrix(q_labels + labels), dtype=np.float64)
-                k = nq + len(labels)
-                sub[:, start:start + len(labels)] = mat[:nq, nq:k]
-                insert[start:start + len(labels)] = mat[k, nq:k]
-                delete = mat[:nq, k]
-            if size == 0 and nq:
-                delete = np.asarray(matrix(q_labels), dtype=np.float64)[:nq, nq]
+                labels = _chunk(view, start, min(size, start + chunk))
+                block, _, ins = self.model.costs_between(kind, q_labels, labels)
+                sub[:, start:start + len(labels)] = block
+                insert[start:start + len(labels)] = ins
             # the cheapest option of a collection label: insertion, or substitution by a
             # label the query has
             best_in = insert if nq == 0 else np.minimum(insert, sub.min(axis=0))
@@ -259,6 +256,20 @@ def query_signature(query: Graph, vocab: dict[str, Vocabulary]) -> tuple[tuple, 
     collection's vocabularies, and those overlays (which hold the labels only it has)."""
     views = {k: v.overlay() for k, v in vocab.items()}
     return signature_of(query, views), views
+
+
+def _chunk(view: Vocabulary, start: int, stop: int) -> list:
+    """The values of ordinals ``start..stop-1``: for a chunk of the collection's own labels
+    the same list object every query, so that cost models can keep what they read from it
+    (:func:`gedkit.costs.attributes.remembered`)."""
+    base = getattr(view, "base", view)
+    if stop > len(base):
+        return [view.value(i) for i in range(start, stop)]
+    chunks = base.__dict__.setdefault("_chunks", {})
+    key = (start, stop, len(base))
+    if key not in chunks:
+        chunks[key] = base.values[start:stop]
+    return chunks[key]
 
 
 def equality_terms(const) -> tuple[tuple, tuple, bool]:
