@@ -132,6 +132,16 @@ def edge_pairs(result: Result) -> list[tuple[Any, Any]]:
         else:
             out.append(((ids1[a], ids1[b]), None))
     out += [(None, (ids2[c], ids2[d])) for c, d in p.g2.edges.tolist() if not covered[c, d]]
+    # self-loops go with their nodes: (u, u) onto the loop of the node u maps to, if any
+    hit = set()
+    for a in p.g1.loops:
+        fa = int(f[a])
+        if fa >= 0 and fa in p.g2.loops:
+            hit.add(fa)
+            out.append(((ids1[a], ids1[a]), (ids2[fa], ids2[fa])))
+        else:
+            out.append(((ids1[a], ids1[a]), None))
+    out += [(None, (ids2[c], ids2[c])) for c in p.g2.loops if c not in hit]
     return out
 
 

@@ -1,6 +1,9 @@
 """The immutable labelled graph every part of gedkit consumes.
 
-A :class:`Graph` is undirected and simple. Nodes are stored in a fixed order (index ``0..n-1``)
+A :class:`Graph` is undirected, with no parallel edges (multigraphs are refused, by design: see
+the README's "Self-loops and multigraphs"). A self-loop is allowed, at most one per node: it is
+kept apart from the other edges, in :attr:`Graph.loops`, so that ``edges`` holds only edges
+between two distinct nodes. Nodes are stored in a fixed order (index ``0..n-1``)
 next to the caller's own ids, so solvers work on plain arrays while results are reported in the
 caller's ids. Labels are arbitrary values (hashable values or attribute dicts): only cost models
 interpret them.
@@ -60,7 +63,8 @@ class Graph:
         The iteration order fixes the internal node order.
     edges : mapping or iterable
         Either a mapping ``{(u, v): label}``, or an iterable of ``(u, v)`` pairs (label ``None``)
-        or ``(u, v, label)`` triples. Self-loops and repeated edges are rejected.
+        or ``(u, v, label)`` triples. ``(u, u)`` is a self-loop (at most one per node), kept in
+        :attr:`loops`; a repeated edge (a multigraph) is rejected.
     name : str, optional
         A name used in messages and reports.
 
@@ -73,11 +77,26 @@ class Graph:
     2
     >>> Graph(range(3), [(0, 1), (1, 2)]).degrees().tolist()
     [1, 2, 1]
+
+    A self-loop is an edge of its own (priced by the cost model's edge costs), held apart:
+
+    >>> h = Graph({"a": "C", "b": "O"}, [("a", "b"), ("b", "b", "x")])
+    >>> h.m, h.loops, h.edge_label("b", "b")
+    (1, {1: 'x'}, 'x')
+
+    Attributes
+    ----------
+    edges : ndarray of int32, shape (m, 2)
+        The edges between two distinct nodes (internal indices, smaller first);
+        ``edge_labels`` their labels.
+    loops : dict
+        Self-loops: ``{node index: loop label}``, in node order (empty for most graphs);
+        read-only by convention, like the rest of the graph.
     """
 
     __slots__ = (
-        "_adjacency", "_edge_keys", "_index", "_node_keys",
-        "edge_labels", "edges", "ids", "name", "node_labels",
+        "_adjacency", "_edge_keys", "_index", "_loop_keys", "_node_keys",
+        "edge_labels", "edges", "ids", "loops", "name", "node_labels",
     )
 
     def __init__(
@@ -123,32 +142,40 @@ class Graph:
 
         pairs = np.empty((len(triples), 2), dtype=np.int32)
         seen: set[tuple[int, int]] = set()
-        for k, (u, v, _) in enumerate(triples):
+        loops: dict[int, Any] = {}
+        k = 0
+        for u, v, lab in triples:
             for end in (u, v):
                 if end not in index:
                     raise GraphError(f"edge ({u!r}, {v!r}) names unknown node {end!r}{_in(name)}")
             a, b = index[u], index[v]
             if a == b:
-                raise GraphError(
-                    f"self-loop on node {u!r}{_in(name)}: gedkit handles simple graphs only"
-                )
+                if a in loops:
+                    raise GraphError(_multi(f"two self-loops on node {u!r}", name))
+                check_label(lab, f"self-loop ({u!r}, {u!r})", name)
+                loops[a] = lab
+                continue
             a, b = min(a, b), max(a, b)
             if (a, b) in seen:
-                raise GraphError(
-                    f"multi-edge between {u!r} and {v!r}{_in(name)}: gedkit handles simple "
-                    "graphs only"
-                )
+                raise GraphError(_multi(f"multi-edge between {u!r} and {v!r}", name))
             seen.add((a, b))
             pairs[k] = (a, b)
-            check_label(triples[k][2], f"edge ({u!r}, {v!r})", name)
+            check_label(lab, f"edge ({u!r}, {v!r})", name)
+            k += 1
+        if loops:
+            pairs = pairs[:k].copy()
+            triples = [t for t in triples if index[t[0]] != index[t[1]]]
+            loops = dict(sorted(loops.items()))
         pairs.setflags(write=False)
 
         self.ids: tuple[Hashable, ...] = ids
         self.node_labels: tuple[Any, ...] = node_labels
         self.edges: np.ndarray = pairs
         self.edge_labels: tuple[Any, ...] = tuple(t[2] for t in triples)
+        self.loops: dict[int, Any] = loops
         self.name = name
         self._index = index
+        self._loop_keys: dict | None = None
         self._adjacency: np.ndarray | None = None
         self._node_keys: tuple | None = None
         self._edge_keys: tuple | None = None
@@ -161,7 +188,7 @@ class Graph:
 
     @property
     def m(self) -> int:
-        """Number of edges."""
+        """Number of edges between two distinct nodes (self-loops: ``len(g.loops)``)."""
         return len(self.edges)
 
     def __len__(self) -> int:
@@ -197,13 +224,25 @@ class Graph:
             self._edge_keys = tuple(map(label_key, self.edge_labels))
         return self._edge_keys
 
+    @property
+    def loop_keys(self) -> dict:
+        """:attr:`loops` with :func:`label_key` stand-ins of their labels, computed once."""
+        if self._loop_keys is None:
+            self._loop_keys = {a: label_key(lab) for a, lab in self.loops.items()}
+        return self._loop_keys
+
     def degrees(self) -> np.ndarray:
-        """Degree of every node, in internal order."""
+        """Degree of every node, in internal order (self-loops not counted)."""
         return np.bincount(self.edges.ravel(), minlength=self.n)
 
     def edge_label(self, u: Hashable, v: Hashable) -> Any:
-        """Label of the edge between caller ids ``u`` and ``v``."""
-        k = self.adjacency[self.index(u), self.index(v)]
+        """Label of the edge between caller ids ``u`` and ``v`` (``u == v``: the self-loop)."""
+        a, b = self.index(u), self.index(v)
+        if a == b:
+            if a not in self.loops:
+                raise GraphError(f"no self-loop on {u!r}{_in(self.name)}")
+            return self.loops[a]
+        k = self.adjacency[a, b]
         if k < 0:
             raise GraphError(f"no edge between {u!r} and {v!r}{_in(self.name)}")
         return self.edge_labels[k]
@@ -227,7 +266,8 @@ class Graph:
         Parameters
         ----------
         g : networkx.Graph
-            Undirected, without self-loops. Directed graphs and multigraphs are rejected.
+            Undirected; self-loops are kept (in :attr:`loops`). Directed graphs and
+            multigraphs are rejected.
         node_label, edge_label : str, list of str, "*" or None
             Which attribute is the label: one name (its value is the label), several names
             (a dict of those attributes), ``"*"`` (a dict of all attributes) or ``None``
@@ -248,7 +288,7 @@ class Graph:
                 "convert with g.to_undirected() if edge direction does not matter"
             )
         if g.is_multigraph():
-            raise GraphError(f"graph{_in(name)} is a multigraph: gedkit handles simple graphs only")
+            raise GraphError(_multi(f"graph{_in(name)} is a multigraph", None))
         nodes = {u: pick_label(d, node_label, f"node {u!r}", name) for u, d in g.nodes(data=True)}
         edges = [
             (u, v, pick_label(d, edge_label, f"edge ({u!r}, {v!r})", name))
@@ -265,6 +305,8 @@ class Graph:
             h.add_node(node, **({node_label: lab} if lab is not None else {}))
         for (a, b), lab in zip(self.edges.tolist(), self.edge_labels, strict=True):
             h.add_edge(self.ids[a], self.ids[b], **({edge_label: lab} if lab is not None else {}))
+        for a, lab in self.loops.items():
+            h.add_edge(self.ids[a], self.ids[a], **({edge_label: lab} if lab is not None else {}))
         return h
 
     @classmethod
@@ -294,12 +336,14 @@ class Graph:
             (self.ids[a], self.ids[b], lab)
             for (a, b), lab in zip(self.edges.tolist(), self.edge_labels, strict=True)
         ]
+        edges += [(self.ids[a], self.ids[a], lab) for a, lab in self.loops.items()]
         return Graph(nodes, edges, name=self.name)
 
     # -- dunder --------------------------------------------------------------------------------
     def __repr__(self) -> str:
         label = f" {self.name!r}" if self.name else ""
-        return f"<Graph{label} n={self.n} m={self.m}>"
+        loops = f" loops={len(self.loops)}" if self.loops else ""
+        return f"<Graph{label} n={self.n} m={self.m}{loops}>"
 
     def __eq__(self, other: object) -> bool:
         """Same ids, labels and edge set (node order and edge order ignored)."""
@@ -365,6 +409,8 @@ def _edge_dict(g: Graph) -> dict:
     out = {}
     for (a, b), lab in zip(g.edges.tolist(), g.edge_labels, strict=True):
         out[frozenset((g.ids[a], g.ids[b]))] = label_key(lab)
+    for a, key in g.loop_keys.items():
+        out[frozenset((g.ids[a],))] = key
     return out
 
 
@@ -485,6 +531,13 @@ def pick_label(attrs: Mapping, spec: str | list | tuple | Unnamed | None, what: 
     if isinstance(spec, str):
         return attrs[spec]
     return {k: attrs[k] for k in names}
+
+
+def _multi(what: str, name: str | None) -> str:
+    """The one message a multigraph gets: refused by design, and what to do instead."""
+    return (f"{what}{_in(name)}: gedkit does not take multigraphs (parallel edges), by design "
+            "(see the README, 'Self-loops and multigraphs'); keep one edge per node pair, e.g. "
+            "networkx.Graph(g)")
 
 
 def _in(name: str | None) -> str:

@@ -4,6 +4,9 @@ A node map is an int array ``forward`` of length ``n1``: ``forward[i] = j`` subs
 ``i`` of g1 by node ``j`` of g2, ``forward[i] = -1`` deletes node ``i``; nodes of g2 that no node
 maps to are inserted. Edges follow the nodes: an edge of g1 whose two ends land on an edge of g2
 is substituted by it, every other edge of g1 is deleted, every other edge of g2 inserted.
+A self-loop maps with its node: substituted by the loop of the node it maps to, deleted when
+there is none (or the node is deleted), inserted likewise; so its cost depends on the node pair
+alone and is part of ``node_costs`` (see :class:`LoopCosts`).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from gedkit.graph import Graph
 from gedkit.numeric import TOL, all_integers
 from gedkit.pair import GraphPair, label_adjacency
 
-__all__ = ["EditOperation", "Problem", "SearchLabels"]
+__all__ = ["EditOperation", "LoopCosts", "Problem", "SearchLabels"]
 
 
 
@@ -157,7 +160,11 @@ class Problem(GraphPair):
         row insertion). Substitutions are capped at deletion + insertion, since the edit path may
         always take that route.
     node_labels1, node_labels2 : ndarray of int32
-        Jointly interned node-label ids (equal labels, equal ids).
+        Jointly interned node-label ids (equal labels, equal ids). With self-loops, the label
+        of a node is the pair (its label, its loop's label or none), and
+        ``node_label_matrix`` prices those pairs, loops included (see :class:`LoopCosts`).
+    loops : LoopCosts or None
+        How self-loops were folded into the node costs; None when neither graph has one.
     allowed : ndarray of bool, shape (n1+1, n2+1), or None
         Fixed and forbidden node pairs (see :mod:`gedkit.constraints` and
         :meth:`constrained`): what is not allowed costs :attr:`big_m` in ``node_costs``.
@@ -166,6 +173,7 @@ class Problem(GraphPair):
 
     allowed: np.ndarray | None = None
     big_m: float | None = None
+    loops: LoopCosts | None = None
 
     def __init__(
         self,
@@ -179,8 +187,11 @@ class Problem(GraphPair):
         edge_labels1: np.ndarray,
         edge_labels2: np.ndarray,
         cost_model: Any = None,
+        loops: LoopCosts | None = None,
     ):
         self.g1, self.g2 = g1, g2
+        if loops is not None:
+            self.loops = loops
         self.cost_model = cost_model
         self.node_label_matrix = node_label_matrix
         self.node_labels1 = np.ascontiguousarray(node_labels1, dtype=np.int32)
@@ -270,7 +281,7 @@ class Problem(GraphPair):
         and forbidden pairs (:attr:`allowed`) come on top, in ``node_costs`` only: what
         counts labels is a lower bound then, never a map's cost."""
         declared = getattr(self.cost_model, "equality_costs", None)
-        if declared is not None:
+        if declared is not None and self.loops is None:  # loops price node pairs otherwise
             return tuple(declared)
         node = _constant_structure(self.node_label_matrix)
         edge = _constant_structure(self.edge_label_matrix)
@@ -303,6 +314,8 @@ class Problem(GraphPair):
         p.edge_label_matrix = np.ascontiguousarray(self.edge_label_matrix.T)
         p._edge_split = self._edge_split.T
         p.adj1, p.adj2 = self.adj2, self.adj1
+        if self.loops is not None:
+            p.loops = self.loops.transposed()
         c = self.constant_costs
         p.__dict__["constant_costs"] = None if c is None else (c[1], c[0], c[2], c[4], c[3], c[5])
         if self.allowed is not None:
@@ -346,14 +359,27 @@ class Problem(GraphPair):
         inv = self.inverse(f)
         ids1, ids2 = self.g1.ids, self.g2.ids
         ops: list[EditOperation] = []
+        loops = self.loops
+        if loops is not None:  # the node's own part of each cost; its loop's comes below
+            lab1, lab2, nmat = loops.node_labels1, loops.node_labels2, loops.node_matrix
+            kn = nmat.shape[0] - 1
+            dels = nmat[lab1, kn]
+            inss = nmat[kn, lab2]
+        else:
+            lab1, lab2 = self.node_labels1, self.node_labels2
+            dels, inss = self.node_costs[:-1, -1], self.node_costs[-1, :-1]
         for i in range(self.n1):
             j = int(f[i])
             if j < 0:
-                ops.append(EditOperation("node_del", ids1[i], None, self.node_costs[i, -1]))
-            elif self.node_labels1[i] != self.node_labels2[j] or self.node_costs[i, j] != 0:
-                ops.append(EditOperation("node_sub", ids1[i], ids2[j], self.node_costs[i, j]))
+                ops.append(EditOperation("node_del", ids1[i], None, dels[i]))
+                continue
+            sub = self.node_costs[i, j] if loops is None else nmat[lab1[i], lab2[j]]
+            if lab1[i] != lab2[j] or sub != 0:
+                ops.append(EditOperation("node_sub", ids1[i], ids2[j], sub))
         for j in np.flatnonzero(inv < 0):
-            ops.append(EditOperation("node_ins", None, ids2[j], self.node_costs[-1, j]))
+            ops.append(EditOperation("node_ins", None, ids2[j], inss[j]))
+        if loops is not None:
+            ops += loops.edits(f, inv, ids1, ids2)
 
         K = self.edge_label_matrix.shape[0] - 1
         raw_del = self.edge_label_matrix[:, K]
@@ -389,6 +415,63 @@ class Problem(GraphPair):
 
     def __repr__(self) -> str:
         return f"<Problem n1={self.n1} n2={self.n2} costs={getattr(self.cost_model, 'name', '?')}>"
+
+
+class LoopCosts(NamedTuple):
+    """How a problem's self-loops were priced into its node costs (by
+    :meth:`gedkit.costs.CostModel.compile`): what the edit path needs to tell a node's edit
+    from its loop's.
+
+    ``node_matrix`` and ``node_labels1``/``node_labels2`` are the node costs and label ids
+    before the fold; ``raw`` is the edge-cost matrix over the loops' distinct labels (last
+    row insertion, last column deletion), ``capped`` the same with substitutions capped at
+    deletion + insertion, ``split`` where that cap applied; ``loop1``/``loop2`` the loop label
+    id of each node, ``len(raw) - 1`` for a node without a loop. The problem's
+    ``node_label_matrix[c1, c2]`` is ``node_matrix[a1, a2] + capped[l1, l2]`` for the pairs
+    ``c = (a, l)``.
+    """
+
+    node_matrix: np.ndarray
+    node_labels1: np.ndarray
+    node_labels2: np.ndarray
+    raw: np.ndarray
+    capped: np.ndarray
+    split: np.ndarray
+    loop1: np.ndarray
+    loop2: np.ndarray
+
+    def transposed(self) -> LoopCosts:
+        return LoopCosts(self.node_matrix.T, self.node_labels2, self.node_labels1, self.raw.T,
+                         self.capped.T, self.split.T, self.loop2, self.loop1)
+
+    def edits(self, f: np.ndarray, inv: np.ndarray, ids1: tuple, ids2: tuple
+              ) -> list[EditOperation]:
+        """The loop operations of the node map ``f`` (``inv`` its inverse)."""
+        none = self.raw.shape[0] - 1
+        ops: list[EditOperation] = []
+        for i, la in enumerate(self.loop1.tolist()):
+            j = int(f[i])
+            lb = int(self.loop2[j]) if j >= 0 else none
+            src = (ids1[i], ids1[i])
+            if la == none:
+                if lb != none:
+                    ops.append(EditOperation("edge_ins", None, (ids2[j], ids2[j]),
+                                             self.raw[none, lb]))
+            elif lb == none:
+                ops.append(EditOperation("edge_del", src, None, self.raw[la, none]))
+            elif self.split[la, lb]:
+                ops.append(EditOperation("edge_del", src, None, self.raw[la, none]))
+                ops.append(EditOperation("edge_ins", None, (ids2[j], ids2[j]),
+                                         self.raw[none, lb]))
+            elif la != lb or self.capped[la, lb] != 0:
+                ops.append(EditOperation("edge_sub", src, (ids2[j], ids2[j]),
+                                         self.capped[la, lb]))
+        for j in np.flatnonzero(inv < 0).tolist():
+            lb = int(self.loop2[j])
+            if lb != none:
+                ops.append(EditOperation("edge_ins", None, (ids2[j], ids2[j]),
+                                         self.raw[none, lb]))
+        return ops
 
 
 class SearchLabels(NamedTuple):

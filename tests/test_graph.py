@@ -19,7 +19,8 @@ def test_mapping_and_iterable_constructors():
 @pytest.mark.parametrize(
     "nodes, edges, message",
     [
-        ([1, 2], [(1, 1)], "self-loop"),
+        ([1, 2], [(1, 1), (1, 1)], "two self-loops on node 1 in graph 'bad': gedkit does not "
+                                   "take multigraphs"),
         ([1, 2], [(1, 2), (2, 1)], "multi-edge"),
         ([1, 2], [(1, 3)], "unknown node 3"),
         ([1, 1], [], "appears twice"),
@@ -55,9 +56,8 @@ def test_from_networkx_labels_and_errors():
         Graph.from_networkx(nx.DiGraph([(1, 2)]))
     with pytest.raises(GraphError, match="multigraph"):
         Graph.from_networkx(nx.MultiGraph([(1, 2)]))
-    loop = nx.Graph([(1, 1)])
-    with pytest.raises(GraphError, match="self-loop"):
-        Graph.from_networkx(loop)
+    loop = Graph.from_networkx(nx.Graph([(1, 1), (1, 2)]))
+    assert loop.m == 1 and loop.loops == {0: None}
 
 
 def test_networkx_round_trip_and_equality():

@@ -167,7 +167,6 @@ def test_gxl_number_with_text_keeps_the_text(tmp_path):
 
 @pytest.mark.parametrize(("name", "error", "match"), [
     ("truncated.gxl", FormatError, r"truncated\.gxl: not well-formed XML.*line"),
-    ("selfloop.gxl", GraphError, r"selfloop\.gxl: self-loop on node '2'"),
     ("unknown_type.gxl", FormatError, r"unknown_type\.gxl.*unsupported GXL value type <tup>"),
     ("truncated.gexf", FormatError, r"truncated\.gexf: not well-formed XML"),
     ("directed.gexf", GraphError, r"directed\.gexf.*is directed"),
@@ -178,8 +177,8 @@ def test_gxl_number_with_text_keeps_the_text(tmp_path):
     ("multiedge.json", GraphError, r"multiedge\.json: multi-edge between 2 and 1"),
     ("bad_id.txt", FormatError, r"bad_id\.txt:3: node id 'a' is not a non-negative integer"),
     ("unknown_node.txt", FormatError, r"unknown_node\.txt:5: .*names node 2, which has no 'v'"),
-    ("selfloop.txt", GraphError, r"selfloop\.txt:3: self-loop on node 0"),
-    ("multiedge.txt", GraphError, r"multiedge\.txt:5: second edge between 1 and 0"),
+    ("multiedge.txt", GraphError, r"multiedge\.txt:5: second edge between 1 and 0 .*does not "
+                                  r"take multigraphs"),
     ("no_header.txt", FormatError, r"no_header\.txt:1: 'v' line outside a graph"),
     ("extra_column.txt", FormatError, r"extra_column\.txt:2: expected 'v <node> \[label\]'"),
     ("after_end.txt", FormatError, r"after_end\.txt:4: content after the end marker"),

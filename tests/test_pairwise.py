@@ -221,7 +221,7 @@ def test_a_cost_function_failing_on_one_graph_fails_only_its_pairs(graphs, n_job
 
 
 def test_a_bad_graph_fails_its_row_and_column(graphs):
-    bad = nx.Graph([(0, 0)])  # a self-loop
+    bad = nx.MultiGraph([(0, 1), (0, 1)])  # parallel edges: refused
     m = gedkit.pairwise([graphs[0], bad, graphs[1]], **EXACT)
     good = [graphs[0], graphs[0], graphs[1]]  # row and column 1 are failed anyway
     assert_failed_where(m, [1], expected(good, good), "graphs_a[1]")

@@ -95,6 +95,9 @@ class CostModel:
         if not self.trusted_matrices:
             node_matrix = _checked(node_matrix, len(node_labels), self, "node")
             edge_matrix = _checked(edge_matrix, len(edge_labels), self, "edge")
+        loops = None
+        if g1.loops or g2.loops:
+            node_matrix, nid1, nid2, loops = self._fold_loops(g1, g2, node_matrix, nid1, nid2)
         return Problem(
             g1,
             g2,
@@ -105,7 +108,44 @@ class CostModel:
             edge_labels1=eid1,
             edge_labels2=eid2,
             cost_model=self,
+            loops=loops,
         )
+
+    def _fold_loops(self, g1: Graph, g2: Graph, node_matrix: np.ndarray, nid1: np.ndarray,
+                    nid2: np.ndarray):
+        """Self-loops priced into the node costs: a loop maps with its node, so what it costs
+        depends on the node pair alone. Each node's label becomes the pair (its label, its
+        loop's label or none), priced as the node's cost plus the loop's edge cost (a
+        substitution capped at deletion + insertion, as for every edge); equal pairs, equal
+        ids, so that what compares label ids stays right."""
+        from gedkit.problem import LoopCosts, capped_edge_costs
+
+        loop_labels, (lid1, lid2) = intern_labels(
+            list(g1.loops.values()), list(g2.loops.values()),
+            keys=(list(g1.loop_keys.values()), list(g2.loop_keys.values())))
+        kl = len(loop_labels)
+        raw = self.edge_matrix(loop_labels)
+        if not self.trusted_matrices:
+            raw = _checked(raw, kl, self, "edge")
+        capped, split = capped_edge_costs(raw)
+        loop1 = np.full(g1.n, kl, dtype=np.int32)
+        loop1[list(g1.loops)] = lid1
+        loop2 = np.full(g2.n, kl, dtype=np.int32)
+        loop2[list(g2.loops)] = lid2
+        ids: dict[tuple[int, int], int] = {}
+        c1, c2 = (np.array([ids.setdefault(k, len(ids))
+                            for k in zip(nid.tolist(), loop.tolist(), strict=True)],
+                           dtype=np.int32)
+                  for nid, loop in ((nid1, loop1), (nid2, loop2)))
+        kn = node_matrix.shape[0] - 1
+        base = np.array([b for b, _ in ids] + [kn], dtype=np.int64)
+        loop = np.array([x for _, x in ids] + [kl], dtype=np.int64)
+        folded = (np.asarray(node_matrix, dtype=np.float64)[np.ix_(base, base)]
+                  + capped[np.ix_(loop, loop)])
+        folded.setflags(write=False)
+        parts = LoopCosts(node_matrix, np.asarray(nid1, dtype=np.int32),
+                          np.asarray(nid2, dtype=np.int32), raw, capped, split, loop1, loop2)
+        return folded, c1, c2, parts
 
     def __repr__(self) -> str:
         return f"<CostModel {self.name}>"

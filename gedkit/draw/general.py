@@ -113,7 +113,10 @@ def draw_panel(ax: Any, panel: Panel, pos: np.ndarray, ctx: Context) -> None:
     groups: dict[str, list] = {}
     for k, ((a, b), role, op) in enumerate(zip(panel.edges.tolist(), panel.edge_roles,
                                                panel.edge_ops, strict=True)):
-        seg = _arc(pos[a], pos[b]) if bent[k] else [pos[a], pos[b]]
+        if a == b:  # a self-loop: a small circle on top of its node
+            seg = _loop(pos[a], 0.5 * ctx.node_size / ctx.ppu)
+        else:
+            seg = _arc(pos[a], pos[b]) if bent[k] else [pos[a], pos[b]]
         if op is None:
             groups.setdefault(role, []).append(seg)
             continue
@@ -125,7 +128,8 @@ def draw_panel(ax: Any, panel: Panel, pos: np.ndarray, ctx: Context) -> None:
         line.set_gid(name)
         _tip(ctx, name, op)
         if panel.edge_notes[k]:
-            ends = (seg[len(seg) // 2], seg[len(seg) // 2]) if bent[k] else (pos[a], pos[b])
+            ends = ((seg[len(seg) // 2], seg[len(seg) // 2]) if bent[k] or a == b
+                    else (pos[a], pos[b]))
             _edge_text(ax, *ends, panel.edge_notes[k], st.color, ctx, bold=True)
     for role, segs in groups.items():
         st = ROLES[role]
@@ -137,7 +141,11 @@ def draw_panel(ax: Any, panel: Panel, pos: np.ndarray, ctx: Context) -> None:
                                    strict=True):
             text = label_text(lab, 8)
             if op is None and text:
-                _edge_text(ax, pos[a], pos[b], text, "#555555", ctx)
+                if a == b:  # above its loop
+                    top = pos[a] + np.array([0.0, 2.0 * ctx.node_size / ctx.ppu])
+                    _edge_text(ax, top, top, text, "#555555", ctx)
+                else:
+                    _edge_text(ax, pos[a], pos[b], text, "#555555", ctx)
 
     # nodes
     size = ctx.node_size
@@ -179,6 +187,13 @@ def _blocked(pos: np.ndarray, edges: np.ndarray, radius: float) -> np.ndarray:
     dist[np.arange(len(edges)), edges[:, 1]] = np.inf
     inner = (t > 0.02) & (t < 0.98)
     return np.any((dist < radius) & inner, axis=1)
+
+
+def _loop(p: np.ndarray, radius: float, points: int = 32) -> list:
+    """A self-loop at ``p``: a circle of ``radius`` resting on top of the node, starting and
+    ending at its centre (so that its middle point is the loop's top)."""
+    t = np.linspace(-np.pi / 2, 1.5 * np.pi, points)[:, None]
+    return list(np.asarray(p) + radius * np.hstack([np.cos(t), 1.0 + np.sin(t)]))
 
 
 def _arc(p: np.ndarray, q: np.ndarray, bend: float = 0.4, points: int = 24) -> list:

@@ -21,13 +21,16 @@ _ROLE_OF = {"sub": "relabelled", "del": "deleted", "ins": "inserted"}
 
 def treat_as_molecules(graphs: list[Graph], molecule: bool | None) -> bool:
     """Whether to draw ``graphs`` as molecules: ``molecule`` when given, else when every
-    non-empty graph reads as one (see :func:`gedkit.draw.molecule.is_molecule`).
+    non-empty graph reads as one (see :func:`gedkit.draw.molecule.is_molecule`); never
+    when one has a self-loop (no molecule has).
 
     >>> treat_as_molecules([Graph({0: "C"}), Graph()], None)
     True
     >>> treat_as_molecules([Graph({0: "x"})], None), treat_as_molecules([Graph()], None)
     (False, False)
     """
+    if any(g.loops for g in graphs):  # no molecule has a self-loop: drawn as graphs
+        return False
     if molecule is not None:
         return bool(molecule)
     full = [g for g in graphs if g.n]

@@ -73,11 +73,17 @@ def plain_panel(g: Graph, title: str = "", role: str = "kept", side: str = "g1")
     >>> p.node_roles, p.edge_roles
     (['kept', 'kept'], ['kept'])
     """
+    edges = np.asarray(g.edges, dtype=np.int64).reshape(-1, 2)
+    labels = g.edge_labels
+    if g.loops:  # self-loops drawn as edges (a, a), after the others (see _edge_index)
+        edges = np.vstack([edges, [(a, a) for a in g.loops]])
+        labels = (*labels, *g.loops.values())
+    m = len(edges)
     return Panel(
-        ids=g.ids, labels=g.node_labels, edges=np.asarray(g.edges, dtype=np.int64).reshape(-1, 2),
-        edge_labels=g.edge_labels, node_roles=[role] * g.n, edge_roles=[role] * g.m,
-        node_ops=[None] * g.n, edge_ops=[None] * g.m, node_notes=[None] * g.n,
-        edge_notes=[None] * g.m, title=title, side=side,
+        ids=g.ids, labels=g.node_labels, edges=edges,
+        edge_labels=labels, node_roles=[role] * g.n, edge_roles=[role] * m,
+        node_ops=[None] * g.n, edge_ops=[None] * m, node_notes=[None] * g.n,
+        edge_notes=[None] * m, title=title, side=side,
     )
 
 
@@ -193,4 +199,7 @@ def _mark(panel: Panel, what: str, index: int, role: str, op: int,
 
 
 def _edge_index(g: Graph, pair: tuple) -> int:
-    return int(g.adjacency[g.index(pair[0]), g.index(pair[1])])
+    a, b = g.index(pair[0]), g.index(pair[1])
+    if a == b:  # a self-loop: the panel lists them after the other edges, in node order
+        return g.m + list(g.loops).index(a)
+    return int(g.adjacency[a, b])

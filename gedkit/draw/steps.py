@@ -160,6 +160,7 @@ def _states(result: Any, ops: list, pos1: np.ndarray,
     edges: dict[frozenset, Any] = {
         frozenset((("g1", a), ("g1", b))): lab
         for (a, b), lab in zip(g1.edges.tolist(), g1.edge_labels, strict=True)}
+    edges.update({frozenset((("g1", a),)): lab for a, lab in g1.loops.items()})  # self-loops
     out = [(_panel(nodes, edges, None, None, None), _positions(nodes, where(0)), "g1")]
     for step, k in enumerate(step_order(ops), start=1):
         op = ops[k]
@@ -209,7 +210,7 @@ def _panel(nodes: dict, edges: dict, mark: Any, role: str | None, op: int | None
     keys = list(nodes)
     where = {key: i for i, key in enumerate(keys)}
     edge_keys = [e for e in edges if all(end in where for end in e)]
-    pairs = np.array([sorted(where[end] for end in e) for e in edge_keys],
+    pairs = np.array([sorted(where[end] for end in e) * (2 // len(e)) for e in edge_keys],
                      dtype=np.int64).reshape(-1, 2)
     node_roles = ["kept"] * len(keys)
     edge_roles = ["kept"] * len(edge_keys)

@@ -123,11 +123,16 @@ def _to_dict(g: Graph, path: Path, node_label: str, edge_label: str) -> dict:
         _put(entry, lab, node_label, node_named, ("id",), path, f"node {node!r} in {what}")
         nodes.append(entry)
     links = []
-    edge_named = any(lab is not None for lab in g.edge_labels)
+    edge_named = any(lab is not None for lab in (*g.edge_labels, *g.loops.values()))
     for (a, b), lab in zip(g.edges.tolist(), g.edge_labels, strict=True):
         entry = {"source": nodes[a]["id"], "target": nodes[b]["id"]}
         _put(entry, lab, edge_label, edge_named, ("source", "target"), path,
              f"edge ({g.ids[a]!r}, {g.ids[b]!r}) in {what}")
+        links.append(entry)
+    for a, lab in g.loops.items():
+        entry = {"source": nodes[a]["id"], "target": nodes[a]["id"]}
+        _put(entry, lab, edge_label, edge_named, ("source", "target"), path,
+             f"self-loop on {g.ids[a]!r} in {what}")
         links.append(entry)
     return {
         "directed": False,

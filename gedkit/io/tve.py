@@ -84,12 +84,11 @@ class _Builder:
             if end not in self.nodes:
                 raise FormatError(f"{self.path}:{line}: edge ({u}, {v}) of graph {self.name!r} "
                                   f"names node {end}, which has no 'v' line above it")
-        if u == v:
-            raise GraphError(f"{self.path}:{line}: self-loop on node {u} in graph "
-                             f"{self.name!r}: gedkit handles simple graphs only")
         if (min(u, v), max(u, v)) in self.seen:
-            raise GraphError(f"{self.path}:{line}: second edge between {u} and {v} in graph "
-                             f"{self.name!r}: gedkit handles simple graphs only")
+            what = f"second self-loop on {u}" if u == v else f"second edge between {u} and {v}"
+            raise GraphError(f"{self.path}:{line}: {what} in graph {self.name!r}: gedkit does "
+                             "not take multigraphs (parallel edges), by design (see the README, "
+                             "'Self-loops and multigraphs')")
         self.seen.add((min(u, v), max(u, v)))
         self.edges.append((u, v, label))
 
@@ -181,6 +180,8 @@ def write_tve(graphs: Sequence[Graph], path: Path, node_label: Any, edge_label: 
             lines.append(f"v {u}{_token(lab, path, g, f'node {u}')}")
         for (a, b), lab in zip(g.edges.tolist(), g.edge_labels, strict=True):
             lines.append(f"e {ids[a]} {ids[b]}{_token(lab, path, g, f'edge ({ids[a]}, {ids[b]})')}")
+        for a, lab in g.loops.items():
+            lines.append(f"e {ids[a]} {ids[a]}{_token(lab, path, g, f'edge ({ids[a]}, {ids[a]})')}")
     with open(path, "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from gedkit.errors import GedkitError
+from gedkit.errors import GedkitError, GraphError
 from gedkit.graph import Graph, intern
 from gedkit.pair import GraphPair, label_adjacency
 
@@ -67,6 +67,13 @@ class MCESProblem(GraphPair):
     """
 
     def __init__(self, g1: Graph, g2: Graph):
+        for g in (g1, g2):
+            if g.loops:  # common edges are counted over node pairs' edges: no loop kind
+                raise GraphError(
+                    f"graph {repr(g.name) + ' ' if g.name else ''}has a self-loop (on "
+                    f"{g.ids[next(iter(g.loops))]!r}): MCES does not count self-loops (GED "
+                    "prices them); remove them first, e.g. networkx's "
+                    "g.remove_edges_from(nx.selfloop_edges(g))")
         self.g1, self.g2 = g1, g2
         node_ids: dict = {}
         self.node_labels1 = intern(g1.node_keys, node_ids)

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from gedkit.budget import PAIR_TIMEOUT, InterruptedWarning, interruptible
-from gedkit.errors import OptionError
+from gedkit.errors import GraphError, OptionError
 from gedkit.graph import Graph
 from gedkit.search.progress import GraphCounter
 from gedkit.search.result import SearchResult
@@ -379,7 +379,14 @@ class Collection:
         if isinstance(items, str | os.PathLike | Graph):
             raise OptionError("queries must be a list of graphs (for one query, pass it as "
                               "the first argument)")
-        return as_graphs(list(items), *mine)
+        graphs = as_graphs(list(items), *mine)
+        for g in graphs:
+            if g.loops:  # the filters and batch verification price edges between two nodes
+                raise GraphError(
+                    f"query {g.name or 'graph'!r} has a self-loop (on "
+                    f"{g.ids[next(iter(g.loops))]!r}), which collection searches do not "
+                    "price: compare graphs with loops by gedkit.ged or gedkit.pairwise")
+        return graphs
 
 
 def _check_k(k: Any) -> None:

@@ -24,7 +24,13 @@ from gedkit import costs
 from gedkit.budget import Budget
 from gedkit.errors import MissingDependencyError, OptionError
 from gedkit.graph import Graph, label_key
-from gedkit.testing.brute import brute_force_ged, brute_force_mces, direct_count
+from gedkit.testing.brute import (
+    brute_force_ged,
+    brute_force_mces,
+    direct_count,
+    direct_ged,
+    direct_ged_cost,
+)
 from gedkit.testing.generate import random_constraints, random_costs, random_graph
 
 __all__ = [
@@ -41,7 +47,7 @@ _ATOMS, _BONDS = ("C", "N"), (1, 2)
 
 
 def check_solver(method: str | type, *, pairs: int = 25, seed: int = 7,
-                 timeout: float = 30.0, constrained: int = 12) -> None:
+                 timeout: float = 30.0, constrained: int = 12, looped: int = 8) -> None:
     """Run the GED contract on ``method`` (a registered name or a
     :class:`~gedkit.solvers.base.Solver` subclass); raise :class:`AssertionError` on a
     breach.
@@ -61,6 +67,9 @@ def check_solver(method: str | type, *, pairs: int = 25, seed: int = 7,
         Further tiny pairs with random fixed and forbidden node pairs
         (:mod:`gedkit.constraints`): the map keeps them and the bounds bracket the
         brute-force distance under them.
+    looped : int
+        Further tiny pairs with self-loops, against a brute force that prices each map
+        from the graphs and the cost model alone (:func:`~gedkit.testing.brute.direct_ged`).
 
     Examples
     --------
@@ -94,6 +103,7 @@ def check_solver(method: str | type, *, pairs: int = 25, seed: int = 7,
         if cls.exact:
             _check(result.optimal, f"{where}: an exact solver did not prove its answer")
     _check_constrained(cls, solver, constrained, seed, timeout)
+    _check_looped(cls, solver, looped, seed, timeout)
     # a time limit returns bounds, never raises
     rng = np.random.default_rng(2)
     g1 = random_graph(rng, 24, p=0.3, n_labels=2)
@@ -218,6 +228,31 @@ def _check_constrained(cls: type, solver: Any, pairs: int, seed: int, timeout: f
                and abs(real - result.upper_bound) <= 1e-9 * max(1.0, real),
                f"{where}: upper bound {result.upper_bound} is not the cost of its node map "
                f"({real})")
+        if cls.exact:
+            _check(result.optimal, f"{where}: an exact solver did not prove its answer")
+
+
+def _check_looped(cls: type, solver: Any, pairs: int, seed: int, timeout: float) -> None:
+    """Tiny pairs with self-loops: the bounds bracket a distance priced without
+    :class:`~gedkit.problem.Problem`, and the edit path lists the loops' edits."""
+    rng = np.random.default_rng(seed + 2)
+    for trial in range(pairs):
+        g1, g2 = (random_graph(rng, int(rng.integers(1, 5)), loops=0.5) for _ in range(2))
+        model = random_costs(rng) if trial % 2 else costs.uniform()
+        result = solver.solve(model.compile(g1, g2), Budget(timeout=timeout))
+        where = (f"{cls.name} on looped pair {trial} (seed {seed}, {g1.n} and {g2.n} nodes, "
+                 f"{len(g1.loops)} and {len(g2.loops)} loops)")
+        exact = direct_ged(g1, g2, model)
+        _check(result.lower_bound <= exact + _TOL <= result.upper_bound + 2 * _TOL,
+               f"{where}: bounds {result.lower_bound}..{result.upper_bound} miss the distance "
+               f"{exact}")
+        priced = direct_ged_cost(g1, g2, model, result.assignment)
+        _check(abs(priced - result.upper_bound) <= _TOL * max(1.0, priced),
+               f"{where}: upper bound {result.upper_bound} is not the cost of its node map "
+               f"({priced})")
+        path_cost = sum(op.cost for op in result.edit_path)
+        _check(abs(path_cost - result.upper_bound) <= 1e-6 * max(1.0, result.upper_bound),
+               f"{where}: edit path costs {path_cost}, upper bound {result.upper_bound}")
         if cls.exact:
             _check(result.optimal, f"{where}: an exact solver did not prove its answer")
 
