@@ -113,6 +113,9 @@ def main() -> None:
     parser.add_argument("--costs", default="chem_2")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--reverse", action="store_true",
+                        help="run Dask before the pool and the killed job before the whole one "
+                        "(the machine's load drifts: both orders show how much)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--graphs", help=argparse.SUPPRESS)
     parser.add_argument("--out", help=argparse.SUPPRESS)
@@ -129,36 +132,49 @@ def main() -> None:
           f"{args.costs}, auto, {args.timeout:g} s per pair, {args.workers} workers",
           file=sys.stderr)
 
-    start = time.perf_counter()
-    pool = gedkit.pairwise(graphs, n_jobs=args.workers, **job)
-    pool_wall = time.perf_counter() - start
-    times = pool.time[tuple(pool.pairs.T)]
-    print(f"pool: {pool_wall:.1f} s", file=sys.stderr)
+    def run_pool():
+        start = time.perf_counter()
+        result = gedkit.pairwise(graphs, n_jobs=args.workers, **job)
+        print(f"pool: {time.perf_counter() - start:.1f} s", file=sys.stderr)
+        return result, time.perf_counter() - start
 
-    cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
-                           dashboard_address=None, silence_logs=logging.ERROR)
-    client = Client(cluster)
-    gedkit.pairwise(graphs[:8], client=client, chunk_size=1, **job)  # workers import gedkit
-    start = time.perf_counter()
-    dask = gedkit.pairwise(graphs, client=client, **job)
-    dask_wall = time.perf_counter() - start
-    client.close()
-    cluster.close()
+    def run_dask():
+        cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
+                               dashboard_address=None, silence_logs=logging.ERROR)
+        client = Client(cluster)
+        gedkit.pairwise(graphs[:8], client=client, chunk_size=1, **job)  # workers import gedkit
+        start = time.perf_counter()
+        result = gedkit.pairwise(graphs, client=client, **job)
+        wall = time.perf_counter() - start
+        client.close()
+        cluster.close()
+        print(f"dask: {wall:.1f} s", file=sys.stderr)
+        return result, wall
+
+    if args.reverse:
+        dask, dask_wall = run_dask()
+        pool, pool_wall = run_pool()
+    else:
+        pool, pool_wall = run_pool()
+        dask, dask_wall = run_dask()
+    times = pool.time[tuple(pool.pairs.T)]
     dask_times = dask.time[tuple(dask.pairs.T)]
     n_pairs = len(pool.pairs)
     chunk = max(1, min(256, n_pairs // (4 * args.workers)))
     tasks = -(-n_pairs // chunk)
     overhead = max(0.0, args.workers * dask_wall - dask_times.sum()) / tasks
-    print(f"dask: {dask_wall:.1f} s", file=sys.stderr)
 
     with tempfile.TemporaryDirectory() as tmp:
         graphs_file = os.path.join(tmp, "graphs.pkl")
         with open(graphs_file, "wb") as f:
             pickle.dump(graphs, f)
-        full_wall, _ = run_child(args, graphs_file, os.path.join(tmp, "full.sqlite"))
         cut = os.path.join(tmp, "cut.sqlite")
+        if not args.reverse:
+            full_wall, _ = run_child(args, graphs_file, os.path.join(tmp, "full.sqlite"))
         cut_wall, kept = run_child(args, graphs_file, cut, kill_at=n_pairs // 2)
         resume_wall, done = run_child(args, graphs_file, cut)
+        if args.reverse:
+            full_wall, _ = run_child(args, graphs_file, os.path.join(tmp, "full.sqlite"))
     print(f"resume: {full_wall:.1f} vs {cut_wall:.1f} + {resume_wall:.1f} s", file=sys.stderr)
     per_gather = gather_cost(min(n_pairs, 200_000))
 
@@ -166,9 +182,10 @@ def main() -> None:
     big = 50_000_000
     compute = big * mean / 64
     tasks_big = big / 256
+    flag = " --reverse" if args.reverse else ""
     print(f"""
 Command: `python benchmarks/pairwise_scale.py --n {args.n} --timeout {args.timeout:g} \
---workers {args.workers} --costs {args.costs}` ({len(graphs)} IAM AIDS molecules, seed
+--workers {args.workers} --costs {args.costs}{flag}` ({len(graphs)} IAM AIDS molecules, seed
 {args.seed}: {n_pairs:,} pairs with the diagonal; `auto`, {args.costs.upper()}, {args.timeout:g} s
 per pair; {args.workers} workers; {os.cpu_count()} cores shared with other jobs).
 
