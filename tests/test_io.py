@@ -10,10 +10,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import SHARED_DATA
 from helpers import random_graph
 
 import gedkit
+from conftest import SHARED_DATA
 from gedkit import FormatError, Graph, GraphError, MissingDependencyError, OptionError
 from gedkit.io import cxl_entries, detect_format, formats
 
