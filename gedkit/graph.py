@@ -180,6 +180,13 @@ class Graph:
         self._node_keys: tuple | None = None
         self._edge_keys: tuple | None = None
 
+    def __setstate__(self, state: Any) -> None:
+        # a graph pickled by an earlier gedkit has no self-loop slots: it had no loops
+        self.loops, self._loop_keys = {}, None
+        slots = state[1] if isinstance(state, tuple) else state
+        for key, value in (slots or {}).items():
+            setattr(self, key, value)
+
     # -- size and lookup ---------------------------------------------------------------------
     @property
     def n(self) -> int:

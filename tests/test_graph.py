@@ -78,3 +78,12 @@ def test_label_keys_of_mixed_dicts_and_tuples():
     b = Graph({0: {"a": [1, {"b": 2}], 2: "x"}, 1: (1, {"c": 3})})
     assert a.node_keys == b.node_keys and a == b
     assert Graph({0: {2: "y", "a": [1]}}) != Graph({0: {2: "x", "a": [1]}})
+
+
+def test_a_graph_pickled_before_self_loops_unpickles_without_loops():
+    g = Graph({0: "C", 1: "O"}, [(0, 1)])
+    none, slots = g.__reduce_ex__(2)[2]
+    old = {k: v for k, v in slots.items() if k not in ("loops", "_loop_keys")}
+    h = Graph.__new__(Graph)
+    h.__setstate__((none, old))  # what unpickling an earlier gedkit's graph does
+    assert h.loops == {} and h == g and h.loop_keys == {}
