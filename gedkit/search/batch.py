@@ -22,9 +22,10 @@ __all__ = ["BatchVerifier"]
 
 #: seconds of work per candidate inside the kernel (by its operation estimate, at
 #: :data:`~gedkit.pacing.OPS_PER_SECOND`); a pair needing more is solved one by one,
-#: within the time limit (from scratch: the kernel's work on it is lost, so the share is not
-#: small: 0.05 s verified NCI 5K at τ = 7 ~25% faster than 0.01 s, MOSES at τ = 5 alike)
-PAIR_SECONDS = 0.05
+#: within the time limit (from scratch: the kernel's work on it is lost; 0.05 s looked ~25%
+#: faster on 30 NCI queries at τ = 7 but was within noise on the peer benchmark's 100, 4% on
+#: NCI and -12% on AIDS at τ = 7, so it stays at 0.01)
+PAIR_SECONDS = 0.01
 #: frontier states the kernel may hold per candidate
 STATES = 1 << 15
 #: seconds of work per kernel call, at most (Ctrl-C is checked between calls)
