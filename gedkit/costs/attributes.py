@@ -205,12 +205,22 @@ def categories(vals: Sequence[Any]) -> np.ndarray:
     >>> categories(["C", "O ", "C", "O"]).tolist()
     [0, 1, 0, 1]
     """
-    codes: dict[Any, int] = {}
-    out = np.empty(len(vals), dtype=np.int64)
-    for i, v in enumerate(vals):
-        key = v.strip() if isinstance(v, str) else label_key(v)
-        out[i] = codes.setdefault(key, len(codes))
-    return out
+    return coded(vals)[0]
+
+
+def category_key(value: Any) -> Any:
+    """What :func:`categories` compares: strings without surrounding blanks, other values by
+    their :func:`~gedkit.graph.label_key`."""
+    return value.strip() if isinstance(value, str) else label_key(value)
+
+
+def coded(vals: Sequence[Any], coding: dict | None = None) -> tuple[np.ndarray, dict]:
+    """:func:`categories` and the coding (key -> code) it used; with ``coding``, the codes of
+    an earlier call are kept and new keys get the next ones (the dict given is not changed)."""
+    codes: dict[Any, int] = dict(coding or {})
+    out = np.array([codes.setdefault(category_key(v), len(codes)) for v in vals],
+                   dtype=np.int64)
+    return out, codes
 
 
 def differ(codes: np.ndarray, other: np.ndarray | None = None) -> np.ndarray:

@@ -20,6 +20,8 @@ from gedkit.costs.attributes import (
     AttributeCosts,
     Parts,
     categories,
+    category_key,
+    coded,
     constant,
     differ,
     numbers,
@@ -28,7 +30,6 @@ from gedkit.costs.attributes import (
     values,
 )
 from gedkit.errors import CostModelError
-from gedkit.graph import label_key
 
 __all__ = ["Grec1Costs", "Grec2Costs", "ProteinCosts", "grec_1", "grec_2", "protein"]
 
@@ -59,32 +60,16 @@ def _categories(a: Sequence[Any], b: Sequence[Any], name: str, model: str, kind:
     if a is b:
         codes = categories(values(a, name, model, kind))
         return codes, codes
-    codes_b, seen = remembered(b, ("categories", name, model, kind),
-                               lambda: _coded(values(b, name, model, kind)))
-    extra: dict = {}
-    codes_a = np.array([seen.get(k, extra.setdefault(k, len(seen) + len(extra)))
-                        for k in map(_type_key, values(a, name, model, kind))], dtype=np.int64)
-    return codes_a, codes_b
-
-
-def _coded(vals: Sequence[Any]) -> tuple[np.ndarray, dict]:
-    """Category codes of ``vals`` (as :func:`categories`) and the coding itself."""
-    seen: dict = {}
-    codes = np.array([seen.setdefault(k, len(seen)) for k in map(_type_key, vals)],
-                     dtype=np.int64)
-    return codes, seen
+    codes_b, coding = remembered(b, ("categories", name, model, kind),
+                                 lambda: coded(values(b, name, model, kind)))
+    return coded(values(a, name, model, kind), coding)[0], codes_b
 
 
 def _part_counts(labels: Sequence[Any], freq: np.ndarray, model: str, codes: dict) -> list:
     """Each edge's part types as codes (``codes`` shared across calls)."""
-    return [[codes.setdefault(_type_key(values([lab], f"type{i}", model, "edge")[0]),
+    return [[codes.setdefault(category_key(values([lab], f"type{i}", model, "edge")[0]),
                               len(codes)) for i in range(f)]
             for lab, f in zip(labels, freq.tolist(), strict=True)]
-
-
-def _type_key(value: Any) -> Any:
-    """Equal part types, equal keys (as :func:`categories` codes them)."""
-    return value.strip() if isinstance(value, str) else label_key(value)
 
 
 def _common_parts(a: Sequence[Any], fa: np.ndarray, b: Sequence[Any], fb: np.ndarray,
