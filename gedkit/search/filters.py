@@ -303,15 +303,12 @@ def within_many(sig: Signatures, signatures: list, dims: tuple[int, ...], terms:
     for start in range(0, len(signatures), _QUERY_CHUNK):
         chunk = signatures[start:start + _QUERY_CHUNK]
         sizes = np.array([(s[0], s[1]) for s in chunk], dtype=np.int64).reshape(-1, 2)
-        parts = [s[2][k] for s in chunk for k in SETS]
-        lengths = np.fromiter((len(ids) for ids, _ in parts), dtype=np.int64, count=len(parts))
-        ptr = np.zeros(len(parts) + 1, dtype=np.int64)
-        np.cumsum(lengths, out=ptr[1:])
-        # query q's kind k is ptr[q * 4 + k] .. ptr[q * 4 + k + 1]
-        q_ptr = np.lib.stride_tricks.sliding_window_view(ptr, len(SETS) + 1)[::len(SETS)]
-        q_ids = np.concatenate([ids for ids, _ in parts]).astype(np.int32)
-        q_counts = np.concatenate([c for _, c in parts]).astype(np.int32)
-        q_ptr = np.ascontiguousarray(q_ptr)
+        # every query's multisets, kind after kind, as one compressed-row set: query q's kind
+        # k is rows q * 4 + k, so its bounds are q_ptr[q, k] .. q_ptr[q, k + 1]
+        packed = Multisets.build([s[2][k] for s in chunk for k in SETS])
+        q_ptr = np.ascontiguousarray(np.lib.stride_tricks.sliding_window_view(
+            packed.ptr, len(SETS) + 1)[::len(SETS)])
+        q_ids, q_counts = packed.ids, packed.counts
         done = 0
         while done < len(chunk):
             out_ptr = np.zeros(len(chunk) - done + 1, dtype=np.int64)

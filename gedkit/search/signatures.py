@@ -127,10 +127,12 @@ def _incident(g: Graph, edge_ords: list[int]) -> list[list[int]]:
     return incident
 
 
-def branch_keys(g: Graph, node_ords: list[int], edge_ords: list[int]) -> list[tuple]:
-    """Each node's branch as ``(node label ordinal, sorted incident edge label ordinals)``."""
-    return [(u, tuple(sorted(i))) for u, i in zip(node_ords, _incident(g, edge_ords),
-                                                   strict=True)]
+def branch_keys(g: Graph, node_ords: list[int], edge_ords: list[int],
+                incident: list[list[int]] | None = None) -> list[tuple]:
+    """Each node's branch as ``(node label ordinal, sorted incident edge label ordinals)``
+    (``incident``: :func:`_incident`'s lists, when already built)."""
+    incident = _incident(g, edge_ords) if incident is None else incident
+    return [(u, tuple(sorted(i))) for u, i in zip(node_ords, incident, strict=True)]
 
 
 def signature_of(g: Graph, vocab: dict[str, Vocabulary], new: dict[str, list] | None = None):
@@ -141,7 +143,7 @@ def signature_of(g: Graph, vocab: dict[str, Vocabulary], new: dict[str, list] | 
     nodes = _ordinals(g.node_keys, g.node_labels, vocab["node"], new["node"])
     edges = _ordinals(g.edge_keys, g.edge_labels, vocab["edge"], new["edge"])
     incident = _incident(g, edges)
-    keys = [(u, tuple(sorted(i))) for u, i in zip(nodes, incident, strict=True)]
+    keys = branch_keys(g, nodes, edges, incident)
     branches = _ordinals(keys, keys, vocab["branch"], new["branch"])
     signature = (g.n, g.m, {"node": _multiset(nodes), "edge": _multiset(edges),
                             "branch": _multiset(branches),
