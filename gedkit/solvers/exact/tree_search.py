@@ -200,16 +200,22 @@ class TreeSearch:
     def _report(self) -> None:
         """Tell an anytime listener the search's bounds so far (its best map once it has
         one, and the least bound of the frontier and of what was pruned)."""
-        kernel, ctl, fctl = self.kernel, self.ctl, self.fctl
-        ub = fctl[kernel.UB]
-        if ub == math.inf:
+        if self.fctl[self.kernel.UB] == math.inf:
             return
+        forward = self.p.inverse(self.best_map) if self.swap else self.best_map
+        report(forward, self._lower_bound(), self.method)
+
+    def _lower_bound(self) -> float:
+        """The search's lower bound so far: the least bound of the open frontier and of what
+        was pruned (once done, of what was pruned), never above the incumbent."""
+        kernel, ctl, fctl = self.kernel, self.ctl, self.fctl
+        ub, lb = fctl[kernel.UB], fctl[kernel.LB]
+        if self.status == kernel.STATUS_DONE:
+            return max(lb, min(ub, fctl[kernel.PRUNED]))
         f, heap = self.arrays[2], self.arrays[4]
         live = heap[: ctl[kernel.HEAP]]
         open_min = float(f[live].min()) if len(live) else math.inf
-        lower = max(fctl[kernel.LB], min(open_min, fctl[kernel.PRUNED], ub))
-        forward = self.p.inverse(self.best_map) if self.swap else self.best_map
-        report(forward, lower, self.method)
+        return max(lb, min(open_min, fctl[kernel.PRUNED], ub))
 
     def _full(self) -> None:
         """No room for another expansion: grow, turn depth-first, or drop states."""
@@ -238,14 +244,7 @@ class TreeSearch:
         stats["generated"] = int(ctl[kernel.GENERATED])
         stats["peak_states"] = int(ctl[kernel.PEAK])
         stats["peak_bytes"] = int(self.capacity * self.row_bytes + self.workspace)
-        ub, lb = fctl[kernel.UB], fctl[kernel.LB]
-        f, heap = self.arrays[2], self.arrays[4]
-        if self.status != kernel.STATUS_DONE:
-            live = heap[: ctl[kernel.HEAP]]
-            open_min = float(f[live].min()) if len(live) else math.inf
-            lb = max(lb, min(open_min, fctl[kernel.PRUNED], ub))
-        else:
-            lb = max(lb, min(ub, fctl[kernel.PRUNED]))
+        ub, lb = fctl[kernel.UB], self._lower_bound()
         reason = "threshold reached" if self.status == kernel.STATUS_STOP else self.reason
         if ub == math.inf:
             # no complete map reached in time: the cheap bounds' map, with the search's bound
