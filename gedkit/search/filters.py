@@ -66,7 +66,7 @@ class GedFilter:
         self.signature, views = prepared or query_signature(query, vocab)
         (self.qn, self.qm, qsets), self.record = self.signature
         self.views = views
-        self.dims = tuple(len(vocab[k]) for k in KINDS)
+        self.vocab = vocab
         self.dense = {}
         for kind in KINDS:
             ids, counts = qsets[kind]
@@ -124,7 +124,7 @@ class GedFilter:
                 or not (compiled or warm.ready("search")):
             return None
         terms = self.node_costs, self.edge_costs, self.integral
-        return next(within_many(sig, [self.signature[0]], self.dims, terms, limit))[:3]
+        return next(within_many(sig, [self.signature[0]], self.vocab, terms, limit))[:3]
 
     # -- label-equality costs ----------------------------------------------------------------
     def _labels(self, sig: Signatures, rows=None, limit: float = math.inf) -> np.ndarray:
@@ -285,15 +285,17 @@ def equality_terms(const) -> tuple[tuple, tuple, bool]:
 _QUERY_CHUNK = 64
 
 
-def within_many(sig: Signatures, signatures: list, dims: tuple[int, ...], terms: tuple,
+def within_many(sig: Signatures, signatures: list, vocab: dict[str, Vocabulary], terms: tuple,
                 limit: float) -> Iterator[tuple[np.ndarray, np.ndarray, dict[str, int], float]]:
     """:meth:`GedFilter.within` for many queries under one label-equality model (``terms``
     from :func:`equality_terms`), by one compiled pass per chunk of queries: for each query
-    signature ``(n, m, sets)`` in turn (over overlays of the vocabularies whose sizes are
-    ``dims``), its rows, their bounds and the rows left after each stage. The kernel must be
-    compiled. Each query's share of the kernel's time comes fourth."""
+    signature ``(n, m, sets)`` in turn (over overlays of the collection's ``vocab``), its
+    rows, their bounds and the rows left after each stage. The kernel must be compiled. Each
+    query's share of the kernel's time comes fourth."""
     from gedkit._kernels.filters import window_bounds
 
+    # a query ordinal beyond its vocabulary's size is a label no graph of the collection has
+    dims = np.array([len(vocab[k]) for k in KINDS], dtype=np.int64)
     node_costs, edge_costs, integral = terms
     costs = np.array((*node_costs, *edge_costs))
     order, sorted_m, n_start = sig.size_index()
@@ -315,7 +317,7 @@ def within_many(sig: Signatures, signatures: list, dims: tuple[int, ...], terms:
             counts = np.zeros((len(chunk) - done, 3), dtype=np.int64)
             tick = time.perf_counter()
             upto = window_bounds(order, sorted_m, n_start, sig.n, sig.m, *arrays, sizes,
-                                 q_ptr, q_ids, q_counts, np.array(dims, dtype=np.int64),
+                                 q_ptr, q_ids, q_counts, dims,
                                  costs, integral, float(limit), done, rows, lb, out_ptr,
                                  counts)
             seconds = (time.perf_counter() - tick) / max(upto - done, 1)

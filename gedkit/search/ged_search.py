@@ -30,7 +30,6 @@ from gedkit.graph import Graph
 from gedkit.numeric import tolerance
 from gedkit.search.filters import GedFilter, equality_terms, query_signature, within_many
 from gedkit.search.result import Hit, SearchResult
-from gedkit.search.signatures import KINDS
 from gedkit.solvers.base import Solver
 
 __all__ = ["Verifier", "knn_query", "range_queries", "range_query"]
@@ -153,8 +152,7 @@ def range_queries(coll, queries: list[Graph], tau: float, model: CostModel, veri
     found_all = None
     if prepared is not None:
         terms = equality_terms(model.equality_costs)
-        dims = tuple(len(vocab[k]) for k in KINDS)
-        found_all = within_many(sig, [p[0][0] for p in prepared], dims, terms, limit)
+        found_all = within_many(sig, [p[0][0] for p in prepared], vocab, terms, limit)
     for i, query in enumerate(queries):
         stages = _Stages(len(sig))
         filt = None
