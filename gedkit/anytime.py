@@ -151,7 +151,7 @@ def ged_iter(g1: Any, g2: Any, costs: Any = "uniform", method: str = "auto",
     True
     """
     from gedkit.api import ged
-    from gedkit.budget import cancelled_by
+    from gedkit.budget import InterruptedWarning, cancelled_by
 
     items: queue.Queue = queue.Queue()
     stop = threading.Event()
@@ -175,7 +175,7 @@ def ged_iter(g1: Any, g2: Any, costs: Any = "uniform", method: str = "auto",
             except KeyboardInterrupt:
                 stop.set()
                 warnings.warn("interrupted: the stream ends with the best bounds found so far",
-                              stacklevel=2)
+                              InterruptedWarning, stacklevel=2)
                 continue
             if item is None:
                 break
