@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
+from helpers import SHARED_DATA
 from hypothesis import HealthCheck, settings
-
-REPO = Path(__file__).resolve().parents[1]
-SHARED_DATA = Path(os.environ.get("GEDKIT_SHARED_DATA", REPO.parent / "shared" / "data"))
-FIXTURES = REPO / "tests" / "data"
 
 # numba's first call in a fresh clone compiles; a per-example deadline would fail on that
 settings.register_profile(

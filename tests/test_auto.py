@@ -3,8 +3,7 @@
 
 import numpy as np
 import pytest
-from conftest import FIXTURES
-from helpers import random_costs, random_graph
+from helpers import FIXTURES, random_costs, random_graph
 
 import gedkit
 from gedkit import costs, read_all

@@ -8,7 +8,7 @@ import csv
 
 import numpy as np
 import pytest
-from conftest import FIXTURES
+from helpers import FIXTURES
 
 from gedkit import costs, read_all
 from gedkit.datasets import load_benchmark

@@ -10,10 +10,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import random_graph
+from helpers import SHARED_DATA, random_graph
 
 import gedkit
-from conftest import SHARED_DATA
 from gedkit import FormatError, Graph, GraphError, MissingDependencyError, OptionError
 from gedkit.io import cxl_entries, detect_format, formats
 
