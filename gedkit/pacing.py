@@ -17,10 +17,12 @@ OPS_PER_SECOND = 3e8
 # work this short is always done, even on an expired budget: it costs nothing a caller could
 # notice, and a bound from it beats none
 NEGLIGIBLE_SECONDS = 0.01
-# one-time costs of a process's first solve, measured on a loaded 2-core machine: numba's
-# start-up (even when every kernel loads from the cache) and importing SciPy (its assignment
-# routine is loaded without the rest of scipy.optimize, which would cost 0.3-0.7 s more)
-NUMBA_START_SECONDS = 1.0
+# one-time costs of a process's first solve: numba's start-up (even when every kernel loads
+# from the cache: importing numba 0.35-0.5 s, the scipy.linalg import its BLAS check makes
+# 0.3 s, its registries 0.4 s; 1.2-1.25 s on a quiet 2-core machine, session 10) and importing
+# SciPy (its assignment routine is loaded without the rest of scipy.optimize, which would cost
+# 0.3-0.7 s more)
+NUMBA_START_SECONDS = 1.25
 SCIPY_START_SECONDS = 0.1
 SPARSE_START_SECONDS = 0.4  # scipy.sparse, for association graphs and programs
 # how much of them a first call may spend beyond its time limit (the documented tolerance of
