@@ -23,8 +23,7 @@ from gedkit import Collection, costs
 from gedkit.errors import FormatError, GedkitError, OptionError
 from gedkit.search import merge
 from gedkit.search.filters import GedFilter
-from tests.conftest import REPO
-from tests.helpers import random_costs, random_graph
+from tests.helpers import REPO, random_costs, random_graph
 
 MOLECULES = ["CCO", "CCN", "CCCC", "c1ccccc1", "CC(=O)O", "CC(=O)N", "OCCO", "C1CCCCC1",
              "c1ccncc1", "CC(C)O", "CCOC", "C=CC=C", "NCCN", "CC#N", "OC(=O)CN"]
