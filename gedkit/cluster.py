@@ -2,16 +2,19 @@
 
 :func:`as_client` checks what a caller passed as ``client=``, :func:`connect` opens a client on
 a scheduler's address (the command line's ``--scheduler ADDRESS``); neither imports Dask until
-it is asked for.
+it is asked for. :func:`run_tasks` runs one job's tasks on a cluster (``pairwise`` and the
+collection searches both go through it).
 """
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from gedkit.errors import GedkitError, MissingDependencyError, OptionError
 
-__all__ = ["as_client", "connect", "distributed", "parallelism"]
+__all__ = ["as_client", "connect", "distributed", "parallelism", "run_tasks"]
 
 #: seconds the command line waits for a scheduler before giving up
 CONNECT_TIMEOUT = 30
@@ -63,3 +66,48 @@ def parallelism(client: Any) -> int:
         return max(1, sum(client.nthreads().values()))
     except Exception:  # a scheduler that does not say: plan for one
         return 1
+
+
+def run_tasks(client: Any, function: Callable, shared: Any, tasks: Iterator[tuple[Any, tuple]],
+              done: Callable[[Any, Any, BaseException | None], None], window: int) -> None:
+    """Run ``function(shared, *args)`` on the cluster for every ``(key, args)`` of ``tasks``,
+    ``shared`` broadcast to every worker once, at most ``window`` tasks in flight.
+
+    ``tasks`` is pulled only when a slot is free, so a task built late can use what the
+    tasks before it found (kNN's k-th distance so far). ``done(key, value, error)`` is called
+    in this thread as each task finishes, ``error`` the exception of a task that failed
+    (Dask's ``KilledWorker`` for one that lost a worker every time it ran: the scheduler
+    runs the tasks of a lost worker again elsewhere first). On return or on an exception
+    (Ctrl-C included) the tasks still running are cancelled.
+    """
+    from distributed import as_completed
+
+    remote = client.scatter(shared, broadcast=True, hash=False)
+    running: dict[Any, Any] = {}
+    completed = as_completed()
+
+    def submit() -> None:
+        while len(running) < window:
+            item = next(tasks, None)
+            if item is None:
+                return
+            key, args = item
+            future = client.submit(function, remote, *args, pure=False)
+            running[future] = key
+            completed.add(future)
+
+    try:
+        submit()
+        for future in completed:
+            key = running.pop(future)
+            try:
+                value, error = future.result(), None
+            except Exception as exc:  # KilledWorker, a task Dask could not run...
+                value, error = None, exc
+            done(key, value, error)
+            submit()
+    finally:
+        if running:  # Ctrl-C (or an error here): the cluster stops what is left of this job
+            client.cancel(list(running))
+        with contextlib.suppress(Exception):
+            client.cancel(remote)

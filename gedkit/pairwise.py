@@ -790,45 +790,27 @@ def _solve_chunk(worker: _PairSolver, chunk: list[tuple[int, int]]) -> list[_Ent
 
 def _run_dask(worker: _PairSolver, chunks: deque, client: Any, parallel: int,
               gather: _Gather, shown: _Progress) -> bool:
-    """Run ``chunks`` as tasks on ``client``'s cluster, ``worker`` broadcast to every worker
-    first; a few tasks per worker thread in flight. The scheduler runs again elsewhere the
-    tasks of a worker that is lost; a chunk that loses workers every time it runs (Dask's
-    ``KilledWorker``) or raises fails its pairs."""
-    from distributed import as_completed
+    """Run ``chunks`` as tasks on ``client``'s cluster (:func:`gedkit.cluster.run_tasks`),
+    ``worker`` broadcast to every worker first; a few tasks per worker thread in flight. The
+    scheduler runs again elsewhere the tasks of a worker that is lost; a chunk that loses
+    workers every time it runs (Dask's ``KilledWorker``) or raises fails its pairs."""
+    from gedkit.cluster import run_tasks
 
-    remote = client.scatter(worker, broadcast=True, hash=False)
-    running: dict[Any, list[tuple[int, int]]] = {}
-    window = max(2, _DASK_WINDOW * parallel)
+    def done(chunk: list[tuple[int, int]], entries: Any, error: BaseException | None) -> None:
+        if error is not None:
+            reason = f"its Dask task failed: {_reason(error)}"
+            entries = [_Entry(0.0, math.inf, 0.0, "failed", reason)] * len(chunk)
+        for (i, j), entry in zip(chunk, entries, strict=True):
+            gather.pair(i, j, entry)
+        gather.chunk_done()
 
-    def submit(done: Any) -> None:
-        while chunks and len(running) < window:
-            chunk = chunks.popleft()
-            future = client.submit(_solve_chunk, remote, chunk, pure=False)
-            running[future] = chunk
-            done.add(future)
-
-    completed = as_completed()
     try:
         with _Ticker(shown, {}):
-            submit(completed)
-            for future in completed:
-                chunk = running.pop(future)
-                try:
-                    entries = future.result()
-                except Exception as exc:  # KilledWorker, a task Dask could not run...
-                    reason = f"its Dask task failed: {_reason(exc)}"
-                    entries = [_Entry(0.0, math.inf, 0.0, "failed", reason)] * len(chunk)
-                for (i, j), entry in zip(chunk, entries, strict=True):
-                    gather.pair(i, j, entry)
-                gather.chunk_done()
-                submit(completed)
+            run_tasks(client, _solve_chunk, worker, ((chunk, (chunk,)) for chunk in chunks),
+                      done, max(2, _DASK_WINDOW * parallel))
         return False
     finally:
-        if running:  # Ctrl-C (or an error here): the cluster stops what is left of this job
-            client.cancel(list(running))
         gather.chunk_done()
-        with contextlib.suppress(Exception):
-            client.cancel(remote)
 
 
 def _lost(w: _Worker, limit: int | None) -> str | None:
