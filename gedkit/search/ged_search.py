@@ -32,7 +32,8 @@ from gedkit.search.filters import GedFilter, equality_terms, query_signature, wi
 from gedkit.search.result import Hit, SearchResult
 from gedkit.solvers.base import Solver
 
-__all__ = ["Verifier", "knn_query", "range_queries", "range_query"]
+__all__ = ["KnnScan", "Verifier", "combine_scans", "knn_answer", "knn_query", "knn_scan",
+           "range_queries", "range_query", "rank_key"]
 
 
 @dataclass
@@ -251,20 +252,56 @@ def _ceiling(check: _Checker, sig, order: np.ndarray, k: int) -> float:
 def knn_query(coll, query: Graph, k: int, model: CostModel, verify: Verifier,
               progress=None) -> SearchResult:
     """The ``k`` graphs of ``coll`` nearest to ``query`` by GED."""
+    return knn_answer(coll, query, k, knn_scan(coll, query, k, model, verify, progress))
+
+
+@dataclass
+class KnnScan:
+    """What a kNN scan of a collection (or of one shard of it) found.
+
+    ``best``: ``(key, rowid, outcome)`` of the k best graphs found, by :func:`rank_key`;
+    ``seen``: ``(rowid, outcome)`` of the verified graphs that could still be among the k
+    nearest (their lower bound below the k-th distance the scan ended with); ``frontier``:
+    the smallest filter bound of a graph Ctrl-C left unverified (inf when none was).
+    """
+
+    best: list[tuple[tuple, int, Outcome]]
+    seen: list[tuple[int, Outcome]]
+    stats: dict
+    interrupted: bool
+    frontier: float = math.inf
+
+
+def rank_key(out: Outcome, bound: float, rowid: int) -> tuple:
+    """How kNN ranks a verified graph: by its distance (upper bound), a better proven lower
+    bound first, then by its filter bound and rowid, the order the scan reaches graphs in.
+
+    The k nearest are the k smallest keys: every graph is ranked by values of its own, so the
+    answer does not depend on the order graphs are verified in, and the k best of every shard
+    of a collection hold the k best of all of it (ties at the k-th distance included)."""
+    return (out.upper, -out.lower, bound, rowid)
+
+
+def knn_scan(coll, query: Graph, k: int, model: CostModel, verify: Verifier, progress=None,
+             bound: tuple | None = None) -> KnnScan:
+    """Scan ``coll`` for the ``k`` best keys (:func:`rank_key`) below ``bound`` (the k-th key
+    found elsewhere, e.g. on other shards; None: no bound)."""
     sig = coll._signatures
     stages = _Stages(len(sig))
     filt = GedFilter(model, query, coll._store.vocab)
     lb = np.zeros(len(sig))
-    lazy = [bound for name, bound in filt.stages if name in filt.lazy]
-    for name, bound in filt.stages:
+    lazy = [bound_of for name, bound_of in filt.stages if name in filt.lazy]
+    for name, bound_of in filt.stages:
         if name not in filt.lazy:
-            lb = np.maximum(lb, bound(sig, None))
+            lb = np.maximum(lb, bound_of(sig, None))
             stages.done(name, len(sig))
-    order = np.argsort(lb, kind="stable")
+    first = lb.copy()  # the bounds the graphs are ranked and reached by (see rank_key)
+    order = np.lexsort((sig.rowids, lb))
     stages.done("order")
-    best: list[tuple[float, float, int, Outcome]] = []  # max-heap on (upper, lower) via negation
+    best: list[tuple] = []  # the k best keys, negated: the k-th best on top
     seen: list[tuple[int, Outcome]] = []
     scanned = 0
+    frontier = math.inf
     interrupted = False
     check = _Checker(coll, query, verify, model, filt, stages, progress)
     ceiling = _ceiling(check, sig, order, k)
@@ -273,54 +310,96 @@ def knn_query(coll, query: Graph, k: int, model: CostModel, verify: Verifier,
     block = max(k, 8)
     try:
         while scanned < len(order) and not interrupted:
-            # the distances still worth finding: with k verified, only those beating the
-            # k-th (strictly: by a whole edit when costs are integers); before, the ceiling
-            reach = min(-best[0][0] - step if len(best) == k else math.inf, ceiling)
+            kth = _negated(best[0][0]) if len(best) == k else None
+            if bound is not None and (kth is None or bound < kth):
+                kth = bound
+            # the distances still worth finding: with a k-th key, those beating it: a graph
+            # ranked after it (all graphs this scan reaches, unless the key came from
+            # elsewhere) must be closer, by a whole edit when costs are integers, unless the
+            # k-th distance is not proven; before, the ceiling
+            if kth is None:
+                tie = strict = ceiling
+            else:
+                tie = min(kth[0], ceiling)
+                proven = kth[0] + kth[1] <= tolerance(kth[0])  # its lower bound is its distance
+                strict = min(kth[0] - step if proven else kth[0], ceiling)
             rows = order[scanned:scanned + block]
-            rows = rows[lb[rows] <= reach + tolerance(reach)]
+            rows = rows[first[rows] <= tie + tolerance(tie)]
             if not len(rows):
                 break  # every graph left has a bound beyond the k-th distance
             scanned += len(rows)
-            for bound in lazy:  # the costly stages, on the graphs the scan reached only
-                lb[rows] = np.maximum(lb[rows], bound(sig, rows))
-                rows = rows[lb[rows] <= reach + tolerance(reach)]
-            if not len(rows):
+            for bound_of in lazy:  # the costly stages, on the graphs the scan reached only
+                lb[rows] = np.maximum(lb[rows], bound_of(sig, rows))
+            # graphs ranked before the k-th key (by filter bound and rowid) win a tie with it
+            before = np.zeros(len(rows), dtype=bool) if kth is None else (
+                (first[rows] < kth[2]) | ((first[rows] == kth[2])
+                                          & (sig.rowids[rows] < kth[3])))
+            groups = []
+            for mask, reach in ((before, tie), (~before, strict)):
+                part = rows[mask]
+                part = part[lb[part] <= reach + tolerance(reach)]
+                if len(part):
+                    groups.append((part, reach))
+            if not groups:
                 continue
             block = min(4 * block, 256)
-            rowids = sig.rowids[rows].tolist()
-            outs = check(rowids, None if reach == math.inf else reach)
-            interrupted = check.interrupted
-            for row, rowid, out in zip(rows.tolist(), rowids, outs, strict=True):
-                if out is None:
-                    continue
-                out.lower = max(out.lower, float(lb[row]))
-                seen.append((rowid, out))
-                if out.upper == math.inf:
-                    continue  # beyond the threshold it was verified with: no map to offer
-                kth = -best[0][0] if len(best) == k else math.inf
-                entry = (-out.upper, -out.lower, -rowid, out)
-                if len(best) < k:
-                    heapq.heappush(best, entry)
-                elif out.upper < kth - tolerance(kth) or (out.upper <= kth + tolerance(kth)
-                                                     and out.lower > -best[0][1]):
-                    heapq.heapreplace(best, entry)
+            for part, reach in groups:
+                rowids = sig.rowids[part].tolist()
+                outs = check(rowids, None if reach == math.inf else reach)
+                interrupted = check.interrupted
+                for row, rowid, out in zip(part.tolist(), rowids, outs, strict=True):
+                    if out is None:
+                        frontier = min(frontier, float(lb[row]))
+                        continue
+                    out.lower = max(out.lower, float(lb[row]))
+                    seen.append((rowid, out))
+                    if out.upper == math.inf:
+                        continue  # beyond the threshold it was verified with: no map to offer
+                    entry = (_negated(rank_key(out, float(first[row]), rowid)), rowid, out)
+                    if len(best) < k:
+                        heapq.heappush(best, entry)
+                    elif entry[0] > best[0][0]:
+                        heapq.heapreplace(best, entry)
+                if interrupted:
+                    break
     except KeyboardInterrupt:
         interrupted = True
+    if interrupted and scanned < len(order):
+        frontier = min(frontier, float(lb[order[scanned]]))
     stages.done("verify")
-    chosen = sorted((-e[0], -e[1], -e[2]) for e in best)
+    stages.stats["scanned"] = len(seen)
+    found = [(_negated(e[0]), e[1], e[2]) for e in best]
+    kth = max(found)[0][0] if len(found) == k else math.inf
+    if bound is not None:
+        kth = min(kth, bound[0])
+    seen = [(r, o) for r, o in seen if o.lower < kth - tolerance(kth)
+            or any(r == f[1] for f in found)]
+    return KnnScan(found, seen, stages.stats, interrupted, frontier)
+
+
+def _negated(key: tuple) -> tuple:
+    """``key`` with every part negated: the heap of the k best keeps the largest on top."""
+    return tuple(-x for x in key)
+
+
+def knn_answer(coll, query: Graph, k: int, scan: KnnScan) -> SearchResult:
+    """The answer from a scan (or from the scans of several shards, combined by
+    :func:`combine_scans`): the k best keys, and which of them are not proven."""
+    best = sorted(scan.best)[:k]
+    chosen = sorted((key[0], -key[1], rowid) for key, rowid, _ in best)
     kth = chosen[-1][0] if chosen else math.inf
     ids = coll._store.ids([r for _, _, r in chosen])
-    outcomes = {rowid: out for rowid, out in seen}
+    outcomes = {rowid: out for rowid, out in scan.seen}
+    outcomes.update({rowid: out for _, rowid, out in best})
     hits = [Hit(ids[r], u, lo, u, outcomes[r].optimal, outcomes[r].node_map)
             for u, lo, r in chosen]
     # a graph not chosen could still be closer than the k-th when its bound is below it: a
     # verified one whose search stopped early, or one never reached (interrupted)
     picked = {r for _, _, r in chosen}
-    doubtful = [rowid for rowid, out in seen if rowid not in picked
-                and out.lower < kth - tolerance(kth)]
-    scanned = len(seen)
-    unreached = interrupted and scanned < len(order) and (
-        len(chosen) < k or float(lb[order[scanned]]) < kth - tolerance(kth))
+    doubtful = sorted({rowid for rowid, out in scan.seen if rowid not in picked
+                       and out.lower < kth - tolerance(kth)})
+    unreached = scan.frontier < math.inf and (
+        len(chosen) < k or scan.frontier < kth - tolerance(kth))
     unproven = [h.id for h in hits if not h.optimal]
     undecided = []
     if doubtful:
@@ -336,7 +415,23 @@ def knn_query(coll, query: Graph, k: int, model: CostModel, verify: Verifier,
                        key=lambda i: [h.id for h in hits].index(i))
     if unreached:
         uncertain = [h.id for h in hits]
-    stages.stats["scanned"] = scanned
     certified = not uncertain and not undecided and not unreached
     return SearchResult("knn", query.name, k, hits, undecided, certified, uncertain,
-                        stats=stages.stats, interrupted=interrupted)
+                        stats=scan.stats, interrupted=scan.interrupted)
+
+
+def combine_scans(scans: list[KnnScan], k: int) -> KnnScan:
+    """One scan from the scans of a collection's shards for the same query: the k best keys
+    of all, every graph any of them saw, statistics added up."""
+    best = sorted((b for s in scans for b in s.best), key=lambda b: b[:2])[:k]
+    stats: dict[str, Any] = {"screened": 0, "candidates": {}, "verified": 0, "seconds": {}}
+    for s in scans:
+        for name, value in s.stats.items():
+            if isinstance(value, dict):
+                for stage, amount in value.items():
+                    stats[name][stage] = stats[name].get(stage, 0) + amount
+            else:
+                stats[name] = stats.get(name, 0) + value
+    return KnnScan(best, [seen for s in scans for seen in s.seen], stats,
+                   any(s.interrupted for s in scans), min((s.frontier for s in scans),
+                                                          default=math.inf))
