@@ -1,6 +1,8 @@
 """The immutable labelled graph every part of gedkit consumes.
 
-A :class:`Graph` is undirected, with no parallel edges (multigraphs are refused, by design: see
+A :class:`Graph` is undirected unless built with ``directed=True`` (then its edges are arcs,
+ordered pairs ``(u, v)``, and ``(u, v)`` and ``(v, u)`` are two arcs with labels of their own),
+with no parallel edges (multigraphs are refused, by design: see
 the README's "Self-loops and multigraphs"). A self-loop is allowed, at most one per node: it is
 kept apart from the other edges, in :attr:`Graph.loops`, so that ``edges`` holds only edges
 between two distinct nodes. Nodes are stored in a fixed order (index ``0..n-1``)
@@ -19,7 +21,8 @@ import numpy as np
 
 from gedkit.errors import GraphError
 
-__all__ = ["Graph", "Unnamed", "components", "dense_adjacency", "intern", "label_key"]
+__all__ = ["Graph", "Unnamed", "components", "dense_adjacency", "intern", "label_key",
+           "refuse_directed"]
 
 # Deeper labels are rejected: nothing real nests this deep, and label_key, hashing and cost
 # models walk labels recursively.
@@ -54,7 +57,7 @@ def label_key(label: Any) -> Hashable:
 
 
 class Graph:
-    """An undirected simple graph with node and edge labels.
+    """A simple graph with node and edge labels, undirected unless ``directed=True``.
 
     Parameters
     ----------
@@ -67,6 +70,10 @@ class Graph:
         :attr:`loops`; a repeated edge (a multigraph) is rejected.
     name : str, optional
         A name used in messages and reports.
+    directed : bool
+        False (the default): ``(u, v)`` and ``(v, u)`` are one edge, given once. True: each
+        ``(u, v)`` is an arc from ``u`` to ``v``; the opposite arc ``(v, u)`` is another one,
+        with its own label. A self-loop is one arc either way.
 
     Examples
     --------
@@ -84,18 +91,26 @@ class Graph:
     >>> h.m, h.loops, h.edge_label("b", "b")
     (1, {1: 'x'}, 'x')
 
+    Directed, two opposite arcs are two edges:
+
+    >>> d = Graph({"a": "C", "b": "O"}, [("a", "b", 1), ("b", "a", 2)], directed=True)
+    >>> d.m, d.edge_label("a", "b"), d.edge_label("b", "a")
+    (2, 1, 2)
+
     Attributes
     ----------
     edges : ndarray of int32, shape (m, 2)
-        The edges between two distinct nodes (internal indices, smaller first);
-        ``edge_labels`` their labels.
+        The edges between two distinct nodes (internal indices, smaller first; directed:
+        each arc as (tail, head)); ``edge_labels`` their labels.
+    directed : bool
+        Whether the edges are arcs.
     loops : dict
         Self-loops: ``{node index: loop label}``, in node order (empty for most graphs);
         read-only by convention, like the rest of the graph.
     """
 
     __slots__ = (
-        "_adjacency", "_edge_keys", "_index", "_loop_keys", "_node_keys",
+        "_adjacency", "_edge_keys", "_index", "_loop_keys", "_node_keys", "directed",
         "edge_labels", "edges", "ids", "loops", "name", "node_labels",
     )
 
@@ -105,7 +120,11 @@ class Graph:
         edges: Mapping[tuple[Hashable, Hashable], Any] | Iterable[tuple] = (),
         *,
         name: str | None = None,
+        directed: bool = False,
     ):
+        if not isinstance(directed, bool | np.bool_):
+            raise GraphError(f"directed must be True or False, got {directed!r}{_in(name)}")
+        directed = bool(directed)
         if isinstance(nodes, Mapping):
             ids, node_labels = tuple(nodes.keys()), tuple(nodes.values())
         else:
@@ -155,9 +174,12 @@ class Graph:
                 check_label(lab, f"self-loop ({u!r}, {u!r})", name)
                 loops[a] = lab
                 continue
-            a, b = min(a, b), max(a, b)
+            if not directed:
+                a, b = min(a, b), max(a, b)
             if (a, b) in seen:
-                raise GraphError(_multi(f"multi-edge between {u!r} and {v!r}", name))
+                what = f"two arcs from {u!r} to {v!r}" if directed else (
+                    f"multi-edge between {u!r} and {v!r}")
+                raise GraphError(_multi(what, name))
             seen.add((a, b))
             pairs[k] = (a, b)
             check_label(lab, f"edge ({u!r}, {v!r})", name)
@@ -174,6 +196,7 @@ class Graph:
         self.edge_labels: tuple[Any, ...] = tuple(t[2] for t in triples)
         self.loops: dict[int, Any] = loops
         self.name = name
+        self.directed = directed
         self._index = index
         self._loop_keys: dict | None = None
         self._adjacency: np.ndarray | None = None
@@ -181,8 +204,9 @@ class Graph:
         self._edge_keys: tuple | None = None
 
     def __setstate__(self, state: Any) -> None:
-        # a graph pickled by an earlier gedkit has no self-loop slots: it had no loops
-        self.loops, self._loop_keys = {}, None
+        # a graph pickled by an earlier gedkit has no self-loop slots (it had no loops) and
+        # no direction slot (it was undirected)
+        self.loops, self._loop_keys, self.directed = {}, None, False
         slots = state[1] if isinstance(state, tuple) else state
         for key, value in (slots or {}).items():
             setattr(self, key, value)
@@ -210,9 +234,11 @@ class Graph:
 
     @property
     def adjacency(self) -> np.ndarray:
-        """Dense ``n × n`` int32 matrix: edge index, or -1 where there is no edge (read-only)."""
+        """Dense ``n × n`` int32 matrix: edge index, or -1 where there is no edge (read-only;
+        directed: ``[u, v]`` is the arc from ``u`` to ``v``)."""
         if self._adjacency is None:
-            adj = dense_adjacency(self.n, self.edges, np.arange(self.m, dtype=np.int32))
+            adj = dense_adjacency(self.n, self.edges, np.arange(self.m, dtype=np.int32),
+                                  directed=self.directed)
             adj.setflags(write=False)
             self._adjacency = adj
         return self._adjacency
@@ -239,11 +265,13 @@ class Graph:
         return self._loop_keys
 
     def degrees(self) -> np.ndarray:
-        """Degree of every node, in internal order (self-loops not counted)."""
+        """Degree of every node, in internal order (self-loops not counted; directed: in- plus
+        out-degree)."""
         return np.bincount(self.edges.ravel(), minlength=self.n)
 
     def edge_label(self, u: Hashable, v: Hashable) -> Any:
-        """Label of the edge between caller ids ``u`` and ``v`` (``u == v``: the self-loop)."""
+        """Label of the edge between caller ids ``u`` and ``v`` (``u == v``: the self-loop;
+        directed: the arc from ``u`` to ``v``)."""
         a, b = self.index(u), self.index(v)
         if a == b:
             if a not in self.loops:
@@ -251,7 +279,9 @@ class Graph:
             return self.loops[a]
         k = self.adjacency[a, b]
         if k < 0:
-            raise GraphError(f"no edge between {u!r} and {v!r}{_in(self.name)}")
+            what = "arc from" if self.directed else "edge between"
+            raise GraphError(f"no {what} {u!r} {'to' if self.directed else 'and'} {v!r}"
+                             f"{_in(self.name)}")
         return self.edge_labels[k]
 
     def node_label(self, u: Hashable) -> Any:
@@ -272,9 +302,9 @@ class Graph:
 
         Parameters
         ----------
-        g : networkx.Graph
-            Undirected; self-loops are kept (in :attr:`loops`). Directed graphs and
-            multigraphs are rejected.
+        g : networkx.Graph or networkx.DiGraph
+            Self-loops are kept (in :attr:`loops`); a ``DiGraph`` gives a directed graph.
+            Multigraphs are rejected.
         node_label, edge_label : str, list of str, "*" or None
             Which attribute is the label: one name (its value is the label), several names
             (a dict of those attributes), ``"*"`` (a dict of all attributes) or ``None``
@@ -287,13 +317,10 @@ class Graph:
         >>> h.add_node(1, atom="C"); h.add_node(2, atom="N"); h.add_edge(1, 2, bond=1)
         >>> Graph.from_networkx(h, node_label="atom", edge_label="bond").node_labels
         ('C', 'N')
+        >>> Graph.from_networkx(nx.DiGraph([(1, 2), (2, 1)])).m
+        2
         """
         name = name if name is not None else (g.graph.get("name") or None)
-        if g.is_directed():
-            raise GraphError(
-                f"graph{_in(name)} is directed: gedkit handles undirected graphs only; "
-                "convert with g.to_undirected() if edge direction does not matter"
-            )
         if g.is_multigraph():
             raise GraphError(_multi(f"graph{_in(name)} is a multigraph", None))
         nodes = {u: pick_label(d, node_label, f"node {u!r}", name) for u, d in g.nodes(data=True)}
@@ -301,13 +328,15 @@ class Graph:
             (u, v, pick_label(d, edge_label, f"edge ({u!r}, {v!r})", name))
             for u, v, d in g.edges(data=True)
         ]
-        return cls(nodes, edges, name=name)
+        return cls(nodes, edges, name=name, directed=g.is_directed())
 
     def to_networkx(self, node_label: str = "label", edge_label: str = "label") -> Any:
-        """A ``networkx.Graph`` with labels stored under the given attribute names."""
+        """A ``networkx.Graph`` (``DiGraph`` when directed) with labels stored under the given
+        attribute names."""
         import networkx as nx
 
-        h = nx.Graph(name=self.name) if self.name else nx.Graph()
+        kind = nx.DiGraph if self.directed else nx.Graph
+        h = kind(name=self.name) if self.name else kind()
         for node, lab in zip(self.ids, self.node_labels, strict=True):
             h.add_node(node, **({node_label: lab} if lab is not None else {}))
         for (a, b), lab in zip(self.edges.tolist(), self.edge_labels, strict=True):
@@ -344,18 +373,21 @@ class Graph:
             for (a, b), lab in zip(self.edges.tolist(), self.edge_labels, strict=True)
         ]
         edges += [(self.ids[a], self.ids[a], lab) for a, lab in self.loops.items()]
-        return Graph(nodes, edges, name=self.name)
+        return Graph(nodes, edges, name=self.name, directed=self.directed)
 
     # -- dunder --------------------------------------------------------------------------------
     def __repr__(self) -> str:
         label = f" {self.name!r}" if self.name else ""
         loops = f" loops={len(self.loops)}" if self.loops else ""
-        return f"<Graph{label} n={self.n} m={self.m}{loops}>"
+        directed = " directed" if self.directed else ""
+        return f"<Graph{label} n={self.n} m={self.m}{loops}{directed}>"
 
     def __eq__(self, other: object) -> bool:
-        """Same ids, labels and edge set (node order and edge order ignored)."""
+        """Same direction, ids, labels and edge set (node order and edge order ignored)."""
         if not isinstance(other, Graph):
             return NotImplemented
+        if self.directed != other.directed:
+            return False
         if dict(zip(self.ids, self.node_keys, strict=True)) != dict(
             zip(other.ids, other.node_keys, strict=True)
         ):
@@ -378,17 +410,21 @@ def intern(keys: Iterable[Hashable], ids: dict | None = None) -> np.ndarray:
 
 
 def dense_adjacency(n: int, edges: np.ndarray, values: np.ndarray,
-                    dtype: type = np.int32) -> np.ndarray:
+                    dtype: type = np.int32, *, directed: bool = False) -> np.ndarray:
     """The ``n × n`` matrix holding ``values[k]`` at both ends of edge ``k`` (``edges``: an
-    ``m × 2`` array of node indices), -1 where there is no edge.
+    ``m × 2`` array of node indices), -1 where there is no edge; ``directed``: at
+    ``[tail, head]`` only.
 
     >>> dense_adjacency(3, np.array([[0, 2]]), np.array([7])).tolist()
     [[-1, -1, 7], [-1, -1, -1], [7, -1, -1]]
+    >>> dense_adjacency(2, np.array([[1, 0]]), np.array([7]), directed=True).tolist()
+    [[-1, -1], [7, -1]]
     """
     adj = np.full((n, n), -1, dtype=dtype)
     if len(edges):
+        if not directed:
+            adj[edges[:, 1], edges[:, 0]] = values
         adj[edges[:, 0], edges[:, 1]] = values
-        adj[edges[:, 1], edges[:, 0]] = values
     return adj
 
 
@@ -412,10 +448,28 @@ def components(n: int, edges: Iterable[tuple[int, int]]) -> list[int]:
     return [find(x) for x in range(n)]
 
 
+def refuse_directed(g: Graph, what: str) -> None:
+    """The one error of every part of gedkit that takes undirected graphs only: ``what``
+    names that part (GED itself takes directed graphs, see the README).
+
+    >>> refuse_directed(Graph([0, 1], [(0, 1)], directed=True, name="d"), "MCES")
+    Traceback (most recent call last):
+    ...
+    gedkit.errors.GraphError: graph 'd' is directed: MCES takes undirected graphs only ...
+    """
+    if g.directed:
+        raise GraphError(
+            f"graph {g.name or ''!r} is directed: {what} takes undirected graphs only "
+            "(gedkit.ged and gedkit.pairwise compare directed graphs); convert with "
+            "networkx's g.to_undirected() or read with directed='ignore' if direction does "
+            "not matter")
+
+
 def _edge_dict(g: Graph) -> dict:
-    out = {}
+    out: dict = {}
+    pair = tuple if g.directed else frozenset
     for (a, b), lab in zip(g.edges.tolist(), g.edge_labels, strict=True):
-        out[frozenset((g.ids[a], g.ids[b]))] = label_key(lab)
+        out[pair((g.ids[a], g.ids[b]))] = label_key(lab)
     for a, key in g.loop_keys.items():
         out[frozenset((g.ids[a],))] = key
     return out

@@ -63,5 +63,6 @@ class GraphPair:
 
 
 def label_adjacency(g: Graph, edge_label_ids: np.ndarray) -> np.ndarray:
-    """Dense ``n × n`` int32 matrix of edge-label ids, -1 where there is no edge."""
-    return dense_adjacency(g.n, g.edges, edge_label_ids)
+    """Dense ``n × n`` int32 matrix of edge-label ids, -1 where there is no edge (directed:
+    ``[tail, head]`` holds the arc's)."""
+    return dense_adjacency(g.n, g.edges, edge_label_ids, directed=g.directed)

@@ -4,9 +4,11 @@ A node map is an int array ``forward`` of length ``n1``: ``forward[i] = j`` subs
 ``i`` of g1 by node ``j`` of g2, ``forward[i] = -1`` deletes node ``i``; nodes of g2 that no node
 maps to are inserted. Edges follow the nodes: an edge of g1 whose two ends land on an edge of g2
 is substituted by it, every other edge of g1 is deleted, every other edge of g2 inserted.
-A self-loop maps with its node: substituted by the loop of the node it maps to, deleted when
-there is none (or the node is deleted), inserted likewise; so its cost depends on the node pair
-alone and is part of ``node_costs`` (see :class:`LoopCosts`).
+Directed (both graphs directed), the same holds for arcs, ordered pairs: the arc (i, j) of g1
+lands on the arc (f(i), f(j)) of g2 if there is one, so an arc mapped against the reversed arc
+is deleted and the other inserted. A self-loop maps with its node: substituted by the loop of
+the node it maps to, deleted when there is none (or the node is deleted), inserted likewise; so
+its cost depends on the node pair alone and is part of ``node_costs`` (see :class:`LoopCosts`).
 """
 
 from __future__ import annotations
@@ -208,6 +210,12 @@ class Problem(GraphPair):
         self.edge_label_matrix, self._edge_split = capped_edge_costs(edge_label_matrix)
         self.adj1 = label_adjacency(g1, self.edge_labels1)
         self.adj2 = label_adjacency(g2, self.edge_labels2)
+
+    @property
+    def directed(self) -> bool:
+        """Whether both graphs are directed (their edges are arcs; ``adj1``/``adj2`` are
+        then not symmetric: ``adj[i, j]`` is the arc from i to j)."""
+        return self.g1.directed
 
     # -- fixed and forbidden pairs --------------------------------------------------------------
     def constrained(self, fixed: Any = None, forbidden: Any = None) -> Problem:

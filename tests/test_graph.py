@@ -52,8 +52,9 @@ def test_from_networkx_labels_and_errors():
     assert Graph.from_networkx(h, node_label="*", edge_label="*").edge_labels == ({"bond": 2},)
     with pytest.raises(GraphError, match="no attribute 'mass'"):
         Graph.from_networkx(h, node_label="mass")
-    with pytest.raises(GraphError, match="directed"):
-        Graph.from_networkx(nx.DiGraph([(1, 2)]))
+    assert Graph.from_networkx(nx.DiGraph([(1, 2)])).directed  # a DiGraph is directed
+    with pytest.raises(GraphError, match="multigraph"):
+        Graph.from_networkx(nx.MultiDiGraph([(1, 2)]))
     with pytest.raises(GraphError, match="multigraph"):
         Graph.from_networkx(nx.MultiGraph([(1, 2)]))
     loop = Graph.from_networkx(nx.Graph([(1, 1), (1, 2)]))

@@ -48,8 +48,9 @@ def add_input_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--format", help="file format (default: from the file name)")
     group.add_argument(
         "--directed", choices=DIRECTED_POLICIES,
-        help="a directed graph is an error (default), or is read without edge directions "
-        "(ignore: opposite edges become one, labelled by the first in the file)",
+        help="a directed graph is an error (default), is read as directed (keep: compared "
+        "arc by arc), or is read without edge directions (ignore: opposite edges become one, "
+        "labelled by the first in the file)",
     )
     group.add_argument(
         "--graph-dir", metavar="DIR",

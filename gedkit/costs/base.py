@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from gedkit.errors import CostModelError
+from gedkit.errors import CostModelError, GraphError
 from gedkit.graph import Graph, label_key
 
 __all__ = ["CostModel", "intern_labels"]
@@ -81,9 +81,19 @@ class CostModel:
 
     # -- compilation ------------------------------------------------------------------------------
     def compile(self, g1: Graph, g2: Graph):
-        """Turn a pair of graphs into a :class:`~gedkit.problem.Problem`."""
+        """Turn a pair of graphs into a :class:`~gedkit.problem.Problem`.
+
+        Both graphs are undirected, or both directed (every model prices an arc as it prices
+        an edge with that label); one of each is a :class:`~gedkit.errors.GraphError`.
+        """
         from gedkit.problem import Problem
 
+        if g1.directed != g2.directed:
+            d, u = (g1, g2) if g1.directed else (g2, g1)
+            raise GraphError(
+                f"graph {d.name or 'g' + ('1' if d is g1 else '2')!r} is directed and graph "
+                f"{u.name or 'g' + ('1' if u is g1 else '2')!r} is not: compare two directed or "
+                "two undirected graphs (networkx: g.to_directed() or g.to_undirected())")
         node_labels, (nid1, nid2) = intern_labels(
             g1.node_labels, g2.node_labels, keys=(g1.node_keys, g2.node_keys)
         )

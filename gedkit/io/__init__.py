@@ -147,10 +147,14 @@ def read(
         format's own choice.
     format : str, optional
         One of :func:`formats`, overriding the extension.
-    directed : {"error", "ignore"}
-        What to do with a directed graph: refuse it, or read every edge without its
-        direction (a pair of opposite edges becomes one edge, labelled by the first in the
-        file). Formats that cannot hold directed graphs (t/v/e, molecules) never need it.
+    directed : {"error", "keep", "ignore"}
+        What to do with a graph the file says is directed: refuse it (the default, since
+        GXL's default edgemode is directed and files meant as undirected often omit it),
+        read it as a directed :class:`Graph` (``"keep"``: arcs, compared arc by arc), or read
+        every edge without its direction (``"ignore"``: a pair of opposite edges becomes one
+        edge, labelled by the first in the file). Formats that cannot hold directed graphs
+        (t/v/e, molecules) never need it; NetworkX ``DiGraph`` objects are directed graphs
+        without asking.
     graph_dir : str or Path, optional
         CXL only: where the listed GXL files are (default: the CXL file's folder).
 

@@ -22,7 +22,11 @@ class _Default:
 DEFAULT: Any = _Default()
 """Stands for "no label named" in ``node_label``/``edge_label``: the format's own default."""
 
-DIRECTED_POLICIES = ("error", "ignore")
+DIRECTED_POLICIES = ("error", "keep", "ignore")
+"""What a reader does with a graph its file says is directed: refuse it (the default: GXL's
+default edgemode is directed, and files meant as undirected often leave it out, so a file's
+word alone never turns every distance into an arc-by-arc one), read it as a directed graph,
+or read every edge without its direction."""
 
 
 def check_label_spec(spec: Any, which: str) -> None:
@@ -123,18 +127,21 @@ def build_graph(
 ) -> Graph:
     """A :class:`Graph` from attribute dicts, with every error naming ``source``.
 
-    ``directed="ignore"`` reads a directed graph as undirected: each pair of opposite edges
-    becomes one edge whose label comes from the first of the two in file order.
+    A directed graph (``is_directed``) is refused with ``directed="error"``, read as a
+    directed :class:`Graph` with ``"keep"``, and read as undirected with ``"ignore"``: each
+    pair of opposite edges becomes one edge whose label comes from the first of the two in
+    file order.
     """
     if is_directed:
         if directed == "error":
             raise GraphError(
-                f"{source}: graph {name!r} is directed and gedkit handles undirected graphs "
-                "only; pass ", Option("directed", "ignore"), " to read each edge without its "
-                "direction (a pair of opposite edges becomes one edge labelled by the first of "
-                "the two)"
+                f"{source}: graph {name!r} is directed; pass ", Option("directed", "ignore"),
+                " to read each edge without its direction (a pair of opposite edges becomes "
+                "one edge labelled by the first of the two), or ", Option("directed", "keep"),
+                " to compare it as a directed graph, arc by arc"
             )
-        edges = _forget_directions(edges)
+        if directed == "ignore":
+            edges = _forget_directions(edges)
     # no label named: the attributes decide whether there is an obvious one (see Unnamed)
     if isinstance(node_label, Unnamed):
         nodes = list(nodes)
@@ -156,7 +163,7 @@ def build_graph(
             (u, v, pick_label(attrs, edge_label, f"edge ({u!r}, {v!r})", name))
             for u, v, attrs in edges
         ]
-        return Graph(node_dict, triples, name=name)
+        return Graph(node_dict, triples, name=name, directed=is_directed and directed == "keep")
     except GraphError as err:
         raise GraphError(f"{source}: ", *err.args) from None
 

@@ -10,7 +10,8 @@ acid sequences inside ``<int>``.
 The graph is named after the file (``100.gxl`` -> ``"100"``), which is how collections (CXL)
 and published ground truth refer to it; the ``id`` attribute inside is often a stale path.
 Directed graphs (``edgemode="directed"``, the GXL default, or edges marked
-``isdirected="true"``) are rejected unless ``directed="ignore"`` is asked for.
+``isdirected="true"``) are rejected unless ``directed="keep"`` (a directed graph: an edge
+marked ``isdirected="false"`` in it is two opposite arcs) or ``directed="ignore"`` is asked for.
 """
 
 from __future__ import annotations
@@ -60,14 +61,19 @@ def _graph(element: ET.Element, path: Path, name: str, node_label: Any, edge_lab
             raise FormatError(f"{path}: <node> number {k} has no 'id' attribute")
         nodes.append((node_id, _attributes(node, path, f"node {node_id!r}")))
     edges = []
-    is_directed = False
+    both_ways = []  # the undirected edges among them
     for k, edge in enumerate(element.findall("edge"), start=1):
         u, v = edge.get("from"), edge.get("to")
         if u is None or v is None:
             raise FormatError(f"{path}: <edge> number {k} lacks a 'from' or 'to' attribute")
         flag = edge.get("isdirected")
-        is_directed |= (flag == "true") if flag is not None else (mode in _DIRECTED_MODES)
+        arc = (flag == "true") if flag is not None else (mode in _DIRECTED_MODES)
         edges.append((u, v, _attributes(edge, path, f"edge ({u!r}, {v!r})")))
+        if not arc:
+            both_ways.append(edges[-1])
+    is_directed = len(both_ways) < len(edges)
+    if is_directed and directed == "keep":
+        edges += [(v, u, attrs) for u, v, attrs in both_ways if u != v]
     return build_graph(nodes, edges, name=name, source=path, node_label=node_label,
                        edge_label=edge_label, is_directed=is_directed, directed=directed)
 

@@ -135,7 +135,7 @@ def _to_dict(g: Graph, path: Path, node_label: str, edge_label: str) -> dict:
              f"self-loop on {g.ids[a]!r} in {what}")
         links.append(entry)
     return {
-        "directed": False,
+        "directed": g.directed,
         "multigraph": False,
         "graph": {"name": g.name} if g.name is not None else {},
         "nodes": nodes,

@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from gedkit.errors import GraphError, MissingDependencyError, OptionError
-from gedkit.graph import Graph, label_key
+from gedkit.graph import Graph, label_key, refuse_directed
 
 __all__ = ["GEDDATASET_NAMES", "from_pyg", "require_pyg", "to_pyg", "write_geddataset"]
 
@@ -163,6 +163,7 @@ def to_pyg(
     >>> back == g, back.edge_labels     # numbers come back as numbers
     (True, (2,))
     """
+    refuse_directed(graph, "Graph.to_pyg (PyG's undirected form, each edge both ways)")
     torch = require_pyg("Graph.to_pyg")
     from torch_geometric.data import Data
 

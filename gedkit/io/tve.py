@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from gedkit.errors import FormatError, GraphError, OptionError, Words
-from gedkit.graph import Graph
+from gedkit.graph import Graph, refuse_directed
 from gedkit.io.common import shorten
 
 __all__ = ["read_tve", "write_tve"]
@@ -174,6 +174,7 @@ def write_tve(graphs: Sequence[Graph], path: Path, node_label: Any, edge_label: 
         if len(name.split()) != 1 or name == "-1":
             raise FormatError(f"{path}: graph name {name!r} cannot be a t/v/e graph id "
                               "(one token without spaces, not -1)")
+        refuse_directed(g, "the t/v/e format")
         ids = list(range(g.n)) if renumber else [_node_id(u, g, path) for u in g.ids]
         lines.append(f"t # {name}")
         for u, lab in zip(ids, g.node_labels, strict=True):

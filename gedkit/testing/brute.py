@@ -63,13 +63,20 @@ def direct_ged_cost(g1: Graph, g2: Graph, model, forward) -> float:
     graphs and the cost model's six per-label functions alone, edge by edge, self-loops
     included (a loop goes with its node): not through :class:`Problem` and its arrays. An
     edge substitution costs at most a deletion plus an insertion, the route an edit path can
-    always take.
+    always take. Directed graphs are priced arc by arc: the arc (i, j) lands on the arc
+    (f(i), f(j)) or is deleted.
 
     >>> from gedkit import Graph, costs
     >>> g = Graph({0: "C", 1: "O"}, [(0, 1), (0, 0, "x")])
     >>> direct_ged_cost(g, Graph({0: "C"}), costs.uniform(), [0, -1])  # O, its bond, C's loop
     3.0
+    >>> a = Graph({0: "C", 1: "O"}, [(0, 1)], directed=True)
+    >>> direct_ged_cost(a, Graph({0: "C", 1: "O"}, [(1, 0)], directed=True), costs.uniform(),
+    ...                 [0, 1])   # the arc reversed: deleted and inserted
+    2.0
     """
+    if g1.directed != g2.directed:
+        raise ValueError("one graph is directed and the other is not")
     forward = [int(x) for x in forward]
     mapped = {j for j in forward if j >= 0}
     total = 0.0
@@ -83,16 +90,18 @@ def direct_ged_cost(g1: Graph, g2: Graph, model, forward) -> float:
     def edge_sub(a, b) -> float:
         return min(model.edge_sub(a, b), model.edge_del(a) + model.edge_ins(b))
 
-    # every edge of each graph as {frozenset of its ends: label}, loops as one-element sets
-    e1 = {frozenset((int(a), int(b))): lab
+    # every edge of each graph as {its ends: label}, loops with one end; the ends are a
+    # set, or for arcs the ordered pair (tail, head)
+    ends_of = tuple if g1.directed else frozenset
+    e1 = {ends_of((int(a), int(b))): lab
           for (a, b), lab in zip(g1.edges.tolist(), g1.edge_labels, strict=True)}
-    e1.update({frozenset((a,)): lab for a, lab in g1.loops.items()})
-    e2 = {frozenset((int(a), int(b))): lab
+    e1.update({ends_of((a,)): lab for a, lab in g1.loops.items()})
+    e2 = {ends_of((int(a), int(b))): lab
           for (a, b), lab in zip(g2.edges.tolist(), g2.edge_labels, strict=True)}
-    e2.update({frozenset((a,)): lab for a, lab in g2.loops.items()})
+    e2.update({ends_of((a,)): lab for a, lab in g2.loops.items()})
     hit = set()
     for ends, lab in e1.items():
-        image = frozenset(forward[x] for x in ends)
+        image = ends_of(forward[x] for x in ends)
         if -1 not in image and image in e2:
             hit.add(image)
             total += edge_sub(lab, e2[image])
