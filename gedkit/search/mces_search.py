@@ -359,7 +359,7 @@ def range_query(coll, query: Graph, min_similarity: float, model: Any, verify: V
             if out.upper >= limit:
                 hit = Hit(ids[rowid], out.lower, out.lower, out.upper, out.optimal,
                           out.node_map)
-                (hits if out.lower >= limit else undecided).append(hit)
+                (hits if out.lower >= limit else undecided).append((hit, rowid))
         interrupted = interrupted or interrupted_now()
     except KeyboardInterrupt:
         interrupted = True
@@ -368,11 +368,22 @@ def range_query(coll, query: Graph, min_similarity: float, model: Any, verify: V
     seconds["verify"] -= screening
     seconds["pairs"] = screening
     stages.stats["candidates"]["pairs"] = passed
-    hits.sort(key=lambda h: (-h.distance, -h.upper_bound))
-    undecided.sort(key=lambda h: (-h.upper_bound, -h.lower_bound))
+    # ties in the file's order, whatever order the rows are in
+    hits = [h for h, _ in sorted(hits, key=lambda e: range_key(e[0], e[1]))]
+    undecided = [h for h, _ in sorted(undecided, key=lambda e: undecided_key(e[0], e[1]))]
     certified = not interrupted and not undecided and all(h.optimal for h in hits)
     return SearchResult("mces_range", query.name, min_similarity, hits, undecided, certified,
                         stats=stages.stats, interrupted=interrupted)
+
+
+def range_key(hit: Hit, rowid: int) -> tuple:
+    """The order of a range answer's hits: most similar first, ties in rowid order."""
+    return (-hit.distance, -hit.upper_bound, rowid)
+
+
+def undecided_key(hit: Hit, rowid: int) -> tuple:
+    """The order of a range answer's undecided graphs."""
+    return (-hit.upper_bound, -hit.lower_bound, rowid)
 
 
 def knn_query(coll, query: Graph, k: int, model: Any, verify: Verifier,
@@ -382,9 +393,13 @@ def knn_query(coll, query: Graph, k: int, model: Any, verify: Verifier,
     return _knn_result(coll, query, k, chosen, seen, state)
 
 
-def _knn(coll, query: Graph, k: int, verify: Verifier, progress):
+def _knn(coll, query: Graph, k: int, verify: Verifier, progress, floor: float = -math.inf):
     """The k best ``(lower, upper, rowid)`` (best first), every ``(rowid, outcome)``
-    verified, and what the answer's certificate needs."""
+    verified, and what the answer's certificate needs: ``(stats, interrupted, frontier)``,
+    ``frontier`` the largest filter bound of a graph Ctrl-C left unverified (-inf when
+    none was). ``floor``: a k-th similarity found elsewhere (other shards); graphs below it
+    are not searched for. Ties at the k-th similarity are verified too, so the k best by
+    (similarity, upper bound, earlier rowid) are found whatever the order of the scan."""
     sig = coll._signatures
     stages = _Stages(len(sig))
     filt = MCESFilter(query, coll._store.vocab)
@@ -392,7 +407,7 @@ def _knn(coll, query: Graph, k: int, verify: Verifier, progress):
     for name, bound in filt.stages:
         ub = np.minimum(ub, bound(sig))
         stages.done(name, len(sig))
-    order = np.argsort(-ub, kind="stable")
+    order = np.lexsort((sig.rowids, -ub))
     stages.done("order")
     best: list[tuple[float, float, int, MCESOutcome]] = []  # min-heap: the k-th best on top
     seen: list[tuple[int, MCESOutcome]] = []
@@ -400,7 +415,7 @@ def _knn(coll, query: Graph, k: int, verify: Verifier, progress):
     interrupted = False
     try:
         for row in order.tolist():
-            kth = best[0][0] if len(best) == k else -math.inf
+            kth = max(best[0][0] if len(best) == k else -math.inf, floor)
             if ub[row] < kth - tolerance(kth):
                 break  # every graph left has a bound below the k-th similarity
             rowid = int(sig.rowids[row])
@@ -428,9 +443,8 @@ def _knn(coll, query: Graph, k: int, verify: Verifier, progress):
     stages.stats["candidates"]["pairs"] = solved
     stages.stats["scanned"] = scanned
     chosen = sorted(((e[0], e[1], -e[2]) for e in best), key=lambda c: (-c[0], -c[1], c[2]))
-    unreached = scanned < len(order) and (len(chosen) < k or float(ub[order[scanned]])
-                                           > chosen[-1][0] + tolerance(chosen[-1][0]))
-    return chosen, seen, (stages.stats, interrupted, interrupted and unreached)
+    frontier = float(ub[order[scanned]]) if interrupted and scanned < len(order) else -math.inf
+    return chosen, seen, (stages.stats, interrupted, frontier)
 
 
 def _better(a: tuple, b: tuple) -> bool:
@@ -443,8 +457,9 @@ def _better(a: tuple, b: tuple) -> bool:
 
 
 def _knn_result(coll, query: Graph, k: int, chosen, seen, state) -> SearchResult:
-    stats, interrupted, unreached = state
+    stats, interrupted, frontier = state
     kth = chosen[-1][0] if chosen else -math.inf
+    unreached = frontier > -math.inf and (len(chosen) < k or frontier > kth + tolerance(kth))
     ids = coll._store.ids([r for _, _, r in chosen])
     outcomes = dict(seen)
     hits = [Hit(ids[r], lo, lo, u, outcomes[r].optimal, outcomes[r].node_map)
@@ -452,8 +467,8 @@ def _knn_result(coll, query: Graph, k: int, chosen, seen, state) -> SearchResult
     # a graph not chosen could still be more similar than the k-th when its upper bound is
     # above it: a verified one whose search stopped early, or one never reached (interrupted)
     picked = {r for _, _, r in chosen}
-    doubtful = [rowid for rowid, out in seen if rowid not in picked
-                and out.upper > kth + tolerance(kth)]
+    doubtful = sorted({rowid for rowid, out in seen if rowid not in picked
+                       and out.upper > kth + tolerance(kth)})
     unproven = [h.id for h in hits if not h.optimal]
     undecided = []
     if doubtful:
