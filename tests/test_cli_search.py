@@ -283,6 +283,22 @@ def test_interrupted_search_prints_what_was_answered(capsys, lib, monkeypatch):
     assert "interrupted: 1 of 2 queries answered" in err
 
 
+def test_csv_rows_of_an_interrupted_query_say_so(lib):
+    # a query Ctrl-C stopped mid-verification keeps its hits so far; a CSV reader must be able
+    # to tell them from an answer (a kNN list may still lack true neighbours)
+    import dataclasses
+
+    from gedkit.cli._search import _write_csv
+
+    answered = Collection.open(lib).knn("CCO", 2)
+    stopped = dataclasses.replace(answered, query="stopped", interrupted=True)
+    out = io.StringIO()
+    _write_csv(out, [answered, stopped], node_map=False)
+    rows = list(csv.DictReader(io.StringIO(out.getvalue())))
+    assert {r["status"] for r in rows if r["query"] != "stopped"} == {"hit"}
+    assert [r["status"] for r in rows if r["query"] == "stopped"] == ["interrupted"] * 2
+
+
 @needs_mces
 def test_mces_searches_equal_the_api(capsys, lib):
     coll = Collection.open(lib)

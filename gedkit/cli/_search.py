@@ -81,7 +81,8 @@ def register(subparsers: Any) -> None:
                         help="print one JSON object per query per line")
     output.add_argument(
         "--csv", metavar="OUT",
-        help=f"write one CSV row per hit to OUT ('-' = stdout): {', '.join(CSV_COLUMNS)}",
+        help=f"write one CSV row per hit to OUT ('-' = stdout): {', '.join(CSV_COLUMNS)} "
+             "(status: hit, undecided, or interrupted for a query Ctrl-C stopped)",
     )
     add_draw_arguments(parser, "each query and its hits with their distances (up to 8 "
                        "queries)")
@@ -297,7 +298,9 @@ def write(results: list[SearchResult], args: argparse.Namespace, batch: bool) ->
 
 def _write_csv(out: Any, results: list[SearchResult], node_map: bool) -> int:
     """One row per hit (``status`` hit) and per undecided graph (``status`` undecided, no
-    rank); a ``node_map`` column (JSON) with ``--node-map``."""
+    rank); a ``node_map`` column (JSON) with ``--node-map``. Every row of a query that Ctrl-C
+    stopped says ``interrupted`` instead: its hits so far are not its answer (a kNN query's
+    list may lack true neighbours), and a reader of the file must be able to tell."""
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS + (("node_map",) if node_map else ()))
     rows = 0
@@ -306,7 +309,8 @@ def _write_csv(out: Any, results: list[SearchResult], node_map: bool) -> int:
         listed += [("", h, "undecided") for h in result.undecided]
         for rank, h, status in listed:
             row = [result.query, rank, h.id, h.distance, h.lower_bound, h.upper_bound,
-                   "true" if h.optimal else "false", status]
+                   "true" if h.optimal else "false",
+                   "interrupted" if result.interrupted else status]
             if node_map:
                 row.append("" if h.node_map is None else json.dumps(h.node_map, default=str))
             writer.writerow(row)
