@@ -102,6 +102,7 @@ class Auto(Solver):
                "from 1,000 nodes), gelato on the largest (with torch), then seeded exact A*")
     kernels = ("assignment", "local_search", "ipfp", "tree_search")
     exact = True
+    directed = True  # by exact search alone, below
     options: ClassVar[dict[str, Option]] = {
         "memory": Option(None, "bytes for the exact search's frontier (None: the default cap)",
                          number(none=True)),
@@ -113,6 +114,8 @@ class Auto(Solver):
     }
 
     def solve(self, problem: Problem, budget: Budget) -> Result:
+        if problem.directed:  # of the stages below only exact search takes arcs so far
+            return get_solver("exact", memory=self.config["memory"]).solve(problem, budget)
         t0 = time.perf_counter()
         stages: list[dict] = []
         best: Result | None = None

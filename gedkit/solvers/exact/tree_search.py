@@ -3,6 +3,9 @@
 Both drive the one compiled kernel in :mod:`gedkit._kernels.tree_search`. A* keeps its frontier
 within a memory cap; when the cap is reached it does not fail but turns its frontier into a
 depth-first stack, which needs almost no further memory, and goes on proving.
+
+Directed problems run the same kernel on node pairs with oriented labels
+(:mod:`gedkit.solvers.exact.arcs`), with the per-child label-set bound alone.
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ from gedkit.pacing import (
 from gedkit.problem import Problem
 from gedkit.result import Result
 from gedkit.solvers.base import Budget, Solver
+from gedkit.solvers.exact.arcs import arc_view, bound_adjacency
+from gedkit.solvers.exact.arcs import twin_classes as directed_twins
 from gedkit.solvers.registry import register
 
 __all__ = ["AStar", "DepthFirst", "TreeSearch", "search"]
@@ -92,11 +97,16 @@ class TreeSearch:
         const = p.constant_costs if p.search_labels.constant is not None else None
         if counting is None or const is None:
             counting = const is not None
+        # arcs: oriented node pairs, whose labels neither counting nor the branch bound read
+        self.arcs = arc_view(p) if p.directed else None
+        if self.arcs is not None:
+            counting, bound = False, "labelset"
         self.counting, self.branch = counting, bound == "branch"
         self.row_bytes = 4 * n1 + 36
         memory = memory if memory is not None else DEFAULT_MEMORY
         self.ops = _expansion_ops(p, counting, self.branch)
-        self.workspace = _workspace_bytes(p, self.branch)
+        edge_ids = (p.edge_label_matrix if self.arcs is None else self.arcs.matrix).shape[0]
+        self.workspace = _workspace_bytes(p, self.branch, edge_ids)
         # growing copies the arrays: old and new together stay within the cap
         self.max_capacity = int(2 * (memory - self.workspace) / 3 // self.row_bytes)
         # always a float: an int threshold would compile another specialisation of the kernel
@@ -129,17 +139,28 @@ class TreeSearch:
         const = p.constant_costs
         labels = p.search_labels
         nconst = _label_costs(labels.constant)
-        econst = _label_costs(None if const is None else const[3:])
-        ptr1, nbr1, lab1 = neighbour_lists(p.adj1)
-        ptr2, nbr2, lab2 = neighbour_lists(p.adj2)
-        order = matching_order(p.adj1, labels.labels1, labels.labels2)
+        arcs = self.arcs
+        if arcs is None:
+            econst = _label_costs(None if const is None else const[3:])
+            adj1, adj2, emat = p.adj1, p.adj2, p.edge_label_matrix
+            edges = (p.g1.edges, p.edge_labels1, p.g2.edges, p.edge_labels2)
+            ptr1, nbr1, lab1 = neighbour_lists(adj1)
+            ptr2, nbr2, lab2 = neighbour_lists(adj2)
+            twins = twin_classes(adj2, labels.labels2)
+        else:
+            econst = _label_costs(None)
+            adj1, adj2, emat = arcs.adj1, arcs.adj2, arcs.matrix
+            edges = (arcs.edges1, arcs.labels1, arcs.edges2, arcs.labels2)
+            k = len(arcs.swap)
+            ptr1, nbr1, lab1 = neighbour_lists(bound_adjacency(adj1, k))
+            ptr2, nbr2, lab2 = neighbour_lists(bound_adjacency(adj2, k))
+            twins = directed_twins(arcs, labels.labels2)
+        order = matching_order(adj1, labels.labels1, labels.labels2)
         self.kernel = kernel
         self.args = (
-            p.node_costs, p.adj1, p.adj2, p.edge_label_matrix, labels.matrix,
-            labels.labels1, labels.labels2, nconst, econst,
-            p.g1.edges, p.edge_labels1, p.g2.edges, p.edge_labels2,
-            ptr1, nbr1, lab1, ptr2, nbr2, lab2, order,
-            twin_classes(p.adj2, labels.labels2),
+            p.node_costs, adj1, adj2, emat, labels.matrix,
+            labels.labels1, labels.labels2, nconst, econst, *edges,
+            ptr1, nbr1, lab1, ptr2, nbr2, lab2, order, twins,
         )
         self.capacity = min(max(_FIRST_CAPACITY, 4 * (n2 + 1)), self.max_capacity)
         self.arrays = _allocate(self.capacity, n1)
@@ -289,15 +310,16 @@ def _expansion_ops(p: Problem, counting: bool, branch: bool) -> float:
     return float(ops)
 
 
-def _workspace_bytes(p: Problem, branch: bool) -> int:
-    """What the kernel allocates besides the frontier (its work arrays, per call)."""
+def _workspace_bytes(p: Problem, branch: bool, ke: int) -> int:
+    """What the kernel allocates besides the frontier (its work arrays, per call), with
+    ``ke`` edge-label ids."""
     n1, n2 = p.n1, p.n2
     size = max(n1, n2, p.g1.m, p.g2.m) + 1
-    kn, ke = p.search_labels.matrix.shape[0], p.edge_label_matrix.shape[0]
+    kn = p.search_labels.matrix.shape[0]
     degree = int(p.g2.degrees().max(initial=0))
     words = (2 * n1 * ke + (n2 + 1) * (ke + degree + 16) + 12 * (n1 + n2) + 4 * size
              + 4 * (kn + ke))
-    if p.constant_costs is None or p.search_labels.constant is None:
+    if p.constant_costs is None or p.search_labels.constant is None or p.directed:
         words += (2 * size + 1) ** 2 + 12 * size  # matchings of label multisets
     if branch:
         words += 2 * n2 * n2
@@ -339,6 +361,7 @@ def _grow(arrays, capacity: int):
 
 class _TreeSearch(Solver):
     exact = True
+    directed = True
     kernels = ("tree_search",)
     options: ClassVar[dict[str, Option]] = {
         "memory": Option(None, "bytes for the frontier and work arrays (None: 768 MiB)",
