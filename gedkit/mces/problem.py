@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from gedkit.errors import GedkitError, GraphError
-from gedkit.graph import Graph, intern
+from gedkit.graph import Graph, intern, refuse_directed
 from gedkit.pair import GraphPair, label_adjacency
 
 __all__ = ["MCESProblem", "johnson_similarity"]
@@ -68,6 +68,7 @@ class MCESProblem(GraphPair):
 
     def __init__(self, g1: Graph, g2: Graph):
         for g in (g1, g2):
+            refuse_directed(g, "MCES")
             if g.loops:  # common edges are counted over node pairs' edges: no loop kind
                 raise GraphError(
                     f"graph {repr(g.name) + ' ' if g.name else ''}has a self-loop (on "

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from gedkit.errors import FormatError, GraphError
-from gedkit.graph import Graph
+from gedkit.graph import Graph, refuse_directed
 
 __all__ = ["decode_graph", "decode_value", "encode_graph", "encode_value"]
 
@@ -81,6 +81,7 @@ def encode_graph(g: Graph) -> bytes:
     >>> decode_graph(encode_graph(g)) == g
     True
     """
+    refuse_directed(g, "a collection")
     if g.loops:  # batch verification and the filters price edges between two nodes only
         raise GraphError(
             f"graph {g.name!r} has a self-loop (on {g.ids[next(iter(g.loops))]!r}), which "

@@ -13,7 +13,7 @@ import numpy as np
 
 from gedkit.budget import PAIR_TIMEOUT, InterruptedWarning, interruptible
 from gedkit.errors import GraphError, OptionError
-from gedkit.graph import Graph
+from gedkit.graph import Graph, refuse_directed
 from gedkit.search.progress import GraphCounter
 from gedkit.search.result import SearchResult
 from gedkit.search.signatures import Signatures
@@ -381,6 +381,7 @@ class Collection:
                               "the first argument)")
         graphs = as_graphs(list(items), *mine)
         for g in graphs:
+            refuse_directed(g, "collection search")
             if g.loops:  # the filters and batch verification price edges between two nodes
                 raise GraphError(
                     f"query {g.name or 'graph'!r} has a self-loop (on "
