@@ -85,6 +85,8 @@ def fingerprint(graphs: Sequence[Any]) -> str:
             loops = getattr(g, "loops", None)  # self-loops, where graphs hold them
             if loops:
                 parts += (sorted((a, repr(label_key(lab))) for a, lab in loops.items()),)
+            if getattr(g, "directed", False):  # the same pairs as arcs are another graph
+                parts += ("directed",)
             text = repr(parts)
         digest.update(text.encode("utf-8", "backslashreplace"))
         digest.update(b"\0")
