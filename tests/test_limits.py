@@ -183,6 +183,8 @@ def test_ctrl_c_in_gedkit_ged_prints_the_bounds_found(hard_pair):
     data = json.loads(r.stdout)
     assert data["lower_bound"] <= data["upper_bound"] and data["stats"]["stopped"] == "interrupted"
     assert "interrupted" in r.stderr and "Traceback" not in r.stderr
+    # said once, in CLI words: not also as the Python warning with a Result's repr
+    assert r.stderr.count("interrupted") == 1 and "<Result" not in r.stderr, r.stderr
 
 
 def test_ctrl_c_in_python_returns_the_bounds_found(hard_pair):

@@ -43,8 +43,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = _parse(parser, argv)
+        from gedkit.budget import InterruptedWarning
+
         with warnings.catch_warnings():
             warnings.showwarning = _note
+            # every command says what Ctrl-C left in its own words (and exits with 130)
+            warnings.simplefilter("ignore", InterruptedWarning)
             return args.run(args)
     except SystemExit as exc:  # argparse: --help, --version and usage errors
         return exc.code if isinstance(exc.code, int) else 2

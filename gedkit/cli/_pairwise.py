@@ -7,12 +7,10 @@ import csv
 import json
 import math
 import sys
-import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gedkit.budget import PAIR_TIMEOUT as DEFAULT_TIMEOUT
-from gedkit.budget import InterruptedWarning
 from gedkit.cli._args import add_solver_arguments, solve_options
 from gedkit.cli._inputs import add_input_arguments, read_file
 from gedkit.errors import GedkitError
@@ -109,10 +107,8 @@ def run(args: argparse.Namespace) -> int:
 
         client = connect(args.scheduler)
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", InterruptedWarning)  # said below, in CLI words
-            result = pairwise(rows, cols, client=client, out=args.out,
-                              node_maps=args.export is not None, **options)
+        result = pairwise(rows, cols, client=client, out=args.out,
+                          node_maps=args.export is not None, **options)
     finally:
         if client is not None:
             client.close()

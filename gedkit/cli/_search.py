@@ -9,12 +9,10 @@ import importlib.util
 import json
 import math
 import sys
-import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gedkit.budget import PAIR_TIMEOUT as DEFAULT_TIMEOUT
-from gedkit.budget import InterruptedWarning
 from gedkit.cli._args import add_solver_arguments, parse_options, parse_size
 from gedkit.cli._ged import _duration, _show, add_draw_arguments, check_draw, write_picture
 from gedkit.cli._inputs import _cli_words, _note, _notice
@@ -99,12 +97,10 @@ def run(args: argparse.Namespace) -> int:
     coll = Collection.open(args.lib)
     queries, labels, batch = read_queries(args.query, coll, args)
     search = getattr(coll, kind)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", InterruptedWarning)  # said below, in CLI words
-        if batch:
-            results = search(None, value, queries=queries, **kwargs)
-        else:
-            results = [search(queries[0], value, **kwargs)]
+    if batch:
+        results = search(None, value, queries=queries, **kwargs)
+    else:
+        results = [search(queries[0], value, **kwargs)]
     for result, label in zip(results, labels, strict=False):
         result.query = label
     write(results, args, batch)
