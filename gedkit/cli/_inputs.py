@@ -25,7 +25,7 @@ __all__ = ["add_input_arguments", "label_spec", "read_file", "read_options", "re
 _SMILES = "smiles:"
 # gedkit.io.common.DIRECTED_POLICIES, spelled here so that building the parser imports no
 # reader (a test keeps the two equal)
-DIRECTED_POLICIES = ("error", "ignore")
+DIRECTED_POLICIES = ("error", "keep", "ignore")
 
 
 def add_input_arguments(parser: argparse.ArgumentParser) -> None:
