@@ -17,10 +17,12 @@ __all__ = ["random_constraints", "random_costs", "random_graph"]
 def random_graph(rng: np.random.Generator, n: int, p: float = 0.4, n_labels: int = 3,
                  e_labels: int = 2, name: str | None = None,
                  node_values: Sequence[Any] | None = None,
-                 edge_values: Sequence[Any] | None = None, loops: float = 0.0) -> Graph:
+                 edge_values: Sequence[Any] | None = None, loops: float = 0.0,
+                 directed: bool = False) -> Graph:
     """An Erdős–Rényi graph on ``n`` nodes (edge probability ``p``) with labels drawn from
     ``0..n_labels-1`` and ``0..e_labels-1``, or from ``node_values`` / ``edge_values``;
-    with ``loops``, each node has a self-loop with that probability.
+    with ``loops``, each node has a self-loop with that probability; ``directed``: each
+    ordered pair of distinct nodes is an arc with probability ``p``.
 
     >>> g = random_graph(np.random.default_rng(0), 5, node_values="CNO", edge_values=(1, 2))
     >>> g.n, set(g.node_labels) <= set("CNO")
@@ -30,11 +32,12 @@ def random_graph(rng: np.random.Generator, n: int, p: float = 0.4, n_labels: int
     edges_from = range(e_labels) if edge_values is None else list(edge_values)
     nodes = {i: nodes_from[int(rng.integers(len(nodes_from)))] for i in range(n)}
     edges = [(i, j, edges_from[int(rng.integers(len(edges_from)))])
-             for i in range(n) for j in range(i + 1, n) if rng.random() < p]
+             for i in range(n) for j in range(0 if directed else i + 1, n)
+             if i != j and rng.random() < p]
     if loops:  # drawn only when asked: the graphs of every other seed stay as they were
         edges += [(i, i, edges_from[int(rng.integers(len(edges_from)))])
                   for i in range(n) if rng.random() < loops]
-    return Graph(nodes, edges, name=name)
+    return Graph(nodes, edges, name=name, directed=directed)
 
 
 def random_costs(rng: np.random.Generator, n_labels: int = 3, e_labels: int = 2,
