@@ -50,6 +50,23 @@ def test_smiles_arguments(capsys):
     assert "RDKit cannot parse the SMILES 'C((('" in err
 
 
+def test_bare_smiles_arguments_as_in_python(capsys, tmp_path):
+    # a string naming no file is SMILES, as gedkit.ged("CCO", "CCN") reads it
+    pytest.importorskip("rdkit")
+    code, out, _ = run(capsys, "ged", "CCO", "CCN", "--json")
+    assert code == 0 and json.loads(out)["distance"] == 1
+    code, out, _ = run(capsys, "mces", "c1ccccc1O", "c1ccccc1N", "--json")
+    assert code == 0 and json.loads(out)["num_edges"] == 6
+    code, out, _ = run(capsys, "pairwise", "CCO", "CCN", "--json")
+    assert code == 0 and json.loads(out)["rows"] == ["CCO", "CCN"]
+    # a mistyped file name: one error naming both readings; --format says "a file"
+    err = one_line_error(*run(capsys, "ged", str(tmp_path / "nofile.json"), "CCO"))
+    assert "neither an existing file nor a SMILES string" in err
+    err = one_line_error(*run(capsys, "ged", str(tmp_path / "x.json"), "CCO", "--format",
+                              "json"))
+    assert "no such file" in err
+
+
 def test_one_graph_of_a_collection(capsys, tmp_path):
     path = tmp_path / "two.txt"
     path.write_text("t # first\nv 0 C\nv 1 O\ne 0 1\nt # second\nv 0 C\nv 1 N\ne 0 1\n")
@@ -95,6 +112,7 @@ def test_directed_flag_and_advice_in_cli_words(capsys, tmp_path):
     assert "pass --directed ignore to read each edge" in err and "directed=" not in err
     code, out, _ = run(capsys, "ged", path, path, "--directed", "ignore", "--json")
     assert code == 0 and json.loads(out)["distance"] == 0
+    (tmp_path / "g.xyz").write_text("")
     err = one_line_error(*run(capsys, "ged", tmp_path / "g.xyz", path))
     assert "pass --format FORMAT with one of" in err
 

@@ -6,7 +6,7 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from gedkit.cli._args import COMMAND_TIMEOUT, add_solver_arguments, print_result, solve_options
-from gedkit.cli._inputs import add_input_arguments, read_pair
+from gedkit.cli._inputs import add_input_arguments, add_pair_arguments, read_pair
 from gedkit.errors import OptionError
 
 if TYPE_CHECKING:  # the solvers load when a command runs, not when the parser is built
@@ -26,12 +26,11 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "ged",
         help="graph edit distance between two graphs",
-        description="Graph edit distance between the graphs in files A and B, with proven "
+        description="Graph edit distance between graphs A and B, with proven "
         "bounds, the node map and the edit path that realise it.",
         allow_abbrev=False,
     )
-    parser.add_argument("a", metavar="A", help="file holding the first graph")
-    parser.add_argument("b", metavar="B", help="file holding the second graph")
+    add_pair_arguments(parser)
     add_input_arguments(parser)
     add_solver_arguments(parser, timeout=COMMAND_TIMEOUT)
     parser.add_argument(

@@ -28,13 +28,21 @@ _SMILES = "smiles:"
 DIRECTED_POLICIES = ("error", "keep", "ignore")
 
 
+def add_pair_arguments(parser: argparse.ArgumentParser) -> None:
+    """The two graphs ``A B`` of ``gedkit ged`` and ``gedkit mces``."""
+    for name, which in (("a", "first"), ("b", "second")):
+        parser.add_argument(name, metavar=name.upper(),
+                            help=f"the {which} graph: a file, FILE#ID or SMILES")
+
+
 def add_input_arguments(parser: argparse.ArgumentParser) -> None:
     """How graphs are read: ``--node-label``, ``--edge-label``, ``--format``, ``--directed``,
     ``--graph-dir``."""
     group = parser.add_argument_group(
         "reading graphs",
         "A graph argument is a file, FILE#ID for one graph of a collection file (by name, or "
-        "by number from 0), or smiles:SMILES for a molecule.",
+        "by number from 0), or a molecule as SMILES (smiles:SMILES, or the SMILES alone when "
+        "no such file exists and no --format is given).",
     )
     group.add_argument(
         "--node-label", action="append", metavar="ATTR",
@@ -96,7 +104,7 @@ def read_pair(args: argparse.Namespace) -> tuple[Graph, Graph]:
 
     with _cli_words():
         pair = tuple(
-            _molecule(text, args) if text.startswith(_SMILES)
+            _molecule(text, args) if _is_smiles(text, args)
             else read_one(text, _notice(args), **read_options(args))
             for text in (args.a, args.b)
         )
@@ -110,10 +118,19 @@ def read_file(text: str, args: argparse.Namespace) -> list[Graph]:
     from gedkit.io import read_graphs
 
     with _cli_words():
-        graphs = ([_molecule(text, args)] if text.startswith(_SMILES)
+        graphs = ([_molecule(text, args)] if _is_smiles(text, args)
                   else list(read_graphs(text, _notice(args), **read_options(args))))
     _note(args)
     return graphs
+
+
+def _is_smiles(text: str, args: argparse.Namespace) -> bool:
+    """Whether the argument ``text`` is a molecule: ``smiles:...``, or (as in Python's
+    :func:`gedkit.inputs.as_graph`) a string that names no existing file when no --format
+    says it is one; a mistyped file name then gets the error naming both readings."""
+    from gedkit.inputs import is_file_reference
+
+    return text.startswith(_SMILES) or (args.format is None and not is_file_reference(text))
 
 
 def _molecule(text: str, args: argparse.Namespace) -> Graph:

@@ -15,7 +15,7 @@ from gedkit.cli._ged import (
     finish,
     write_picture,
 )
-from gedkit.cli._inputs import add_input_arguments, read_pair
+from gedkit.cli._inputs import add_input_arguments, add_pair_arguments, read_pair
 
 if TYPE_CHECKING:  # the methods load when the command runs, not when the parser is built
     from gedkit.mces.result import MCESResult
@@ -25,14 +25,13 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "mces",
         help="maximum common edge subgraph of two graphs",
-        description="Maximum common edge subgraph of the graphs in files A and B: labels must "
+        description="Maximum common edge subgraph of graphs A and B: labels must "
         "be equal to match, the common subgraph may be disconnected. Prints the common edge "
         "count with a proven upper bound, the Johnson similarity, the node map and the "
         "common edges.",
         allow_abbrev=False,
     )
-    parser.add_argument("a", metavar="A", help="file holding the first graph")
-    parser.add_argument("b", metavar="B", help="file holding the second graph")
+    add_pair_arguments(parser)
     add_input_arguments(parser)
     group = add_solver_arguments(parser, timeout=COMMAND_TIMEOUT, method=False)
     # not "method": the GED commands' --KEY option spelling looks methods up by that name
