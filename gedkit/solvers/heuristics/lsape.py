@@ -177,6 +177,10 @@ def branch_assignment(
 class _Assignment(Solver):
     """One LSAPE: the map gives the upper bound, the value (if valid) the lower bound."""
 
+    # on arcs the neighbour lists hold each node's out-arcs, so every arc is priced once, at
+    # its tail, against the out-arcs of its tail's image: the bounds only weaken
+    directed = True
+
     @abstractmethod
     def assign(self, problem: Problem) -> tuple[np.ndarray, float]:
         """(node map, lower bound)."""
