@@ -37,7 +37,7 @@ from gedkit.result import Result
 from gedkit.solvers.base import Budget, Solver
 from gedkit.solvers.cheap import cheap_bounds
 from gedkit.solvers.exact.mip import integer_program, model_nonzeros
-from gedkit.solvers.exact.tree_search import TreeSearch
+from gedkit.solvers.exact.tree_search import TreeSearch, directed_search
 from gedkit.solvers.heuristics.assignment import lsape_seconds
 from gedkit.solvers.heuristics.lsape import edge_costs_seconds
 from gedkit.solvers.registry import get_solver, register
@@ -115,7 +115,8 @@ class Auto(Solver):
 
     def solve(self, problem: Problem, budget: Budget) -> Result:
         if problem.directed:  # of the stages below only exact search takes arcs so far
-            return get_solver("exact", memory=self.config["memory"]).solve(problem, budget)
+            return directed_search(problem, budget, method=self.name,
+                                   memory=self.config["memory"])
         t0 = time.perf_counter()
         stages: list[dict] = []
         best: Result | None = None
