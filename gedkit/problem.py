@@ -34,7 +34,8 @@ class EditOperation:
     node ids for an edge; ``None`` on the side that does not exist).
 
     ``source_label``/``target_label`` are the labels of what is edited, when known (a
-    :class:`~gedkit.result.Result`'s edit path knows them); they take no part in equality.
+    :class:`~gedkit.result.Result`'s edit path knows them); they take no part in equality,
+    nor does ``arc`` (the edge is an arc, from its first node to its second: ``a→b``).
     ``str(op)`` (:meth:`describe`) speaks ids and labels, ``repr(op)`` adds the cost.
 
     Examples
@@ -48,6 +49,8 @@ class EditOperation:
     delete edge 1–2 (2)
     >>> op == EditOperation("node_sub", 3, 3, 1.0)
     True
+    >>> print(EditOperation("edge_ins", None, (2, 1), 1.0, arc=True))
+    insert edge 2→1
     """
 
     kind: str
@@ -56,6 +59,7 @@ class EditOperation:
     cost: float
     source_label: Any = field(default=None, compare=False)
     target_label: Any = field(default=None, compare=False)
+    arc: bool = field(default=False, compare=False)
 
     def to_dict(self) -> dict:
         return {"op": self.kind, "source": self.source, "target": self.target, "cost": self.cost}
@@ -77,14 +81,17 @@ class EditOperation:
         """
         element = self.kind[:4]
         edge = element == "edge"
+        join = "→" if self.arc else "–"
         if self.kind.endswith("_del"):
-            text = f"delete {element} {_id_text(self.source, edge)}{_paren(self.source_label)}"
+            text = (f"delete {element} {_id_text(self.source, edge, join)}"
+                    f"{_paren(self.source_label)}")
         elif self.kind.endswith("_ins"):
-            text = f"insert {element} {_id_text(self.target, edge)}{_paren(self.target_label)}"
+            text = (f"insert {element} {_id_text(self.target, edge, join)}"
+                    f"{_paren(self.target_label)}")
         else:
-            where = _id_text(self.source, edge)
+            where = _id_text(self.source, edge, join)
             if not _same_id(self.source, self.target):
-                where += f" → {_id_text(self.target, edge)}"
+                where += f" → {_id_text(self.target, edge, join)}"
             a, b = label_text(self.source_label), label_text(self.target_label)
             text = f"relabel {element} {where}"
             if a or b:
@@ -128,9 +135,9 @@ def _label_of(g: Graph, item: Any, edge: bool) -> Any:
     return g.edge_label(*item) if edge else g.node_label(item)
 
 
-def _id_text(item: Any, edge: bool) -> str:
+def _id_text(item: Any, edge: bool, join: str = "–") -> str:
     if edge:
-        return f"{item[0]}–{item[1]}"
+        return f"{item[0]}{join}{item[1]}"
     return str(item)
 
 
@@ -409,7 +416,9 @@ class Problem(GraphPair):
             ia, ib = int(inv[c]), int(inv[d])
             if ia < 0 or ib < 0 or self.adj1[ia, ib] < 0:
                 ops.append(EditOperation("edge_ins", None, (ids2[c], ids2[d]), raw_ins[lb]))
-        return [EditOperation(o.kind, o.source, o.target, float(o.cost)) for o in ops]
+        arc = self.directed
+        return [EditOperation(o.kind, o.source, o.target, float(o.cost),
+                              arc=arc and o.kind.startswith("edge")) for o in ops]
 
     def node_map_pairs(self, forward: Any) -> list[tuple[Any, Any]]:
         """The node map in caller ids: ``(u, v)`` substitutions, ``(u, None)`` deletions,

@@ -127,6 +127,8 @@ def test_a_reversed_arc_is_deleted_and_inserted_unless_the_pair_has_both():
     p = costs.uniform().compile(forward, both)
     assert p.cost([0, 1]) == 2.0  # 0→1 relabelled x → y, 1→0 inserted
     assert sorted(op.kind for op in p.edit_path([0, 1])) == ["edge_ins", "edge_sub"]
+    assert [str(op) for op in gedkit.ged(forward, both).edit_path] == [
+        "relabel edge 0→1: x → y", "insert edge 1→0 (x)"]  # arcs read tail→head
     assert gedkit.ged(forward, backward).distance == 2.0
     assert gedkit.ged(forward, backward, costs=costs.constant(node_sub=0)).distance == 0.0
 
