@@ -168,7 +168,8 @@ def read(
         The file is malformed, or holds no graph or several (use :func:`read_all`), or no
         graph ``ID``.
     GraphError
-        The graph is directed, has a self-loop or a repeated edge, or lacks a label attribute.
+        The graph is directed (with ``directed="error"``), has a repeated edge, or lacks a
+        label attribute.
 
     Warns
     -----
