@@ -55,14 +55,12 @@ def test_star_start_is_stars_map_and_a_valid_bound():
         assert r.upper_bound <= p.cost(forward) + 1e-9
 
 
-@pytest.mark.parametrize("path", ["cheap first", "branch first", "ipfp alone", "branch start"])
+@pytest.mark.parametrize("path", ["cheap first", "branch first", "ipfp alone"])
 def test_auto_on_large_pairs_is_never_worse_than_its_cheap_start(monkeypatch, path):
     monkeypatch.setattr(auto_module, "IPFP_FIRST_FROM_NODES", 10)
     monkeypatch.setattr(auto_module, "SHORT_ASSIGNMENTS", 10**9 if path == "cheap first" else 0)
     monkeypatch.setattr(auto_module, "BRANCH_FIRST_AFTER_ASSIGNMENTS",
                         0 if path == "branch first" else 10**9)
-    monkeypatch.setattr(auto_module, "STAR_START_AFTER_ASSIGNMENTS",
-                        10**9 if path == "branch start" else 0)
     expected = {"cheap first": "cheap", "branch first": "branch"}.get(path, "ipfp")
     for _, p in _problems(count=9, low=10, high=30, seed=4):
         if max(p.n1, p.n2) < 10:

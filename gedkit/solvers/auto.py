@@ -1,9 +1,9 @@
 """``auto``: a portfolio that spends a time budget well.
 
 Pairs of ``IPFP_FIRST_FROM_NODES`` (1,000) nodes and more get IPFP alone, multi-start, from
-STAR's map (BRANCH's when the budget is middling), with the whole budget (the other stages would
-only leave it short of converging); before it only the cheap bounds' map when the budget is too
-short for IPFP's steps, or BRANCH's bound when the budget leaves IPFP time to converge after it.
+STAR's map, with the whole budget (the other stages would only leave it short of converging);
+before it only the cheap bounds' map when the budget is too short for IPFP's steps, or BRANCH's
+bound when the budget leaves IPFP time to converge after it.
 Smaller pairs: cheap bounds first (BRANCH: a lower bound and a map), local search on that map
 (REFINE), IPFP multi-start from STAR's map on large pairs, then a short exact search (most pairs
 of up to a few dozen nodes are proven in a fraction of a second), then the integer program on
@@ -51,19 +51,16 @@ IPFP_FROM_NODES = 20
 # share of the remaining budget for IPFP: exact search rarely finishes beyond ~30 nodes, where
 # the upper bound comes mostly from IPFP and the rest of the budget tightens the lower bound
 IPFP_SHARE = {30: 0.25, 300: 0.6, 10**9: 0.85}
-# its first start there (the ipfp stage, below IPFP_FIRST_FROM_NODES)
+# IPFP's first start, on every pair and budget: STAR's map. From it IPFP went lower on every
+# 100-2,000-node pair measured (benchmarks/RESULTS.md, "Session 8"), and at 2,000 nodes with
+# 1.3-5 s than from BRANCH's map on 4 of 5 pair x budget cells (session 10: at 2 s 251 / 2,908
+# against 269 / 4,139 on the random / molecule pair); STAR's one assignment is an incumbent by
+# itself (2,899 on the random pair, BRANCH's 5,275)
 IPFP_INIT = "star"
 # pairs with at least this many nodes in the larger graph start with IPFP alone (no BRANCH,
 # no REFINE before it): on 1,000-2,000 nodes those stages took a third of 2 s and left IPFP
 # short of converging (benchmarks/RESULTS.md, "auto against every single method")
 IPFP_FIRST_FROM_NODES = 1000
-# IPFP's first start on those pairs: STAR's map when the budget holds STAR and BRANCH's
-# assignments twice and this many more (1,000 nodes from ~0.8 s, 2,000 from ~6 s): from it
-# IPFP went lower on every 100-2,000-node pair measured (benchmarks/RESULTS.md, "Session 8"),
-# but its first steps on the 2,000-node pairs were slow (STAR's assignment ~1 s on the random
-# pair, the first steps' ~1 s on the molecules); with less time BRANCH's map (one assignment,
-# IPFP's default bipartite start takes two), from which IPFP takes its first steps soonest
-STAR_START_AFTER_ASSIGNMENTS = 15
 # when the time left is under STAR's estimate plus this many assignments, IPFP may get a step
 # or two at most: the cheap bounds' map (the node assignment's) first, an incumbent that at
 # 2,000 nodes and 1 s beat every other map that fits (molecules: 3,793 against STAR's 4,174)
@@ -157,9 +154,8 @@ class Auto(Solver):
                 record(cheap_bounds(problem, budget, "cheap"))
             elif left >= 4 * assignment + BRANCH_FIRST_AFTER_ASSIGNMENTS * step:
                 record(get_solver("branch").solve(problem, budget))
-            long = left >= 2 * assignment + STAR_START_AFTER_ASSIGNMENTS * step
             if not settled():
-                record(get_solver("ipfp", starts=starts, init="star" if short or long else "branch")
+                record(get_solver("ipfp", starts=starts, init=IPFP_INIT)
                        .solve(problem, self._stage(budget, 1.0)))
         elif size > EXACT_UP_TO_NODES:
             record(get_solver("branch").solve(problem, budget))
@@ -170,8 +166,6 @@ class Auto(Solver):
             if not settled() and ipfp_next:
                 fraction = next(v for limit, v in IPFP_SHARE.items() if size <= limit)
                 share = Budget(timeout=max(1e-3, fraction * budget.remaining()))
-                # from STAR's map: on 100-2,000 nodes IPFP went lower from it than from BRANCH's
-                # (the first stage's) or the bipartite one (benchmarks/RESULTS.md, "Session 8")
                 record(get_solver("ipfp", starts=starts, init=IPFP_INIT).solve(problem, share))
             if not settled() and size <= PROBE_UP_TO_NODES:
                 exact = self._search(problem, budget)
