@@ -25,6 +25,17 @@ Two rules drop children without losing an optimum:
 - *twins*: nodes of g2 that swapping leaves the graph unchanged (same label, same edges to
   every other node) are interchangeable while both are unused; only the first is tried.
 
+With ``ctl[CONNECTED]`` set, only connected common subgraphs are looked for. Until a node is
+mapped, the search is as above (the first node mapped is the fragment's seed; a node left
+unmapped before it stays out). Then only nodes with an edge to the fragment are decided, and
+their children split the maps in two: ``u → v`` keeping at least one edge to the fragment, or
+``u`` *deferred*: none of its edges to the nodes mapped so far will be common (a later image of
+``u`` must respect that), so ``u`` may still join through an edge to a node mapped later. The
+fragment thus grows one attached node at a time and every connected common subgraph is reached
+exactly once; a state with no undecided node left to attach is a leaf. The inner part then
+counts only the edges still reachable from the fragment through undecided (g1) or unused (g2)
+nodes, and a deferred child's bound adds back its node's own edges to undecided nodes.
+
 Children are tried best ``f`` first; a child whose ``f`` does not beat the incumbent (or a
 higher floor the driver sets) is dropped. The kernel is resumable: its whole state lives in
 arrays the caller owns, and each call runs at most ``max_steps`` expansions, so the driver
@@ -37,32 +48,41 @@ import numpy as np
 from numba import njit
 
 __all__ = [
-    "DEPTH", "DONE", "EXPANDED", "FLOOR", "FRESH", "INCUMBENT", "PAUSED", "open_bound", "search",
+    "CONNECTED", "DEFER", "DEPTH", "DONE", "EXPANDED", "FLOOR", "FRESH", "INCUMBENT", "PAUSED",
+    "open_bound", "search",
 ]
 
 DONE = 0  # search space exhausted: no map beats the incumbent and the floor
 PAUSED = 1  # max_steps reached: call again
 
 # ctl slots; a child needs f above both the incumbent and FLOOR (set by the driver to look
-# for large maps only, see gedkit.mces.exact)
-DEPTH, FRESH, INCUMBENT, EXPANDED, FLOOR = 0, 1, 2, 3, 4
+# for large maps only, see gedkit.mces.exact); CONNECTED = 1 grows one fragment only
+DEPTH, FRESH, INCUMBENT, EXPANDED, FLOOR, CONNECTED = 0, 1, 2, 3, 4, 5
+# the child "u deferred" (connected mode) among the images of u
+DEFER = -2
 
 
 @njit(cache=True, nogil=True)
-def _choose(d, order, rank, ptr1, nbr1, fwd, assigned1):
-    """The next node to decide: most edges to mapped nodes, then lowest ``rank``."""
-    best, best_links = -1, -1
+def _choose(d, order, rank, ptr1, nbr1, fwd, assigned1, deferred, when1):
+    """The next node to decide: most edges to mapped nodes (those mapped after its last
+    deferral), then lowest ``rank``. Returns those edges and how many nodes are mapped."""
+    best, best_links, mapped = -1, -1, 0
     for x in range(rank.shape[0]):
-        if rank[x] < 0 or assigned1[x]:
+        if rank[x] < 0:
+            continue
+        if assigned1[x]:
+            if fwd[x] >= 0:
+                mapped += 1
             continue
         links = 0
         for k in range(ptr1[x], ptr1[x + 1]):
             a = nbr1[k]
-            if assigned1[a] and fwd[a] >= 0:
+            if assigned1[a] and fwd[a] >= 0 and when1[a] > deferred[x]:
                 links += 1
         if links > best_links or (links == best_links and rank[x] < rank[best]):
             best, best_links = x, links
     order[d] = best
+    return best_links, mapped
 
 
 @njit(cache=True, nogil=True)
@@ -72,18 +92,27 @@ def _expand(
     fwd, used2, assigned1, kept, gval, lval, rowfree, colund,
     cand, cf, cg, cl, ncand, pos, threshold,
     inner1, inner2, anc1, anc2, anchor_of, own1, own1w, near_u, twin_seen,
+    attach, reach1, reach2, queue, every2, deferred, when1, isdefer,
 ):
-    """Children of the state at depth ``d`` whose f beats ``threshold``, best first."""
+    """Children of the state at depth ``d`` whose f beats ``threshold``, best first.
+    ``attach``: each child must keep an edge to a mapped node (connected mode, once a node
+    is mapped), and the inner part counts only edges the fragment can still reach."""
     u = order[d]
     g = gval[d]
     lag = lval[d]
     assigned1[u] = True
+    if attach:
+        # from the mapped nodes (and u, which may join them) through undecided nodes
+        _reach(ptr1, nbr1, assigned1, fwd, u, reach1, queue)
+        _reach(ptr2, nbr2, used2, every2, -1, reach2, queue)
     # inner part
     for e in range(e1.shape[0]):
-        if not assigned1[e1[e, 0]] and not assigned1[e1[e, 1]]:
+        if (not assigned1[e1[e, 0]] and not assigned1[e1[e, 1]]
+                and (not attach or reach1[e1[e, 0]])):
             inner1[ec1[e]] += 1
     for e in range(e2.shape[0]):
-        if not used2[e2[e, 0]] and not used2[e2[e, 1]]:
+        if (not used2[e2[e, 0]] and not used2[e2[e, 1]]
+                and (not attach or reach2[e2[e, 0]])):
             inner2[ec2[e]] += 1
     base = 0
     for c in range(inner1.shape[0]):
@@ -95,7 +124,7 @@ def _expand(
     for t in range(d):
         a = order[t]
         b = fwd[a]
-        if b < 0:
+        if b < 0 or isdefer[t]:
             continue
         anchor_of[b] = t
         for k in range(ptr1[a], ptr1[a + 1]):
@@ -118,29 +147,42 @@ def _expand(
         if kept[a] == 0 and row == 0 and not near_u[a]:
             dead = True  # a mapped node that can no longer keep an edge
     # u's edges into the undecided part: the g1 side of u's own anchor row
+    own = 0
     for k in range(ptr1[u], ptr1[u + 1]):
         if not assigned1[nbr1[k]]:
             own1[cls1[k]] += 1
             own1w[cls1[k]] += 1
+            own += 1
 
     n = 0
     if not dead:
-        # u left unmapped: its edges are lost
-        lc = lag - rowfree[u] - unmapped[u]
-        f = min(g + base, lc // scale)
-        if f > threshold:
-            cand[d, n], cg[d, n], cf[d, n], cl[d, n] = -1, g, f, lc
-            n += 1
+        if attach:
+            # u deferred: its edges to the fragment are lost, those to undecided nodes not
+            f = min(g + base + own, lag // scale)
+            if f > threshold:
+                cand[d, n], cg[d, n], cf[d, n], cl[d, n] = DEFER, g, f, lag
+                n += 1
+        else:
+            # u left unmapped: its edges are lost
+            lc = lag - rowfree[u] - unmapped[u]
+            f = min(g + base, lc // scale)
+            if f > threshold:
+                cand[d, n], cg[d, n], cf[d, n], cl[d, n] = -1, g, f, lc
+                n += 1
         for j in range(cand_ptr[u], cand_ptr[u + 1]):
             v = cand_list[j]
             if used2[v] or twin_seen[twin2[v]]:
                 continue
             twin_seen[twin2[v]] = True
             gain = 0
+            broken = False
             for k in range(ptr1[u], ptr1[u + 1]):
                 a = nbr1[k]
                 if assigned1[a] and a != u and fwd[a] >= 0 and cadj2[v, fwd[a]] == cls1[k]:
                     gain += 1
+                    broken = broken or when1[a] <= deferred[u]
+            if attach and (gain == 0 or broken):
+                continue  # v would start a second fragment, or keep an edge u gave up
             h = base
             later = 0  # edges u may still keep with undecided neighbours
             for k in range(ptr2[v], ptr2[v + 1]):
@@ -195,7 +237,7 @@ def _expand(
     for t in range(d):
         a = order[t]
         b = fwd[a]
-        if b < 0:
+        if b < 0 or isdefer[t]:
             continue
         anchor_of[b] = -1
         for k in range(ptr1[a], ptr1[a + 1]):
@@ -203,6 +245,30 @@ def _expand(
         for k in range(ptr2[b], ptr2[b + 1]):
             anc2[t, cls2[k]] = 0
     assigned1[u] = False
+
+
+@njit(cache=True, nogil=True)
+def _reach(ptr, nbr, closed, source, extra, reach, queue):
+    """``reach[x]``: ``x`` is a source (``closed`` with ``source[x] >= 0``, or ``extra``) or
+    joined to one through nodes not ``closed``."""
+    n = 0
+    for x in range(reach.shape[0]):
+        reach[x] = False
+    for x in range(reach.shape[0]):
+        if (closed[x] and source[x] >= 0) or x == extra:
+            reach[x] = True
+            queue[n] = x
+            n += 1
+    head = 0
+    while head < n:
+        x = queue[head]
+        head += 1
+        for k in range(ptr[x], ptr[x + 1]):
+            y = nbr[k]
+            if not reach[y] and not closed[y]:
+                reach[y] = True
+                queue[n] = y
+                n += 1
 
 
 @njit(cache=True, nogil=True)
@@ -231,7 +297,8 @@ def search(
     order, rank, cadj2, ptr1, nbr1, cls1, ptr2, nbr2, cls2, cand_ptr, cand_list,
     e1, ec1, e2, ec2, n_classes, twin2, forbid, force, unmapped, scale,
     fwd, used2, assigned1, kept, gval, lval, rowfree, colund,
-    cand, cf, cg, cl, ncand, pos, ctl, best_map, upper, max_steps,
+    cand, cf, cg, cl, ncand, pos, deferred, when1, isdefer, undefer,
+    ctl, best_map, upper, max_steps,
 ):
     """Run up to ``max_steps`` expansions; return DONE or PAUSED.
 
@@ -240,7 +307,11 @@ def search(
     ``upper``, a bound proven elsewhere. Only states whose f exceeds ``ctl[FLOOR]`` are
     explored, so DONE with a smaller incumbent proves that no map beats the floor.
     ``lval[0]``, ``rowfree`` and ``colund`` start as the relaxation's bound and the row and
-    column sums of ``forbid``, all scaled by ``scale``.
+    column sums of ``forbid``, all scaled by ``scale``. ``deferred`` (per node of g1, -1
+    at the start) is the depth of its last deferral, ``when1`` the depth its map was
+    decided at, ``isdefer``/``undefer`` per depth whether that decision deferred its node
+    and the deferral it replaced (connected mode; the depth arrays then have room for every
+    deferral, up to one per end of each edge).
     """
     N = order.shape[0]
     n2 = used2.shape[0]
@@ -253,6 +324,12 @@ def search(
     own1w = np.zeros(n_classes, dtype=np.int64)
     near_u = np.zeros(fwd.shape[0], dtype=np.bool_)
     twin_seen = np.zeros(n2, dtype=np.bool_)
+    connected = ctl[CONNECTED] == 1
+    n1 = fwd.shape[0]
+    reach1 = np.zeros(n1 if connected else 0, dtype=np.bool_)
+    reach2 = np.zeros(n2 if connected else 0, dtype=np.bool_)
+    queue = np.zeros(max(n1, n2) if connected else 0, dtype=np.int64)
+    every2 = np.zeros(n2 if connected else 0, dtype=np.int64)  # every used node is a source
     steps = 0
     while steps < max_steps:
         d = ctl[DEPTH]
@@ -265,15 +342,28 @@ def search(
                     ctl[INCUMBENT] = gval[N]
                     best_map[:] = fwd
                 _retreat(d, order, cadj2, ptr1, nbr1, cls1, forbid, scale, fwd, used2,
-                         assigned1, kept, rowfree, colund, ctl)
+                         assigned1, kept, rowfree, colund, deferred, isdefer, undefer, ctl)
                 continue
-            _choose(d, order, rank, ptr1, nbr1, fwd, assigned1)
+            links, mapped = _choose(d, order, rank, ptr1, nbr1, fwd, assigned1, deferred,
+                                    when1)
+            if connected and (links < 0 or (mapped > 0 and links == 0)):
+                # the fragment is closed: nothing undecided touches it, so this is a leaf
+                if gval[d] > ctl[INCUMBENT]:
+                    ctl[INCUMBENT] = gval[d]
+                    best_map[:] = fwd
+                _retreat(d, order, cadj2, ptr1, nbr1, cls1, forbid, scale, fwd, used2,
+                         assigned1, kept, rowfree, colund, deferred, isdefer, undefer, ctl)
+                steps += 1
+                ctl[EXPANDED] += 1
+                continue
+            attach = connected and mapped > 0
             _expand(
                 d, order, cadj2, ptr1, nbr1, cls1, ptr2, nbr2, cls2, cand_ptr, cand_list,
                 e1, ec1, e2, ec2, twin2, forbid, force, unmapped, scale,
                 fwd, used2, assigned1, kept, gval, lval, rowfree, colund,
                 cand, cf, cg, cl, ncand, pos, max(ctl[INCUMBENT], ctl[FLOOR]),
                 inner1, inner2, anc1, anc2, anchor_of, own1, own1w, near_u, twin_seen,
+                attach, reach1, reach2, queue, every2, deferred, when1, isdefer,
             )
             steps += 1
             ctl[EXPANDED] += 1
@@ -283,12 +373,18 @@ def search(
             v = cand[d, p]
             pos[d] = p + 1
             u = order[d]
-            _decide(u, v, 1, cadj2, ptr1, nbr1, cls1, forbid, scale, fwd, assigned1, kept,
-                    rowfree, colund)
-            fwd[u] = v
-            if v >= 0:
-                used2[v] = True
-            assigned1[u] = True
+            if v == DEFER:
+                isdefer[d] = True
+                undefer[d] = deferred[u]
+                deferred[u] = d
+            else:
+                _decide(u, v, 1, cadj2, ptr1, nbr1, cls1, forbid, scale, fwd, assigned1,
+                        kept, rowfree, colund)
+                fwd[u] = v
+                if v >= 0:
+                    used2[v] = True
+                assigned1[u] = True
+                when1[u] = d
             gval[d + 1] = cg[d, p]
             lval[d + 1] = cl[d, p]
             ctl[DEPTH] = d + 1
@@ -296,16 +392,19 @@ def search(
         else:
             pos[d] = ncand[d]
             _retreat(d, order, cadj2, ptr1, nbr1, cls1, forbid, scale, fwd, used2,
-                     assigned1, kept, rowfree, colund, ctl)
+                     assigned1, kept, rowfree, colund, deferred, isdefer, undefer, ctl)
     return PAUSED
 
 
 @njit(cache=True, nogil=True)
 def _retreat(d, order, cadj2, ptr1, nbr1, cls1, forbid, scale, fwd, used2, assigned1, kept,
-             rowfree, colund, ctl):
+             rowfree, colund, deferred, isdefer, undefer, ctl):
     """Back from depth ``d`` to its parent, undoing the parent's choice."""
     ctl[DEPTH] = d - 1
-    if d >= 1:
+    if d >= 1 and isdefer[d - 1]:
+        isdefer[d - 1] = False
+        deferred[order[d - 1]] = undefer[d - 1]
+    elif d >= 1:
         u = order[d - 1]
         v = fwd[u]
         assigned1[u] = False

@@ -18,6 +18,12 @@ settle the pair:
    nodes, which finds and proves maps where the fixed duals of phase 2 are too weak. It is
    seeded with the best map so far, stopped by the time limit, and its dual bound is proven.
 
+With ``connected=True`` it finds the largest *connected* common subgraph: the kernel grows
+one fragment (see :mod:`gedkit.mces._kernel`), every seed map is trimmed to its largest
+fragment, and phase 3 is left out (its maps may be disconnected), so the Lagrangian search
+runs until it proves its answer or the time is up. Every bound above holds for the connected
+problem too, which only has fewer maps.
+
 The proven upper bound is the smallest of the global bounds, the cap, and, when time runs out
 in the first phase, the best ``f`` of any state the search has not explored yet.
 """
@@ -26,12 +32,14 @@ from __future__ import annotations
 
 import math
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
+from gedkit.configurable import Option
 from gedkit.graph import dense_adjacency
 from gedkit.mces.base import Budget, Method, register
+from gedkit.mces.options import CONNECTED
 from gedkit.mces.problem import MCESProblem
 from gedkit.mces.result import MCESResult
 from gedkit.pacing import FIRST_CHUNK, affordable, next_chunk, start_up_seconds
@@ -62,12 +70,15 @@ def branch_and_bound(
     probe: int = 20_000,
     search: int = 200_000,
     upper: int | None = None,
+    connected: bool = False,
 ) -> MCESResult:
     """The exact search; ``incumbent`` (a node map of ``problem``) seeds it, so a timeout
     returns at least that map. ``probe`` expansions (tens of milliseconds) run before the
     linear relaxation is solved (0: solve it first), ``search`` expansions of the
     Lagrangian search before the integer program takes over; ``upper``, a bound proven
-    elsewhere, caps the search's own."""
+    elsewhere, caps the search's own. ``connected``: the largest connected common subgraph
+    instead (maps are trimmed to their largest fragment, and the Lagrangian search runs to
+    the end: the integer program's maps may fall apart)."""
     from gedkit.mces.bounds import (
         linear_relaxation,
         relaxation_fits,
@@ -91,6 +102,8 @@ def branch_and_bound(
         incumbent = greedy_map(problem)
     if incumbent is not None:
         seed = np.asarray(incumbent, dtype=np.int64)
+        if connected:
+            seed = problem.largest_fragment(seed)
         best_map = problem.inverse(seed) if swap else seed.copy()
     if not affordable(start_up_seconds(kernels=True), budget):
         # numba's start-up alone would overrun: the map in hand and the bound
@@ -100,7 +113,9 @@ def branch_and_bound(
                                    time=time.perf_counter() - t0, stats=stats)
     arrays = _search_arrays(p)
 
-    run = _Search(arrays, p, best_map, root, None)
+    if connected:
+        search = 1 << 62  # no integer program: its maps need not be connected
+    run = _Search(arrays, p, best_map, root, None, connected=connected)
     done = run.go(budget, probe)
     expanded, best_map = run.expanded, run.best_map
     upper = root if done else min(root, max(run.incumbent, run.open_bound()))
@@ -116,10 +131,12 @@ def branch_and_bound(
             upper = min(upper, int(np.floor(relaxation.bound + _TOLERANCE)))
             stats["lp_bound"] = upper
             rounded = refine(p, _rounded(relaxation.x), budget=budget)
+            if connected:
+                rounded = p.largest_fragment(rounded)
             if p.count(rounded) > p.count(best_map):
                 best_map = rounded
             done, upper, best_map, spent = _down_search(
-                arrays, p, best_map, upper, relaxation, budget, search
+                arrays, p, best_map, upper, relaxation, budget, search, connected
             )
             expanded += spent
             if not done and not budget.expired():
@@ -137,14 +154,15 @@ def branch_and_bound(
 
 def _down_search(
     arrays: tuple, p: MCESProblem, best_map: np.ndarray, upper: int,
-    relaxation: LinearRelaxation, budget: Budget, limit: int,
+    relaxation: LinearRelaxation, budget: Budget, limit: int, connected: bool = False,
 ) -> tuple[bool, int, np.ndarray, int]:
     """Search for maps of ``upper`` edges only, with the Lagrangian bounds: a small tree
     when the bound is tight; when it is exhausted ``upper - 1`` is proven, and so on. Stops
     after ``limit`` expansions. Returns (done, proven upper bound, best map, expansions)."""
     spent = 0
     while not budget.expired() and spent < limit:
-        run = _Search(arrays, p, best_map, upper, relaxation, floor=upper - 1)
+        run = _Search(arrays, p, best_map, upper, relaxation, floor=upper - 1,
+                      connected=connected)
         if run.incumbent >= upper:
             return True, upper, best_map, spent
         finished = run.go(budget, limit - spent)
@@ -188,16 +206,19 @@ def _integer_program(
 class _Search:
     """The kernel's state arrays for one search, seeded with ``best_map``; with a
     ``relaxation``, its Lagrangian bound at every state; only maps of more than ``floor``
-    edges are looked for."""
+    edges (connected ones if ``connected``) are looked for."""
 
     def __init__(self, arrays: tuple, p: MCESProblem, best_map: np.ndarray, upper: int,
-                 relaxation: LinearRelaxation | None, floor: int = -1):
+                 relaxation: LinearRelaxation | None, floor: int = -1,
+                 connected: bool = False):
         from gedkit.mces import _kernel as kernel
 
         self.kernel = kernel
         self.arrays, self.upper = arrays, upper
         self.best_map = best_map.copy()
         N = int((arrays[0] >= 0).sum())
+        if connected:  # room for the deferrals: at most one per end of each edge
+            N += len(arrays[10]) * 2
         width = int(np.diff(arrays[8]).max(initial=0)) + 1
         rows = max(N, 1)
         if relaxation is None:  # a constant bound the combinatorial one never exceeds
@@ -226,11 +247,16 @@ class _Search:
             np.zeros((rows, width), dtype=np.int64),  # cl
             np.zeros(rows, dtype=np.int64),  # ncand
             np.zeros(rows, dtype=np.int64),  # pos
+            np.full(p.n1, -1, dtype=np.int64),  # deferred
+            np.zeros(p.n1, dtype=np.int64),  # when1
+            np.zeros(rows, dtype=np.bool_),  # isdefer
+            np.zeros(rows, dtype=np.int64),  # undefer
         )
         self.order = np.full(N, -1, dtype=np.int64)
-        self.ctl = np.zeros(5, dtype=np.int64)
+        self.ctl = np.zeros(6, dtype=np.int64)
         self.ctl[kernel.FRESH] = 1
         self.ctl[kernel.FLOOR] = floor
+        self.ctl[kernel.CONNECTED] = int(connected)
         self.ctl[kernel.INCUMBENT] = p.count(self.best_map)
 
     @property
@@ -324,6 +350,7 @@ class Exact(Method):
     name = "exact"
     summary = "exact branch and bound (numba) with LP bounds, then HiGHS's MIP on hard pairs"
     exact = True
+    options: ClassVar[dict[str, Option]] = {"connected": CONNECTED}
 
     def solve(self, problem: MCESProblem, budget: Budget) -> MCESResult:
-        return branch_and_bound(problem, budget)
+        return branch_and_bound(problem, budget, connected=self.config["connected"])

@@ -157,6 +157,44 @@ class MCESProblem(GraphPair):
         """Number of common edges under ``forward`` (validated)."""
         return int(self.common(forward).sum())
 
+    def fragments(self, forward: Any) -> list[np.ndarray]:
+        """The connected pieces of the common subgraph under ``forward``: per piece, the
+        indices of its edges in g1 (sorted), largest piece first (ties: lowest first edge).
+
+        >>> g = Graph({i: "C" for i in range(5)}, [(0, 1), (1, 2), (3, 4)])
+        >>> [e.tolist() for e in MCESProblem(g, g).fragments(list(range(5)))]
+        [[0, 1], [2]]
+        """
+        keep = np.flatnonzero(self.common(forward))
+        if len(keep) == 0:
+            return []
+        from scipy.sparse import coo_matrix
+        from scipy.sparse.csgraph import connected_components
+
+        ends = self.g1.edges[keep]
+        graph = coo_matrix((np.ones(len(keep)), (ends[:, 0], ends[:, 1])),
+                           shape=(self.n1, self.n1))
+        _, piece = connected_components(graph, directed=False)
+        of_edge = piece[ends[:, 0]]
+        pieces = [keep[of_edge == c] for c in np.unique(of_edge)]
+        return sorted(pieces, key=lambda e: (-len(e), int(e[0])))
+
+    def largest_fragment(self, forward: Any) -> np.ndarray:
+        """``forward`` restricted to the nodes of its largest fragment (see
+        :meth:`fragments`): a map whose common subgraph is connected.
+
+        >>> g = Graph({i: "C" for i in range(5)}, [(0, 1), (1, 2), (3, 4)])
+        >>> MCESProblem(g, g).largest_fragment(list(range(5))).tolist()
+        [0, 1, 2, -1, -1]
+        """
+        f = self.check_map(forward)
+        out = np.full(self.n1, -1, dtype=np.int64)
+        pieces = self.fragments(f)
+        if pieces:
+            nodes = np.unique(self.g1.edges[pieces[0]])
+            out[nodes] = f[nodes]
+        return out
+
     def __repr__(self) -> str:
         return f"<MCESProblem n1={self.n1} n2={self.n2} classes={self.n_classes}>"
 

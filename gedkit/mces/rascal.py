@@ -12,7 +12,7 @@ adapter turns each :class:`~gedkit.Graph` into an RDKit molecule:
 
 and runs RASCAL as a plain MCES: no similarity threshold, no ring completion, several
 fragments allowed, and room for ``max_bond_pairs`` compatible bond pairs. Its atom map is then
-recounted by :meth:`MCESProblem.count`; that count, never RASCAL's, is the result. Three RASCAL
+recounted by :meth:`MCESProblem.count`; that count, never RASCAL's, is the result. Four RASCAL
 behaviours are handled here:
 
 - it gives up, silently returning nothing, when the molecules have more compatible bond pairs
@@ -24,6 +24,9 @@ behaviours are handled here:
   first pair of each atom and, when the recount falls short of RASCAL's count, completes the
   map with gedkit's exact search seeded with it and capped by RASCAL's bound
   (``stats["completed_by_exact_search"]``);
+- with ``connected=True`` it runs with ``singleLargestFrag``, which trims its answer to its
+  largest fragment after the search and so can miss the largest connected common subgraph
+  (RDKit's documentation says as much): its map is kept, but only the generic bound;
 - it never reports a common subgraph of a single bond (its search starts above that size);
   when it returns nothing although the molecules share a bond type, the largest common
   subgraph has exactly one bond, which the adapter returns (``stats["single_bond"]``).
@@ -71,6 +74,7 @@ from gedkit.errors import GraphError, MissingDependencyError, Option
 from gedkit.graph import Graph
 from gedkit.mces.base import Budget, Method, register
 from gedkit.mces.bounds import upper_bound
+from gedkit.mces.options import CONNECTED
 from gedkit.mces.problem import MCESProblem
 from gedkit.mces.result import MCESResult
 from gedkit.quiet import silenced
@@ -166,6 +170,7 @@ class Rascal(Method):
         "max_bond_pairs": configurable.Option(
             20000, "RASCAL's maxBondMatchPairs: compatible bond pairs it accepts (beyond: no "
             "RASCAL answer)", configurable.number(integer=True)),
+        "connected": CONNECTED,
     }
 
     def solve(self, problem: MCESProblem, budget: Budget) -> MCESResult:
@@ -180,7 +185,7 @@ class Rascal(Method):
             "completeAromaticRings": False,
             "completeSmallestRings": False,
             "ringMatchesRingOnly": False,
-            "singleLargestFrag": False,
+            "singleLargestFrag": self.config["connected"],
             "maxBondMatchPairs": limit,
             # RASCAL stops once the whole seconds elapsed exceed its timeout (-1: never), so
             # on its own it stops at max(1, floor(remaining)) seconds
@@ -213,7 +218,13 @@ class Rascal(Method):
                     forward[a] = b
                     used.add(b)
         finished = run.answered and not stats["timed_out"]
-        if finished and not stats["bond_pair_limit_exceeded"]:
+        if self.config["connected"]:
+            # RASCAL trims its answer to the largest fragment after its search, so its
+            # count proves nothing about the largest connected one: the generic bound stays
+            forward = problem.largest_fragment(forward)
+            if not found and problem.useful1.any():
+                forward = _single_bond(problem)
+        elif finished and not stats["bond_pair_limit_exceeded"]:
             if not found and problem.useful1.any():
                 forward = _single_bond(problem)
                 stats["single_bond"] = True

@@ -32,6 +32,9 @@ class MCESResult(PairResult):
         Caller ids, the nodes the common edges touch (in g1's node order).
     edges : list of ((u1, u2), (v1, v2))
         The common edges: an edge of g1 and the edge of g2 it lands on.
+    fragments : list of lists
+        The common edges split into their connected pieces, largest first (one piece when
+        solved with ``connected=True``).
     similarity : float
         Johnson similarity (see :func:`gedkit.mces.problem.johnson_similarity`).
     method : str
@@ -102,6 +105,14 @@ class MCESResult(PairResult):
             ((ids1[a], ids1[b]), (ids2[f[a]], ids2[f[b]]))
             for a, b in self.problem.g1.edges[self._common].tolist()
         ]
+
+    @cached_property
+    def fragments(self) -> list[list[tuple[tuple[Any, Any], tuple[Any, Any]]]]:
+        ids1, ids2 = self.problem.g1.ids, self.problem.g2.ids
+        f = self.assignment
+        edges = self.problem.g1.edges
+        return [[((ids1[a], ids1[b]), (ids2[f[a]], ids2[f[b]])) for a, b in edges[piece].tolist()]
+                for piece in self.problem.fragments(f)]
 
     @cached_property
     def similarity(self) -> float:
