@@ -20,6 +20,7 @@ from gedkit.mces.base import Method, register, register_path
 from gedkit.mces.problem import MCESProblem, johnson_similarity
 from gedkit.mces.result import MCESResult
 from gedkit.mces.retrieval import Hit, mean_average_precision, mrr, precision_at_k, rank
+from gedkit.mces.solutions import all_maximum
 
 # the learned method lives with its model: registered by path, imported when asked for
 register_path("nga", "gedkit.mces.nga.method:NGA")
@@ -29,6 +30,7 @@ __all__ = [
     "MCESProblem",
     "MCESResult",
     "Method",
+    "all_maximum",
     "johnson_similarity",
     "mces",
     "mean_average_precision",

@@ -48,16 +48,18 @@ import numpy as np
 from numba import njit
 
 __all__ = [
-    "CONNECTED", "DEFER", "DEPTH", "DONE", "EXPANDED", "FLOOR", "FRESH", "INCUMBENT", "PAUSED",
-    "open_bound", "search",
+    "CONNECTED", "DEFER", "DEPTH", "DONE", "ENUMERATE", "EXPANDED", "FLOOR", "FOUND", "FRESH",
+    "INCUMBENT", "PAUSED", "open_bound", "search",
 ]
 
 DONE = 0  # search space exhausted: no map beats the incumbent and the floor
 PAUSED = 1  # max_steps reached: call again
+FOUND = 2  # enumerating: best_map holds the next map above the floor; call again for more
 
 # ctl slots; a child needs f above both the incumbent and FLOOR (set by the driver to look
 # for large maps only, see gedkit.mces.exact); CONNECTED = 1 grows one fragment only
-DEPTH, FRESH, INCUMBENT, EXPANDED, FLOOR, CONNECTED = 0, 1, 2, 3, 4, 5
+# ENUMERATE = 1 reports every map above FLOOR in turn (FOUND) instead of improving one
+DEPTH, FRESH, INCUMBENT, EXPANDED, FLOOR, CONNECTED, ENUMERATE = 0, 1, 2, 3, 4, 5, 6
 # the child "u deferred" (connected mode) among the images of u
 DEFER = -2
 
@@ -300,7 +302,7 @@ def search(
     cand, cf, cg, cl, ncand, pos, deferred, when1, isdefer, undefer,
     ctl, best_map, upper, max_steps,
 ):
-    """Run up to ``max_steps`` expansions; return DONE or PAUSED.
+    """Run up to ``max_steps`` expansions; return DONE or PAUSED (or FOUND, enumerating).
 
     ``ctl[INCUMBENT]``/``best_map`` hold the best map so far (seed them with a heuristic's);
     only strictly better maps replace it. The search stops early once the incumbent reaches
@@ -338,23 +340,23 @@ def search(
         if ctl[FRESH] == 1:
             ctl[FRESH] = 0
             if d == N:
-                if gval[N] > ctl[INCUMBENT]:
-                    ctl[INCUMBENT] = gval[N]
-                    best_map[:] = fwd
+                found = _leaf(gval[N], fwd, best_map, ctl)
                 _retreat(d, order, cadj2, ptr1, nbr1, cls1, forbid, scale, fwd, used2,
                          assigned1, kept, rowfree, colund, deferred, isdefer, undefer, ctl)
+                if found:
+                    return FOUND
                 continue
             links, mapped = _choose(d, order, rank, ptr1, nbr1, fwd, assigned1, deferred,
                                     when1)
             if connected and (links < 0 or (mapped > 0 and links == 0)):
                 # the fragment is closed: nothing undecided touches it, so this is a leaf
-                if gval[d] > ctl[INCUMBENT]:
-                    ctl[INCUMBENT] = gval[d]
-                    best_map[:] = fwd
+                found = _leaf(gval[d], fwd, best_map, ctl)
                 _retreat(d, order, cadj2, ptr1, nbr1, cls1, forbid, scale, fwd, used2,
                          assigned1, kept, rowfree, colund, deferred, isdefer, undefer, ctl)
                 steps += 1
                 ctl[EXPANDED] += 1
+                if found:
+                    return FOUND
                 continue
             attach = connected and mapped > 0
             _expand(
@@ -394,6 +396,21 @@ def search(
             _retreat(d, order, cadj2, ptr1, nbr1, cls1, forbid, scale, fwd, used2,
                      assigned1, kept, rowfree, colund, deferred, isdefer, undefer, ctl)
     return PAUSED
+
+
+@njit(cache=True, nogil=True)
+def _leaf(g, fwd, best_map, ctl):
+    """A complete map keeping ``g`` edges: the new incumbent if better, or, enumerating,
+    reported (True) if above the floor."""
+    if ctl[ENUMERATE] == 1:
+        if g > ctl[FLOOR]:
+            best_map[:] = fwd
+            return True
+        return False
+    if g > ctl[INCUMBENT]:
+        ctl[INCUMBENT] = g
+        best_map[:] = fwd
+    return False
 
 
 @njit(cache=True, nogil=True)

@@ -52,7 +52,11 @@ def mces(
     **options
         Options of the chosen method (``ga``/``auto``: ``beta0``, ``beta_max``,
         ``beta_rate``, ``iterations``, ``sinkhorn_iterations``, ``restarts``, ``seed``;
-        ``rascal``: ``max_bond_pairs``).
+        ``rascal``: ``max_bond_pairs``). ``connected=True`` (``auto``, ``exact``,
+        ``rascal``) asks for the largest *connected* common subgraph, as RDKit's FindMCS
+        finds it; ``rascal_ties=True`` (``auto``, ``exact``) picks, among equally large
+        maps, the one RASCAL reports (fewest fragments, then the largest), so that
+        ``similarity`` is RASCAL's. All maximum maps: :func:`gedkit.mces.all_maximum`.
 
     Returns
     -------

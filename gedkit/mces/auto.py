@@ -18,7 +18,7 @@ from gedkit.configurable import Option
 from gedkit.mces.base import Budget, Method, register
 from gedkit.mces.exact import branch_and_bound
 from gedkit.mces.ga import GA_OPTIONS, check_ga_options, graduated_assignment
-from gedkit.mces.options import CONNECTED
+from gedkit.mces.options import CONNECTED, RASCAL_TIES
 from gedkit.mces.problem import MCESProblem
 from gedkit.mces.result import MCESResult
 
@@ -39,6 +39,7 @@ class Auto(Method):
         "kicks": replace(GA_OPTIONS["kicks"], default=1000),
         "lp_bound": replace(GA_OPTIONS["lp_bound"], default=False),
         "connected": CONNECTED,
+        "rascal_ties": RASCAL_TIES,
     }
 
     def validate(self) -> None:
@@ -47,12 +48,21 @@ class Auto(Method):
     def _ga(self, problem: MCESProblem, budget: Budget, **config) -> tuple:
         """Graduated assignment's map (its largest fragment when connected) and stats."""
         config.pop("connected")
+        config.pop("rascal_ties")
         forward, stats = graduated_assignment(problem, budget, **config)
         if self.config["connected"]:
             forward = problem.largest_fragment(forward)
         return forward, stats
 
     def solve(self, problem: MCESProblem, budget: Budget) -> MCESResult:
+        result = self._solve(problem, budget)
+        if self.config["rascal_ties"]:
+            from gedkit.mces.solutions import rascal_choice
+
+            result = rascal_choice(problem, result, budget, connected=self.config["connected"])
+        return result
+
+    def _solve(self, problem: MCESProblem, budget: Budget) -> MCESResult:
         t0 = time.perf_counter()
         if problem.n1 + problem.n2 > EXACT_UP_TO_NODES:
             # beyond what exact search can settle, the time is the heuristic's, with its own

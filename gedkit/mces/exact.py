@@ -39,7 +39,7 @@ import numpy as np
 from gedkit.configurable import Option
 from gedkit.graph import dense_adjacency
 from gedkit.mces.base import Budget, Method, register
-from gedkit.mces.options import CONNECTED
+from gedkit.mces.options import CONNECTED, RASCAL_TIES
 from gedkit.mces.problem import MCESProblem
 from gedkit.mces.result import MCESResult
 from gedkit.pacing import FIRST_CHUNK, affordable, next_chunk, start_up_seconds
@@ -253,7 +253,7 @@ class _Search:
             np.zeros(rows, dtype=np.int64),  # undefer
         )
         self.order = np.full(N, -1, dtype=np.int64)
-        self.ctl = np.zeros(6, dtype=np.int64)
+        self.ctl = np.zeros(7, dtype=np.int64)
         self.ctl[kernel.FRESH] = 1
         self.ctl[kernel.FLOOR] = floor
         self.ctl[kernel.CONNECTED] = int(connected)
@@ -269,22 +269,28 @@ class _Search:
 
     def go(self, budget: Budget, max_expansions: int | None) -> bool:
         """Search until done (True), out of time or past ``max_expansions`` (False)."""
+        return self.run(budget, max_expansions) == self.kernel.DONE
+
+    def run(self, budget: Budget, max_expansions: int | None) -> int:
+        """Search until done (``DONE``), a map is found while enumerating (``FOUND``: it is
+        in ``best_map``; call again for the next), out of time or past ``max_expansions``
+        (``PAUSED``)."""
         kernel = self.kernel
         chunk = FIRST_CHUNK
         while True:
             if max_expansions is not None:
                 chunk = min(chunk, max_expansions - self.expanded)
                 if chunk <= 0:
-                    return False
+                    return kernel.PAUSED
             tick = time.perf_counter()
             status = kernel.search(
                 self.order, *self.arrays, *self.lag, *self.state, self.ctl, self.best_map,
                 self.upper, chunk,
             )
-            if status == kernel.DONE:
-                return True
+            if status != kernel.PAUSED:
+                return status
             if budget.expired():
-                return False
+                return status
             chunk = next_chunk(chunk, time.perf_counter() - tick, budget.remaining())
 
     def open_bound(self) -> int:
@@ -350,7 +356,12 @@ class Exact(Method):
     name = "exact"
     summary = "exact branch and bound (numba) with LP bounds, then HiGHS's MIP on hard pairs"
     exact = True
-    options: ClassVar[dict[str, Option]] = {"connected": CONNECTED}
+    options: ClassVar[dict[str, Option]] = {"connected": CONNECTED, "rascal_ties": RASCAL_TIES}
 
     def solve(self, problem: MCESProblem, budget: Budget) -> MCESResult:
-        return branch_and_bound(problem, budget, connected=self.config["connected"])
+        result = branch_and_bound(problem, budget, connected=self.config["connected"])
+        if self.config["rascal_ties"]:
+            from gedkit.mces.solutions import rascal_choice
+
+            result = rascal_choice(problem, result, budget, connected=self.config["connected"])
+        return result
