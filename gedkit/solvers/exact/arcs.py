@@ -17,9 +17,12 @@ other pair (never above what any node map pays for it, so the bounds stay admiss
 same deletion and insertion costs (so that a complete map is still priced exactly). Both id
 ranges live in one matrix: exact ids ``0..K-1``, bound ids ``K..2K-1``, ε last.
 
-Self-loops need nothing here: they are priced with their nodes (:class:`~gedkit.problem.
-LoopCosts`). The label-counting path and the branch bound of the kernel assume one label per
-undirected edge and are not used on directed problems.
+Where a pair read from a list meets one read from the adjacency (the branch bound pricing the
+pairs between a node and the anchors, and the cost of a complete map, in
+:mod:`gedkit._kernels.branch`), both are oriented from the nodes being matched, so that block
+of the matrix holds the exact costs. Self-loops need nothing here: they are priced with their
+nodes (:class:`~gedkit.problem.LoopCosts`). The label-counting path of the kernel assumes
+label-equality costs, which oriented pairs never have, and is not used on directed problems.
 """
 
 from __future__ import annotations
@@ -86,7 +89,9 @@ def arc_view(p: Problem) -> ArcView:
     matrix = np.zeros((2 * k + 1, 2 * k + 1))
     matrix[:k, :k] = exact
     matrix[k:2 * k, k:2 * k] = bound
-    matrix[:k, k:2 * k] = matrix[k:2 * k, :k] = bound  # never read: kept admissible anyway
+    # a pair read by its bound id against one read by its exact id: both orientations are
+    # known (where the branch bound prices a pair to an anchor, and a complete map's cost)
+    matrix[:k, k:2 * k] = matrix[k:2 * k, :k] = exact
     matrix[:2 * k, 2 * k] = np.tile(dele, 2)
     matrix[2 * k, :2 * k] = np.tile(ins, 2)
     out = []

@@ -5,7 +5,7 @@ within a memory cap; when the cap is reached it does not fail but turns its fron
 depth-first stack, which needs almost no further memory, and goes on proving.
 
 Directed problems run the same kernel on node pairs with oriented labels
-(:mod:`gedkit.solvers.exact.arcs`), with the per-child label-set bound alone.
+(:mod:`gedkit.solvers.exact.arcs`).
 """
 
 from __future__ import annotations
@@ -113,10 +113,10 @@ class TreeSearch:
         const = p.constant_costs if p.search_labels.constant is not None else None
         if counting is None or const is None:
             counting = const is not None
-        # arcs: oriented node pairs, whose labels neither counting nor the branch bound read
+        # arcs: oriented node pairs, whose costs are never label-equality costs
         self.arcs = arc_view(p) if p.directed else None
         if self.arcs is not None:
-            counting, bound = False, "labelset"
+            counting = False
         self.counting, self.branch = counting, bound == "branch"
         self.row_bytes = 4 * n1 + 36
         memory = memory if memory is not None else DEFAULT_MEMORY
