@@ -163,6 +163,15 @@ def test_every_directed_method_against_the_brute_force(method):
             assert r.optimal and r.distance == pytest.approx(truth), (trial, method)
 
 
+@pytest.mark.parametrize("bound", ["branch", "labelset"])
+def test_exact_search_with_either_bound(bound):
+    for trial, g1, g2, model in directed_pairs(13, 25, most=5):
+        p = model.compile(g1, g2)
+        for method in ("astar", "dfs"):
+            r = get_solver(method, bound=bound).solve(p, Budget())
+            assert r.optimal and r.distance == pytest.approx(brute_force_ged(p)), (trial, method)
+
+
 def test_nodes_joined_by_one_arc_are_not_twins():
     # 1 and 2 relate alike to 0, but the arc 1→2 tells them apart: exact search must try
     # both for a node (undirected twins are tried once), in every node order
