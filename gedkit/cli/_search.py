@@ -35,7 +35,8 @@ DEFAULT_METHOD = {"ged": "astar", "mces": "exact"}
 _SQLITE = b"SQLite format 3\x00"
 # keyword arguments of the search calls that a method option must not replace
 _RESERVED = {"query", "queries", "tau", "k", "min_similarity", "costs", "method", "timeout",
-             "memory", "node_map", "n_jobs", "progress", "node_label", "edge_label"}
+             "memory", "node_map", "n_jobs", "progress", "node_label", "edge_label", "client",
+             "shards"}
 
 
 def register(subparsers: Any) -> None:
@@ -74,6 +75,12 @@ def register(subparsers: Any) -> None:
     group.add_argument("--node-map", action="store_true", help="give each hit its node map")
     parser.add_argument("--jobs", type=int, default=1, metavar="N",
                         help="worker processes for many queries (-1 = all cores)")
+    parser.add_argument(
+        "--scheduler", metavar="ADDRESS",
+        help="search on the Dask cluster of this scheduler (tcp://host:8786; needs "
+        "gedkit[dask]) instead of local processes: the collection in shards, each worker "
+        "opening LIB at the same path",
+    )
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true",
                         help="print one JSON object per query per line")
@@ -97,10 +104,21 @@ def run(args: argparse.Namespace) -> int:
     coll = Collection.open(args.lib)
     queries, labels, batch = read_queries(args.query, coll, args)
     search = getattr(coll, kind)
-    if batch:
-        results = search(None, value, queries=queries, **kwargs)
-    else:
-        results = [search(queries[0], value, **kwargs)]
+    if args.scheduler is not None:
+        if args.jobs != 1:
+            raise OptionError("--jobs (local processes) and --scheduler (a Dask cluster) "
+                              "cannot be combined")
+        from gedkit.cluster import connect
+
+        kwargs["client"] = connect(args.scheduler)
+    try:
+        if batch:
+            results = search(None, value, queries=queries, **kwargs)
+        else:
+            results = [search(queries[0], value, **kwargs)]
+    finally:
+        if args.scheduler is not None:
+            kwargs["client"].close()
     for result, label in zip(results, labels, strict=False):
         result.query = label
     write(results, args, batch)
