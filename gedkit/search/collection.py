@@ -256,7 +256,8 @@ class Collection:
               = None, costs: Any = "uniform", method: str = "astar",
               timeout: float | None = PAIR_TIMEOUT, memory: int | None = None,
               node_map: bool = False, n_jobs: int = 1, progress: bool | None = None,
-              node_label: Any = None, edge_label: Any = None,
+              node_label: Any = None, edge_label: Any = None, client: Any = None,
+              shards: int | None = None,
               **options: Any) -> SearchResult | list[SearchResult]:
         """Every graph within GED ``tau`` of ``query``, nearest first.
 
@@ -280,6 +281,15 @@ class Collection:
             Processes for many queries (-1: every core).
         progress : bool, optional
             A progress bar on long runs (default: on a terminal, after a few seconds).
+        client : dask.distributed.Client, optional
+            Search on this Dask cluster instead (needs ``gedkit[dask]``; instead of
+            ``n_jobs``): the collection is cut into ``shards`` ranges of rows, each task one
+            shard against many queries; each worker opens the file read-only (at the same
+            path: a shared disk) and keeps its shards for the next tasks. The answers equal
+            a search here, in the same order (see :mod:`gedkit.search.distributed`).
+        shards : int, optional
+            With ``client``: how many shards (default: two per worker thread, of at least
+            2,000 graphs).
 
         Returns
         -------
@@ -287,26 +297,30 @@ class Collection:
         """
         _check_number(tau, "tau", minimum=0.0)
         return self._run("range", query, queries, float(tau), costs, method, timeout, memory,
-                         node_map, n_jobs, progress, node_label, edge_label, options)
+                         node_map, (n_jobs, client, shards), progress, node_label, edge_label,
+                         options)
 
     def knn(self, query: Any = None, k: int | None = None, *, queries: Iterable | None = None,
             costs: Any = "uniform", method: str = "astar",
             timeout: float | None = PAIR_TIMEOUT, memory: int | None = None,
             node_map: bool = False, n_jobs: int = 1, progress: bool | None = None,
-            node_label: Any = None, edge_label: Any = None,
+            node_label: Any = None, edge_label: Any = None, client: Any = None,
+            shards: int | None = None,
             **options: Any) -> SearchResult | list[SearchResult]:
         """The ``k`` graphs nearest to ``query`` by GED, nearest first (parameters as in
         :meth:`range`). ``certified`` says whether they are proven the nearest; otherwise
         ``uncertain`` names the hits whose place is not proven."""
         _check_k(k)
         return self._run("knn", query, queries, int(k), costs, method, timeout, memory,
-                         node_map, n_jobs, progress, node_label, edge_label, options)
+                         node_map, (n_jobs, client, shards), progress, node_label, edge_label,
+                         options)
 
     def mces_range(self, query: Any = None, min_similarity: float | None = None, *,
                    queries: Iterable | None = None, method: str = "exact",
                    timeout: float | None = PAIR_TIMEOUT, memory: int | None = None,
                    node_map: bool = False, n_jobs: int = 1, progress: bool | None = None,
-                   node_label: Any = None, edge_label: Any = None,
+                   node_label: Any = None, edge_label: Any = None, client: Any = None,
+                   shards: int | None = None,
                    **options: Any) -> SearchResult | list[SearchResult]:
         """Every graph whose maximum common edge subgraph with ``query`` has a Johnson
         similarity of at least ``min_similarity`` (in [0, 1]), most similar first.
@@ -322,13 +336,15 @@ class Collection:
 
         verify = mces_search.Verifier(method, options, timeout, memory, node_map)
         return self._search(mces_search.range_query, query, queries, float(min_similarity),
-                            None, verify, n_jobs, progress, node_label, edge_label)
+                            None, verify, (n_jobs, client, shards), progress, node_label,
+                            edge_label)
 
     def mces_knn(self, query: Any = None, k: int | None = None, *,
                  queries: Iterable | None = None, method: str = "exact",
                  timeout: float | None = PAIR_TIMEOUT, memory: int | None = None,
                  node_map: bool = False, n_jobs: int = 1, progress: bool | None = None,
-                 node_label: Any = None, edge_label: Any = None,
+                 node_label: Any = None, edge_label: Any = None, client: Any = None,
+                 shards: int | None = None,
                  **options: Any) -> SearchResult | list[SearchResult]:
         """The ``k`` graphs most similar to ``query`` by MCES (Johnson similarity), most
         similar first (parameters as in :meth:`mces_range`)."""
@@ -337,10 +353,10 @@ class Collection:
 
         verify = mces_search.Verifier(method, options, timeout, memory, node_map)
         return self._search(mces_search.knn_query, query, queries, int(k), None, verify,
-                            n_jobs, progress, node_label, edge_label)
+                            (n_jobs, client, shards), progress, node_label, edge_label)
 
     def _run(self, kind, query, queries, parameter, costs, method, timeout, memory, node_map,
-             n_jobs, progress, node_label, edge_label, options):
+             where, progress, node_label, edge_label, options):
         from gedkit.budget import Budget
         from gedkit.costs import get as get_costs
         from gedkit.search import ged_search
@@ -351,19 +367,37 @@ class Collection:
         Budget(timeout=timeout, memory=memory)  # checks both
         verify = ged_search.Verifier(model, solver, timeout, memory, node_map)
         run = ged_search.range_query if kind == "range" else ged_search.knn_query
-        return self._search(run, query, queries, parameter, model, verify, n_jobs, progress,
+        return self._search(run, query, queries, parameter, model, verify, where, progress,
                             node_label, edge_label)
 
-    def _search(self, run, query, queries, parameter, model, verify, n_jobs, progress,
+    def _search(self, run, query, queries, parameter, model, verify, where, progress,
                 node_label, edge_label):
         """``run(collection, query graph, parameter, model, verify, progress)`` for one
-        query or each of ``queries``."""
+        query or each of ``queries``, ``where`` = ``(n_jobs, client, shards)``."""
+        n_jobs, client, shards = where
+        if client is not None:
+            from gedkit.cluster import as_client
+            from gedkit.search.distributed import check_shards
+
+            client = as_client(client, "Collection searches with client=...")
+            if n_jobs != 1:
+                raise OptionError("give n_jobs= (local processes) or client= (a Dask "
+                                  "cluster), not both")
+            check_shards(shards)
+        elif shards is not None:
+            raise OptionError("shards= cuts the collection for a Dask cluster: give client= "
+                              "too")
         many = queries is not None
         if many == (query is not None):
             raise OptionError("give either one query or queries=[...], not both"
                               if many else "no query given")
         graphs = self._queries(queries if many else [query], node_label, edge_label)
-        results = _run_queries(self, run, graphs, parameter, model, verify, n_jobs, progress)
+        if client is not None:
+            results = _run_on_cluster(self, run, graphs, parameter, model, verify, client,
+                                      shards, progress)
+        else:
+            results = _run_queries(self, run, graphs, parameter, model, verify, n_jobs,
+                                   progress)
         return results if many else results[0]
 
     def _queries(self, items: Iterable, node_label: Any, edge_label: Any) -> list[Graph]:
@@ -441,6 +475,28 @@ def _items(graphs: Any, node_label: Any, edge_label: Any,
         raise
     finally:
         notice.warn()
+
+
+def _run_on_cluster(coll: Collection, run, graphs: list[Graph], parameter, model, verify,
+                    client: Any, shards: int | None, progress: bool | None
+                    ) -> list[SearchResult]:
+    """One result per query, from the shards' answers on a Dask cluster; Ctrl-C keeps the
+    queries answered before the first one left unfinished (with a warning)."""
+    from gedkit.search import distributed, ged_search, mces_search
+    from gedkit.search.progress import Progress
+
+    kind = {ged_search.range_query: "range", ged_search.knn_query: "knn",
+            mces_search.range_query: "mces_range", mces_search.knn_query: "mces_knn"}[run]
+    shown = Progress(progress, len(graphs))
+    try:
+        results = distributed.search(coll, kind, graphs, parameter, model, verify, client,
+                                     shown, shards)
+    finally:
+        shown.close()
+    if len(results) < len(graphs):
+        warnings.warn(f"search interrupted: {len(results)} of {len(graphs)} queries "
+                      "answered", InterruptedWarning, stacklevel=3)
+    return results
 
 
 def _run_queries(coll: Collection, run, graphs: list[Graph], parameter, model, verify,

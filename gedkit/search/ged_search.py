@@ -424,14 +424,9 @@ def combine_scans(scans: list[KnnScan], k: int) -> KnnScan:
     """One scan from the scans of a collection's shards for the same query: the k best keys
     of all, every graph any of them saw, statistics added up."""
     best = sorted((b for s in scans for b in s.best), key=lambda b: b[:2])[:k]
-    stats: dict[str, Any] = {"screened": 0, "candidates": {}, "verified": 0, "seconds": {}}
-    for s in scans:
-        for name, value in s.stats.items():
-            if isinstance(value, dict):
-                for stage, amount in value.items():
-                    stats[name][stage] = stats[name].get(stage, 0) + amount
-            else:
-                stats[name] = stats.get(name, 0) + value
-    return KnnScan(best, [seen for s in scans for seen in s.seen], stats,
+    from gedkit.search.merge import sum_stats
+
+    return KnnScan(best, [seen for s in scans for seen in s.seen],
+                   {**sum_stats(s.stats for s in scans), "shards": len(scans)},
                    any(s.interrupted for s in scans), min((s.frontier for s in scans),
                                                           default=math.inf))

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from gedkit.errors import OptionError
 from gedkit.search.result import SearchResult
 
-__all__ = ["merge"]
+__all__ = ["merge", "sum_stats"]
 
 _BEST_FIRST = {"range": False, "knn": False, "mces_range": True, "mces_knn": True}
 
@@ -42,14 +42,26 @@ def merge(results: Sequence[SearchResult]) -> SearchResult:
         hits = hits[: int(first.parameter)]
         kept = {h.id for h in hits}
         uncertain = [i for i in uncertain if i in kept]
-    stats: dict = {"screened": 0, "verified": 0, "candidates": {}, "seconds": {}, "shards":
-                   len(results)}
-    for r in results:
-        for name in ("screened", "verified"):
-            stats[name] += r.stats.get(name, 0)
-        for name in ("candidates", "seconds"):
-            for stage, value in r.stats.get(name, {}).items():
-                stats[name][stage] = stats[name].get(stage, 0) + value
+    stats = {**sum_stats(r.stats for r in results), "shards": len(results)}
     return SearchResult(first.kind, first.query, first.parameter, hits, undecided,
                         all(r.certified for r in results), uncertain, stats,
                         any(r.interrupted for r in results))
+
+
+def sum_stats(many: Iterable[dict]) -> dict:
+    """Search statistics of several shards added up: counts, and per stage the graphs left
+    and the seconds spent.
+
+    >>> sum_stats([{"screened": 3, "seconds": {"filter": 0.5}}, {"screened": 4}])
+    {'screened': 7, 'verified': 0, 'candidates': {}, 'seconds': {'filter': 0.5}}
+    """
+    stats: dict = {"screened": 0, "verified": 0, "candidates": {}, "seconds": {}}
+    for one in many:
+        for name, value in one.items():
+            if isinstance(value, dict):
+                part = stats.setdefault(name, {})
+                for stage, amount in value.items():
+                    part[stage] = part.get(stage, 0) + amount
+            elif isinstance(value, int | float) and not isinstance(value, bool):
+                stats[name] = stats.get(name, 0) + value
+    return stats

@@ -39,6 +39,13 @@ class Progress:
             self.bar.update(1)
         self._line()
 
+    def verified(self, count: int) -> None:
+        """``count`` more pairs verified (elsewhere: a shard on a Dask worker)."""
+        self.pairs += count
+        if self.bar is not None and not self.many:
+            self.bar.update(count)
+        self._line()
+
     def query_done(self, count: int = 1) -> None:
         self.answered += count
         if self.bar is not None and self.many:

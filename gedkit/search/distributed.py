@@ -1,0 +1,307 @@
+"""Collection searches on a Dask cluster (``client=``): shards of the collection as tasks.
+
+A shard is a range of rows of the collection file, in the file's order. Every worker thread
+opens the file read-only once (an in-memory collection is sent to the workers as an SQLite
+image, once) and keeps each shard it is given, with its signatures sorted for the filters, for
+the next tasks; a task answers many queries against one shard. The file must be readable by
+the workers at the same path (a shared disk).
+
+Range answers are the union of the shards' answers, sorted as a search of the whole
+collection sorts them. kNN tasks run in waves: a task is built when a worker is free, with
+the k-th best key (:func:`~gedkit.search.ged_search.rank_key`) each query has among the
+shards answered so far, and its shard searches only for graphs that beat it. The k best keys
+of all shards are the k best of the collection, so the answer equals a search of the whole
+collection's, ties included; what differs is only how much each shard verifies.
+
+A worker that is lost has its tasks run again elsewhere by the scheduler; a task that fails
+(every worker it ran on was lost, or it raised) fails the search with one line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import math
+import os
+import sqlite3
+import threading
+import uuid
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from gedkit.errors import GedkitError, OptionError
+from gedkit.numeric import tolerance
+from gedkit.search.result import SearchResult
+
+__all__ = ["search"]
+
+#: shards per worker thread by default: a few, so that a slow shard does not hold the others
+SHARDS_PER_THREAD = 2
+#: fewest graphs in a default shard (a task costs the scheduler about a millisecond)
+MIN_SHARD = 2000
+#: queries per task at most
+QUERIES_PER_TASK = 256
+#: collections a worker thread keeps open (the newest)
+_KEPT = 2
+
+_LOCAL = threading.local()
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where the workers find the collection: a file path, or an image of an in-memory one;
+    ``token`` changes whenever its contents may have."""
+
+    token: str
+    path: str | None = None
+    image: bytes | None = None
+
+
+@dataclass
+class Job:
+    """What every task of one search shares (sent to each worker once)."""
+
+    source: Source
+    kind: str
+    parameter: float
+    model: Any
+    verify: Any
+
+
+def source_of(coll) -> Source:
+    """The :class:`Source` of ``coll`` as the workers will open it."""
+    if coll.path is None:
+        return Source(f"image:{uuid.uuid4().hex}", image=coll._store.conn.serialize())
+    path = os.path.realpath(coll.path)
+    st = os.stat(path)
+    return Source(f"{path}:{st.st_mtime_ns}:{st.st_size}", path=path)
+
+
+# -- on a worker -------------------------------------------------------------------------------
+
+def _opened(source: Source):
+    """``(store, signatures in the file's order, shards)`` of ``source`` for this thread."""
+    from gedkit.search.store import Store
+
+    kept = getattr(_LOCAL, "kept", None)
+    if kept is None:
+        kept = _LOCAL.kept = OrderedDict()
+    entry = kept.get(source.token)
+    if entry is None:
+        if source.path is not None:
+            store = Store.open(source.path, writable=False)
+        else:
+            conn = sqlite3.connect(":memory:", check_same_thread=False)
+            conn.deserialize(source.image)
+            store = Store(conn, "in-memory collection", writable=False)
+        entry = kept[source.token] = (store, store.signatures(), {})
+        while len(kept) > _KEPT:
+            _, (old, _, _) = kept.popitem(last=False)
+            old.close()
+    kept.move_to_end(source.token)
+    return entry
+
+
+def _shard(source: Source, start: int, stop: int):
+    """Rows ``start:stop`` of the collection as a collection of their own (kept for the
+    next tasks), with their rowids sorted and the (nodes, edges) of each."""
+    from gedkit.search.collection import Collection
+
+    store, sig, shards = _opened(source)
+    view = shards.get((start, stop))
+    if view is None:
+        view = Collection(_store=store)
+        view._sig = part = sig.take(np.arange(start, stop))
+        order = np.argsort(part.rowids, kind="stable")
+        view._dask_sizes = (part.rowids[order], part.n[order], part.m[order])
+        shards[start, stop] = view
+    return view
+
+
+def _size_of(view, rowid: int) -> tuple[int, int]:
+    rowids, n, m = view._dask_sizes
+    i = int(np.searchsorted(rowids, rowid))
+    return int(n[i]), int(m[i])
+
+
+def _task(job: Job, shard: tuple[int, int], batch: list, bounds: list) -> list:
+    """One shard against a batch of queries: per query what the driver merges."""
+    try:
+        view = _shard(job.source, *shard)
+    except (GedkitError, OSError) as err:
+        where = job.source.path or "the collection"
+        raise GedkitError(f"a Dask worker cannot open {where} ({' '.join(str(err).split())}); "
+                          "the workers must see the collection file at the same path") from None
+    if job.kind in ("range", "mces_range"):
+        return _range_task(view, job, batch)
+    if job.kind == "knn":
+        from gedkit.search.ged_search import knn_scan
+
+        return [knn_scan(view, g, int(job.parameter), job.model, job.verify, None, bound)
+                for g, bound in zip(batch, bounds, strict=True)]
+    return [_mces_knn_task(view, job, g, floor) for g, floor in zip(batch, bounds, strict=True)]
+
+
+def _range_task(view, job: Job, batch: list) -> list:
+    """Range answers of one shard, each hit with the key that orders it in the whole
+    collection's answer."""
+    if job.kind == "range":
+        from gedkit.search.ged_search import range_queries
+
+        answers = list(range_queries(view, batch, job.parameter, job.model, job.verify))
+    else:
+        from gedkit.search.mces_search import range_query
+
+        answers = [range_query(view, g, job.parameter, None, job.verify) for g in batch]
+    out = []
+    for result in answers:
+        keys = []
+        for hits, undecided in ((result.hits, False), (result.undecided, True)):
+            keys.append([_range_key(view, job.kind, h, undecided) for h in hits])
+        out.append((result, keys))
+    return out
+
+
+def _range_key(view, kind: str, hit, undecided: bool) -> tuple:
+    rowid = view._store.rowid(hit.id)
+    if kind == "mces_range":
+        from gedkit.search.mces_search import range_key, undecided_key
+
+        return (undecided_key if undecided else range_key)(hit, rowid)
+    # a search of the whole collection verifies its candidates in size order, then sorts
+    # them stably by distance (undecided ones by bounds)
+    first = (hit.lower_bound, hit.upper_bound) if undecided else (hit.distance, hit.lower_bound)
+    return (*first, *_size_of(view, rowid), rowid)
+
+
+def _mces_knn_task(view, job: Job, query, floor: float):
+    from gedkit.search.mces_search import _knn
+
+    k = int(job.parameter)
+    chosen, seen, state = _knn(view, query, k, job.verify, None, floor)
+    kth = max(chosen[-1][0] if len(chosen) == k else -math.inf, floor)
+    picked = {r for _, _, r in chosen}
+    # only a graph that could beat the k-th similarity of the whole collection (at least
+    # this shard's) can be undecided there
+    seen = [(r, o) for r, o in seen if r in picked or o.upper > kth + tolerance(kth)]
+    return chosen, seen, state
+
+
+# -- on the client -----------------------------------------------------------------------------
+
+def search(coll, kind: str, graphs: list, parameter: float, model: Any, verify: Any,
+           client: Any, shown, shards: int | None = None) -> list[SearchResult]:
+    """Answer every query of ``graphs`` on ``client``'s cluster, as
+    ``Collection._search`` does here: results in query order; after Ctrl-C, those of the
+    queries answered before the first one left unfinished."""
+    from gedkit.cluster import parallelism, run_tasks
+
+    parallel = parallelism(client)
+    size = len(coll)
+    if shards is None:
+        shards = max(1, min(SHARDS_PER_THREAD * parallel, size // MIN_SHARD))
+    shards = max(1, min(shards, size))
+    edges = np.linspace(0, size, shards + 1).round().astype(int).tolist()
+    ranges = list(itertools.pairwise(edges))
+    per_task = min(QUERIES_PER_TASK, max(1, len(graphs)))
+    batches = [list(range(s, min(s + per_task, len(graphs))))
+               for s in range(0, len(graphs), per_task)]
+    merger = _Merger(kind, int(parameter) if kind.endswith("knn") else parameter,
+                     len(graphs), len(ranges), shown)
+    job = Job(source_of(coll), kind, parameter, model, verify)
+
+    ranked = kind.endswith("knn")
+    order = [(shard, batch) for shard in ranges for batch in batches]
+
+    def generate():
+        for shard, batch in order:
+            # built when a worker is free: kNN bounds from every shard answered so far
+            bounds = [merger.bound(i) for i in batch]
+            yield batch, (shard, [graphs[i] for i in batch], bounds)
+
+    def done(batch: list, answers: Any, error: BaseException | None) -> None:
+        if error is not None:
+            from gedkit.pairwise import _reason
+
+            raise GedkitError(f"the search on the Dask cluster failed: {_reason(error)}")
+        for i, answer in zip(batch, answers, strict=True):
+            merger.add(i, answer)
+
+    # kNN: one task per free thread, so that every next task gets the latest bounds
+    window = parallel if ranked else max(2, 4 * parallel)
+    with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C: the queries answered so far
+        run_tasks(client, _task, job, generate(), done, window)
+    return merger.results(coll, graphs)
+
+
+class _Merger:
+    """Each query's shard answers as they come, and the bound the next shards get."""
+
+    def __init__(self, kind: str, parameter, queries: int, shards: int, shown):
+        self.kind, self.parameter, self.shards, self.shown = kind, parameter, shards, shown
+        self.parts: list[list] = [[] for _ in range(queries)]
+
+    def add(self, i: int, answer: Any) -> None:
+        self.parts[i].append(answer)
+        stats = (answer[0].stats if self.kind.endswith("range") else
+                 answer.stats if self.kind == "knn" else answer[2][0])
+        self.shown.verified(stats.get("verified", 0))
+        if len(self.parts[i]) == self.shards:
+            self.shown.query_done()
+
+    def bound(self, i: int) -> Any:
+        """What query ``i``'s next shard need not beat: the k-th best key (GED) or
+        similarity (MCES) of the shards answered so far, or nothing yet."""
+        k = self.parameter
+        if self.kind == "knn":
+            keys = sorted(key for scan in self.parts[i] for key, _, _ in scan.best)
+            return keys[k - 1] if len(keys) >= k else None
+        if self.kind == "mces_knn":
+            found = sorted((-lo for chosen, _, _ in self.parts[i] for lo, _, _ in chosen))
+            return -found[k - 1] if len(found) >= k else -math.inf
+        return None
+
+    def results(self, coll, graphs: list) -> list[SearchResult]:
+        out = []
+        for i, parts in enumerate(self.parts):
+            if len(parts) < self.shards:
+                break  # Ctrl-C came first
+            out.append(self._one(coll, graphs[i], parts))
+        return out
+
+    def _one(self, coll, query, parts: list) -> SearchResult:
+        if self.kind in ("range", "mces_range"):
+            from gedkit.search.merge import merge
+
+            result = merge([r for r, _ in parts])
+            for name, which in (("hits", 0), ("undecided", 1)):
+                keyed = [(key, h) for r, keys in parts
+                         for key, h in zip(keys[which], getattr(r, name), strict=True)]
+                setattr(result, name, [h for _, h in sorted(keyed, key=lambda e: e[0])])
+            result.query = query.name
+            return result
+        if self.kind == "knn":
+            from gedkit.search.ged_search import combine_scans, knn_answer
+
+            return knn_answer(coll, query, self.parameter,
+                              combine_scans(parts, self.parameter))
+        from gedkit.search.mces_search import _knn_result
+        from gedkit.search.merge import sum_stats
+
+        k = self.parameter
+        chosen = sorted((c for p in parts for c in p[0]),
+                        key=lambda c: (-c[0], -c[1], c[2]))[:k]
+        seen = [s for p in parts for s in p[1]]
+        state = ({**sum_stats(p[2][0] for p in parts), "shards": len(parts)},
+                 any(p[2][1] for p in parts), max(p[2][2] for p in parts))
+        return _knn_result(coll, query, k, chosen, seen, state)
+
+
+def check_shards(shards: Any) -> None:
+    """A one-line error unless ``shards`` is None or a positive integer."""
+    if shards is not None and (not isinstance(shards, int) or isinstance(shards, bool)
+                               or shards < 1):
+        raise OptionError(f"shards must be a positive integer, got {shards!r}")
