@@ -8,6 +8,7 @@ from typing import Any
 from gedkit.budget import Budget, InterruptedWarning, interruptible, solve_within
 from gedkit.inputs import as_graphs
 from gedkit.mces.base import available, get_method
+from gedkit.mces.options import RING_MATCHES_RING_ONLY
 from gedkit.mces.problem import MCESProblem
 from gedkit.mces.result import MCESResult
 
@@ -23,6 +24,7 @@ def mces(
     memory: int | None = None,
     node_label: str | list[str] | None = None,
     edge_label: str | list[str] | None = None,
+    ring_matches_ring_only: bool = False,
     **options: Any,
 ) -> MCESResult:
     """Maximum common edge subgraph of ``g1`` and ``g2``, with a proven bound.
@@ -49,6 +51,10 @@ def mces(
     memory : int, optional
         Bytes the solve may take (default: about 1 GiB): programs, association graphs and
         networks too large for it are not built, and cheaper means answer instead.
+    ring_matches_ring_only : bool
+        An edge on a cycle (a ring bond) only matches an edge on a cycle, and a chain edge
+        only a chain edge (RDKit's ``ringMatchesRingOnly``), for every method: ring
+        membership is read from the graphs' own cycles.
     **options
         Options of the chosen method (``ga``/``auto``: ``beta0``, ``beta_max``,
         ``beta_rate``, ``iterations``, ``sinkhorn_iterations``, ``restarts``, ``seed``;
@@ -77,9 +83,10 @@ def mces(
     """
     # the clock starts here: reading, imports and kernels all count
     budget = Budget(timeout=timeout, memory=memory)
+    RING_MATCHES_RING_ONLY.check("ring_matches_ring_only", ring_matches_ring_only)
     solver = get_method(method, **options)
     g1, g2 = as_graphs((g1, g2), node_label, edge_label)
-    problem = MCESProblem(g1, g2)
+    problem = MCESProblem(g1, g2, ring_matches_ring_only=ring_matches_ring_only)
     budget.what = f"gedkit.mces ({solver.name}) on graphs of {g1.n} and {g2.n} nodes"
     with interruptible():
         result = solve_within(solver, problem, budget)

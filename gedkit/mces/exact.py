@@ -80,6 +80,7 @@ def branch_and_bound(
     instead (maps are trimmed to their largest fragment, and the Lagrangian search runs to
     the end: the integer program's maps may fall apart)."""
     from gedkit.mces.bounds import (
+        class_count_bound,
         linear_relaxation,
         relaxation_fits,
         relaxation_model,
@@ -90,7 +91,10 @@ def branch_and_bound(
 
     t0 = time.perf_counter()
     stats = dict(stats or {})
-    root = upper_bound(problem, budget)
+    # connected: the assignment bound (an assignment problem solved in Python) costs more
+    # than the whole search on most molecule pairs and rarely stops it, which the bounds of
+    # its states do anyway
+    root = class_count_bound(problem) if connected else upper_bound(problem, budget)
     if upper is not None and upper > 0:
         root = min(root, int(upper))
     swap = problem.n1 > problem.n2
@@ -338,14 +342,16 @@ def _search_arrays(p: MCESProblem) -> tuple:
     order = order[deg1[order] > 0]
     rank = np.full(p.n1, -1, dtype=np.int64)
     rank[order] = np.arange(len(order))
-    # candidates of u: nodes of g2 with u's label and an edge left
-    cand_ptr = np.zeros(p.n1 + 1, dtype=np.int64)
-    lists = []
-    for u in range(p.n1):
-        vs = np.flatnonzero((p.node_labels2 == p.node_labels1[u]) & (deg2 > 0)) if deg1[u] else []
-        lists.append(np.asarray(vs, dtype=np.int64))
-        cand_ptr[u + 1] = cand_ptr[u] + len(vs)
-    cand_list = np.concatenate(lists) if lists else np.zeros(0, dtype=np.int64)
+    # candidates of u: nodes of g2 with u's label and an edge left, in node order (one
+    # sorted pass: a loop over the nodes cost as much as the whole search on small molecules)
+    live2 = np.flatnonzero(deg2 > 0)
+    by_label = live2[np.argsort(p.node_labels2[live2], kind="stable")]
+    labels = p.node_labels2[by_label]
+    lo = np.searchsorted(labels, p.node_labels1, "left")
+    counts = np.where(deg1 > 0, np.searchsorted(labels, p.node_labels1, "right") - lo, 0)
+    cand_ptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    starts = np.repeat(lo - cand_ptr[:-1], counts)
+    cand_list = by_label[starts + np.arange(cand_ptr[-1])].astype(np.int64)
     twin2 = twin_classes(cadj2, p.node_labels2).astype(np.int64)
     return (rank, cadj2, ptr1, nbr1, cls1, ptr2, nbr2, cls2, cand_ptr, cand_list,
             e1, ec1, e2, ec2, max(len(shared), 1), twin2)

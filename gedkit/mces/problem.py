@@ -21,7 +21,25 @@ from gedkit.errors import GedkitError, GraphError
 from gedkit.graph import Graph, intern, refuse_directed
 from gedkit.pair import GraphPair, label_adjacency
 
-__all__ = ["MCESProblem", "johnson_similarity"]
+__all__ = ["MCESProblem", "johnson_similarity", "ring_edges"]
+
+
+def ring_edges(g: Graph) -> np.ndarray:
+    """Mask over the edges of ``g`` that lie on a cycle (ring bonds): those that are not
+    bridges.
+
+    >>> g = Graph({i: "C" for i in range(4)}, [(0, 1), (1, 2), (2, 0), (2, 3)])
+    >>> ring_edges(g).tolist()
+    [True, True, True, False]
+    """
+    import networkx as nx
+
+    h = nx.Graph()
+    h.add_nodes_from(range(g.n))
+    edges = g.edges.tolist()
+    h.add_edges_from(map(tuple, edges))
+    bridges = {frozenset(e) for e in nx.bridges(h)}
+    return np.array([frozenset(e) not in bridges for e in edges], dtype=bool)
 
 
 def johnson_similarity(common_nodes: int, common_edges: int, g1: Graph, g2: Graph) -> float:
@@ -41,6 +59,11 @@ def johnson_similarity(common_nodes: int, common_edges: int, g1: Graph, g2: Grap
 
 class MCESProblem(GraphPair):
     """Both graphs as label-id arrays, plus the edge classes the bounds work on.
+
+    With ``ring_matches_ring_only``, an edge on a cycle (a ring bond) only matches an edge on a
+    cycle, and an edge on none only one on none (RASCAL's and FindMCS's
+    ``ringMatchesRingOnly``); ring membership is read from the graphs themselves
+    (:func:`ring_edges`), so every graph has it.
 
     Attributes
     ----------
@@ -66,7 +89,7 @@ class MCESProblem(GraphPair):
     1
     """
 
-    def __init__(self, g1: Graph, g2: Graph):
+    def __init__(self, g1: Graph, g2: Graph, *, ring_matches_ring_only: bool = False):
         for g in (g1, g2):
             refuse_directed(g, "MCES")
             if g.loops:  # common edges are counted over node pairs' edges: no loop kind
@@ -76,12 +99,17 @@ class MCESProblem(GraphPair):
                     "prices them); remove them first, e.g. networkx's "
                     "g.remove_edges_from(nx.selfloop_edges(g))")
         self.g1, self.g2 = g1, g2
+        self.ring_matches_ring_only = ring_matches_ring_only
         node_ids: dict = {}
         self.node_labels1 = intern(g1.node_keys, node_ids)
         self.node_labels2 = intern(g2.node_keys, node_ids)
         edge_ids: dict = {}
-        self.edge_labels1 = intern(g1.edge_keys, edge_ids)
-        self.edge_labels2 = intern(g2.edge_keys, edge_ids)
+        keys1, keys2 = g1.edge_keys, g2.edge_keys
+        if ring_matches_ring_only:  # a ring edge and a chain edge never have one label
+            keys1 = list(zip(keys1, ring_edges(g1).tolist(), strict=True))
+            keys2 = list(zip(keys2, ring_edges(g2).tolist(), strict=True))
+        self.edge_labels1 = intern(keys1, edge_ids)
+        self.edge_labels2 = intern(keys2, edge_ids)
         self.adj1 = label_adjacency(g1, self.edge_labels1)
         self.adj2 = label_adjacency(g2, self.edge_labels2)
         class_ids: dict = {}
@@ -93,6 +121,7 @@ class MCESProblem(GraphPair):
         """The same instance seen from g2 (a map and its inverse keep the same edges)."""
         p = MCESProblem.__new__(MCESProblem)
         p.g1, p.g2 = self.g2, self.g1
+        p.ring_matches_ring_only = self.ring_matches_ring_only
         p.node_labels1, p.node_labels2 = self.node_labels2, self.node_labels1
         p.edge_labels1, p.edge_labels2 = self.edge_labels2, self.edge_labels1
         p.adj1, p.adj2 = self.adj2, self.adj1

@@ -184,7 +184,7 @@ class Rascal(Method):
             "similarityThreshold": 0.0,
             "completeAromaticRings": False,
             "completeSmallestRings": False,
-            "ringMatchesRingOnly": False,
+            "ringMatchesRingOnly": problem.ring_matches_ring_only,
             "singleLargestFrag": self.config["connected"],
             "maxBondMatchPairs": limit,
             # RASCAL stops once the whole seconds elapsed exceed its timeout (-1: never), so

@@ -110,7 +110,8 @@ def rascal_choice(problem: MCESProblem, best: MCESResult, budget: Budget, *,
 
 def all_maximum(g1: Any, g2: Any, *, limit: int = 100, connected: bool = False,
                 timeout: float | None = None, node_label: Any = None,
-                edge_label: Any = None) -> list[MCESResult]:
+                edge_label: Any = None, ring_matches_ring_only: bool = False,
+                ) -> list[MCESResult]:
     """Every maximum common edge subgraph of ``g1`` and ``g2`` (at most ``limit``), without
     duplicates, in RASCAL's order (:func:`rascal_key`).
 
@@ -124,8 +125,9 @@ def all_maximum(g1: Any, g2: Any, *, limit: int = 100, connected: bool = False,
     g1, g2 : graphs, as :func:`gedkit.mces` takes them
     limit : int
         Most solutions returned.
-    connected : bool
-        Connected common subgraphs only (see :func:`gedkit.mces`).
+    connected, ring_matches_ring_only : bool
+        Connected common subgraphs only; ring edges onto ring edges only (see
+        :func:`gedkit.mces`).
     timeout : float, optional
         Seconds for the whole call (solve and enumeration).
 
@@ -149,7 +151,8 @@ def all_maximum(g1: Any, g2: Any, *, limit: int = 100, connected: bool = False,
     t0 = time.perf_counter()
     budget = Budget(timeout=timeout)
     first = mces(g1, g2, "exact", timeout=timeout, node_label=node_label,
-                 edge_label=edge_label, connected=connected)
+                 edge_label=edge_label, connected=connected,
+                 ring_matches_ring_only=ring_matches_ring_only)
     problem = first.problem
     if first.num_edges == 0:
         return [first]

@@ -1,0 +1,90 @@
+"""``ring_matches_ring_only``: ring bonds onto ring bonds only, for every method, against RDKit's
+FindMCS (bond ring rule) and RASCAL, and against a relabelled brute force."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import gedkit
+from gedkit import Graph
+from gedkit.errors import OptionError
+from gedkit.mces import MCESProblem
+from gedkit.mces.problem import ring_edges
+from tests.test_mces_connected import brute_force_connected
+from tests.test_mces_exact import brute_force, random_pairs
+
+
+def test_ring_edges():
+    g = Graph({i: "C" for i in range(7)},
+              [(0, 1), (1, 2), (2, 0), (2, 3), (3, 4), (4, 5), (5, 3), (5, 6)])
+    assert ring_edges(g).tolist() == [True, True, True, False, True, True, True, False]
+    assert ring_edges(Graph({0: "C"}, [])).tolist() == []
+
+
+def _relabelled(g: Graph) -> Graph:
+    """``g`` with each edge label paired with its ring membership: the brute force's view."""
+    ring = ring_edges(g).tolist()
+    return Graph(dict(zip(g.ids, g.node_labels, strict=True)),
+                 [(g.ids[a], g.ids[b], (lab, r)) for (a, b), lab, r
+                  in zip(g.edges.tolist(), g.edge_labels, ring, strict=True)])
+
+
+@pytest.mark.parametrize("method", ["exact", "auto", "ga"])
+def test_against_brute_force(method):
+    for p in random_pairs(25, seed=21, max_nodes=6):
+        plain = MCESProblem(_relabelled(p.g1), _relabelled(p.g2))
+        r = gedkit.mces(p.g1, p.g2, method, ring_matches_ring_only=True)
+        assert r.problem.count(r.assignment) == r.num_edges <= brute_force(plain)
+        if method != "ga":
+            assert r.optimal and r.num_edges == brute_force(plain)
+        assert r.upper_bound >= brute_force(plain)
+
+
+def test_connected_against_brute_force():
+    for p in random_pairs(25, seed=22, max_nodes=6):
+        plain = MCESProblem(_relabelled(p.g1), _relabelled(p.g2))
+        r = gedkit.mces(p.g1, p.g2, connected=True, ring_matches_ring_only=True)
+        assert r.optimal and r.num_edges == brute_force_connected(plain)
+
+
+# (pair, FindMCS with the bond ring rule, connected; RASCAL, several fragments); RASCAL never
+# reports a single bond, so the first pair's 1 is gedkit's own (see gedkit.mces.rascal)
+FACTS = [
+    ("C1CCCCC1C", "CCC", 1, 1),
+    ("C1CCCCC1CCC", "CCCCCC", 3, 3),
+    ("C1CCCCC1CCCC", "C1CCCC1CCC", 7, 7),
+    ("c1ccccc1CCO", "OCCc1ccncc1C", 7, 7),
+]
+
+
+@pytest.mark.parametrize("a,b,connected,every", FACTS)
+def test_rdkit_facts(a, b, connected, every):
+    assert gedkit.mces(a, b, connected=True, ring_matches_ring_only=True).num_edges == connected
+    assert gedkit.mces(a, b, ring_matches_ring_only=True).num_edges == every
+    assert gedkit.mces(a, b).num_edges >= every
+
+
+@pytest.mark.parametrize("a,b,connected,every", FACTS[1:])
+def test_rascal_method_honours_it(a, b, connected, every):
+    pytest.importorskip("rdkit")
+    r = gedkit.mces(a, b, "rascal", ring_matches_ring_only=True)
+    assert r.num_edges == every and r.optimal
+
+
+def test_cyclohexane_and_hexane_share_nothing():
+    assert gedkit.mces("C1CCCCC1", "CCCCCC").num_edges == 5
+    assert gedkit.mces("C1CCCCC1", "CCCCCC", ring_matches_ring_only=True).num_edges == 0
+    sols = gedkit.mces.all_maximum("C1CCCCC1C", "CCC", ring_matches_ring_only=True)
+    assert [r.num_edges for r in sols] == [1] * 4  # the methyl bond, onto either bond, both ways
+
+
+def test_bad_value():
+    with pytest.raises(OptionError, match="ring_matches_ring_only must be True or False"):
+        gedkit.mces("CC", "CC", ring_matches_ring_only="yes")
+
+
+def test_default_is_plain():
+    assert not MCESProblem(Graph({0: "C"}, []), Graph({0: "C"}, [])).ring_matches_ring_only
+    assert np.array_equal(MCESProblem(Graph({0: "C", 1: "C"}, [(0, 1)]),
+                                      Graph({0: "C", 1: "C"}, [(0, 1)])).edge_labels1, [0])
