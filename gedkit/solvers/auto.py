@@ -99,7 +99,7 @@ class Auto(Solver):
                "from 1,000 nodes), gelato on the largest (with torch), then seeded exact A*")
     kernels = ("assignment", "local_search", "ipfp", "tree_search")
     exact = True
-    directed = True  # by exact search alone, below
+    directed = True  # by BRANCH and exact search alone, below
     options: ClassVar[dict[str, Option]] = {
         "memory": Option(None, "bytes for the exact search's frontier (None: the default cap)",
                          number(none=True)),
@@ -111,7 +111,7 @@ class Auto(Solver):
     }
 
     def solve(self, problem: Problem, budget: Budget) -> Result:
-        if problem.directed:  # of the stages below only exact search takes arcs so far
+        if problem.directed:  # the other stages below do not take arcs so far
             return directed_search(problem, budget, method=self.name,
                                    memory=self.config["memory"])
         t0 = time.perf_counter()
