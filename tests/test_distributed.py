@@ -131,3 +131,124 @@ def test_cli_scheduler(client, graphs, tmp_path, capsys, monkeypatch):
     np.testing.assert_array_equal(got["upper_bound"], local.upper_bound)
     assert main(["pairwise", *files, "--scheduler", "tcp://127.0.0.1:1"]) == 2
     assert "cannot reach the Dask scheduler" in capsys.readouterr().err
+
+
+# -- collection searches on the cluster ------------------------------------------------------
+SEARCH = {"timeout": None, "progress": False}
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory):
+    """The NCI molecules shipped with RDKit of at most 12 atoms among the first 600 (small:
+    exact verification without a time limit stays quick), and 4 of them as queries."""
+    rdconfig = pytest.importorskip("rdkit.RDConfig")
+    from rdkit import Chem
+
+    with open(os.path.join(rdconfig.RDDataDir, "NCI", "first_5K.smi")) as f:
+        smiles = [line.split()[0] for _, line in zip(range(600), f, strict=False)]
+    smiles = [s for s in smiles if (m := Chem.MolFromSmiles(s)) is not None
+              and m.GetNumAtoms() <= 12]
+    path = tmp_path_factory.mktemp("library") / "nci.gdb"
+    with gedkit.Collection.create(path) as coll:
+        coll.add(smiles, errors="skip", progress=False)
+    coll = gedkit.Collection.open(path)
+    yield coll, [smiles[i] for i in (0, 7, 42, 99)]
+    coll.close()
+
+
+def answers(results):
+    return [([h.to_dict() for h in r.hits], [h.to_dict() for h in r.undecided], r.certified,
+             r.uncertain) for r in results]
+
+
+@pytest.mark.parametrize(("search", "value"), [
+    ("range", 3), ("knn", 1), ("knn", 7), ("mces_range", 0.6), ("mces_knn", 4)])
+def test_collection_search_equals_local(client, library, search, value):
+    coll, queries = library
+    run = getattr(coll, search)
+    if search.startswith("mces"):
+        queries = queries[:2]  # MCES verification is the slow part
+    local = run(queries=queries, **{_PARAMETER[search]: value}, **SEARCH)
+    remote = run(queries=queries, **{_PARAMETER[search]: value}, client=client, shards=4,
+                 **SEARCH)
+    assert answers(remote) == answers(local)
+    assert all(r.certified for r in remote) and remote[0].stats["screened"] == len(coll)
+    assert sum(len(r.hits) for r in remote) > 0
+
+
+_PARAMETER = {"range": "tau", "knn": "k", "mces_range": "min_similarity", "mces_knn": "k"}
+
+
+def test_knn_ties_resolved_as_here(client, graphs):
+    """Many graphs at the k-th distance: the shards (and the bounds they pass on) pick the
+    same ones as one search of the whole collection."""
+    coll = gedkit.Collection()
+    coll.add(graphs * 4, progress=False)  # every distance four times over, in-memory
+    for k in (1, 2, 5, 9):
+        local = coll.knn(graphs[0], k, **SEARCH)
+        remote = coll.knn(graphs[0], k, client=client, shards=5, **SEARCH)
+        assert answers([remote]) == answers([local])
+
+
+def test_a_worker_killed_mid_search_still_gives_the_same_answer(client, library, tmp_path):
+    coll, queries = library
+    marker = str(tmp_path / "killed")
+
+    def node_sub(a, b):
+        return float(a != b)
+
+    class Killing(gedkit.costs.CallableCosts):  # the first worker to verify a pair dies
+        def compile(self, g1, g2):
+            if not os.path.exists(marker):
+                open(marker, "w").close()
+                os._exit(1)
+            return super().compile(g1, g2)
+
+    costs = Killing(symmetric=True, node_sub=node_sub, node_ins=lambda b: 1.0)
+    # dfs: pair by pair through compile (astar verifies most pairs in the batch kernel)
+    remote = coll.range(queries=queries, tau=2, costs=costs, method="dfs", client=client,
+                        shards=4, **SEARCH)
+    assert os.path.exists(marker)  # a worker did die
+    local = coll.range(queries=queries, tau=2, costs=costs, method="dfs", **SEARCH)
+    assert answers(remote) == answers(local)
+    client.wait_for_workers(2, timeout=60)
+
+
+def test_search_client_errors(client, library):
+    coll, queries = library
+    with pytest.raises(gedkit.OptionError, match="not both"):
+        coll.range(queries[0], 1, client=client, n_jobs=2)
+    with pytest.raises(gedkit.OptionError, match=r"must be a dask\.distributed\.Client"):
+        coll.knn(queries[0], 1, client="tcp://127.0.0.1:8786")
+    with pytest.raises(gedkit.OptionError, match="give client= too"):
+        coll.knn(queries[0], 1, shards=3)
+    with pytest.raises(gedkit.OptionError, match="shards must be a positive integer"):
+        coll.knn(queries[0], 1, client=client, shards=0)
+
+
+def test_without_dask_client_says_how_to_install_it(library, monkeypatch):
+    import sys
+
+    coll, queries = library
+    monkeypatch.setitem(sys.modules, "distributed", None)  # as if it were not installed
+    with pytest.raises(gedkit.errors.MissingDependencyError, match=r"gedkit\[dask\]"):
+        coll.range(queries[0], 1, client=object())
+
+
+def test_cli_search_scheduler(client, library, capsys, monkeypatch):
+    import json
+
+    import gedkit.cluster
+    from gedkit.cli import main
+
+    coll, queries = library
+    monkeypatch.setattr(gedkit.cluster, "CONNECT_TIMEOUT", 2)
+    address = client.scheduler.address
+    assert main(["search", coll.path, queries[1], "--nearest", "3", "--timeout", "none",
+                 "--scheduler", address, "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    local = coll.knn(queries[1], 3, **SEARCH)
+    assert [h["id"] for h in got["hits"]] == local.ids and got["certified"]
+    assert main(["search", coll.path, queries[1], "--within", "1", "--scheduler",
+                 "tcp://127.0.0.1:1"]) == 2
+    assert "cannot reach the Dask scheduler" in capsys.readouterr().err

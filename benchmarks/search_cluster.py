@@ -1,0 +1,106 @@
+"""Range search on a Dask cluster against one process and the local pool (issue 17).
+
+100 AIDS queries (``shared/data/Chang-AIDS-query100``) at τ = 3 over the first 100,000 MOSES
+molecules (unit costs, atom symbol and bond order kekulized, as ``search_scale.py`` builds
+them; the collection is reused from ``--folder`` when it is there), in one run: one process
+(``n_jobs=1``), the local pool (``n_jobs=2``), a ``LocalCluster`` of 2 worker processes of one
+thread (``client=``, default shards, a first run that opens the shards on the workers and a
+second one that finds them open), and the cost per task (the same search in many more
+shards). Every answer is checked against the one-process one. Usage::
+
+    python benchmarks/search_cluster.py [--size 100000] [--queries 100] [--tau 3] \\
+        [--folder /tmp/gedkit-scale] [--shards 4,32]
+
+Prints Markdown with the load average beside every figure (paste it into
+benchmarks/RESULTS.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import time
+from pathlib import Path
+
+from _iam import DEFAULT_DATA
+from search_scale import molecules
+
+import gedkit
+
+
+def answers(results) -> list:
+    return [([(h.id, h.distance) for h in r.hits], len(r.undecided)) for r in results]
+
+
+def load() -> str:
+    return "/".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def timed(label: str, rows: list, call, reference=None):
+    before = load()
+    t = time.perf_counter()
+    results = call()
+    seconds = time.perf_counter() - t
+    same = "" if reference is None else ("yes" if answers(results) == answers(reference)
+                                         else "NO")
+    rows.append((label, seconds, before, load(), same))
+    print(f"{label}: {seconds:.2f} s (load {before} -> {load()}) same={same}", flush=True)
+    return results
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    ap.add_argument("--size", type=int, default=100_000)
+    ap.add_argument("--queries", type=int, default=100)
+    ap.add_argument("--tau", type=float, default=3.0)
+    ap.add_argument("--folder", type=Path, default=Path("/tmp/gedkit-scale"))
+    ap.add_argument("--shards", default="4,32", help="default shards, then many (task cost)")
+    args = ap.parse_args()
+    import distributed
+
+    path = args.folder / f"moses-{args.size}.gdb"
+    if not path.exists():
+        args.folder.mkdir(parents=True, exist_ok=True)
+        with gedkit.Collection.create(path) as coll:
+            coll.add(molecules(args.data, args.size))
+    queries = gedkit.read_all(args.data / "Chang-AIDS-query100" / "AIDS_query100.txt")
+    queries = queries[: args.queries]
+    coll = gedkit.Collection.open(path)
+    options = {"queries": queries, "tau": args.tau, "progress": False}
+    coll.range(queries[0], args.tau, progress=False)  # kernels and signatures loaded
+    rows: list = []
+    one = timed("one process", rows, lambda: coll.range(**options))
+    timed("local pool, 2 processes", rows, lambda: coll.range(n_jobs=2, **options), one)
+    few, many = (int(s) for s in args.shards.split(","))
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None, silence_logs=logging.CRITICAL
+                                  ) as cluster, distributed.Client(cluster) as client:
+        client.run(lambda: __import__("gedkit.search.ged_search"))  # imports, not timed
+        timed(f"LocalCluster 2x1, {few} shards, first (opens them)", rows,
+              lambda: coll.range(client=client, shards=few, **options), one)
+        timed(f"LocalCluster 2x1, {few} shards, again", rows,
+              lambda: coll.range(client=client, shards=few, **options), one)
+        timed(f"LocalCluster 2x1, {many} shards, first", rows,
+              lambda: coll.range(client=client, shards=many, **options), one)
+        timed(f"LocalCluster 2x1, {many} shards, again", rows,
+              lambda: coll.range(client=client, shards=many, **options), one)
+    matches = sum(len(r.hits) for r in one)
+    print(f"\n{len(queries)} AIDS queries, τ = {args.tau:g}, {len(coll):,} MOSES molecules "
+          f"({matches} matches), unit costs\n")
+    print("| run | seconds | speed-up vs one process | load before / after | same answers |")
+    print("|---|---|---|---|---|")
+    base = rows[0][1]
+    for label, seconds, before, after, same in rows:
+        print(f"| {label} | {seconds:.2f} | {base / seconds:.2f}x | {before} / {after} | "
+              f"{same or 'reference'} |")
+    again = {label: s for label, s, *_ in rows}
+    per_task = (again[f"LocalCluster 2x1, {many} shards, again"]
+                - again[f"LocalCluster 2x1, {few} shards, again"]) / (many - few)
+    print(f"\ncost per task (warm, 2 workers): ({many} - {few} shards) -> "
+          f"{1e3 * per_task:.1f} ms of wall time per extra task")
+
+
+if __name__ == "__main__":
+    main()
