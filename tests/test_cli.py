@@ -110,6 +110,12 @@ def test_methods_lists_both_questions(capsys):
     assert "memory" in listed["ged"]["astar"]["options"]
     assert listed["mces"]["ga"]["options"]["kicks"]["default"] == 10000
     assert listed["mces"]["ga"]["options"]["kicks"]["doc"]
+    # which methods take directed graphs, as the registry says
+    from gedkit.solvers.registry import directed_methods
+
+    assert [n for n, m in listed["ged"].items() if m["directed"]] == list(directed_methods())
+    assert f"directed graphs: {', '.join(directed_methods())};" in ged_part
+    assert "directed graphs: none" in mces_part
 
 
 def test_costs(capsys):

@@ -76,6 +76,7 @@ def listing() -> dict[str, list[dict[str, Any]]]:
     data = {
         question: [
             {"name": name, "exact": cls.exact, "summary": cls.summary,
+             "directed": bool(getattr(cls, "directed", False)),
              "options": [[key, _spelled(opt.default),
                           json.loads(json.dumps(opt.default, default=repr)), opt.doc]
                          for key, opt in cls.options.items()]}
@@ -116,6 +117,7 @@ def run_methods(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(
             {question: [{"name": m["name"], "exact": m["exact"], "summary": m["summary"],
+                         "directed": m["directed"],
                          "options": {key: {"default": value, "doc": doc}
                                      for key, _, value, doc in m["options"]}}
                         for m in found[question]]
@@ -136,6 +138,9 @@ def run_methods(args: argparse.Namespace) -> int:
                 lines.append(textwrap.fill(
                     f"{flag:<{column}}{doc}", 100, initial_indent=indent,
                     subsequent_indent=indent + " " * column))
+        arcs = [m["name"] for m in found[question] if m["directed"]]
+        lines.append("  directed graphs: " + (", ".join(arcs) + "; the other methods refuse them"
+                                               if arcs else "none (every method refuses them)"))
         blocks.append("\n".join(lines))
     print("\n\n".join(blocks))
     return 0
