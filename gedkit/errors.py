@@ -102,7 +102,9 @@ class GedkitError(Exception):
 
 
 class GraphError(GedkitError, ValueError):
-    """A graph gedkit cannot represent: self-loop, multi-edge, directed, unknown node..."""
+    """A graph gedkit cannot represent or a method cannot take: a multi-edge, an edge to an
+    unknown node, a directed graph where the method (or MCES, or a collection) needs an
+    undirected one, a self-loop in MCES..."""
 
 
 class FormatError(GedkitError, ValueError):
