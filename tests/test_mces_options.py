@@ -88,3 +88,46 @@ def test_default_is_plain():
     assert not MCESProblem(Graph({0: "C"}, []), Graph({0: "C"}, [])).ring_matches_ring_only
     assert np.array_equal(MCESProblem(Graph({0: "C", 1: "C"}, [(0, 1)]),
                                       Graph({0: "C", 1: "C"}, [(0, 1)])).edge_labels1, [0])
+
+
+# RASCAL's post-search rules: offered by the rascal method only, with RASCAL's own answer
+RASCAL_RULES = [
+    ({"min_fragment_size": 6}, {"minFragSize": 6}),
+    ({"max_fragment_separation": 1}, {"maxFragSeparation": 1}),
+    ({"complete_rings": True}, {"completeAromaticRings": True, "completeSmallestRings": True}),
+]
+RULE_PAIRS = [("c1ccccc1CCCCO", "c1ccccc1OCCCC"), ("C1CCCCC1CCN", "C1CCCC1CCN"),
+              ("CC(=O)Oc1ccccc1C(=O)O", "OC(=O)c1ccccc1O")]
+
+
+@pytest.mark.parametrize("ours,theirs", RASCAL_RULES)
+@pytest.mark.parametrize("a,b", RULE_PAIRS)
+def test_rascal_rules_as_rascal(ours, theirs, a, b):
+    pytest.importorskip("rdkit")
+    from rdkit import Chem
+    from rdkit.Chem import rdRascalMCES
+
+    opts = rdRascalMCES.RascalOptions()
+    opts.similarityThreshold = 0.0
+    opts.completeAromaticRings = False
+    for key, value in theirs.items():
+        setattr(opts, key, value)
+    found = rdRascalMCES.FindMCES(Chem.MolFromSmiles(a), Chem.MolFromSmiles(b), opts)
+    r = gedkit.mces(a, b, "rascal", **ours)
+    assert r.num_edges == (len(found[0].bondMatches()) if found else 0)
+    assert r.num_edges <= r.upper_bound
+    assert r.upper_bound >= gedkit.mces(a, b).num_edges  # RASCAL's trimmed count proves nothing
+
+
+@pytest.mark.parametrize("option", ["min_fragment_size", "max_fragment_separation",
+                                    "complete_rings"])
+def test_rules_elsewhere_are_refused(option):
+    with pytest.raises(OptionError, match=option):
+        gedkit.mces("CC", "CC", "exact", **{option: 2 if "complete" not in option else True})
+
+
+def test_rule_values_checked():
+    with pytest.raises(OptionError, match="min_fragment_size must be an integer"):
+        gedkit.mces("CC", "CC", "rascal", min_fragment_size=0)
+    with pytest.raises(OptionError, match="complete_rings must be True or False"):
+        gedkit.mces("CC", "CC", "rascal", complete_rings=1)

@@ -26,7 +26,9 @@ behaviours are handled here:
   (``stats["completed_by_exact_search"]``);
 - with ``connected=True`` it runs with ``singleLargestFrag``, which trims its answer to its
   largest fragment after the search and so can miss the largest connected common subgraph
-  (RDKit's documentation says as much): its map is kept, but only the generic bound;
+  (RDKit's documentation says as much): its map is kept, but only the generic bound; so
+  with ``min_fragment_size``, ``max_fragment_separation`` and ``complete_rings``, RASCAL's
+  rules that drop parts of its answer after the search (only this method offers them);
 - it never reports a common subgraph of a single bond (its search starts above that size);
   when it returns nothing although the molecules share a bond type, the largest common
   subgraph has exactly one bond, which the adapter returns (``stats["single_bond"]``).
@@ -74,7 +76,12 @@ from gedkit.errors import GraphError, MissingDependencyError, Option
 from gedkit.graph import Graph
 from gedkit.mces.base import Budget, Method, register
 from gedkit.mces.bounds import upper_bound
-from gedkit.mces.options import CONNECTED
+from gedkit.mces.options import (
+    COMPLETE_RINGS,
+    CONNECTED,
+    MAX_FRAGMENT_SEPARATION,
+    MIN_FRAGMENT_SIZE,
+)
 from gedkit.mces.problem import MCESProblem
 from gedkit.mces.result import MCESResult
 from gedkit.quiet import silenced
@@ -171,6 +178,9 @@ class Rascal(Method):
             20000, "RASCAL's maxBondMatchPairs: compatible bond pairs it accepts (beyond: no "
             "RASCAL answer)", configurable.number(integer=True)),
         "connected": CONNECTED,
+        "min_fragment_size": MIN_FRAGMENT_SIZE,
+        "max_fragment_separation": MAX_FRAGMENT_SEPARATION,
+        "complete_rings": COMPLETE_RINGS,
     }
 
     def solve(self, problem: MCESProblem, budget: Budget) -> MCESResult:
@@ -182,8 +192,10 @@ class Rascal(Method):
         remaining = budget.remaining()
         settings = {
             "similarityThreshold": 0.0,
-            "completeAromaticRings": False,
-            "completeSmallestRings": False,
+            "completeAromaticRings": self.config["complete_rings"],
+            "completeSmallestRings": self.config["complete_rings"],
+            "minFragSize": _or_off(self.config["min_fragment_size"]),
+            "maxFragSeparation": _or_off(self.config["max_fragment_separation"]),
             "ringMatchesRingOnly": problem.ring_matches_ring_only,
             "singleLargestFrag": self.config["connected"],
             "maxBondMatchPairs": limit,
@@ -218,11 +230,15 @@ class Rascal(Method):
                     forward[a] = b
                     used.add(b)
         finished = run.answered and not stats["timed_out"]
-        if self.config["connected"]:
-            # RASCAL trims its answer to the largest fragment after its search, so its
-            # count proves nothing about the largest connected one: the generic bound stays
-            forward = problem.largest_fragment(forward)
-            if not found and problem.useful1.any():
+        trimmed = self.config["min_fragment_size"] is not None or self.config["complete_rings"]
+        trimmed = trimmed or self.config["max_fragment_separation"] is not None
+        if self.config["connected"] or trimmed:
+            # RASCAL trims its answer after its search (to its largest fragment, its large or
+            # close fragments, its complete rings), so its count proves nothing about the
+            # best answer under these rules: the generic bound stays
+            if self.config["connected"]:
+                forward = problem.largest_fragment(forward)
+            if not found and problem.useful1.any() and not trimmed:
                 forward = _single_bond(problem)
         elif finished and not stats["bond_pair_limit_exceeded"]:
             if not found and problem.useful1.any():
@@ -349,6 +365,11 @@ def _isolated(mol1: Any, mol2: Any, settings: dict[str, Any], seconds: float) ->
     finally:
         child.join()
         receiver.close()
+
+
+def _or_off(value: int | None) -> int:
+    """An optional limit as RASCAL takes it (-1: none)."""
+    return -1 if value is None else int(value)
 
 
 def _single_bond(problem: MCESProblem) -> np.ndarray:
