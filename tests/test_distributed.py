@@ -252,3 +252,12 @@ def test_cli_search_scheduler(client, library, capsys, monkeypatch):
     assert main(["search", coll.path, queries[1], "--within", "1", "--scheduler",
                  "tcp://127.0.0.1:1"]) == 2
     assert "cannot reach the Dask scheduler" in capsys.readouterr().err
+
+
+def test_empty_collection_and_no_hits_on_the_cluster(client):
+    coll = gedkit.Collection()
+    assert coll.knn("CCO", 2, client=client).hits == []
+    assert coll.range("CCO", 1, client=client).certified
+    coll.add(["CCCC", "c1ccccc1"], progress=False)
+    remote = coll.range(queries=["O", "N"], tau=0, client=client, **SEARCH)
+    assert [r.hits for r in remote] == [[], []] and all(r.certified for r in remote)
