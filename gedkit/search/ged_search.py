@@ -315,14 +315,14 @@ def knn_scan(coll, query: Graph, k: int, model: CostModel, verify: Verifier, pro
                 kth = bound
             # the distances still worth finding: with a k-th key, those beating it: a graph
             # ranked after it (all graphs this scan reaches, unless the key came from
-            # elsewhere) must be closer, by a whole edit when costs are integers, unless the
-            # k-th distance is not proven; before, the ceiling
+            # elsewhere) must be closer, by a whole edit when costs are integers (a tie with
+            # an unproven k-th distance is not looked for: under time limits nothing is
+            # exact); before, the ceiling
             if kth is None:
                 tie = strict = ceiling
             else:
                 tie = min(kth[0], ceiling)
-                proven = kth[0] + kth[1] <= tolerance(kth[0])  # its lower bound is its distance
-                strict = min(kth[0] - step if proven else kth[0], ceiling)
+                strict = min(kth[0] - step, ceiling)
             rows = order[scanned:scanned + block]
             rows = rows[first[rows] <= tie + tolerance(tie)]
             if not len(rows):
