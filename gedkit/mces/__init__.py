@@ -3,6 +3,7 @@
 The package itself is callable: ``gedkit.mces(g1, g2, method=...)`` is
 :func:`gedkit.mces.api.mces`, while ``gedkit.mces.rank``, ``gedkit.mces.MCESResult`` and the
 submodules stay reachable as usual (a plain function of that name would hide them).
+``gedkit.mces.all_maximum`` enumerates every maximum common subgraph.
 
 Importing this package registers every built-in method: ``auto``, ``exact``, ``ga``, ``nga``
 (torch only when it solves) and ``rascal``.

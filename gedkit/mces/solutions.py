@@ -97,7 +97,14 @@ def rascal_choice(problem: MCESProblem, best: MCESResult, budget: Budget, *,
     """``best`` (an optimal result) replaced by the first of its equally large maps in
     RASCAL's order (:func:`rascal_key`), among at most ``limit`` of them; ``best`` itself when
     it is not optimal or time runs out before any is found. ``stats["solutions_seen"]`` says
-    how many maps were compared, ``stats["tie_break_complete"]`` whether that was all."""
+    how many maps were compared, ``stats["tie_break_complete"]`` whether that was all.
+
+    >>> import gedkit
+    >>> r = gedkit.mces("CCCC", "CCC.CC", "exact")       # 2 edges: one path, or two pieces
+    >>> best = rascal_choice(r.problem, r, Budget())
+    >>> best.num_edges, len(best.fragments), best.stats["tie_break_complete"]
+    (2, 1, True)
+    """
     if not best.optimal or best.num_edges == 0:
         return best
     maps, complete = maximum_maps(problem, best.num_edges, budget, limit=limit,
