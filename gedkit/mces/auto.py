@@ -15,7 +15,7 @@ from typing import ClassVar
 
 from gedkit.configurable import Option
 from gedkit.mces.base import Budget, Method, register
-from gedkit.mces.exact import branch_and_bound
+from gedkit.mces.exact import CONNECTED_PROBE, branch_and_bound
 from gedkit.mces.ga import GA_OPTIONS, check_ga_options, graduated_assignment
 from gedkit.mces.options import CONNECTED, RASCAL_TIES
 from gedkit.mces.problem import MCESProblem
@@ -65,7 +65,8 @@ class Auto(Method):
             # search poorly and costs 10-50 times what the search takes on molecules (IAM AIDS
             # pairs of 34-81 atoms); on large pairs the search's own greedy start keeps more
             # (random 450-node pairs, 2 s: 98 edges against GA's largest fragment's 59)
-            result = branch_and_bound(problem, budget, method=self.name, connected=True)
+            result = branch_and_bound(problem, budget, method=self.name, connected=True,
+                                      probe=CONNECTED_PROBE)
             result.time = time.perf_counter() - t0
             return result
         if problem.n1 + problem.n2 > EXACT_UP_TO_NODES:
