@@ -142,6 +142,20 @@ def test_persistence_round_trip_and_readers(tmp_path):
     assert len(Collection.open(path)) == len(MOLECULES) - 2
 
 
+def test_a_graph_added_after_the_last_was_removed_is_found(tmp_path):
+    # SQLite gives a removed last row's rowid to the next insert; the removed list must not
+    # then hide the new graph from every search
+    with Collection.create(tmp_path / "lib.gdb") as coll:
+        coll.add(["CCO", "CCN", "CCC"], ids=["a", "b", "c"])
+        coll.remove(["c"])
+        coll.add(["CCCl"], ids=["d"])
+        assert [h.id for h in coll.range("CCCl", 0).hits] == ["d"]
+        assert "c" not in coll and coll.get("d") == gedkit.from_smiles("CCCl")
+    with Collection.open(tmp_path / "lib.gdb") as coll:
+        assert coll.ids == ["a", "b", "d"]
+        assert [h.id for h in coll.knn("CCCl", 1).hits] == ["d"]
+
+
 def test_labels_recorded_and_a_query_with_other_labels_refused(tmp_path):
     path = tmp_path / "lib.gdb"
     with Collection.create(path, node_label="atom", edge_label="aromatic") as coll:

@@ -219,11 +219,16 @@ class Store:
             blobs = [encode_graph(g) for g in graphs]
             with self.conn:
                 cur = self.conn.cursor()
-                rowids = []
-                for text, blob, (_, rec) in zip(id_texts, blobs, both, strict=True):
-                    cur.execute("INSERT INTO graphs (id, data, record) VALUES (?, ?, ?)",
-                                (text, blob, rec.tobytes()))
-                    rowids.append(cur.lastrowid)
+                # rowids are never reused: SQLite would give a removed last graph's rowid to
+                # the next one, which the ``removed`` table would then hide from every search
+                (last,) = cur.execute(
+                    "SELECT MAX(COALESCE((SELECT MAX(rowid) FROM graphs), 0), "
+                    "COALESCE((SELECT MAX(rowid) FROM removed), 0))").fetchone()
+                rowids = list(range(last + 1, last + 1 + len(blobs)))
+                cur.executemany(
+                    "INSERT INTO graphs (rowid, id, data, record) VALUES (?, ?, ?, ?)",
+                    [(r, text, blob, rec.tobytes()) for r, text, blob, (_, rec)
+                     in zip(rowids, id_texts, blobs, both, strict=True)])
                 cur.executemany("INSERT INTO vocabulary VALUES (?, ?, ?)",
                                 [(k, i, _value_text(k, self.vocab[k].values[i]))
                                  for k in KINDS for i in new[k]])
