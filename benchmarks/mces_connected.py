@@ -23,10 +23,10 @@ import argparse
 import os
 import statistics
 import time
-from collections import Counter
 
 import numpy as np
 from _iam import DEFAULT_DATA, load_iam
+from mces_iam import choose_pairs as mces_iam_pairs
 
 import gedkit
 from gedkit.errors import GedkitError
@@ -58,18 +58,8 @@ def nci(count: int, rng) -> list[gedkit.Graph]:
 
 
 def choose_pairs(graphs, count, rng) -> list[tuple[int, int]]:
-    hist = [Counter(g.node_labels) for g in graphs]
-    pairs = []
-    for k in range(count):
-        a = int(rng.integers(len(graphs)))
-        if k % 2 == 0:
-            b = int(rng.integers(len(graphs) - 1))
-            pairs.append((a, b + (b >= a)))
-        else:
-            dist = [sum(((hist[a] - h) + (h - hist[a])).values()) + abs(graphs[a].n - graphs[c].n)
-                    if c != a else 10**9 for c, h in enumerate(hist)]
-            pairs.append((a, int(np.argmin(dist))))
-    return pairs
+    """mces_iam.py's pairs (half at random, half each molecule's most similar), less its tag."""
+    return [(a, b) for a, b, _ in mces_iam_pairs(graphs, count, rng)]
 
 
 def findmcs(m1, m2, timeout: int) -> tuple[int, float, bool]:
