@@ -68,6 +68,10 @@ def parallelism(client: Any) -> int:
         return 1
 
 
+# times a task is sent again after the data shared by all tasks was lost with a worker
+_RESEND_TRIES = 3
+
+
 def run_tasks(client: Any, function: Callable, shared: Any, tasks: Iterator[tuple[Any, tuple]],
               done: Callable[[Any, Any, BaseException | None], None], window: int) -> None:
     """Run ``function(shared, *args)`` on the cluster for every ``(key, args)`` of ``tasks``,
@@ -83,26 +87,35 @@ def run_tasks(client: Any, function: Callable, shared: Any, tasks: Iterator[tupl
     from distributed import as_completed
 
     remote = client.scatter(shared, broadcast=True, hash=False)
-    running: dict[Any, Any] = {}
+    running: dict[Any, tuple[Any, tuple, Any, int]] = {}  # future -> key, args, shared, tries
     completed = as_completed()
+
+    def launch(key: Any, args: tuple, tries: int) -> None:
+        future = client.submit(function, remote, *args, pure=False)
+        running[future] = (key, args, remote, tries)
+        completed.add(future)
 
     def submit() -> None:
         while len(running) < window:
             item = next(tasks, None)
             if item is None:
                 return
-            key, args = item
-            future = client.submit(function, remote, *args, pure=False)
-            running[future] = key
-            completed.add(future)
+            launch(*item, 0)
 
     try:
         submit()
         for future in completed:
-            key = running.pop(future)
+            key, args, used, tries = running.pop(future)
             try:
                 value, error = future.result(), None
             except Exception as exc:  # KilledWorker, a task Dask could not run...
+                if tries < _RESEND_TRIES and used.status != "finished":
+                    # the shared data was lost with a worker that held the only copy (one that
+                    # joined after the broadcast never got one): send it again, rerun the task
+                    if used is remote:
+                        remote = client.scatter(shared, broadcast=True, hash=False)
+                    launch(key, args, tries + 1)
+                    continue
                 value, error = None, exc
             done(key, value, error)
             submit()

@@ -381,8 +381,11 @@ def test_pairwise_ctrl_c_writes_the_pairs_done(tmp_path, jobs):
     out = tmp_path / "pairs.csv"
     # the child is the CLI with the long-pair notice due after 3 s instead of 10 s (time for
     # the other worker to finish the small pairs, even on a loaded machine)
-    child = ("import sys, gedkit.pairwise as p; p._LONG_PAIR = 3.0; from gedkit.cli import main; "
-             "sys.exit(main())")
+    # (and Ctrl-C as in a terminal: a process started in the background by a non-interactive
+    # shell, as CI runners may start the tests, inherits SIGINT ignored)
+    child = ("import signal, sys, gedkit.pairwise as p; p._LONG_PAIR = 3.0; "
+             "signal.signal(signal.SIGINT, signal.default_int_handler); "
+             "from gedkit.cli import main; sys.exit(main())")
     proc = subprocess.Popen(
         [sys.executable, "-c", child, "pairwise", *map(str, paths), "--node-label", "label",
          "--edge-label", "label", "--method", "dfs",

@@ -97,6 +97,38 @@ def test_a_worker_killed_mid_job_still_gives_the_whole_matrix(client, graphs, tm
     client.wait_for_workers(2, timeout=60)  # the nanny has started a fresh one
 
 
+def _die_once_where_shared_is(shared, marker, k):
+    if not os.path.exists(marker):
+        open(marker, "w").close()
+        os._exit(1)  # this worker held the only copy of the shared data
+    return shared + k
+
+
+def test_shared_data_lost_with_its_only_worker_is_sent_again(client, tmp_path, monkeypatch):
+    # a worker that joins after the broadcast has no copy; when the one that has dies, the
+    # tasks' shared data is gone and run_tasks must send it again, not fail the tasks
+    from gedkit.cluster import run_tasks
+
+    client.wait_for_workers(2, timeout=60)
+    first = sorted(client.scheduler_info()["workers"])[0]
+    scatter, calls = client.scatter, []
+
+    def first_to_one_worker(data, **kw):  # later calls broadcast as run_tasks asks
+        calls.append(1)
+        return scatter(data, **({**kw, "broadcast": False, "workers": [first]}
+                                if len(calls) == 1 else kw))
+
+    monkeypatch.setattr(client, "scatter", first_to_one_worker)
+    marker = str(tmp_path / "died")
+    results: dict[int, tuple] = {}
+    run_tasks(client, _die_once_where_shared_is, 100,
+              iter([(k, (marker, k)) for k in range(4)]),
+              lambda key, value, error: results.__setitem__(key, (value, error)), window=4)
+    assert os.path.exists(marker)
+    assert results == {k: (100 + k, None) for k in range(4)} and len(calls) == 2
+    client.wait_for_workers(2, timeout=60)
+
+
 def test_a_results_file_from_the_cluster_resumes_locally(client, graphs, tmp_path):
     out = tmp_path / "pairs.sqlite"
     first = gedkit.pairwise(graphs[:5], client=client, out=out, **EXACT)
