@@ -130,7 +130,8 @@ def _is_smiles(text: str, args: argparse.Namespace) -> bool:
     says it is one; a mistyped file name then gets the error naming both readings."""
     from gedkit.inputs import is_file_reference
 
-    return text.startswith(_SMILES) or (args.format is None and not is_file_reference(text))
+    given = getattr(args, "format", None)  # gedkit search has no --format
+    return text.startswith(_SMILES) or (given is None and not is_file_reference(text))
 
 
 def _molecule(text: str, args: argparse.Namespace) -> Graph:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from gedkit.budget import PAIR_TIMEOUT as DEFAULT_TIMEOUT
 from gedkit.cli._args import add_solver_arguments, parse_options, parse_size
 from gedkit.cli._ged import _duration, _show, add_draw_arguments, check_draw, write_picture
-from gedkit.cli._inputs import _cli_words, _note, _notice
+from gedkit.cli._inputs import _cli_words, _is_smiles, _note, _notice
 from gedkit.errors import GedkitError, OptionError
 
 if TYPE_CHECKING:  # numpy and the solvers load when the command runs
@@ -214,7 +214,7 @@ def read_queries(text: str, coll: Collection, args: argparse.Namespace
                  ) -> tuple[list[Graph], list[Any], bool]:
     """The query graphs ``text`` names, their names for the output, and whether they are a
     batch (a collection or a file of several graphs) rather than one query."""
-    from gedkit.inputs import as_graph, is_file_reference
+    from gedkit.inputs import as_graph
     from gedkit.io import read_graphs
     from gedkit.io.common import DEFAULT
 
@@ -224,7 +224,7 @@ def read_queries(text: str, coll: Collection, args: argparse.Namespace
         return _from_collection(*found, labels)
     notice = _notice(args)
     with _cli_words():
-        if text.startswith("smiles:") or not is_file_reference(text):
+        if _is_smiles(text, args):
             graphs = [as_graph(text, *labels, notice=notice)]
         else:
             specs = [DEFAULT if label is None else label for label in labels]
