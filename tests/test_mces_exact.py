@@ -185,9 +185,9 @@ def test_lagrangian_search_and_integer_program_alone_are_exact(seed):
             p = p.transposed()  # the search branches on the smaller graph
         best = brute_force(p)
         start, cap, relaxation = empty_start(p)
-        arrays = exact_module._search_arrays(p)
+        pair = exact_module._search_pair(p)
         done, upper, found, _ = exact_module._down_search(
-            arrays, p, start, cap, relaxation, Budget(), 10**9)
+            pair, p, start, cap, relaxation, Budget(), 10**9)
         assert done and upper == best == p.count(found)
         done, upper, found = exact_module._integer_program(
             p, relaxation_model(p), start, cap, Budget(), {})
@@ -201,11 +201,11 @@ def test_lagrangian_search_pauses_with_proven_caps(monkeypatch):
             p = p.transposed()
         best = brute_force(p)
         start, cap, relaxation = empty_start(p)
-        arrays = exact_module._search_arrays(p)
+        pair = exact_module._search_pair(p)
         for checks in range(0, 10, 3):
             for limit in (2, 10**9):
                 _, upper, found, _ = exact_module._down_search(
-                    arrays, p, start, cap, relaxation, Countdown(checks=checks), limit)
+                    pair, p, start, cap, relaxation, Countdown(checks=checks), limit)
                 assert p.count(found) <= best <= upper
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from gedkit._kernels.bundles import BatchSettings, QueryCosts, StateBuffers, Verdicts
 from gedkit._kernels.order import matching_order, neighbour_lists, twin_classes
 from gedkit._kernels.tree_search import STATUS_BUDGET, STATUS_DONE, STATUS_STOP, tree_search
 
@@ -74,20 +75,30 @@ def expansion_ops(n1, n2, m1, m2, counting, branch):
 
 
 @njit(cache=True, nogil=True)
-def verify_many(
-    query, records, offsets, first, last,
-    nmat, nmat_t, emat, emat_t, nconst, econst, nconst_t, econst_t,
-    counting, branch, integral, tol, cutoff, stop_at, max_ops, skip_ops, chunk,
-    maps_buf, g, f, depth, heap, free, out_lower, out_upper, out_status,
-):
-    """Verify the candidates ``first..last-1`` (records at ``offsets``) against ``query``:
-    exact search pruned at ``cutoff`` (and stopped at the first map within ``stop_at``), at
-    most about ``max_ops`` simple operations each (:func:`expansion_ops` per expansion: the
-    kernel reads no clock; a pair one of whose expansions alone exceeds ``skip_ops`` is not
-    started), in the frontier arrays given (reused; ``maps_buf``
-    holds ``len(g)`` rows of the smaller graph's size). Writes each candidate's bounds and
-    FINISHED or GAVE_UP; returns the operations spent (by the same estimate), from which the
-    caller learns the estimate's real pace."""
+def verify_many(query, records, offsets, first, last, costs, settings, buffers, out):
+    """Verify the candidates ``first..last-1`` (records at ``offsets``) against ``query``
+    under ``costs``: exact search pruned at
+    ``settings.cutoff`` (and stopped at the first map within ``stop_at``), at most about
+    ``max_ops`` simple operations each (:func:`expansion_ops` per expansion: the kernel reads
+    no clock; a pair one of whose expansions alone exceeds ``skip_ops`` is not started), in
+    the frontier arrays of ``buffers`` (reused). Writes each candidate's bounds and FINISHED or
+    GAVE_UP into ``out``; returns the operations spent (by the same estimate), from which the
+    caller learns the estimate's real pace. ``costs``, ``settings``, ``buffers`` and ``out`` are
+    plain tuples in the field order of :class:`~gedkit._kernels.bundles.QueryCosts`,
+    :class:`~gedkit._kernels.bundles.BatchSettings`, :class:`~gedkit._kernels.bundles.
+    StateBuffers` and :class:`~gedkit._kernels.bundles.Verdicts`, named on entry (see
+    :func:`~gedkit._kernels.tree_search.tree_search`)."""
+    costs, settings = QueryCosts(*costs), BatchSettings(*settings)
+    buffers, out = StateBuffers(*buffers), Verdicts(*out)
+    nmat, nmat_t, emat, emat_t = costs.nmat, costs.nmat_t, costs.emat, costs.emat_t
+    nconst, econst, nconst_t, econst_t = costs.nconst, costs.econst, costs.nconst_t, costs.econst_t
+    counting, branch, integral, tol = (settings.counting, settings.branch, settings.integral,
+                                       settings.tol)
+    cutoff, stop_at, max_ops = settings.cutoff, settings.stop_at, settings.max_ops
+    skip_ops, chunk = settings.skip_ops, settings.chunk
+    maps_buf, g, f, depth, heap, free = (buffers.maps, buffers.g, buffers.f, buffers.depth,
+                                         buffers.heap, buffers.free)
+    out_lower, out_upper, out_status = out.lower, out.upper, out.status
     nq, _, lq, eq, elq = _unpack(query, 0)
     cap = g.shape[0]
     ctl = np.zeros(6, dtype=np.int64)
@@ -149,18 +160,20 @@ def verify_many(
         fctl[1] = 0.0  # LB
         fctl[2] = np.inf  # PRUNED
         max_expansions = max(1, int(max_ops / per))
+        # GedPair and Frontier fields, as plain tuples (see tree_search)
+        pair = (node_costs, adj1, adj2, em, nm, nl1, nl2, ncst, ecst,
+                ed1, lab1, ed2, lab2, ptr1, nbr1, nlab1, ptr2, nbr2, nlab2, order, twins)
+        frontier = (maps, g, f, depth, heap, free, ctl, fctl, best_map)
+        reserve = max(n2 + 1, min((n1 + 1) * (n2 + 1), cap // 2))
         spent = 0
         status = -1
         while spent < max_expansions:
             before = ctl[3]
-            status = tree_search(
-                node_costs, adj1, adj2, em, nm, nl1, nl2, ncst, ecst,
-                ed1, lab1, ed2, lab2, ptr1, nbr1, nlab1, ptr2, nbr2, nlab2, order, twins,
-                maps, g, f, depth, heap, free, ctl, fctl, best_map,
-                False, counting, branch, integral, max(n2 + 1, min((n1 + 1) * (n2 + 1),
-                                                                  cap // 2)),
-                min(chunk, max_expansions - spent), cutoff, stop_at, tol,
-            )
+            # the field types of bundles.search_settings: one specialisation for all callers
+            step = (False, bool(counting), bool(branch), bool(integral), int(reserve),
+                    int(min(chunk, max_expansions - spent)), float(cutoff), float(stop_at),
+                    float(tol))  # SearchSettings fields
+            status = tree_search(pair, frontier, step)
             spent += max(ctl[3] - before, 1)
             if status in (STATUS_DONE, STATUS_STOP):
                 break

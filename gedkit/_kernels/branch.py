@@ -14,6 +14,8 @@ is a complete node map, i.e. an upper bound for free.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -21,15 +23,25 @@ from gedkit._kernels.cost_kernel import map_cost
 from gedkit._kernels.lsap import lsap_min
 from gedkit._kernels.multiset import count_cost, multiset_cost
 
-__all__ = ["branch_bound"]
+__all__ = ["BranchWork", "branch_bound"]
+
+
+class BranchWork(NamedTuple):
+    """Work arrays of :func:`branch_bound`, allocated once per search, and what it writes."""
+
+    mat: np.ndarray  # room for the q × q assignment costs
+    subst: np.ndarray  # ... and for its substitution part
+    bufa: np.ndarray  # edge labels of one row's node into the rest
+    ehist: np.ndarray  # edge label histogram (zero between uses)
+    ws: tuple  # multiset matching work arrays (``multiset.multiset_cost``)
+    lw: tuple  # assignment work arrays (``lsap.lsap_min``)
+    cw: tuple  # per column: image, edges to anchors, labels, label count, label histogram
+    reduced: np.ndarray  # out: least extra cost of forcing u onto each column (ε last)
+    forward: np.ndarray  # out: the assignment's complete node map (anchors set by the caller)
+
 
 @njit(cache=True, nogil=True)
-def branch_bound(
-    u, rows, p, cols, q, anc_a, anc_b, n_anc, in_rest1, used2,
-    node_costs, adj1, adj2, emat, econst, e1, el1, e2, el2,
-    ptr1, nbr1, lab1, ptr2, nbr2, lab2,
-    mat, subst, bufa, ehist, ws, lw, cw, reduced, forward,
-):
+def branch_bound(u, rows, p, cols, q, anc_a, anc_b, n_anc, in_rest1, used2, pair, work):
     """Bound of completing the state whose unassigned g1 nodes are ``rows[:p]`` (``rows[0]``
     = u) and unused g2 nodes ``cols[:q]`` (q ≥ p always holds: the search runs on the smaller
     graph); ``in_rest1``/``used2`` describe the same sets.
@@ -38,10 +50,18 @@ def branch_bound(
     up front, and row x on column y costs min(c(x, y) − c(ε, y), c(x, ε)) — the second term
     meaning "delete x, insert y" (enough columns are always free for that).
 
-    Writes ``reduced[j]``, a lower bound on the extra cost of forcing u → cols[j] (j < q) or
-    u → ε (j = q), and the assignment's complete node map into ``forward`` (anchors must
-    already be there). Returns (bound, cost of that node map).
+    ``pair`` is the search's :class:`~gedkit._kernels.bundles.GedPair`, ``work`` a
+    :class:`BranchWork`. Writes ``work.reduced[j]``, a lower bound on the extra cost of
+    forcing u → cols[j] (j < q) or u → ε (j = q), and the assignment's complete node map into
+    ``work.forward`` (anchors must already be there). Returns (bound, cost of that node map).
     """
+    node_costs, adj1, adj2, emat, econst = (pair.node_costs, pair.adj1, pair.adj2, pair.emat,
+                                            pair.econst)
+    e1, el1, e2, el2 = pair.e1, pair.el1, pair.e2, pair.el2
+    ptr1, nbr1, lab1, ptr2, nbr2, lab2 = (pair.ptr1, pair.nbr1, pair.lab1, pair.ptr2,
+                                          pair.nbr2, pair.lab2)
+    mat, subst, bufa, ehist, ws = work.mat, work.subst, work.bufa, work.ehist, work.ws
+    lw, cw, reduced, forward = work.lw, work.cw, work.reduced, work.forward
     n1 = adj1.shape[0]
     n2 = adj2.shape[0]
     K = emat.shape[0] - 1

@@ -39,7 +39,7 @@ __all__ = ["FAMILIES", "CompileNotice", "ready", "started", "wait", "warm_up"]
 
 _PACKAGE = Path(__file__).resolve().parents[1]
 # every module that defines numba kernels: a change to any of them makes the markers stale
-_SOURCES = ("_kernels/*.py", "mces/_kernel.py", "mces/refine.py")
+_SOURCES = ("_kernels/*.py",)
 _POLL = 0.05  # seconds between looks at the markers while a compile runs
 
 

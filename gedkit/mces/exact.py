@@ -1,4 +1,5 @@
-"""Exact MCES by depth-first branch and bound (``exact``), driving :mod:`gedkit.mces._kernel`.
+"""Exact MCES by depth-first branch and bound (``exact``), driving the compiled search
+(:mod:`gedkit._kernels.mces_search`).
 
 The search branches over the nodes of the smaller graph. Edges whose class the other graph
 lacks can never be common and are dropped first, and so are the nodes left without edges: they
@@ -10,7 +11,7 @@ settle the pair:
 2. the linear relaxation of :mod:`gedkit.mces.bounds` (HiGHS). On molecules its optimum is
    usually the MCES or close above it, so it caps the search; its solution rounded to a node
    map (assignment, then local search) often reaches that cap at once, and its duals bound
-   every state of a restarted search (see :mod:`gedkit.mces._kernel`). That search looks for
+   every state of a restarted search (see :mod:`gedkit._kernels.mces_search`). That search looks for
    maps as large as the cap only, and once it has exhausted them, lowers the cap by one:
    a small tree when the cap is tight, and each exhausted cap is proven;
 3. when that search has not settled the pair after a fixed number of expansions, the same
@@ -19,7 +20,7 @@ settle the pair:
    seeded with the best map so far, stopped by the time limit, and its dual bound is proven.
 
 With ``connected=True`` it finds the largest *connected* common subgraph: the kernel grows
-one fragment (see :mod:`gedkit.mces._kernel`), every seed map is trimmed to its largest
+one fragment (see :mod:`gedkit._kernels.mces_search`), every seed map is trimmed to its largest
 fragment, and phase 3 is left out (its maps may be disconnected), so the Lagrangian search
 runs until it proves its answer or the time is up. Every bound above holds for the connected
 problem too, which only has fewer maps.
@@ -36,6 +37,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
+from gedkit._kernels.bundles import MCESPair, MCESState, Relaxation
 from gedkit.configurable import Option
 from gedkit.graph import dense_adjacency
 from gedkit.mces.base import Budget, Method, register
@@ -119,11 +121,11 @@ def branch_and_bound(
         forward = p.inverse(best_map) if swap else best_map
         return MCESResult.from_map(problem, forward, root, method,
                                    time=time.perf_counter() - t0, stats=stats)
-    arrays = _search_arrays(p)
+    pair = _search_pair(p)
 
     if connected:
         search = 1 << 62  # no integer program: its maps need not be connected
-    run = _Search(arrays, p, best_map, root, None, connected=connected)
+    run = _Search(pair, p, best_map, root, None, connected=connected)
     done = run.go(budget, probe)
     expanded, best_map = run.expanded, run.best_map
     upper = root if done else min(root, max(run.incumbent, run.open_bound()))
@@ -144,7 +146,7 @@ def branch_and_bound(
             if p.count(rounded) > p.count(best_map):
                 best_map = rounded
             done, upper, best_map, spent = _down_search(
-                arrays, p, best_map, upper, relaxation, budget, search, connected
+                pair, p, best_map, upper, relaxation, budget, search, connected
             )
             expanded += spent
             if not done and not budget.expired():
@@ -161,7 +163,7 @@ def branch_and_bound(
 
 
 def _down_search(
-    arrays: tuple, p: MCESProblem, best_map: np.ndarray, upper: int,
+    pair: MCESPair, p: MCESProblem, best_map: np.ndarray, upper: int,
     relaxation: LinearRelaxation, budget: Budget, limit: int, connected: bool = False,
 ) -> tuple[bool, int, np.ndarray, int]:
     """Search for maps of ``upper`` edges only, with the Lagrangian bounds: a small tree
@@ -169,7 +171,7 @@ def _down_search(
     after ``limit`` expansions. Returns (done, proven upper bound, best map, expansions)."""
     spent = 0
     while not budget.expired() and spent < limit:
-        run = _Search(arrays, p, best_map, upper, relaxation, floor=upper - 1,
+        run = _Search(pair, p, best_map, upper, relaxation, floor=upper - 1,
                       connected=connected)
         if run.incumbent >= upper:
             return True, upper, best_map, spent
@@ -216,50 +218,50 @@ class _Search:
     ``relaxation``, its Lagrangian bound at every state; only maps of more than ``floor``
     edges (connected ones if ``connected``) are looked for."""
 
-    def __init__(self, arrays: tuple, p: MCESProblem, best_map: np.ndarray, upper: int,
+    def __init__(self, pair: MCESPair, p: MCESProblem, best_map: np.ndarray, upper: int,
                  relaxation: LinearRelaxation | None, floor: int = -1,
                  connected: bool = False):
-        from gedkit.mces import _kernel as kernel
+        from gedkit._kernels import mces_search as kernel
 
         self.kernel = kernel
-        self.arrays, self.upper = arrays, upper
+        self.pair, self.upper = pair, upper
         self.best_map = best_map.copy()
-        N = int((arrays[0] >= 0).sum())
+        N = int((pair.rank >= 0).sum())
         if connected:  # room for the deferrals: at most one per end of each edge
-            N += len(arrays[10]) * 2
-        width = int(np.diff(arrays[8]).max(initial=0)) + 1
+            N += len(pair.e1) * 2
+        width = int(np.diff(pair.cand_ptr).max(initial=0)) + 1
         rows = max(N, 1)
         if relaxation is None:  # a constant bound the combinatorial one never exceeds
-            lag = (np.zeros((p.n1, p.n2), dtype=np.int64), np.zeros((p.n1, p.n2), dtype=np.int64),
-                   np.zeros(p.n1, dtype=np.int64), 1)
+            lag = Relaxation(np.zeros((p.n1, p.n2), dtype=np.int64),
+                             np.zeros((p.n1, p.n2), dtype=np.int64),
+                             np.zeros(p.n1, dtype=np.int64), 1)
             top = upper
         else:
-            lag = (_fixed(relaxation.loss_forbid), _fixed(relaxation.loss_force),
-                   _fixed(relaxation.loss_unmapped), _SCALE)
+            lag = Relaxation(_fixed(relaxation.loss_forbid), _fixed(relaxation.loss_force),
+                             _fixed(relaxation.loss_unmapped), _SCALE)
             top = math.ceil((relaxation.bound + _TOLERANCE * (1 + relaxation.bound)) * _SCALE)
         self.lag = lag
         lval = np.zeros(N + 1, dtype=np.int64)
         lval[0] = top
-        self.state = (
-            np.full(p.n1, -1, dtype=np.int64),  # fwd
-            np.zeros(p.n2, dtype=np.bool_),  # used2
-            np.zeros(p.n1, dtype=np.bool_),  # assigned1
-            np.zeros(p.n1, dtype=np.int64),  # kept
-            np.zeros(N + 1, dtype=np.int64),  # gval
-            lval,
-            lag[0].sum(axis=1),  # rowfree
-            lag[0].sum(axis=0),  # colund
-            np.zeros((rows, width), dtype=np.int64),  # cand
-            np.zeros((rows, width), dtype=np.int64),  # cf
-            np.zeros((rows, width), dtype=np.int64),  # cg
-            np.zeros((rows, width), dtype=np.int64),  # cl
-            np.zeros(rows, dtype=np.int64),  # ncand
-            np.zeros(rows, dtype=np.int64),  # pos
-            np.full(p.n1, -1, dtype=np.int64),  # deferred
-            np.zeros(p.n1, dtype=np.int64),  # when1
-            np.zeros(rows, dtype=np.bool_),  # isdefer
-            np.zeros(rows, dtype=np.int64),  # undefer
+        per_depth = np.zeros((rows, width), dtype=np.int64)
+        self.state = MCESState(
+            fwd=np.full(p.n1, -1, dtype=np.int64),
+            used2=np.zeros(p.n2, dtype=np.bool_),
+            assigned1=np.zeros(p.n1, dtype=np.bool_),
+            kept=np.zeros(p.n1, dtype=np.int64),
+            gval=np.zeros(N + 1, dtype=np.int64),
+            lval=lval,
+            rowfree=lag.forbid.sum(axis=1),
+            colund=lag.forbid.sum(axis=0),
+            cand=per_depth, cf=per_depth.copy(), cg=per_depth.copy(), cl=per_depth.copy(),
+            ncand=np.zeros(rows, dtype=np.int64),
+            pos=np.zeros(rows, dtype=np.int64),
+            deferred=np.full(p.n1, -1, dtype=np.int64),
+            when1=np.zeros(p.n1, dtype=np.int64),
+            isdefer=np.zeros(rows, dtype=np.bool_),
+            undefer=np.zeros(rows, dtype=np.int64),
         )
+        self._pair, self._lag, self._state = tuple(pair), tuple(lag), tuple(self.state)
         self.order = np.full(N, -1, dtype=np.int64)
         self.ctl = np.zeros(7, dtype=np.int64)
         self.ctl[kernel.FRESH] = 1
@@ -291,10 +293,9 @@ class _Search:
                 if chunk <= 0:
                     return kernel.PAUSED
             tick = time.perf_counter()
-            status = kernel.search(
-                self.order, *self.arrays, *self.lag, *self.state, self.ctl, self.best_map,
-                self.upper, chunk,
-            )
+            # plain tuples: numba's fast argument path (see the kernel)
+            status = kernel.search(self.order, self._pair, self._lag, self._state, self.ctl,
+                                   self.best_map, self.upper, chunk)
             if status != kernel.PAUSED:
                 return status
             if budget.expired():
@@ -303,8 +304,7 @@ class _Search:
 
     def open_bound(self) -> int:
         """Proven bound on the maps not looked at: the best open state, or the floor."""
-        cf, ncand, pos = self.state[9], self.state[12], self.state[13]
-        open_f = int(self.kernel.open_bound(cf, ncand, pos, self.ctl, self.upper))
+        open_f = int(self.kernel.open_bound(self._state, self.ctl, self.upper))
         return max(open_f, int(self.ctl[self.kernel.FLOOR]))
 
 
@@ -325,11 +325,10 @@ def _rounded(x: np.ndarray) -> np.ndarray:
     return forward
 
 
-def _search_arrays(p: MCESProblem) -> tuple:
-    """The read-only kernel inputs, in :func:`kernel.search` argument order from ``rank``
-    to ``twin2``: edges whose class the other graph lacks are left out, class ids are
-    renumbered ``0..K-1`` over the shared classes, and only nodes of g1 with an edge left are
-    branched on (``rank`` >= 0: their place in the static matching order)."""
+def _search_pair(p: MCESProblem) -> MCESPair:
+    """The read-only kernel inputs: edges whose class the other graph lacks are left out,
+    class ids are renumbered ``0..K-1`` over the shared classes, and only nodes of g1 with an
+    edge left are branched on (``rank`` >= 0: their place in the static matching order)."""
     from gedkit._kernels.order import matching_order, neighbour_lists, twin_classes
 
     shared = np.intersect1d(p.edge_classes1, p.edge_classes2)
@@ -357,8 +356,8 @@ def _search_arrays(p: MCESProblem) -> tuple:
     starts = np.repeat(lo - cand_ptr[:-1], counts)
     cand_list = by_label[starts + np.arange(cand_ptr[-1])].astype(np.int64)
     twin2 = twin_classes(cadj2, p.node_labels2).astype(np.int64)
-    return (rank, cadj2, ptr1, nbr1, cls1, ptr2, nbr2, cls2, cand_ptr, cand_list,
-            e1, ec1, e2, ec2, max(len(shared), 1), twin2)
+    return MCESPair(rank, cadj2, ptr1, nbr1, cls1, ptr2, nbr2, cls2, cand_ptr, cand_list,
+                    e1, ec1, e2, ec2, max(len(shared), 1), twin2)
 
 
 @register

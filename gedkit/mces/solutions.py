@@ -1,10 +1,10 @@
 """Every maximum common edge subgraph, and RASCAL's choice among them.
 
 :func:`all_maximum` first solves the pair (``exact``), then runs the exact kernel again in its
-enumerating mode (:data:`gedkit.mces._kernel.ENUMERATE`): every map keeping that many edges is
-reported in turn, with the twin rule off (twins give distinct maps). Maps are compared on the
-nodes their common edges touch, so two maps differing only in nodes that keep nothing are one
-solution. :func:`rascal_key` is RASCAL's order among equally large solutions (fewest fragments,
+enumerating mode (:data:`gedkit._kernels.mces_search.ENUMERATE`): every map keeping that many
+edges is reported in turn, with the twin rule off (twins give distinct maps). Maps are compared
+on the nodes their common edges touch, so two maps differing only in nodes that keep nothing are
+one solution. :func:`rascal_key` is RASCAL's order among equally large solutions (fewest fragments,
 then the most atoms in the largest one), and :func:`rascal_choice` applies it to the maps
 found, so that the Johnson similarity is the one RASCAL reports.
 """
@@ -62,15 +62,14 @@ def maximum_maps(problem: MCESProblem, edges: int, budget: Budget, *, limit: int
     >>> len(maps), complete      # the path's middle onto any corner, its ends either way
     (6, True)
     """
-    from gedkit.mces.exact import _Search, _search_arrays
+    from gedkit.mces.exact import _Search, _search_pair
 
     if edges <= 0:
         return [np.full(problem.n1, -1, dtype=np.int64)], True
     swap = problem.n1 > problem.n2
     p = problem.transposed() if swap else problem
-    arrays = _search_arrays(p)
-    arrays = (*arrays[:-1], np.arange(p.n2, dtype=np.int64))  # no twin rule: twins differ
-    run = _Search(arrays, p, np.full(p.n1, -1, dtype=np.int64), edges, None,
+    pair = _search_pair(p)._replace(twin2=np.arange(p.n2, dtype=np.int64))  # twins differ
+    run = _Search(pair, p, np.full(p.n1, -1, dtype=np.int64), edges, None,
                   floor=edges - 1, connected=connected)
     kernel = run.kernel
     run.ctl[kernel.ENUMERATE] = 1

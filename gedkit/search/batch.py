@@ -13,6 +13,7 @@ import time
 
 import numpy as np
 
+from gedkit._kernels.bundles import BatchSettings, QueryCosts, StateBuffers, Verdicts
 from gedkit.costs.base import CostModel
 from gedkit.numeric import all_integers, tolerance
 from gedkit.search.filters import GedFilter
@@ -46,16 +47,20 @@ class BatchVerifier:
     def __init__(self, nmat: np.ndarray, emat: np.ndarray, const, query_record: np.ndarray):
         from gedkit.solvers.exact.tree_search import _label_costs
 
-        self.nmat, self.emat = nmat, emat
-        self.nmat_t = np.ascontiguousarray(nmat.T)
-        self.emat_t = np.ascontiguousarray(emat.T)
         self.counting = const is not None
         flipped = None if const is None else (const[1], const[0], const[2], const[4],
                                               const[3], const[5])
-        self.nconst, self.econst = (_label_costs(None if const is None else const[:3]),
-                                    _label_costs(None if const is None else const[3:]))
-        self.nconst_t, self.econst_t = (_label_costs(None if flipped is None else flipped[:3]),
-                                        _label_costs(None if flipped is None else flipped[3:]))
+        # one array type for every query (the kernel's types; see bundles.ged_pair)
+        nmat, emat = (np.require(m, dtype=np.float64, requirements=("C", "W"))
+                      for m in (nmat, emat))
+        self.costs = QueryCosts(
+            nmat, emat,
+            _label_costs(None if const is None else const[:3]),
+            _label_costs(None if const is None else const[3:]),
+            np.ascontiguousarray(nmat.T), np.ascontiguousarray(emat.T),
+            _label_costs(None if flipped is None else flipped[:3]),
+            _label_costs(None if flipped is None else flipped[3:]),
+        )
         if const is not None:
             self.integral = all_integers(const)
             largest = max(const, default=0.0)
@@ -122,24 +127,27 @@ class BatchVerifier:
         flat = np.frombuffer(b"".join(records), dtype=np.int32)
         n_max = max(self.n1, 1)
         if self.frontier is None:
-            self.frontier = (np.empty(STATES * n_max, dtype=np.int32), np.empty(STATES),
-                             np.empty(STATES), np.empty(STATES, dtype=np.int32),
-                             np.empty(STATES, dtype=np.int64), np.empty(STATES, dtype=np.int64))
+            self.frontier = StateBuffers(
+                np.empty(STATES * n_max, dtype=np.int32), np.empty(STATES), np.empty(STATES),
+                np.empty(STATES, dtype=np.int32), np.empty(STATES, dtype=np.int64),
+                np.empty(STATES, dtype=np.int64),
+            )
         cutoff = math.inf if threshold is None else float(threshold)
         branch = quick or cutoff >= BRANCH_FROM_EDITS * self.cheapest
         seconds = PAIR_SECONDS if timeout is None else min(PAIR_SECONDS, timeout)
+        out = Verdicts(lower, upper, status)
         first, chunk = 0, 1
         while first < count:
             last = min(count, first + chunk)
-            tick = time.perf_counter()
-            ops = verify_many(
-                self.query, flat, offsets, first, last,
-                self.nmat, self.nmat_t, self.emat, self.emat_t,
-                self.nconst, self.econst, self.nconst_t, self.econst_t,
-                self.counting, branch, self.integral, self.tol, cutoff, -math.inf,
-                0.0 if quick else seconds * self.pace, seconds * OPS_PER_SECOND, 256,
-                *self.frontier, lower, upper, status,
+            settings = BatchSettings(  # the pace, hence max_ops, is learnt from call to call
+                counting=bool(self.counting), branch=bool(branch), integral=bool(self.integral),
+                tol=float(self.tol), cutoff=cutoff, stop_at=-math.inf,
+                max_ops=float(0.0 if quick else seconds * self.pace),
+                skip_ops=float(seconds * OPS_PER_SECOND), chunk=256,
             )
+            tick = time.perf_counter()
+            ops = verify_many(self.query, flat, offsets, first, last, tuple(self.costs),
+                              tuple(settings), tuple(self.frontier), tuple(out))
             spent = time.perf_counter() - tick
             done, first = last - first, last
             if interrupted():

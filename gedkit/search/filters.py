@@ -149,11 +149,10 @@ class GedFilter:
             every = rows is None
             picked = np.zeros(1, dtype=np.int64) if every else rows.astype(np.int64, copy=False)
             out = np.empty(len(sig) if every else len(rows))
-            equality_bounds(sig.n, sig.m, *(a for s in sets for a in (s.ptr, s.ids, s.counts)),
-                            self.qn, self.qm, *(self.dense[k] for k in KINDS),
-                            self.at_least,
-                            np.array(costs), branches, self.integral, float(limit), picked,
-                            every, out)
+            signatures = (sig.n, sig.m, *(a for s in sets for a in (s.ptr, s.ids, s.counts)))
+            query = (self.qn, self.qm, *(self.dense[k] for k in KINDS), self.at_least)
+            equality_bounds(signatures, query, np.array(costs), branches, self.integral,
+                            float(limit), picked, every, out)
             return out
         from gedkit._kernels.filters import branch_bound, pair_cost
 
@@ -299,7 +298,10 @@ def within_many(sig: Signatures, signatures: list, vocab: dict[str, Vocabulary],
     node_costs, edge_costs, integral = terms
     costs = np.array((*node_costs, *edge_costs))
     order, sorted_m, n_start = sig.size_index()
-    arrays = [a for k in SETS for a in (sig.sets[k].ptr, sig.sets[k].ids, sig.sets[k].counts)]
+    # Signatures and SizeIndex fields (plain tuples: see gedkit._kernels.bundles)
+    collection = (sig.n, sig.m, *(a for k in SETS
+                                  for a in (sig.sets[k].ptr, sig.sets[k].ids, sig.sets[k].counts)))
+    index = (order, sorted_m, n_start)
     capacity = max(len(sig), 1 << 16)
     rows, lb = np.empty(capacity, dtype=np.int64), np.empty(capacity)
     for start in range(0, len(signatures), _QUERY_CHUNK):
@@ -316,10 +318,9 @@ def within_many(sig: Signatures, signatures: list, vocab: dict[str, Vocabulary],
             out_ptr = np.zeros(len(chunk) - done + 1, dtype=np.int64)
             counts = np.zeros((len(chunk) - done, 3), dtype=np.int64)
             tick = time.perf_counter()
-            upto = window_bounds(order, sorted_m, n_start, sig.n, sig.m, *arrays, sizes,
-                                 q_ptr, q_ids, q_counts, dims,
-                                 costs, integral, float(limit), done, rows, lb, out_ptr,
-                                 counts)
+            upto = window_bounds(index, collection, (sizes, q_ptr, q_ids, q_counts, dims),
+                                 costs, integral, float(limit), done,
+                                 (rows, lb, out_ptr, counts))
             seconds = (time.perf_counter() - tick) / max(upto - done, 1)
             for c in range(upto - done):
                 a, b = out_ptr[c], out_ptr[c + 1]

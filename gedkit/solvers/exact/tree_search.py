@@ -16,6 +16,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from gedkit._kernels.bundles import Frontier, ged_pair, search_settings
 from gedkit.anytime import listening, report
 from gedkit.configurable import Option, choice, number
 from gedkit.numeric import tolerance
@@ -173,15 +174,16 @@ class TreeSearch:
             twins = directed_twins(arcs, labels.labels2)
         order = matching_order(adj1, labels.labels1, labels.labels2)
         self.kernel = kernel
-        self.args = (
+        self.pair = tuple(ged_pair(
             p.node_costs, adj1, adj2, emat, labels.matrix,
             labels.labels1, labels.labels2, nconst, econst, *edges,
             ptr1, nbr1, lab1, ptr2, nbr2, lab2, order, twins,
-        )
+        ))
         self.capacity = min(max(_FIRST_CAPACITY, 4 * (n2 + 1)), self.max_capacity)
-        self.arrays = _allocate(self.capacity, n1)
-        _, g, f, depth, heap, _ = self.arrays
         self.ctl = np.zeros(6, dtype=np.int64)
+        self.frontier = _allocate(self.capacity, n1, self.ctl, self.fctl, self.best_map)
+        g, f, depth, heap = (self.frontier.g, self.frontier.f, self.frontier.depth,
+                             self.frontier.heap)
         # the root: nothing assigned
         g[0] = f[0] = 0.0
         depth[0] = 0
@@ -207,7 +209,7 @@ class TreeSearch:
                 self.stats["stopped"] = f"{why}: one expansion of the search does not fit"
                 return self._cheap(budget, t0)
             self._start()
-        kernel, ctl, fctl = self.kernel, self.ctl, self.fctl
+        kernel = self.kernel
         finished = (kernel.STATUS_DONE, kernel.STATUS_STOP)
         # best-first keeps room for a full depth-first dive (n1 levels of at most n2 + 1
         # children), so that turning depth-first at the cap stays exact; beyond half the cap
@@ -216,12 +218,12 @@ class TreeSearch:
         while self.status not in finished:
             reserve = n2 + 1 if self.depth_first else max(n2 + 1, dive)
             tick = time.perf_counter()
-            maps, g, f, depth, heap, free = self.arrays
-            self.status = kernel.tree_search(
-                *self.args, maps, g, f, depth, heap, free, ctl, fctl, self.best_map,
+            settings = search_settings(
                 self.depth_first, self.counting, self.branch, p.integral_costs, reserve,
                 self.chunk, self.cutoff, self.stop_at, self.tol,
             )
+            # plain tuples: numba's fast argument path (see the kernel)
+            self.status = kernel.tree_search(self.pair, tuple(self.frontier), tuple(settings))
             if self.status in finished:
                 break
             if listening():
@@ -249,7 +251,7 @@ class TreeSearch:
         ub, lb = fctl[kernel.UB], fctl[kernel.LB]
         if self.status == kernel.STATUS_DONE:
             return max(lb, min(ub, fctl[kernel.PRUNED]))
-        f, heap = self.arrays[2], self.arrays[4]
+        f, heap = self.frontier.f, self.frontier.heap
         live = heap[: ctl[kernel.HEAP]]
         open_min = float(f[live].min()) if len(live) else math.inf
         return max(lb, min(open_min, fctl[kernel.PRUNED], ub))
@@ -257,10 +259,10 @@ class TreeSearch:
     def _full(self) -> None:
         """No room for another expansion: grow, turn depth-first, or drop states."""
         kernel, ctl = self.kernel, self.ctl
-        f, heap = self.arrays[2], self.arrays[4]
+        f, heap = self.frontier.f, self.frontier.heap
         if self.capacity < self.max_capacity:
             self.capacity = min(2 * self.capacity, self.max_capacity)
-            self.arrays = _grow(self.arrays, self.capacity)
+            self.frontier = _grow(self.frontier, self.capacity)
         elif not self.depth_first:
             # memory cap reached: the frontier becomes a depth-first stack, best on top
             live = heap[: ctl[kernel.HEAP]]
@@ -271,7 +273,7 @@ class TreeSearch:
         else:
             # even the stack is full: give up the states at its bottom (the least promising
             # of the old frontier); their least bound caps the lower bound
-            dropped = _drop_bottom(heap, self.arrays[5], f, ctl, self.fctl, kernel,
+            dropped = _drop_bottom(heap, self.frontier.free, f, ctl, self.fctl, kernel,
                                    self.p.n2 + 1)
             self.stats["dropped_states"] = self.stats.get("dropped_states", 0) + dropped
 
@@ -357,21 +359,29 @@ def _drop_bottom(heap, free, f, ctl, fctl, kernel, need: int) -> int:
     return k
 
 
-def _allocate(capacity: int, n1: int):
-    return (
-        np.empty((capacity, n1), dtype=np.int32),
-        np.empty(capacity),
-        np.empty(capacity),
-        np.empty(capacity, dtype=np.int32),
-        np.empty(capacity, dtype=np.int64),
-        np.empty(capacity, dtype=np.int64),
+def _allocate(capacity: int, n1: int, ctl: np.ndarray, fctl: np.ndarray,
+              best_map: np.ndarray) -> Frontier:
+    """A frontier of ``capacity`` state slots around the search's counters and best map."""
+    return Frontier(
+        maps=np.empty((capacity, n1), dtype=np.int32),
+        g=np.empty(capacity),
+        f=np.empty(capacity),
+        depth=np.empty(capacity, dtype=np.int32),
+        heap=np.empty(capacity, dtype=np.int64),
+        free=np.empty(capacity, dtype=np.int64),
+        ctl=ctl, fctl=fctl, best_map=best_map,
     )
 
 
-def _grow(arrays, capacity: int):
-    grown = _allocate(capacity, arrays[0].shape[1])
-    for old, new in zip(arrays, grown, strict=True):
-        new[: len(old)] = old
+_SLOTTED = ("maps", "g", "f", "depth", "heap", "free")  # the fields sized by the capacity
+
+
+def _grow(frontier: Frontier, capacity: int) -> Frontier:
+    grown = _allocate(capacity, frontier.maps.shape[1], frontier.ctl, frontier.fctl,
+                      frontier.best_map)
+    for name in _SLOTTED:
+        old = getattr(frontier, name)
+        getattr(grown, name)[: len(old)] = old
     return grown
 
 

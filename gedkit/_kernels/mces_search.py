@@ -44,8 +44,12 @@ reads the clock between calls.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
+
+from gedkit._kernels.bundles import MCESPair, MCESState, Relaxation
 
 __all__ = [
     "CONNECTED", "DEFER", "DEPTH", "DONE", "ENUMERATE", "EXPANDED", "FLOOR", "FOUND", "FRESH",
@@ -64,10 +68,30 @@ DEPTH, FRESH, INCUMBENT, EXPANDED, FLOOR, CONNECTED, ENUMERATE = 0, 1, 2, 3, 4, 
 DEFER = -2
 
 
+class _Work(NamedTuple):
+    """Work arrays of one :func:`search` call, cleared after each expansion."""
+
+    inner1: np.ndarray  # per edge class: edges of g1 between undecided nodes
+    inner2: np.ndarray  # ... of g2 between unused nodes
+    anc1: np.ndarray  # (depth, class): edges from each mapped node into g1's undecided part
+    anc2: np.ndarray  # ... from its image into g2's unused part
+    anchor_of: np.ndarray  # per node of g2: the depth of the node mapped onto it, -1 none
+    own1: np.ndarray  # per class: edges from the node being decided into the undecided part
+    own1w: np.ndarray  # ... a copy consumed child by child
+    near_u: np.ndarray  # per node of g1: a neighbour of the node being decided
+    twin_seen: np.ndarray  # per twin class of g2: already tried as an image
+    reach1: np.ndarray  # connected mode: g1 nodes the fragment can still reach
+    reach2: np.ndarray  # ... g2 nodes likewise
+    queue: np.ndarray  # breadth-first queue for those
+    every2: np.ndarray  # zeros: every used node of g2 is a source
+
+
 @njit(cache=True, nogil=True)
-def _choose(d, order, rank, ptr1, nbr1, fwd, assigned1, deferred, when1):
+def _choose(d, order, pair, state):
     """The next node to decide: most edges to mapped nodes (those mapped after its last
     deferral), then lowest ``rank``. Returns those edges and how many nodes are mapped."""
+    rank, ptr1, nbr1 = pair.rank, pair.ptr1, pair.nbr1
+    fwd, assigned1, deferred, when1 = state.fwd, state.assigned1, state.deferred, state.when1
     best, best_links, mapped = -1, -1, 0
     for x in range(rank.shape[0]):
         if rank[x] < 0:
@@ -88,17 +112,24 @@ def _choose(d, order, rank, ptr1, nbr1, fwd, assigned1, deferred, when1):
 
 
 @njit(cache=True, nogil=True)
-def _expand(
-    d, order, cadj2, ptr1, nbr1, cls1, ptr2, nbr2, cls2, cand_ptr, cand_list,
-    e1, ec1, e2, ec2, twin2, forbid, force, unmapped, scale,
-    fwd, used2, assigned1, kept, gval, lval, rowfree, colund,
-    cand, cf, cg, cl, ncand, pos, threshold,
-    inner1, inner2, anc1, anc2, anchor_of, own1, own1w, near_u, twin_seen,
-    attach, reach1, reach2, queue, every2, deferred, when1, isdefer,
-):
+def _expand(d, order, pair, lag, state, threshold, attach, work):
     """Children of the state at depth ``d`` whose f beats ``threshold``, best first.
     ``attach``: each child must keep an edge to a mapped node (connected mode, once a node
     is mapped), and the inner part counts only edges the fragment can still reach."""
+    cadj2, ptr1, nbr1, cls1 = pair.cadj2, pair.ptr1, pair.nbr1, pair.cls1
+    ptr2, nbr2, cls2 = pair.ptr2, pair.nbr2, pair.cls2
+    cand_ptr, cand_list, twin2 = pair.cand_ptr, pair.cand_list, pair.twin2
+    e1, ec1, e2, ec2 = pair.e1, pair.ec1, pair.e2, pair.ec2
+    forbid, force, unmapped, scale = lag.forbid, lag.force, lag.unmapped, lag.scale
+    fwd, used2, assigned1, kept = state.fwd, state.used2, state.assigned1, state.kept
+    gval, lval, rowfree, colund = state.gval, state.lval, state.rowfree, state.colund
+    cand, cf, cg, cl = state.cand, state.cf, state.cg, state.cl
+    ncand, pos, deferred, when1 = state.ncand, state.pos, state.deferred, state.when1
+    isdefer = state.isdefer
+    inner1, inner2, anc1, anc2 = work.inner1, work.inner2, work.anc1, work.anc2
+    anchor_of, own1, own1w, near_u = work.anchor_of, work.own1, work.own1w, work.near_u
+    twin_seen, reach1, reach2 = work.twin_seen, work.reach1, work.reach2
+    queue, every2 = work.queue, work.every2
     u = order[d]
     g = gval[d]
     lag = lval[d]
@@ -274,11 +305,14 @@ def _reach(ptr, nbr, closed, source, extra, reach, queue):
 
 
 @njit(cache=True, nogil=True)
-def _decide(u, v, sign, cadj2, ptr1, nbr1, cls1, forbid, scale, fwd, assigned1, kept,
-            rowfree, colund):
+def _decide(u, v, sign, pair, lag, state):
     """Book ``u → v`` (``v = -1``: unmapped) into ``kept``, ``rowfree`` and ``colund``
     (``sign = 1``), or take it back out (``sign = -1``). ``u`` must not be marked decided.
     ``scale == 1`` means no relaxation (``forbid`` is all zero)."""
+    cadj2, ptr1, nbr1, cls1 = pair.cadj2, pair.ptr1, pair.nbr1, pair.cls1
+    forbid, scale = lag.forbid, lag.scale
+    fwd, assigned1, kept = state.fwd, state.assigned1, state.kept
+    rowfree, colund = state.rowfree, state.colund
     if v >= 0:
         for k in range(ptr1[u], ptr1[u + 1]):
             a = nbr1[k]
@@ -295,14 +329,13 @@ def _decide(u, v, sign, cadj2, ptr1, nbr1, cls1, forbid, scale, fwd, assigned1, 
 
 
 @njit(cache=True, nogil=True)
-def search(
-    order, rank, cadj2, ptr1, nbr1, cls1, ptr2, nbr2, cls2, cand_ptr, cand_list,
-    e1, ec1, e2, ec2, n_classes, twin2, forbid, force, unmapped, scale,
-    fwd, used2, assigned1, kept, gval, lval, rowfree, colund,
-    cand, cf, cg, cl, ncand, pos, deferred, when1, isdefer, undefer,
-    ctl, best_map, upper, max_steps,
-):
+def search(order, pair, lag, state, ctl, best_map, upper, max_steps):
     """Run up to ``max_steps`` expansions; return DONE or PAUSED (or FOUND, enumerating).
+    ``pair``, ``lag`` and ``state`` are plain tuples in the field order of
+    :class:`~gedkit._kernels.bundles.MCESPair`, :class:`~gedkit._kernels.bundles.Relaxation`
+    and :class:`~gedkit._kernels.bundles.MCESState` (the latter's arrays updated in place),
+    named on entry (see :func:`gedkit._kernels.tree_search.tree_search` for why); the names
+    below are their fields.
 
     ``ctl[INCUMBENT]``/``best_map`` hold the best map so far (seed them with a heuristic's);
     only strictly better maps replace it. The search stops early once the incumbent reaches
@@ -315,6 +348,12 @@ def search(
     and the deferral it replaced (connected mode; the depth arrays then have room for every
     deferral, up to one per end of each edge).
     """
+    pair, lag, state = MCESPair(*pair), Relaxation(*lag), MCESState(*state)
+    n_classes = pair.n_classes
+    fwd, used2, assigned1, gval = state.fwd, state.used2, state.assigned1, state.gval
+    lval, cand, cf, cg, cl = state.lval, state.cand, state.cf, state.cg, state.cl
+    ncand, pos, deferred, when1 = state.ncand, state.pos, state.deferred, state.when1
+    isdefer, undefer = state.isdefer, state.undefer
     N = order.shape[0]
     n2 = used2.shape[0]
     inner1 = np.zeros(n_classes, dtype=np.int64)
@@ -332,6 +371,8 @@ def search(
     reach2 = np.zeros(n2 if connected else 0, dtype=np.bool_)
     queue = np.zeros(max(n1, n2) if connected else 0, dtype=np.int64)
     every2 = np.zeros(n2 if connected else 0, dtype=np.int64)  # every used node is a source
+    work = _Work(inner1, inner2, anc1, anc2, anchor_of, own1, own1w, near_u, twin_seen,
+                 reach1, reach2, queue, every2)
     steps = 0
     while steps < max_steps:
         d = ctl[DEPTH]
@@ -341,32 +382,22 @@ def search(
             ctl[FRESH] = 0
             if d == N:
                 found = _leaf(gval[N], fwd, best_map, ctl)
-                _retreat(d, order, cadj2, ptr1, nbr1, cls1, forbid, scale, fwd, used2,
-                         assigned1, kept, rowfree, colund, deferred, isdefer, undefer, ctl)
+                _retreat(d, order, pair, lag, state, ctl)
                 if found:
                     return FOUND
                 continue
-            links, mapped = _choose(d, order, rank, ptr1, nbr1, fwd, assigned1, deferred,
-                                    when1)
+            links, mapped = _choose(d, order, pair, state)
             if connected and (links < 0 or (mapped > 0 and links == 0)):
                 # the fragment is closed: nothing undecided touches it, so this is a leaf
                 found = _leaf(gval[d], fwd, best_map, ctl)
-                _retreat(d, order, cadj2, ptr1, nbr1, cls1, forbid, scale, fwd, used2,
-                         assigned1, kept, rowfree, colund, deferred, isdefer, undefer, ctl)
+                _retreat(d, order, pair, lag, state, ctl)
                 steps += 1
                 ctl[EXPANDED] += 1
                 if found:
                     return FOUND
                 continue
             attach = connected and mapped > 0
-            _expand(
-                d, order, cadj2, ptr1, nbr1, cls1, ptr2, nbr2, cls2, cand_ptr, cand_list,
-                e1, ec1, e2, ec2, twin2, forbid, force, unmapped, scale,
-                fwd, used2, assigned1, kept, gval, lval, rowfree, colund,
-                cand, cf, cg, cl, ncand, pos, max(ctl[INCUMBENT], ctl[FLOOR]),
-                inner1, inner2, anc1, anc2, anchor_of, own1, own1w, near_u, twin_seen,
-                attach, reach1, reach2, queue, every2, deferred, when1, isdefer,
-            )
+            _expand(d, order, pair, lag, state, max(ctl[INCUMBENT], ctl[FLOOR]), attach, work)
             steps += 1
             ctl[EXPANDED] += 1
             continue
@@ -380,8 +411,7 @@ def search(
                 undefer[d] = deferred[u]
                 deferred[u] = d
             else:
-                _decide(u, v, 1, cadj2, ptr1, nbr1, cls1, forbid, scale, fwd, assigned1,
-                        kept, rowfree, colund)
+                _decide(u, v, 1, pair, lag, state)
                 fwd[u] = v
                 if v >= 0:
                     used2[v] = True
@@ -393,8 +423,7 @@ def search(
             ctl[FRESH] = 1
         else:
             pos[d] = ncand[d]
-            _retreat(d, order, cadj2, ptr1, nbr1, cls1, forbid, scale, fwd, used2,
-                     assigned1, kept, rowfree, colund, deferred, isdefer, undefer, ctl)
+            _retreat(d, order, pair, lag, state, ctl)
     return PAUSED
 
 
@@ -414,9 +443,10 @@ def _leaf(g, fwd, best_map, ctl):
 
 
 @njit(cache=True, nogil=True)
-def _retreat(d, order, cadj2, ptr1, nbr1, cls1, forbid, scale, fwd, used2, assigned1, kept,
-             rowfree, colund, deferred, isdefer, undefer, ctl):
+def _retreat(d, order, pair, lag, state, ctl):
     """Back from depth ``d`` to its parent, undoing the parent's choice."""
+    fwd, used2, assigned1 = state.fwd, state.used2, state.assigned1
+    deferred, isdefer, undefer = state.deferred, state.isdefer, state.undefer
     ctl[DEPTH] = d - 1
     if d >= 1 and isdefer[d - 1]:
         isdefer[d - 1] = False
@@ -425,17 +455,18 @@ def _retreat(d, order, cadj2, ptr1, nbr1, cls1, forbid, scale, fwd, used2, assig
         u = order[d - 1]
         v = fwd[u]
         assigned1[u] = False
-        _decide(u, v, -1, cadj2, ptr1, nbr1, cls1, forbid, scale, fwd, assigned1, kept,
-                rowfree, colund)
+        _decide(u, v, -1, pair, lag, state)
         if v >= 0:
             used2[v] = False
         fwd[u] = -1
 
 
 @njit(cache=True, nogil=True)
-def open_bound(cf, ncand, pos, ctl, root):
+def open_bound(state, ctl, root):
     """Largest f of any state not yet explored (the incumbent aside): a proven upper bound
-    on every map the paused search has not looked at."""
+    on every map the paused search has not looked at. ``state`` as in :func:`search`."""
+    state = MCESState(*state)
+    cf, ncand, pos = state.cf, state.ncand, state.pos
     d = ctl[DEPTH]
     if d < 0:
         return -1
