@@ -1,10 +1,10 @@
-"""Named bundles of the arrays the compiled tree searches take, instead of dozens of arguments.
+"""Named bundles of the arrays the large kernels take, instead of dozens of arguments.
 
-numba passes a named tuple of arrays as cheaply as the arrays themselves (its fields are read
-by name at compile time), and the same type serves a bundle built in Python and one built inside
-a kernel (:mod:`gedkit._kernels.batch`). Scalars are coerced to one type each (``bool``, ``int``,
-``float``) wherever a bundle is made, so that every caller hits the same compiled
-specialisation.
+Inside compiled code a named tuple of arrays costs what the arrays cost (its fields are read by
+name at compile time), and one type serves a bundle made in Python and one made inside a
+kernel (:mod:`gedkit._kernels.batch`). Arrays and scalars are coerced to one type per field
+wherever a bundle is made (:func:`ged_pair`, :func:`search_settings`), so that every caller
+hits the same compiled specialisation.
 
 - :class:`GedPair`, :class:`Frontier`, :class:`SearchSettings`: the GED tree search
   (:mod:`gedkit._kernels.tree_search`);
