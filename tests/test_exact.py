@@ -147,3 +147,20 @@ def test_symmetric_graphs_are_solved_without_exploring_mirror_images():
     r = gedkit.ged(small, big, method="astar")
     assert r.optimal and r.distance == 1 + 11
     assert r.stats["expanded"] <= 12
+
+
+def test_every_caller_hands_the_tree_search_one_type():
+    # bundles.ged_pair coerces each field to one array type: a transposed (F-order) cost
+    # matrix or a graph's read-only edge list must not compile the search once more
+    from gedkit._kernels import tree_search as kernel
+
+    small = Graph({0: "C", 1: "O", 2: "N"}, [(0, 1, 1), (1, 2, 2)])
+    large = Graph({0: "C", 1: "C", 2: "O", 3: "N"}, [(0, 1, 1), (1, 2, 2), (2, 3, 1)])
+    directed = Graph({0: "C", 1: "O"}, [(0, 1)], directed=True)
+    calls = [(small, large, {}), (large, small, {}), (large, small, {"threshold": 2.0}),
+             (small, large, {"costs": costs.constant(1, 2, 3, 1, 2, 3)}),
+             (directed, directed, {})]
+    for g1, g2, kwargs in calls:
+        for method in ("astar", "dfs"):
+            gedkit.ged(g1, g2, method=method, **kwargs)
+    assert len(kernel.tree_search.signatures) == 1
