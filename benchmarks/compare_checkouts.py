@@ -78,8 +78,8 @@ class _Filters:
         self.sig = self.coll._signatures_by_size()
 
     def run(self, stage: str, k: int) -> int:
-        """Graphs left by the stage for query ``k`` (the filter object is made untimed by
-        the caller's clock too: both sides alike)."""
+        """Graphs left by the stage for query ``k``; the caller's clock also counts making
+        the query's filter (its signature), on both sides alike."""
         filt = self.filter_class(self.model, self.queries[k % len(self.queries)],
                                  self.coll._store.vocab)
         if stage == "filter":

@@ -224,7 +224,7 @@ class _Search:
         from gedkit._kernels import mces_search as kernel
 
         self.kernel = kernel
-        self.pair, self.upper = pair, upper
+        self.upper = upper
         self.best_map = best_map.copy()
         N = int((pair.rank >= 0).sum())
         if connected:  # room for the deferrals: at most one per end of each edge
@@ -240,11 +240,10 @@ class _Search:
             lag = Relaxation(_fixed(relaxation.loss_forbid), _fixed(relaxation.loss_force),
                              _fixed(relaxation.loss_unmapped), _SCALE)
             top = math.ceil((relaxation.bound + _TOLERANCE * (1 + relaxation.bound)) * _SCALE)
-        self.lag = lag
         lval = np.zeros(N + 1, dtype=np.int64)
         lval[0] = top
         per_depth = np.zeros((rows, width), dtype=np.int64)
-        self.state = MCESState(
+        state = MCESState(
             fwd=np.full(p.n1, -1, dtype=np.int64),
             used2=np.zeros(p.n2, dtype=np.bool_),
             assigned1=np.zeros(p.n1, dtype=np.bool_),
@@ -261,7 +260,8 @@ class _Search:
             isdefer=np.zeros(rows, dtype=np.bool_),
             undefer=np.zeros(rows, dtype=np.int64),
         )
-        self._pair, self._lag, self._state = tuple(pair), tuple(lag), tuple(self.state)
+        # the kernel's inputs as plain tuples: numba's fast argument path (see the kernel)
+        self._pair, self._lag, self._state = tuple(pair), tuple(lag), tuple(state)
         self.order = np.full(N, -1, dtype=np.int64)
         self.ctl = np.zeros(7, dtype=np.int64)
         self.ctl[kernel.FRESH] = 1
@@ -293,7 +293,6 @@ class _Search:
                 if chunk <= 0:
                     return kernel.PAUSED
             tick = time.perf_counter()
-            # plain tuples: numba's fast argument path (see the kernel)
             status = kernel.search(self.order, self._pair, self._lag, self._state, self.ctl,
                                    self.best_map, self.upper, chunk)
             if status != kernel.PAUSED:

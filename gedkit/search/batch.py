@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 
-from gedkit._kernels.bundles import BatchSettings, QueryCosts, StateBuffers, Verdicts
+from gedkit._kernels.bundles import BatchSettings, StateBuffers, Verdicts, query_costs
 from gedkit.costs.base import CostModel
 from gedkit.numeric import all_integers, tolerance
 from gedkit.search.filters import GedFilter
@@ -50,14 +50,10 @@ class BatchVerifier:
         self.counting = const is not None
         flipped = None if const is None else (const[1], const[0], const[2], const[4],
                                               const[3], const[5])
-        # one array type for every query (the kernel's types; see bundles.ged_pair)
-        nmat, emat = (np.require(m, dtype=np.float64, requirements=("C", "W"))
-                      for m in (nmat, emat))
-        self.costs = QueryCosts(
+        self.costs = query_costs(
             nmat, emat,
             _label_costs(None if const is None else const[:3]),
             _label_costs(None if const is None else const[3:]),
-            np.ascontiguousarray(nmat.T), np.ascontiguousarray(emat.T),
             _label_costs(None if flipped is None else flipped[:3]),
             _label_costs(None if flipped is None else flipped[3:]),
         )
