@@ -58,9 +58,8 @@ def molecules(data: Path, count: int):
                 if mol is None:
                     skipped += 1
                     continue
-                Chem.Kekulize(mol, clearAromaticFlags=True)
                 made += 1
-                yield from_rdkit(mol, name=f"moses{k}")
+                yield from_rdkit(mol, edge_label="kekule", name=f"moses{k}")
     if skipped:
         print(f"{skipped} molecules RDKit could not read were skipped", file=sys.stderr)
 
@@ -84,7 +83,9 @@ def main() -> None:
         build = None
         if not (args.reuse and path.exists()):
             t = time.perf_counter()
-            with gedkit.Collection.create(path, overwrite=True) as coll:
+            # the labels recorded, so that a SMILES query is read kekulized too
+            with gedkit.Collection.create(path, node_label="atom", edge_label="kekule",
+                                          overwrite=True) as coll:
                 coll.add(molecules(args.data, size))
             build = time.perf_counter() - t
         opened = [json.loads(subprocess.run([sys.executable, "-c", OPEN_CHILD, str(path)],

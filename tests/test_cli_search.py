@@ -115,6 +115,20 @@ def test_build_summary_ids_and_append(capsys, tmp_path):
     assert code == 0 and Collection.open(tmp_path / "x.gdb").ids == [0, 1]
 
 
+def test_a_kekulized_library_reads_its_queries_kekulized(capsys, tmp_path):
+    source = smi(tmp_path / "k.smi", [("c1ccccc1", "benzene"), ("c1ccccc1O", "phenol"),
+                                      ("C1CCCCC1", "cyclohexane")])
+    assert run(capsys, "collection", "build", tmp_path / "k.gdb", source,
+               "--edge-label", "kekule")[0] == 0
+    coll = Collection.open(tmp_path / "k.gdb")
+    assert coll.edge_label == "kekule" and sorted(coll.get("benzene").edge_labels)[-1] == 2
+    # an aromatic SMILES query is kekulized as the library was: benzene is found at 0
+    code, out, _ = run(capsys, "search", tmp_path / "k.gdb", "c1ccccc1", "--within", "0",
+                       "--json")
+    assert code == 0 and hits(json.loads(out)) == [("benzene", 0.0, True)]
+    assert [h.id for h in coll.range("c1ccccc1", 0).hits] == ["benzene"]
+
+
 def test_label_options_as_in_other_commands(capsys, tmp_path):
     source = smi(tmp_path / "m.smi", [("CC(=O)[O-]", "acetate"), ("CC(=O)O", "acid")])
     code, _, _ = run(capsys, "collection", "build", tmp_path / "m.gdb", source,

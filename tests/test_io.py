@@ -378,6 +378,29 @@ def test_docstring_examples_of_the_chem_module():
     assert (phenol.n, phenol.m, sorted(set(phenol.edge_labels))) == (7, 7, [1, 1.5])
 
 
+def test_kekulized_bonds_are_read_only_when_named():
+    chem()
+    benzene = gedkit.io.from_smiles("c1ccccc1")
+    kekule = gedkit.io.from_smiles("c1ccccc1", edge_label="kekule")
+    assert set(benzene.edge_labels) == {1.5}
+    assert sorted(kekule.edge_labels) == [1, 1, 1, 2, 2, 2]  # a Kekule structure
+    # RDKit perceives aromaticity in a Kekule SMILES too: "bond" reads it aromatic
+    assert gedkit.io.from_smiles("C1=CC=CC=C1") == benzene
+    assert gedkit.io.from_smiles("C1=CC=CC=C1", edge_label="kekule") == kekule
+    both = gedkit.io.from_smiles("c1ccccc1O", edge_label=["bond", "kekule"])
+    assert {label["bond"] for label in both.edge_labels} == {1, 1.5}
+    assert {label["kekule"] for label in both.edge_labels} == {1, 2}
+    # "*" keeps the attributes it always read, so labels read with it stay comparable
+    assert set(gedkit.io.from_smiles("c1ccccc1", edge_label="*").edge_labels[0]) == {
+        "bond", "aromatic"}
+    # the molecule itself is left aromatic
+    from rdkit import Chem
+
+    mol = Chem.MolFromSmiles("c1ccccc1")
+    gedkit.io.from_rdkit(mol, edge_label="kekule")
+    assert mol.GetBondWithIdx(0).GetIsAromatic()
+
+
 def test_mol_and_sdf_files():
     chem()
     caffeine = gedkit.io.from_smiles(CAFFEINE)

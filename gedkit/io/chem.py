@@ -10,7 +10,15 @@ each bond has
 
 - ``bond``: bond order as a valence, ``1``, ``2``, ``3``, or ``1.5`` for aromatic bonds, the
   default edge label,
+- ``kekule``: bond order in a Kekulé structure (RDKit's ``Kekulize``): aromatic bonds become
+  alternating ``1`` and ``2``, as in the t/v/e files of Chang et al.'s GED search experiments;
+  read only when named (``edge_label="kekule"``; ``"*"`` leaves it out, so labels read
+  with ``"*"`` stay what they were),
 - ``aromatic``: bool.
+
+The two bond conventions do not compare: benzene has six ``1.5`` bonds in one and three ``1``
+and three ``2`` bonds in the other. A collection records the ``edge_label`` it was built with
+and reads SMILES queries the same way.
 
 ``node_label``/``edge_label`` pick among these as for any attribute format (``"*"`` = all).
 Needs the optional dependency RDKit (``pip install 'gedkit[chem]'``).
@@ -55,10 +63,11 @@ def from_rdkit(mol: Any, node_label: Any = "atom", edge_label: Any = "bond", *,
     """
     check_label_spec(node_label, "node_label")
     check_label_spec(edge_label, "edge_label")
-    if node_label == "atom" and edge_label == "bond":
-        # the default labels, read straight (a collection reads millions of molecules)
-        edges = [(b.GetBeginAtomIdx(), b.GetEndAtomIdx(), _order(b, source))
-                 for b in mol.GetBonds()]
+    kekule = _kekulized(mol, source) if _wants(edge_label, "kekule") else None
+    if node_label == "atom" and edge_label in ("bond", "kekule"):
+        # the usual labels, read straight (a collection reads millions of molecules)
+        bonds = (mol if kekule is None else kekule).GetBonds()
+        edges = [(b.GetBeginAtomIdx(), b.GetEndAtomIdx(), _order(b, source)) for b in bonds]
         return Graph({a.GetIdx(): a.GetSymbol() for a in mol.GetAtoms()}, edges, name=name)
     nodes = [
         (atom.GetIdx(), {
@@ -72,8 +81,27 @@ def from_rdkit(mol: Any, node_label: Any = "atom", edge_label: Any = "bond", *,
     edges = [(bond.GetBeginAtomIdx(), bond.GetEndAtomIdx(), {
         "bond": _order(bond, source), "aromatic": bond.GetIsAromatic()})
         for bond in mol.GetBonds()]
+    if kekule is not None:  # RDKit keeps bond indices through Kekulize
+        for (_, _, attrs), bond in zip(edges, kekule.GetBonds(), strict=True):
+            attrs["kekule"] = _order(bond, source)
     return build_graph(nodes, edges, name=name, source=source, node_label=node_label,
                        edge_label=edge_label)
+
+
+def _wants(spec: Any, attribute: str) -> bool:
+    """Whether the label spec ``spec`` names ``attribute``."""
+    return spec == attribute or (isinstance(spec, list | tuple) and attribute in spec)
+
+
+def _kekulized(mol: Any, source: Path | str) -> Any:
+    """A copy of ``mol`` with aromatic bonds as alternating single and double bonds."""
+    Chem, _ = _chem()
+    copy = Chem.Mol(mol)
+    try:
+        Chem.Kekulize(copy, clearAromaticFlags=True)
+    except Exception as err:  # RDKit's KekulizeException; a sanitised molecule rarely fails
+        raise FormatError(f"{source}: RDKit cannot kekulize this molecule ({err})") from None
+    return copy
 
 
 def _order(bond: Any, source: Path | str) -> int | float:
