@@ -107,6 +107,74 @@ def test_no_filter_prunes_a_true_hit(seed, kind):
         assert all(lb[r] <= b <= truth[r] + 1e-9 for r, b in kept.items())
 
 
+@pytest.mark.parametrize("kind", ["uniform", "constant"])
+def test_many_range_queries_verified_together_equal_brute_force(kind, monkeypatch):
+    """``range(queries=...)`` verifies the candidates of consecutive queries in one batch,
+    each against its own query; queries with labels the collection lacks (own cost
+    matrices) are verified apart. Both equal brute force, with and without node maps."""
+    rng = np.random.default_rng(7)
+    graphs = _random_set(3, count=20)
+    model = MODELS[kind](rng)
+    coll = _collection(graphs)
+    queries = [*_random_set(60, count=8),  # and two with labels 7 and 8, which no graph has
+               random_graph(rng, 4, node_values=(0, 7)), random_graph(rng, 3, edge_values=(0, 8))]
+    from gedkit.search import ged_search
+
+    together = []
+    verify_together = ged_search._verify_together
+    monkeypatch.setattr(ged_search, "_verify_together", lambda *a: together.append(
+        verify_together(*a)) or together[-1])
+    for tau in (1.0, 3.0):
+        for node_map in (False, True):
+            results = coll.range(queries=queries, tau=tau, costs=model, timeout=None,
+                                 node_map=node_map)
+            assert sum(r.stats.get("batched", 0) for r in results) > 0 or node_map
+            for query, res in zip(queries, results, strict=True):
+                truth = _exact(model, query, graphs)
+                assert res.certified and not res.undecided
+                assert sorted(h.id for h in res.hits) == [
+                    i for i in range(len(graphs)) if truth[i] <= tau + 1e-9]
+                for h in res.hits:
+                    assert h.distance == pytest.approx(truth[h.id])
+                    if node_map:  # the map's cost is the distance
+                        g = graphs[h.id]
+                        forward = [-1] * query.n
+                        for u, v in h.node_map:
+                            if u is not None and v is not None:
+                                forward[query.ids.index(u)] = g.ids.index(v)
+                        cost = model.compile(query, g).cost(forward)
+                        assert cost == pytest.approx(h.distance)
+    assert max(len(found) for found in together) >= 2  # queries did go together
+
+
+def test_query_signatures_in_one_pass_equal_one_by_one():
+    """The compiled many-queries signatures (branch codes included) equal the Python ones,
+    for queries with labels, edge labels and branches the collection lacks, empty ones too."""
+    from gedkit.search.filters import query_signature, query_signatures
+
+    rng = np.random.default_rng(3)
+    coll = _collection([random_graph(rng, int(rng.integers(0, 8)), node_values="abc",
+                                     edge_values="xy") for _ in range(40)])
+    vocab = coll._store.vocab
+    queries = [random_graph(rng, int(rng.integers(0, 9)), 0.5,
+                            node_values="abcd" if k % 3 == 0 else "abc",
+                            edge_values="xyz" if k % 5 == 0 else "xy") for k in range(300)]
+    batch = query_signatures(queries, vocab)
+    assert len(batch) == len(queries)
+    for k, query in enumerate(queries):
+        ((n, m, sets), record), views = query_signature(query, vocab)
+        ((n2, m2, sets2), record2), views2 = batch[k]
+        assert (n, m) == (n2, m2) and np.array_equal(record, record2)
+        assert record.dtype == record2.dtype
+        for kind in sets:
+            for a, b in zip(sets[kind], sets2[kind], strict=True):
+                assert np.array_equal(a, b) and a.dtype == b.dtype, kind
+            a, b = batch.ptr[k], [int(x) for x in batch.ptr[k]]
+            assert a.tolist() == b
+        for kind in views:
+            assert views[kind].keys == views2[kind].keys, kind
+
+
 def test_filters_screen_most_of_a_molecule_library():
     coll = _collection(MOLECULES)
     res = coll.range("CCO", 1)

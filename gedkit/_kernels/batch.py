@@ -75,9 +75,11 @@ def expansion_ops(n1, n2, m1, m2, counting, branch):
 
 
 @njit(cache=True, nogil=True)
-def verify_many(query, records, offsets, first, last, costs, settings, buffers, out):
-    """Verify the candidates ``first..last-1`` (records at ``offsets``) against ``query``
-    under ``costs``: exact search pruned at
+def verify_many(queries, query_at, records, offsets, first, last, costs, settings, buffers,
+                out):
+    """Verify the candidates ``first..last-1`` (records at ``offsets``), candidate ``c``
+    against the query whose record starts at ``queries[query_at[c]]``, under ``costs`` (one
+    cost model over one vocabulary, so many queries share a call): exact search pruned at
     ``settings.cutoff`` (and stopped at the first map within ``stop_at``), at most about
     ``max_ops`` simple operations each (:func:`expansion_ops` per expansion: the kernel reads
     no clock; a pair one of whose expansions alone exceeds ``skip_ops`` is not started), in
@@ -99,12 +101,12 @@ def verify_many(query, records, offsets, first, last, costs, settings, buffers, 
     maps_buf, g, f, depth, heap, free = (buffers.maps, buffers.g, buffers.f, buffers.depth,
                                          buffers.heap, buffers.free)
     out_lower, out_upper, out_status = out.lower, out.upper, out.status
-    nq, _, lq, eq, elq = _unpack(query, 0)
     cap = g.shape[0]
     ctl = np.zeros(6, dtype=np.int64)
     fctl = np.empty(3)
     total = 0.0
     for c in range(first, last):
+        nq, _, lq, eq, elq = _unpack(queries, query_at[c])
         nc, _, lc, ec, elc = _unpack(records, offsets[c])
         swap = nq > nc
         if swap:

@@ -119,7 +119,7 @@ def _warm_search() -> None:
     from gedkit import costs
     from gedkit.search import Collection
     from gedkit.search.batch import BatchVerifier
-    from gedkit.search.filters import GedFilter
+    from gedkit.search.filters import GedFilter, query_signatures
 
     graphs = _tiny_graphs()
     coll = Collection()
@@ -140,6 +140,7 @@ def _warm_search() -> None:
         filt = GedFilter(unequal, g, coll._store.vocab)
         for rows in (None, np.arange(2)):
             filt._labelsets(coll._signatures, rows, compiled=True)
+    query_signatures(graphs, coll._store.vocab)
     for g in graphs:  # the filters' compiled path, over every graph and over some
         filt = GedFilter(costs.uniform(), g, coll._store.vocab)
         filt.within(coll._signatures, 2.0, compiled=True)

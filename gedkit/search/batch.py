@@ -9,6 +9,7 @@ expansion cap goes back to the per-pair driver, which holds the time limit and m
 from __future__ import annotations
 
 import math
+import threading
 import time
 
 import numpy as np
@@ -38,25 +39,27 @@ CALL_SECONDS = 0.1
 #: at 7
 BRANCH_FROM_EDITS = 6.0
 _EXACT = ("astar", "exact")
-_PACE = [3e6]  # the estimate runs 10-100x fast on hard pairs: measured after one call
+#: operations per second of the estimate (it runs 10-100x fast on hard pairs), and whether a
+#: call has measured it
+_PACE = [3e6, 0]
 
 
-class BatchVerifier:
-    """The global cost arrays of one query, and the kernel's reusable frontier."""
+class _CostArrays:
+    """What the kernel reads of one cost model over one vocabulary, for every query."""
 
-    def __init__(self, nmat: np.ndarray, emat: np.ndarray, const, query_record: np.ndarray):
+    def __init__(self, nmat: np.ndarray, emat: np.ndarray, const):
         from gedkit.solvers.exact.tree_search import _label_costs
 
         self.counting = const is not None
         flipped = None if const is None else (const[1], const[0], const[2], const[4],
                                               const[3], const[5])
-        self.costs = query_costs(
+        self.costs = tuple(query_costs(
             nmat, emat,
             _label_costs(None if const is None else const[:3]),
             _label_costs(None if const is None else const[3:]),
             _label_costs(None if flipped is None else flipped[:3]),
             _label_costs(None if flipped is None else flipped[3:]),
-        )
+        ))
         if const is not None:
             self.integral = all_integers(const)
             largest = max(const, default=0.0)
@@ -67,8 +70,54 @@ class BatchVerifier:
         arrays = [np.asarray(const, dtype=float)] if const is not None else [nmat, emat]
         positive = [float(a[a > 0].min()) for a in arrays if (a > 0).any()]
         self.cheapest = min(positive, default=1.0)  # the cheapest edit that costs anything
-        self.query = query_record
-        self.n1 = int(query_record[0])
+
+    @classmethod
+    def of(cls, nmat: np.ndarray, emat: np.ndarray, const) -> _CostArrays:
+        """Those of these matrices, kept while they are the last ones asked for (the filters
+        hand every query of a batch the same matrix objects)."""
+        kept = _LAST_COSTS.get("arrays")
+        if kept is None or kept[0] is not nmat or kept[1] is not emat or kept[2] != const:
+            kept = _LAST_COSTS["arrays"] = (nmat, emat, const, cls(nmat, emat, const))
+        return kept[3]
+
+
+_LAST_COSTS: dict = {}
+#: largest query (nodes) whose frontier arrays are kept from one query to the next; a larger
+#: one allocates its own (STATES rows of its size)
+_KEEP_FRONTIER = 128
+_FRONTIER = threading.local()  # one per thread: a Dask worker runs shards in threads
+
+
+def _frontier(n_max: int) -> StateBuffers:
+    """Frontier arrays with room for STATES maps of ``n_max`` nodes (scratch: the kernel
+    writes before it reads)."""
+    kept = getattr(_FRONTIER, "buffers", None)
+    if kept is not None and len(kept.maps) >= STATES * n_max:
+        return kept
+    made = StateBuffers(
+        np.empty(STATES * max(n_max, 8), dtype=np.int32), np.empty(STATES), np.empty(STATES),
+        np.empty(STATES, dtype=np.int32), np.empty(STATES, dtype=np.int64),
+        np.empty(STATES, dtype=np.int64),
+    )
+    if n_max <= _KEEP_FRONTIER:
+        _FRONTIER.buffers = made
+    return made
+
+
+class BatchVerifier:
+    """The global cost arrays of one query (or of several: queries whose labels the
+    collection has share them), and the kernel's reusable frontier."""
+
+    def __init__(self, nmat: np.ndarray, emat: np.ndarray, const,
+                 query_record: np.ndarray | list[np.ndarray]):
+        arrays = _CostArrays.of(nmat, emat, const)
+        self.counting, self.costs = arrays.counting, arrays.costs
+        self.integral, self.tol, self.cheapest = arrays.integral, arrays.tol, arrays.cheapest
+        records = [query_record] if isinstance(query_record, np.ndarray) else query_record
+        self.queries = np.concatenate(records).astype(np.int32, copy=False)
+        self.query_offsets = np.zeros(len(records), dtype=np.int64)
+        np.cumsum([len(r) for r in records[:-1]], out=self.query_offsets[1:])
+        self.n1 = max(int(r[0]) for r in records)
         self.frontier = None
         # operations (by the kernel's estimate) per second: as measured on earlier queries of
         # this process, cautious before the first
@@ -104,10 +153,13 @@ class BatchVerifier:
         return self.run(records, None, quick=True)[1]
 
     def run(self, records: list[bytes], threshold: float | None, timeout: float | None = None,
-            quick: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            quick: bool = False, which: np.ndarray | None = None
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Bounds of every candidate record within ``threshold`` (None: unbounded) and
         whether the kernel finished it, spending at most :data:`PAIR_SECONDS` (or ``timeout``)
-        on each (``quick``: one expansion each, see :meth:`upper_bounds`)."""
+        on each (``quick``: one expansion each, see :meth:`upper_bounds`); ``which[i]``: the
+        query (by position in the records given) record ``i`` is verified against, the first
+        one by default."""
         from gedkit._kernels.batch import FINISHED, verify_many
         from gedkit.budget import interrupted
         from gedkit.pacing import OPS_PER_SECOND
@@ -121,18 +173,18 @@ class BatchVerifier:
         offsets = np.zeros(count, dtype=np.int64)
         np.cumsum(sizes[:-1], out=offsets[1:])
         flat = np.frombuffer(b"".join(records), dtype=np.int32)
+        query_at = (np.zeros(count, dtype=np.int64) if which is None
+                    else self.query_offsets[which])
         n_max = max(self.n1, 1)
         if self.frontier is None:
-            self.frontier = StateBuffers(
-                np.empty(STATES * n_max, dtype=np.int32), np.empty(STATES), np.empty(STATES),
-                np.empty(STATES, dtype=np.int32), np.empty(STATES, dtype=np.int64),
-                np.empty(STATES, dtype=np.int64),
-            )
+            self.frontier = _frontier(n_max)
         cutoff = math.inf if threshold is None else float(threshold)
         branch = quick or cutoff >= BRANCH_FROM_EDITS * self.cheapest
         seconds = PAIR_SECONDS if timeout is None else min(PAIR_SECONDS, timeout)
         out = Verdicts(lower, upper, status)
-        first, chunk = 0, 1
+        # the first call learns this query's pace: one candidate, unless a query before it
+        # measured the pace already (then a call's worth at the worst share per candidate)
+        first, chunk = 0, 1 if _PACE[1] == 0 else max(1, int(CALL_SECONDS / seconds))
         while first < count:
             last = min(count, first + chunk)
             settings = BatchSettings(  # the pace, hence max_ops, is learnt from call to call
@@ -142,7 +194,7 @@ class BatchVerifier:
                 skip_ops=float(seconds * OPS_PER_SECOND), chunk=256,
             )
             tick = time.perf_counter()
-            ops = verify_many(self.query, flat, offsets, first, last, tuple(self.costs),
+            ops = verify_many(self.queries, query_at, flat, offsets, first, last, self.costs,
                               tuple(settings), tuple(self.frontier), tuple(out))
             spent = time.perf_counter() - tick
             done, first = last - first, last
@@ -157,6 +209,7 @@ class BatchVerifier:
             if self.seconds_done > 0 and self.ops_done > 0:
                 # the estimate's real pace so far, on this query's pairs
                 self.pace = _PACE[0] = self.ops_done / self.seconds_done
+                _PACE[1] = 1
             # the next call: about CALL_SECONDS at this call's pace, and at worst (every
             # candidate taking its whole share) a few times that
             chunk = max(1, min(int(CALL_SECONDS * done / max(spent, 1e-6)), 4 * chunk,

@@ -29,6 +29,8 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Iterator
+from functools import cached_property, lru_cache
+from itertools import chain
 
 import numpy as np
 
@@ -41,6 +43,8 @@ from gedkit.search.signatures import (
     Multisets,
     Signatures,
     Vocabulary,
+    _ordinals,
+    branch_keys,
     signature_of,
 )
 
@@ -67,17 +71,6 @@ class GedFilter:
         (self.qn, self.qm, qsets), self.record = self.signature
         self.views = views
         self.vocab = vocab
-        self.dense = {}
-        for kind in KINDS:
-            ids, counts = qsets[kind]
-            dense = np.zeros(len(views[kind]), dtype=np.int32)
-            dense[ids] = counts
-            self.dense[kind] = dense
-        # query nodes of degree >= t, for t = 0 .. its largest degree
-        degrees, counts = qsets["degree"]
-        at_least = np.zeros(int(degrees.max(initial=0)) + 1, dtype=np.int64)
-        np.add.at(at_least, degrees, counts)
-        self.at_least = np.cumsum(at_least[::-1])[::-1].copy()
         const = model.equality_costs
         if const is None and self.matrices() is not None:
             const = self.matrices()[2]  # a model whose costs happen to depend on equality only
@@ -91,6 +84,26 @@ class GedFilter:
         # stages too costly for every graph of a large collection: kNN applies them only to
         # the graphs its scan reaches
         self.lazy = {"labelsets"}
+
+    @cached_property
+    def dense(self) -> dict[str, np.ndarray]:
+        """The query's multisets as dense counts over its views' ordinals (built on first
+        use: a range search's verification needs none of it)."""
+        out = {}
+        for kind in KINDS:
+            ids, counts = self.signature[0][2][kind]
+            dense = np.zeros(len(self.views[kind]), dtype=np.int32)
+            dense[ids] = counts
+            out[kind] = dense
+        return out
+
+    @cached_property
+    def at_least(self) -> np.ndarray:
+        """The query's nodes of degree >= t, for t = 0 .. its largest degree."""
+        degrees, counts = self.signature[0][2]["degree"]
+        at_least = np.zeros(int(degrees.max(initial=0)) + 1, dtype=np.int64)
+        np.add.at(at_least, degrees, counts)
+        return np.cumsum(at_least[::-1])[::-1].copy()
 
     def matrices(self) -> tuple[np.ndarray, np.ndarray, tuple | None] | None:
         """Costs over the whole vocabulary (the collection's labels and the query's): the node
@@ -124,7 +137,8 @@ class GedFilter:
                 or not (compiled or warm.ready("search")):
             return None
         terms = self.node_costs, self.edge_costs, self.integral
-        return next(within_many(sig, [self.signature[0]], self.vocab, terms, limit))[:3]
+        batch = QuerySignatures.pack([(self.signature, self.views)])
+        return next(within_many(sig, batch, self.vocab, terms, limit))[:3]
 
     # -- label-equality costs ----------------------------------------------------------------
     def _labels(self, sig: Signatures, rows=None, limit: float = math.inf) -> np.ndarray:
@@ -257,6 +271,141 @@ def query_signature(query: Graph, vocab: dict[str, Vocabulary]) -> tuple[tuple, 
     return signature_of(query, views), views
 
 
+class QuerySignatures:
+    """The signatures of many queries over one collection's vocabularies, packed as the
+    many-queries kernel reads them (:class:`~gedkit._kernels.bundles.QueryBatch`: ``sizes``,
+    ``ptr``, ``ids``, ``counts``); ``self[i]`` is query ``i``'s :func:`query_signature`,
+    built when first asked for (a range search asks only for the queries with candidates)."""
+
+    def __init__(self, sizes: np.ndarray, ptr: np.ndarray, ids: np.ndarray,
+                 counts: np.ndarray, make: Callable[[int], tuple]):
+        self.sizes, self.ptr, self.ids, self.counts = sizes, ptr, ids, counts
+        self._make = make
+        self._made: dict[int, tuple] = {}
+
+    def __len__(self) -> int:
+        return len(self.sizes)
+
+    def __getitem__(self, i: int) -> tuple:
+        if i not in self._made:
+            self._made[i] = self._make(i)
+        return self._made[i]
+
+    @classmethod
+    def pack(cls, prepared: list[tuple]) -> QuerySignatures:
+        """The batch of these :func:`query_signature` results."""
+        signatures = [p[0][0] for p in prepared]
+        sizes = np.array([(s[0], s[1]) for s in signatures], dtype=np.int64).reshape(-1, 2)
+        # query q's kind k is row q * 4 + k of one compressed-row set
+        packed = Multisets.build([s[2][k] for s in signatures for k in SETS])
+        return cls(sizes, _query_rows(packed.ptr), packed.ids, packed.counts,
+                   prepared.__getitem__)
+
+
+def _query_rows(ptr: np.ndarray) -> np.ndarray:
+    """``(queries, 5)`` bounds of each query's four multisets in a compressed-row set whose
+    row ``q * 4 + k`` is query ``q``'s kind ``k``."""
+    if len(ptr) <= len(SETS):
+        return np.zeros((0, len(SETS) + 1), dtype=np.int64)
+    return np.ascontiguousarray(np.lib.stride_tricks.sliding_window_view(
+        ptr, len(SETS) + 1)[::len(SETS)])
+
+
+def query_signatures(queries: list[Graph], vocab: dict[str, Vocabulary]) -> QuerySignatures:
+    """:func:`query_signature` of each query, the same values, by one compiled pass
+    (:mod:`gedkit._kernels.signatures`; it must be compiled); a query with a branch too long
+    for one integer code, the Python way."""
+    from gedkit._kernels.signatures import query_signatures as kernel
+
+    known_node, known_edge = vocab["node"].index.get, vocab["edge"].index.get
+    python: dict[int, tuple] = {}
+    own_views: dict[int, dict] = {}  # of the queries with labels the collection lacks
+    node_lists, edge_lists = [], []
+    for i, g in enumerate(queries):
+        nodes = [known_node(k) for k in g.node_keys]
+        edges = [known_edge(k) for k in g.edge_keys]
+        if g.directed or g.loops:  # not what collection searches compare; told elsewhere
+            python[i] = query_signature(g, vocab)
+            nodes, edges = [], []
+        elif None in nodes or None in edges:
+            views = own_views[i] = {k: v.overlay() for k, v in vocab.items()}
+            nodes = _ordinals(g.node_keys, g.node_labels, views["node"], [])
+            edges = _ordinals(g.edge_keys, g.edge_labels, views["edge"], [])
+        node_lists.append(nodes)
+        edge_lists.append(edges)
+    # every query through the kernel (those on the Python path as empty graphs)
+    n = np.array([len(o) for o in node_lists], dtype=np.int64)
+    m = np.array([len(o) for o in edge_lists], dtype=np.int64)
+    node_ptr, edge_ptr = np.zeros(len(n) + 1, np.int64), np.zeros(len(m) + 1, np.int64)
+    np.cumsum(n, out=node_ptr[1:])
+    np.cumsum(m, out=edge_ptr[1:])
+    node_ords = np.fromiter(chain.from_iterable(node_lists), np.int64, int(node_ptr[-1]))
+    edge_ords = np.fromiter(chain.from_iterable(edge_lists), np.int64, int(edge_ptr[-1]))
+    ends = np.concatenate([np.empty(0, np.int64)] + [
+        g.edges.ravel() for i, g in enumerate(queries) if i not in python]).astype(np.int64)
+    radix = len(vocab["edge"]) + 1
+    wide = max(radix, int(edge_ords.max(initial=0)) + 2)
+    codes, code_ords = _branch_codes(vocab, radix)
+    record_ptr = np.zeros(len(n) + 1, np.int64)
+    np.cumsum(2 + n + 3 * m, out=record_ptr[1:])
+    set_ptr = np.zeros(4 * len(n) + 1, np.int64)
+    ids = np.empty(3 * node_ptr[-1] + edge_ptr[-1], np.int32)
+    counts = np.empty_like(ids)
+    branch_ords = np.empty(node_ptr[-1], np.int64)
+    records = np.empty(record_ptr[-1], np.int32)
+    overflow = np.zeros(len(n), np.bool_)
+    n_branches = len(vocab["branch"])
+    kernel(node_ptr, node_ords, edge_ptr, ends, edge_ords, radix, wide, codes, code_ords,
+           n_branches, set_ptr, ids, counts, branch_ords, record_ptr, records, overflow)
+    for i in np.flatnonzero(overflow).tolist():
+        python[i] = query_signature(queries[i], vocab)
+
+    def make(i: int) -> tuple:
+        """Query ``i``'s signature and record from the kernel's arrays, with its views."""
+        if i in python:
+            return python[i]
+        g = queries[i]
+        rows = set_ptr[4 * i:4 * i + 5].tolist()
+        sets = {kind: (ids[a:b], counts[a:b])
+                for kind, a, b in zip(SETS, rows, rows[1:], strict=False)}
+        views = own_views.get(i) or {k: v.overlay() for k, v in vocab.items()}
+        mine = branch_ords[node_ptr[i]:node_ptr[i + 1]]
+        if len(mine) and mine.max() >= n_branches:  # branches only it has: named in its view
+            keys = branch_keys(g, node_lists[i], edge_lists[i])
+            for key, o in zip(keys, mine.tolist(), strict=True):
+                if o >= n_branches:
+                    views["branch"].ordinal(key)
+        record = records[record_ptr[i]:record_ptr[i + 1]]
+        return ((g.n, g.m, sets), record), views
+
+    if python:  # their multisets packed with the others'
+        return QuerySignatures.pack([make(i) for i in range(len(queries))])
+    return QuerySignatures(np.stack([n, m], axis=1), _query_rows(set_ptr), ids, counts, make)
+
+
+def _branch_codes(vocab: dict[str, Vocabulary], radix: int) -> tuple[np.ndarray, np.ndarray]:
+    """The collection's branch keys as sorted integer codes (:mod:`gedkit._kernels.signatures`)
+    and their ordinals, kept on the branch vocabulary until it changes."""
+    branches = vocab["branch"]
+    state = (len(branches), radix)
+    kept = branches.__dict__.get("_codes")
+    if kept is not None and kept[0] == state:
+        return kept[1]
+    from gedkit._kernels.signatures import branch_code
+
+    codes, ords = [], []
+    for o, (u, edges) in enumerate(branches.keys):
+        code = branch_code(u, edges, radix)
+        if code >= 0:  # one without a code matches no query's code
+            codes.append(code)
+            ords.append(o)
+    codes_a = np.array(codes, dtype=np.int64)
+    order = np.argsort(codes_a, kind="stable")
+    found = (codes_a[order], np.array(ords, dtype=np.int64)[order])
+    branches.__dict__["_codes"] = (state, found)
+    return found
+
+
 def _chunk(view: Vocabulary, start: int, stop: int) -> list:
     """The values of ordinals ``start..stop-1``: for a chunk of the collection's own labels
     the same list object every query, so that cost models can keep what they read from it
@@ -275,7 +424,12 @@ def equality_terms(const) -> tuple[tuple, tuple, bool]:
     """Label-equality costs ``(node ins, del, sub, edge ins, del, sub)`` as the bounds use
     them: node and edge costs with substitution capped at deletion plus insertion, and whether
     all are integers."""
-    n_ins, n_del, n_sub, e_ins, e_del, e_sub = map(float, const)
+    return _equality_terms(tuple(map(float, const)))
+
+
+@lru_cache(maxsize=64)  # asked for by every query of a search
+def _equality_terms(const: tuple) -> tuple[tuple, tuple, bool]:
+    n_ins, n_del, n_sub, e_ins, e_del, e_sub = const
     return ((n_ins, n_del, min(n_sub, n_ins + n_del)), (e_ins, e_del, min(e_sub, e_ins + e_del)),
             all_integers(const))
 
@@ -284,13 +438,13 @@ def equality_terms(const) -> tuple[tuple, tuple, bool]:
 _QUERY_CHUNK = 64
 
 
-def within_many(sig: Signatures, signatures: list, vocab: dict[str, Vocabulary], terms: tuple,
-                limit: float) -> Iterator[tuple[np.ndarray, np.ndarray, dict[str, int], float]]:
+def within_many(sig: Signatures, queries: QuerySignatures, vocab: dict[str, Vocabulary],
+                terms: tuple, limit: float
+                ) -> Iterator[tuple[np.ndarray, np.ndarray, dict[str, int], float]]:
     """:meth:`GedFilter.within` for many queries under one label-equality model (``terms``
     from :func:`equality_terms`), by one compiled pass per chunk of queries: for each query
-    signature ``(n, m, sets)`` in turn (over overlays of the collection's ``vocab``), its
-    rows, their bounds and the rows left after each stage. The kernel must be compiled. Each
-    query's share of the kernel's time comes fourth."""
+    of the batch in turn, its rows, their bounds and the rows left after each stage. The
+    kernel must be compiled. Each query's share of the kernel's time comes fourth."""
     from gedkit._kernels.filters import window_bounds
 
     # a query ordinal beyond its vocabulary's size is a label no graph of the collection has
@@ -304,15 +458,11 @@ def within_many(sig: Signatures, signatures: list, vocab: dict[str, Vocabulary],
     index = (order, sorted_m, n_start)
     capacity = max(len(sig), 1 << 16)
     rows, lb = np.empty(capacity, dtype=np.int64), np.empty(capacity)
-    for start in range(0, len(signatures), _QUERY_CHUNK):
-        chunk = signatures[start:start + _QUERY_CHUNK]
-        sizes = np.array([(s[0], s[1]) for s in chunk], dtype=np.int64).reshape(-1, 2)
-        # every query's multisets, kind after kind, as one compressed-row set: query q's kind
-        # k is rows q * 4 + k, so its bounds are q_ptr[q, k] .. q_ptr[q, k + 1]
-        packed = Multisets.build([s[2][k] for s in chunk for k in SETS])
-        q_ptr = np.ascontiguousarray(np.lib.stride_tricks.sliding_window_view(
-            packed.ptr, len(SETS) + 1)[::len(SETS)])
-        q_ids, q_counts = packed.ids, packed.counts
+    for start in range(0, len(queries), _QUERY_CHUNK):
+        stop = min(len(queries), start + _QUERY_CHUNK)
+        chunk = range(start, stop)
+        sizes, q_ptr = queries.sizes[start:stop], queries.ptr[start:stop]
+        q_ids, q_counts = queries.ids, queries.counts
         done = 0
         while done < len(chunk):
             out_ptr = np.zeros(len(chunk) - done + 1, dtype=np.int64)

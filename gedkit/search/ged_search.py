@@ -28,7 +28,7 @@ from gedkit.budget import interrupted as interrupted_now
 from gedkit.costs.base import CostModel
 from gedkit.graph import Graph
 from gedkit.numeric import tolerance
-from gedkit.search.filters import GedFilter, equality_terms, query_signature, within_many
+from gedkit.search.filters import GedFilter, equality_terms, query_signatures, within_many
 from gedkit.search.result import Hit, SearchResult
 from gedkit.solvers.base import Solver
 
@@ -88,21 +88,22 @@ class _Checker:
                                               self.verify.timeout)
         return self._batch
 
-    def __call__(self, rowids: list[int], threshold: float | None) -> list[Outcome | None]:
+    def __call__(self, rowids: list[int], threshold: float | None,
+                 known: dict[int, Outcome] | None = None) -> list[Outcome | None]:
+        """The outcome of each of ``rowids`` (``known``: those already verified, by
+        :func:`_verify_together`; the others one by one)."""
         outs: list[Outcome | None] = [None] * len(rowids)
-        if threshold is not None:
-            # a distance equal to the threshold up to rounding is within it: search to there
-            threshold = threshold + tolerance(threshold)
-        if self.batch is not None:
-            records = self.coll._store.records(rowids)
-            lower, upper, done = self.batch.run([records[r] for r in rowids], threshold,
-                                                self.verify.timeout)
-            limit = math.inf if threshold is None else threshold
-            for i in np.flatnonzero(done).tolist():
-                if not (self.verify.node_map and lower[i] <= limit):
-                    outs[i] = Outcome(float(lower[i]), float(upper[i]), None)
-            self.stages.stats["batched"] = self.stages.stats.get("batched", 0) + int(
-                done.sum())
+        threshold = _within(threshold)
+        if known is not None or self.batch is not None:
+            if known is not None:
+                outs = [known.get(r) for r in rowids]
+            else:
+                records = self.coll._store.records(rowids)
+                lower, upper, done = self.batch.run([records[r] for r in rowids], threshold,
+                                                    self.verify.timeout)
+                outs = _outcomes(lower, upper, done, threshold, self.verify.node_map)
+            self.stages.stats["batched"] = self.stages.stats.get("batched", 0) + sum(
+                o is not None for o in outs)
         rest = [r for r, o in zip(rowids, outs, strict=True) if o is None]
         graphs = self.coll._store.graphs(rest) if rest else {}
         for i, rowid in enumerate(rowids):
@@ -116,6 +117,69 @@ class _Checker:
                 self.progress.step()
         self.interrupted = self.interrupted or interrupted_now()
         return outs  # None where Ctrl-C came first
+
+
+def _within(threshold: float | None) -> float | None:
+    """The threshold searched to: a distance equal to it up to rounding is within it."""
+    return None if threshold is None else threshold + tolerance(threshold)
+
+
+def _outcomes(lower: np.ndarray, upper: np.ndarray, done: np.ndarray, threshold: float | None,
+              node_map: bool) -> list[Outcome | None]:
+    """The batch kernel's verdicts as outcomes; None where the kernel did not finish, and,
+    when node maps are asked for, where the graph is within reach (the kernel keeps none)."""
+    outs: list[Outcome | None] = [None] * len(lower)
+    limit = math.inf if threshold is None else threshold
+    for i in np.flatnonzero(done).tolist():
+        if not (node_map and lower[i] <= limit):
+            outs[i] = Outcome(float(lower[i]), float(upper[i]), None)
+    return outs
+
+
+#: candidates, over consecutive queries, verified together in one batch (one kernel call per
+#: CALL_SECONDS of work, whatever query each candidate belongs to)
+_TOGETHER = 4096
+
+
+def _verify_together(coll, pending: list, tau: float, verify: Verifier) -> dict[int, dict]:
+    """Verify the candidates of several range queries in one batch: ``pending`` holds
+    ``(position, rows, stages, filter)`` per query; the queries whose filters share the
+    collection's cost matrices (their labels are all the collection's) go together, each
+    candidate against its own query. Returns position -> {rowid: outcome} for what the
+    kernel decided; the rest (other queries, pairs the kernel did not finish) is left to
+    the per-pair driver."""
+    from gedkit.search.batch import BatchVerifier
+
+    first = next((p for p in pending if len(p[1]) and p[3] is not None), None)
+    if first is None:
+        return {}
+    check = BatchVerifier.build(verify.model, verify.solver, first[3], verify.timeout)
+    if check is None:
+        return {}
+    shared = first[3].matrices()
+    together = [p for p in pending if len(p[1]) and p[3].matrices() is shared]
+    if len(together) < 2:
+        return {}  # one query: its own batch does the same
+    tick = time.perf_counter()
+    batch = BatchVerifier(*shared, [p[3].record for p in together])
+    sig = coll._signatures_by_size()
+    rowids = [sig.rowids[p[1]].tolist() for p in together]
+    which = np.repeat(np.arange(len(together)), [len(r) for r in rowids])
+    flat = [r for part in rowids for r in part]
+    records = coll._store.records(flat)
+    threshold = _within(tau)
+    lower, upper, done = batch.run([records[r] for r in flat], threshold, verify.timeout,
+                                   which=which)
+    outs = _outcomes(lower, upper, done, threshold, verify.node_map)
+    seconds = (time.perf_counter() - tick) / len(flat)
+    found: dict[int, dict] = {}
+    at = 0
+    for p, part in zip(together, rowids, strict=True):
+        found[p[0]] = {r: o for r, o in zip(part, outs[at:at + len(part)], strict=True)
+                       if o is not None}
+        at += len(part)
+        p[2].stats["seconds"]["verify"] = seconds * len(part)  # its share of the batch
+    return found
 
 
 class _Stages:
@@ -143,33 +207,42 @@ def range_query(coll, query: Graph, tau: float, model: CostModel, verify: Verifi
 def range_queries(coll, queries: list[Graph], tau: float, model: CostModel, verify: Verifier,
                   progress=None) -> Iterator[SearchResult]:
     """:func:`range_query` for each of ``queries`` in turn. Under label-equality costs the
-    filters run for many queries per compiled call, and a query without candidates costs
+    filters run for many queries per compiled call, the candidates of consecutive queries
+    are verified together (:func:`_verify_together`), and a query without candidates costs
     little more than its signature."""
     sig = coll._signatures_by_size()
     limit = tau + tolerance(tau)
     vocab = coll._store.vocab
-    prepared = [query_signature(q, vocab) for q in queries] if _many(model, sig, limit) \
-        else None
-    found_all = None
-    if prepared is not None:
-        terms = equality_terms(model.equality_costs)
-        found_all = within_many(sig, [p[0][0] for p in prepared], vocab, terms, limit)
-    for i, query in enumerate(queries):
-        stages = _Stages(len(sig))
-        filt = None
-        if found_all is not None:
-            rows, _, left, seconds = next(found_all)
-            rows = np.sort(rows)
-            stages.stats["candidates"] = left
-            stages.stats["seconds"]["filter"] = seconds
-            stages.t = time.perf_counter()
-        else:
+    if not _many(model, sig, limit):
+        for query in queries:
+            stages = _Stages(len(sig))
             filt = GedFilter(model, query, vocab)
             rows = _filtered(filt, sig, limit, stages)
-        if len(rows) and filt is None:
-            filt = GedFilter(model, query, vocab, prepared[i])
-        yield _verified(coll, query, tau, limit, rows, sig, model, verify, filt, stages,
-                        progress)
+            yield _verified(coll, query, tau, limit, rows, sig, model, verify, filt, stages,
+                            progress)
+        return
+    prepared = query_signatures(queries, vocab)
+    found_all = within_many(sig, prepared, vocab, equality_terms(model.equality_costs), limit)
+    pending: list = []  # (position, rows, stages, filter) of the queries filtered, not answered
+    waiting = 0  # their candidates
+    for i in range(len(queries)):
+        stages = _Stages(len(sig))
+        rows, _, left, seconds = next(found_all)
+        if len(rows) > 1:
+            rows = np.sort(rows)
+        stages.stats["candidates"] = left
+        stages.stats["seconds"]["filter"] = seconds
+        filt = GedFilter(model, queries[i], vocab, prepared[i]) if len(rows) else None
+        pending.append((i, rows, stages, filt))
+        waiting += len(rows)
+        if waiting < _TOGETHER and i + 1 < len(queries):
+            continue
+        known = _verify_together(coll, pending, tau, verify)
+        for j, rows, stages, filt in pending:
+            stages.t = time.perf_counter()
+            yield _verified(coll, queries[j], tau, limit, rows, sig, model, verify, filt,
+                            stages, progress, known.get(j))
+        pending, waiting = [], 0
 
 
 def _many(model: CostModel, sig, limit: float) -> bool:
@@ -198,8 +271,9 @@ def _filtered(filt: GedFilter, sig, limit: float, stages: _Stages) -> np.ndarray
 
 def _verified(coll, query: Graph, tau: float, limit: float, rows: np.ndarray, sig, model,
               verify: Verifier, filt: GedFilter | None, stages: _Stages,
-              progress) -> SearchResult:
-    """The range answer from the candidate ``rows``: each verified within ``tau``."""
+              progress, known: dict[int, Outcome] | None = None) -> SearchResult:
+    """The range answer from the candidate ``rows``: each verified within ``tau`` (those in
+    ``known`` already)."""
     hits, undecided = [], []
     interrupted = False
     if len(rows):
@@ -207,7 +281,7 @@ def _verified(coll, query: Graph, tau: float, limit: float, rows: np.ndarray, si
         try:
             for first in range(0, len(rows), _BLOCK):
                 rowids = sig.rowids[rows[first:first + _BLOCK]].tolist()
-                for rowid, out in zip(rowids, check(rowids, tau), strict=True):
+                for rowid, out in zip(rowids, check(rowids, tau, known), strict=True):
                     if out is not None and out.lower <= limit:
                         hit = Hit(rowid, out.upper, out.lower, out.upper, out.optimal,
                                   out.node_map)

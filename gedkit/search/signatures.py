@@ -71,6 +71,7 @@ class Vocabulary:
         for key in self.keys[size:]:
             del self.index[key]
         del self.keys[size:], self.values[size:]
+        self.__dict__.pop("_codes", None)  # the branch codes of gedkit.search.filters
 
 
 class _Overlay(Vocabulary):
