@@ -56,6 +56,14 @@ def label_key(label: Any) -> Hashable:
     return label
 
 
+_PLAIN = frozenset((str, int, float, bool, type(None)))  # labels that are their own keys
+
+
+def _keys(labels: tuple) -> tuple:
+    """:func:`label_key` of each label (plain ones, most labels, without a call)."""
+    return tuple(lab if type(lab) in _PLAIN else label_key(lab) for lab in labels)
+
+
 class Graph:
     """A simple graph with node and edge labels, undirected unless ``directed=True``.
 
@@ -247,14 +255,14 @@ class Graph:
     def node_keys(self) -> tuple:
         """Hashable stand-ins of the node labels (see :func:`label_key`), computed once."""
         if self._node_keys is None:
-            self._node_keys = tuple(map(label_key, self.node_labels))
+            self._node_keys = _keys(self.node_labels)
         return self._node_keys
 
     @property
     def edge_keys(self) -> tuple:
         """Hashable stand-ins of the edge labels, computed once."""
         if self._edge_keys is None:
-            self._edge_keys = tuple(map(label_key, self.edge_labels))
+            self._edge_keys = _keys(self.edge_labels)
         return self._edge_keys
 
     @property
