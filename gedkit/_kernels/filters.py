@@ -53,24 +53,43 @@ def _overlap(ptr, ids, counts, dense, r):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _degree_distance(ptr, degrees, counts, query_at_least, r):
-    """Sum of |a_i - b_i| over the two degree sequences sorted and padded with zeros, as
-    the sum over t >= 1 of |#nodes of degree >= t| differences (row ``r``'s degrees are its
-    multiset entries, increasing)."""
+def _degree_excess(ptr, degrees, counts, query_at_least, r):
+    """Over the two degree sequences sorted and padded with zeros, paired in order: the
+    query's degree in excess of row ``r``'s summed, and row ``r``'s in excess of the
+    query's (as sums over t >= 1 of the differences in nodes of degree >= t; row ``r``'s
+    degrees are its multiset entries, increasing). No pairing of the nodes has less of
+    either, so an edit path deletes at least half the first in edges and inserts at least
+    half the second."""
     start = ptr[r]
     e = ptr[r + 1] - 1
     top = query_at_least.shape[0] - 1
     if e >= start:
         top = max(top, degrees[e])
     mine = 0
-    total = 0
+    lost = 0
+    gained = 0
     for t in range(top, 0, -1):
         while e >= start and degrees[e] >= t:
             mine += counts[e]
             e -= 1
         theirs = query_at_least[t] if t < query_at_least.shape[0] else 0
-        total += abs(mine - theirs)
-    return total
+        if theirs > mine:
+            lost += theirs - mine
+        else:
+            gained += mine - theirs
+    return lost, gained
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _edge_bound(qm, m, common, lost, gained, ins, dele, sub):
+    """Cheapest edge edits given that at least ``ceil(lost / 2)`` edges are deleted and
+    ``ceil(gained / 2)`` inserted (:func:`_degree_excess`), that insertions minus deletions
+    is ``m - qm``, and that at most ``common`` kept edges keep their label: over the number
+    of deletions ``d`` (the rest follows: ``d + m - qm`` insertions, ``qm - d - common``
+    substitutions at least), the cost grows with ``d`` (``sub`` is capped at ``ins + dele``),
+    so the fewest deletions allowed is cheapest."""
+    d = max(max(np.ceil(lost / 2), np.ceil(gained / 2) - (m - qm)), max(qm - m, 0))
+    return dele * d + ins * (d + m - qm) + sub * max(qm - d - common, 0)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -88,12 +107,13 @@ def _row_bounds(r, n, m, nptr, nids, ncounts, eptr, eids, ecounts, bptr, bids, b
         return sizes, sizes
     cn = min(costs[0], min(costs[1], costs[2]))
     ce = min(costs[3], min(costs[4], costs[5]))
-    ce_add = min(costs[3], costs[4])  # what an edge insertion or deletion costs at least
     nodes = _pair_cost(qn, n[r], _overlap(nptr, nids, ncounts, qnodes, r),
                        costs[0], costs[1], costs[2])
-    edges = _pair_cost(qm, m[r], _overlap(eptr, eids, ecounts, qedges, r),
-                       costs[3], costs[4], costs[5])
-    edges = max(edges, ce_add * np.ceil(_degree_distance(dptr, dids, dcounts, qdegrees, r) / 2))
+    common = _overlap(eptr, eids, ecounts, qedges, r)
+    edges = _pair_cost(qm, m[r], common, costs[3], costs[4], costs[5])
+    lost, gained = _degree_excess(dptr, dids, dcounts, qdegrees, r)
+    edges = max(edges, _edge_bound(qm, m[r], common, lost, gained, costs[3], costs[4],
+                                   costs[5]))
     labels = nodes + edges
     both = labels
     if branches and cn > 0 and ce > 0 and labels <= limit:

@@ -7,11 +7,12 @@ Which bounds apply depends on the cost model:
   to depend on label equality alone, as CHEM_2 on element symbols does):
   stage ``labels`` prices the node-label and edge-label multisets against the query's (the
   cheapest edits that turn one multiset into the other, substitutions capped at deletion plus
-  insertion) and the degree sequences against the query's (an edge insertion or deletion changes
-  two degrees by one, so half the distance between the sorted sequences counts edge insertions
-  and deletions); stage ``branches`` adds that every node whose branch (label and incident edge
-  labels) differs from its image's must be touched by an edit, a node edit touching one node
-  and an edge edit two. (The degree part needs the compiled kernel; until it is compiled the
+  insertion) and the degree sequences against the query's (paired in sorted order, the
+  query's degrees in excess of the graph's, halved, count edge deletions at least, and the
+  graph's in excess, halved, insertions; with the edge counts and the edge labels the two
+  have in common, the fewest deletions these allow prices the edges); stage ``branches``
+  adds that every node whose branch (label and incident edge labels) differs from its
+  image's must be touched by an edit, a node edit touching one node and an edge edit two. (The degree part needs the compiled kernel; until it is compiled the
   filters compute the rest with numpy.)
 - **any other model** (the literature models, custom callables): stage ``labels`` is the
   half-sum bound: every node of either graph pays at least half its cheapest option (deletion,
