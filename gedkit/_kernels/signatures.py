@@ -40,16 +40,22 @@ _branch_code = njit(cache=True, nogil=True, inline="always")(branch_code)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _runs(values, ids, counts, at):
-    """``values`` sorted in place, then its distinct values and their counts written from
-    ``at``; returns the next free position."""
-    for i in range(1, len(values)):  # insertion sort: a query's few dozen entries
+def _sort(values):
+    """``values`` sorted in place by insertion: a query's few dozen entries."""
+    for i in range(1, len(values)):
         x = values[i]
         j = i - 1
         while j >= 0 and values[j] > x:
             values[j + 1] = values[j]
             j -= 1
         values[j + 1] = x
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _runs(values, ids, counts, at):
+    """``values`` sorted in place, then its distinct values and their counts written from
+    ``at``; returns the next free position."""
+    _sort(values)
     k = at
     i = 0
     while i < len(values):
@@ -101,13 +107,7 @@ def query_signatures(node_ptr, node_ords, edge_ptr, ends, edge_ords, radix, wide
         n_unseen = 0
         for v in range(n):
             seg = incident[start[v]:start[v + 1]]
-            for i in range(1, len(seg)):
-                x = seg[i]
-                j = i - 1
-                while j >= 0 and seg[j] > x:
-                    seg[j + 1] = seg[j]
-                    j -= 1
-                seg[j + 1] = x
+            _sort(seg)
             known = True  # every incident edge label one the collection has
             for x in seg:
                 known = known and x + 1 < radix
