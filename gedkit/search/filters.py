@@ -12,8 +12,9 @@ Which bounds apply depends on the cost model:
   graph's in excess, halved, insertions; with the edge counts and the edge labels the two
   have in common, the fewest deletions these allow prices the edges); stage ``branches``
   adds that every node whose branch (label and incident edge labels) differs from its
-  image's must be touched by an edit, a node edit touching one node and an edge edit two. (The degree part needs the compiled kernel; until it is compiled the
-  filters compute the rest with numpy.)
+  image's must be touched by an edit, a node edit touching one node and an edge edit two.
+  (The degree part needs the compiled kernel; until it is compiled the filters compute the
+  rest with numpy.)
 - **any other model** (the literature models, custom callables): stage ``labels`` is the
   half-sum bound: every node of either graph pays at least half its cheapest option (deletion,
   insertion, or substitution by a label the other graph has), edges likewise; stage

@@ -150,14 +150,14 @@ def _verify_together(coll, pending: list, tau: float, verify: Verifier) -> dict[
     the per-pair driver."""
     from gedkit.search.batch import BatchVerifier
 
-    first = next((p for p in pending if len(p[1]) and p[3] is not None), None)
-    if first is None:
+    # a query with more candidates than that goes alone, block by block (progress shown,
+    # Ctrl-C checked between blocks)
+    small = [p for p in pending if 0 < len(p[1]) <= _TOGETHER]
+    if not small or BatchVerifier.build(verify.model, verify.solver, small[0][3],
+                                        verify.timeout) is None:
         return {}
-    check = BatchVerifier.build(verify.model, verify.solver, first[3], verify.timeout)
-    if check is None:
-        return {}
-    shared = first[3].matrices()
-    together = [p for p in pending if len(p[1]) and p[3].matrices() is shared]
+    shared = small[0][3].matrices()
+    together = [p for p in small if p[3].matrices() is shared]
     if len(together) < 2:
         return {}  # one query: its own batch does the same
     tick = time.perf_counter()
