@@ -237,7 +237,7 @@ def _summary(rows: list[dict], args, n_mols: int, skipped: int, build: float) ->
         f"median per query {med(ratios):.2f}. gedkit's candidates per stage (summed over "
         f"queries): " + ", ".join(f"{k} {v:,}" for k, v in stages.items()) + ".",
         f"Identical hit sets in {same} of {len(rows)} queries; {both} hits found by both; "
-        f"differences: " + (", ".join(f"{v} {k}" for k, v in sorted(causes.items()))
+        f"differences: " + ("; ".join(f"{v} × ({k})" for k, v in sorted(causes.items()))
                             or "none") + ".",
     ]
     return {"markdown": "\n".join(lines), "gedkit_seconds": sum(g_sec),
