@@ -441,9 +441,10 @@ def test_interrupted_search_says_so(monkeypatch, method):
 
     coll = _collection(MOLECULES)
     monkeypatch.setattr(ged_search, "interrupted_now", lambda: True)
-    with pytest.warns(gedkit.InterruptedWarning, match="interrupted"):
+    with pytest.warns(gedkit.InterruptedWarning, match="interrupted") as caught:
         res = coll.range("CCO", 3, method=method)
     assert res.interrupted and not res.certified
+    assert caught[0].filename == __file__  # the user's line, not gedkit's
     if method == "dfs":  # one at a time: it stops after the pair under way
         assert res.stats["verified"] < res.stats["candidates"]["branches"]
 

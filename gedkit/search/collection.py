@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from gedkit.budget import PAIR_TIMEOUT, InterruptedWarning, interruptible
-from gedkit.errors import GraphError, OptionError
+from gedkit.errors import GraphError, OptionError, warn
 from gedkit.graph import Graph, refuse_directed
 from gedkit.search.progress import GraphCounter
 from gedkit.search.result import SearchResult
@@ -494,8 +494,8 @@ def _run_on_cluster(coll: Collection, run, graphs: list[Graph], parameter, model
     finally:
         shown.close()
     if len(results) < len(graphs):
-        warnings.warn(f"search interrupted: {len(results)} of {len(graphs)} queries "
-                      "answered", InterruptedWarning, stacklevel=3)
+        warn(InterruptedWarning(f"search interrupted: {len(results)} of {len(graphs)} "
+                                "queries answered"))
     return results
 
 
@@ -533,6 +533,7 @@ def _run_queries(coll: Collection, run, graphs: list[Graph], parameter, model, v
     finally:
         shown.close()
     if len(results) < len(graphs) or any(r.interrupted for r in results):
-        warnings.warn(f"search interrupted: {sum(not r.interrupted for r in results)} of "
-                      f"{len(graphs)} queries answered", InterruptedWarning, stacklevel=3)
+        # attributed to the user's line, however deep the search runs
+        warn(InterruptedWarning(f"search interrupted: {sum(not r.interrupted for r in results)}"
+                                f" of {len(graphs)} queries answered"))
     return results
