@@ -51,7 +51,8 @@ def add_input_arguments(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--edge-label", action="append", metavar="ATTR",
-        help="edge attribute(s) that form the label, as --node-label",
+        help="edge attribute(s) that form the label, as --node-label (molecules: bond, "
+        "aromatic bonds 1.5, or kekule, aromatic bonds as alternating 1 and 2)",
     )
     group.add_argument("--format", help="file format (default: from the file name)")
     group.add_argument(
