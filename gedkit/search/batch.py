@@ -39,9 +39,10 @@ CALL_SECONDS = 0.1
 #: at 7
 BRANCH_FROM_EDITS = 6.0
 _EXACT = ("astar", "exact")
-#: operations per second of the estimate (it runs 10-100x fast on hard pairs), and whether a
-#: call has measured it
-_PACE = [3e6, 0]
+#: operations per second of the estimate before a call has measured it (it runs 10-100x
+#: fast on hard pairs)
+_FIRST_PACE = 3e6
+_PACE: list[float | None] = [None]  # as measured by the last call of this process
 
 
 class _CostArrays:
@@ -121,24 +122,28 @@ class BatchVerifier:
         self.frontier = None
         # operations (by the kernel's estimate) per second: as measured on earlier queries of
         # this process, cautious before the first
-        self.pace = _PACE[0]
+        self.pace = _PACE[0] or _FIRST_PACE
         self.ops_done = self.seconds_done = 0.0
 
     @classmethod
     def build(cls, model: CostModel, solver: Solver, filt: GedFilter,
               timeout: float | None) -> BatchVerifier | None:
-        """The batch path for this query, or None where it does not apply (another method,
-        large vocabularies, kernels not compiled within ``timeout``)."""
+        """The batch path for this query, or None where it does not apply (see
+        :meth:`applies`)."""
+        return cls.prepare(model, filt) if cls.applies(solver, filt, timeout) else None
+
+    @staticmethod
+    def applies(solver: Solver, filt: GedFilter, timeout: float | None) -> bool:
+        """Whether the batch path serves ``filt``'s query: not for another method, large
+        vocabularies, or kernels not compiled within ``timeout``."""
         from gedkit._kernels import warm
         from gedkit.budget import Budget
 
         if solver.name not in _EXACT or solver.config != type(solver).defaults():
-            return None
+            return False
         if filt.matrices() is None:
-            return None
-        if not warm.ready("search") and not warm.wait(("search",), Budget(timeout=timeout)):
-            return None
-        return cls.prepare(model, filt)
+            return False
+        return warm.ready("search") or warm.wait(("search",), Budget(timeout=timeout))
 
     @classmethod
     def prepare(cls, model: CostModel, filt: GedFilter) -> BatchVerifier | None:
@@ -184,7 +189,7 @@ class BatchVerifier:
         out = Verdicts(lower, upper, status)
         # the first call learns this query's pace: one candidate, unless a query before it
         # measured the pace already (then a call's worth at the worst share per candidate)
-        first, chunk = 0, 1 if _PACE[1] == 0 else max(1, int(CALL_SECONDS / seconds))
+        first, chunk = 0, 1 if _PACE[0] is None else max(1, int(CALL_SECONDS / seconds))
         while first < count:
             last = min(count, first + chunk)
             settings = BatchSettings(  # the pace, hence max_ops, is learnt from call to call
@@ -209,7 +214,6 @@ class BatchVerifier:
             if self.seconds_done > 0 and self.ops_done > 0:
                 # the estimate's real pace so far, on this query's pairs
                 self.pace = _PACE[0] = self.ops_done / self.seconds_done
-                _PACE[1] = 1
             # the next call: about CALL_SECONDS at this call's pace, and at worst (every
             # candidate taking its whole share) a few times that
             chunk = max(1, min(int(CALL_SECONDS * done / max(spent, 1e-6)), 4 * chunk,

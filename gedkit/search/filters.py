@@ -462,13 +462,13 @@ def within_many(sig: Signatures, queries: QuerySignatures, vocab: dict[str, Voca
     rows, lb = np.empty(capacity, dtype=np.int64), np.empty(capacity)
     for start in range(0, len(queries), _QUERY_CHUNK):
         stop = min(len(queries), start + _QUERY_CHUNK)
-        chunk = range(start, stop)
+        count = stop - start
         sizes, q_ptr = queries.sizes[start:stop], queries.ptr[start:stop]
         q_ids, q_counts = queries.ids, queries.counts
         done = 0
-        while done < len(chunk):
-            out_ptr = np.zeros(len(chunk) - done + 1, dtype=np.int64)
-            counts = np.zeros((len(chunk) - done, 3), dtype=np.int64)
+        while done < count:
+            out_ptr = np.zeros(count - done + 1, dtype=np.int64)
+            counts = np.zeros((count - done, 3), dtype=np.int64)
             tick = time.perf_counter()
             upto = window_bounds(index, collection, (sizes, q_ptr, q_ids, q_counts, dims),
                                  costs, integral, float(limit), done,

@@ -153,8 +153,7 @@ def _verify_together(coll, pending: list, tau: float, verify: Verifier) -> dict[
     # a query with more candidates than that goes alone, block by block (progress shown,
     # Ctrl-C checked between blocks)
     small = [p for p in pending if 0 < len(p[1]) <= _TOGETHER]
-    if not small or BatchVerifier.build(verify.model, verify.solver, small[0][3],
-                                        verify.timeout) is None:
+    if not small or not BatchVerifier.applies(verify.solver, small[0][3], verify.timeout):
         return {}
     shared = small[0][3].matrices()
     together = [p for p in small if p[3].matrices() is shared]
@@ -211,7 +210,7 @@ def range_queries(coll, queries: list[Graph], tau: float, model: CostModel, veri
     are verified together (:func:`_verify_together`), and a query without candidates costs
     little more than its signature."""
     sig = coll._signatures_by_size()
-    limit = tau + tolerance(tau)
+    limit = _within(tau)
     vocab = coll._store.vocab
     if not _many(model, sig, limit):
         for query in queries:
