@@ -37,7 +37,7 @@ from gedkit.result import Result
 from gedkit.solvers.base import Budget, Solver
 from gedkit.solvers.cheap import cheap_bounds
 from gedkit.solvers.exact.mip import integer_program, model_nonzeros
-from gedkit.solvers.exact.tree_search import TreeSearch, directed_search
+from gedkit.solvers.exact.tree_search import TreeSearch
 from gedkit.solvers.heuristics.assignment import lsape_seconds
 from gedkit.solvers.heuristics.lsape import edge_costs_seconds
 from gedkit.solvers.registry import get_solver, register
@@ -99,7 +99,7 @@ class Auto(Solver):
                "from 1,000 nodes), gelato on the largest (with torch), then seeded exact A*")
     kernels = ("assignment", "local_search", "ipfp", "tree_search")
     exact = True
-    directed = True  # by BRANCH and exact search alone, below
+    directed = True  # every stage takes arcs but the learned one, skipped on them
     options: ClassVar[dict[str, Option]] = {
         "memory": Option(None, "bytes for the exact search's frontier (None: the default cap)",
                          number(none=True)),
@@ -111,9 +111,6 @@ class Auto(Solver):
     }
 
     def solve(self, problem: Problem, budget: Budget) -> Result:
-        if problem.directed:  # the other stages below do not take arcs so far
-            return directed_search(problem, budget, method=self.name,
-                                   memory=self.config["memory"])
         t0 = time.perf_counter()
         stages: list[dict] = []
         best: Result | None = None
@@ -175,7 +172,8 @@ class Auto(Solver):
             # leaves it most of the time (its maps also start the program's branch and bound)
             mip = self.config["mip"] and program_fits(
                 model_nonzeros(problem), self._stage(budget, MIP_SHARE, alone=MIP_SECONDS))
-            learned = self.config["learned"] and size >= LEARNED_FROM_NODES and budget.timeout
+            learned = (self.config["learned"] and size >= LEARNED_FROM_NODES and budget.timeout
+                       and not problem.directed)
             if not settled() and learned:
                 share = (LEARNED_SHARE_BEFORE_MIP if mip else LEARNED_SHARE) * budget.remaining()
                 if _learned_stage_fits(problem, share, budget.memory):

@@ -22,7 +22,7 @@ def directed_methods() -> list[str]:
     methods registered by path (the learned ones) are not imported to find out: none does.
 
     >>> import gedkit.solvers
-    >>> "exact" in directed_methods(), "ipfp" in directed_methods()
+    >>> "exact" in directed_methods(), "gelato" in directed_methods()
     (True, False)
     """
     return sorted(name for name in _SOLVERS.names()

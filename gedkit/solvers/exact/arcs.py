@@ -31,9 +31,10 @@ from typing import NamedTuple
 
 import numpy as np
 
+from gedkit.graph import Graph
 from gedkit.problem import Problem
 
-__all__ = ["ArcView", "arc_view", "bound_adjacency", "twin_classes"]
+__all__ = ["ArcView", "arc_view", "bound_adjacency", "pair_problem", "twin_classes"]
 
 
 class ArcView(NamedTuple):
@@ -126,3 +127,67 @@ def twin_classes(view: ArcView, labels2: np.ndarray) -> np.ndarray:
         if between >= 0 and view.swap[between] != between:
             cls[z] = z
     return cls
+
+
+def pair_problem(p: Problem) -> Problem:
+    """The undirected problem on the node pairs of the directed problem ``p`` in which every
+    node map costs what it costs in ``p``: what the heuristics that price complete maps and
+    moves (REFINE, IPFP, BP-BEAM, STAR) solve in place of ``p`` (once per problem).
+
+    Each pair of nodes joined by an arc either way is one edge, whose label as read from a
+    node (``adj[i, j]``) is the pair oriented from that node, and an edge substitution costs
+    both orientations' arc costs (``i→j`` against ``k→l`` and ``j→i`` against ``l→k``). The
+    kernels read an edge's label from the node being mapped, against the label of the
+    image's edge read from the image, so the orientations always correspond; a pair's two
+    readings cost the same against the reverse readings, so every cost stays symmetric as
+    the undirected formulas assume. BRANCH and STAR on it bound ``p`` from below: each node's
+    incident pairs are matched against its image's, oriented from both. What an edge
+    *multiset* bound would compare (the label-set bound) is not valid on it: the pair's
+    orientation in a map is not known there (no heuristic reports that bound from here).
+
+    >>> from gedkit import Graph, costs
+    >>> g1 = Graph({0: "A", 1: "B"}, [(0, 1, "x")], directed=True)
+    >>> g2 = Graph({0: "A", 1: "B"}, [(1, 0, "x")], directed=True)
+    >>> p = costs.uniform().compile(g1, g2)
+    >>> q = pair_problem(p)
+    >>> q.directed, q.cost([0, 1]) == p.cost([0, 1]) == 2.0, q.cost([1, 0]) == p.cost([1, 0])
+    (False, True, True)
+    """
+    from gedkit.solvers.heuristics.lsape import memo
+
+    return memo(p, "pair_problem", lambda: _pair_problem(p))
+
+
+def _pair_problem(p: Problem) -> Problem:
+    view = arc_view(p)
+    k = len(view.swap)
+    m = view.matrix
+    costs = np.zeros((k + 1, k + 1))
+    costs[:k, :k] = m[:k, :k]
+    costs[:k, k] = m[:k, 2 * k]
+    costs[k, :k] = m[2 * k, :k]
+    q = Problem.__new__(Problem)
+    q.__dict__.update({key: value for key, value in p.__dict__.items()
+                       if key not in ("_heuristics", "constant_costs", "integral_costs",
+                                      "search_labels")})
+    q.__dict__["constant_costs"] = None  # pair costs never depend on label equality alone
+    q.g1, q.g2 = _pairs_graph(p.g1, view.edges1), _pairs_graph(p.g2, view.edges2)
+    q.adj1, q.adj2 = view.adj1, view.adj2
+    q.edge_labels1, q.edge_labels2 = view.labels1 - k, view.labels2 - k
+    # a pair substitution never costs more than deleting and inserting both orientations
+    q.edge_label_matrix, q._edge_split = costs, np.zeros(costs.shape, dtype=bool)
+    q.pair_swap = view.swap
+    q.pair_of = p  # whose arcs' edge costs BRANCH falls back on (lsape.edge_costs)
+    if p.allowed is not None:
+        q._base = pair_problem(p.unconstrained)
+    return q
+
+
+def _pairs_graph(g: Graph, edges: np.ndarray) -> Graph:
+    """``g``'s nodes with one undirected edge per row of ``edges`` (node indices), unlabelled:
+    the labels live in the pair problem's arrays."""
+    out = Graph(dict(zip(g.ids, g.node_labels, strict=True)), name=g.name)
+    out.edges = np.ascontiguousarray(edges, dtype=np.int32)
+    out.edges.setflags(write=False)
+    out.edge_labels = (None,) * len(edges)
+    return out

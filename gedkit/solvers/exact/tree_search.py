@@ -34,7 +34,7 @@ from gedkit.solvers.exact.arcs import arc_view, bound_adjacency
 from gedkit.solvers.exact.arcs import twin_classes as directed_twins
 from gedkit.solvers.registry import register
 
-__all__ = ["AStar", "DepthFirst", "TreeSearch", "directed_search", "search"]
+__all__ = ["AStar", "DepthFirst", "TreeSearch", "search"]
 
 DEFAULT_MEMORY = 3 << 28  # bytes for the frontier and the kernel's work arrays (768 MiB)
 BOUNDS = ("branch", "labelset")
@@ -67,22 +67,6 @@ def search(
                      decide=budget.decide)
     run.offer(incumbent, lower_bound)
     return run.run(budget)
-
-
-def directed_search(problem: Problem, budget: Budget, *, method: str,
-                    memory: int | None = None) -> Result:
-    """What ``auto`` runs on a directed pair: BRANCH's map and bound where the assignment
-    fits the budget (valid on arcs, see :mod:`gedkit.solvers.heuristics.lsape`), then exact
-    search started from them; ``memory`` caps the search as :class:`TreeSearch`'s does."""
-    from gedkit.solvers.heuristics.lsape import assignment_fits, branch_assignment
-
-    incumbent, lower = None, 0.0
-    if assignment_fits(problem, budget):
-        incumbent, lower = branch_assignment(problem)
-    if memory is not None and budget.memory is None:
-        budget.memory = int(memory)
-    return search(problem, budget, depth_first=False, method=method, incumbent=incumbent,
-                  lower_bound=lower)
 
 
 class TreeSearch:

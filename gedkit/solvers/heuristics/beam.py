@@ -28,6 +28,7 @@ __all__ = ["BPBeam"]
 class BPBeam(Solver):
     name = "bp_beam"
     summary = "BP-BEAM: beam search over target exchanges in the bipartite map; BRANCH bound"
+    pairs_for_arcs = True
     kernels = ("assignment", "local_search")
     options: ClassVar[dict[str, Option]] = {
         "beam_width": Option(5, "maps kept per level of the beam",

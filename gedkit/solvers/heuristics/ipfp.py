@@ -88,7 +88,10 @@ def map_product(problem: Problem, nb: Neighbours, forward: np.ndarray) -> np.nda
     if total:
         first = np.repeat(nb.ptr2[image] - np.cumsum(count) + count, count)
         u = first + np.arange(total)  # entries of g2's neighbour lists
-        e, g = np.repeat(e, count), nb.lab2[u]
+        # the edge (f(j), k) read from k, as g1's is read from i: on a pair problem
+        # (directed graphs) the two readings of an edge are the pair and its reverse
+        swap = problem.__dict__.get("pair_swap")
+        e, g = np.repeat(e, count), nb.lab2[u] if swap is None else swap[nb.lab2[u]]
         np.add.at(q.ravel(), np.repeat(i, count) * (n2 + 1) + nb.nbr2[u],
                   emat[e, g] - emat[e, eps] - emat[eps, g])
     return q
@@ -186,6 +189,7 @@ def _random_map(rng: np.random.Generator, n1: int, n2: int) -> np.ndarray:
 class IPFP(Solver):
     name = "ipfp"
     summary = "IPFP: Frank-Wolfe on the quadratic GED formulation, multi-start; BRANCH bound"
+    pairs_for_arcs = True
     kernels = ("assignment", "ipfp")
     options: ClassVar[dict[str, Option]] = {
         "starts": Option(1, "starting maps: init's, then random ones while time is left",

@@ -66,6 +66,7 @@ def local_search(problem: Problem, forward: np.ndarray, nb: Neighbours,
 class Refine(Solver):
     name = "refine"
     summary = "local search with swaps and delete/insert moves from an LSAPE map; BRANCH bound"
+    pairs_for_arcs = True
     kernels = ("assignment", "local_search")
     options: ClassVar[dict[str, Option]] = {
         "init": Option("bipartite", "the starting map: " + ", ".join(INITS), choice(*INITS)),

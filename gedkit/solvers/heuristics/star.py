@@ -62,6 +62,7 @@ def star_assignment(problem: Problem) -> tuple[np.ndarray, float]:
 class Star(Solver):
     name = "star"
     summary = "star bound (Zeng et al.): assignment of node stars, scaled; and its node map"
+    pairs_for_arcs = True
     kernels = ("assignment",)
 
     def solve(self, problem: Problem, budget: Budget) -> Result:
