@@ -50,10 +50,11 @@ import numpy as np
 from numba import njit
 
 from gedkit._kernels.bundles import MCESPair, MCESState, Relaxation
+from gedkit._kernels.order import matching_order, neighbour_lists, twin_classes
 
 __all__ = [
     "CONNECTED", "DEFER", "DEPTH", "DONE", "ENUMERATE", "EXPANDED", "FLOOR", "FOUND", "FRESH",
-    "INCUMBENT", "PAUSED", "open_bound", "search",
+    "INCUMBENT", "PAUSED", "open_bound", "search", "search_inputs",
 ]
 
 DONE = 0  # search space exhausted: no map beats the incumbent and the floor
@@ -66,6 +67,92 @@ FOUND = 2  # enumerating: best_map holds the next map above the floor; call agai
 DEPTH, FRESH, INCUMBENT, EXPANDED, FLOOR, CONNECTED, ENUMERATE = 0, 1, 2, 3, 4, 5, 6
 # the child "u deferred" (connected mode) among the images of u
 DEFER = -2
+
+
+@njit(cache=True, nogil=True)
+def search_inputs(n1, n2, edges1, classes1, edges2, classes2, labels1, labels2, n_classes):
+    """The fields of :class:`MCESPair` for one pair, in one compiled call (on molecules the
+    same steps as numpy calls took longer than the whole search): edges whose class the other
+    graph lacks left out, the shared classes renumbered ``0..K-1`` in id order, ``rank``
+    (each node of g1 with an edge left: its place in :func:`matching_order`), and per node
+    of g1 its candidates: the nodes of g2 with its label and an edge left, in node order."""
+    seen1 = np.zeros(n_classes, dtype=np.bool_)
+    seen2 = np.zeros(n_classes, dtype=np.bool_)
+    for c in classes1:
+        seen1[c] = True
+    for c in classes2:
+        seen2[c] = True
+    renumber = np.full(n_classes, -1, dtype=np.int64)
+    k = 0
+    for c in range(n_classes):
+        if seen1[c] and seen2[c]:
+            renumber[c] = k
+            k += 1
+    e1, ec1, cadj1 = _kept_edges(n1, edges1, classes1, renumber)
+    e2, ec2, cadj2 = _kept_edges(n2, edges2, classes2, renumber)
+    ptr1, nbr1, cls1 = neighbour_lists(cadj1)
+    ptr2, nbr2, cls2 = neighbour_lists(cadj2)
+    order = matching_order(cadj1, labels1, labels2)
+    rank = np.full(n1, -1, dtype=np.int64)
+    r = 0
+    for u in order:
+        if ptr1[u + 1] > ptr1[u]:
+            rank[u] = r
+            r += 1
+    # nodes of g2 with an edge left, bucketed by label in node order
+    top = 0
+    for v in range(n2):
+        top = max(top, labels2[v] + 1)
+    for u in range(n1):
+        top = max(top, labels1[u] + 1)
+    start = np.zeros(top + 1, dtype=np.int64)
+    for v in range(n2):
+        if ptr2[v + 1] > ptr2[v]:
+            start[labels2[v] + 1] += 1
+    for a in range(top):
+        start[a + 1] += start[a]
+    bucket = np.empty(start[top], dtype=np.int64)
+    fill = start[:top].copy()
+    for v in range(n2):
+        if ptr2[v + 1] > ptr2[v]:
+            bucket[fill[labels2[v]]] = v
+            fill[labels2[v]] += 1
+    cand_ptr = np.zeros(n1 + 1, dtype=np.int64)
+    for u in range(n1):
+        size = 0
+        if ptr1[u + 1] > ptr1[u]:
+            size = start[labels1[u] + 1] - start[labels1[u]]
+        cand_ptr[u + 1] = cand_ptr[u] + size
+    cand_list = np.empty(cand_ptr[n1], dtype=np.int64)
+    for u in range(n1):
+        first = start[labels1[u]]
+        for t in range(cand_ptr[u + 1] - cand_ptr[u]):
+            cand_list[cand_ptr[u] + t] = bucket[first + t]
+    twin2 = twin_classes(cadj2, labels2).astype(np.int64)
+    return (rank, cadj2, ptr1, nbr1, cls1, ptr2, nbr2, cls2, cand_ptr, cand_list,
+            e1, ec1, e2, ec2, max(k, 1), twin2)
+
+
+@njit(cache=True, nogil=True)
+def _kept_edges(n, edges, classes, renumber):
+    """The edges whose class is shared (ends, renumbered classes) and their class adjacency."""
+    m = 0
+    for e in range(edges.shape[0]):
+        if renumber[classes[e]] >= 0:
+            m += 1
+    ends = np.empty((m, 2), dtype=np.int64)
+    kept = np.empty(m, dtype=np.int64)
+    adj = np.full((n, n), -1, dtype=np.int64)
+    m = 0
+    for e in range(edges.shape[0]):
+        c = renumber[classes[e]]
+        if c >= 0:
+            a, b = edges[e, 0], edges[e, 1]
+            ends[m, 0], ends[m, 1], kept[m] = a, b, c
+            adj[a, b] = c
+            adj[b, a] = c
+            m += 1
+    return ends, kept, adj
 
 
 class _Work(NamedTuple):

@@ -39,7 +39,6 @@ import numpy as np
 
 from gedkit._kernels.bundles import MCESPair, MCESState, Relaxation
 from gedkit.configurable import Option
-from gedkit.graph import dense_adjacency
 from gedkit.mces.base import Budget, Method, register
 from gedkit.mces.options import CONNECTED, RASCAL_TIES
 from gedkit.mces.problem import MCESProblem
@@ -156,8 +155,9 @@ def branch_and_bound(
         expanded=expanded, root_bound=root, stopped="optimal" if done else "timeout",
     )
     forward = p.inverse(best_map) if swap else best_map
+    # done: the map's own count is the bound (from_map counts it, and raises a bound below)
     return MCESResult.from_map(
-        problem, forward, p.count(best_map) if done else upper, method,
+        problem, forward, 0 if done else upper, method,
         time=time.perf_counter() - t0, stats=stats,
     )
 
@@ -267,7 +267,8 @@ class _Search:
         self.ctl[kernel.FRESH] = 1
         self.ctl[kernel.FLOOR] = floor
         self.ctl[kernel.CONNECTED] = int(connected)
-        self.ctl[kernel.INCUMBENT] = p.count(self.best_map)
+        # (the empty map, the seed of most searches, keeps nothing: not worth a recount)
+        self.ctl[kernel.INCUMBENT] = p.count(self.best_map) if (self.best_map >= 0).any() else 0
 
     @property
     def incumbent(self) -> int:
@@ -327,36 +328,13 @@ def _rounded(x: np.ndarray) -> np.ndarray:
 def _search_pair(p: MCESProblem) -> MCESPair:
     """The read-only kernel inputs: edges whose class the other graph lacks are left out,
     class ids are renumbered ``0..K-1`` over the shared classes, and only nodes of g1 with an
-    edge left are branched on (``rank`` >= 0: their place in the static matching order)."""
-    from gedkit._kernels.order import matching_order, neighbour_lists, twin_classes
+    edge left are branched on (``rank`` >= 0: their place in the static matching order); see
+    :func:`gedkit._kernels.mces_search.search_inputs`."""
+    from gedkit._kernels.mces_search import search_inputs
 
-    shared = np.intersect1d(p.edge_classes1, p.edge_classes2)
-    e1 = np.ascontiguousarray(p.g1.edges[p.useful1], dtype=np.int64).reshape(-1, 2)
-    e2 = np.ascontiguousarray(p.g2.edges[p.useful2], dtype=np.int64).reshape(-1, 2)
-    ec1 = np.searchsorted(shared, p.edge_classes1[p.useful1]).astype(np.int64)
-    ec2 = np.searchsorted(shared, p.edge_classes2[p.useful2]).astype(np.int64)
-    cadj1 = dense_adjacency(p.n1, e1, ec1, np.int64)
-    cadj2 = dense_adjacency(p.n2, e2, ec2, np.int64)
-    ptr1, nbr1, cls1 = neighbour_lists(cadj1)
-    ptr2, nbr2, cls2 = neighbour_lists(cadj2)
-    deg1, deg2 = np.diff(ptr1), np.diff(ptr2)
-    order = matching_order(cadj1, p.node_labels1, p.node_labels2)
-    order = order[deg1[order] > 0]
-    rank = np.full(p.n1, -1, dtype=np.int64)
-    rank[order] = np.arange(len(order))
-    # candidates of u: nodes of g2 with u's label and an edge left, in node order (one
-    # sorted pass: a loop over the nodes cost as much as the whole search on small molecules)
-    live2 = np.flatnonzero(deg2 > 0)
-    by_label = live2[np.argsort(p.node_labels2[live2], kind="stable")]
-    labels = p.node_labels2[by_label]
-    lo = np.searchsorted(labels, p.node_labels1, "left")
-    counts = np.where(deg1 > 0, np.searchsorted(labels, p.node_labels1, "right") - lo, 0)
-    cand_ptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-    starts = np.repeat(lo - cand_ptr[:-1], counts)
-    cand_list = by_label[starts + np.arange(cand_ptr[-1])].astype(np.int64)
-    twin2 = twin_classes(cadj2, p.node_labels2).astype(np.int64)
-    return MCESPair(rank, cadj2, ptr1, nbr1, cls1, ptr2, nbr2, cls2, cand_ptr, cand_list,
-                    e1, ec1, e2, ec2, max(len(shared), 1), twin2)
+    return MCESPair(*search_inputs(p.n1, p.n2, p.g1.edges, p.edge_classes1, p.g2.edges,
+                                   p.edge_classes2, p.node_labels1, p.node_labels2,
+                                   p.n_classes))
 
 
 @register

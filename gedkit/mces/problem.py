@@ -171,15 +171,22 @@ class MCESProblem(GraphPair):
 
     def common(self, forward: Any) -> np.ndarray:
         """Mask over the edges of g1 that ``forward`` keeps: THE definition every solver's
-        edge count goes through."""
-        f = self.check_map(forward)
-        if self.g1.m == 0:
-            return np.zeros(0, dtype=bool)
-        a = f[self.g1.edges[:, 0]]
-        b = f[self.g1.edges[:, 1]]
-        both = (a >= 0) & (b >= 0)
+        edge count goes through (read-only; the last map's is kept, since a solve's answer is
+        counted by the search, by its result and by whoever reads it)."""
+        f = np.asarray(forward, dtype=np.int64)
+        key = f.tobytes() if f.ndim == 1 else None
+        last = self.__dict__.get("_last_common")
+        if last is not None and last[0] == key:  # that map was checked then
+            return last[1]
+        f = self.check_map(f)
         keep = np.zeros(self.g1.m, dtype=bool)
-        keep[both] = self.adj2[a[both], b[both]] == self.edge_labels1[both]
+        if self.g1.m:
+            a = f[self.g1.edges[:, 0]]
+            b = f[self.g1.edges[:, 1]]
+            both = (a >= 0) & (b >= 0)
+            keep[both] = self.adj2[a[both], b[both]] == self.edge_labels1[both]
+        keep.setflags(write=False)
+        self._last_common = (key, keep)
         return keep
 
     def count(self, forward: Any) -> int:
@@ -229,8 +236,8 @@ class MCESProblem(GraphPair):
 
 
 def _classes(g: Graph, node_labels: np.ndarray, edge_labels: np.ndarray, ids: dict) -> np.ndarray:
-    out = np.empty(g.m, dtype=np.int64)
-    for k, ((a, b), lab) in enumerate(zip(g.edges.tolist(), edge_labels.tolist(), strict=True)):
-        la, lb = int(node_labels[a]), int(node_labels[b])
-        out[k] = ids.setdefault((lab, min(la, lb), max(la, lb)), len(ids))
-    return out
+    """Each edge's class id (``ids``: shared by both graphs): its label and its ends' labels,
+    the smaller first."""
+    ends = node_labels[g.edges]
+    ends.sort(axis=1)
+    return intern(zip(edge_labels.tolist(), ends[:, 0].tolist(), ends[:, 1].tolist()), ids)
