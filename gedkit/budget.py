@@ -11,11 +11,11 @@ instead, the time of the whole call recorded, an interrupted solve marked as suc
 
 from __future__ import annotations
 
+import _signal  # signal's own functions, without its enum wrapping (below)
 import math
 import numbers
 import os
 import resource
-import _signal  # signal's own functions, without its enum wrapping (below)
 import signal
 import sys
 import threading

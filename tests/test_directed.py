@@ -24,8 +24,8 @@ from gedkit._kernels.quadratic import quadratic_product
 from gedkit.cli import main
 from gedkit.solvers import Budget, available, get_solver
 from gedkit.solvers.exact.arcs import pair_problem
-from gedkit.solvers.heuristics.ipfp import assignment_matrix, map_product
 from gedkit.solvers.heuristics import lsape
+from gedkit.solvers.heuristics.ipfp import assignment_matrix, map_product
 from gedkit.solvers.heuristics.lsape import neighbours
 from gedkit.solvers.registry import directed_methods
 from gedkit.testing.brute import brute_force_ged, direct_ged, direct_ged_cost

@@ -240,4 +240,5 @@ def _classes(g: Graph, node_labels: np.ndarray, edge_labels: np.ndarray, ids: di
     the smaller first."""
     ends = node_labels[g.edges]
     ends.sort(axis=1)
-    return intern(zip(edge_labels.tolist(), ends[:, 0].tolist(), ends[:, 1].tolist()), ids)
+    return intern(zip(edge_labels.tolist(), ends[:, 0].tolist(), ends[:, 1].tolist(),
+                      strict=True), ids)
