@@ -1,14 +1,15 @@
 """The checks every GED solver and every MCES method must pass.
 
-GED (:func:`check_solver`): on tiny random pairs under unit and random costs, the bounds
-bracket the brute-force distance, the node map realises the upper bound (recomputed by
-:meth:`Problem.cost`), ``optimal`` means the bounds meet, the edit path's costs add up to the
-upper bound, an exact solver proves its answer; a time limit returns valid bounds instead of
-raising; unknown options are rejected. MCES (:func:`check_mces_method`): the map is injective
-and label-preserving, its common edges recounted from the graphs alone equal ``num_edges``,
-``num_edges <= brute force <= upper_bound``, an exact method proves its answer; likewise time
-limits and options. A method whose optional dependency is missing is skipped
-(:class:`unittest.SkipTest`, which pytest reports as a skip).
+GED (:func:`check_solver`): on tiny random pairs under unit and random costs (directed pairs
+too, for a solver that takes them), the bounds bracket the brute-force distance, the node map
+realises the upper bound (recomputed by :meth:`Problem.cost`), ``optimal`` means the bounds
+meet, the edit path's costs add up to the upper bound, an exact solver proves its answer; a
+time limit returns valid bounds instead of raising; unknown options are rejected. MCES
+(:func:`check_mces_method`): the map is injective and label-preserving, its common edges
+recounted from the graphs alone equal ``num_edges``, ``num_edges <= brute force <=
+upper_bound``, an exact method proves its answer; likewise time limits and options. A method
+whose optional dependency is missing is skipped (:class:`unittest.SkipTest`, which pytest
+reports as a skip).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import numpy as np
 
 from gedkit import costs
 from gedkit.budget import Budget
-from gedkit.errors import MissingDependencyError, OptionError
+from gedkit.errors import GraphError, MissingDependencyError, OptionError
 from gedkit.graph import Graph, label_key
 from gedkit.testing.brute import (
     brute_force_ged,
@@ -47,7 +48,8 @@ _ATOMS, _BONDS = ("C", "N"), (1, 2)
 
 
 def check_solver(method: str | type, *, pairs: int = 25, seed: int = 7,
-                 timeout: float = 30.0, constrained: int = 12, looped: int = 8) -> None:
+                 timeout: float = 30.0, constrained: int = 12, looped: int = 8,
+                 arcs: int = 12) -> None:
     """Run the GED contract on ``method`` (a registered name or a
     :class:`~gedkit.solvers.base.Solver` subclass); raise :class:`AssertionError` on a
     breach.
@@ -70,6 +72,10 @@ def check_solver(method: str | type, *, pairs: int = 25, seed: int = 7,
     looped : int
         Further tiny pairs with self-loops, against a brute force that prices each map
         from the graphs and the cost model alone (:func:`~gedkit.testing.brute.direct_ged`).
+    arcs : int
+        Further tiny directed pairs (self-loops on some), priced arc by arc by that brute
+        force, for a solver that takes directed graphs (``directed``); one that does not
+        must refuse the first with a one-line :class:`~gedkit.errors.GraphError`.
 
     Examples
     --------
@@ -104,6 +110,7 @@ def check_solver(method: str | type, *, pairs: int = 25, seed: int = 7,
             _check(result.optimal, f"{where}: an exact solver did not prove its answer")
     _check_constrained(cls, solver, constrained, seed, timeout)
     _check_looped(cls, solver, looped, seed, timeout)
+    _check_arcs(cls, solver, arcs, seed, timeout)
     # a time limit returns bounds, never raises
     rng = np.random.default_rng(2)
     g1 = random_graph(rng, 24, p=0.3, n_labels=2)
@@ -253,6 +260,37 @@ def _check_looped(cls: type, solver: Any, pairs: int, seed: int, timeout: float)
         path_cost = sum(op.cost for op in result.edit_path)
         _check(abs(path_cost - result.upper_bound) <= 1e-6 * max(1.0, result.upper_bound),
                f"{where}: edit path costs {path_cost}, upper bound {result.upper_bound}")
+        if cls.exact:
+            _check(result.optimal, f"{where}: an exact solver did not prove its answer")
+
+
+def _check_arcs(cls: type, solver: Any, pairs: int, seed: int, timeout: float) -> None:
+    """Tiny directed pairs: the bounds bracket the distance priced arc by arc, the map
+    realises the upper bound; or, for a solver without ``directed``, one clear refusal."""
+    rng = np.random.default_rng(seed + 3)
+    for trial in range(pairs):
+        g1, g2 = (random_graph(rng, int(rng.integers(0, 5)), p=0.35, directed=True,
+                               loops=0.3 if trial % 3 == 0 else 0.0) for _ in range(2))
+        model = random_costs(rng) if trial % 2 else costs.uniform()
+        problem = model.compile(g1, g2)
+        where = f"{cls.name} on directed pair {trial} (seed {seed}, {g1.n} and {g2.n} nodes)"
+        if not cls.directed:
+            try:
+                solver.solve(problem, Budget(timeout=timeout))
+            except GraphError as err:
+                _check("\n" not in str(err) and "directed" in str(err),
+                       f"{where}: the refusal is not one line naming directed graphs: {err}")
+                return
+            raise AssertionError(f"{where}: a solver without 'directed' solved a directed pair")
+        result = solver.solve(problem, Budget(timeout=timeout))
+        exact = direct_ged(g1, g2, model)
+        _check(result.lower_bound <= exact + _TOL <= result.upper_bound + 2 * _TOL,
+               f"{where}: bounds {result.lower_bound}..{result.upper_bound} miss the distance "
+               f"{exact}")
+        priced = direct_ged_cost(g1, g2, model, result.assignment)
+        _check(abs(priced - result.upper_bound) <= _TOL * max(1.0, priced),
+               f"{where}: upper bound {result.upper_bound} is not the cost of its node map "
+               f"({priced})")
         if cls.exact:
             _check(result.optimal, f"{where}: an exact solver did not prove its answer")
 
