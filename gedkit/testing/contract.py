@@ -249,24 +249,13 @@ def _check_looped(cls: type, solver: Any, pairs: int, seed: int, timeout: float)
         result = solver.solve(model.compile(g1, g2), Budget(timeout=timeout))
         where = (f"{cls.name} on looped pair {trial} (seed {seed}, {g1.n} and {g2.n} nodes, "
                  f"{len(g1.loops)} and {len(g2.loops)} loops)")
-        exact = direct_ged(g1, g2, model)
-        _check(result.lower_bound <= exact + _TOL <= result.upper_bound + 2 * _TOL,
-               f"{where}: bounds {result.lower_bound}..{result.upper_bound} miss the distance "
-               f"{exact}")
-        priced = direct_ged_cost(g1, g2, model, result.assignment)
-        _check(abs(priced - result.upper_bound) <= _TOL * max(1.0, priced),
-               f"{where}: upper bound {result.upper_bound} is not the cost of its node map "
-               f"({priced})")
-        path_cost = sum(op.cost for op in result.edit_path)
-        _check(abs(path_cost - result.upper_bound) <= 1e-6 * max(1.0, result.upper_bound),
-               f"{where}: edit path costs {path_cost}, upper bound {result.upper_bound}")
-        if cls.exact:
-            _check(result.optimal, f"{where}: an exact solver did not prove its answer")
+        _check_priced(cls, result, g1, g2, model, where)
 
 
 def _check_arcs(cls: type, solver: Any, pairs: int, seed: int, timeout: float) -> None:
-    """Tiny directed pairs: the bounds bracket the distance priced arc by arc, the map
-    realises the upper bound; or, for a solver without ``directed``, one clear refusal."""
+    """Tiny directed pairs: the bounds bracket the distance priced arc by arc, the map and
+    the edit path realise the upper bound; or, for a solver without ``directed``, one clear
+    refusal."""
     rng = np.random.default_rng(seed + 3)
     for trial in range(pairs):
         g1, g2 = (random_graph(rng, int(rng.integers(0, 5)), p=0.35, directed=True,
@@ -282,17 +271,25 @@ def _check_arcs(cls: type, solver: Any, pairs: int, seed: int, timeout: float) -
                        f"{where}: the refusal is not one line naming directed graphs: {err}")
                 return
             raise AssertionError(f"{where}: a solver without 'directed' solved a directed pair")
-        result = solver.solve(problem, Budget(timeout=timeout))
-        exact = direct_ged(g1, g2, model)
-        _check(result.lower_bound <= exact + _TOL <= result.upper_bound + 2 * _TOL,
-               f"{where}: bounds {result.lower_bound}..{result.upper_bound} miss the distance "
-               f"{exact}")
-        priced = direct_ged_cost(g1, g2, model, result.assignment)
-        _check(abs(priced - result.upper_bound) <= _TOL * max(1.0, priced),
-               f"{where}: upper bound {result.upper_bound} is not the cost of its node map "
-               f"({priced})")
-        if cls.exact:
-            _check(result.optimal, f"{where}: an exact solver did not prove its answer")
+        _check_priced(cls, solver.solve(problem, Budget(timeout=timeout)), g1, g2, model, where)
+
+
+def _check_priced(cls: type, result: Any, g1: Graph, g2: Graph, model: Any, where: str) -> None:
+    """``result`` against the brute force that prices maps from the graphs and ``model``
+    alone (:func:`~gedkit.testing.brute.direct_ged`): bounds, map, edit path, proof."""
+    exact = direct_ged(g1, g2, model)
+    _check(result.lower_bound <= exact + _TOL <= result.upper_bound + 2 * _TOL,
+           f"{where}: bounds {result.lower_bound}..{result.upper_bound} miss the distance "
+           f"{exact}")
+    priced = direct_ged_cost(g1, g2, model, result.assignment)
+    _check(abs(priced - result.upper_bound) <= _TOL * max(1.0, priced),
+           f"{where}: upper bound {result.upper_bound} is not the cost of its node map "
+           f"({priced})")
+    path_cost = sum(op.cost for op in result.edit_path)
+    _check(abs(path_cost - result.upper_bound) <= 1e-6 * max(1.0, result.upper_bound),
+           f"{where}: edit path costs {path_cost}, upper bound {result.upper_bound}")
+    if cls.exact:
+        _check(result.optimal, f"{where}: an exact solver did not prove its answer")
 
 
 def _check(condition: bool, message: str) -> None:
