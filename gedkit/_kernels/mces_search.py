@@ -54,7 +54,7 @@ from gedkit._kernels.order import matching_order, neighbour_lists, twin_classes
 
 __all__ = [
     "CONNECTED", "DEFER", "DEPTH", "DONE", "ENUMERATE", "EXPANDED", "FLOOR", "FOUND", "FRESH",
-    "INCUMBENT", "PAUSED", "open_bound", "search", "search_inputs",
+    "INCUMBENT", "PAUSED", "new_state", "open_bound", "search", "search_inputs",
 ]
 
 DONE = 0  # search space exhausted: no map beats the incumbent and the floor
@@ -131,6 +131,42 @@ def search_inputs(n1, n2, edges1, classes1, edges2, classes2, labels1, labels2, 
     twin2 = twin_classes(cadj2, labels2).astype(np.int64)
     return (rank, cadj2, ptr1, nbr1, cls1, ptr2, nbr2, cls2, cand_ptr, cand_list,
             e1, ec1, e2, ec2, max(k, 1), twin2)
+
+
+@njit(cache=True, nogil=True)
+def new_state(rank, cand_ptr, n_edges1, connected, forbid, top):
+    """A fresh search's state (the fields of :class:`MCESState`, in order) and its matching
+    order: a depth per branched node of g1 (``rank`` >= 0), in connected mode room for a
+    deferral per end of each edge too; per depth room for every candidate and "unmapped".
+    ``forbid``: the relaxation's losses (zeros without one), ``top`` its bound at the root."""
+    n1, n2 = forbid.shape
+    depths = 0
+    for u in range(n1):
+        if rank[u] >= 0:
+            depths += 1
+    if connected:
+        depths += 2 * n_edges1
+    rows = max(depths, 1)
+    width = 1
+    for u in range(n1):
+        width = max(width, cand_ptr[u + 1] - cand_ptr[u] + 1)
+    lval = np.zeros(depths + 1, dtype=np.int64)
+    lval[0] = top
+    rowfree = np.zeros(n1, dtype=np.int64)
+    colund = np.zeros(n2, dtype=np.int64)
+    for u in range(n1):
+        for v in range(n2):
+            rowfree[u] += forbid[u, v]
+            colund[v] += forbid[u, v]
+    state = (np.full(n1, -1, dtype=np.int64), np.zeros(n2, dtype=np.bool_),
+             np.zeros(n1, dtype=np.bool_), np.zeros(n1, dtype=np.int64),
+             np.zeros(depths + 1, dtype=np.int64), lval, rowfree, colund,
+             np.zeros((rows, width), dtype=np.int64), np.zeros((rows, width), dtype=np.int64),
+             np.zeros((rows, width), dtype=np.int64), np.zeros((rows, width), dtype=np.int64),
+             np.zeros(rows, dtype=np.int64), np.zeros(rows, dtype=np.int64),
+             np.full(n1, -1, dtype=np.int64), np.zeros(n1, dtype=np.int64),
+             np.zeros(rows, dtype=np.bool_), np.zeros(rows, dtype=np.int64))
+    return state, np.full(depths, -1, dtype=np.int64)
 
 
 @njit(cache=True, nogil=True)

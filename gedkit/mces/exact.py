@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
-from gedkit._kernels.bundles import MCESPair, MCESState, Relaxation
+from gedkit._kernels.bundles import MCESPair, Relaxation
 from gedkit.configurable import Option
 from gedkit.mces.base import Budget, Method, register
 from gedkit.mces.options import CONNECTED, RASCAL_TIES
@@ -226,11 +226,6 @@ class _Search:
         self.kernel = kernel
         self.upper = upper
         self.best_map = best_map.copy()
-        N = int((pair.rank >= 0).sum())
-        if connected:  # room for the deferrals: at most one per end of each edge
-            N += len(pair.e1) * 2
-        width = int(np.diff(pair.cand_ptr).max(initial=0)) + 1
-        rows = max(N, 1)
         if relaxation is None:  # a constant bound the combinatorial one never exceeds
             lag = Relaxation(np.zeros((p.n1, p.n2), dtype=np.int64),
                              np.zeros((p.n1, p.n2), dtype=np.int64),
@@ -240,29 +235,12 @@ class _Search:
             lag = Relaxation(_fixed(relaxation.loss_forbid), _fixed(relaxation.loss_force),
                              _fixed(relaxation.loss_unmapped), _SCALE)
             top = math.ceil((relaxation.bound + _TOLERANCE * (1 + relaxation.bound)) * _SCALE)
-        lval = np.zeros(N + 1, dtype=np.int64)
-        lval[0] = top
-        per_depth = np.zeros((rows, width), dtype=np.int64)
-        state = MCESState(
-            fwd=np.full(p.n1, -1, dtype=np.int64),
-            used2=np.zeros(p.n2, dtype=np.bool_),
-            assigned1=np.zeros(p.n1, dtype=np.bool_),
-            kept=np.zeros(p.n1, dtype=np.int64),
-            gval=np.zeros(N + 1, dtype=np.int64),
-            lval=lval,
-            rowfree=lag.forbid.sum(axis=1),
-            colund=lag.forbid.sum(axis=0),
-            cand=per_depth, cf=per_depth.copy(), cg=per_depth.copy(), cl=per_depth.copy(),
-            ncand=np.zeros(rows, dtype=np.int64),
-            pos=np.zeros(rows, dtype=np.int64),
-            deferred=np.full(p.n1, -1, dtype=np.int64),
-            when1=np.zeros(p.n1, dtype=np.int64),
-            isdefer=np.zeros(rows, dtype=np.bool_),
-            undefer=np.zeros(rows, dtype=np.int64),
-        )
+        # the state's arrays in one compiled call (some twenty numpy calls took longer than
+        # the whole search of a small molecule pair)
+        state, self.order = kernel.new_state(pair.rank, pair.cand_ptr, len(pair.e1),
+                                             connected, lag.forbid, top)
         # the kernel's inputs as plain tuples: numba's fast argument path (see the kernel)
-        self._pair, self._lag, self._state = tuple(pair), tuple(lag), tuple(state)
-        self.order = np.full(N, -1, dtype=np.int64)
+        self._pair, self._lag, self._state = tuple(pair), tuple(lag), state
         self.ctl = np.zeros(7, dtype=np.int64)
         self.ctl[kernel.FRESH] = 1
         self.ctl[kernel.FLOOR] = floor
