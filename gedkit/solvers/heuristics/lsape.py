@@ -95,7 +95,7 @@ def edge_costs(problem: Problem, nb: Neighbours | None = None, fast: bool = Fals
     (every arc has one end of each kind, so half of it is BRANCH's share, as for edges). On
     the pair problem of a directed pair (:func:`gedkit.solvers.exact.arcs.pair_problem`):
     the node pairs at i against those at k, both orientations of a pair together, where that
-    matching is cheap (:func:`_pairs_matched`); else the arcs' costs, never larger."""
+    matching is cheap (:func:`_arcs_of`); else the arcs' costs, never larger."""
     arcs = _arcs_of(problem)
     if arcs is not None:
         return edge_costs(arcs, fast=fast)
@@ -128,9 +128,15 @@ def edge_costs_seconds(problem: Problem, fast: bool = False) -> float:
     arcs = _arcs_of(problem)
     if arcs is not None:
         return edge_costs_seconds(arcs, fast)
+    return _edge_seconds(problem, counted=fast or problem.constant_costs is not None)
+
+
+def _edge_seconds(problem: Problem, counted: bool) -> float:
+    """Edge costs for every node pair: a count (``counted``) or a matching of the two nodes'
+    edge labels each."""
     d1 = int(problem.g1.degrees().max(initial=0))
     d2 = int(problem.g2.degrees().max(initial=0))
-    per_pair = d1 + d2 + 1 if fast or problem.constant_costs is not None else (d1 + d2 + 2) ** 3
+    per_pair = d1 + d2 + 1 if counted else (d1 + d2 + 2) ** 3
     return (problem.n1 + 1) * (problem.n2 + 1) * per_pair / OPS_PER_SECOND
 
 
@@ -144,12 +150,9 @@ def _arcs_of(problem: Problem) -> Problem | None:
     """The directed problem whose edge costs stand for the pair problem ``problem``'s, when
     matching its pairs is not cheap (:data:`PAIR_MATCHING_SECONDS`); else None."""
     arcs = problem.__dict__.get("pair_of")
-    if arcs is None:
+    if arcs is None or _edge_seconds(problem, counted=False) <= PAIR_MATCHING_SECONDS:
         return None
-    d1 = int(problem.g1.degrees().max(initial=0))
-    d2 = int(problem.g2.degrees().max(initial=0))
-    seconds = (problem.n1 + 1) * (problem.n2 + 1) * (d1 + d2 + 2) ** 3 / OPS_PER_SECOND
-    return arcs if seconds > PAIR_MATCHING_SECONDS else None
+    return arcs
 
 
 def assignment_fits(problem: Problem, budget: Budget, count: int = 1) -> bool:
