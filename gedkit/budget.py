@@ -27,7 +27,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
-from gedkit.errors import OptionError
+from gedkit.errors import OptionError, Words, render
 
 __all__ = [
     "COMMAND_TIMEOUT", "DEFAULT_MEMORY", "NOTICE_AFTER", "PAIR_TIMEOUT", "Budget",
@@ -51,7 +51,15 @@ _CANCEL: ContextVar[threading.Event | None] = ContextVar("gedkit_cancel", defaul
 
 
 class LongRunNotice(UserWarning):
-    """A solve without a time limit has run long (said once per solve)."""
+    """A solve without a time limit has run long (said once per solve). The arguments are
+    the message's parts (:func:`gedkit.errors.render`): its advice is worded for Python
+    callers, and for the command line when rendered with ``cli=True``."""
+
+    def render(self, cli: bool = False) -> str:
+        return render(self.args, cli)
+
+    def __str__(self) -> str:
+        return self.render()
 
 
 class InterruptedWarning(UserWarning):
@@ -123,11 +131,10 @@ class Budget:
         if self.timeout is None:
             if self.what is not None and not self._noticed and self.elapsed() > NOTICE_AFTER:
                 self._noticed = True
-                warnings.warn(
+                warnings.warn(LongRunNotice(
                     f"{self.what} has run {NOTICE_AFTER:g} s without a time limit; Ctrl-C "
-                    "returns the best bounds found so far, and timeout= bounds a run",
-                    LongRunNotice, stacklevel=2,
-                )
+                    "returns the best bounds found so far, and ",
+                    Words("timeout=", "--timeout S"), " bounds a run"), stacklevel=2)
             return math.inf
         return max(0.0, self.timeout - self.elapsed())
 

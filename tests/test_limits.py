@@ -79,8 +79,11 @@ def test_a_long_run_without_timeout_says_so(monkeypatch):
     monkeypatch.setattr(budget_module, "NOTICE_AFTER", 0.0)
     b = Budget(what="gedkit.ged (astar) on graphs of 3 and 4 nodes")
     time.sleep(0.01)
-    with pytest.warns(budget_module.LongRunNotice, match="without a time limit"):
+    with pytest.warns(budget_module.LongRunNotice, match="without a time limit") as caught:
         b.expired()
+    notice = caught[0].message
+    assert str(notice).endswith("and timeout= bounds a run")
+    assert notice.render(cli=True).endswith("and --timeout S bounds a run")  # the CLI's words
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         b.expired()  # said once per solve
