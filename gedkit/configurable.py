@@ -95,8 +95,11 @@ class Configurable:
                 f"(its options: {allowed})"
             )
         self.config = {**self.defaults(), **options}
-        for key, option in self.options.items():
-            option.check(key, self.config[key])
+        # the defaults are checked once per class, the values given on every call
+        checked = options if type(self).__dict__.get("_defaults_checked") else self.config
+        for key in checked:
+            self.options[key].check(key, self.config[key])
+        type(self)._defaults_checked = True
         self.validate()
 
     @classmethod

@@ -14,7 +14,7 @@ interpret them.
 from __future__ import annotations
 
 import reprlib
-from collections.abc import Collection, Hashable, Iterable, Mapping
+from collections.abc import Callable, Collection, Hashable, Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -22,7 +22,7 @@ import numpy as np
 from gedkit.errors import GraphError
 
 __all__ = ["Graph", "Unnamed", "components", "dense_adjacency", "intern", "label_key",
-           "refuse_directed"]
+           "local_codes", "refuse_directed"]
 
 # Deeper labels are rejected: nothing real nests this deep, and label_key, hashing and cost
 # models walk labels recursively.
@@ -118,7 +118,7 @@ class Graph:
     """
 
     __slots__ = (
-        "_adjacency", "_edge_keys", "_index", "_loop_keys", "_node_keys", "directed",
+        "_adjacency", "_edge_keys", "_index", "_loop_keys", "_memo", "_node_keys", "directed",
         "edge_labels", "edges", "ids", "loops", "name", "node_labels",
     )
 
@@ -210,14 +210,20 @@ class Graph:
         self._adjacency: np.ndarray | None = None
         self._node_keys: tuple | None = None
         self._edge_keys: tuple | None = None
+        self._memo: dict | None = None
 
     def __setstate__(self, state: Any) -> None:
         # a graph pickled by an earlier gedkit has no self-loop slots (it had no loops) and
         # no direction slot (it was undirected)
-        self.loops, self._loop_keys, self.directed = {}, None, False
+        self.loops, self._loop_keys, self.directed, self._memo = {}, None, False, None
         slots = state[1] if isinstance(state, tuple) else state
         for key, value in (slots or {}).items():
             setattr(self, key, value)
+        # pickle gives arrays back writable: read-only again, as built (the kernels are
+        # compiled for read-only edge arrays; a writable one would compile them anew)
+        self.edges.setflags(write=False)
+        if self._adjacency is not None:
+            self._adjacency.setflags(write=False)
 
     # -- size and lookup ---------------------------------------------------------------------
     @property
@@ -264,6 +270,21 @@ class Graph:
         if self._edge_keys is None:
             self._edge_keys = _keys(self.edge_labels)
         return self._edge_keys
+
+    def cached(self, key: Hashable, compute: Callable[[Graph], Any]) -> Any:
+        """``compute(self)``, computed once per ``key`` (a graph never changes): what the
+        problems built from this graph again and again derive from it alone."""
+        if self._memo is None:
+            self._memo = {}
+        if key not in self._memo:
+            self._memo[key] = compute(self)
+        return self._memo[key]
+
+    def label_codes(self, kind: str) -> tuple[np.ndarray, tuple]:
+        """The node (``kind="node"``) or edge (``"edge"``) label keys as :func:`local_codes`,
+        computed once: pairs are built from them without hashing every label again."""
+        return self.cached(("label codes", kind), lambda g: local_codes(
+            g.node_keys if kind == "node" else g.edge_keys))
 
     @property
     def loop_keys(self) -> dict:
@@ -415,6 +436,20 @@ def intern(keys: Iterable[Hashable], ids: dict | None = None) -> np.ndarray:
     """
     ids = {} if ids is None else ids
     return np.array([ids.setdefault(k, len(ids)) for k in keys], dtype=np.int64)
+
+
+def local_codes(keys: Iterable[Hashable]) -> tuple[np.ndarray, tuple]:
+    """:func:`intern` of ``keys`` on their own (read-only), and the distinct keys in the
+    order of their ids.
+
+    >>> codes, distinct = local_codes(["C", "O", "C"])
+    >>> codes.tolist(), distinct
+    ([0, 1, 0], ('C', 'O'))
+    """
+    ids: dict = {}
+    codes = intern(keys, ids)
+    codes.setflags(write=False)
+    return codes, tuple(ids)
 
 
 def dense_adjacency(n: int, edges: np.ndarray, values: np.ndarray,

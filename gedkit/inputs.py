@@ -84,6 +84,9 @@ def as_graphs(items: Iterable[Any], node_label: Any = None,
     >>> [g.n for g in as_graphs([Graph([0, 1]), Graph([0])])]
     [2, 1]
     """
+    items = list(items)
+    if all(type(g) is Graph for g in items):  # nothing to convert (most calls in a loop)
+        return items
     notice = Unlabelled()
     graphs = [as_graph(g, node_label, edge_label, notice=notice) for g in items]
     notice.warn()

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from gedkit.errors import GedkitError
-from gedkit.graph import Graph, dense_adjacency
+from gedkit.graph import Graph
 
 __all__ = ["UNMATCHED", "GraphPair", "label_adjacency"]
 
@@ -65,4 +65,9 @@ class GraphPair:
 def label_adjacency(g: Graph, edge_label_ids: np.ndarray) -> np.ndarray:
     """Dense ``n × n`` int32 matrix of edge-label ids, -1 where there is no edge (directed:
     ``[tail, head]`` holds the arc's)."""
-    return dense_adjacency(g.n, g.edges, edge_label_ids, directed=g.directed)
+    # read through the graph's cached edge-index matrix: one gather instead of filling a
+    # fresh matrix (a third of a small molecule pair's problem set-up)
+    table = np.empty(g.m + 1, dtype=np.int32)
+    table[:-1] = edge_label_ids
+    table[-1] = -1  # the matrix's -1 (no edge) picks it
+    return table[g.adjacency]

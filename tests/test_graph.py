@@ -81,6 +81,21 @@ def test_label_keys_of_mixed_dicts_and_tuples():
     assert Graph({0: {2: "y", "a": [1]}}) != Graph({0: {2: "x", "a": [1]}})
 
 
+def test_a_pickled_graph_comes_back_read_only_with_its_caches():
+    import pickle
+
+    g = Graph({0: "C", 1: "O", 2: "C"}, [(0, 1, 2), (1, 2, 1)])
+    codes = g.label_codes("node")
+    assert codes[0].tolist() == [0, 1, 0] and codes[1] == ("C", "O")
+    assert g.label_codes("node") is codes  # computed once
+    g.adjacency  # noqa: B018  (cached before pickling)
+    h = pickle.loads(pickle.dumps(g))
+    # the kernels are compiled for read-only edge arrays: a writable one would compile anew
+    assert not h.edges.flags.writeable and not h.adjacency.flags.writeable
+    assert h == g and h.label_codes("node")[0].tolist() == [0, 1, 0]
+    assert h.label_codes("edge")[1] == (2, 1)
+
+
 def test_a_graph_pickled_before_self_loops_unpickles_without_loops():
     g = Graph({0: "C", 1: "O"}, [(0, 1)])
     none, slots = g.__reduce_ex__(2)[2]

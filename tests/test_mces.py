@@ -53,6 +53,67 @@ def test_count_agrees_with_the_direct_definition():
             assert p.count(forward) == direct_count(g1, g2, pairs)
 
 
+def test_classes_follow_their_definition():
+    # an edge's class is (its label, its ends' labels as an unordered pair), numbered jointly
+    # in order of first appearance over g1's edges, then g2's; ring_matches_ring_only adds
+    # whether the edge lies on a cycle
+    from gedkit.mces.problem import ring_edges
+
+    for g1, g2 in small_pairs(40, seed=5):
+        for ring in (False, True):
+            p = MCESProblem(g1, g2, ring_matches_ring_only=ring)
+            ids: dict = {}
+            expected = []
+            for g in (g1, g2):
+                flags = ring_edges(g).tolist() if ring else [None] * g.m
+                keys = [(g.edge_labels[k], *sorted((g.node_labels[a], g.node_labels[b])),
+                         flags[k]) for k, (a, b) in enumerate(g.edges.tolist())]
+                expected.append([ids.setdefault(key, len(ids)) for key in keys])
+            assert p.edge_classes1.tolist() == expected[0]
+            assert p.edge_classes2.tolist() == expected[1]
+            assert p.n_classes == len(ids)
+            for g, adj, labels in ((g1, p.adj1, p.edge_labels1), (g2, p.adj2, p.edge_labels2)):
+                want = np.full((g.n, g.n), -1)
+                for k, (a, b) in enumerate(g.edges.tolist()):
+                    want[a, b] = want[b, a] = labels[k]
+                assert (adj == want).all()
+
+
+def test_compiled_and_plain_common_edges_agree():
+    # MCESProblem.common runs the kernel's plain source until compiled kernels run
+    from gedkit._kernels.mces_count import VALID, common_edges
+    from gedkit._kernels.mces_search import common_edges as compiled
+
+    rng = np.random.default_rng(6)
+    faults = set()
+    for g1, g2 in small_pairs(40, seed=7):
+        p = MCESProblem(g1, g2)
+        for _ in range(6):
+            f = rng.integers(-2, g2.n + 1, size=g1.n) if g2.n else np.full(g1.n, -1)
+            if rng.random() < 0.5:  # mostly valid ones too
+                f = np.full(g1.n, -1)
+                for i, j in zip(rng.permutation(g1.n), rng.permutation(g2.n), strict=False):
+                    if p.node_labels1[i] == p.node_labels2[j]:
+                        f[i] = j
+            f = f.astype(np.int64)
+            answers = []
+            for kernel in (common_edges, compiled):
+                keep = np.zeros(g1.m, dtype=bool)
+                found = kernel(f, np.zeros(g2.n, dtype=bool), p.node_labels1, p.node_labels2,
+                               g1.edges, p.edge_labels1, p.adj2, keep)
+                answers.append((found, keep.tolist()))
+            assert answers[0] == answers[1]
+            faults.add(answers[0][0])
+            if answers[0][0] == VALID:
+                assert p.common(f).tolist() == answers[0][1]
+                pairs = {g1.ids[i]: g2.ids[j] for i, j in enumerate(f) if j >= 0}
+                assert p.count(f) == direct_count(g1, g2, pairs)
+            else:
+                with pytest.raises(gedkit.GedkitError):
+                    p.count(f)
+    assert len(faults) == 4  # valid, a bad node, not injective, a label mismatch
+
+
 def test_count_rejects_invalid_maps():
     g1 = Graph({0: "C", 1: "O"}, [(0, 1)])
     g2 = Graph({0: "C", 1: "O"}, [(0, 1)])

@@ -209,6 +209,42 @@ def test_lagrangian_search_pauses_with_proven_caps(monkeypatch):
                 assert p.count(found) <= best <= upper
 
 
+@pytest.mark.parametrize("connected", [False, True])
+def test_the_first_search_resumed_is_one_search(connected):
+    # small pairs start with one kernel call that keeps its state inside; when it pauses,
+    # its state comes back packed and the search resumes where it stopped: the same
+    # expansions, maps and bounds as one search from the start
+    from gedkit._kernels import mces_search as kernel
+
+    rng = np.random.default_rng(40)
+    resumed = 0
+    for _ in range(6):
+        p = MCESProblem(molecule_like(rng, 14, 2), molecule_like(rng, 15, 2))
+        start = np.full(p.n1, -1, dtype=np.int64)
+        root = 10**6
+        whole = exact_module._Search(exact_module._search_pair(p), p, start, root, None,
+                                     connected=connected)
+        assert whole.go(Budget(), None)
+        for steps in (1, 7, 50):
+            first = exact_module._first_search(p, start, root, connected, steps)
+            if first.done:
+                assert first.expanded == whole.expanded
+                continue
+            assert first.expanded == steps
+            state = kernel.unpack_state(first.packed)
+            assert [(a.dtype, a.shape) for a in state] == [
+                (a.dtype, a.shape) for a in kernel.new_state(
+                    whole._pair[0], whole._pair[8], len(whole._pair[10]), connected,
+                    np.zeros((p.n1, p.n2), dtype=np.int64), root)[0]]
+            run = exact_module._Search(exact_module._search_pair(p), p, first.best_map, root,
+                                       None, connected=connected, resume=first)
+            assert run.go(Budget(), None)
+            assert run.expanded == whole.expanded and run.incumbent == whole.incumbent
+            assert (run.best_map == whole.best_map).all()
+            resumed += 1
+    assert resumed >= 6
+
+
 # -- time limits -----------------------------------------------------------------------------------
 @pytest.mark.parametrize(("probe", "search"), [(NO_PROBE, 10**9), (3, 10**9), (3, 2)])
 def test_every_pause_gives_proven_bounds(monkeypatch, probe, search):

@@ -50,11 +50,13 @@ import numpy as np
 from numba import njit
 
 from gedkit._kernels.bundles import MCESPair, MCESState, Relaxation
+from gedkit._kernels.mces_count import common_edges as _common_edges_source
 from gedkit._kernels.order import matching_order, neighbour_lists, twin_classes
 
 __all__ = [
     "CONNECTED", "DEFER", "DEPTH", "DONE", "ENUMERATE", "EXPANDED", "FLOOR", "FOUND", "FRESH",
-    "INCUMBENT", "PAUSED", "new_state", "open_bound", "search", "search_inputs",
+    "INCUMBENT", "PAUSED", "common_edges", "first_search", "new_state", "open_bound", "search",
+    "search_inputs", "unpack_state",
 ]
 
 DONE = 0  # search space exhausted: no map beats the incumbent and the floor
@@ -67,6 +69,10 @@ FOUND = 2  # enumerating: best_map holds the next map above the floor; call agai
 DEPTH, FRESH, INCUMBENT, EXPANDED, FLOOR, CONNECTED, ENUMERATE = 0, 1, 2, 3, 4, 5, 6
 # the child "u deferred" (connected mode) among the images of u
 DEFER = -2
+
+
+# the compiled edge count of MCESProblem.common (its source stays numba-free)
+common_edges = njit(cache=True, nogil=True)(_common_edges_source)
 
 
 @njit(cache=True, nogil=True)
@@ -604,3 +610,79 @@ def open_bound(state, ctl, root):
         if pos[t] < ncand[t]:
             best = max(best, cf[t, pos[t]])
     return best
+
+
+@njit(cache=True, nogil=True)
+def first_search(n1, n2, edges1, classes1, edges2, classes2, labels1, labels2, n_classes,
+                 ctl, best_map, upper, max_steps):
+    """:func:`search_inputs`, :func:`new_state` and up to ``max_steps`` expansions of
+    :func:`search` without a relaxation, in one call: on small pairs, handing the inputs'
+    and the state's thirty-odd arrays to Python one by one took longer than the search.
+    Returns the status, the state packed into one array (empty when DONE: nothing to resume;
+    see :func:`unpack_state`) and the matching order; ``best_map`` and ``ctl`` as in
+    :func:`search`."""
+    pair = search_inputs(n1, n2, edges1, classes1, edges2, classes2, labels1, labels2,
+                         n_classes)
+    forbid = np.zeros((n1, n2), dtype=np.int64)
+    lag = (forbid, np.zeros((n1, n2), dtype=np.int64), np.zeros(n1, dtype=np.int64), 1)
+    state, order = new_state(pair[0], pair[8], pair[10].shape[0], ctl[CONNECTED] == 1,
+                             forbid, upper)
+    status = search(order, pair, lag, state, ctl, best_map, upper, max_steps)
+    if status == DONE:
+        return status, np.zeros(0, dtype=np.int64), order
+    return status, _pack_state(state), order
+
+
+@njit(cache=True, nogil=True)
+def _put(buf, at, values):
+    """Copy ``values`` (any shape, bools as 0/1) into ``buf`` from ``at``; the next free slot."""
+    flat = values.ravel()
+    for k in range(flat.shape[0]):
+        buf[at + k] = flat[k]
+    return at + flat.shape[0]
+
+
+@njit(cache=True, nogil=True)
+def _pack_state(state):
+    """The state's arrays (see :class:`MCESState`) in one int64 array, after a header of
+    the sizes that shape them: nodes of g1 and g2, depths + 1, rows, width."""
+    st = MCESState(*state)
+    n1, n2, levels = st.fwd.shape[0], st.used2.shape[0], st.gval.shape[0]
+    rows, width = st.cand.shape
+    buf = np.empty(5 + 6 * n1 + 2 * n2 + 2 * levels + 4 * rows * width + 4 * rows,
+                   dtype=np.int64)
+    buf[0], buf[1], buf[2], buf[3], buf[4] = n1, n2, levels, rows, width
+    at = 5
+    for a in (st.fwd, st.kept, st.rowfree, st.deferred, st.when1, st.colund, st.gval,
+              st.lval, st.ncand, st.pos, st.undefer):
+        at = _put(buf, at, a)
+    for a in (st.cand, st.cf, st.cg, st.cl):
+        at = _put(buf, at, a)
+    for a in (st.used2, st.assigned1, st.isdefer):
+        at = _put(buf, at, a)
+    return buf
+
+
+@njit(cache=True, nogil=True)
+def unpack_state(buf):
+    """The state :func:`first_search` packed, as the tuple :func:`search` takes."""
+    n1, n2, levels, rows, width = buf[0], buf[1], buf[2], buf[3], buf[4]
+    at = 5
+    ints = []
+    for size in (n1, n1, n1, n1, n1, n2, levels, levels, rows, rows, rows):
+        ints.append(buf[at:at + size].copy())
+        at += size
+    grids = []
+    for _ in range(4):
+        grids.append(buf[at:at + rows * width].copy().reshape((rows, width)))
+        at += rows * width
+    used2 = buf[at:at + n2] != 0
+    at += n2
+    assigned1 = buf[at:at + n1] != 0
+    at += n1
+    isdefer = buf[at:at + rows] != 0
+    fwd, kept, rowfree, deferred, when1, colund, gval, lval, ncand, pos, undefer = (
+        ints[0], ints[1], ints[2], ints[3], ints[4], ints[5], ints[6], ints[7], ints[8],
+        ints[9], ints[10])
+    return (fwd, used2, assigned1, kept, gval, lval, rowfree, colund, grids[0], grids[1],
+            grids[2], grids[3], ncand, pos, deferred, when1, isdefer, undefer)

@@ -93,6 +93,9 @@ def _warm_cost() -> None:
 
 
 def _warm_mces() -> None:
+    import numpy as np
+
+    from gedkit._kernels.mces_search import common_edges
     from gedkit.mces.base import Budget, get_method
     from gedkit.mces.problem import MCESProblem
 
@@ -100,8 +103,13 @@ def _warm_mces() -> None:
     for g in graphs:
         for h in graphs:
             if g is not h:
+                p = MCESProblem(g, h)
                 for name in ("ga", "exact", "auto"):
-                    get_method(name).solve(MCESProblem(g, h), Budget())
+                    get_method(name).solve(p, Budget())
+                # MCESProblem.common runs its plain source until this family is ready
+                common_edges(np.full(p.n1, -1, dtype=np.int64), np.zeros(p.n2, dtype=bool),
+                             p.node_labels1, p.node_labels2, p.g1.edges, p.edge_labels1,
+                             p.adj2, np.zeros(p.g1.m, dtype=bool))
 
 
 def _warm_levenshtein() -> None:

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 import time
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 import numpy as np
 
@@ -63,6 +63,9 @@ _GREEDY_FROM = 200
 # combinatorial probe runs longer first (30 IAM AIDS pairs, 5 s: 25 proven against 24 after a
 # 20,000-expansion probe, same median time)
 CONNECTED_PROBE = 200_000
+# pairs up to this many node pairs (n1 x n2) start with one self-contained kernel call; past it
+# the inputs' dense matrices are worth building once only (a restart would build them twice)
+_FIRST_SEARCH_CELLS = 40_000
 
 
 def branch_and_bound(
@@ -120,14 +123,22 @@ def branch_and_bound(
         forward = p.inverse(best_map) if swap else best_map
         return MCESResult.from_map(problem, forward, root, method,
                                    time=time.perf_counter() - t0, stats=stats)
-    pair = _search_pair(p)
-
     if connected:
         search = 1 << 62  # no integer program: its maps need not be connected
-    run = _Search(pair, p, best_map, root, None, connected=connected)
-    done = run.go(budget, probe)
-    expanded, best_map = run.expanded, run.best_map
-    upper = root if done else min(root, max(run.incumbent, run.open_bound()))
+    first = None
+    if probe > 0 and p.n1 * p.n2 <= _FIRST_SEARCH_CELLS:
+        # most small pairs are settled by one kernel call that keeps its arrays to itself
+        first = _first_search(p, best_map, root, connected, min(probe, FIRST_CHUNK))
+        best_map = first.best_map
+    done = first is not None and first.done
+    upper, expanded = root, (first.expanded if first is not None else 0)
+    if not done:
+        pair = _search_pair(p)
+        run = _Search(pair, p, best_map, root, None, connected=connected, resume=first)
+        done = run.go(budget, probe)
+        expanded, best_map = run.expanded, run.best_map
+        if not done:
+            upper = min(root, max(run.incumbent, run.open_bound()))
     if not done and not budget.expired():
         fits = relaxation_fits(p, budget)
         model = relaxation_model(p) if fits else None
@@ -213,6 +224,49 @@ def _integer_program(
     return p.count(best_map) >= upper, upper, best_map
 
 
+class _FirstSearch(NamedTuple):
+    """What :func:`_first_search` leaves: its control slots and best map, whether it
+    exhausted the search space, and else its state (packed) and matching order to resume."""
+
+    ctl: np.ndarray
+    best_map: np.ndarray
+    done: bool
+    packed: np.ndarray
+    order: np.ndarray
+
+    @property
+    def expanded(self) -> int:
+        from gedkit._kernels.mces_search import EXPANDED
+
+        return int(self.ctl[EXPANDED])
+
+
+def _first_search(p: MCESProblem, best_map: np.ndarray, upper: int, connected: bool,
+                  steps: int) -> _FirstSearch:
+    """Up to ``steps`` expansions of a search without the relaxation, seeded with
+    ``best_map``, in one kernel call (:func:`gedkit._kernels.mces_search.first_search`)."""
+    from gedkit._kernels import mces_search as kernel
+
+    found = best_map.copy()
+    ctl = _control(kernel, p, found, -1, connected)
+    status, packed, order = kernel.first_search(
+        p.n1, p.n2, p.g1.edges, p.edge_classes1, p.g2.edges, p.edge_classes2,
+        p.node_labels1, p.node_labels2, p.n_classes, ctl, found, upper, steps)
+    return _FirstSearch(ctl, found, status == kernel.DONE, packed, order)
+
+
+def _control(kernel, p: MCESProblem, best_map: np.ndarray, floor: int,
+             connected: bool) -> np.ndarray:
+    """A fresh search's control slots (see :mod:`gedkit._kernels.mces_search`)."""
+    ctl = np.zeros(7, dtype=np.int64)
+    ctl[kernel.FRESH] = 1
+    ctl[kernel.FLOOR] = floor
+    ctl[kernel.CONNECTED] = int(connected)
+    # (the empty map, the seed of most searches, keeps nothing: not worth a recount)
+    ctl[kernel.INCUMBENT] = p.count(best_map) if (best_map >= 0).any() else 0
+    return ctl
+
+
 class _Search:
     """The kernel's state arrays for one search, seeded with ``best_map``; with a
     ``relaxation``, its Lagrangian bound at every state; only maps of more than ``floor``
@@ -220,7 +274,7 @@ class _Search:
 
     def __init__(self, pair: MCESPair, p: MCESProblem, best_map: np.ndarray, upper: int,
                  relaxation: LinearRelaxation | None, floor: int = -1,
-                 connected: bool = False):
+                 connected: bool = False, resume: _FirstSearch | None = None):
         from gedkit._kernels import mces_search as kernel
 
         self.kernel = kernel
@@ -235,18 +289,17 @@ class _Search:
             lag = Relaxation(_fixed(relaxation.loss_forbid), _fixed(relaxation.loss_force),
                              _fixed(relaxation.loss_unmapped), _SCALE)
             top = math.ceil((relaxation.bound + _TOLERANCE * (1 + relaxation.bound)) * _SCALE)
-        # the state's arrays in one compiled call (some twenty numpy calls took longer than
-        # the whole search of a small molecule pair)
-        state, self.order = kernel.new_state(pair.rank, pair.cand_ptr, len(pair.e1),
-                                             connected, lag.forbid, top)
+        if resume is not None:  # the same search (no relaxation), where the first call left it
+            state, self.order = kernel.unpack_state(resume.packed), resume.order
+            self.ctl = resume.ctl
+        else:
+            # the state's arrays in one compiled call (some twenty numpy calls took longer
+            # than the whole search of a small molecule pair)
+            state, self.order = kernel.new_state(pair.rank, pair.cand_ptr, len(pair.e1),
+                                                 connected, lag.forbid, top)
+            self.ctl = _control(kernel, p, self.best_map, floor, connected)
         # the kernel's inputs as plain tuples: numba's fast argument path (see the kernel)
         self._pair, self._lag, self._state = tuple(pair), tuple(lag), state
-        self.ctl = np.zeros(7, dtype=np.int64)
-        self.ctl[kernel.FRESH] = 1
-        self.ctl[kernel.FLOOR] = floor
-        self.ctl[kernel.CONNECTED] = int(connected)
-        # (the empty map, the seed of most searches, keeps nothing: not worth a recount)
-        self.ctl[kernel.INCUMBENT] = p.count(self.best_map) if (self.best_map >= 0).any() else 0
 
     @property
     def incumbent(self) -> int:

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from gedkit.errors import GedkitError, GraphError
-from gedkit.graph import Graph, intern, refuse_directed
+from gedkit.graph import Graph, local_codes, refuse_directed
 from gedkit.pair import GraphPair, label_adjacency
 
 __all__ = ["MCESProblem", "johnson_similarity", "ring_edges"]
@@ -101,20 +101,23 @@ class MCESProblem(GraphPair):
         self.g1, self.g2 = g1, g2
         self.ring_matches_ring_only = ring_matches_ring_only
         node_ids: dict = {}
-        self.node_labels1 = intern(g1.node_keys, node_ids)
-        self.node_labels2 = intern(g2.node_keys, node_ids)
+        nodes1, nodes2 = g1.label_codes("node"), g2.label_codes("node")
+        table1, table2 = _joint(nodes1, node_ids), _joint(nodes2, node_ids)
+        self.node_labels1, self.node_labels2 = table1[nodes1[0]], table2[nodes2[0]]
         edge_ids: dict = {}
-        keys1, keys2 = g1.edge_keys, g2.edge_keys
-        if ring_matches_ring_only:  # a ring edge and a chain edge never have one label
-            keys1 = list(zip(keys1, ring_edges(g1).tolist(), strict=True))
-            keys2 = list(zip(keys2, ring_edges(g2).tolist(), strict=True))
-        self.edge_labels1 = intern(keys1, edge_ids)
-        self.edge_labels2 = intern(keys2, edge_ids)
+        edges1 = _edge_codes(g1, ring_matches_ring_only)
+        edges2 = _edge_codes(g2, ring_matches_ring_only)
+        etable1, etable2 = _joint(edges1, edge_ids), _joint(edges2, edge_ids)
+        self.edge_labels1, self.edge_labels2 = etable1[edges1[0]], etable2[edges2[0]]
         self.adj1 = label_adjacency(g1, self.edge_labels1)
         self.adj2 = label_adjacency(g2, self.edge_labels2)
+        # classes from each graph's own (cached) classes: only their few distinct ones are
+        # hashed here, numbered in order of first appearance over g1's edges, then g2's
         class_ids: dict = {}
-        self.edge_classes1 = _classes(g1, self.node_labels1, self.edge_labels1, class_ids)
-        self.edge_classes2 = _classes(g2, self.node_labels2, self.edge_labels2, class_ids)
+        self.edge_classes1 = _joint_classes(_local_classes(g1, ring_matches_ring_only),
+                                            table1, etable1, class_ids)
+        self.edge_classes2 = _joint_classes(_local_classes(g2, ring_matches_ring_only),
+                                            table2, etable2, class_ids)
         self.n_classes = len(class_ids)
 
     def transposed(self) -> MCESProblem:
@@ -173,18 +176,26 @@ class MCESProblem(GraphPair):
         """Mask over the edges of g1 that ``forward`` keeps: THE definition every solver's
         edge count goes through (read-only; the last map's is kept, since a solve's answer is
         counted by the search, by its result and by whoever reads it)."""
-        f = np.asarray(forward, dtype=np.int64)
+        from gedkit._kernels import warm
+        from gedkit._kernels.mces_count import VALID, common_edges
+
+        f = np.ascontiguousarray(forward, dtype=np.int64)
         key = f.tobytes() if f.ndim == 1 else None
         last = self.__dict__.get("_last_common")
         if last is not None and last[0] == key:  # that map was checked then
             return last[1]
-        f = self.check_map(f)
+        if f.shape != (self.n1,):
+            self.check_map(f)  # raises with the precise reason
+        # until compiled kernels run in this process, the kernel's plain-Python source gives
+        # the same edges: no call waits for a compiler, numba's import or its start-up
+        if warm.started() and warm.ready("mces"):
+            from gedkit._kernels.mces_search import common_edges
         keep = np.zeros(self.g1.m, dtype=bool)
-        if self.g1.m:
-            a = f[self.g1.edges[:, 0]]
-            b = f[self.g1.edges[:, 1]]
-            both = (a >= 0) & (b >= 0)
-            keep[both] = self.adj2[a[both], b[both]] == self.edge_labels1[both]
+        found = common_edges(f, np.zeros(self.n2, dtype=bool), self.node_labels1,
+                             self.node_labels2, self.g1.edges, self.edge_labels1, self.adj2,
+                             keep)
+        if found != VALID:
+            self.check_map(f)  # raises with the precise reason
         keep.setflags(write=False)
         self._last_common = (key, keep)
         return keep
@@ -235,10 +246,44 @@ class MCESProblem(GraphPair):
         return f"<MCESProblem n1={self.n1} n2={self.n2} classes={self.n_classes}>"
 
 
-def _classes(g: Graph, node_labels: np.ndarray, edge_labels: np.ndarray, ids: dict) -> np.ndarray:
-    """Each edge's class id (``ids``: shared by both graphs): its label and its ends' labels,
-    the smaller first."""
-    ends = node_labels[g.edges]
-    ends.sort(axis=1)
-    return intern(zip(edge_labels.tolist(), ends[:, 0].tolist(), ends[:, 1].tolist(),
-                      strict=True), ids)
+def _joint(codes: tuple[np.ndarray, tuple], ids: dict) -> np.ndarray:
+    """Per local code of ``codes`` (a :func:`~gedkit.graph.local_codes` answer), the id of
+    its key in ``ids``, numbered jointly over several graphs (equal keys, equal ids)."""
+    return np.array([ids.setdefault(k, len(ids)) for k in codes[1]], dtype=np.int64)
+
+
+def _edge_codes(g: Graph, ring_only: bool) -> tuple[np.ndarray, tuple]:
+    """``g``'s edge label codes; with ``ring_only``, of its labels paired with whether the
+    edge lies on a cycle (a ring edge and a chain edge never have one label)."""
+    if not ring_only:
+        return g.label_codes("edge")
+    return g.cached(("ring edge codes",), lambda g: local_codes(
+        zip(g.edge_keys, ring_edges(g).tolist(), strict=True)))
+
+
+def _local_classes(g: Graph, ring_only: bool) -> tuple[np.ndarray, tuple]:
+    """Each edge's class in ``g`` alone, as local codes of (edge code, the smaller and the
+    larger of its ends' node codes), computed once per graph."""
+
+    def compute(g: Graph) -> tuple[np.ndarray, tuple]:
+        nodes = g.label_codes("node")[0]
+        edges = _edge_codes(g, ring_only)[0]
+        a, b = nodes[g.edges[:, 0]], nodes[g.edges[:, 1]]
+        return local_codes(zip(edges.tolist(), np.minimum(a, b).tolist(),
+                               np.maximum(a, b).tolist(), strict=True))
+
+    return g.cached(("mces classes", ring_only), compute)
+
+
+def _joint_classes(local: tuple[np.ndarray, tuple], nodes: np.ndarray, edges: np.ndarray,
+                   ids: dict) -> np.ndarray:
+    """Each edge's class id (``ids``: shared by both graphs): its label and its ends'
+    labels, the smaller first, from the graph's local classes and the joint ids of its local
+    node (``nodes``) and edge (``edges``) codes."""
+    codes, triples = local
+    table = []
+    for e, a, b in triples:
+        lo, hi = int(nodes[a]), int(nodes[b])
+        key = (int(edges[e]), lo, hi) if lo <= hi else (int(edges[e]), hi, lo)
+        table.append(ids.setdefault(key, len(ids)))
+    return np.array(table, dtype=np.int64)[codes]
