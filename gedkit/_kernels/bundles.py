@@ -146,6 +146,11 @@ class MCESPair(NamedTuple):
     ec2: np.ndarray
     n_classes: int
     twin2: np.ndarray  # twin class of each node of g2
+    # first decisions (nothing mapped yet; see gedkit._kernels.symmetry): which nodes of g1
+    # need one, and per node of g2 its class among first images (twin classes unless orbits
+    # were found)
+    seed1: np.ndarray
+    seed2: np.ndarray
 
 
 class Relaxation(NamedTuple):

@@ -136,7 +136,7 @@ def search_inputs(n1, n2, edges1, classes1, edges2, classes2, labels1, labels2, 
             cand_list[cand_ptr[u] + t] = bucket[first + t]
     twin2 = twin_classes(cadj2, labels2).astype(np.int64)
     return (rank, cadj2, ptr1, nbr1, cls1, ptr2, nbr2, cls2, cand_ptr, cand_list,
-            e1, ec1, e2, ec2, max(k, 1), twin2)
+            e1, ec1, e2, ec2, max(k, 1), twin2, rank >= 0, twin2.copy())
 
 
 @njit(cache=True, nogil=True)
@@ -241,13 +241,16 @@ def _choose(d, order, pair, state):
 
 
 @njit(cache=True, nogil=True)
-def _expand(d, order, pair, lag, state, threshold, attach, work):
+def _expand(d, order, pair, lag, state, threshold, attach, seeding, work):
     """Children of the state at depth ``d`` whose f beats ``threshold``, best first.
     ``attach``: each child must keep an edge to a mapped node (connected mode, once a node
-    is mapped), and the inner part counts only edges the fragment can still reach."""
+    is mapped), and the inner part counts only edges the fragment can still reach.
+    ``seeding`` (nothing mapped yet): one image per first-image class (``seed2``), and none
+    for a node whose orbit came earlier (``seed1``)."""
     cadj2, ptr1, nbr1, cls1 = pair.cadj2, pair.ptr1, pair.nbr1, pair.cls1
     ptr2, nbr2, cls2 = pair.ptr2, pair.nbr2, pair.cls2
-    cand_ptr, cand_list, twin2 = pair.cand_ptr, pair.cand_list, pair.twin2
+    cand_ptr, cand_list = pair.cand_ptr, pair.cand_list
+    twin2 = pair.seed2 if seeding else pair.twin2
     e1, ec1, e2, ec2 = pair.e1, pair.ec1, pair.e2, pair.ec2
     forbid, force, unmapped, scale = lag.forbid, lag.force, lag.unmapped, lag.scale
     fwd, used2, assigned1, kept = state.fwd, state.used2, state.assigned1, state.kept
@@ -333,6 +336,8 @@ def _expand(d, order, pair, lag, state, threshold, attach, work):
                 n += 1
         for j in range(cand_ptr[u], cand_ptr[u + 1]):
             v = cand_list[j]
+            if seeding and not pair.seed1[u]:
+                break  # u's orbit had its first decisions: every map using u was seen
             if used2[v] or twin_seen[twin2[v]]:
                 continue
             twin_seen[twin2[v]] = True
@@ -526,7 +531,11 @@ def search(order, pair, lag, state, ctl, best_map, upper, max_steps):
                     return FOUND
                 continue
             attach = connected and mapped > 0
-            _expand(d, order, pair, lag, state, max(ctl[INCUMBENT], ctl[FLOOR]), attach, work)
+            # nothing mapped yet: symmetric first decisions are left out (unless every map
+            # is wanted), see gedkit._kernels.symmetry
+            seeding = mapped == 0 and ctl[ENUMERATE] == 0
+            _expand(d, order, pair, lag, state, max(ctl[INCUMBENT], ctl[FLOOR]), attach,
+                    seeding, work)
             steps += 1
             ctl[EXPANDED] += 1
             continue

@@ -96,6 +96,7 @@ def _warm_mces() -> None:
     import numpy as np
 
     from gedkit._kernels.mces_search import common_edges
+    from gedkit.mces import exact
     from gedkit.mces.base import Budget, get_method
     from gedkit.mces.problem import MCESProblem
 
@@ -106,6 +107,7 @@ def _warm_mces() -> None:
                 p = MCESProblem(g, h)
                 for name in ("ga", "exact", "auto"):
                     get_method(name).solve(p, Budget())
+                exact._with_symmetry(p, exact._search_pair(p))  # pairs past a first call
                 # MCESProblem.common runs its plain source until this family is ready
                 common_edges(np.full(p.n1, -1, dtype=np.int64), np.zeros(p.n2, dtype=bool),
                              p.node_labels1, p.node_labels2, p.g1.edges, p.edge_labels1,

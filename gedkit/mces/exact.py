@@ -66,6 +66,8 @@ CONNECTED_PROBE = 200_000
 # pairs up to this many node pairs (n1 x n2) start with one self-contained kernel call; past it
 # the inputs' dense matrices are worth building once only (a restart would build them twice)
 _FIRST_SEARCH_CELLS = 40_000
+# symmetric first decisions are looked for up to this many nodes in either graph
+_SYMMETRY_UP_TO = 500
 
 
 def branch_and_bound(
@@ -133,7 +135,8 @@ def branch_and_bound(
     done = first is not None and first.done
     upper, expanded = root, (first.expanded if first is not None else 0)
     if not done:
-        pair = _search_pair(p)
+        # a pair the first call did not settle is worth its symmetry (tens of microseconds)
+        pair = _with_symmetry(p, _search_pair(p))
         run = _Search(pair, p, best_map, root, None, connected=connected, resume=first)
         done = run.go(budget, probe)
         expanded, best_map = run.expanded, run.best_map
@@ -366,6 +369,19 @@ def _search_pair(p: MCESProblem) -> MCESPair:
     return MCESPair(*search_inputs(p.n1, p.n2, p.g1.edges, p.edge_classes1, p.g2.edges,
                                    p.edge_classes2, p.node_labels1, p.node_labels2,
                                    p.n_classes))
+
+
+def _with_symmetry(p: MCESProblem, pair: MCESPair) -> MCESPair:
+    """``pair`` whose first decisions skip symmetric ones (the graphs' automorphism orbits,
+    :func:`gedkit._kernels.symmetry.seed_classes`); unchanged past :data:`_SYMMETRY_UP_TO`
+    nodes, where the orbit search's dense matrices would cost more than they save."""
+    if max(p.n1, p.n2) > _SYMMETRY_UP_TO:
+        return pair
+    from gedkit._kernels.symmetry import seed_classes
+
+    seed1, seed2 = seed_classes(pair.ptr1, pair.nbr1, pair.cls1, p.node_labels1, pair.rank,
+                                pair.ptr2, pair.nbr2, pair.cls2, p.node_labels2, pair.twin2)
+    return pair._replace(seed1=seed1, seed2=seed2)
 
 
 @register
