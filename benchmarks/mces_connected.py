@@ -9,12 +9,14 @@ RASCAL gets no similarity threshold and the same timeout. Half the pairs are ran
 similar (a drawn molecule with the one of closest atom-label histogram).
 
 Per data set it prints a Markdown table: median time per tool, the median of gedkit's time over
-FindMCS's per pair, on how many pairs the answers (bond counts) are equal, how many pairs
-FindMCS's timeout stopped and on how many of those gedkit's answer is larger, and how often
-gedkit proved its answer. Usage::
+FindMCS's per pair (with its quartiles and the pairs where gedkit is no slower), on how many
+pairs the answers (bond counts) are equal, how many pairs FindMCS's timeout stopped and on how
+many of those gedkit's answer is larger, and how often gedkit proved its answer. A pair that
+either tool settles in under 0.2 s is timed ``--repeat`` times for both, taking turns, and the
+best time of each counts (RASCAL runs once). Usage::
 
     python benchmarks/mces_connected.py [--data ../shared/data] [--pairs 30] [--timeout 10]
-        [--min-atoms 31] [--seed 0] [--sets aids,nci]
+        [--min-atoms 31] [--seed 0] [--sets aids,nci] [--repeat 5]
 """
 
 from __future__ import annotations
@@ -91,16 +93,25 @@ def rascal(m1, m2, timeout: int) -> tuple[int, float, bool]:
     return len(found[0].bondMatches()), spent, bool(found[0].timedOut)
 
 
-def run(name: str, graphs, pairs, timeout: int) -> None:
+def gedkit_connected(g1, g2, timeout: int) -> tuple[gedkit.mces.MCESResult, float]:
+    t0 = time.perf_counter()
+    r = gedkit.mces(g1, g2, connected=True, timeout=timeout)
+    return r, time.perf_counter() - t0
+
+
+def run(name: str, graphs, pairs, timeout: int, repeat: int) -> None:
     rows = []
     for a, b in pairs:
         g1, g2 = graphs[a], graphs[b]
         m1, m2 = to_rdkit(g1), to_rdkit(g2)
-        t0 = time.perf_counter()
-        r = gedkit.mces(g1, g2, connected=True, timeout=timeout)
-        ours = time.perf_counter() - t0
+        r, ours = gedkit_connected(g1, g2, timeout)
         assert len(r.fragments) <= 1
         fm, fm_time, fm_cut = findmcs(m1, m2, timeout)
+        # pairs settled in well under a second: the best of `repeat` runs each, taking turns
+        # (this machine's noise is larger than such a pair's time)
+        for _ in range(repeat - 1 if max(ours, fm_time) < 0.2 else 0):
+            ours = min(ours, gedkit_connected(g1, g2, timeout)[1])
+            fm_time = min(fm_time, findmcs(m1, m2, timeout)[1])
         ra, ra_time, ra_cut = rascal(m1, m2, timeout)
         rows.append((r.num_edges, r.optimal, ours, fm, fm_time, fm_cut, ra, ra_time, ra_cut,
                      g1.n, g2.n))
@@ -112,9 +123,13 @@ def run(name: str, graphs, pairs, timeout: int) -> None:
           f"timeout {timeout} s\n")
     print("| | gedkit connected | FindMCS | RASCAL singleLargestFrag |")
     print("|---|---|---|---|")
-    print(f"| median time (s) | {med(2):.3f} | {med(4):.3f} | {med(7):.3f} |")
+    print(f"| median time (ms) | {1e3 * med(2):.3g} | {1e3 * med(4):.3g} | {1e3 * med(7):.3g} |")
+    ratios = sorted(row[2] / max(row[4], 1e-6) for row in rows)
     print(f"| median time ratio gedkit / tool | 1 | {ratio:.2f} | "
           f"{statistics.median(row[2] / max(row[7], 1e-6) for row in rows):.2f} |")
+    print(f"| gedkit / FindMCS per pair: quartiles, pairs at most 1 | - | "
+          f"{ratios[n // 4]:.2f} / {ratios[(3 * n) // 4]:.2f}, {sum(x <= 1 for x in ratios)}/{n} "
+          "| - |")
     print(f"| same bond count as gedkit | {n}/{n} | {sum(r[0] == r[3] for r in rows)}/{n} | "
           f"{sum(r[0] == r[6] for r in rows)}/{n} |")
     print(f"| gedkit larger / smaller | - | {sum(r[0] > r[3] for r in rows)} / "
@@ -133,6 +148,8 @@ def main() -> None:
     ap.add_argument("--min-atoms", type=int, default=31)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--sets", default="aids,nci")
+    ap.add_argument("--repeat", type=int, default=5,
+                    help="runs of gedkit and FindMCS per pair under 0.2 s (the best counts)")
     args = ap.parse_args()
     gedkit.mces("CCO", "CCO", connected=True)  # numba's start-up, outside the timings
     print(f"load average at the start: {os.getloadavg()[0]:.2f}")
@@ -144,7 +161,7 @@ def main() -> None:
         else:
             graphs = nci(args.pairs, rng)
             label = "RDKit's NCI first_5K"
-        run(label, graphs, choose_pairs(graphs, args.pairs, rng), args.timeout)
+        run(label, graphs, choose_pairs(graphs, args.pairs, rng), args.timeout, args.repeat)
     print(f"\nload average at the end: {os.getloadavg()[0]:.2f}")
 
 

@@ -11,7 +11,7 @@ from networkx.algorithms.isomorphism import GraphMatcher
 
 from gedkit import Graph
 from gedkit._kernels.order import neighbour_lists
-from gedkit._kernels.symmetry import orbits
+from gedkit._kernels.symmetry import fixed_orbits, orbits
 from gedkit.mces import MCESProblem
 from gedkit.mces import exact as exact_module
 from gedkit.mces.base import Budget
@@ -85,6 +85,17 @@ def graphs():
 @pytest.mark.parametrize("g", list(graphs()), ids=lambda g: f"{g.n}n{g.m}m")
 def test_orbits_are_the_automorphism_orbits(g):
     assert kernel_orbits(g) == exact_orbits(g)
+
+
+@pytest.mark.parametrize("g", [g for g in graphs() if g.n], ids=lambda g: f"{g.n}n{g.m}m")
+def test_orbits_with_a_node_fixed(g):
+    # a node given a label of its own: the automorphisms that fix it
+    fixed = Graph({i: ("fixed" if i == 0 else label) for i, label in enumerate(g.node_labels)},
+                  [(a, b, label) for (a, b), label in zip(g.edges.tolist(), g.edge_labels,
+                                                          strict=True)])
+    p = MCESProblem(g, g)
+    ptr, nbr, cls = neighbour_lists(p.adj1.astype(np.int64))
+    assert fixed_orbits(ptr, nbr, cls, p.node_labels1, 0).tolist() == exact_orbits(fixed)
 
 
 def pruned_pairs():

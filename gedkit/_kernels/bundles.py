@@ -151,6 +151,10 @@ class MCESPair(NamedTuple):
     # were found)
     seed1: np.ndarray
     seed2: np.ndarray
+    labels2: np.ndarray  # node label of each node of g2
+    # second decisions (one node of g2 used, v0): row v0 holds each node's orbit with v0
+    # fixed, filled by the search when it first needs it (-2: not yet); (0, 0): not used
+    fixed2: np.ndarray
 
 
 class Relaxation(NamedTuple):

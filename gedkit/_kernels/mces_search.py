@@ -52,6 +52,7 @@ from numba import njit
 from gedkit._kernels.bundles import MCESPair, MCESState, Relaxation
 from gedkit._kernels.mces_count import common_edges as _common_edges_source
 from gedkit._kernels.order import matching_order, neighbour_lists, twin_classes
+from gedkit._kernels.symmetry import fixed_orbits
 
 __all__ = [
     "CONNECTED", "DEFER", "DEPTH", "DONE", "ENUMERATE", "EXPANDED", "FLOOR", "FOUND", "FRESH",
@@ -136,7 +137,8 @@ def search_inputs(n1, n2, edges1, classes1, edges2, classes2, labels1, labels2, 
             cand_list[cand_ptr[u] + t] = bucket[first + t]
     twin2 = twin_classes(cadj2, labels2).astype(np.int64)
     return (rank, cadj2, ptr1, nbr1, cls1, ptr2, nbr2, cls2, cand_ptr, cand_list,
-            e1, ec1, e2, ec2, max(k, 1), twin2, rank >= 0, twin2.copy())
+            e1, ec1, e2, ec2, max(k, 1), twin2, rank >= 0, twin2.copy(),
+            labels2.astype(np.int64), np.zeros((0, 0), dtype=np.int64))
 
 
 @njit(cache=True, nogil=True)
@@ -241,16 +243,17 @@ def _choose(d, order, pair, state):
 
 
 @njit(cache=True, nogil=True)
-def _expand(d, order, pair, lag, state, threshold, attach, seeding, work):
+def _expand(d, order, pair, lag, state, threshold, attach, seeding, classes, work):
     """Children of the state at depth ``d`` whose f beats ``threshold``, best first.
     ``attach``: each child must keep an edge to a mapped node (connected mode, once a node
     is mapped), and the inner part counts only edges the fragment can still reach.
-    ``seeding`` (nothing mapped yet): one image per first-image class (``seed2``), and none
-    for a node whose orbit came earlier (``seed1``)."""
+    One image is tried per class of ``classes`` (nodes of g2 that are interchangeable in
+    this state: twins, or orbits while at most one node is used); ``seeding`` (nothing
+    mapped yet): none for a node whose orbit came earlier (``seed1``)."""
     cadj2, ptr1, nbr1, cls1 = pair.cadj2, pair.ptr1, pair.nbr1, pair.cls1
     ptr2, nbr2, cls2 = pair.ptr2, pair.nbr2, pair.cls2
     cand_ptr, cand_list = pair.cand_ptr, pair.cand_list
-    twin2 = pair.seed2 if seeding else pair.twin2
+    twin2 = classes
     e1, ec1, e2, ec2 = pair.e1, pair.ec1, pair.e2, pair.ec2
     forbid, force, unmapped, scale = lag.forbid, lag.force, lag.unmapped, lag.scale
     fwd, used2, assigned1, kept = state.fwd, state.used2, state.assigned1, state.kept
@@ -531,11 +534,14 @@ def search(order, pair, lag, state, ctl, best_map, upper, max_steps):
                     return FOUND
                 continue
             attach = connected and mapped > 0
-            # nothing mapped yet: symmetric first decisions are left out (unless every map
-            # is wanted), see gedkit._kernels.symmetry
+            # nothing mapped yet, or one node: symmetric decisions are left out (unless
+            # every map is wanted), see gedkit._kernels.symmetry
             seeding = mapped == 0 and ctl[ENUMERATE] == 0
+            classes = pair.seed2 if seeding else pair.twin2
+            if mapped == 1 and ctl[ENUMERATE] == 0 and pair.fixed2.shape[0] > 0:
+                classes = _fixed_classes(pair, used2)
             _expand(d, order, pair, lag, state, max(ctl[INCUMBENT], ctl[FLOOR]), attach,
-                    seeding, work)
+                    seeding, classes, work)
             steps += 1
             ctl[EXPANDED] += 1
             continue
@@ -563,6 +569,19 @@ def search(order, pair, lag, state, ctl, best_map, upper, max_steps):
             pos[d] = ncand[d]
             _retreat(d, order, pair, lag, state, ctl)
     return PAUSED
+
+
+@njit(cache=True, nogil=True)
+def _fixed_classes(pair, used2):
+    """The orbits of g2 with its one used node fixed (row of ``pair.fixed2``, computed the
+    first time): images in one orbit give isomorphic subtrees while nothing else is used."""
+    v0 = 0
+    while not used2[v0]:
+        v0 += 1
+    fixed2 = pair.fixed2
+    if fixed2[v0, 0] == -2:
+        fixed2[v0] = fixed_orbits(pair.ptr2, pair.nbr2, pair.cls2, pair.labels2, v0)
+    return fixed2[v0]
 
 
 @njit(cache=True, nogil=True)

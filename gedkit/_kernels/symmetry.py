@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["orbits", "seed_classes"]
+__all__ = ["fixed_orbits", "orbits", "seed_classes"]
 
 # a search for one automorphism stops after this many steps per node (molecules need about
 # one: refined colours leave almost no choice), and all of them together after this many per
@@ -233,6 +233,14 @@ def orbits(ptr, nbr, cls, labels, rep):
     for x in range(n):
         out[x] = _find(rep, x)
     return out
+
+
+@njit(cache=True, nogil=True)
+def fixed_orbits(ptr, nbr, cls, labels, v0):
+    """:func:`orbits` of the automorphisms that fix ``v0`` (given a label of its own)."""
+    own = labels.astype(np.int64)
+    own[v0] = own.max() + 1
+    return orbits(ptr, nbr, cls, own, np.arange(labels.shape[0]))
 
 
 @njit(cache=True, nogil=True)

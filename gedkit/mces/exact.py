@@ -372,16 +372,19 @@ def _search_pair(p: MCESProblem) -> MCESPair:
 
 
 def _with_symmetry(p: MCESProblem, pair: MCESPair) -> MCESPair:
-    """``pair`` whose first decisions skip symmetric ones (the graphs' automorphism orbits,
-    :func:`gedkit._kernels.symmetry.seed_classes`); unchanged past :data:`_SYMMETRY_UP_TO`
-    nodes, where the orbit search's dense matrices would cost more than they save."""
+    """``pair`` whose first and second decisions skip symmetric ones (the graphs'
+    automorphism orbits, :func:`gedkit._kernels.symmetry.seed_classes`); unchanged past
+    :data:`_SYMMETRY_UP_TO` nodes, where the orbit search's dense matrices would cost more
+    than they save."""
     if max(p.n1, p.n2) > _SYMMETRY_UP_TO:
         return pair
     from gedkit._kernels.symmetry import seed_classes
 
     seed1, seed2 = seed_classes(pair.ptr1, pair.nbr1, pair.cls1, p.node_labels1, pair.rank,
                                 pair.ptr2, pair.nbr2, pair.cls2, p.node_labels2, pair.twin2)
-    return pair._replace(seed1=seed1, seed2=seed2)
+    # (the second decisions' orbits are filled in by the search, per first image it uses)
+    return pair._replace(seed1=seed1, seed2=seed2,
+                         fixed2=np.full((p.n2, max(p.n2, 1)), -2, dtype=np.int64))
 
 
 @register
