@@ -245,6 +245,25 @@ def test_the_first_search_resumed_is_one_search(connected):
     assert resumed >= 6
 
 
+def test_the_warm_up_reaches_every_entry_point_of_the_search():
+    # a kernel the warm-up never calls is compiled by the first solve that needs it, inside
+    # that solve's time limit (a fresh process: only what the warm-up called has signatures)
+    import subprocess
+    import sys
+
+    code = (
+        "from gedkit._kernels import warm, mces_search as k, symmetry as s\n"
+        "warm._warm_mces()\n"
+        "for f in (k.first_search, k.unpack_state, k.new_state, k.search, k.search_inputs,\n"
+        "          k.open_bound, k.common_edges, s.seed_classes):\n"
+        "    print(f.__name__, len(f.signatures))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    counts = dict(zip(out[::2], map(int, out[1::2]), strict=True))
+    assert len(counts) == 8 and all(counts.values()), counts
+
+
 # -- time limits -----------------------------------------------------------------------------------
 @pytest.mark.parametrize(("probe", "search"), [(NO_PROBE, 10**9), (3, 10**9), (3, 2)])
 def test_every_pause_gives_proven_bounds(monkeypatch, probe, search):

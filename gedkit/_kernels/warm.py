@@ -107,7 +107,19 @@ def _warm_mces() -> None:
                 p = MCESProblem(g, h)
                 for name in ("ga", "exact", "auto"):
                     get_method(name).solve(p, Budget())
-                exact._with_symmetry(p, exact._search_pair(p))  # pairs past a first call
+                # the search's entry points the solves above may not reach on tiny pairs:
+                # a search started apart and paused (its open states' bound), and a first
+                # call that pauses, resumed with the pair's symmetry
+                start = np.full(p.n1, -1, dtype=np.int64)
+                pair = exact._with_symmetry(p, exact._search_pair(p))
+                for connected in (False, True):
+                    run = exact._Search(pair, p, start, p.g1.m, None, connected=connected)
+                    run.go(Budget(), 1)
+                    run.open_bound()
+                    first = exact._first_search(p, start, p.g1.m, connected, 1)
+                    if not first.done:
+                        exact._Search(pair, p, first.best_map, p.g1.m, None,
+                                      connected=connected, resume=first).go(Budget(), None)
                 # MCESProblem.common runs its plain source until this family is ready
                 common_edges(np.full(p.n1, -1, dtype=np.int64), np.zeros(p.n2, dtype=bool),
                              p.node_labels1, p.node_labels2, p.g1.edges, p.edge_labels1,
