@@ -51,8 +51,9 @@ def exact_orbits(g: Graph) -> list[int]:
 
 def kernel_orbits(g: Graph) -> list[int]:
     p = MCESProblem(g, g)
-    ptr, nbr, cls = neighbour_lists(p.adj1.astype(np.int64))
-    return orbits(ptr, nbr, cls, p.node_labels1, np.arange(g.n)).tolist()
+    adj = p.adj1.astype(np.int64)
+    ptr, nbr, cls = neighbour_lists(adj)
+    return orbits(ptr, nbr, cls, adj, p.node_labels1, np.arange(g.n)).tolist()
 
 
 def graphs():
@@ -94,8 +95,9 @@ def test_orbits_with_a_node_fixed(g):
                   [(a, b, label) for (a, b), label in zip(g.edges.tolist(), g.edge_labels,
                                                           strict=True)])
     p = MCESProblem(g, g)
-    ptr, nbr, cls = neighbour_lists(p.adj1.astype(np.int64))
-    assert fixed_orbits(ptr, nbr, cls, p.node_labels1, 0).tolist() == exact_orbits(fixed)
+    adj = p.adj1.astype(np.int64)
+    ptr, nbr, cls = neighbour_lists(adj)
+    assert fixed_orbits(ptr, nbr, cls, adj, p.node_labels1, 0).tolist() == exact_orbits(fixed)
 
 
 def pruned_pairs():

@@ -580,7 +580,8 @@ def _fixed_classes(pair, used2):
         v0 += 1
     fixed2 = pair.fixed2
     if fixed2[v0, 0] == -2:
-        fixed2[v0] = fixed_orbits(pair.ptr2, pair.nbr2, pair.cls2, pair.labels2, v0)
+        fixed2[v0] = fixed_orbits(pair.ptr2, pair.nbr2, pair.cls2, pair.cadj2, pair.labels2,
+                                  v0)
     return fixed2[v0]
 
 

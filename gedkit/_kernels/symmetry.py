@@ -185,16 +185,13 @@ def _union(rep, a, b):
 
 
 @njit(cache=True, nogil=True)
-def orbits(ptr, nbr, cls, labels, rep):
+def orbits(ptr, nbr, cls, adj, labels, rep):
     """Merge into ``rep`` (union-find parents, one per node; the identity when nothing is
     known) the orbits of the graph given by CSR neighbour lists with edge labels ``cls``
-    and node ``labels``; returns each node's orbit id, its smallest member."""
+    (``adj``: the same as a dense matrix, -1 for no edge) and node ``labels``; returns each
+    node's orbit id, its smallest member."""
     n = labels.shape[0]
     colours = _refine(ptr, nbr, cls, labels)
-    adj = np.full((n, n), -1, dtype=np.int64)
-    for x in range(n):
-        for k in range(ptr[x], ptr[x + 1]):
-            adj[x, nbr[k]] = cls[k]
     order = np.empty(n, dtype=np.int64)
     parent = np.empty(n, dtype=np.int64)
     seen = np.zeros(n, dtype=np.bool_)
@@ -236,25 +233,29 @@ def orbits(ptr, nbr, cls, labels, rep):
 
 
 @njit(cache=True, nogil=True)
-def fixed_orbits(ptr, nbr, cls, labels, v0):
+def fixed_orbits(ptr, nbr, cls, adj, labels, v0):
     """:func:`orbits` of the automorphisms that fix ``v0`` (given a label of its own)."""
     own = labels.astype(np.int64)
     own[v0] = own.max() + 1
-    return orbits(ptr, nbr, cls, own, np.arange(labels.shape[0]))
+    return orbits(ptr, nbr, cls, adj, own, np.arange(labels.shape[0]))
 
 
 @njit(cache=True, nogil=True)
-def seed_classes(ptr1, nbr1, cls1, labels1, rank, ptr2, nbr2, cls2, labels2, twin2):
+def seed_classes(ptr1, nbr1, cls1, labels1, rank, ptr2, nbr2, cls2, adj2, labels2, twin2):
     """What a search's first decisions need (see the module docstring): per node of g1,
     whether it comes first of its orbit in the matching order (``rank``; the others need no
     first decision), and per node of g2 its class among first images (its orbit, joined with
     its ``twin2`` class): one image per class is tried."""
     n1, n2 = labels1.shape[0], labels2.shape[0]
-    orbit1 = orbits(ptr1, nbr1, cls1, labels1, np.arange(n1))
+    adj1 = np.full((n1, n1), -1, dtype=np.int64)
+    for x in range(n1):
+        for k in range(ptr1[x], ptr1[x + 1]):
+            adj1[x, nbr1[k]] = cls1[k]
+    orbit1 = orbits(ptr1, nbr1, cls1, adj1, labels1, np.arange(n1))
     rep2 = np.arange(n2)
     for v in range(n2):
         _union(rep2, v, twin2[v])
-    class2 = orbits(ptr2, nbr2, cls2, labels2, rep2)
+    class2 = orbits(ptr2, nbr2, cls2, adj2, labels2, rep2)
     lowest = np.full(n1, -1, dtype=np.int64)  # per orbit, its node of lowest rank
     for u in range(n1):
         if rank[u] >= 0:

@@ -381,7 +381,8 @@ def _with_symmetry(p: MCESProblem, pair: MCESPair) -> MCESPair:
     from gedkit._kernels.symmetry import seed_classes
 
     seed1, seed2 = seed_classes(pair.ptr1, pair.nbr1, pair.cls1, p.node_labels1, pair.rank,
-                                pair.ptr2, pair.nbr2, pair.cls2, p.node_labels2, pair.twin2)
+                                pair.ptr2, pair.nbr2, pair.cls2, pair.cadj2, p.node_labels2,
+                                pair.twin2)
     # (the second decisions' orbits are filled in by the search, per first image it uses)
     return pair._replace(seed1=seed1, seed2=seed2,
                          fixed2=np.full((p.n2, max(p.n2, 1)), -2, dtype=np.int64))
