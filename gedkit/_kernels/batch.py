@@ -18,7 +18,7 @@ import numpy as np
 from numba import njit
 
 from gedkit._kernels.bundles import BatchSettings, QueryCosts, StateBuffers, Verdicts
-from gedkit._kernels.order import matching_order, neighbour_lists, twin_classes
+from gedkit._kernels.order import neighbour_lists, rarity_order, twin_classes
 from gedkit._kernels.tree_search import STATUS_BUDGET, STATUS_DONE, STATUS_STOP, tree_search
 
 __all__ = ["FINISHED", "GAVE_UP", "verify_many"]
@@ -149,7 +149,7 @@ def verify_many(queries, query_at, records, offsets, first, last, costs, setting
         maps = maps_buf[:cap * n1].reshape((cap, n1))
         ptr1, nbr1, nlab1 = neighbour_lists(adj1)
         ptr2, nbr2, nlab2 = neighbour_lists(adj2)
-        order = matching_order(adj1, nl1, nl2)
+        order = rarity_order(adj1, nl1, nl2, adj2)
         twins = twin_classes(adj2, nl2)
         g[0] = 0.0
         f[0] = 0.0

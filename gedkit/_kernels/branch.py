@@ -36,6 +36,7 @@ class BranchWork(NamedTuple):
     ws: tuple  # multiset matching work arrays (``multiset.multiset_cost``)
     lw: tuple  # assignment work arrays (``lsap.lsap_min``)
     cw: tuple  # per column: image, edges to anchors, labels, label count, label histogram
+    rw: tuple  # per row: its distinct rest-edge labels, their counts; its anchors' images, labels
     reduced: np.ndarray  # out: least extra cost of forcing u onto each column (ε last)
     forward: np.ndarray  # out: the assignment's complete node map (anchors set by the caller)
 
@@ -62,6 +63,7 @@ def branch_bound(u, rows, p, cols, q, anc_a, anc_b, n_anc, in_rest1, used2, pair
                                           pair.nbr2, pair.lab2)
     mat, subst, bufa, ehist, ws = work.mat, work.subst, work.bufa, work.ehist, work.ws
     lw, cw, reduced, forward = work.lw, work.cw, work.reduced, work.forward
+    distinct, counts, anchor_at, anchor_label = work.rw
     n1 = adj1.shape[0]
     n2 = adj2.shape[0]
     K = emat.shape[0] - 1
@@ -101,21 +103,37 @@ def branch_bound(u, rows, p, cols, q, anc_a, anc_b, n_anc, in_rest1, used2, pair
     dele_u = 0.0
     for i in range(p):
         x = rows[i]
+        # x's edges into the rest (their labels, and under label-equality costs the distinct
+        # labels with their counts) and its edges to anchors (image, label): each cell below
+        # reads only these
         na = 0
+        nd = 0
+        nanc = 0
         dele = 0.0
         cross_del = 0.0
         for k in range(ptr1[x], ptr1[x + 1]):
             w = nbr1[k]
+            lab = lab1[k]
             if in_rest1[w]:
-                bufa[na] = lab1[k]
+                bufa[na] = lab
                 na += 1
-                dele += emat[lab1[k], K]
+                dele += emat[lab, K]
+                if counting:
+                    if ehist[lab] == 0:
+                        distinct[nd] = lab
+                        nd += 1
+                    ehist[lab] += 1
             elif image[w] != -2:
-                cross_del += emat[lab1[k], K]
+                cross_del += emat[lab, K]
+                if image[w] >= 0:
+                    anchor_at[nanc] = image[w]
+                    anchor_label[nanc] = lab
+                    nanc += 1
         dele = node_costs[x, n2] + cross_del + 0.5 * dele
         if counting:
-            for t in range(na):
-                ehist[bufa[t]] += 1
+            for t in range(nd):
+                counts[t] = ehist[distinct[t]]
+                ehist[distinct[t]] = 0
         if i == 0:
             dele_u = dele
         for j in range(q):
@@ -123,33 +141,22 @@ def branch_bound(u, rows, p, cols, q, anc_a, anc_b, n_anc, in_rest1, used2, pair
             if counting:
                 # label-equality costs: the matching is a count of shared labels
                 common = 0
-                for t in range(na):
-                    lab = bufa[t]
-                    if ehist[lab] > 0:  # first occurrence of this label in x's list
-                        common += min(ehist[lab], ycnt[j, lab])
-                        ehist[lab] = -ehist[lab]
-                for t in range(na):
-                    if ehist[bufa[t]] < 0:
-                        ehist[bufa[t]] = -ehist[bufa[t]]
+                for t in range(nd):
+                    common += min(counts[t], ycnt[j, distinct[t]])
                 inner = count_cost(na, ylen[j], common, econst)
             else:
                 inner = multiset_cost(bufa, na, ylab[j], ylen[j], False, econst[0], econst[1],
                                       econst[2], emat, ehist, ws)
             # edges to anchors: all deleted / inserted, except those that land on each other
             cross = cross_del + ins_cross[j]
-            for k in range(ptr1[x], ptr1[x + 1]):
-                b = image[nbr1[k]]
-                if b >= 0:
-                    l2 = adj2[y, b]
-                    if l2 >= 0:
-                        l1 = lab1[k]
-                        cross += emat[l1, l2] - emat[l1, K] - emat[K, l2]
+            for t in range(nanc):
+                l2 = adj2[y, anchor_at[t]]
+                if l2 >= 0:
+                    l1 = anchor_label[t]
+                    cross += emat[l1, l2] - emat[l1, K] - emat[K, l2]
             c = node_costs[x, y] + cross + 0.5 * inner - reduced[j]
             sub[i, j] = c
             m[i, j] = min(c, dele)
-        if counting:
-            for t in range(na):
-                ehist[bufa[t]] = 0
     alpha, beta, match, way, minv, seen = lw
     bound = inserted + lsap_min(m, q, alpha, beta, match, way, minv, seen)
     # forcing u onto a column costs at least its reduced cost, plus what the min() hid

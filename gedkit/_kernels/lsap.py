@@ -19,15 +19,38 @@ def lsap_min(cost, n, u, v, p, way, minv, used):
     """Minimum total of a perfect matching on the top-left ``n × n`` block of ``cost``.
 
     Shortest augmenting paths with potentials, O(n³). Work arrays (length ≥ n+1) are passed
-    in so the hot loop allocates nothing. On return ``p[j]`` (1-based) is the row matched to
-    column j.
+    in so the hot loop allocates little. On return ``p[j]`` (1-based) is the row matched to
+    column j, and ``u``, ``v`` (1-based) are optimal potentials: ``cost - u - v >= 0``,
+    zero on the matching.
     """
     for i in range(n + 1):
         u[i] = 0.0
         v[i] = 0.0
         p[i] = 0
         way[i] = 0
+    # start from each row's minimum as its potential and the row matched to the first free
+    # column reaching it: the searches' matrices are full of ties, so most rows need no
+    # augmenting path at all (4-5x faster on the branch bound's matrices). An augmenting path
+    # never unmatches a row, so only the rows left over are augmented.
+    todo = np.empty(n, dtype=np.int64)
+    left = 0
     for i in range(1, n + 1):
+        least = np.inf
+        for j in range(n):
+            if cost[i - 1, j] < least:
+                least = cost[i - 1, j]
+        u[i] = least
+        matched = False
+        for j in range(1, n + 1):
+            if p[j] == 0 and cost[i - 1, j - 1] == least:
+                p[j] = i
+                matched = True
+                break
+        if not matched:
+            todo[left] = i
+            left += 1
+    for t in range(left):
+        i = todo[t]
         p[0] = i
         j0 = 0
         for j in range(n + 1):

@@ -408,6 +408,8 @@ def tree_search(pair, frontier, settings):
         (np.empty(n1, dtype=np.int64), np.empty(n2 + 1),
          np.empty((n2 + 1, max_deg2), dtype=np.int64), np.empty(n2 + 1, dtype=np.int64),
          np.empty((n2 + 1, ke), dtype=np.int64)),
+        (np.empty(bsize, dtype=np.int64), np.empty(bsize, dtype=np.int64),
+         np.empty(bsize, dtype=np.int64), np.empty(bsize, dtype=np.int64)),
         np.empty(n2 + 1), np.empty(n1, dtype=np.int64),
     )
     reduced, fwd = bw.reduced, bw.forward

@@ -134,7 +134,7 @@ class TreeSearch:
 
     def _start(self) -> None:
         from gedkit._kernels import tree_search as kernel
-        from gedkit._kernels.order import matching_order, neighbour_lists, twin_classes
+        from gedkit._kernels.order import neighbour_lists, rarity_order, twin_classes
 
         p, n1, n2 = self.p, self.p.n1, self.p.n2
         const = p.constant_costs
@@ -156,7 +156,7 @@ class TreeSearch:
             ptr1, nbr1, lab1 = neighbour_lists(bound_adjacency(adj1, k))
             ptr2, nbr2, lab2 = neighbour_lists(bound_adjacency(adj2, k))
             twins = directed_twins(arcs, labels.labels2)
-        order = matching_order(adj1, labels.labels1, labels.labels2)
+        order = rarity_order(adj1, labels.labels1, labels.labels2, adj2)
         self.kernel = kernel
         self.pair = tuple(ged_pair(
             p.node_costs, adj1, adj2, emat, labels.matrix,
