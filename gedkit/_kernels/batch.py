@@ -4,8 +4,9 @@ A similarity search verifies thousands of small pairs per query; building a
 :class:`~gedkit.problem.Problem` and a search driver in Python for each costs several times the
 search itself. This kernel builds each pair's arrays from flat records and runs the one
 tree-search kernel (:func:`gedkit._kernels.tree_search.tree_search`) on it, with the threshold
-as cutoff, for a bounded number of expansions; a pair it cannot finish within them goes back to
-the Python driver, which has the time limits and the memory cap.
+as cutoff, for a bounded number of expansions; a pair it cannot finish within them is tried
+again with a larger share, then goes back to the Python driver, which has the time limits and
+the memory cap.
 
 A graph record is an int32 array ``[n, m, node labels (n), edge ends (2m), edge labels (m)]``,
 labels being the collection's vocabulary ordinals, so that label-matrix lookups use one global
@@ -21,10 +22,11 @@ from gedkit._kernels.bundles import BatchSettings, QueryCosts, StateBuffers, Ver
 from gedkit._kernels.order import neighbour_lists, rarity_order, twin_classes
 from gedkit._kernels.tree_search import STATUS_BUDGET, STATUS_DONE, STATUS_STOP, tree_search
 
-__all__ = ["FINISHED", "GAVE_UP", "verify_many"]
+__all__ = ["FINISHED", "GAVE_UP", "TOO_LARGE", "verify_many"]
 
 FINISHED = 0  # bounds final: optimal within the cutoff, or proven beyond it
-GAVE_UP = 1  # the expansion cap or the state capacity was reached: solve it in Python
+GAVE_UP = 1  # the expansion cap or the state capacity was reached
+TOO_LARGE = 2  # not started: one expansion alone exceeds the pair's share
 
 
 @njit(cache=True, nogil=True)
@@ -83,12 +85,14 @@ def verify_many(queries, query_at, records, offsets, first, last, costs, setting
     ``settings.cutoff`` (and stopped at the first map within ``stop_at``), at most about
     ``max_ops`` simple operations each (:func:`expansion_ops` per expansion: the kernel reads
     no clock; a pair one of whose expansions alone exceeds ``skip_ops`` is not started), in
-    the frontier arrays of ``buffers`` (reused). Writes each candidate's bounds and FINISHED or
-    GAVE_UP into ``out``; returns the operations spent (by the same estimate), from which the
-    caller learns the estimate's real pace. ``costs``, ``settings``, ``buffers`` and ``out`` are
-    plain tuples in the field order of :class:`~gedkit._kernels.bundles.QueryCosts`,
-    :class:`~gedkit._kernels.bundles.BatchSettings`, :class:`~gedkit._kernels.bundles.
-    StateBuffers` and :class:`~gedkit._kernels.bundles.Verdicts`, named on entry (see
+    the frontier arrays of ``buffers`` (reused). Writes each candidate's bounds and FINISHED,
+    GAVE_UP or TOO_LARGE into ``out``; returns the operations spent (by the same estimate),
+    from which the caller learns the estimate's real pace. ``costs``, ``settings``,
+    ``buffers`` and ``out`` are plain tuples in the field order of
+    :class:`~gedkit._kernels.bundles.QueryCosts`,
+    :class:`~gedkit._kernels.bundles.BatchSettings`,
+    :class:`~gedkit._kernels.bundles.StateBuffers` and
+    :class:`~gedkit._kernels.bundles.Verdicts`, named on entry (see
     :func:`~gedkit._kernels.tree_search.tree_search`)."""
     costs, settings = QueryCosts(*costs), BatchSettings(*settings)
     buffers, out = StateBuffers(*buffers), Verdicts(*out)
@@ -124,7 +128,7 @@ def verify_many(queries, query_at, records, offsets, first, last, costs, setting
             # without any work spent here
             out_lower[c] = 0.0
             out_upper[c] = np.inf
-            out_status[c] = GAVE_UP
+            out_status[c] = TOO_LARGE
             continue
         nl1 = l1.copy()
         nl2 = l2.copy()

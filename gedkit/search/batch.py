@@ -32,6 +32,10 @@ PAIR_SECONDS = 0.01
 STATES = 1 << 15
 #: seconds of work per kernel call, at most (Ctrl-C is checked between calls)
 CALL_SECONDS = 0.1
+#: seconds of work a candidate that outgrew its first share gets on its second try, alone in
+#: a kernel call (from scratch: the state of the first try is gone; still cheaper than the
+#: per-pair driver, which pays Python between its kernel calls)
+RETRY_SECONDS = 0.25
 #: thresholds (in cheapest edits) from which the search also uses the anchor-aware assignment
 #: bound: it costs an assignment per expansion, which pays on the deeper searches of large
 #: thresholds (and without one, where its upper bounds cut the search) but not below: on
@@ -165,7 +169,7 @@ class BatchVerifier:
         on each (``quick``: one expansion each, see :meth:`upper_bounds`); ``which[i]``: the
         query (by position in the records given) record ``i`` is verified against, the first
         one by default."""
-        from gedkit._kernels.batch import FINISHED, verify_many
+        from gedkit._kernels.batch import FINISHED, GAVE_UP, verify_many
         from gedkit.budget import interrupted
         from gedkit.pacing import OPS_PER_SECOND
 
@@ -218,5 +222,31 @@ class BatchVerifier:
             # candidate taking its whole share) a few times that
             chunk = max(1, min(int(CALL_SECONDS * done / max(spent, 1e-6)), 4 * chunk,
                                int(4 * CALL_SECONDS / seconds)))
+        if not quick and not interrupted():
+            self._retry(np.flatnonzero(status == GAVE_UP), query_at, flat, offsets, cutoff,
+                        branch, timeout, out)
         # the kernel rounds integral bounds up by ceil(x - eps): a zero comes out as -0.0
         return lower + 0.0, upper + 0.0, status == FINISHED
+
+    def _retry(self, which: np.ndarray, query_at: np.ndarray, flat: np.ndarray,
+               offsets: np.ndarray, cutoff: float, branch: bool, timeout: float | None,
+               out: Verdicts) -> None:
+        """Candidates ``which`` again, each alone with :data:`RETRY_SECONDS` of work (or its
+        ``timeout``), Ctrl-C checked between them."""
+        from gedkit._kernels.batch import verify_many
+        from gedkit.budget import interrupted
+        from gedkit.pacing import OPS_PER_SECOND
+
+        seconds = RETRY_SECONDS if timeout is None else min(RETRY_SECONDS, timeout)
+        if seconds <= PAIR_SECONDS:
+            return  # no larger share to give
+        settings = tuple(BatchSettings(
+            counting=bool(self.counting), branch=bool(branch), integral=bool(self.integral),
+            tol=float(self.tol), cutoff=cutoff, stop_at=-math.inf,
+            max_ops=float(seconds * self.pace), skip_ops=float(seconds * OPS_PER_SECOND),
+            chunk=256))
+        for i in which.tolist():
+            verify_many(self.queries, query_at, flat, offsets, i, i + 1, self.costs, settings,
+                        tuple(self.frontier), tuple(out))
+            if interrupted():
+                break

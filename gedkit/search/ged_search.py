@@ -72,8 +72,9 @@ class _Checker:
     one by one otherwise and for what it leaves (pairs past its expansion cap, node maps)."""
 
     def __init__(self, coll, query: Graph, verify: Verifier, model: CostModel,
-                 filt: GedFilter, stages: _Stages, progress):
+                 filt: GedFilter, stages: _Stages, progress, ranged: bool = False):
         self.coll, self.query, self.verify = coll, query, verify
+        self.ranged = ranged  # a range search: graphs beyond the threshold share one outcome
         self.model, self.filt = model, filt
         self.stages, self.progress = stages, progress
         self._batch: Any = False  # built on first use: most queries of a range search need none
@@ -101,11 +102,18 @@ class _Checker:
                 records = self.coll._store.records(rowids)
                 lower, upper, done = self.batch.run([records[r] for r in rowids], threshold,
                                                     self.verify.timeout)
-                outs = _outcomes(lower, upper, done, threshold, self.verify.node_map)
-            self.stages.stats["batched"] = self.stages.stats.get("batched", 0) + sum(
-                o is not None for o in outs)
+                outs = _outcomes(lower, upper, done, threshold, self.verify.node_map,
+                                 self.ranged)
+            batched = len(outs) - outs.count(None)
+            self.stages.stats["batched"] = self.stages.stats.get("batched", 0) + batched
         rest = [r for r, o in zip(rowids, outs, strict=True) if o is None]
-        graphs = self.coll._store.graphs(rest) if rest else {}
+        if not rest:  # the kernel decided them all
+            self.stages.stats["verified"] += len(outs)
+            if self.progress is not None:
+                self.progress.verified(len(outs))
+            self.interrupted = self.interrupted or interrupted_now()
+            return outs
+        graphs = self.coll._store.graphs(rest)
         for i, rowid in enumerate(rowids):
             if outs[i] is None and not self.interrupted:
                 outs[i] = self.verify(self.query, graphs[rowid], threshold)
@@ -124,13 +132,21 @@ def _within(threshold: float | None) -> float | None:
     return None if threshold is None else threshold + tolerance(threshold)
 
 
+#: the outcome of every graph the batch kernel proved beyond the threshold (one object for
+#: all: a search keeps nothing of them but that they are out, and there are thousands)
+_BEYOND = Outcome(math.inf, math.inf, None)
+
+
 def _outcomes(lower: np.ndarray, upper: np.ndarray, done: np.ndarray, threshold: float | None,
-              node_map: bool) -> list[Outcome | None]:
+              node_map: bool, ranged: bool = False) -> list[Outcome | None]:
     """The batch kernel's verdicts as outcomes; None where the kernel did not finish, and,
-    when node maps are asked for, where the graph is within reach (the kernel keeps none)."""
-    outs: list[Outcome | None] = [None] * len(lower)
+    when node maps are asked for, where the graph is within reach (the kernel keeps none).
+    ``ranged``: for a range search, which keeps nothing of a graph beyond the threshold, all
+    those are :data:`_BEYOND`."""
     limit = math.inf if threshold is None else threshold
-    for i in np.flatnonzero(done).tolist():
+    beyond = done & (lower > limit) if ranged else np.zeros(len(done), dtype=bool)
+    outs: list[Outcome | None] = np.where(beyond, _BEYOND, None).tolist()
+    for i in np.flatnonzero(done & ~beyond).tolist():
         if not (node_map and lower[i] <= limit):
             outs[i] = Outcome(float(lower[i]), float(upper[i]), None)
     return outs
@@ -169,7 +185,7 @@ def _verify_together(coll, pending: list, tau: float, verify: Verifier) -> dict[
     threshold = _within(tau)
     lower, upper, done = batch.run([records[r] for r in flat], threshold, verify.timeout,
                                    which=which)
-    outs = _outcomes(lower, upper, done, threshold, verify.node_map)
+    outs = _outcomes(lower, upper, done, threshold, verify.node_map, ranged=True)
     seconds = (time.perf_counter() - tick) / len(flat)
     found: dict[int, dict] = {}
     at = 0
@@ -276,7 +292,7 @@ def _verified(coll, query: Graph, tau: float, limit: float, rows: np.ndarray, si
     hits, undecided = [], []
     interrupted = False
     if len(rows):
-        check = _Checker(coll, query, verify, model, filt, stages, progress)
+        check = _Checker(coll, query, verify, model, filt, stages, progress, ranged=True)
         try:
             for first in range(0, len(rows), _BLOCK):
                 rowids = sig.rowids[rows[first:first + _BLOCK]].tolist()
