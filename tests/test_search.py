@@ -147,6 +147,42 @@ def test_many_range_queries_verified_together_equal_brute_force(kind, monkeypatc
     assert max(len(found) for found in together) >= 2  # queries did go together
 
 
+def test_candidates_past_their_share_are_tried_again_in_the_kernel(monkeypatch):
+    """A candidate the batch kernel gives up on within its first share is searched again,
+    alone, with a larger share (from scratch): the answers stay exact and no pair reaches the
+    per-pair driver; with no larger share to give (a per-pair limit below the first share),
+    the driver takes them."""
+    from gedkit.search import batch, ged_search
+
+    graphs = _random_set(11, count=16, n=(5, 9))
+    coll = _collection(graphs)
+    queries = _random_set(71, count=3, n=(6, 9))
+    truths = [_exact(costs.uniform(), q, graphs) for q in queries]
+    driver = []
+    verify = ged_search.Verifier.__call__
+    monkeypatch.setattr(ged_search.Verifier, "__call__",
+                        lambda self, *a: driver.append(1) or verify(self, *a))
+    tried = []
+    retry = batch.BatchVerifier._retry
+    monkeypatch.setattr(batch.BatchVerifier, "_retry",
+                        lambda self, which, *a: tried.append(len(which)) or retry(self, which, *a))
+    monkeypatch.setattr(batch, "_PACE", [1.0])  # a first share of ~0.01 operations: none fits
+    for tau in (2.0, 6.0):
+        for query, truth in zip(queries, truths, strict=True):
+            res = coll.range(query, tau, timeout=None)
+            assert res.certified
+            assert sorted(h.id for h in res.hits) == [i for i in range(len(graphs))
+                                                      if truth[i] <= tau]
+            for h in res.hits:
+                assert h.distance == pytest.approx(truth[h.id])
+    assert sum(tried) > 0 and not driver
+    monkeypatch.setattr(batch, "_PACE", [1.0])
+    res = coll.range(queries[0], 6.0, timeout=0.005)  # no share larger than the first
+    assert driver  # the pairs given up on went to the per-pair driver
+    assert {i for i in range(len(graphs)) if truths[0][i] <= 6.0} <= {
+        h.id for h in res.hits + res.undecided}
+
+
 def test_query_signatures_in_one_pass_equal_one_by_one():
     """The compiled many-queries signatures (branch codes included) equal the Python ones,
     for queries with labels, edge labels and branches the collection lacks, empty ones too."""
