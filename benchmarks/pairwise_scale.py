@@ -1,8 +1,9 @@
 """Pairwise at scale (issue 17): all pairs of N IAM AIDS molecules, ``auto`` with a per-pair
-timeout, on the local process pool and on a Dask ``LocalCluster`` with as many workers, in one
-run; then the same job killed halfway (SIGKILL, after half the pairs are in its ``out=`` file)
-and resumed, against the uninterrupted job; then the client-side cost of gathering one pair
-(matrices + results file), and a paper estimate for a 50-million-pair matrix on 64 workers.
+timeout, in one process, on the local process pool and on a Dask ``LocalCluster`` with as many
+workers, in one run (speed-up per worker against the one process); then the same job killed
+halfway (SIGKILL, after half the pairs are in its ``out=`` file) and resumed, against the
+uninterrupted job; then the client-side cost of gathering one pair (matrices + results file),
+and a paper estimate for a 50-million-pair matrix on 64 workers.
 
     python benchmarks/pairwise_scale.py [--n 2000] [--timeout 0.02] [--workers 2]
         [--costs chem_2] [--data ../shared/data] [--seed 0]
@@ -132,6 +133,12 @@ def main() -> None:
           f"{args.costs}, auto, {args.timeout:g} s per pair, {args.workers} workers",
           file=sys.stderr)
 
+    def run_single():
+        start = time.perf_counter()
+        result = gedkit.pairwise(graphs, n_jobs=1, **job)
+        print(f"one process: {time.perf_counter() - start:.1f} s", file=sys.stderr)
+        return result, time.perf_counter() - start
+
     def run_pool():
         start = time.perf_counter()
         result = gedkit.pairwise(graphs, n_jobs=args.workers, **job)
@@ -151,6 +158,7 @@ def main() -> None:
         print(f"dask: {wall:.1f} s", file=sys.stderr)
         return result, wall
 
+    single, single_wall = run_single()
     if args.reverse:
         dask, dask_wall = run_dask()
         pool, pool_wall = run_pool()
@@ -189,12 +197,17 @@ Command: `python benchmarks/pairwise_scale.py --n {args.n} --timeout {args.timeo
 {args.seed}: {n_pairs:,} pairs with the diagonal; `auto`, {args.costs.upper()}, {args.timeout:g} s
 per pair; {args.workers} workers; {os.cpu_count()} cores shared with other jobs).
 
-| run | wall | pairs/s | optimal | median pair | mean pair |
-|---|---|---|---|---|---|
+| run | wall | pairs/s | speed-up | optimal | median pair | mean pair |
+|---|---|---|---|---|---|---|
+| one process (`n_jobs=1`) | {single_wall:.1f} s | {n_pairs / single_wall:.0f} | 1 | \
+{single.counts()['optimal']:,} | {1000 * np.median(single.time[tuple(single.pairs.T)]):.2f} ms | \
+{1000 * single.time[tuple(single.pairs.T)].mean():.2f} ms |
 | local pool (`n_jobs={args.workers}`) | {pool_wall:.1f} s | {n_pairs / pool_wall:.0f} | \
-{pool.counts()['optimal']:,} | {1000 * np.median(times):.2f} ms | {1000 * mean:.2f} ms |
+{single_wall / pool_wall:.2f}x | {pool.counts()['optimal']:,} | \
+{1000 * np.median(times):.2f} ms | {1000 * mean:.2f} ms |
 | `LocalCluster`, {args.workers} workers (`client=`) | {dask_wall:.1f} s | \
-{n_pairs / dask_wall:.0f} | {dask.counts()['optimal']:,} | {1000 * np.median(dask_times):.2f} ms \
+{n_pairs / dask_wall:.0f} | {single_wall / dask_wall:.2f}x | {dask.counts()['optimal']:,} | \
+{1000 * np.median(dask_times):.2f} ms \
 | {1000 * dask_times.mean():.2f} ms |
 
 - Dask / pool wall time: **{dask_wall / pool_wall:.2f}** ({tasks:,} tasks of {chunk} pairs);

@@ -9,7 +9,11 @@ second one that finds them open), and the cost per task (the same search in many
 shards). Every answer is checked against the one-process one. Usage::
 
     python benchmarks/search_cluster.py [--size 100000] [--queries 100] [--tau 3] \\
-        [--folder /tmp/gedkit-scale] [--shards 4,32]
+        [--folder /tmp/gedkit-scale] [--shards 4,32] [--rounds 0]
+
+``--rounds R`` then runs the one process, the pool and the cluster (default shards, warm) R
+more times, taking turns, and reports each one's median and the median of the per-round
+speed-ups (this machine's speed drifts by more than the differences looked for).
 
 Prints Markdown with the load average beside every figure (paste it into
 benchmarks/RESULTS.md).
@@ -57,6 +61,7 @@ def main() -> None:
     ap.add_argument("--tau", type=float, default=3.0)
     ap.add_argument("--folder", type=Path, default=Path("/tmp/gedkit-scale"))
     ap.add_argument("--shards", default="4,32", help="default shards, then many (task cost)")
+    ap.add_argument("--rounds", type=int, default=0, help="rounds taking turns, after")
     args = ap.parse_args()
     import distributed
 
@@ -86,6 +91,15 @@ def main() -> None:
               lambda: coll.range(client=client, shards=many, **options), one)
         timed(f"LocalCluster 2x1, {many} shards, again", rows,
               lambda: coll.range(client=client, shards=many, **options), one)
+        turns: list = []
+        for r in range(args.rounds):
+            row: list = []
+            timed(f"round {r + 1}: one process", row, lambda: coll.range(**options), one)
+            timed(f"round {r + 1}: local pool", row,
+                  lambda: coll.range(n_jobs=2, **options), one)
+            timed(f"round {r + 1}: LocalCluster 2x1, {few} shards", row,
+                  lambda: coll.range(client=client, shards=few, **options), one)
+            turns.append([s for _, s, *_ in row])
     matches = sum(len(r.hits) for r in one)
     print(f"\n{len(queries)} AIDS queries, τ = {args.tau:g}, {len(coll):,} MOSES molecules "
           f"({matches} matches), unit costs\n")
@@ -100,6 +114,18 @@ def main() -> None:
                 - again[f"LocalCluster 2x1, {few} shards, again"]) / (many - few)
     print(f"\ncost per task (warm, 2 workers): ({many} - {few} shards) -> "
           f"{1e3 * per_task:.1f} ms of wall time per extra task")
+    if turns:
+        import statistics
+
+        print(f"\n{len(turns)} rounds taking turns (one process, pool, cluster with {few} "
+              "shards, warm):\n")
+        print("| run | median seconds | median speed-up vs one process (per round) | range |")
+        print("|---|---|---|---|")
+        for k, label in enumerate(("one process", "local pool, 2 processes",
+                                   f"LocalCluster 2x1, {few} shards")):
+            ups = [t[0] / t[k] for t in turns]
+            print(f"| {label} | {statistics.median(t[k] for t in turns):.2f} | "
+                  f"{statistics.median(ups):.2f}x | {min(ups):.2f}-{max(ups):.2f}x |")
 
 
 if __name__ == "__main__":
