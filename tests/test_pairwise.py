@@ -367,3 +367,30 @@ def test_no_warning_on_an_ordinary_run(graphs):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         gedkit.pairwise(graphs[:3], n_jobs=2, progress=False)
+
+
+def test_one_process_pays_its_start_ups_before_the_pairs_limits():
+    """In a fresh process, a short per-pair limit never affords numba's start-up: the pairs
+    of a one-process job must get it paid first, as a worker's are, or every pair answers
+    with the cheap bounds (different answers for n_jobs=1 and n_jobs=2)."""
+    import subprocess
+    import sys
+    import textwrap
+
+    from gedkit._kernels import warm
+
+    if not all(warm.ready(f) for f in warm.FAMILIES):
+        pytest.skip("kernels not compiled here (gedkit warmup); the check needs them loaded")
+    code = textwrap.dedent("""
+        import gedkit
+        from gedkit._kernels import warm
+        mols = ["CC(=O)Nc1ccc(O)cc1", "CCOc1ccc(NC(C)=O)cc1", "CC(=O)Oc1ccccc1C(=O)O",
+                "Cn1cnc2c1c(=O)n(C)c(=O)n2C", "Cn1cnc2c1c(=O)[nH]c(=O)n2C"]
+        graphs = [gedkit.from_smiles(s) for s in mols]
+        m = gedkit.pairwise(graphs, n_jobs=1, timeout=0.2, progress=False)  # < start-up
+        print(m.counts()["optimal"], warm.started())
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300, check=True).stdout.split()
+    assert out[1] == "True"  # the kernels ran in the caller's process
+    assert int(out[0]) == 15  # every pair (diagonal too) of these small molecules proven
