@@ -87,9 +87,9 @@ def ged(
     >>> r.distance, r.optimal
     (3.0, True)
     >>> r.node_map
-    [(1, 'a'), (2, 'b'), (None, 'c')]
-    >>> gedkit.ged(g1, g2, fixed=[(2, "c")]).node_map       # O must become the H
     [(1, 'a'), (2, 'c'), (None, 'b')]
+    >>> gedkit.ged(g1, g2, fixed=[(2, "b")]).node_map       # O must become the N
+    [(1, 'a'), (2, 'b'), (None, 'c')]
     >>> gedkit.ged(g1, g2, forbidden=[(2, None)], method="branch").node_map[1]
     (2, 'b')
     """
