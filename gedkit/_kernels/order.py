@@ -10,6 +10,20 @@ __all__ = ["matching_order", "neighbour_lists", "rarity_order", "twin_classes"]
 
 
 @njit(cache=True, nogil=True)
+def _counts_in(labels, other):
+    """How often each label occurs in ``labels``, over every label of both arrays."""
+    top = 0
+    for x in labels:
+        top = max(top, x + 1)
+    for x in other:
+        top = max(top, x + 1)
+    counts = np.zeros(top, dtype=np.int64)
+    for x in labels:
+        counts[x] += 1
+    return counts
+
+
+@njit(cache=True, nogil=True)
 def matching_order(adj1, nl1, nl2):
     """Nodes of g1, most constrained first (the MCES search's order).
 
@@ -18,14 +32,7 @@ def matching_order(adj1, nl1, nl2):
     early as possible (ties: rarer label, higher degree).
     """
     n1 = adj1.shape[0]
-    kmax = 0
-    for x in nl1:
-        kmax = max(kmax, x + 1)
-    for x in nl2:
-        kmax = max(kmax, x + 1)
-    count2 = np.zeros(kmax, dtype=np.int64)
-    for y in nl2:
-        count2[y] += 1
+    count2 = _counts_in(nl2, nl1)
     degree = np.zeros(n1, dtype=np.int64)
     for a in range(n1):
         for b in range(n1):
@@ -72,14 +79,7 @@ def rarity_order(adj1, nl1, nl2, adj2):
     """
     n1 = adj1.shape[0]
     n2 = adj2.shape[0]
-    kmax = 1
-    for x in nl1:
-        kmax = max(kmax, x + 1)
-    for x in nl2:
-        kmax = max(kmax, x + 1)
-    nodes2 = np.zeros(kmax, dtype=np.int64)
-    for y in nl2:
-        nodes2[y] += 1
+    nodes2 = _counts_in(nl2, nl1)
     emax = 1
     for a in range(n1):
         for b in range(n1):
