@@ -105,6 +105,29 @@ def test_cold_kernel_cache_gives_cheap_bounds_in_time(tmp_path):
     assert 0 <= lower <= upper and "not compiled yet" in stopped
 
 
+def test_edited_kernel_sources_forget_all_compiled_code(tmp_path, monkeypatch):
+    """numba re-validates a kernel's cache against its own file only; when any kernel source
+    changed, every kernel's cached code goes before the next compile (once per set of
+    sources), so that a caller never runs code built from a callee's old source."""
+    from gedkit._kernels import warm
+
+    markers, cache = tmp_path / "markers", tmp_path / "cache"
+    markers.mkdir()
+    cache.mkdir()
+    monkeypatch.setattr(warm, "marker_dir", lambda: markers)
+    monkeypatch.setattr(warm, "_kernel_caches", lambda: {cache})
+    (markers / "sources-0123456789abcdef").touch()  # what older sources left
+    for name in ("tree_search.tree_search-1.py311.nbi", "tree_search.tree_search-1.py311.1.nbc",
+                 "branch.branch_bound-2.py311.nbi", "notes.txt"):
+        (cache / name).touch()
+    warm._forget_stale_code()
+    assert sorted(p.name for p in cache.iterdir()) == ["notes.txt"]
+    assert [p.name for p in markers.glob("sources-*")] == [f"sources-{warm._stamp()}"]
+    (cache / "search.range-3.py311.nbi").touch()  # compiled since: kept
+    warm._forget_stale_code()
+    assert (cache / "search.range-3.py311.nbi").exists()
+
+
 def test_warm_up_covers_every_specialisation_real_calls_use():
     """After the session's warm-up, calls of every family in a fresh process load from the
     cache: no kernel compiles again (which would spend a caller's time limit)."""

@@ -276,11 +276,83 @@ def ready(family: str) -> bool:
     return False
 
 
+def _kernel_caches() -> set[Path]:
+    """The folders numba keeps the kernels' compiled code in (beside their sources, under
+    ``NUMBA_CACHE_DIR``, or the user's cache), as numba itself locates them."""
+    import importlib
+
+    from numba.core.registry import CPUDispatcher
+
+    folders = set()
+    for path in sorted((_PACKAGE / "_kernels").glob("*.py")):
+        if path.name in ("warm.py", "__init__.py"):
+            continue
+        module = importlib.import_module(f"gedkit._kernels.{path.stem}")
+        for value in vars(module).values():
+            cache = getattr(value, "_cache", None) if isinstance(value, CPUDispatcher) else None
+            if getattr(cache, "_cache_path", None):
+                folders.add(Path(cache._cache_path))
+    return folders
+
+
+def _forget_stale_code() -> None:
+    """Once per set of kernel sources, before anything compiles: delete every kernel's
+    cached code. numba invalidates a function's cache only when its own file changes, so a
+    kernel whose callee lives in another file (the tree search inlines the branch bound of
+    branch.py) would go on loading code built from the callee's old source. Held under the
+    compile lock, so that of several compiling processes only the first one deletes."""
+    folder = marker_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    mark = folder / f"sources-{_stamp()}"
+    if mark.exists():
+        return
+    with _CompileLock(wait=not _HOLDING):
+        if mark.exists():
+            return
+        for cache in _kernel_caches():
+            for stale in (*cache.glob("*.nbi"), *cache.glob("*.nbc")):
+                stale.unlink(missing_ok=True)
+        for old in folder.glob("sources-*"):
+            old.unlink(missing_ok=True)
+        mark.touch()
+
+
+_HOLDING = False  # this process holds the compile lock (a background compile)
+
+
+class _CompileLock:
+    """The marker folder's advisory lock (none where the platform has no fcntl): exclusive,
+    waiting for it, or ``acquired`` False when another process holds it and ``wait`` is
+    False. A process that holds it already (``_HOLDING``) takes it again at once."""
+
+    def __init__(self, wait: bool):
+        self.wait, self.acquired, self.file = wait, True, None
+
+    def __enter__(self) -> _CompileLock:
+        try:
+            import fcntl
+        except ImportError:  # no advisory locks here: at worst two processes compile
+            return self
+        if _HOLDING:
+            return self
+        self.file = open(marker_dir() / "compile.lock", "w")  # closed by __exit__
+        try:
+            fcntl.flock(self.file, fcntl.LOCK_EX | (0 if self.wait else fcntl.LOCK_NB))
+        except OSError:
+            self.acquired = False
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.file is not None:
+            self.file.close()  # releases the lock
+
+
 def _compile(families: Iterable[str]) -> dict[str, float]:
     """Compile ``families`` in this process, writing their markers; seconds per family."""
     spent = {}
     folder = marker_dir()
     folder.mkdir(parents=True, exist_ok=True)
+    _forget_stale_code()
     for family in families:
         tick = time.perf_counter()
         FAMILIES[family][1]()
@@ -394,19 +466,14 @@ def warm_up(jobs: int = 2, families: Iterable[str] | None = None) -> dict[str, f
 
 
 def _main(argv: list[str]) -> int:
+    global _HOLDING
     background = argv[:1] == ["--background"]
     families = argv[1:] if background else argv
     if background:
-        try:
-            import fcntl
-        except ImportError:  # no advisory locks here: at worst two processes compile
-            fcntl = None
-        lock = open(marker_dir() / "compile.lock", "w")  # noqa: SIM115  (held until exit)
-        try:
-            if fcntl is not None:
-                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
+        lock = _CompileLock(wait=False).__enter__()  # held until this process exits
+        if not lock.acquired:
             return 0  # another process compiles already
+        _HOLDING = True
     for family in families:
         if ready(family):
             continue
