@@ -19,7 +19,7 @@ import numpy as np
 from numba import njit
 
 from gedkit._kernels.bundles import BatchSettings, QueryCosts, StateBuffers, Verdicts
-from gedkit._kernels.order import neighbour_lists, rarity_order, twin_classes
+from gedkit._kernels.order import edge_neighbour_lists, rarity_order, twin_classes
 from gedkit._kernels.tree_search import STATUS_BUDGET, STATUS_DONE, STATUS_STOP, tree_search
 
 __all__ = ["FINISHED", "GAVE_UP", "TOO_LARGE", "verify_many"]
@@ -151,9 +151,9 @@ def verify_many(queries, query_at, records, offsets, first, last, costs, setting
             out_status[c] = FINISHED
             continue
         maps = maps_buf[:cap * n1].reshape((cap, n1))
-        ptr1, nbr1, nlab1 = neighbour_lists(adj1)
-        ptr2, nbr2, nlab2 = neighbour_lists(adj2)
-        order = rarity_order(adj1, nl1, nl2, adj2)
+        ptr1, nbr1, nlab1 = edge_neighbour_lists(n1, ed1, lab1)
+        ptr2, nbr2, nlab2 = edge_neighbour_lists(n2, ed2, lab2)
+        order = rarity_order(ptr1, nbr1, nlab1, nl1, nl2, nlab2)
         twins = twin_classes(adj2, nl2)
         g[0] = 0.0
         f[0] = 0.0

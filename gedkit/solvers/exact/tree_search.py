@@ -156,7 +156,7 @@ class TreeSearch:
             ptr1, nbr1, lab1 = neighbour_lists(bound_adjacency(adj1, k))
             ptr2, nbr2, lab2 = neighbour_lists(bound_adjacency(adj2, k))
             twins = directed_twins(arcs, labels.labels2)
-        order = rarity_order(adj1, labels.labels1, labels.labels2, adj2)
+        order = rarity_order(ptr1, nbr1, lab1, labels.labels1, labels.labels2, lab2)
         self.kernel = kernel
         self.pair = tuple(ged_pair(
             p.node_costs, adj1, adj2, emat, labels.matrix,
