@@ -216,6 +216,42 @@ def hard_pair():
     return random_graph(rng, 30, p=0.2, n_labels=1), random_graph(rng, 30, p=0.2, n_labels=1)
 
 
+def test_annealing_squeezed_into_its_time_still_ends_at_the_last_temperature(monkeypatch):
+    """Under a deadline the β schedule rises faster and its last step is at beta_max (a
+    schedule cut short at a low β decodes to a poor map); without one it is the plain
+    geometric schedule. The clock is a fake that each normalisation moves by one second."""
+    import scipy.sparse as sp
+
+    from gedkit.mces import ga
+
+    clock, betas = [0.0], []
+
+    class Recording:  # each normalisation: one second, and the β it was given (bias 1, W 0)
+        def sinkhorn(self, score, steps):
+            clock[0] += 1.0
+            betas.append(float(score[0]))
+            return np.zeros_like(score)
+
+    assoc = ga.AssociationGraph(np.zeros(1, np.int64), np.zeros(1, np.int64),
+                                sp.csr_matrix((1, 1)))
+    monkeypatch.setattr(ga.time, "perf_counter", lambda: clock[0])
+
+    def schedule(**deadline):
+        betas.clear()
+        clock[0] = 0.0
+        _, step = ga._anneal(assoc, Recording(), np.ones(1), 0.5, 30.0, 1.2, 1, 10, **deadline)
+        assert step == 1.0
+        return betas[1:]  # after the first normalisation, at β = 0
+
+    plain = schedule()
+    assert len(plain) == 23 and plain[0] == 0.5 and plain[-1] <= 30.0
+    assert np.allclose(np.diff(np.log(plain)), np.log(1.2))
+    squeezed = schedule(until=6.0)  # the first step ends at 2 s: four more fit
+    assert len(squeezed) == 5 and squeezed[0] == 0.5 and squeezed[-1] == pytest.approx(30.0)
+    assert np.allclose(np.diff(np.log(squeezed)), np.log(60.0) / 4)
+    assert schedule(until=2.5) == [0.5]  # no second step fits: nothing more
+
+
 def test_paused_search_bound_is_proven():
     # an expired budget stops the search after its first chunk; the open states then bound
     rng = np.random.default_rng(10)

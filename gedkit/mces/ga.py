@@ -55,6 +55,14 @@ _SECONDS_PER_PAIR_PASS = 5e-8
 # decoding a soft assignment (SciPy's assignment on n1 x n2 scores): slower than on plain GED
 # costs (1.9 s at 2,000 x 2,100, against 0.5 s on random costs)
 _DECODE_SECONDS_PER_CUBE = 2.5e-10
+# an annealing run gets at most this share of the time left (the rest: decoding, local search,
+# the LP bound and kicks), its β schedule squeezed to fit; the first run needs room for its
+# first step and MIN_STEPS more, else the greedy map and kicks have the time. Measured on the
+# 1,000-node limits pairs (benchmarks/RESULTS.md, "Session 16"): a schedule cut short at a low β
+# decodes to a map worse than the greedy one (molecules, 2 s: 275 edges), a squeezed one to a
+# far better one (738; random pair at 1 s: 1,381 against 677)
+ANNEAL_SHARE = 0.75
+MIN_STEPS = 1
 
 #: the options of the search after the annealing, which GA and NGA share
 SEARCH_OPTIONS: dict[str, Option] = {
@@ -157,8 +165,10 @@ def graduated_assignment(
     The first run anneals the problem as it is. Symmetric molecules leave it undecided
     between equivalent pairs, so each further run adds a fixed random score (standard
     deviation ``noise``) to every pair, a perturbation that breaks those ties. With
-    ``refine``, each decoded map is improved by :func:`gedkit.mces.refine.refine`. Stops
-    early, decoding what it has, when the budget runs out.
+    ``refine``, each decoded map is improved by :func:`gedkit.mces.refine.refine`. Under a
+    time limit a run's temperatures rise faster, so that its schedule ends within a share of
+    the time left (:data:`ANNEAL_SHARE`); a further run starts only when its whole schedule
+    fits.
     """
     from gedkit.mces.bounds import tightened, upper_bound
     from gedkit.mces.cheap import greedy_map
@@ -188,12 +198,17 @@ def graduated_assignment(
     rng = np.random.default_rng(seed)
     groups = _Groups(assoc) if fits else None
     for run in range(restarts if fits else 0):
-        # the bounds and the greedy map took their time: a run must still fit what is left
-        if not affordable(step / iterations + step + decoding, budget):
+        # the bounds and the greedy map took their time: a run must still fit what is left,
+        # its schedule squeezed into a share of it (the rest for decoding and local search);
+        # a further run only with its whole schedule, else the kicks get the time
+        until = time.perf_counter() + ANNEAL_SHARE * max(budget.remaining() - decoding, 0.0)
+        need = (step / iterations + (MIN_STEPS if run == 0 else _steps(beta0, beta_max,
+                                                                       beta_rate)) * step)
+        if not affordable(need + decoding, budget) or need > until - time.perf_counter():
             break
         bias = noise * rng.standard_normal(len(assoc)) if run else np.zeros(len(assoc))
-        soft = _anneal(assoc, groups, bias, budget, beta0, beta_max, beta_rate, iterations,
-                       sinkhorn_iterations, reserve=decoding, step=step)
+        soft, step = _anneal(assoc, groups, bias, beta0, beta_max, beta_rate, iterations,
+                             sinkhorn_iterations, until=until)
         if not affordable(decoding, budget):
             break
         forward = decode(assoc, soft, problem.n1, problem.n2)
@@ -213,20 +228,33 @@ def graduated_assignment(
     return best, stats
 
 
-def _anneal(assoc, groups, bias, budget, beta0, beta_max, beta_rate, iterations, sinkhorn,
-            reserve=0.0, step=0.0):
-    """The annealed soft assignment; stops raising β when the next step (``step`` seconds
-    estimated, then as long as the last one) would leave less than ``reserve`` seconds (to
-    decode the result)."""
+def _anneal(assoc, groups, bias, beta0, beta_max, beta_rate, iterations, sinkhorn, *,
+            until=float("inf")):
+    """The annealed soft assignment and the seconds its last β step took. β rises by
+    ``beta_rate`` per step, or faster where the steps left to ``beta_max`` would not all end
+    before the clock reads ``until`` (each estimated as long as the last one): then by as much
+    as brings the last step that fits to ``beta_max``. A schedule cut short leaves a soft
+    matrix that decodes to a poor map; a squeezed one still ends nearly hard."""
     x = groups.sinkhorn(np.zeros(len(assoc)), sinkhorn)
     beta = beta0
-    while beta <= beta_max and affordable(step + reserve, budget):
+    while beta <= beta_max:
         tick = time.perf_counter()
         for _ in range(iterations):
             x = groups.sinkhorn(beta * (assoc.weights @ x + bias), sinkhorn)
-        beta *= beta_rate
         step = time.perf_counter() - tick
-    return x
+        fit = min((until - time.perf_counter()) / max(step, 1e-9), 1e9)
+        if fit < 1 or beta >= beta_max:
+            break
+        if _steps(beta, beta_max, beta_rate) > fit:
+            beta = min(beta * (beta_max / beta) ** (1.0 / int(fit)), beta_max)
+        else:
+            beta *= beta_rate
+    return x, step
+
+
+def _steps(beta: float, beta_max: float, rate: float) -> int:
+    """How many more β steps the schedule takes from ``beta`` (the last at most ``beta_max``)."""
+    return int(np.floor(np.log(beta_max / beta) / np.log(rate) + 1e-9))
 
 
 def _step_seconds(entries: int, iterations: int, sinkhorn: int) -> float:
