@@ -133,7 +133,7 @@ def iterated_search(best, current, nl1, nl2, ptr1, nbr1, lab1, ptr2, nbr2, adj2,
             if choice >= 0:
                 g[u] = choice
                 used[choice] = True
-        local_search(g, nl1, nl2, ptr1, nbr1, lab1, adj2, 50)
+        local_search(g, nl1, nl2, ptr1, nbr1, lab1, adj2, 0, 0, 50 * n1)
         count = kept_edges(g, ptr1, nbr1, lab1, adj2)
         if count >= current_count or (count == current_count - 1
                                       and np.random.random() < downhill):
@@ -160,50 +160,54 @@ def _gain(i, v, skip, f, ptr, nbr, lab, adj2):
 
 
 @njit(cache=True, nogil=True)
-def local_search(f, nl1, nl2, ptr, nbr, lab, adj2, max_sweeps):
-    """Moves and swaps, first improvement, for at most ``max_sweeps`` sweeps over g1's nodes;
-    ``f`` is improved in place. Returns whether the last sweep still improved it."""
+def local_search(f, nl1, nl2, ptr, nbr, lab, adj2, at, stale, max_visits):
+    """Moves and swaps, first improvement, visiting g1's nodes in turn from node ``at`` for at
+    most ``max_visits`` visits, or until ``stale`` (visits since the last improvement, carried
+    over from a call before) reaches the number of nodes: then no move improves ``f``, a
+    local optimum. ``f`` is improved in place. Returns the next node to visit and ``stale``;
+    the search resumes where a call stopped, so a sweep can be cut to fit a time limit."""
     n1 = nl1.shape[0]
     n2 = nl2.shape[0]
     owner = np.full(n2, -1, dtype=np.int64)
     for i in range(n1):
         if f[i] >= 0:
             owner[f[i]] = i
-    for _ in range(max_sweeps):
-        improved = False
-        for i in range(n1):
-            if ptr[i] == ptr[i + 1]:
+    visits = 0
+    while visits < max_visits and stale < n1:
+        i = at
+        at = at + 1 if at + 1 < n1 else 0
+        visits += 1
+        stale += 1
+        if ptr[i] == ptr[i + 1]:
+            continue
+        now = _gain(i, f[i], -1, f, ptr, nbr, lab, adj2) if f[i] >= 0 else 0
+        for v in range(n2):
+            if v == f[i] or nl2[v] != nl1[i]:
                 continue
-            now = _gain(i, f[i], -1, f, ptr, nbr, lab, adj2) if f[i] >= 0 else 0
-            for v in range(n2):
-                if v == f[i] or nl2[v] != nl1[i]:
-                    continue
-                j = owner[v]
-                if j < 0:
-                    if _gain(i, v, -1, f, ptr, nbr, lab, adj2) > now:
-                        if f[i] >= 0:
-                            owner[f[i]] = -1
-                        f[i] = v
-                        owner[v] = i
-                        improved = True
-                        now = _gain(i, v, -1, f, ptr, nbr, lab, adj2)
-                    continue
-                # swap the images of i and j (an edge between them is kept either way)
-                before = _gain(j, v, i, f, ptr, nbr, lab, adj2)
-                if f[i] >= 0:
-                    before += _gain(i, f[i], j, f, ptr, nbr, lab, adj2)
-                after = _gain(i, v, j, f, ptr, nbr, lab, adj2)
-                if f[i] >= 0:
-                    after += _gain(j, f[i], i, f, ptr, nbr, lab, adj2)
-                if after > before:
-                    w = f[i]
+            j = owner[v]
+            if j < 0:
+                if _gain(i, v, -1, f, ptr, nbr, lab, adj2) > now:
+                    if f[i] >= 0:
+                        owner[f[i]] = -1
                     f[i] = v
                     owner[v] = i
-                    f[j] = w
-                    if w >= 0:
-                        owner[w] = j
-                    improved = True
+                    stale = 0
                     now = _gain(i, v, -1, f, ptr, nbr, lab, adj2)
-        if not improved:
-            return False
-    return True
+                continue
+            # swap the images of i and j (an edge between them is kept either way)
+            before = _gain(j, v, i, f, ptr, nbr, lab, adj2)
+            if f[i] >= 0:
+                before += _gain(i, f[i], j, f, ptr, nbr, lab, adj2)
+            after = _gain(i, v, j, f, ptr, nbr, lab, adj2)
+            if f[i] >= 0:
+                after += _gain(j, f[i], i, f, ptr, nbr, lab, adj2)
+            if after > before:
+                w = f[i]
+                f[i] = v
+                owner[v] = i
+                f[j] = w
+                if w >= 0:
+                    owner[w] = j
+                stale = 0
+                now = _gain(i, v, -1, f, ptr, nbr, lab, adj2)
+    return at, stale
