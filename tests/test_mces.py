@@ -206,6 +206,26 @@ def test_local_search_cut_into_pieces_ends_where_one_call_ends():
         assert p.count(refine(p, whole)) == p.count(whole)  # nothing left to improve
 
 
+def test_refine_cuts_its_sweeps_to_the_time_left():
+    """With a sweep priced at 100 s, a 40 s budget pays for 40% of one at a time: refine goes
+    on in such pieces and ends at the map of whole sweeps; a budget under 5% of a sweep
+    leaves the map as it is."""
+    rng = np.random.default_rng(3)
+    for g1, g2 in [(random_graph(rng, 30, 0.15), random_graph(rng, 32, 0.15)) for _ in range(5)]:
+        p = MCESProblem(g1, g2)
+        start = np.full(g1.n, -1, dtype=np.int64)
+        for i in range(g1.n):  # a random map, label by label
+            free = [j for j in range(g2.n) if j not in start
+                    and p.node_labels1[i] == p.node_labels2[j]]
+            if free:
+                start[i] = rng.choice(free)
+        whole = refine(p, start)
+        assert p.count(whole) > p.count(start)
+        p._sweep_seconds = 100.0  # as if measured
+        assert np.array_equal(refine(p, start, budget=Budget(timeout=40)), whole)
+        assert np.array_equal(refine(p, start, budget=Budget(timeout=1)), start)
+
+
 def test_kick_never_loses_edges_and_can_reach_the_optimum():
     rng = np.random.default_rng(11)
     for g1, g2 in small_pairs(20, seed=12):
