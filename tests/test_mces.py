@@ -279,22 +279,22 @@ def test_annealing_squeezed_into_its_time_still_ends_at_the_last_temperature(mon
     monkeypatch.setattr(ga.time, "perf_counter", lambda: clock[0])
 
     def schedule(**deadline):
+        """The annealed matrix and the β of each step (after the first normalisation, at 0)."""
         betas.clear()
         clock[0] = 0.0
-        _, step = ga._anneal(assoc, Recording(), np.ones(1), 0.5, 30.0, 1.2, 1, 10, **deadline)
+        soft, step = ga._anneal(assoc, Recording(), np.ones(1), 0.5, 30.0, 1.2, 1, 10,
+                                **deadline)
         assert step == 1.0
-        return betas[1:]  # after the first normalisation, at β = 0
+        return soft, betas[1:]
 
-    plain = schedule()
-    assert len(plain) == 23 and plain[0] == 0.5 and plain[-1] <= 30.0
+    soft, plain = schedule()
+    assert soft is not None and len(plain) == 23 and plain[0] == 0.5 and plain[-1] <= 30.0
     assert np.allclose(np.diff(np.log(plain)), np.log(1.2))
-    squeezed = schedule(until=6.0)  # the first step ends at 2 s: four more fit
+    soft, squeezed = schedule(until=6.0)  # the first step ends at 2 s: four more fit
     assert len(squeezed) == 5 and squeezed[0] == 0.5 and squeezed[-1] == pytest.approx(30.0)
-    assert np.allclose(np.diff(np.log(squeezed)), np.log(60.0) / 4)
+    assert soft is not None and np.allclose(np.diff(np.log(squeezed)), np.log(60.0) / 4)
     # no second step fits: no annealed matrix (a soft one decodes worse than the greedy map)
-    betas.clear()
-    clock[0] = 0.0
-    assert ga._anneal(assoc, Recording(), np.ones(1), 0.5, 30.0, 1.2, 1, 10, until=2.5)[0] is None
+    assert schedule(until=2.5)[0] is None
 
 
 def test_paused_search_bound_is_proven():

@@ -204,7 +204,7 @@ def graduated_assignment(
         until = time.perf_counter() + ANNEAL_SHARE * max(budget.remaining() - decoding, 0.0)
         need = (step / iterations + (MIN_STEPS if run == 0 else _steps(beta0, beta_max,
                                                                        beta_rate)) * step)
-        if not affordable(need + decoding, budget) or need > until - time.perf_counter():
+        if need > until - time.perf_counter():  # (then need + decoding fits the budget too)
             break
         bias = noise * rng.standard_normal(len(assoc)) if run else np.zeros(len(assoc))
         soft, step = _anneal(assoc, groups, bias, beta0, beta_max, beta_rate, iterations,
