@@ -189,7 +189,8 @@ def interruptible() -> Iterator[None]:
 
 def solve_within(method: Any, problem: Any, budget: Budget) -> Any:
     """``method.solve(problem, budget)``, or the method's cheaper ``fallback`` when the kernels
-    it needs cannot be compiled within the budget (see :mod:`gedkit._kernels.warm`).
+    it needs cannot be compiled within the budget (see :mod:`gedkit._kernels.warm`) or when,
+    before they are compiled, the fallback's bounds already meet.
 
     The result's ``time`` is the whole call's, from the budget's start; a solve stopped by
     Ctrl-C says so in ``stats["stopped"]``, and an unproven one whose time ran out says "time
@@ -198,9 +199,16 @@ def solve_within(method: Any, problem: Any, budget: Budget) -> Any:
     from gedkit._kernels import warm
     from gedkit.anytime import listening, report
 
-    if method.kernels and not warm.wait(method.kernels, budget):
+    if method.kernels and not warm.all_ready(method.kernels):
+        # the cheap bounds first: on small or alike graphs they often prove the answer, which
+        # then need not wait for a compile (a fresh install's first call: about a minute)
         result = method.fallback(problem, budget)
-        result.stats["stopped"] = "kernels not compiled yet (compiling in the background)"
+        if result.optimal and result.stats.get("tie_break_complete") is not False:
+            warm.compile_later(method.kernels)
+        elif warm.wait(method.kernels, budget):
+            result = method.solve(problem, budget)
+        else:
+            result.stats["stopped"] = "kernels not compiled yet (compiling in the background)"
     else:
         # (whether numba's start-up is paid is read from numba itself, see warm.started: a
         # method with kernels may have solved this problem without running any)

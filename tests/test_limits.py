@@ -95,7 +95,7 @@ def test_cold_kernel_cache_gives_cheap_bounds_in_time(tmp_path):
     out = _child("""
         import json, gedkit
         from gedkit._kernels import warm
-        r = gedkit.ged("c1ccccc1CC(=O)O", "c1ccccc1CC(=O)N", method="astar", timeout=1)
+        r = gedkit.ged("CC(C)CC(=O)O", "CCCCC(=O)O", method="astar", timeout=1)  # label-set bound 0
         print(json.dumps([r.lower_bound, r.upper_bound, r.stats.get("stopped", "")]))
         if warm._BACKGROUND is not None:
             warm._BACKGROUND.kill()
@@ -103,6 +103,29 @@ def test_cold_kernel_cache_gives_cheap_bounds_in_time(tmp_path):
     assert out.returncode == 0, out.stderr
     lower, upper, stopped = json.loads(out.stdout.splitlines()[-1])
     assert 0 <= lower <= upper and "not compiled yet" in stopped
+
+
+def test_cold_kernel_cache_answers_pairs_its_cheap_bounds_prove_without_waiting(tmp_path):
+    """Without a time limit a solve waits for its kernels to compile (about a minute on a
+    fresh install), unless the bounds that need none already meet: CCO against CCN is proven
+    by the label-set bound and a greedy map, and a connected MCES is never answered with a
+    disconnected map."""
+    out = _child("""
+        import json, gedkit
+        from gedkit._kernels import warm
+        two = gedkit.Graph({0: "C", 1: "O", 2: "N", 3: "S"}, [(0, 1), (2, 3)])
+        r = gedkit.ged("CCO", "CCN")
+        m = gedkit.mces(two, two, connected=True, timeout=0.5)
+        print(json.dumps([r.distance, r.optimal, r.stats.get("fallback", ""), m.num_edges,
+                          m.upper_bound, r.time]))
+        if warm._BACKGROUND is not None:
+            warm._BACKGROUND.kill()
+    """, env={"NUMBA_CACHE_DIR": str(tmp_path)})
+    assert out.returncode == 0, out.stderr
+    distance, optimal, fallback, common, upper, _ = json.loads(out.stdout.splitlines()[-1])
+    assert (distance, optimal, fallback) == (1, True, "cheap bounds")
+    assert (common, upper) == (1, 2)  # one fragment kept, not both edges
+    assert "CompileNotice" not in out.stderr
 
 
 def test_edited_kernel_sources_forget_all_compiled_code(tmp_path, monkeypatch):

@@ -35,7 +35,8 @@ from collections.abc import Callable, Iterable
 from functools import cache
 from pathlib import Path
 
-__all__ = ["FAMILIES", "CompileNotice", "ready", "started", "wait", "warm_up"]
+__all__ = ["FAMILIES", "CompileNotice", "all_ready", "compile_later", "ready", "started", "wait",
+           "warm_up"]
 
 _PACKAGE = Path(__file__).resolve().parents[1]
 # every module that defines numba kernels: a change to any of them makes the markers stale
@@ -384,6 +385,20 @@ def _start_background(first: list[str]) -> None:
             stdin=subprocess.DEVNULL, stdout=log, stderr=log,
             start_new_session=True,  # a Ctrl-C of the caller must not kill it half-way
         )
+
+
+def all_ready(families: Iterable[str]) -> bool:
+    """Whether every family in ``families`` loads from the cache (see :func:`ready`)."""
+    return all(ready(f) for f in families)
+
+
+def compile_later(families: Iterable[str]) -> None:
+    """Start compiling the families of ``families`` that are not ready in the background,
+    without waiting: for a caller that answered without them, so that the next call finds
+    them compiled."""
+    missing = [f for f in families if not ready(f)]
+    if missing:
+        _start_background(missing)
 
 
 def wait(families: Iterable[str], budget) -> bool:

@@ -35,10 +35,15 @@ class Method(Configurable, ABC):
 
     def fallback(self, problem: MCESProblem, budget: Budget) -> MCESResult:
         """Bounds that need no compiled kernel, for when this method's kernels cannot be
-        compiled within the budget."""
+        compiled within the budget: connected ones when the method was asked for a connected
+        subgraph, and never claimed to be RASCAL's choice among equally large maps."""
         from gedkit.mces.cheap import cheap_bounds
 
-        return cheap_bounds(problem, budget, self.name)
+        result = cheap_bounds(problem, budget, self.name,
+                              connected=bool(self.config.get("connected")))
+        if self.config.get("rascal_ties"):
+            result.stats["tie_break_complete"] = False
+        return result
 
 
 _METHODS: Registry[Method] = Registry("MCES method")
