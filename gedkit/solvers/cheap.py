@@ -8,8 +8,9 @@ short time limit, say) falls back on:
   under other costs the value of the ``node`` assignment when it fits the budget, else the
   larger of the row and column minima of the node costs (every node of g1 is substituted or
   deleted, every node of g2 substituted or inserted, and edge costs are never negative);
-- upper bound: the cost of the ``node`` assignment's map when it fits the budget, else of a
-  greedy map (equal labels first, then cheapest substitutions).
+- upper bound: the cost of the cheapest of a greedy map (equal labels first, then cheapest
+  substitutions), a map grown edge-aware in breadth-first order (graphs up to ~300 nodes: alike
+  graphs map onto each other) and the ``node`` assignment's map when it fits the budget.
 """
 
 from __future__ import annotations
@@ -17,11 +18,12 @@ from __future__ import annotations
 import numpy as np
 
 from gedkit.budget import Budget
+from gedkit.pacing import affordable
 from gedkit.problem import Problem
 from gedkit.result import Result
 from gedkit.solvers.heuristics.assignment import lsape_fits
 
-__all__ = ["cheap_bounds", "greedy_map", "labelset_bound"]
+__all__ = ["cheap_bounds", "greedy_map", "grown_map", "labelset_bound"]
 
 
 def labelset_bound(problem: Problem) -> float:
@@ -72,12 +74,108 @@ def greedy_map(problem: Problem) -> np.ndarray:
     return forward
 
 
+# a map grown edge-aware costs about n1 * n2 * n1 / 2 gathers, and per node numpy's call
+# overheads and the colour refinement's Python (measured: 8 ms for two 50-node graphs, 53 ms
+# for two of 200, 2 ms for two molecules); beyond ~200 nodes the label greedy map alone answers
+_GROWN_UP_TO = 1e7
+_GROWN_SECONDS_PER_GATHER = 5e-9
+_GROWN_SECONDS_PER_NODE = 1.5e-4
+
+
+def grown_map(problem: Problem) -> np.ndarray:
+    """A node map grown in one breadth-first pass over g1: each node takes the free node of g2
+    (or deletion) that adds least to the cost of the nodes placed before it, its edges to them
+    included (ties: the node whose surroundings are most alike, by colour refinement), so that
+    alike graphs map onto each other whatever their node order.
+
+    >>> from gedkit import Graph, costs
+    >>> chain = Graph({0: "C", 1: "C", 2: "O"}, [(0, 1), (1, 2)])
+    >>> turned = Graph({0: "O", 1: "C", 2: "C"}, [(0, 1), (1, 2)])
+    >>> p = costs.uniform().compile(chain, turned)
+    >>> p.cost(grown_map(p)), p.cost(greedy_map(p))
+    (0.0, 2.0)
+    """
+    n1, n2 = problem.n1, problem.n2
+    costs, edge_costs = problem.node_costs, problem.edge_label_matrix
+    none = edge_costs.shape[0] - 1  # the edge-label id of "no edge"
+    adj1 = np.where(problem.adj1 < 0, none, problem.adj1)
+    # g2's adjacency with a last row and column for "deleted": no edge to it
+    adj2 = np.full((n2 + 1, n2 + 1), none, dtype=adj1.dtype)
+    adj2[:n2, :n2] = np.where(problem.adj2 < 0, none, problem.adj2)
+    near1, near2 = _colours(problem)
+    free = np.ones(n2 + 1, dtype=bool)  # the last entry, deletion, stays free
+    placed = np.empty(n1, dtype=np.int64)
+    images = np.empty(n1, dtype=np.int64)
+    forward = np.full(n1, -1, dtype=np.int64)
+    for k, u in enumerate(_breadth_first(problem.adj1)):
+        options = np.flatnonzero(free)
+        before, onto = placed[:k], images[:k]
+        added = costs[u, options] + edge_costs[adj1[u, before], adj2[np.ix_(options, onto)]].sum(1)
+        if problem.directed:  # the arcs from earlier nodes into u as well
+            added += edge_costs[adj1[before, u], adj2[np.ix_(onto, options)].T].sum(1)
+        # ties (a first node, or several alike images) go to the node sharing the most of u's
+        # refinement colours, so that symmetric choices early do not mislead later ones
+        tied = options[added <= added.min() + 1e-9]
+        v = int(tied[np.argmax((near1[u] == near2[tied]).sum(1))])
+        placed[k], images[k] = u, v
+        if v < n2:
+            forward[u] = v
+            free[v] = False
+    return forward
+
+
+def _colours(problem: Problem, rounds: int = 3) -> tuple[np.ndarray, np.ndarray]:
+    """Per node of each graph, its colours after each of ``rounds`` of colour refinement run
+    on both graphs together (a colour: the node's label, then its colour with the multiset of
+    its edges' labels and neighbours' colours), and a last row of -1 in the second
+    (deletion): alike nodes share colours for as many rounds as their surroundings agree."""
+    ids: dict = {}
+    out = []
+    for adj, labels in ((problem.adj1, problem.node_labels1), (problem.adj2, problem.node_labels2)):
+        links = [np.flatnonzero((row >= 0) | (col >= 0)) for row, col in zip(adj, adj.T,
+                                                                              strict=True)]
+        colours = [int(x) for x in labels]
+        table = np.full((len(adj), rounds), -1, dtype=np.int64)
+        for r in range(rounds):
+            colours = [ids.setdefault((c, tuple(sorted(
+                (int(adj[u, w]), int(adj[w, u]), colours[w]) for w in links[u]))), len(ids))
+                for u, c in enumerate(colours)]
+            table[:, r] = colours
+        out.append(table)
+    return out[0], np.vstack([out[1], np.full((1, rounds), -1, dtype=np.int64)])
+
+
+def _breadth_first(adj: np.ndarray) -> list[int]:
+    """The nodes of a graph (dense adjacency, -1 for none; arcs read both ways) in
+    breadth-first order, each component from its node of highest degree."""
+    linked = (adj >= 0) | (adj.T >= 0)
+    seen = np.zeros(len(adj), dtype=bool)
+    order: list[int] = []
+    for root in np.argsort(-linked.sum(axis=1), kind="stable"):
+        if seen[root]:
+            continue
+        seen[root] = True
+        layer = [int(root)]
+        while layer:
+            order += layer
+            reached = np.flatnonzero(linked[layer].any(axis=0) & ~seen)
+            seen[reached] = True
+            layer = reached.tolist()
+    return order
+
+
 def cheap_bounds(problem: Problem, budget: Budget, method: str) -> Result:
     """Bounds and a map from the cheapest means that fit ``budget`` (module docstring)."""
     from gedkit.solvers.heuristics.assignment import lsape
     from gedkit.solvers.heuristics.lsape import round_up
 
     forward = greedy_map(problem)
+    gathers = problem.n1 * problem.n2 * problem.n1
+    seconds = gathers * _GROWN_SECONDS_PER_GATHER + problem.n1 * _GROWN_SECONDS_PER_NODE
+    if gathers <= _GROWN_UP_TO and affordable(seconds, budget):
+        grown = grown_map(problem)
+        if problem.cost(grown) < problem.cost(forward):
+            forward = grown
     lower = 0.0
     if problem.constant_costs is not None:
         lower = labelset_bound(problem)
