@@ -479,3 +479,22 @@ def test_the_lp_relaxation_proves_what_counting_cannot(method):
     assert (proven.num_edges, proven.upper_bound, proven.optimal) == (2, 2, True)
     with pytest.raises(OptionError, match="lp_bound must be True or False"):
         gedkit.mces(path, tri, method, lp_bound="yes")
+
+
+def test_cheap_bounds_see_through_a_new_node_order():
+    """What an MCES call answers while its kernels compile or cannot start in time: on a
+    molecule against itself in another node order, the greedy map (ties to the node with the
+    most alike surroundings) keeps every bond, so the cheap bounds prove it; with
+    connected=True its largest fragment is that whole map."""
+    from gedkit.budget import Budget
+    from gedkit.mces.cheap import cheap_bounds
+    from gedkit.mces.problem import MCESProblem
+
+    rng = np.random.default_rng(3)
+    for smiles in ("CC(=O)Nc1ccc(O)cc1", "Cn1cnc2c1c(=O)n(C)c(=O)n2C",
+                   "CC(C)Cc1ccc(cc1)C(C)C(=O)O"):
+        g = gedkit.from_smiles(smiles)
+        for connected in (False, True):
+            turned = g.permuted(rng.permutation(g.n).tolist())
+            cheap = cheap_bounds(MCESProblem(g, turned), Budget(), "test", connected=connected)
+            assert cheap.optimal and cheap.num_edges == g.m, smiles

@@ -16,10 +16,11 @@ from typing import ClassVar
 from gedkit.configurable import Option
 from gedkit.mces.base import Budget, Method, register
 from gedkit.mces.exact import CONNECTED_PROBE, branch_and_bound
-from gedkit.mces.ga import GA_OPTIONS, check_ga_options, graduated_assignment
+from gedkit.mces.ga import GA_OPTIONS, annealing_fits, check_ga_options, graduated_assignment
 from gedkit.mces.options import CONNECTED, RASCAL_TIES
 from gedkit.mces.problem import MCESProblem
 from gedkit.mces.result import MCESResult
+from gedkit.pacing import start_up_seconds
 
 __all__ = ["Auto"]
 
@@ -77,6 +78,14 @@ class Auto(Method):
             forward, stats = self._ga(problem, budget, **config)
             return MCESResult.from_map(problem, forward, stats["upper_bound"], self.name,
                                        time=time.perf_counter() - t0, stats=stats)
+        if start_up_seconds(kernels=True) and not annealing_fits(
+                problem, budget, self.config["iterations"], self.config["sinkhorn_iterations"]):
+            # a fresh process under a short limit: GA's start-ups (numba's, SciPy's sparse
+            # matrices) do not fit where the search's alone may (a 30-atom pair at 1 s: 26
+            # common edges, proven, against the greedy map's 18), so the search runs alone
+            result = branch_and_bound(problem, budget, method=self.name)
+            result.time = time.perf_counter() - t0
+            return result
         forward, ga = self._ga(problem, budget, **self.config)
         stats = {"ga_edges": problem.count(forward), "ga_time": time.perf_counter() - t0}
         result = branch_and_bound(problem, budget, incumbent=forward, method=self.name,

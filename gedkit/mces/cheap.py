@@ -9,13 +9,12 @@ count (:func:`gedkit.mces.bounds.class_count_bound`).
 
 from __future__ import annotations
 
-from collections import deque
-
 import numpy as np
 
 from gedkit.budget import Budget
 from gedkit.mces.problem import MCESProblem
 from gedkit.mces.result import MCESResult
+from gedkit.pair import breadth_first
 
 __all__ = ["cheap_bounds", "greedy_map"]
 
@@ -23,7 +22,7 @@ __all__ = ["cheap_bounds", "greedy_map"]
 def greedy_map(problem: MCESProblem) -> np.ndarray:
     """A valid node map grown in one breadth-first pass over g1: each node takes the free
     node of g2 with its label that keeps the most edges to the nodes mapped before it (ties:
-    the closest degree).
+    the node sharing the most of its colour-refinement colours, then the closest degree).
 
     >>> from gedkit import Graph
     >>> path = Graph({0: "C", 1: "C", 2: "O"}, [(0, 1), (1, 2)])
@@ -37,28 +36,22 @@ def greedy_map(problem: MCESProblem) -> np.ndarray:
     adj1, adj2 = problem.adj1, problem.adj2
     nbrs1 = [np.flatnonzero(row >= 0) for row in adj1]
     degree1, degree2 = problem.g1.degrees(), problem.g2.degrees()
-    seen = np.zeros(n1, dtype=bool)
-    for root in np.argsort(-(adj1 >= 0).sum(axis=1), kind="stable"):
-        if seen[root]:
+    colours1, colours2 = problem.refinement_colours()
+    for u in breadth_first(adj1):
+        free = np.flatnonzero(~used & (problem.node_labels2 == problem.node_labels1[u]))
+        if len(free) == 0:
             continue
-        seen[root] = True
-        queue = deque([int(root)])
-        while queue:
-            u = queue.popleft()
-            free = np.flatnonzero(~used & (problem.node_labels2 == problem.node_labels1[u]))
-            if len(free):
-                mapped = nbrs1[u][forward[nbrs1[u]] >= 0]
-                # edges to already mapped neighbours that the candidate would keep
-                kept = (adj2[np.ix_(free, forward[mapped])] == adj1[u, mapped]).sum(axis=1)
-                # ties go to the node whose degree is closest to u's
-                score = (n1 + n2) * kept - np.abs(degree2[free] - degree1[u])
-                v = int(free[np.argmax(score)])
-                forward[u] = v
-                used[v] = True
-            for w in nbrs1[u]:
-                if not seen[w]:
-                    seen[w] = True
-                    queue.append(int(w))
+        mapped = nbrs1[u][forward[nbrs1[u]] >= 0]
+        # edges to already mapped neighbours that the candidate would keep
+        if len(mapped):
+            kept = (adj2[np.ix_(free, forward[mapped])] == adj1[u, mapped]).sum(axis=1)
+            free = free[kept == kept.max()]
+        if len(free) > 1:
+            shared = (colours2[free] == colours1[u]).sum(axis=1)
+            free = free[shared == shared.max()]
+        v = free[np.argmin(np.abs(degree2[free] - degree1[u]))]
+        forward[u] = v
+        used[v] = True
     return forward
 
 

@@ -120,9 +120,13 @@ def branch_and_bound(
             seed = problem.largest_fragment(seed)
         best_map = problem.inverse(seed) if swap else seed.copy()
     if not affordable(start_up_seconds(kernels=True), budget):
-        # numba's start-up alone would overrun: the map in hand and the bound
+        # numba's start-up alone would overrun: the map in hand (else the greedy one) and
+        # the bound
         stats["stopped"] = "time limit: the search's start-up does not fit"
         forward = p.inverse(best_map) if swap else best_map
+        if incumbent is None:
+            forward = greedy_map(problem)
+            forward = problem.largest_fragment(forward) if connected else forward
         return MCESResult.from_map(problem, forward, root, method,
                                    time=time.perf_counter() - t0, stats=stats)
     if connected:

@@ -175,16 +175,11 @@ def graduated_assignment(
     from gedkit.mces.refine import kick
     from gedkit.mces.refine import refine as local_search
 
-    # the association graph takes ~100 bytes per entry; when it, its first annealing step and
-    # a decoding do not fit the memory or time left, the greedy map (then the local searches)
-    # stands in for the annealing
-    entries = association_entries(problem)
-    memory = budget.memory if budget.memory is not None else DEFAULT_MEMORY
-    decoding = _DECODE_SECONDS_PER_CUBE * max(problem.n1, problem.n2) ** 3
-    step = _step_seconds(entries, iterations, sinkhorn_iterations)
-    setup = (_SECONDS_PER_ENTRY * entries + step / iterations
-             + start_up_seconds(kernels=True, scipy=True, sparse=True))
-    fits = 100 * entries < memory and affordable(setup + step + decoding, budget)
+    # when the association graph, its first annealing step and a decoding do not fit the
+    # memory or time left, the greedy map (then the local searches) stands in for the annealing
+    fits = annealing_fits(problem, budget, iterations, sinkhorn_iterations)
+    decoding = _decoding_seconds(problem)
+    step = _step_seconds(association_entries(problem), iterations, sinkhorn_iterations)
     assoc = association_graph(problem) if fits else None
     best = greedy_map(problem)
     best_count = problem.count(best)
@@ -226,6 +221,23 @@ def graduated_assignment(
     if kicks and best_count < ceiling:
         best = kick(problem, best, kicks, seed=seed or 0, budget=budget, ceiling=ceiling)
     return best, stats
+
+
+def annealing_fits(problem: MCESProblem, budget: Budget, iterations: int,
+                   sinkhorn_iterations: int) -> bool:
+    """Whether the association graph (~100 bytes per entry), a first annealing step and a
+    decoding fit the memory and time ``budget`` has left, first-call start-ups included."""
+    entries = association_entries(problem)
+    memory = budget.memory if budget.memory is not None else DEFAULT_MEMORY
+    step = _step_seconds(entries, iterations, sinkhorn_iterations)
+    setup = (_SECONDS_PER_ENTRY * entries + step / iterations
+             + start_up_seconds(kernels=True, scipy=True, sparse=True))
+    return (100 * entries < memory
+            and affordable(setup + step + _decoding_seconds(problem), budget))
+
+
+def _decoding_seconds(problem: MCESProblem) -> float:
+    return _DECODE_SECONDS_PER_CUBE * max(problem.n1, problem.n2) ** 3
 
 
 def _anneal(assoc, groups, bias, beta0, beta_max, beta_rate, iterations, sinkhorn, *,

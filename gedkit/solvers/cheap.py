@@ -19,6 +19,7 @@ import numpy as np
 
 from gedkit.budget import Budget
 from gedkit.pacing import affordable
+from gedkit.pair import breadth_first
 from gedkit.problem import Problem
 from gedkit.result import Result
 from gedkit.solvers.heuristics.assignment import lsape_fits
@@ -102,12 +103,12 @@ def grown_map(problem: Problem) -> np.ndarray:
     # g2's adjacency with a last row and column for "deleted": no edge to it
     adj2 = np.full((n2 + 1, n2 + 1), none, dtype=adj1.dtype)
     adj2[:n2, :n2] = np.where(problem.adj2 < 0, none, problem.adj2)
-    near1, near2 = _colours(problem)
+    near1, near2 = problem.refinement_colours()
     free = np.ones(n2 + 1, dtype=bool)  # the last entry, deletion, stays free
     placed = np.empty(n1, dtype=np.int64)
     images = np.empty(n1, dtype=np.int64)
     forward = np.full(n1, -1, dtype=np.int64)
-    for k, u in enumerate(_breadth_first(problem.adj1)):
+    for k, u in enumerate(breadth_first(problem.adj1)):
         options = np.flatnonzero(free)
         before, onto = placed[:k], images[:k]
         added = costs[u, options] + edge_costs[adj1[u, before], adj2[np.ix_(options, onto)]].sum(1)
@@ -122,46 +123,6 @@ def grown_map(problem: Problem) -> np.ndarray:
             forward[u] = v
             free[v] = False
     return forward
-
-
-def _colours(problem: Problem, rounds: int = 3) -> tuple[np.ndarray, np.ndarray]:
-    """Per node of each graph, its colours after each of ``rounds`` of colour refinement run
-    on both graphs together (a colour: the node's label, then its colour with the multiset of
-    its edges' labels and neighbours' colours), and a last row of -1 in the second
-    (deletion): alike nodes share colours for as many rounds as their surroundings agree."""
-    ids: dict = {}
-    out = []
-    for adj, labels in ((problem.adj1, problem.node_labels1), (problem.adj2, problem.node_labels2)):
-        links = [np.flatnonzero((row >= 0) | (col >= 0)) for row, col in zip(adj, adj.T,
-                                                                              strict=True)]
-        colours = [int(x) for x in labels]
-        table = np.full((len(adj), rounds), -1, dtype=np.int64)
-        for r in range(rounds):
-            colours = [ids.setdefault((c, tuple(sorted(
-                (int(adj[u, w]), int(adj[w, u]), colours[w]) for w in links[u]))), len(ids))
-                for u, c in enumerate(colours)]
-            table[:, r] = colours
-        out.append(table)
-    return out[0], np.vstack([out[1], np.full((1, rounds), -1, dtype=np.int64)])
-
-
-def _breadth_first(adj: np.ndarray) -> list[int]:
-    """The nodes of a graph (dense adjacency, -1 for none; arcs read both ways) in
-    breadth-first order, each component from its node of highest degree."""
-    linked = (adj >= 0) | (adj.T >= 0)
-    seen = np.zeros(len(adj), dtype=bool)
-    order: list[int] = []
-    for root in np.argsort(-linked.sum(axis=1), kind="stable"):
-        if seen[root]:
-            continue
-        seen[root] = True
-        layer = [int(root)]
-        while layer:
-            order += layer
-            reached = np.flatnonzero(linked[layer].any(axis=0) & ~seen)
-            seen[reached] = True
-            layer = reached.tolist()
-    return order
 
 
 def cheap_bounds(problem: Problem, budget: Budget, method: str) -> Result:
