@@ -9,7 +9,7 @@ short time limit, say) falls back on:
   larger of the row and column minima of the node costs (every node of g1 is substituted or
   deleted, every node of g2 substituted or inserted, and edge costs are never negative);
 - upper bound: the cost of the cheapest of a greedy map (equal labels first, then cheapest
-  substitutions), a map grown edge-aware in breadth-first order (graphs up to ~300 nodes: alike
+  substitutions), a map grown edge-aware in breadth-first order (graphs up to ~200 nodes: alike
   graphs map onto each other) and the ``node`` assignment's map when it fits the budget.
 """
 
