@@ -86,7 +86,6 @@ def test_cheap_bounds_bound_the_exact_distance(g1, g2, directed, rnd):
     assert cheap.upper_bound == problem.cost(cheap.assignment)
 
 
-
 def test_cheap_bounds_see_through_a_new_node_order():
     """A molecule against itself in another node order: the map grown edge-aware (ties to the
     most alike neighbourhood) finds an identity, so that a first call that cannot wait for

@@ -130,13 +130,11 @@ def cheap_bounds(problem: Problem, budget: Budget, method: str) -> Result:
     from gedkit.solvers.heuristics.assignment import lsape
     from gedkit.solvers.heuristics.lsape import round_up
 
-    forward = greedy_map(problem)
+    maps = [greedy_map(problem)]
     gathers = problem.n1 * problem.n2 * problem.n1
     seconds = gathers * _GROWN_SECONDS_PER_GATHER + problem.n1 * _GROWN_SECONDS_PER_NODE
     if gathers <= _GROWN_UP_TO and affordable(seconds, budget):
-        grown = grown_map(problem)
-        if problem.cost(grown) < problem.cost(forward):
-            forward = grown
+        maps.append(grown_map(problem))
     lower = 0.0
     if problem.constant_costs is not None:
         lower = labelset_bound(problem)
@@ -146,7 +144,8 @@ def cheap_bounds(problem: Problem, budget: Budget, method: str) -> Result:
     if lsape_fits(problem.n1, problem.n2, budget):
         assigned, value = lsape(problem.node_costs)
         lower = max(lower, value)
-        if problem.cost(assigned) < problem.cost(forward):
-            forward = assigned
+        maps.append(assigned)
+    # each map's cost once; ties keep the earlier map
+    forward = maps[0] if len(maps) == 1 else min(maps, key=problem.cost)
     return Result.from_assignment(problem, forward, round_up(problem, lower), method,
                                   stats={"fallback": "cheap bounds"})
