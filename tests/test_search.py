@@ -108,6 +108,28 @@ def test_no_filter_prunes_a_true_hit(seed, kind):
 
 
 @pytest.mark.parametrize("kind", ["uniform", "constant"])
+def test_compiled_filter_bounds_under_a_limit(kind):
+    """The compiled label and branch bounds (rows a block at a time) are at least the numpy
+    fallback's (which leaves the degree sequences out); under a limit, a row within it gets
+    the same bound as without one, a row beyond it a bound that may be weaker, still beyond."""
+    rng = np.random.default_rng(11)
+    graphs = _random_set(5, count=600, n=(0, 12))  # more rows than one compiled block
+    coll = _collection(graphs)
+    sig = coll._signatures
+    for query in _random_set(70, count=6, n=(0, 12)):
+        filt = GedFilter(MODELS[kind](rng), query, coll._store.vocab)
+        for branches in (False, True):
+            for rows in (None, rng.choice(len(sig), 300).astype(np.int64)):
+                full = filt._equality(sig, rows, branches, compiled=True)
+                assert np.all(full >= filt._equality(sig, rows, branches, compiled=False))
+                for limit in (0.0, 2.0, 4.5):
+                    got = filt._equality(sig, rows, branches, limit, compiled=True)
+                    inside = full <= limit
+                    assert np.array_equal(got[inside], full[inside])
+                    assert np.all(got[~inside] > limit) and np.all(got <= full)
+
+
+@pytest.mark.parametrize("kind", ["uniform", "constant"])
 def test_many_range_queries_verified_together_equal_brute_force(kind, monkeypatch):
     """``range(queries=...)`` verifies the candidates of consecutive queries in one batch,
     each against its own query; queries with labels the collection lacks (own cost

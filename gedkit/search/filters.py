@@ -32,7 +32,6 @@ import math
 import time
 from collections.abc import Callable, Iterator
 from functools import cached_property, lru_cache
-from itertools import chain
 
 import numpy as np
 
@@ -319,20 +318,22 @@ def query_signatures(queries: list[Graph], vocab: dict[str, Vocabulary]) -> Quer
     for one integer code, the Python way."""
     from gedkit._kernels.signatures import query_signatures as kernel
 
-    known_node, known_edge = vocab["node"].index.get, vocab["edge"].index.get
+    known = {kind: vocab[kind].index.get for kind in ("node", "edge")}
     python: dict[int, tuple] = {}
     own_views: dict[int, dict] = {}  # of the queries with labels the collection lacks
     node_lists, edge_lists = [], []
     for i, g in enumerate(queries):
-        nodes = [known_node(k) for k in g.node_keys]
-        edges = [known_edge(k) for k in g.edge_keys]
         if g.directed or g.loops:  # not what collection searches compare; told elsewhere
             python[i] = query_signature(g, vocab)
-            nodes, edges = [], []
-        elif None in nodes or None in edges:
-            views = own_views[i] = {k: v.overlay() for k, v in vocab.items()}
-            nodes = _ordinals(g.node_keys, g.node_labels, views["node"], [])
-            edges = _ordinals(g.edge_keys, g.edge_labels, views["edge"], [])
+            nodes = edges = _NONE
+        else:
+            nodes, edges = _known_ordinals(g, "node", known), _known_ordinals(g, "edge", known)
+            if nodes is None or edges is None:
+                views = own_views[i] = {k: v.overlay() for k, v in vocab.items()}
+                nodes = np.array(_ordinals(g.node_keys, g.node_labels, views["node"], []),
+                                 dtype=np.int64)
+                edges = np.array(_ordinals(g.edge_keys, g.edge_labels, views["edge"], []),
+                                 dtype=np.int64)
         node_lists.append(nodes)
         edge_lists.append(edges)
     # every query through the kernel (those on the Python path as empty graphs)
@@ -341,8 +342,8 @@ def query_signatures(queries: list[Graph], vocab: dict[str, Vocabulary]) -> Quer
     node_ptr, edge_ptr = np.zeros(len(n) + 1, np.int64), np.zeros(len(m) + 1, np.int64)
     np.cumsum(n, out=node_ptr[1:])
     np.cumsum(m, out=edge_ptr[1:])
-    node_ords = np.fromiter(chain.from_iterable(node_lists), np.int64, int(node_ptr[-1]))
-    edge_ords = np.fromiter(chain.from_iterable(edge_lists), np.int64, int(edge_ptr[-1]))
+    node_ords = np.concatenate([_NONE, *node_lists])
+    edge_ords = np.concatenate([_NONE, *edge_lists])
     ends = np.concatenate([np.empty(0, np.int64)] + [
         g.edges.ravel() for i, g in enumerate(queries) if i not in python]).astype(np.int64)
     radix = len(vocab["edge"]) + 1
@@ -373,7 +374,7 @@ def query_signatures(queries: list[Graph], vocab: dict[str, Vocabulary]) -> Quer
         views = own_views.get(i) or {k: v.overlay() for k, v in vocab.items()}
         mine = branch_ords[node_ptr[i]:node_ptr[i + 1]]
         if len(mine) and mine.max() >= n_branches:  # branches only it has: named in its view
-            keys = branch_keys(g, node_lists[i], edge_lists[i])
+            keys = branch_keys(g, node_lists[i].tolist(), edge_lists[i].tolist())
             for key, o in zip(keys, mine.tolist(), strict=True):
                 if o >= n_branches:
                     views["branch"].ordinal(key)
@@ -383,6 +384,20 @@ def query_signatures(queries: list[Graph], vocab: dict[str, Vocabulary]) -> Quer
     if python:  # their multisets packed with the others'
         return QuerySignatures.pack([make(i) for i in range(len(queries))])
     return QuerySignatures(np.stack([n, m], axis=1), _query_rows(set_ptr), ids, counts, make)
+
+
+_NONE = np.zeros(0, dtype=np.int64)
+
+
+def _known_ordinals(g: Graph, kind: str, known: dict) -> np.ndarray | None:
+    """The vocabulary ordinals of ``g``'s node or edge labels (``kind``), each distinct
+    label looked up once (:meth:`Graph.label_codes`); None when one is not in the
+    vocabulary."""
+    codes, distinct = g.label_codes(kind)
+    ords = [known[kind](key) for key in distinct]
+    if None in ords:
+        return None
+    return np.array(ords, dtype=np.int64)[codes] if ords else _NONE
 
 
 def _branch_codes(vocab: dict[str, Vocabulary], radix: int) -> tuple[np.ndarray, np.ndarray]:
