@@ -72,6 +72,10 @@ DEPTH, FRESH, INCUMBENT, EXPANDED, FLOOR, CONNECTED, ENUMERATE = 0, 1, 2, 3, 4, 
 DEFER = -2
 
 
+# The helpers a search step calls are inlined into it (numba's IR inliner): as separate
+# functions each call booked the reference counts of the dozens of arrays in the bundles it
+# takes in and out, 15% of a connected search's time on NCI pairs (measured side by side).
+
 # the compiled edge count of MCESProblem.common (its source stays numba-free)
 common_edges = njit(cache=True, nogil=True)(_common_edges_source)
 
@@ -217,7 +221,7 @@ class _Work(NamedTuple):
     every2: np.ndarray  # zeros: every used node of g2 is a source
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _choose(d, order, pair, state):
     """The next node to decide: most edges to mapped nodes (those mapped after its last
     deferral), then lowest ``rank``. Returns those edges and how many nodes are mapped."""
@@ -242,7 +246,7 @@ def _choose(d, order, pair, state):
     return best_links, mapped
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _expand(d, order, pair, lag, state, threshold, attach, seeding, classes, work):
     """Children of the state at depth ``d`` whose f beats ``threshold``, best first.
     ``attach``: each child must keep an edge to a mapped node (connected mode, once a node
@@ -417,7 +421,7 @@ def _expand(d, order, pair, lag, state, threshold, attach, seeding, classes, wor
     assigned1[u] = False
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _reach(ptr, nbr, closed, source, extra, reach, queue):
     """``reach[x]``: ``x`` is a source (``closed`` with ``source[x] >= 0``, or ``extra``) or
     joined to one through nodes not ``closed``."""
@@ -441,7 +445,7 @@ def _reach(ptr, nbr, closed, source, extra, reach, queue):
                 n += 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _decide(u, v, sign, pair, lag, state):
     """Book ``u → v`` (``v = -1``: unmapped) into ``kept``, ``rowfree`` and ``colund``
     (``sign = 1``), or take it back out (``sign = -1``). ``u`` must not be marked decided.
@@ -585,7 +589,7 @@ def _fixed_classes(pair, used2):
     return fixed2[v0]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _leaf(g, fwd, best_map, ctl):
     """A complete map keeping ``g`` edges: the new incumbent if better, or, enumerating,
     reported (True) if above the floor."""
@@ -600,7 +604,7 @@ def _leaf(g, fwd, best_map, ctl):
     return False
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _retreat(d, order, pair, lag, state, ctl):
     """Back from depth ``d`` to its parent, undoing the parent's choice."""
     fwd, used2, assigned1 = state.fwd, state.used2, state.assigned1
