@@ -32,6 +32,8 @@ KINDS = {
     "--mces-nearest": ("mces_knn", True, "mces"),
 }
 DEFAULT_METHOD = {"ged": "astar", "mces": "exact"}
+#: the compiled kernel families a question's verifications run on (gedkit._kernels.warm)
+KERNELS = {"ged": ("tree_search", "search"), "mces": ("mces",)}
 _SQLITE = b"SQLite format 3\x00"
 # keyword arguments of the search calls that a method option must not replace
 _RESERVED = {"query", "queries", "tau", "k", "min_similarity", "costs", "method", "timeout",
@@ -104,6 +106,9 @@ def run(args: argparse.Namespace) -> int:
     coll = Collection.open(args.lib)
     queries, labels, batch = read_queries(args.query, coll, args)
     search = getattr(coll, kind)
+    from gedkit._kernels import warm
+
+    cold = not warm.all_ready(KERNELS[question])  # verifications then stop at cheap bounds
     if args.scheduler is not None:
         if args.jobs != 1:
             raise OptionError("--jobs (local processes) and --scheduler (a Dask cluster) "
@@ -124,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
     write(results, args, batch)
     if results:  # nothing answered (Ctrl-C at once): no picture to draw
         write_picture(args, lambda out: _draw_grid(out, results, coll, queries))
-    _tell_limits(results, args)
+    _tell_limits(results, args, cold)
     interrupted = len(results) < len(queries) or any(r.interrupted for r in results)
     if interrupted:
         answered = sum(not r.interrupted for r in results)
@@ -450,11 +455,18 @@ def _seconds(result: SearchResult) -> float:
     return float(sum((result.stats.get("seconds") or {}).values()))
 
 
-def _tell_limits(results: list[SearchResult], args: argparse.Namespace) -> None:
-    """A note when the time limit left graphs undecided or values unproven."""
+def _tell_limits(results: list[SearchResult], args: argparse.Namespace, cold: bool) -> None:
+    """A note when verifications left graphs undecided or values unproven: the time limit,
+    or (``cold``) compiled kernels not ready yet, when verifications answer with the cheap
+    bounds they have at once rather than wait for a compile longer than their limit."""
     stopped = sum(len(r.undecided) + sum(not h.optimal for h in r.hits) for r in results
                   if not r.interrupted)
-    if stopped and args.timeout is not None:
+    if stopped and cold:
+        print(f"gedkit: note: {stopped} verifications stopped before deciding: gedkit's "
+              "compiled kernels are not ready yet (first use after installing: they are "
+              "compiling in the background, or run `gedkit warmup`); run the search again "
+              "to decide them", file=sys.stderr)
+    elif stopped and args.timeout is not None:
         default = " (the default)" if args.timeout == DEFAULT_TIMEOUT else ""
         print(f"gedkit: note: {stopped} verifications reached the time limit of "
               f"{args.timeout:g} s per pair{default}; --timeout S (or none) decides more",
