@@ -364,6 +364,31 @@ def test_timeout_leaves_graphs_undecided_with_bounds():
         assert not res.certified
     knn = coll.knn(query, 1, method="dfs", timeout=1e-3)
     assert knn.certified == (not knn.uncertain and not knn.undecided)
+    for answer in (res, knn):  # why they stopped, as each solve said (the time limit)
+        unproven = len(answer.undecided) + sum(not h.optimal for h in answer.hits)
+        reasons = answer.stats.get("stopped", {})
+        assert sum(reasons.values()) == unproven
+        assert not any(reason.startswith("kernels") for reason in reasons)
+
+
+@pytest.mark.parametrize("question", ["ged", "mces"])
+def test_undecided_before_kernels_compile_say_so(question, monkeypatch):
+    """On a fresh install the verifications answer with their cheap bounds at once when a
+    compile cannot fit their limit; the answer says that, not "time limit"."""
+    from gedkit._kernels import warm
+
+    rng = np.random.default_rng(7)
+    big = [random_graph(rng, 14, p=0.5, n_labels=1, e_labels=1) for _ in range(3)]
+    query = random_graph(rng, 14, p=0.5, n_labels=1, e_labels=1)
+    coll = _collection(big)
+    for name, value in (("ready", False), ("all_ready", False), ("wait", False)):
+        monkeypatch.setattr(warm, name, lambda *a, value=value, **kw: value)
+    monkeypatch.setattr(warm, "compile_later", lambda *a, **kw: None)
+    res = (coll.range(query, 8, timeout=1.0) if question == "ged"
+           else coll.mces_range(query, 0.5, timeout=1.0))
+    unproven = len(res.undecided) + sum(not h.optimal for h in res.hits)
+    assert unproven and set(res.stats["stopped"]) == {
+        "kernels not compiled yet (compiling in the background)"}
 
 
 def test_many_queries_and_processes_give_the_same_answers(tmp_path):

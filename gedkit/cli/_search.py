@@ -457,10 +457,13 @@ def _seconds(result: SearchResult) -> float:
 
 def _tell_limits(results: list[SearchResult], args: argparse.Namespace, cold: bool) -> None:
     """A note when verifications left graphs undecided or values unproven: the time limit,
-    or (``cold``) compiled kernels not ready yet, when verifications answer with the cheap
-    bounds they have at once rather than wait for a compile longer than their limit."""
+    or compiled kernels not ready yet (``cold`` when the search started, or a result's
+    ``stats["stopped"]`` says so), when verifications answer with the cheap bounds they have
+    at once rather than wait for a compile longer than their limit."""
     stopped = sum(len(r.undecided) + sum(not h.optimal for h in r.hits) for r in results
                   if not r.interrupted)
+    cold = cold or any(reason.startswith("kernels") for r in results
+                       for reason in r.stats.get("stopped") or {})
     if stopped and cold:
         print(f"gedkit: note: {stopped} verifications stopped before deciding: gedkit's "
               "compiled kernels are not ready yet (first use after installing: they are "

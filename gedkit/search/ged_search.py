@@ -18,7 +18,7 @@ import heapq
 import math
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -33,7 +33,7 @@ from gedkit.search.result import Hit, SearchResult
 from gedkit.solvers.base import Solver
 
 __all__ = ["KnnScan", "Verifier", "combine_scans", "knn_answer", "knn_query", "knn_scan",
-           "range_queries", "range_query", "rank_key"]
+           "range_queries", "range_query", "rank_key", "stopped_counts"]
 
 
 @dataclass
@@ -41,10 +41,23 @@ class Outcome:
     lower: float
     upper: float
     node_map: list | None
+    #: why the solve stopped short of a proof (its result's ``stats["stopped"]``), if it said
+    stopped: str | None = field(default=None, kw_only=True)
 
     @property
     def optimal(self) -> bool:
         return self.upper - self.lower <= tolerance(self.upper)
+
+
+def stopped_counts(outs) -> dict[str, int]:
+    """For the unproven outcomes among ``outs``: how many stopped for each reason (the time
+    limit unless the solve said otherwise, e.g. kernels not compiled yet)."""
+    counts: dict[str, int] = {}
+    for out in outs:
+        if not out.optimal:
+            reason = out.stopped or "time limit"
+            counts[reason] = counts.get(reason, 0) + 1
+    return counts
 
 
 class Verifier:
@@ -61,7 +74,8 @@ class Verifier:
         problem = self.model.compile(query, graph)
         result = solve_within(self.solver, problem, budget)
         return Outcome(result.lower_bound, result.upper_bound,
-                       result.node_map if self.node_map else None)
+                       result.node_map if self.node_map else None,
+                       stopped=None if result.optimal else result.stats.get("stopped"))
 
 
 _BLOCK = 1024  # candidates verified between checks for Ctrl-C
@@ -290,6 +304,7 @@ def _verified(coll, query: Graph, tau: float, limit: float, rows: np.ndarray, si
     """The range answer from the candidate ``rows``: each verified within ``tau`` (those in
     ``known`` already)."""
     hits, undecided = [], []
+    kept = []  # their outcomes
     interrupted = False
     if len(rows):
         check = _Checker(coll, query, verify, model, filt, stages, progress, ranged=True)
@@ -301,6 +316,7 @@ def _verified(coll, query: Graph, tau: float, limit: float, rows: np.ndarray, si
                         hit = Hit(rowid, out.upper, out.lower, out.upper, out.optimal,
                                   out.node_map)
                         (hits if out.upper <= limit else undecided).append(hit)
+                        kept.append(out)
                 if check.interrupted:
                     interrupted = True
                     break
@@ -316,6 +332,8 @@ def _verified(coll, query: Graph, tau: float, limit: float, rows: np.ndarray, si
     hits.sort(key=lambda h: (h.distance, h.lower_bound))
     undecided.sort(key=lambda h: (h.lower_bound, h.upper_bound))
     certified = not interrupted and not undecided and all(h.optimal for h in hits)
+    if reasons := stopped_counts(kept):
+        stages.stats["stopped"] = reasons
     return SearchResult("range", query.name, tau, hits, undecided, certified,
                         stats=stages.stats, interrupted=interrupted)
 
@@ -505,8 +523,11 @@ def knn_answer(coll, query: Graph, k: int, scan: KnnScan) -> SearchResult:
     if unreached:
         uncertain = [h.id for h in hits]
     certified = not uncertain and not undecided and not unreached
+    stats = scan.stats
+    if reasons := stopped_counts(outcomes[r] for r in [*picked, *doubtful]):
+        stats = {**stats, "stopped": reasons}
     return SearchResult("knn", query.name, k, hits, undecided, certified, uncertain,
-                        stats=scan.stats, interrupted=scan.interrupted)
+                        stats=stats, interrupted=scan.interrupted)
 
 
 def combine_scans(scans: list[KnnScan], k: int) -> KnnScan:

@@ -45,7 +45,7 @@ from gedkit.budget import Budget, solve_within
 from gedkit.budget import interrupted as interrupted_now
 from gedkit.graph import Graph
 from gedkit.numeric import tolerance
-from gedkit.search.ged_search import Outcome, _Stages
+from gedkit.search.ged_search import Outcome, _Stages, stopped_counts
 from gedkit.search.result import Hit, SearchResult
 from gedkit.search.signatures import Signatures, Vocabulary, branch_keys, signature_of
 
@@ -307,7 +307,8 @@ class Verifier:
         if not result.optimal:
             high = min(high, bound)
         return MCESOutcome(low, high, result.node_map if self.node_map else None, True,
-                           result if self.keep else None)
+                           result if self.keep else None,
+                           stopped=None if result.optimal else result.stats.get("stopped"))
 
     def _empty(self, problem):
         from gedkit.mces.result import MCESResult
@@ -335,6 +336,7 @@ def range_query(coll, query: Graph, min_similarity: float, model: Any, verify: V
     ids = coll._store.ids(sig.rowids[rows])
     stages.done("read")
     hits, undecided = [], []
+    kept = []  # their outcomes
     interrupted = False
     passed, screening = 0, 0.0
     try:
@@ -360,6 +362,7 @@ def range_query(coll, query: Graph, min_similarity: float, model: Any, verify: V
                 hit = Hit(ids[rowid], out.lower, out.lower, out.upper, out.optimal,
                           out.node_map)
                 (hits if out.lower >= limit else undecided).append((hit, rowid))
+                kept.append(out)
         interrupted = interrupted or interrupted_now()
     except KeyboardInterrupt:
         interrupted = True
@@ -372,6 +375,8 @@ def range_query(coll, query: Graph, min_similarity: float, model: Any, verify: V
     hits = [h for h, _ in sorted(hits, key=lambda e: range_key(e[0], e[1]))]
     undecided = [h for h, _ in sorted(undecided, key=lambda e: undecided_key(e[0], e[1]))]
     certified = not interrupted and not undecided and all(h.optimal for h in hits)
+    if reasons := stopped_counts(kept):
+        stages.stats["stopped"] = reasons
     return SearchResult("mces_range", query.name, min_similarity, hits, undecided, certified,
                         stats=stages.stats, interrupted=interrupted)
 
@@ -486,5 +491,7 @@ def _knn_result(coll, query: Graph, k: int, chosen, seen, state) -> SearchResult
     if unreached:
         uncertain = order
     certified = not uncertain and not undecided and not unreached
+    if reasons := stopped_counts(outcomes[r] for r in [*picked, *doubtful]):
+        stats = {**stats, "stopped": reasons}
     return SearchResult("mces_knn", query.name, k, hits, undecided, certified, uncertain,
                         stats=stats, interrupted=interrupted)

@@ -54,8 +54,8 @@ class SearchResult:
         Best first: increasing distance (GED) or decreasing similarity (MCES). For a range
         query, every graph proven within the threshold; for kNN the k best found.
     undecided : list of Hit
-        Graphs whose verification stopped (time limit) with bounds on both sides of the
-        threshold: maybe in, maybe out; never silently dropped or included.
+        Graphs whose verification stopped (``stats["stopped"]`` says why) with bounds on both
+        sides of the threshold: maybe in, maybe out; never silently dropped or included.
     certified : bool
         True when the answer is exact: a range answer with nothing undecided and every hit's
         distance proven, or k nearest whose k-th distance is proven and that no other graph
@@ -65,7 +65,9 @@ class SearchResult:
         unverified graph could still be as close).
     stats : dict
         ``screened`` (graphs filtered), ``candidates`` (stage -> graphs left after it),
-        ``verified`` (pairs solved), ``seconds`` (stage -> time).
+        ``verified`` (pairs solved), ``seconds`` (stage -> time), and when some graph of the
+        answer was left unproven, ``stopped`` (reason -> how many: ``"time limit"``, or
+        ``"kernels not compiled yet ..."`` on a fresh install before ``gedkit warmup``).
     """
 
     kind: str
