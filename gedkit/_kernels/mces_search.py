@@ -217,8 +217,8 @@ class _Work(NamedTuple):
     twin_seen: np.ndarray  # per twin class of g2: already tried as an image
     reach1: np.ndarray  # connected mode: g1 nodes the fragment can still reach
     reach2: np.ndarray  # ... g2 nodes likewise
-    queue: np.ndarray  # breadth-first queue for those
-    every2: np.ndarray  # zeros: every used node of g2 is a source
+    queue: np.ndarray  # breadth-first queue of node pairs (x * n2 + y) for those
+    visited: np.ndarray  # (n1, n2): node pairs the breadth-first search reached
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -268,23 +268,21 @@ def _expand(d, order, pair, lag, state, threshold, attach, seeding, classes, wor
     inner1, inner2, anc1, anc2 = work.inner1, work.inner2, work.anc1, work.anc2
     anchor_of, own1, own1w, near_u = work.anchor_of, work.own1, work.own1w, work.near_u
     twin_seen, reach1, reach2 = work.twin_seen, work.reach1, work.reach2
-    queue, every2 = work.queue, work.every2
     u = order[d]
     g = gval[d]
     lag = lval[d]
     assigned1[u] = True
     if attach:
         # from the mapped nodes (and u, which may join them) through undecided nodes
-        _reach(ptr1, nbr1, assigned1, fwd, u, reach1, queue)
-        _reach(ptr2, nbr2, used2, every2, -1, reach2, queue)
+        _pair_reach(pair, state, u, work)
     # inner part
     for e in range(e1.shape[0]):
         if (not assigned1[e1[e, 0]] and not assigned1[e1[e, 1]]
-                and (not attach or reach1[e1[e, 0]])):
+                and (not attach or (reach1[e1[e, 0]] and reach1[e1[e, 1]]))):
             inner1[ec1[e]] += 1
     for e in range(e2.shape[0]):
         if (not used2[e2[e, 0]] and not used2[e2[e, 1]]
-                and (not attach or reach2[e2[e, 0]])):
+                and (not attach or (reach2[e2[e, 0]] and reach2[e2[e, 1]]))):
             inner2[ec2[e]] += 1
     base = 0
     for c in range(inner1.shape[0]):
@@ -362,7 +360,7 @@ def _expand(d, order, pair, lag, state, threshold, attach, seeding, classes, wor
             for k in range(ptr2[v], ptr2[v + 1]):
                 y = nbr2[k]
                 c = cls2[k]
-                if not used2[y]:
+                if not used2[y] and (not attach or (reach2[v] and reach2[y])):
                     # edge (v, y) leaves the inner part and may join u's own row
                     if inner2[c] <= inner1[c]:
                         h -= 1
@@ -376,7 +374,8 @@ def _expand(d, order, pair, lag, state, threshold, attach, seeding, classes, wor
                     if t >= 0 and anc2[t, c] <= anc1[t, c]:
                         h -= 1
             for k in range(ptr2[v], ptr2[v + 1]):
-                if not used2[nbr2[k]]:
+                y = nbr2[k]
+                if not used2[y] and (not attach or (reach2[v] and reach2[y])):
                     c = cls2[k]
                     inner2[c] += 1
                     own1w[c] = own1[c]
@@ -422,27 +421,48 @@ def _expand(d, order, pair, lag, state, threshold, attach, seeding, classes, wor
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _reach(ptr, nbr, closed, source, extra, reach, queue):
-    """``reach[x]``: ``x`` is a source (``closed`` with ``source[x] >= 0``, or ``extra``) or
-    joined to one through nodes not ``closed``."""
+def _pair_reach(pair, state, u, work):
+    """Connected mode: ``reach1[x]`` (``reach2[y]``) when some node pair ``(x, y)`` can still
+    join the fragment: a breadth-first search over node pairs from the mapped ones
+    ``(a, fwd[a])``, stepping from ``(x, y)`` to ``(x', y')`` along an edge of g1 and one of
+    g2 of the same class (so ``x'`` and ``y'`` have equal labels), onto undecided nodes of g1
+    (``u`` included) and unused ones of g2. Every common edge a completion adds joins two
+    such pairs (the path that connects it to the fragment is one such walk), so edges with
+    an end outside the reach cannot be common."""
+    ptr1, nbr1, cls1 = pair.ptr1, pair.nbr1, pair.cls1
+    ptr2, nbr2, cls2 = pair.ptr2, pair.nbr2, pair.cls2
+    fwd, assigned1, used2 = state.fwd, state.assigned1, state.used2
+    reach1, reach2, queue, visited = work.reach1, work.reach2, work.queue, work.visited
+    n2 = used2.shape[0]
+    reach1[:] = False
+    reach2[:] = False
     n = 0
-    for x in range(reach.shape[0]):
-        reach[x] = False
-    for x in range(reach.shape[0]):
-        if (closed[x] and source[x] >= 0) or x == extra:
-            reach[x] = True
-            queue[n] = x
+    for a in range(fwd.shape[0]):
+        if assigned1[a] and a != u and fwd[a] >= 0:
+            visited[a, fwd[a]] = True
+            reach1[a] = True
+            reach2[fwd[a]] = True
+            queue[n] = a * n2 + fwd[a]
             n += 1
     head = 0
     while head < n:
-        x = queue[head]
+        x, y = queue[head] // n2, queue[head] % n2
         head += 1
-        for k in range(ptr[x], ptr[x + 1]):
-            y = nbr[k]
-            if not reach[y] and not closed[y]:
-                reach[y] = True
-                queue[n] = y
-                n += 1
+        for k in range(ptr1[x], ptr1[x + 1]):
+            x2 = nbr1[k]
+            if assigned1[x2] and x2 != u:
+                continue  # mapped (a source already) or left out
+            c = cls1[k]
+            for j in range(ptr2[y], ptr2[y + 1]):
+                y2 = nbr2[j]
+                if cls2[j] == c and not used2[y2] and not visited[x2, y2]:
+                    visited[x2, y2] = True
+                    reach1[x2] = True
+                    reach2[y2] = True
+                    queue[n] = x2 * n2 + y2
+                    n += 1
+    for i in range(n):
+        visited[queue[i] // n2, queue[i] % n2] = False
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -510,10 +530,10 @@ def search(order, pair, lag, state, ctl, best_map, upper, max_steps):
     n1 = fwd.shape[0]
     reach1 = np.zeros(n1 if connected else 0, dtype=np.bool_)
     reach2 = np.zeros(n2 if connected else 0, dtype=np.bool_)
-    queue = np.zeros(max(n1, n2) if connected else 0, dtype=np.int64)
-    every2 = np.zeros(n2 if connected else 0, dtype=np.int64)  # every used node is a source
+    queue = np.zeros(n1 * n2 if connected else 0, dtype=np.int64)
+    visited = np.zeros((n1, n2) if connected else (0, 0), dtype=np.bool_)
     work = _Work(inner1, inner2, anc1, anc2, anchor_of, own1, own1w, near_u, twin_seen,
-                 reach1, reach2, queue, every2)
+                 reach1, reach2, queue, visited)
     steps = 0
     while steps < max_steps:
         d = ctl[DEPTH]
