@@ -139,6 +139,21 @@ def test_bad_value():
         gedkit.mces("CCO", "CCO", connected=1)
 
 
+def test_a_search_state_beyond_the_memory_cap_is_not_built():
+    """Connected mode keeps a row of children per deferral too: on large graphs that state
+    alone can pass the memory cap (5,000 nodes: ~3 GB), so the search is not started and the
+    greedy map's largest fragment answers, with the bound."""
+    rng = np.random.default_rng(2)
+    from tests.helpers import random_graph
+
+    g1 = random_graph(rng, 200, p=0.015, n_labels=3, e_labels=2)
+    g2 = random_graph(rng, 200, p=0.015, n_labels=3, e_labels=2)
+    r = gedkit.mces(g1, g2, "exact", connected=True, memory=200_000)
+    assert r.stats["stopped"] == "time or memory limit: the search's state does not fit"
+    check_answer(r, r.problem)
+    assert not r.optimal or r.num_edges == r.upper_bound
+
+
 def test_timeout_keeps_a_connected_map_and_a_bound():
     rng = np.random.default_rng(0)
     from tests.helpers import random_graph

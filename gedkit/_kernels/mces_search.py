@@ -70,6 +70,9 @@ FOUND = 2  # enumerating: best_map holds the next map above the floor; call agai
 DEPTH, FRESH, INCUMBENT, EXPANDED, FLOOR, CONNECTED, ENUMERATE = 0, 1, 2, 3, 4, 5, 6
 # the child "u deferred" (connected mode) among the images of u
 DEFER = -2
+# node pairs the connected bound's walk may reach, per node of the two graphs, at each step
+# (beyond: each graph's own reach, weaker): keeps a step's price near the rest of its work
+PAIR_REACH = 4
 
 
 # The helpers a search step calls are inlined into it (numba's IR inliner): as separate
@@ -217,8 +220,9 @@ class _Work(NamedTuple):
     twin_seen: np.ndarray  # per twin class of g2: already tried as an image
     reach1: np.ndarray  # connected mode: g1 nodes the fragment can still reach
     reach2: np.ndarray  # ... g2 nodes likewise
-    queue: np.ndarray  # breadth-first queue of node pairs (x * n2 + y) for those
+    queue: np.ndarray  # breadth-first queue of node pairs (x * n2 + y), or of nodes, for those
     visited: np.ndarray  # (n1, n2): node pairs the breadth-first search reached
+    every2: np.ndarray  # zeros: every used node of g2 is a source (each graph's own reach)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -268,13 +272,17 @@ def _expand(d, order, pair, lag, state, threshold, attach, seeding, classes, wor
     inner1, inner2, anc1, anc2 = work.inner1, work.inner2, work.anc1, work.anc2
     anchor_of, own1, own1w, near_u = work.anchor_of, work.own1, work.own1w, work.near_u
     twin_seen, reach1, reach2 = work.twin_seen, work.reach1, work.reach2
+    queue, every2 = work.queue, work.every2
     u = order[d]
     g = gval[d]
     lag = lval[d]
     assigned1[u] = True
-    if attach:
-        # from the mapped nodes (and u, which may join them) through undecided nodes
-        _pair_reach(pair, state, u, work)
+    # from the mapped nodes (and u, which may join them) through undecided nodes, as node
+    # pairs; where there are too many of them to walk at every step (large graphs, few
+    # labels): each graph's own reach, a weaker bound at the old price
+    if attach and not _pair_reach(pair, state, u, work):
+        _reach(ptr1, nbr1, assigned1, fwd, u, reach1, queue)
+        _reach(ptr2, nbr2, used2, every2, -1, reach2, queue)
     # inner part
     for e in range(e1.shape[0]):
         if (not assigned1[e1[e, 0]] and not assigned1[e1[e, 1]]
@@ -428,7 +436,8 @@ def _pair_reach(pair, state, u, work):
     g2 of the same class (so ``x'`` and ``y'`` have equal labels), onto undecided nodes of g1
     (``u`` included) and unused ones of g2. Every common edge a completion adds joins two
     such pairs (the path that connects it to the fragment is one such walk), so edges with
-    an end outside the reach cannot be common."""
+    an end outside the reach cannot be common. Returns False, the reach unfinished, once
+    the walk has reached as many pairs as ``queue`` holds (:data:`PAIR_REACH` per node)."""
     ptr1, nbr1, cls1 = pair.ptr1, pair.nbr1, pair.cls1
     ptr2, nbr2, cls2 = pair.ptr2, pair.nbr2, pair.cls2
     fwd, assigned1, used2 = state.fwd, state.assigned1, state.used2
@@ -456,6 +465,10 @@ def _pair_reach(pair, state, u, work):
             for j in range(ptr2[y], ptr2[y + 1]):
                 y2 = nbr2[j]
                 if cls2[j] == c and not used2[y2] and not visited[x2, y2]:
+                    if n == queue.shape[0]:
+                        for i in range(n):
+                            visited[queue[i] // n2, queue[i] % n2] = False
+                        return False
                     visited[x2, y2] = True
                     reach1[x2] = True
                     reach2[y2] = True
@@ -463,6 +476,31 @@ def _pair_reach(pair, state, u, work):
                     n += 1
     for i in range(n):
         visited[queue[i] // n2, queue[i] % n2] = False
+    return True
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _reach(ptr, nbr, closed, source, extra, reach, queue):
+    """``reach[x]``: ``x`` is a source (``closed`` with ``source[x] >= 0``, or ``extra``) or
+    joined to one through nodes not ``closed``."""
+    n = 0
+    for x in range(reach.shape[0]):
+        reach[x] = False
+    for x in range(reach.shape[0]):
+        if (closed[x] and source[x] >= 0) or x == extra:
+            reach[x] = True
+            queue[n] = x
+            n += 1
+    head = 0
+    while head < n:
+        x = queue[head]
+        head += 1
+        for k in range(ptr[x], ptr[x + 1]):
+            y = nbr[k]
+            if not reach[y] and not closed[y]:
+                reach[y] = True
+                queue[n] = y
+                n += 1
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -530,10 +568,11 @@ def search(order, pair, lag, state, ctl, best_map, upper, max_steps):
     n1 = fwd.shape[0]
     reach1 = np.zeros(n1 if connected else 0, dtype=np.bool_)
     reach2 = np.zeros(n2 if connected else 0, dtype=np.bool_)
-    queue = np.zeros(n1 * n2 if connected else 0, dtype=np.int64)
+    queue = np.zeros(PAIR_REACH * (n1 + n2) if connected else 0, dtype=np.int64)
     visited = np.zeros((n1, n2) if connected else (0, 0), dtype=np.bool_)
+    every2 = np.zeros(n2 if connected else 0, dtype=np.int64)  # every used node is a source
     work = _Work(inner1, inner2, anc1, anc2, anchor_of, own1, own1w, near_u, twin_seen,
-                 reach1, reach2, queue, visited)
+                 reach1, reach2, queue, visited, every2)
     steps = 0
     while steps < max_steps:
         d = ctl[DEPTH]

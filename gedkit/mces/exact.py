@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, ClassVar, NamedTuple
 import numpy as np
 
 from gedkit._kernels.bundles import MCESPair, Relaxation
+from gedkit.budget import DEFAULT_MEMORY
 from gedkit.configurable import Option
 from gedkit.mces.base import Budget, Method, register
 from gedkit.mces.options import CONNECTED, RASCAL_TIES
@@ -68,6 +69,23 @@ CONNECTED_PROBE = 200_000
 _FIRST_SEARCH_CELLS = 40_000
 # symmetric first decisions are looked for up to this many nodes in either graph
 _SYMMETRY_UP_TO = 500
+
+
+#: bytes a fresh search state is filled at, per second (allocation and first touch)
+_BYTES_PER_SECOND = 1e9
+
+
+def _state_bytes(p: MCESProblem, connected: bool) -> int:
+    """Bytes of the search's state (:func:`gedkit._kernels.mces_search.new_state`): four
+    int64 tables of a row per depth (a node of g1 each, and in connected mode a deferral per
+    end of each edge) by a column per image a node may have (g2's nodes of its label, and
+    "none"), and in connected mode a node-pair table."""
+    rows = p.n1 + (2 * p.g1.m if connected else 0)
+    width = 1
+    if p.n1 and p.n2:
+        top = int(max(p.node_labels1.max(), p.node_labels2.max())) + 1
+        width += int(np.bincount(p.node_labels2, minlength=top)[p.node_labels1].max())
+    return 32 * (rows + 1) * width + (p.n1 * p.n2 if connected else 0)
 
 
 def branch_and_bound(
@@ -119,10 +137,15 @@ def branch_and_bound(
         if connected:
             seed = problem.largest_fragment(seed)
         best_map = problem.inverse(seed) if swap else seed.copy()
-    if not affordable(start_up_seconds(kernels=True), budget):
-        # numba's start-up alone would overrun: the map in hand (else the greedy one) and
-        # the bound
-        stats["stopped"] = "time limit: the search's start-up does not fit"
+    state = _state_bytes(p, connected)
+    memory = budget.memory if budget.memory is not None else DEFAULT_MEMORY
+    too_big = state > memory or not affordable(state / _BYTES_PER_SECOND, budget)
+    if too_big or not affordable(start_up_seconds(kernels=True), budget):
+        # numba's start-up alone would overrun, or the search's state (a row of children per
+        # depth: large graphs in connected mode, with a depth per deferral too): the map in
+        # hand (else the greedy one) and the bound
+        stats["stopped"] = ("time or memory limit: the search's state does not fit" if too_big
+                            else "time limit: the search's start-up does not fit")
         forward = p.inverse(best_map) if swap else best_map
         if incumbent is None:
             forward = greedy_map(problem)
