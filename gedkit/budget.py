@@ -30,7 +30,8 @@ from typing import Any
 from gedkit.errors import OptionError, Words, render
 
 __all__ = [
-    "COMMAND_TIMEOUT", "DEFAULT_MEMORY", "NOTICE_AFTER", "PAIR_TIMEOUT", "Budget",
+    "COMMAND_TIMEOUT", "DEFAULT_MEMORY", "KERNELS_NOT_READY", "NOTICE_AFTER", "PAIR_TIMEOUT",
+    "Budget",
     "InterruptedWarning", "LongRunNotice", "cancelled_by", "interrupted", "interruptible",
     "resident", "solve_within",
 ]
@@ -43,6 +44,9 @@ PAIR_TIMEOUT = 1.0
 COMMAND_TIMEOUT = 60.0
 #: bytes a solve may build when its budget names no memory limit (1 GiB)
 DEFAULT_MEMORY = 1 << 30
+#: ``stats["stopped"]`` of a solve that answered with its cheap bounds because the kernels
+#: it needs were not compiled and compiling them did not fit its time limit
+KERNELS_NOT_READY = "kernels not compiled yet (compiling in the background)"
 
 _INTERRUPT = threading.Event()
 # a per-call stop (gedkit.ged_iter's consumer leaving early), seen by the budgets of the thread
@@ -208,7 +212,7 @@ def solve_within(method: Any, problem: Any, budget: Budget) -> Any:
         elif warm.wait(method.kernels, budget):
             result = method.solve(problem, budget)
         else:
-            result.stats["stopped"] = "kernels not compiled yet (compiling in the background)"
+            result.stats["stopped"] = KERNELS_NOT_READY
     else:
         # (whether numba's start-up is paid is read from numba itself, see warm.started: a
         # method with kernels may have solved this problem without running any)

@@ -283,16 +283,20 @@ def test_undecided_before_kernels_compile_are_not_blamed_on_the_time_limit(capsy
     have at once, well within their limit: the note says why, and what to do."""
     import argparse
 
+    from gedkit.budget import KERNELS_NOT_READY
     from gedkit.cli._search import _tell_limits
     from gedkit.search.result import Hit, SearchResult
 
-    result = SearchResult("range", "q", 3.0, [], [Hit(7, 6.0, 2.0, 6.0, False)], False)
     args = argparse.Namespace(timeout=1.0)
-    _tell_limits([result], args, cold=True)
-    err = capsys.readouterr().err
-    assert "not ready yet" in err and "gedkit warmup" in err and "time limit" not in err
-    _tell_limits([result], args, cold=False)
-    assert "reached the time limit of 1 s per pair" in capsys.readouterr().err
+    for reason in (KERNELS_NOT_READY, "timeout"):
+        result = SearchResult("range", "q", 3.0, [], [Hit(7, 6.0, 2.0, 6.0, False)], False,
+                              stats={"stopped": {reason: 1}})
+        _tell_limits([result], args)
+        err = capsys.readouterr().err
+        if reason == KERNELS_NOT_READY:
+            assert "not ready yet" in err and "gedkit warmup" in err and "time limit" not in err
+        else:
+            assert "reached the time limit of 1 s per pair" in err
 
 
 def test_interrupted_search_prints_what_was_answered(capsys, lib, monkeypatch):

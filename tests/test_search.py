@@ -376,6 +376,7 @@ def test_undecided_before_kernels_compile_say_so(question, monkeypatch):
     """On a fresh install the verifications answer with their cheap bounds at once when a
     compile cannot fit their limit; the answer says that, not "time limit"."""
     from gedkit._kernels import warm
+    from gedkit.budget import KERNELS_NOT_READY
 
     rng = np.random.default_rng(7)
     big = [random_graph(rng, 14, p=0.5, n_labels=1, e_labels=1) for _ in range(3)]
@@ -389,6 +390,7 @@ def test_undecided_before_kernels_compile_say_so(question, monkeypatch):
     unproven = len(res.undecided) + sum(not h.optimal for h in res.hits)
     assert unproven and set(res.stats["stopped"]) == {
         "kernels not compiled yet (compiling in the background)"}
+    assert set(res.stats["stopped"]) == {KERNELS_NOT_READY}
 
 
 def test_many_queries_and_processes_give_the_same_answers(tmp_path):

@@ -118,6 +118,7 @@ def _block_work():
             np.empty(BLOCK, i), np.empty(BLOCK, i), np.empty(BLOCK, i), np.empty(BLOCK, i),
             np.empty(BLOCK, f), np.empty(BLOCK, f), np.empty(BLOCK, f), np.empty(BLOCK, f))
 
+
 @njit(cache=True, nogil=True)
 def _block_bounds(rows, first, last, sig, query, costs, branches, integral, limit, work):
     """The bounds of rows ``rows[first:last]`` (at most :data:`BLOCK` of them): their label

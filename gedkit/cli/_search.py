@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gedkit.budget import KERNELS_NOT_READY
 from gedkit.budget import PAIR_TIMEOUT as DEFAULT_TIMEOUT
 from gedkit.cli._args import add_solver_arguments, parse_options, parse_size
 from gedkit.cli._ged import _duration, _show, add_draw_arguments, check_draw, write_picture
@@ -32,8 +33,6 @@ KINDS = {
     "--mces-nearest": ("mces_knn", True, "mces"),
 }
 DEFAULT_METHOD = {"ged": "astar", "mces": "exact"}
-#: the compiled kernel families a question's verifications run on (gedkit._kernels.warm)
-KERNELS = {"ged": ("tree_search", "search"), "mces": ("mces",)}
 _SQLITE = b"SQLite format 3\x00"
 # keyword arguments of the search calls that a method option must not replace
 _RESERVED = {"query", "queries", "tau", "k", "min_similarity", "costs", "method", "timeout",
@@ -106,9 +105,6 @@ def run(args: argparse.Namespace) -> int:
     coll = Collection.open(args.lib)
     queries, labels, batch = read_queries(args.query, coll, args)
     search = getattr(coll, kind)
-    from gedkit._kernels import warm
-
-    cold = not warm.all_ready(KERNELS[question])  # verifications then stop at cheap bounds
     if args.scheduler is not None:
         if args.jobs != 1:
             raise OptionError("--jobs (local processes) and --scheduler (a Dask cluster) "
@@ -129,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
     write(results, args, batch)
     if results:  # nothing answered (Ctrl-C at once): no picture to draw
         write_picture(args, lambda out: _draw_grid(out, results, coll, queries))
-    _tell_limits(results, args, cold)
+    _tell_limits(results, args)
     interrupted = len(results) < len(queries) or any(r.interrupted for r in results)
     if interrupted:
         answered = sum(not r.interrupted for r in results)
@@ -455,15 +451,14 @@ def _seconds(result: SearchResult) -> float:
     return float(sum((result.stats.get("seconds") or {}).values()))
 
 
-def _tell_limits(results: list[SearchResult], args: argparse.Namespace, cold: bool) -> None:
+def _tell_limits(results: list[SearchResult], args: argparse.Namespace) -> None:
     """A note when verifications left graphs undecided or values unproven: the time limit,
-    or compiled kernels not ready yet (``cold`` when the search started, or a result's
-    ``stats["stopped"]`` says so), when verifications answer with the cheap bounds they have
-    at once rather than wait for a compile longer than their limit."""
+    or (a result's ``stats["stopped"]`` says so) compiled kernels not ready yet, when
+    verifications answer with the cheap bounds they have at once rather than wait for a
+    compile longer than their limit."""
     stopped = sum(len(r.undecided) + sum(not h.optimal for h in r.hits) for r in results
                   if not r.interrupted)
-    cold = cold or any(reason.startswith("kernels") for r in results
-                       for reason in r.stats.get("stopped") or {})
+    cold = any(KERNELS_NOT_READY in (r.stats.get("stopped") or {}) for r in results)
     if stopped and cold:
         print(f"gedkit: note: {stopped} verifications stopped before deciding: gedkit's "
               "compiled kernels are not ready yet (first use after installing: they are "

@@ -75,17 +75,25 @@ _SYMMETRY_UP_TO = 500
 _BYTES_PER_SECOND = 1e9
 
 
-def _state_bytes(p: MCESProblem, connected: bool) -> int:
-    """Bytes of the search's state (:func:`gedkit._kernels.mces_search.new_state`): four
-    int64 tables of a row per depth (a node of g1 each, and in connected mode a deferral per
-    end of each edge) by a column per image a node may have (g2's nodes of its label, and
-    "none"), and in connected mode a node-pair table."""
+def _state_fits(p: MCESProblem, connected: bool, budget: Budget) -> bool:
+    """Whether the search's state (:func:`gedkit._kernels.mces_search.new_state`) fits the
+    memory cap and can be filled in the time left: four int64 tables of a row per depth (a
+    node of g1 each, and in connected mode a deferral per end of each edge) by a column per
+    image a node may have (g2's nodes of its label, and "none"), and in connected mode a
+    node-pair table. Counted with every node of g2 an image first (no label count on the
+    small pairs that pass that way)."""
+    memory = budget.memory if budget.memory is not None else DEFAULT_MEMORY
     rows = p.n1 + (2 * p.g1.m if connected else 0)
-    width = 1
-    if p.n1 and p.n2:
-        top = int(max(p.node_labels1.max(), p.node_labels2.max())) + 1
-        width += int(np.bincount(p.node_labels2, minlength=top)[p.node_labels1].max())
-    return 32 * (rows + 1) * width + (p.n1 * p.n2 if connected else 0)
+    pairs = p.n1 * p.n2 if connected else 0
+
+    def fits(width: int) -> bool:
+        size = 32 * (rows + 1) * width + pairs
+        return size <= memory and affordable(size / _BYTES_PER_SECOND, budget)
+
+    if fits(p.n2 + 1) or not (p.n1 and p.n2):
+        return True
+    top = int(max(p.node_labels1.max(), p.node_labels2.max())) + 1
+    return fits(1 + int(np.bincount(p.node_labels2, minlength=top)[p.node_labels1].max()))
 
 
 def branch_and_bound(
@@ -137,9 +145,7 @@ def branch_and_bound(
         if connected:
             seed = problem.largest_fragment(seed)
         best_map = problem.inverse(seed) if swap else seed.copy()
-    state = _state_bytes(p, connected)
-    memory = budget.memory if budget.memory is not None else DEFAULT_MEMORY
-    too_big = state > memory or not affordable(state / _BYTES_PER_SECOND, budget)
+    too_big = not _state_fits(p, connected, budget)
     if too_big or not affordable(start_up_seconds(kernels=True), budget):
         # numba's start-up alone would overrun, or the search's state (a row of children per
         # depth: large graphs in connected mode, with a depth per deferral too): the map in
