@@ -32,6 +32,7 @@ import math
 import time
 from collections.abc import Callable, Iterator
 from functools import cached_property, lru_cache
+from itertools import chain, repeat
 
 import numpy as np
 
@@ -318,32 +319,30 @@ def query_signatures(queries: list[Graph], vocab: dict[str, Vocabulary]) -> Quer
     for one integer code, the Python way."""
     from gedkit._kernels.signatures import query_signatures as kernel
 
-    known = {kind: vocab[kind].index.get for kind in ("node", "edge")}
+    plain = [not (g.directed or g.loops) for g in queries]
+    node_ptr, node_ords, node_missing = _known_ordinals(queries, "node", vocab["node"])
+    edge_ptr, edge_ords, edge_missing = _known_ordinals(queries, "edge", vocab["edge"])
     python: dict[int, tuple] = {}
     own_views: dict[int, dict] = {}  # of the queries with labels the collection lacks
-    node_lists, edge_lists = [], []
-    for i, g in enumerate(queries):
-        if g.directed or g.loops:  # not what collection searches compare; told elsewhere
-            python[i] = query_signature(g, vocab)
-            nodes = edges = _NONE
-        else:
-            nodes, edges = _known_ordinals(g, "node", known), _known_ordinals(g, "edge", known)
-            if nodes is None or edges is None:
+    special = np.flatnonzero(~np.array(plain, dtype=bool) | node_missing | edge_missing)
+    if len(special):
+        # the queries the one pass cannot take as they are: on the Python path (as empty
+        # graphs in the kernel), or with their own labels numbered in views of their own
+        own = {}
+        for i in special.tolist():
+            g = queries[i]
+            if not plain[i]:  # not what collection searches compare; told elsewhere
+                python[i] = query_signature(g, vocab)
+                own[i] = (_NONE, _NONE)
+            else:
                 views = own_views[i] = {k: v.overlay() for k, v in vocab.items()}
-                nodes = np.array(_ordinals(g.node_keys, g.node_labels, views["node"], []),
-                                 dtype=np.int64)
-                edges = np.array(_ordinals(g.edge_keys, g.edge_labels, views["edge"], []),
-                                 dtype=np.int64)
-        node_lists.append(nodes)
-        edge_lists.append(edges)
-    # every query through the kernel (those on the Python path as empty graphs)
-    n = np.array([len(o) for o in node_lists], dtype=np.int64)
-    m = np.array([len(o) for o in edge_lists], dtype=np.int64)
-    node_ptr, edge_ptr = np.zeros(len(n) + 1, np.int64), np.zeros(len(m) + 1, np.int64)
-    np.cumsum(n, out=node_ptr[1:])
-    np.cumsum(m, out=edge_ptr[1:])
-    node_ords = np.concatenate([_NONE, *node_lists])
-    edge_ords = np.concatenate([_NONE, *edge_lists])
+                own[i] = (np.array(_ordinals(g.node_keys, g.node_labels, views["node"], []),
+                                   dtype=np.int64),
+                          np.array(_ordinals(g.edge_keys, g.edge_labels, views["edge"], []),
+                                   dtype=np.int64))
+        node_ptr, node_ords = _replaced(node_ptr, node_ords, {i: o[0] for i, o in own.items()})
+        edge_ptr, edge_ords = _replaced(edge_ptr, edge_ords, {i: o[1] for i, o in own.items()})
+    n, m = np.diff(node_ptr), np.diff(edge_ptr)
     ends = np.concatenate([np.empty(0, np.int64)] + [
         g.edges.ravel() for i, g in enumerate(queries) if i not in python]).astype(np.int64)
     radix = len(vocab["edge"]) + 1
@@ -374,7 +373,8 @@ def query_signatures(queries: list[Graph], vocab: dict[str, Vocabulary]) -> Quer
         views = own_views.get(i) or {k: v.overlay() for k, v in vocab.items()}
         mine = branch_ords[node_ptr[i]:node_ptr[i + 1]]
         if len(mine) and mine.max() >= n_branches:  # branches only it has: named in its view
-            keys = branch_keys(g, node_lists[i].tolist(), edge_lists[i].tolist())
+            keys = branch_keys(g, node_ords[node_ptr[i]:node_ptr[i + 1]].tolist(),
+                               edge_ords[edge_ptr[i]:edge_ptr[i + 1]].tolist())
             for key, o in zip(keys, mine.tolist(), strict=True):
                 if o >= n_branches:
                     views["branch"].ordinal(key)
@@ -389,15 +389,35 @@ def query_signatures(queries: list[Graph], vocab: dict[str, Vocabulary]) -> Quer
 _NONE = np.zeros(0, dtype=np.int64)
 
 
-def _known_ordinals(g: Graph, kind: str, known: dict) -> np.ndarray | None:
-    """The vocabulary ordinals of ``g``'s node or edge labels (``kind``), each distinct
-    label looked up once (:meth:`Graph.label_codes`); None when one is not in the
-    vocabulary."""
-    codes, distinct = g.label_codes(kind)
-    ords = [known[kind](key) for key in distinct]
-    if None in ords:
-        return None
-    return np.array(ords, dtype=np.int64)[codes] if ords else _NONE
+def _known_ordinals(queries: list[Graph], kind: str, vocab: Vocabulary
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each query's node or edge labels (``kind``) as vocabulary ordinals: where each
+    query's start in one array of all of them, that array, and which queries have a label
+    the vocabulary lacks (their ordinals there mean nothing)."""
+    keys = [g.node_keys if kind == "node" else g.edge_keys for g in queries]
+    ptr = np.zeros(len(keys) + 1, np.int64)
+    np.cumsum(np.fromiter(map(len, keys), np.int64, len(keys)), out=ptr[1:])
+    flat = np.fromiter(map(vocab.index.get, chain.from_iterable(keys), repeat(-1, ptr[-1])),
+                       np.int64, ptr[-1])
+    unknown = np.zeros(len(flat) + 1, np.int64)
+    np.cumsum(flat < 0, out=unknown[1:])
+    return ptr, flat, unknown[ptr[1:]] > unknown[ptr[:-1]]
+
+
+def _replaced(ptr: np.ndarray, flat: np.ndarray, parts: dict[int, np.ndarray]
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """``ptr`` and ``flat`` (see :func:`_known_ordinals`) with query ``i``'s part replaced
+    by ``parts[i]`` for each ``i`` in ``parts``."""
+    pieces, at = [], 0
+    lengths = np.diff(ptr)
+    for i in sorted(parts):
+        pieces += [flat[ptr[at]:ptr[i]], parts[i]]
+        lengths[i] = len(parts[i])
+        at = i + 1
+    pieces.append(flat[ptr[at]:])
+    out = np.zeros_like(ptr)
+    np.cumsum(lengths, out=out[1:])
+    return out, np.concatenate(pieces)
 
 
 def _branch_codes(vocab: dict[str, Vocabulary], radix: int) -> tuple[np.ndarray, np.ndarray]:
@@ -451,6 +471,12 @@ def _equality_terms(const: tuple) -> tuple[tuple, tuple, bool]:
             all_integers(const))
 
 
+#: the stages :func:`within_many` reports the rows left after, in the kernel's order
+_STAGES = ("sizes", "labels", "branches")
+_NO_ROWS, _NO_BOUNDS = np.zeros(0, dtype=np.int64), np.zeros(0)
+_NO_ROWS.setflags(write=False)
+_NO_BOUNDS.setflags(write=False)
+
 #: queries per call of the many-queries range kernel (bounds its output between yields)
 _QUERY_CHUNK = 64
 
@@ -489,11 +515,13 @@ def within_many(sig: Signatures, queries: QuerySignatures, vocab: dict[str, Voca
                                  costs, integral, float(limit), done,
                                  (rows, lb, out_ptr, counts))
             seconds = (time.perf_counter() - tick) / max(upto - done, 1)
-            for c in range(upto - done):
-                a, b = out_ptr[c], out_ptr[c + 1]
-                left = dict(zip(("sizes", "labels", "branches"), counts[c].tolist(),
-                                strict=True))
-                yield rows[a:b].copy(), lb[a:b].copy(), left, seconds
+            ends = out_ptr[:upto - done + 1].tolist()
+            for a, b, left in zip(ends, ends[1:], counts[:upto - done].tolist(), strict=False):
+                left = dict(zip(_STAGES, left, strict=True))
+                if a == b:  # most queries of a range search at a small threshold
+                    yield _NO_ROWS, _NO_BOUNDS, left, seconds
+                else:
+                    yield rows[a:b].copy(), lb[a:b].copy(), left, seconds
             done = upto
 
 

@@ -182,7 +182,7 @@ def _verify_together(coll, pending: list, tau: float, verify: Verifier) -> dict[
 
     # a query with more candidates than that goes alone, block by block (progress shown,
     # Ctrl-C checked between blocks)
-    small = [p for p in pending if 0 < len(p[1]) <= _TOGETHER]
+    small = [p for p in pending if p[1] is not None and len(p[1]) <= _TOGETHER]
     if not small or not BatchVerifier.applies(verify.solver, small[0][3], verify.timeout):
         return {}
     shared = small[0][3].matrices()
@@ -252,26 +252,47 @@ def range_queries(coll, queries: list[Graph], tau: float, model: CostModel, veri
         return
     prepared = query_signatures(queries, vocab)
     found_all = within_many(sig, prepared, vocab, equality_terms(model.equality_costs), limit)
-    pending: list = []  # (position, rows, stages, filter) of the queries filtered, not answered
+    # (position, rows, stages, filter) of the queries filtered, not answered; the answer in
+    # place of the stages for a query without candidates
+    pending: list = []
     waiting = 0  # their candidates
     for i in range(len(queries)):
-        stages = _Stages(len(sig))
         rows, _, left, seconds = next(found_all)
-        if len(rows) > 1:
-            rows = np.sort(rows)
-        stages.stats["candidates"] = left
-        stages.stats["seconds"]["filter"] = seconds
-        filt = GedFilter(model, queries[i], vocab, prepared[i]) if len(rows) else None
-        pending.append((i, rows, stages, filt))
-        waiting += len(rows)
+        if not len(rows):
+            answer = _none_within(queries[i], tau, len(sig), left, seconds)
+            if not pending:
+                yield answer
+                continue
+            pending.append((i, None, answer, None))
+        else:
+            stages = _Stages(len(sig))
+            if len(rows) > 1:
+                rows = np.sort(rows)
+            stages.stats["candidates"] = left
+            stages.stats["seconds"]["filter"] = seconds
+            pending.append((i, rows, stages, GedFilter(model, queries[i], vocab, prepared[i])))
+            waiting += len(rows)
         if waiting < _TOGETHER and i + 1 < len(queries):
             continue
         known = _verify_together(coll, pending, tau, verify)
         for j, rows, stages, filt in pending:
+            if rows is None:
+                yield stages
+                continue
             stages.t = time.perf_counter()
             yield _verified(coll, queries[j], tau, limit, rows, sig, model, verify, filt,
                             stages, progress, known.get(j))
         pending, waiting = [], 0
+
+
+def _none_within(query: Graph, tau: float, screened: int, left: dict[str, int],
+                 seconds: float) -> SearchResult:
+    """The answer to a range query whose filters left no graph (what :func:`_verified`
+    answers then, without its set-up: most queries of a search at a small threshold)."""
+    interrupted = interrupted_now()
+    return SearchResult("range", query.name, tau, [], [], not interrupted, [],
+                        {"screened": screened, "candidates": left, "verified": 0,
+                         "seconds": {"filter": seconds, "verify": 0.0}}, interrupted)
 
 
 def _many(model: CostModel, sig, limit: float) -> bool:
