@@ -36,31 +36,41 @@ def branch_code(node: int, edges, radix: int) -> int:
     return code * DEGREES + len(edges)
 
 
-_branch_code = njit(cache=True, nogil=True, inline="always")(branch_code)
+@njit(cache=True, nogil=True, inline="always")
+def _code_of(node, values, lo, hi, radix):
+    """:func:`branch_code` of ``(node, values[lo:hi])``, read in place."""
+    code = node
+    for k in range(lo, hi):
+        if code >= CODE_LIMIT // radix:
+            return -1
+        code = code * radix + values[k] + 1
+    if code >= CODE_LIMIT // DEGREES or hi - lo >= DEGREES:
+        return -1
+    return code * DEGREES + (hi - lo)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _sort(values):
-    """``values`` sorted in place by insertion: a query's few dozen entries."""
-    for i in range(1, len(values)):
+def _sort(values, lo, hi):
+    """``values[lo:hi]`` sorted in place by insertion: a query's few dozen entries."""
+    for i in range(lo + 1, hi):
         x = values[i]
         j = i - 1
-        while j >= 0 and values[j] > x:
+        while j >= lo and values[j] > x:
             values[j + 1] = values[j]
             j -= 1
         values[j + 1] = x
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _runs(values, ids, counts, at):
-    """``values`` sorted in place, then its distinct values and their counts written from
-    ``at``; returns the next free position."""
-    _sort(values)
+def _runs(values, hi, ids, counts, at):
+    """``values[:hi]`` sorted in place, then its distinct values and their counts written
+    from ``at``; returns the next free position."""
+    _sort(values, 0, hi)
     k = at
     i = 0
-    while i < len(values):
+    while i < hi:
         j = i
-        while j < len(values) and values[j] == values[i]:
+        while j < hi and values[j] == values[i]:
             j += 1
         ids[k] = values[i]
         counts[k] = j - i
@@ -82,7 +92,21 @@ def query_signatures(node_ptr, node_ords, edge_ptr, ends, edge_ords, radix, wide
     ordinal (``branch_size`` on for branches the collection lacks, numbered by first
     appearance) in ``branch_ords``, and its verification record ``[n, m, node ordinals,
     ends, edge ordinals]`` at ``record_ptr[q]`` of ``records``. ``overflow[q]`` is set where
-    a branch has no code (then its outputs mean nothing)."""
+    a branch has no code (then its outputs mean nothing).
+
+    Every query works in the same scratch arrays, read by index ranges: a hundred small
+    queries' own arrays and views cost more than their arithmetic."""
+    n_max = 0
+    m_max = 0
+    for q in range(len(node_ptr) - 1):
+        n_max = max(n_max, node_ptr[q + 1] - node_ptr[q])
+        m_max = max(m_max, edge_ptr[q + 1] - edge_ptr[q])
+    degree = np.empty(n_max, dtype=np.int64)
+    start = np.empty(n_max + 1, dtype=np.int64)
+    fill = np.empty(n_max, dtype=np.int64)
+    incident = np.empty(2 * m_max, dtype=np.int64)
+    unseen = np.empty(n_max, dtype=np.int64)  # codes of the branches the collection lacks
+    scratch = np.empty(max(n_max, m_max), dtype=np.int64)
     at = 0
     set_ptr[0] = 0
     for q in range(len(node_ptr) - 1):
@@ -90,35 +114,38 @@ def query_signatures(node_ptr, node_ords, edge_ptr, ends, edge_ords, radix, wide
         n = node_ptr[q + 1] - n0
         e0 = edge_ptr[q]
         m = edge_ptr[q + 1] - e0
-        degree = np.zeros(n, dtype=np.int64)
+        for v in range(n):
+            degree[v] = 0
         for e in range(e0, e0 + m):
             degree[ends[2 * e]] += 1
             degree[ends[2 * e + 1]] += 1
-        start = np.zeros(n + 1, dtype=np.int64)
+        start[0] = 0
         for v in range(n):
             start[v + 1] = start[v] + degree[v]
-        fill = start[:n].copy()
-        incident = np.empty(2 * m, dtype=np.int64)
+            fill[v] = start[v]
         for e in range(e0, e0 + m):
-            for a in (ends[2 * e], ends[2 * e + 1]):
-                incident[fill[a]] = edge_ords[e]
-                fill[a] += 1
-        unseen = np.empty(n, dtype=np.int64)  # codes of the branches the collection lacks
+            a = ends[2 * e]
+            incident[fill[a]] = edge_ords[e]
+            fill[a] += 1
+            b = ends[2 * e + 1]
+            incident[fill[b]] = edge_ords[e]
+            fill[b] += 1
         n_unseen = 0
         for v in range(n):
-            seg = incident[start[v]:start[v + 1]]
-            _sort(seg)
+            lo = start[v]
+            hi = start[v + 1]
+            _sort(incident, lo, hi)
             known = True  # every incident edge label one the collection has
-            for x in seg:
-                known = known and x + 1 < radix
+            for k in range(lo, hi):
+                known = known and incident[k] + 1 < radix
             if known:
-                code = _branch_code(node_ords[n0 + v], seg, radix)
+                code = _code_of(node_ords[n0 + v], incident, lo, hi, radix)
                 i = np.searchsorted(codes, code)
                 if code >= 0 and i < len(codes) and codes[i] == code:
                     branch_ords[n0 + v] = code_ords[i]
                     continue
             else:  # a branch no graph has: coded apart, below every collection code
-                code = _branch_code(node_ords[n0 + v], seg, wide)
+                code = _code_of(node_ords[n0 + v], incident, lo, hi, wide)
                 code = -2 - code if code >= 0 else -1
             if code == -1:
                 overflow[q] = True
@@ -132,13 +159,19 @@ def query_signatures(node_ptr, node_ords, edge_ptr, ends, edge_ords, radix, wide
                 unseen[n_unseen] = code
                 n_unseen += 1
             branch_ords[n0 + v] = branch_size + found
-        at = _runs(node_ords[n0:n0 + n].copy(), ids, counts, at)
+        for v in range(n):
+            scratch[v] = node_ords[n0 + v]
+        at = _runs(scratch, n, ids, counts, at)
         set_ptr[4 * q + 1] = at
-        at = _runs(edge_ords[e0:e0 + m].copy(), ids, counts, at)
+        for e in range(m):
+            scratch[e] = edge_ords[e0 + e]
+        at = _runs(scratch, m, ids, counts, at)
         set_ptr[4 * q + 2] = at
-        at = _runs(branch_ords[n0:n0 + n].copy(), ids, counts, at)
+        for v in range(n):
+            scratch[v] = branch_ords[n0 + v]
+        at = _runs(scratch, n, ids, counts, at)
         set_ptr[4 * q + 3] = at
-        at = _runs(degree, ids, counts, at)
+        at = _runs(degree, n, ids, counts, at)
         set_ptr[4 * q + 4] = at
         r = record_ptr[q]
         records[r] = n
