@@ -63,6 +63,8 @@ __all__ = [
 DONE = 0  # search space exhausted: no map beats the incumbent and the floor
 PAUSED = 1  # max_steps reached: call again
 FOUND = 2  # enumerating: best_map holds the next map above the floor; call again for more
+# (inside search only) the loop needs the orbits of g2 with its one used node fixed
+_NEED_ORBITS = 3
 
 # ctl slots; a child needs f above both the incumbent and FLOOR (set by the driver to look
 # for large maps only, see gedkit.mces.exact); CONNECTED = 1 grows one fragment only
@@ -549,10 +551,7 @@ def search(order, pair, lag, state, ctl, best_map, upper, max_steps):
     """
     pair, lag, state = MCESPair(*pair), Relaxation(*lag), MCESState(*state)
     n_classes = pair.n_classes
-    fwd, used2, assigned1, gval = state.fwd, state.used2, state.assigned1, state.gval
-    lval, cand, cf, cg, cl = state.lval, state.cand, state.cf, state.cg, state.cl
-    ncand, pos, deferred, when1 = state.ncand, state.pos, state.deferred, state.when1
-    isdefer, undefer = state.isdefer, state.undefer
+    fwd, used2 = state.fwd, state.used2
     N = order.shape[0]
     n2 = used2.shape[0]
     inner1 = np.zeros(n_classes, dtype=np.int64)
@@ -573,14 +572,39 @@ def search(order, pair, lag, state, ctl, best_map, upper, max_steps):
     every2 = np.zeros(n2 if connected else 0, dtype=np.int64)  # every used node is a source
     work = _Work(inner1, inner2, anc1, anc2, anchor_of, own1, own1w, near_u, twin_seen,
                  reach1, reach2, queue, visited, every2)
+    while True:
+        status = _search_loop(order, pair, lag, state, ctl, best_map, upper, max_steps, work)
+        if status != _NEED_ORBITS:
+            return status
+        # the loop allocates nothing: the orbits it asked for are computed here, and it goes
+        # on from the same state (it stopped before marking it expanded)
+        v0 = 0
+        while not used2[v0]:
+            v0 += 1
+        pair.fixed2[v0] = fixed_orbits(pair.ptr2, pair.nbr2, pair.cls2, pair.cadj2,
+                                       pair.labels2, v0)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _search_loop(order, pair, lag, state, ctl, best_map, upper, max_steps, work):
+    """The steps of :func:`search` (its arguments, and its work arrays), compiled without
+    reference counting: it allocates nothing, and numba's counting of every array read out
+    of the bundles, at every step, took half the time of a small pair's search."""
+    fwd, used2, assigned1, gval = state.fwd, state.used2, state.assigned1, state.gval
+    cand, cf, cg, cl = state.cand, state.cf, state.cg, state.cl
+    lval, ncand, pos = state.lval, state.ncand, state.pos
+    deferred, when1 = state.deferred, state.when1
+    isdefer, undefer = state.isdefer, state.undefer
+    N = order.shape[0]
+    connected = ctl[CONNECTED] == 1
     steps = 0
     while steps < max_steps:
         d = ctl[DEPTH]
         if d < 0 or ctl[INCUMBENT] >= upper:
             return DONE
         if ctl[FRESH] == 1:
-            ctl[FRESH] = 0
             if d == N:
+                ctl[FRESH] = 0
                 found = _leaf(gval[N], fwd, best_map, ctl)
                 _retreat(d, order, pair, lag, state, ctl)
                 if found:
@@ -588,6 +612,7 @@ def search(order, pair, lag, state, ctl, best_map, upper, max_steps):
                 continue
             links, mapped = _choose(d, order, pair, state)
             if connected and (links < 0 or (mapped > 0 and links == 0)):
+                ctl[FRESH] = 0
                 # the fragment is closed: nothing undecided touches it, so this is a leaf
                 found = _leaf(gval[d], fwd, best_map, ctl)
                 _retreat(d, order, pair, lag, state, ctl)
@@ -602,7 +627,16 @@ def search(order, pair, lag, state, ctl, best_map, upper, max_steps):
             seeding = mapped == 0 and ctl[ENUMERATE] == 0
             classes = pair.seed2 if seeding else pair.twin2
             if mapped == 1 and ctl[ENUMERATE] == 0 and pair.fixed2.shape[0] > 0:
-                classes = _fixed_classes(pair, used2)
+                # the orbits of g2 with its one used node fixed (computed the first time,
+                # by search): images in one orbit give isomorphic subtrees while nothing
+                # else is used
+                v0 = 0
+                while not used2[v0]:
+                    v0 += 1
+                if pair.fixed2[v0, 0] == -2:
+                    return _NEED_ORBITS
+                classes = pair.fixed2[v0]
+            ctl[FRESH] = 0
             _expand(d, order, pair, lag, state, max(ctl[INCUMBENT], ctl[FLOOR]), attach,
                     seeding, classes, work)
             steps += 1
@@ -634,18 +668,11 @@ def search(order, pair, lag, state, ctl, best_map, upper, max_steps):
     return PAUSED
 
 
-@njit(cache=True, nogil=True)
-def _fixed_classes(pair, used2):
-    """The orbits of g2 with its one used node fixed (row of ``pair.fixed2``, computed the
-    first time): images in one orbit give isomorphic subtrees while nothing else is used."""
-    v0 = 0
-    while not used2[v0]:
-        v0 += 1
-    fixed2 = pair.fixed2
-    if fixed2[v0, 0] == -2:
-        fixed2[v0] = fixed_orbits(pair.ptr2, pair.nbr2, pair.cls2, pair.cadj2, pair.labels2,
-                                  v0)
-    return fixed2[v0]
+@njit(cache=True, nogil=True, inline="always")
+def _copy(source, target):
+    """``target[:] = source`` without an array temporary (the search loop has no NRT)."""
+    for i in range(source.shape[0]):
+        target[i] = source[i]
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -654,12 +681,12 @@ def _leaf(g, fwd, best_map, ctl):
     reported (True) if above the floor."""
     if ctl[ENUMERATE] == 1:
         if g > ctl[FLOOR]:
-            best_map[:] = fwd
+            _copy(fwd, best_map)
             return True
         return False
     if g > ctl[INCUMBENT]:
         ctl[INCUMBENT] = g
-        best_map[:] = fwd
+        _copy(fwd, best_map)
     return False
 
 
