@@ -109,8 +109,6 @@ class MCESProblem(GraphPair):
         edges2 = _edge_codes(g2, ring_matches_ring_only)
         etable1, etable2 = _joint(edges1, edge_ids), _joint(edges2, edge_ids)
         self.edge_labels1, self.edge_labels2 = etable1[edges1[0]], etable2[edges2[0]]
-        self.adj1 = label_adjacency(g1, self.edge_labels1)
-        self.adj2 = label_adjacency(g2, self.edge_labels2)
         # classes from each graph's own (cached) classes: only their few distinct ones are
         # hashed here, numbered in order of first appearance over g1's edges, then g2's
         class_ids: dict = {}
@@ -127,10 +125,23 @@ class MCESProblem(GraphPair):
         p.ring_matches_ring_only = self.ring_matches_ring_only
         p.node_labels1, p.node_labels2 = self.node_labels2, self.node_labels1
         p.edge_labels1, p.edge_labels2 = self.edge_labels2, self.edge_labels1
-        p.adj1, p.adj2 = self.adj2, self.adj1
+        for mine, theirs in (("adj1", "adj2"), ("adj2", "adj1")):
+            if theirs in self.__dict__:  # built already: shared, not built again
+                p.__dict__[mine] = self.__dict__[theirs]
         p.edge_classes1, p.edge_classes2 = self.edge_classes2, self.edge_classes1
         p.n_classes = self.n_classes
         return p
+
+    @cached_property
+    def adj1(self) -> np.ndarray:
+        """Dense adjacency of g1 with each edge's label id, -1 for no edge (built on first
+        use: the connected search of a small pair never reads it)."""
+        return label_adjacency(self.g1, self.edge_labels1)
+
+    @cached_property
+    def adj2(self) -> np.ndarray:
+        """Dense adjacency of g2, as :attr:`adj1`."""
+        return label_adjacency(self.g2, self.edge_labels2)
 
     @cached_property
     def neighbours1(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
