@@ -572,8 +572,10 @@ def search(order, pair, lag, state, ctl, best_map, upper, max_steps):
     every2 = np.zeros(n2 if connected else 0, dtype=np.int64)  # every used node is a source
     work = _Work(inner1, inner2, anc1, anc2, anchor_of, own1, own1w, near_u, twin_seen,
                  reach1, reach2, queue, visited, every2)
+    start = ctl[EXPANDED]  # the loop counts every step there: a resumed loop gets the rest
     while True:
-        status = _search_loop(order, pair, lag, state, ctl, best_map, upper, max_steps, work)
+        status = _search_loop(order, pair, lag, state, ctl, best_map, upper,
+                              max_steps - (ctl[EXPANDED] - start), work)
         if status != _NEED_ORBITS:
             return status
         # the loop allocates nothing: the orbits it asked for are computed here, and it goes
