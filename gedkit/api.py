@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -10,6 +9,7 @@ from gedkit.anytime import Improvement, listener_for
 from gedkit.budget import Budget, InterruptedWarning, interruptible, solve_within
 from gedkit.costs import CostModel
 from gedkit.costs import get as get_costs
+from gedkit.errors import warn
 from gedkit.inputs import as_graph, as_graphs
 from gedkit.result import Result
 from gedkit.solvers import get_solver
@@ -110,8 +110,8 @@ def ged(
         if listener is not None:
             result = listener.settle(result)
     if result.stats.get("stopped") == "interrupted":
-        warnings.warn(f"interrupted: returning the best bounds found so far ({result!r})",
-                      InterruptedWarning, stacklevel=2)
+        warn(InterruptedWarning(f"interrupted: returning the best bounds found so far "
+                                f"({result!r})"))
     if threshold is not None:
         if result.upper_bound <= threshold:
             result.within_threshold = True

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 from gedkit.budget import Budget, InterruptedWarning, interruptible, solve_within
+from gedkit.errors import warn
 from gedkit.inputs import as_graphs
 from gedkit.mces.base import available, get_method
 from gedkit.mces.options import RING_MATCHES_RING_ONLY
@@ -91,8 +91,8 @@ def mces(
     with interruptible():
         result = solve_within(solver, problem, budget)
     if result.stats.get("stopped") == "interrupted":
-        warnings.warn(f"interrupted: returning the best common subgraph found so far "
-                      f"({result!r})", InterruptedWarning, stacklevel=2)
+        warn(InterruptedWarning(f"interrupted: returning the best common subgraph found so "
+                                f"far ({result!r})"))
     return result
 
 
