@@ -1,8 +1,9 @@
 """Does every method hold its time and memory limits, at every size, from a fresh process?
 
-Runs every registered method, GED (``gedkit.methods()``) and MCES (``gedkit.mces.methods()``),
-on every size of ``--sizes``, kind of pair of ``--kinds`` (see ``_limit_pairs.py``) and
-timeout of ``--timeouts``, each cell in a fresh Python process that imports gedkit, reads the
+Runs every registered method, GED (``gedkit.methods()``) and MCES (``gedkit.mces.methods()``;
+those with the ``connected`` option also as ``mces:NAME+connected``), on every size of
+``--sizes``, kind of pair of ``--kinds`` (see ``_limit_pairs.py``) and timeout of
+``--timeouts``, each cell in a fresh Python process that imports gedkit, reads the
 pair and makes one ``gedkit.ged`` / ``gedkit.mces`` call (uniform costs). Per cell it records
 the call's wall time (numba compilation and the torch import included when the call triggers
 them), the child's whole-process wall time, the RSS just before the call and the child's peak
@@ -139,6 +140,9 @@ def child(spec_path: str) -> int:
     question, method = spec["method"].split(":", 1)
     solve = gedkit.ged if question == "ged" else gedkit.mces
     options = {"timeout": spec["timeout"]}
+    method, _, variant = method.partition("+")
+    if variant == "connected":
+        options["connected"] = True
     if spec["memory"] is not None:
         options["memory"] = spec["memory"]
     gc.collect()
@@ -343,11 +347,15 @@ def judge(record: dict, max_rss: int) -> tuple[str, list[str]]:
 # -- the run --------------------------------------------------------------------------------
 
 def registered_methods() -> list[str]:
-    """``ged:NAME`` and ``mces:NAME`` for every registered method, read from the registries."""
+    """``ged:NAME`` and ``mces:NAME`` for every registered method, read from the registries,
+    and ``mces:NAME+connected`` for every MCES method with the ``connected`` option."""
     import gedkit
+    from gedkit.mces.base import available
 
     return ([f"ged:{m}" for m in gedkit.methods()]
-            + [f"mces:{m}" for m in gedkit.mces.methods()])
+            + [f"mces:{m}" for m in gedkit.mces.methods()]
+            + [f"mces:{m}+connected" for m, cls in available().items()
+               if "connected" in cls.defaults()])
 
 
 def select_methods(spec: str | None, registered: list[str]) -> list[str]:
