@@ -580,9 +580,7 @@ def search(order, pair, lag, state, ctl, best_map, upper, max_steps):
             return status
         # the loop allocates nothing: the orbits it asked for are computed here, and it goes
         # on from the same state (it stopped before marking it expanded)
-        v0 = 0
-        while not used2[v0]:
-            v0 += 1
+        v0 = _first_used(used2)
         pair.fixed2[v0] = fixed_orbits(pair.ptr2, pair.nbr2, pair.cls2, pair.cadj2,
                                        pair.labels2, v0)
 
@@ -632,9 +630,7 @@ def _search_loop(order, pair, lag, state, ctl, best_map, upper, max_steps, work)
                 # the orbits of g2 with its one used node fixed (computed the first time,
                 # by search): images in one orbit give isomorphic subtrees while nothing
                 # else is used
-                v0 = 0
-                while not used2[v0]:
-                    v0 += 1
+                v0 = _first_used(used2)
                 if pair.fixed2[v0, 0] == -2:
                     return _NEED_ORBITS
                 classes = pair.fixed2[v0]
@@ -668,6 +664,15 @@ def _search_loop(order, pair, lag, state, ctl, best_map, upper, max_steps, work)
             pos[d] = ncand[d]
             _retreat(d, order, pair, lag, state, ctl)
     return PAUSED
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _first_used(used2):
+    """The first node of g2 marked used (one is, where this is asked)."""
+    v = 0
+    while not used2[v]:
+        v += 1
+    return v
 
 
 @njit(cache=True, nogil=True, inline="always")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["CODE_LIMIT", "DEGREES", "branch_code", "query_signatures"]
+__all__ = ["CODE_LIMIT", "DEGREES", "branch_code", "code_of", "query_signatures"]
 
 #: branch codes stay below this (a branch whose code would not is left to the Python path)
 CODE_LIMIT = 1 << 62
@@ -21,24 +21,9 @@ CODE_LIMIT = 1 << 62
 DEGREES = 64
 
 
-def branch_code(node: int, edges, radix: int) -> int:
-    """The code of the branch ``(node ordinal, sorted edge ordinals)``: the node ordinal,
-    then each edge ordinal + 1 as a digit in base ``radix`` (the edge vocabulary's size + 1),
-    then the degree as a digit in base :data:`DEGREES`, which says how many digits came
-    before it, so no two branches share a code; -1 when it would reach :data:`CODE_LIMIT`."""
-    code = node
-    for x in edges:
-        if code >= CODE_LIMIT // radix:
-            return -1
-        code = code * radix + x + 1
-    if code >= CODE_LIMIT // DEGREES or len(edges) >= DEGREES:
-        return -1
-    return code * DEGREES + len(edges)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _code_of(node, values, lo, hi, radix):
-    """:func:`branch_code` of ``(node, values[lo:hi])``, read in place."""
+def code_of(node: int, values, lo: int, hi: int, radix: int) -> int:
+    """:func:`branch_code` of ``(node, values[lo:hi])``, read in place (compiled as
+    :func:`_code_of` for the queries' kernel)."""
     code = node
     for k in range(lo, hi):
         if code >= CODE_LIMIT // radix:
@@ -47,6 +32,17 @@ def _code_of(node, values, lo, hi, radix):
     if code >= CODE_LIMIT // DEGREES or hi - lo >= DEGREES:
         return -1
     return code * DEGREES + (hi - lo)
+
+
+_code_of = njit(cache=True, nogil=True, inline="always")(code_of)
+
+
+def branch_code(node: int, edges, radix: int) -> int:
+    """The code of the branch ``(node ordinal, sorted edge ordinals)``: the node ordinal,
+    then each edge ordinal + 1 as a digit in base ``radix`` (the edge vocabulary's size + 1),
+    then the degree as a digit in base :data:`DEGREES`, which says how many digits came
+    before it, so no two branches share a code; -1 when it would reach :data:`CODE_LIMIT`."""
+    return code_of(node, edges, 0, len(edges), radix)
 
 
 @njit(cache=True, nogil=True, inline="always")

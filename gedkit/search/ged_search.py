@@ -259,7 +259,9 @@ def range_queries(coll, queries: list[Graph], tau: float, model: CostModel, veri
     for i in range(len(queries)):
         rows, _, left, seconds = next(found_all)
         if not len(rows):
-            answer = _none_within(queries[i], tau, len(sig), left, seconds)
+            answer = _none_within(queries[i], tau, {
+                "screened": len(sig), "candidates": left, "verified": 0,
+                "seconds": {"filter": seconds, "verify": 0.0}})
             if not pending:
                 yield answer
                 continue
@@ -285,14 +287,12 @@ def range_queries(coll, queries: list[Graph], tau: float, model: CostModel, veri
         pending, waiting = [], 0
 
 
-def _none_within(query: Graph, tau: float, screened: int, left: dict[str, int],
-                 seconds: float) -> SearchResult:
-    """The answer to a range query whose filters left no graph (what :func:`_verified`
-    answers then, without its set-up: most queries of a search at a small threshold)."""
+def _none_within(query: Graph, tau: float, stats: dict) -> SearchResult:
+    """The answer to a range query whose filters left no graph (most queries of a search at
+    a small threshold: answered without a verification's set-up)."""
     interrupted = interrupted_now()
-    return SearchResult("range", query.name, tau, [], [], not interrupted, [],
-                        {"screened": screened, "candidates": left, "verified": 0,
-                         "seconds": {"filter": seconds, "verify": 0.0}}, interrupted)
+    return SearchResult("range", query.name, tau, [], [], not interrupted, [], stats,
+                        interrupted)
 
 
 def _many(model: CostModel, sig, limit: float) -> bool:
@@ -324,27 +324,27 @@ def _verified(coll, query: Graph, tau: float, limit: float, rows: np.ndarray, si
               progress, known: dict[int, Outcome] | None = None) -> SearchResult:
     """The range answer from the candidate ``rows``: each verified within ``tau`` (those in
     ``known`` already)."""
+    if not len(rows):
+        stages.done("verify")
+        return _none_within(query, tau, stages.stats)
     hits, undecided = [], []
     kept = []  # their outcomes
     interrupted = False
-    if len(rows):
-        check = _Checker(coll, query, verify, model, filt, stages, progress, ranged=True)
-        try:
-            for first in range(0, len(rows), _BLOCK):
-                rowids = sig.rowids[rows[first:first + _BLOCK]].tolist()
-                for rowid, out in zip(rowids, check(rowids, tau, known), strict=True):
-                    if out is not None and out.lower <= limit:
-                        hit = Hit(rowid, out.upper, out.lower, out.upper, out.optimal,
-                                  out.node_map)
-                        (hits if out.upper <= limit else undecided).append(hit)
-                        kept.append(out)
-                if check.interrupted:
-                    interrupted = True
-                    break
-        except KeyboardInterrupt:
-            interrupted = True
-    else:
-        interrupted = interrupted_now()
+    check = _Checker(coll, query, verify, model, filt, stages, progress, ranged=True)
+    try:
+        for first in range(0, len(rows), _BLOCK):
+            rowids = sig.rowids[rows[first:first + _BLOCK]].tolist()
+            for rowid, out in zip(rowids, check(rowids, tau, known), strict=True):
+                if out is not None and out.lower <= limit:
+                    hit = Hit(rowid, out.upper, out.lower, out.upper, out.optimal,
+                              out.node_map)
+                    (hits if out.upper <= limit else undecided).append(hit)
+                    kept.append(out)
+            if check.interrupted:
+                interrupted = True
+                break
+    except KeyboardInterrupt:
+        interrupted = True
     stages.done("verify")
     if hits or undecided:
         ids = coll._store.ids([h.id for h in hits + undecided])  # rowids so far
