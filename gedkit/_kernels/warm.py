@@ -124,7 +124,7 @@ def _warm_mces() -> None:
                 # MCESProblem.common runs its plain source until this family is ready
                 common_edges(np.full(p.n1, -1, dtype=np.int64), np.zeros(p.n2, dtype=bool),
                              p.node_labels1, p.node_labels2, p.g1.edges, p.edge_labels1,
-                             p.adj2, np.zeros(p.g1.m, dtype=bool))
+                             p.g2.adjacency, p.edge_labels2, np.zeros(p.g1.m, dtype=bool))
 
 
 def _warm_levenshtein() -> None:

@@ -115,15 +115,9 @@ def branch_and_bound(
     elsewhere, caps the search's own. ``connected``: the largest connected common subgraph
     instead (maps are trimmed to their largest fragment, and the Lagrangian search runs to
     the end: the integer program's maps may fall apart)."""
-    from gedkit.mces.bounds import (
-        class_count_bound,
-        linear_relaxation,
-        relaxation_fits,
-        relaxation_model,
-        upper_bound,
-    )
+    # (the later phases' imports are made where they run: a few µs on a small pair's call)
+    from gedkit.mces.bounds import class_count_bound, upper_bound
     from gedkit.mces.cheap import greedy_map
-    from gedkit.mces.refine import refine
 
     t0 = time.perf_counter()
     stats = dict(stats or {})
@@ -163,7 +157,8 @@ def branch_and_bound(
     first = None
     if probe > 0 and p.n1 * p.n2 <= _FIRST_SEARCH_CELLS:
         # most small pairs are settled by one kernel call that keeps its arrays to itself
-        first = _first_search(p, best_map, root, connected, min(probe, FIRST_CHUNK))
+        first = _first_search(p, best_map, root, connected, min(probe, FIRST_CHUNK),
+                              seeded=incumbent is not None)
         best_map = first.best_map
     done = first is not None and first.done
     upper, expanded = root, (first.expanded if first is not None else 0)
@@ -176,6 +171,9 @@ def branch_and_bound(
         if not done:
             upper = min(root, max(run.incumbent, run.open_bound()))
     if not done and not budget.expired():
+        from gedkit.mces.bounds import linear_relaxation, relaxation_fits, relaxation_model
+        from gedkit.mces.refine import refine
+
         fits = relaxation_fits(p, budget)
         model = relaxation_model(p) if fits else None
         relaxation = linear_relaxation(p, budget.remaining(), model) if fits else None
@@ -278,13 +276,14 @@ class _FirstSearch(NamedTuple):
 
 
 def _first_search(p: MCESProblem, best_map: np.ndarray, upper: int, connected: bool,
-                  steps: int) -> _FirstSearch:
+                  steps: int, *, seeded: bool = True) -> _FirstSearch:
     """Up to ``steps`` expansions of a search without the relaxation, seeded with
-    ``best_map``, in one kernel call (:func:`gedkit._kernels.mces_search.first_search`)."""
+    ``best_map`` (``seeded=False``: the empty map), in one kernel call
+    (:func:`gedkit._kernels.mces_search.first_search`)."""
     from gedkit._kernels import mces_search as kernel
 
     found = best_map.copy()
-    ctl = _control(kernel, p, found, -1, connected)
+    ctl = _control(kernel, p, found, -1, connected, seeded)
     status, packed, order = kernel.first_search(
         p.n1, p.n2, p.g1.edges, p.edge_classes1, p.g2.edges, p.edge_classes2,
         p.node_labels1, p.node_labels2, p.n_classes, ctl, found, upper, steps)
@@ -292,14 +291,14 @@ def _first_search(p: MCESProblem, best_map: np.ndarray, upper: int, connected: b
 
 
 def _control(kernel, p: MCESProblem, best_map: np.ndarray, floor: int,
-             connected: bool) -> np.ndarray:
-    """A fresh search's control slots (see :mod:`gedkit._kernels.mces_search`)."""
+             connected: bool, seeded: bool = True) -> np.ndarray:
+    """A fresh search's control slots (see :mod:`gedkit._kernels.mces_search`);
+    ``seeded=False`` says ``best_map`` is the empty map, which keeps nothing."""
     ctl = np.zeros(7, dtype=np.int64)
     ctl[kernel.FRESH] = 1
     ctl[kernel.FLOOR] = floor
     ctl[kernel.CONNECTED] = int(connected)
-    # (the empty map, the seed of most searches, keeps nothing: not worth a recount)
-    ctl[kernel.INCUMBENT] = p.count(best_map) if (best_map >= 0).any() else 0
+    ctl[kernel.INCUMBENT] = p.count(best_map) if seeded else 0
     return ctl
 
 

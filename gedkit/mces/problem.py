@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from gedkit._kernels.mces_count import common_edges as common_edges_source
 from gedkit.errors import GedkitError, GraphError
 from gedkit.graph import Graph, local_codes, refuse_directed
 from gedkit.pair import GraphPair, label_adjacency
@@ -187,9 +188,14 @@ class MCESProblem(GraphPair):
         """Mask over the edges of g1 that ``forward`` keeps: THE definition every solver's
         edge count goes through (read-only; the last map's is kept, since a solve's answer is
         counted by the search, by its result and by whoever reads it)."""
-        from gedkit._kernels import warm
-        from gedkit._kernels.mces_count import VALID, common_edges
+        return self._counted(forward)[0]
 
+    def count(self, forward: Any) -> int:
+        """Number of common edges under ``forward`` (validated)."""
+        return self._counted(forward)[1]
+
+    def _counted(self, forward: Any) -> tuple[np.ndarray, int]:
+        """:meth:`common`'s mask and its number of edges, for the last map asked about."""
         f = np.ascontiguousarray(forward, dtype=np.int64)
         key = f.tobytes() if f.ndim == 1 else None
         last = self.__dict__.get("_last_common")
@@ -197,23 +203,15 @@ class MCESProblem(GraphPair):
             return last[1]
         if f.shape != (self.n1,):
             self.check_map(f)  # raises with the precise reason
-        # until compiled kernels run in this process, the kernel's plain-Python source gives
-        # the same edges: no call waits for a compiler, numba's import or its start-up
-        if warm.started() and warm.ready("mces"):
-            from gedkit._kernels.mces_search import common_edges
         keep = np.zeros(self.g1.m, dtype=bool)
-        found = common_edges(f, np.zeros(self.n2, dtype=bool), self.node_labels1,
-                             self.node_labels2, self.g1.edges, self.edge_labels1, self.adj2,
-                             keep)
-        if found != VALID:
+        found = _common_edges()(f, np.zeros(self.n2, dtype=bool), self.node_labels1,
+                                self.node_labels2, self.g1.edges, self.edge_labels1,
+                                self.g2.adjacency, self.edge_labels2, keep)
+        if found < 0:
             self.check_map(f)  # raises with the precise reason
         keep.setflags(write=False)
-        self._last_common = (key, keep)
-        return keep
-
-    def count(self, forward: Any) -> int:
-        """Number of common edges under ``forward`` (validated)."""
-        return int(self.common(forward).sum())
+        self._last_common = (key, (keep, int(found)))
+        return keep, int(found)
 
     def fragments(self, forward: Any) -> list[np.ndarray]:
         """The connected pieces of the common subgraph under ``forward``: per piece, the
@@ -298,3 +296,22 @@ def _joint_classes(local: tuple[np.ndarray, tuple], nodes: np.ndarray, edges: np
         key = (int(edges[e]), lo, hi) if lo <= hi else (int(edges[e]), hi, lo)
         table.append(ids.setdefault(key, len(ids)))
     return np.array(table, dtype=np.int64)[codes]
+
+
+_COMPILED: list = []  # the compiled common_edges, once kernels run in this process
+
+
+def _common_edges():
+    """The compiled :func:`~gedkit._kernels.mces_count.common_edges` once compiled kernels
+    run in this process; until then its plain-Python source, which gives the same edges, so
+    that no count waits for a compiler, numba's import or its start-up."""
+    if _COMPILED:
+        return _COMPILED[0]
+    from gedkit._kernels import warm
+
+    if warm.started() and warm.ready("mces"):
+        from gedkit._kernels.mces_search import common_edges
+
+        _COMPILED.append(common_edges)
+        return common_edges
+    return common_edges_source

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -74,7 +75,7 @@ class MCESResult(PairResult):
         """
         forward = np.ascontiguousarray(forward, dtype=np.int64)
         count = problem.count(forward)  # validates the map too
-        upper = max(int(np.floor(upper_bound + TOL)), count)
+        upper = max(math.floor(upper_bound + TOL), count)
         return cls(problem, forward, count, upper, method, time, dict(stats or {}))
 
     @property
