@@ -83,14 +83,15 @@ def _state_fits(p: MCESProblem, connected: bool, budget: Budget) -> bool:
     node-pair table. Counted with every node of g2 an image first (no label count on the
     small pairs that pass that way)."""
     memory = budget.memory if budget.memory is not None else DEFAULT_MEMORY
-    rows = p.n1 + (2 * p.g1.m if connected else 0)
-    pairs = p.n1 * p.n2 if connected else 0
+    n1, n2 = p.n1, p.n2
+    rows = n1 + (2 * p.g1.m if connected else 0)
+    pairs = n1 * n2 if connected else 0
 
     def fits(width: int) -> bool:
         size = 32 * (rows + 1) * width + pairs
         return size <= memory and affordable(size / _BYTES_PER_SECOND, budget)
 
-    if fits(p.n2 + 1) or not (p.n1 and p.n2):
+    if fits(n2 + 1) or not (n1 and n2):
         return True
     top = int(max(p.node_labels1.max(), p.node_labels2.max())) + 1
     return fits(1 + int(np.bincount(p.node_labels2, minlength=top)[p.node_labels1].max()))
@@ -130,7 +131,8 @@ def branch_and_bound(
     swap = problem.n1 > problem.n2
     p = problem.transposed() if swap else problem
 
-    best_map = np.full(p.n1, -1, dtype=np.int64)
+    best_map = np.empty(p.n1, dtype=np.int64)
+    best_map.fill(-1)  # (np.full takes twice as long on the small pairs this call is made for)
     if incumbent is None and problem.n1 + problem.n2 > _GREEDY_FROM:
         # on large graphs the search may not reach a leaf for long: start from a greedy map
         incumbent = greedy_map(problem)
@@ -267,12 +269,7 @@ class _FirstSearch(NamedTuple):
     done: bool
     packed: np.ndarray
     order: np.ndarray
-
-    @property
-    def expanded(self) -> int:
-        from gedkit._kernels.mces_search import EXPANDED
-
-        return int(self.ctl[EXPANDED])
+    expanded: int
 
 
 def _first_search(p: MCESProblem, best_map: np.ndarray, upper: int, connected: bool,
@@ -287,7 +284,8 @@ def _first_search(p: MCESProblem, best_map: np.ndarray, upper: int, connected: b
     status, packed, order = kernel.first_search(
         p.n1, p.n2, p.g1.edges, p.edge_classes1, p.g2.edges, p.edge_classes2,
         p.node_labels1, p.node_labels2, p.n_classes, ctl, found, upper, steps)
-    return _FirstSearch(ctl, found, status == kernel.DONE, packed, order)
+    return _FirstSearch(ctl, found, status == kernel.DONE, packed, order,
+                        int(ctl[kernel.EXPANDED]))
 
 
 def _control(kernel, p: MCESProblem, best_map: np.ndarray, floor: int,

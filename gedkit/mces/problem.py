@@ -290,10 +290,11 @@ def _joint_classes(local: tuple[np.ndarray, tuple], nodes: np.ndarray, edges: np
     labels, the smaller first, from the graph's local classes and the joint ids of its local
     node (``nodes``) and edge (``edges``) codes."""
     codes, triples = local
+    nodes, edges = nodes.tolist(), edges.tolist()  # (Python ints: no numpy scalar per read)
     table = []
     for e, a, b in triples:
-        lo, hi = int(nodes[a]), int(nodes[b])
-        key = (int(edges[e]), lo, hi) if lo <= hi else (int(edges[e]), hi, lo)
+        lo, hi = nodes[a], nodes[b]
+        key = (edges[e], lo, hi) if lo <= hi else (edges[e], hi, lo)
         table.append(ids.setdefault(key, len(ids)))
     return np.array(table, dtype=np.int64)[codes]
 
