@@ -7,7 +7,7 @@ from typing import Any
 from gedkit.budget import Budget, InterruptedWarning, interruptible, solve_within
 from gedkit.errors import warn
 from gedkit.inputs import as_graphs
-from gedkit.mces.base import available, get_method
+from gedkit.mces.base import Method, available, get_method, method_class
 from gedkit.mces.options import RING_MATCHES_RING_ONLY
 from gedkit.mces.problem import MCESProblem
 from gedkit.mces.result import MCESResult
@@ -84,7 +84,7 @@ def mces(
     # the clock starts here: reading, imports and kernels all count
     budget = Budget(timeout=timeout, memory=memory)
     RING_MATCHES_RING_ONLY.check("ring_matches_ring_only", ring_matches_ring_only)
-    solver = get_method(method, **options)
+    solver = _configured(method, options)
     g1, g2 = as_graphs((g1, g2), node_label, edge_label)
     problem = MCESProblem(g1, g2, ring_matches_ring_only=ring_matches_ring_only)
     budget.what = f"gedkit.mces ({solver.name}) on graphs of {g1.n} and {g2.n} nodes"
@@ -94,6 +94,27 @@ def mces(
         warn(InterruptedWarning(f"interrupted: returning the best common subgraph found so "
                                 f"far ({result!r})"))
     return result
+
+
+# configured methods by (class, options): a method keeps no state between solves, and
+# checking its options took a twentieth of a small molecule pair's call
+_CONFIGURED: dict[tuple, Method] = {}
+
+
+def _configured(method: str, options: dict[str, Any]) -> Method:
+    """``get_method(method, **options)``, made once per class and options (by type too:
+    ``True`` is not ``1`` to an option's check)."""
+    cls = method_class(method)
+    try:
+        key = (cls, *sorted((k, type(v), v) for k, v in options.items()))
+        solver = _CONFIGURED.get(key)
+    except TypeError:  # an unhashable option value: configured afresh
+        return get_method(method, **options)
+    if solver is None:
+        solver = get_method(method, **options)
+        if len(_CONFIGURED) < 256:
+            _CONFIGURED[key] = solver
+    return solver
 
 
 def methods() -> dict[str, str]:
