@@ -46,10 +46,12 @@ class GraphPair:
 
     def inverse(self, forward: np.ndarray) -> np.ndarray:
         """``inverse[j] = i`` if node ``i`` of g1 maps to ``j``, else -1."""
-        inv = np.full(self.n2, UNMATCHED, dtype=np.int64)
-        mapped = np.flatnonzero(forward >= 0)
-        inv[forward[mapped]] = mapped
-        return inv
+        # one slot past g2's nodes takes the writes of unmapped nodes (index -1): no mask
+        inv = np.empty(self.n2 + 1, dtype=np.int64)
+        inv.fill(UNMATCHED)
+        inv[forward] = np.arange(len(forward))
+        inv[-1] = UNMATCHED
+        return inv[:-1]
 
     def refinement_colours(self, rounds: int = 3) -> tuple[np.ndarray, np.ndarray]:
         """Per node of each graph, its colour after each of ``rounds`` rounds of colour

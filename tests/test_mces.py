@@ -3,6 +3,7 @@ the CLI command, bad input."""
 
 from __future__ import annotations
 
+import collections
 import json
 
 import networkx as nx
@@ -72,6 +73,12 @@ def test_classes_follow_their_definition():
             assert p.edge_classes1.tolist() == expected[0]
             assert p.edge_classes2.tolist() == expected[1]
             assert p.n_classes == len(ids)
+            # the class sizes the class-count bound reads, from either side
+            for q in (p, p.transposed()):
+                sizes = [collections.Counter(c.tolist()) for c in (q.edge_classes1,
+                                                                   q.edge_classes2)]
+                assert [dict(s) for s in sizes] == list(q.class_sizes)
+                assert class_count_bound(q) == sum((sizes[0] & sizes[1]).values())
             for g, adj, labels in ((g1, p.adj1, p.edge_labels1), (g2, p.adj2, p.edge_labels2)):
                 want = np.full((g.n, g.n), -1)
                 for k, (a, b) in enumerate(g.edges.tolist()):

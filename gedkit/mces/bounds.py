@@ -57,10 +57,8 @@ def class_count_bound(problem: MCESProblem) -> int:
     >>> class_count_bound(MCESProblem(tri, path))
     3
     """
-    k = problem.n_classes
-    c1 = np.bincount(problem.edge_classes1, minlength=k)
-    c2 = np.bincount(problem.edge_classes2, minlength=k)
-    return int(np.minimum(c1, c2).sum())
+    sizes1, sizes2 = problem.class_sizes
+    return sum(min(size, sizes2[c]) for c, size in sizes1.items() if c in sizes2)
 
 
 def class_degrees(problem: MCESProblem) -> tuple[np.ndarray, np.ndarray]:

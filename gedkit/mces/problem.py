@@ -78,6 +78,8 @@ class MCESProblem(GraphPair):
         count. Classes present in one graph only get ids too; they never match.
     n_classes : int
         Number of class ids.
+    class_sizes : (dict, dict)
+        Per graph, its number of edges of each class id it has.
 
     Examples
     --------
@@ -113,11 +115,16 @@ class MCESProblem(GraphPair):
         # classes from each graph's own (cached) classes: only their few distinct ones are
         # hashed here, numbered in order of first appearance over g1's edges, then g2's
         class_ids: dict = {}
-        self.edge_classes1 = _joint_classes(_local_classes(g1, ring_matches_ring_only),
-                                            table1, etable1, class_ids)
-        self.edge_classes2 = _joint_classes(_local_classes(g2, ring_matches_ring_only),
-                                            table2, etable2, class_ids)
+        local1 = _local_classes(g1, ring_matches_ring_only)
+        local2 = _local_classes(g2, ring_matches_ring_only)
+        ids1 = _joint_classes(local1, table1, etable1, class_ids)
+        ids2 = _joint_classes(local2, table2, etable2, class_ids)
+        self.edge_classes1 = np.array(ids1, dtype=np.int64)[local1[0]]
+        self.edge_classes2 = np.array(ids2, dtype=np.int64)[local2[0]]
         self.n_classes = len(class_ids)
+        # (distinct local classes have distinct joint ids: a graph's own sizes carry over)
+        self.class_sizes = (dict(zip(ids1, _class_sizes(g1, ring_matches_ring_only), strict=True)),
+                            dict(zip(ids2, _class_sizes(g2, ring_matches_ring_only), strict=True)))
 
     def transposed(self) -> MCESProblem:
         """The same instance seen from g2 (a map and its inverse keep the same edges)."""
@@ -131,6 +138,7 @@ class MCESProblem(GraphPair):
                 p.__dict__[mine] = self.__dict__[theirs]
         p.edge_classes1, p.edge_classes2 = self.edge_classes2, self.edge_classes1
         p.n_classes = self.n_classes
+        p.class_sizes = self.class_sizes[::-1]
         return p
 
     @cached_property
@@ -284,19 +292,26 @@ def _local_classes(g: Graph, ring_only: bool) -> tuple[np.ndarray, tuple]:
     return g.cached(("mces classes", ring_only), compute)
 
 
+def _class_sizes(g: Graph, ring_only: bool) -> list[int]:
+    """How many edges of ``g`` each of its local classes (:func:`_local_classes`) has."""
+    return g.cached(("mces class sizes", ring_only), lambda g: np.bincount(
+        _local_classes(g, ring_only)[0], minlength=len(_local_classes(g, ring_only)[1])
+    ).tolist())
+
+
 def _joint_classes(local: tuple[np.ndarray, tuple], nodes: np.ndarray, edges: np.ndarray,
-                   ids: dict) -> np.ndarray:
-    """Each edge's class id (``ids``: shared by both graphs): its label and its ends'
-    labels, the smaller first, from the graph's local classes and the joint ids of its local
-    node (``nodes``) and edge (``edges``) codes."""
-    codes, triples = local
+                   ids: dict) -> list[int]:
+    """Per local class of a graph (``local``), its class id (``ids``: shared by both
+    graphs): its label and its ends' labels, the smaller first, from the joint ids of the
+    graph's local node (``nodes``) and edge (``edges``) codes."""
+    _, triples = local
     nodes, edges = nodes.tolist(), edges.tolist()  # (Python ints: no numpy scalar per read)
     table = []
     for e, a, b in triples:
         lo, hi = nodes[a], nodes[b]
         key = (edges[e], lo, hi) if lo <= hi else (edges[e], hi, lo)
         table.append(ids.setdefault(key, len(ids)))
-    return np.array(table, dtype=np.int64)[codes]
+    return table
 
 
 _COMPILED: list = []  # the compiled common_edges, once kernels run in this process
