@@ -100,6 +100,7 @@ def verify_many(queries, query_at, records, offsets, first, last, costs, setting
     nconst, econst, nconst_t, econst_t = costs.nconst, costs.econst, costs.nconst_t, costs.econst_t
     counting, branch, integral, tol = (settings.counting, settings.branch, settings.integral,
                                        settings.tol)
+    root_branch = settings.root_branch
     cutoff, stop_at, max_ops = settings.cutoff, settings.stop_at, settings.max_ops
     skip_ops, chunk = settings.skip_ops, settings.chunk
     maps_buf, g, f, depth, heap, free = (buffers.maps, buffers.g, buffers.f, buffers.depth,
@@ -175,11 +176,11 @@ def verify_many(queries, query_at, records, offsets, first, last, costs, setting
         status = -1
         while spent < max_expansions:
             before = ctl[3]
-            # the root is expanded with the assignment bound whatever the setting: one
-            # assignment rules out most candidates (70% of a range search's at τ = 5 on
-            # MOSES) that the counting bound lets into a search, and it gives the root's
-            # children their bounds by its duals
-            root = spent == 0 and not branch
+            # the root expanded with the assignment bound (root_branch): one assignment rules
+            # out most candidates (70% of a range search's at τ = 5 on MOSES) that the
+            # counting bound lets into a search, and it gives the root's children their
+            # bounds by its duals
+            root = spent == 0 and not branch and root_branch
             # the field types of bundles.search_settings: one specialisation for all callers
             step = (False, bool(counting), bool(branch or root), bool(integral), int(reserve),
                     int(1 if root else min(chunk, max_expansions - spent)), float(cutoff),

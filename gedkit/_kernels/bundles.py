@@ -220,6 +220,7 @@ class BatchSettings(NamedTuple):
 
     counting: bool  # label-equality costs: the counting bound
     branch: bool  # the anchor-aware assignment bound
+    root_branch: bool  # that bound at the root at least (rules out candidates at once)
     integral: bool  # every cost an integer
     tol: float  # float tolerance
     cutoff: float  # prune above it (the search's threshold)

@@ -42,6 +42,11 @@ RETRY_SECONDS = 0.25
 #: the range benchmarks' candidates, 2x faster without it at τ = 3, even at 5, 1.3x slower
 #: at 7
 BRANCH_FROM_EDITS = 6.0
+#: thresholds (in cheapest edits) from which the root of each candidate's search is expanded
+#: with that bound even where the rest is not: below, the counting bound settles most
+#: candidates as fast without it (per candidate, range benchmarks' batches: 10-20% faster
+#: without at τ = 3 on MOSES, NCI and IAM AIDS; 1.1-1.6x slower without at τ = 4 and 5)
+ROOT_BRANCH_FROM_EDITS = 3.5
 _EXACT = ("astar", "exact")
 #: operations per second of the estimate before a call has measured it (it runs 10-100x
 #: fast on hard pairs)
@@ -189,6 +194,7 @@ class BatchVerifier:
             self.frontier = _frontier(n_max)
         cutoff = math.inf if threshold is None else float(threshold)
         branch = quick or cutoff >= BRANCH_FROM_EDITS * self.cheapest
+        root_branch = cutoff >= ROOT_BRANCH_FROM_EDITS * self.cheapest
         seconds = PAIR_SECONDS if timeout is None else min(PAIR_SECONDS, timeout)
         out = Verdicts(lower, upper, status)
         # the first call learns this query's pace: one candidate, unless a query before it
@@ -197,7 +203,8 @@ class BatchVerifier:
         while first < count:
             last = min(count, first + chunk)
             settings = BatchSettings(  # the pace, hence max_ops, is learnt from call to call
-                counting=bool(self.counting), branch=bool(branch), integral=bool(self.integral),
+                counting=bool(self.counting), branch=bool(branch),
+                root_branch=bool(root_branch), integral=bool(self.integral),
                 tol=float(self.tol), cutoff=cutoff, stop_at=-math.inf,
                 max_ops=float(0.0 if quick else seconds * self.pace),
                 skip_ops=float(seconds * OPS_PER_SECOND), chunk=256,
@@ -224,13 +231,13 @@ class BatchVerifier:
                                int(4 * CALL_SECONDS / seconds)))
         if not quick and not interrupted():
             self._retry(np.flatnonzero(status == GAVE_UP), query_at, flat, offsets, cutoff,
-                        branch, timeout, out)
+                        branch, root_branch, timeout, out)
         # the kernel rounds integral bounds up by ceil(x - eps): a zero comes out as -0.0
         return lower + 0.0, upper + 0.0, status == FINISHED
 
     def _retry(self, which: np.ndarray, query_at: np.ndarray, flat: np.ndarray,
-               offsets: np.ndarray, cutoff: float, branch: bool, timeout: float | None,
-               out: Verdicts) -> None:
+               offsets: np.ndarray, cutoff: float, branch: bool, root_branch: bool,
+               timeout: float | None, out: Verdicts) -> None:
         """Candidates ``which`` again, each alone with :data:`RETRY_SECONDS` of work (or its
         ``timeout``), Ctrl-C checked between them."""
         from gedkit._kernels.batch import verify_many
@@ -241,8 +248,8 @@ class BatchVerifier:
         if seconds <= PAIR_SECONDS:
             return  # no larger share to give
         settings = tuple(BatchSettings(
-            counting=bool(self.counting), branch=bool(branch), integral=bool(self.integral),
-            tol=float(self.tol), cutoff=cutoff, stop_at=-math.inf,
+            counting=bool(self.counting), branch=bool(branch), root_branch=bool(root_branch),
+            integral=bool(self.integral), tol=float(self.tol), cutoff=cutoff, stop_at=-math.inf,
             max_ops=float(seconds * self.pace), skip_ops=float(seconds * OPS_PER_SECOND),
             chunk=256))
         for i in which.tolist():
