@@ -365,58 +365,118 @@ def tree_search(pair, frontier, settings):
     cap = maps.shape[0]
     kn = nmat.shape[0]
     ke = emat.shape[0]
-    nhist = np.zeros(kn, dtype=np.int64)
-    ehist = np.zeros(ke, dtype=np.int64)
     bsize = max(n1, n2, e1.shape[0], e2.shape[0]) + 1
-    bufa = np.empty(bsize, dtype=np.int64)
-    bufb = np.empty(bsize, dtype=np.int64)
     # matchings of label multisets are only needed when costs are not label equality
     wn = 2 * bsize + 1 if nconst[3] == 0 or econst[3] == 0 else 1
-    ws = (
-        np.empty(wn * wn), np.empty(wn + 1), np.empty(wn + 1), np.empty(wn + 1, dtype=np.int64),
-        np.empty(wn + 1, dtype=np.int64), np.empty(wn + 1), np.empty(wn + 1, dtype=np.bool_),
-    )
-    in_rest1 = np.zeros(n1, dtype=np.bool_)
-    used2 = np.zeros(n2, dtype=np.bool_)
-    anc_a = np.empty(n1 + 1, dtype=np.int64)
-    anc_b = np.empty(n1 + 1, dtype=np.int64)
-    child_v = np.empty(n2 + 1, dtype=np.int64)
-    child_g = np.empty(n2 + 1)
-    child_f = np.empty(n2 + 1)
-    child_rank = np.empty(n2 + 1, dtype=np.int64)
-    cand = np.empty(n2 + 1, dtype=np.int64)
-    child_h = np.empty(n2 + 1)
-    counts = _Counts(
-        np.zeros(kn, dtype=np.int64), np.zeros(kn, dtype=np.int64),
-        np.zeros(ke, dtype=np.int64), np.zeros(ke, dtype=np.int64),
-        np.zeros((n1, ke), dtype=np.int64), np.zeros((n1, ke), dtype=np.int64),
-        np.zeros(n1, dtype=np.int64), np.zeros(n1, dtype=np.int64),
-        np.zeros(n1, dtype=np.int64), np.zeros(n1), np.full(n2, -1, dtype=np.int64),
-        np.zeros(ke, dtype=np.int64), np.zeros(ke, dtype=np.int64),
-    )
-    # branch-bound work arrays
     nn = n1 + n2 + 1
     max_deg2 = 1
     for y in range(n2):
         max_deg2 = max(max_deg2, ptr2[y + 1] - ptr2[y])
-    bw = BranchWork(
-        np.empty(n2 * n2) if branch else np.empty(1),
-        np.empty(n2 * n2) if branch else np.empty(1),
-        bufa, ehist, ws,
-        (np.empty(nn + 1), np.empty(nn + 1), np.empty(nn + 1, dtype=np.int64),
-         np.empty(nn + 1, dtype=np.int64), np.empty(nn + 1), np.empty(nn + 1, dtype=np.bool_)),
-        (np.empty(n1, dtype=np.int64), np.empty(n2 + 1),
-         np.empty((n2 + 1, max_deg2), dtype=np.int64), np.empty(n2 + 1, dtype=np.int64),
-         np.empty((n2 + 1, ke), dtype=np.int64)),
-        (np.empty(bsize, dtype=np.int64), np.empty(bsize, dtype=np.int64),
-         np.empty(bsize, dtype=np.int64), np.empty(bsize, dtype=np.int64)),
-        np.empty(n2 + 1), np.empty(n1, dtype=np.int64),
-    )
+    sq = n2 * n2 if branch else 1
+    # the work arrays, carved from one buffer per element type (zeroed): three allocations
+    # instead of some forty, which took as long as a small candidate's first expansion
+    ints = np.zeros(3 * kn + 5 * ke + 6 * bsize + 2 * (wn + 1) + 8 * n1 + 2 + 2 * n1 * ke
+                    + 3 * (n2 + 1) + 4 * n2 + 2 * (nn + 1) + (n2 + 1) * (max_deg2 + 1 + ke),
+                    dtype=np.int64)
+    floats = np.zeros(wn * wn + 3 * (wn + 1) + 5 * (n2 + 1) + n1 + 2 * sq + 3 * (nn + 1))
+    bools = np.zeros(n1 + n2 + (wn + 1) + (nn + 1), dtype=np.bool_)
+    i = f_ = b_ = 0
+    nhist = ints[i:i + kn]
+    i += kn
+    ehist = ints[i:i + ke]
+    i += ke
+    bufa = ints[i:i + bsize]
+    i += bsize
+    bufb = ints[i:i + bsize]
+    i += bsize
+    ws = (floats[f_:f_ + wn * wn], floats[f_ + wn * wn:f_ + wn * wn + wn + 1],
+          floats[f_ + wn * wn + wn + 1:f_ + wn * wn + 2 * (wn + 1)],
+          ints[i:i + wn + 1], ints[i + wn + 1:i + 2 * (wn + 1)],
+          floats[f_ + wn * wn + 2 * (wn + 1):f_ + wn * wn + 3 * (wn + 1)],
+          bools[b_:b_ + wn + 1])
+    f_ += wn * wn + 3 * (wn + 1)
+    i += 2 * (wn + 1)
+    b_ += wn + 1
+    in_rest1 = bools[b_:b_ + n1]
+    b_ += n1
+    used2 = bools[b_:b_ + n2]
+    b_ += n2
+    anc_a = ints[i:i + n1 + 1]
+    i += n1 + 1
+    anc_b = ints[i:i + n1 + 1]
+    i += n1 + 1
+    child_v = ints[i:i + n2 + 1]
+    i += n2 + 1
+    child_rank = ints[i:i + n2 + 1]
+    i += n2 + 1
+    cand = ints[i:i + n2 + 1]
+    i += n2 + 1
+    child_g = floats[f_:f_ + n2 + 1]
+    f_ += n2 + 1
+    child_f = floats[f_:f_ + n2 + 1]
+    f_ += n2 + 1
+    child_h = floats[f_:f_ + n2 + 1]
+    f_ += n2 + 1
+    node_a = ints[i:i + kn]
+    node_b = ints[i + kn:i + 2 * kn]
+    i += 2 * kn
+    inner_a = ints[i:i + ke]
+    inner_b = ints[i + ke:i + 2 * ke]
+    i += 2 * ke
+    anc_a_cnt = ints[i:i + n1 * ke].reshape((n1, ke))
+    i += n1 * ke
+    anc_b_cnt = ints[i:i + n1 * ke].reshape((n1, ke))
+    i += n1 * ke
+    anc_p = ints[i:i + n1]
+    anc_q = ints[i + n1:i + 2 * n1]
+    anc_c = ints[i + 2 * n1:i + 3 * n1]
+    i += 3 * n1
+    anc_cost = floats[f_:f_ + n1]
+    f_ += n1
+    anchor_of = ints[i:i + n2]
+    anchor_of[:] = -1
+    i += n2
+    u_cnt = ints[i:i + ke]
+    v_cnt = ints[i + ke:i + 2 * ke]
+    i += 2 * ke
+    counts = _Counts(node_a, node_b, inner_a, inner_b, anc_a_cnt, anc_b_cnt, anc_p, anc_q,
+                     anc_c, anc_cost, anchor_of, u_cnt, v_cnt)
+    # branch-bound work arrays
+    mat = floats[f_:f_ + sq]
+    subst = floats[f_ + sq:f_ + 2 * sq]
+    f_ += 2 * sq
+    lw = (floats[f_:f_ + nn + 1], floats[f_ + nn + 1:f_ + 2 * (nn + 1)], ints[i:i + nn + 1],
+          ints[i + nn + 1:i + 2 * (nn + 1)], floats[f_ + 2 * (nn + 1):f_ + 3 * (nn + 1)],
+          bools[b_:b_ + nn + 1])
+    f_ += 3 * (nn + 1)
+    i += 2 * (nn + 1)
+    b_ += nn + 1
+    cw = (ints[i:i + n1], floats[f_:f_ + n2 + 1],
+          ints[i + n1:i + n1 + (n2 + 1) * max_deg2].reshape((n2 + 1, max_deg2)),
+          ints[i + n1 + (n2 + 1) * max_deg2:i + n1 + (n2 + 1) * (max_deg2 + 1)],
+          ints[i + n1 + (n2 + 1) * (max_deg2 + 1):
+               i + n1 + (n2 + 1) * (max_deg2 + 1 + ke)].reshape((n2 + 1, ke)))
+    i += n1 + (n2 + 1) * (max_deg2 + 1 + ke)
+    f_ += n2 + 1
+    rw = (ints[i:i + bsize], ints[i + bsize:i + 2 * bsize], ints[i + 2 * bsize:i + 3 * bsize],
+          ints[i + 3 * bsize:i + 4 * bsize])
+    i += 4 * bsize
+    bw = BranchWork(mat, subst, bufa, ehist, ws, lw, cw, rw, floats[f_:f_ + n2 + 1],
+                    ints[i:i + n1])
+    i += n1
+    f_ += n2 + 1
     reduced, fwd = bw.reduced, bw.forward
-    rows = np.empty(n1, dtype=np.int64)
-    cols = np.empty(n2, dtype=np.int64)
-    col_of = np.empty(n2, dtype=np.int64)
-    twin_seen = np.full(n2, -1, dtype=np.int64)
+    rows = ints[i:i + n1]
+    i += n1
+    cols = ints[i:i + n2]
+    i += n2
+    col_of = ints[i:i + n2]
+    i += n2
+    twin_seen = ints[i:i + n2]
+    twin_seen[:] = -1
+    if (i + n2 != ints.shape[0] or f_ != floats.shape[0]
+            or b_ != bools.shape[0]):  # (a slice past the end would be short, not an error)
+        raise RuntimeError("tree_search: work buffers carved wrongly")
     stamp = 0
 
     for _ in range(max_expansions):
