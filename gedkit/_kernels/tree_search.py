@@ -325,6 +325,13 @@ def _new_slot(ctl, free):
     return s
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _cut(buf, start, size):
+    """The ``size`` elements of ``buf`` from ``start`` as a view, and the next free one
+    (a position kept in a local, not an array: no store per cut)."""
+    return buf[start:start + size], start + size
+
+
 @njit(cache=True, nogil=True)
 def tree_search(pair, frontier, settings):
     """Run up to ``settings.max_expansions`` expansions on ``pair`` from ``frontier``
@@ -373,109 +380,88 @@ def tree_search(pair, frontier, settings):
     for y in range(n2):
         max_deg2 = max(max_deg2, ptr2[y + 1] - ptr2[y])
     sq = n2 * n2 if branch else 1
-    # the work arrays, carved from one buffer per element type (zeroed): three allocations
-    # instead of some forty, which took as long as a small candidate's first expansion
+    # the work arrays, carved from one zeroed buffer per element type (_cut): three
+    # allocations instead of some forty, which took as long as a small candidate's first
+    # expansion
     ints = np.zeros(3 * kn + 5 * ke + 6 * bsize + 2 * (wn + 1) + 8 * n1 + 2 + 2 * n1 * ke
                     + 3 * (n2 + 1) + 4 * n2 + 2 * (nn + 1) + (n2 + 1) * (max_deg2 + 1 + ke),
                     dtype=np.int64)
     floats = np.zeros(wn * wn + 3 * (wn + 1) + 5 * (n2 + 1) + n1 + 2 * sq + 3 * (nn + 1))
     bools = np.zeros(n1 + n2 + (wn + 1) + (nn + 1), dtype=np.bool_)
-    i = f_ = b_ = 0
-    nhist = ints[i:i + kn]
-    i += kn
-    ehist = ints[i:i + ke]
-    i += ke
-    bufa = ints[i:i + bsize]
-    i += bsize
-    bufb = ints[i:i + bsize]
-    i += bsize
-    ws = (floats[f_:f_ + wn * wn], floats[f_ + wn * wn:f_ + wn * wn + wn + 1],
-          floats[f_ + wn * wn + wn + 1:f_ + wn * wn + 2 * (wn + 1)],
-          ints[i:i + wn + 1], ints[i + wn + 1:i + 2 * (wn + 1)],
-          floats[f_ + wn * wn + 2 * (wn + 1):f_ + wn * wn + 3 * (wn + 1)],
-          bools[b_:b_ + wn + 1])
-    f_ += wn * wn + 3 * (wn + 1)
-    i += 2 * (wn + 1)
-    b_ += wn + 1
-    in_rest1 = bools[b_:b_ + n1]
-    b_ += n1
-    used2 = bools[b_:b_ + n2]
-    b_ += n2
-    anc_a = ints[i:i + n1 + 1]
-    i += n1 + 1
-    anc_b = ints[i:i + n1 + 1]
-    i += n1 + 1
-    child_v = ints[i:i + n2 + 1]
-    i += n2 + 1
-    child_rank = ints[i:i + n2 + 1]
-    i += n2 + 1
-    cand = ints[i:i + n2 + 1]
-    i += n2 + 1
-    child_g = floats[f_:f_ + n2 + 1]
-    f_ += n2 + 1
-    child_f = floats[f_:f_ + n2 + 1]
-    f_ += n2 + 1
-    child_h = floats[f_:f_ + n2 + 1]
-    f_ += n2 + 1
-    node_a = ints[i:i + kn]
-    node_b = ints[i + kn:i + 2 * kn]
-    i += 2 * kn
-    inner_a = ints[i:i + ke]
-    inner_b = ints[i + ke:i + 2 * ke]
-    i += 2 * ke
-    anc_a_cnt = ints[i:i + n1 * ke].reshape((n1, ke))
-    i += n1 * ke
-    anc_b_cnt = ints[i:i + n1 * ke].reshape((n1, ke))
-    i += n1 * ke
-    anc_p = ints[i:i + n1]
-    anc_q = ints[i + n1:i + 2 * n1]
-    anc_c = ints[i + 2 * n1:i + 3 * n1]
-    i += 3 * n1
-    anc_cost = floats[f_:f_ + n1]
-    f_ += n1
-    anchor_of = ints[i:i + n2]
+    i = f_ = b_ = 0  # the first free element of ints, floats, bools
+    nhist, i = _cut(ints, i, kn)
+    ehist, i = _cut(ints, i, ke)
+    bufa, i = _cut(ints, i, bsize)
+    bufb, i = _cut(ints, i, bsize)
+    # multiset matching work (``multiset.multiset_cost``)
+    ws_cost, f_ = _cut(floats, f_, wn * wn)
+    ws_u, f_ = _cut(floats, f_, wn + 1)
+    ws_v, f_ = _cut(floats, f_, wn + 1)
+    ws_p, i = _cut(ints, i, wn + 1)
+    ws_way, i = _cut(ints, i, wn + 1)
+    ws_min, f_ = _cut(floats, f_, wn + 1)
+    ws_used, b_ = _cut(bools, b_, wn + 1)
+    ws = (ws_cost, ws_u, ws_v, ws_p, ws_way, ws_min, ws_used)
+    in_rest1, b_ = _cut(bools, b_, n1)
+    used2, b_ = _cut(bools, b_, n2)
+    anc_a, i = _cut(ints, i, n1 + 1)
+    anc_b, i = _cut(ints, i, n1 + 1)
+    child_v, i = _cut(ints, i, n2 + 1)
+    child_rank, i = _cut(ints, i, n2 + 1)
+    cand, i = _cut(ints, i, n2 + 1)
+    child_g, f_ = _cut(floats, f_, n2 + 1)
+    child_f, f_ = _cut(floats, f_, n2 + 1)
+    child_h, f_ = _cut(floats, f_, n2 + 1)
+    # the counting bound's
+    node_a, i = _cut(ints, i, kn)
+    node_b, i = _cut(ints, i, kn)
+    inner_a, i = _cut(ints, i, ke)
+    inner_b, i = _cut(ints, i, ke)
+    anc_a_cnt, i = _cut(ints, i, n1 * ke)
+    anc_b_cnt, i = _cut(ints, i, n1 * ke)
+    anc_p, i = _cut(ints, i, n1)
+    anc_q, i = _cut(ints, i, n1)
+    anc_c, i = _cut(ints, i, n1)
+    anc_cost, f_ = _cut(floats, f_, n1)
+    anchor_of, i = _cut(ints, i, n2)
     anchor_of[:] = -1
-    i += n2
-    u_cnt = ints[i:i + ke]
-    v_cnt = ints[i + ke:i + 2 * ke]
-    i += 2 * ke
-    counts = _Counts(node_a, node_b, inner_a, inner_b, anc_a_cnt, anc_b_cnt, anc_p, anc_q,
-                     anc_c, anc_cost, anchor_of, u_cnt, v_cnt)
-    # branch-bound work arrays
-    mat = floats[f_:f_ + sq]
-    subst = floats[f_ + sq:f_ + 2 * sq]
-    f_ += 2 * sq
-    lw = (floats[f_:f_ + nn + 1], floats[f_ + nn + 1:f_ + 2 * (nn + 1)], ints[i:i + nn + 1],
-          ints[i + nn + 1:i + 2 * (nn + 1)], floats[f_ + 2 * (nn + 1):f_ + 3 * (nn + 1)],
-          bools[b_:b_ + nn + 1])
-    f_ += 3 * (nn + 1)
-    i += 2 * (nn + 1)
-    b_ += nn + 1
-    cw = (ints[i:i + n1], floats[f_:f_ + n2 + 1],
-          ints[i + n1:i + n1 + (n2 + 1) * max_deg2].reshape((n2 + 1, max_deg2)),
-          ints[i + n1 + (n2 + 1) * max_deg2:i + n1 + (n2 + 1) * (max_deg2 + 1)],
-          ints[i + n1 + (n2 + 1) * (max_deg2 + 1):
-               i + n1 + (n2 + 1) * (max_deg2 + 1 + ke)].reshape((n2 + 1, ke)))
-    i += n1 + (n2 + 1) * (max_deg2 + 1 + ke)
-    f_ += n2 + 1
-    rw = (ints[i:i + bsize], ints[i + bsize:i + 2 * bsize], ints[i + 2 * bsize:i + 3 * bsize],
-          ints[i + 3 * bsize:i + 4 * bsize])
-    i += 4 * bsize
-    bw = BranchWork(mat, subst, bufa, ehist, ws, lw, cw, rw, floats[f_:f_ + n2 + 1],
-                    ints[i:i + n1])
-    i += n1
-    f_ += n2 + 1
-    reduced, fwd = bw.reduced, bw.forward
-    rows = ints[i:i + n1]
-    i += n1
-    cols = ints[i:i + n2]
-    i += n2
-    col_of = ints[i:i + n2]
-    i += n2
-    twin_seen = ints[i:i + n2]
+    u_cnt, i = _cut(ints, i, ke)
+    v_cnt, i = _cut(ints, i, ke)
+    counts = _Counts(node_a, node_b, inner_a, inner_b, anc_a_cnt.reshape((n1, ke)),
+                     anc_b_cnt.reshape((n1, ke)), anc_p, anc_q, anc_c, anc_cost, anchor_of,
+                     u_cnt, v_cnt)
+    # the branch bound's (``BranchWork``: the assignment's, per column, per row)
+    mat, f_ = _cut(floats, f_, sq)
+    subst, f_ = _cut(floats, f_, sq)
+    alpha, f_ = _cut(floats, f_, nn + 1)
+    beta, f_ = _cut(floats, f_, nn + 1)
+    match, i = _cut(ints, i, nn + 1)
+    way, i = _cut(ints, i, nn + 1)
+    minv, f_ = _cut(floats, f_, nn + 1)
+    seen, b_ = _cut(bools, b_, nn + 1)
+    image, i = _cut(ints, i, n1)
+    ins_cross, f_ = _cut(floats, f_, n2 + 1)
+    ylab, i = _cut(ints, i, (n2 + 1) * max_deg2)
+    ylen, i = _cut(ints, i, n2 + 1)
+    ycnt, i = _cut(ints, i, (n2 + 1) * ke)
+    distinct, i = _cut(ints, i, bsize)
+    row_counts, i = _cut(ints, i, bsize)
+    anchor_at, i = _cut(ints, i, bsize)
+    anchor_label, i = _cut(ints, i, bsize)
+    reduced, f_ = _cut(floats, f_, n2 + 1)
+    fwd, i = _cut(ints, i, n1)
+    bw = BranchWork(mat, subst, bufa, ehist, ws,
+                    (alpha, beta, match, way, minv, seen),
+                    (image, ins_cross, ylab.reshape((n2 + 1, max_deg2)), ylen,
+                     ycnt.reshape((n2 + 1, ke))),
+                    (distinct, row_counts, anchor_at, anchor_label), reduced, fwd)
+    rows, i = _cut(ints, i, n1)
+    cols, i = _cut(ints, i, n2)
+    col_of, i = _cut(ints, i, n2)
+    twin_seen, i = _cut(ints, i, n2)
     twin_seen[:] = -1
-    if (i + n2 != ints.shape[0] or f_ != floats.shape[0]
-            or b_ != bools.shape[0]):  # (a slice past the end would be short, not an error)
+    if i != ints.shape[0] or f_ != floats.shape[0] or b_ != bools.shape[0]:
+        # (a slice past a buffer's end would come out short, not raise)
         raise RuntimeError("tree_search: work buffers carved wrongly")
     stamp = 0
 
