@@ -73,23 +73,30 @@ _SYMMETRY_UP_TO = 500
 
 #: bytes a fresh search state is filled at, per second (allocation and first touch)
 _BYTES_PER_SECOND = 1e9
+#: cells of the search's inputs (candidate lists, g2's dense class matrix, its twin classes:
+#: :func:`gedkit._kernels.mces_search.search_inputs`) built per second (random 2,000-node
+#: pairs: 8 million cells in ~1 s)
+_CELLS_PER_SECOND = 8e6
 
 
 def _state_fits(p: MCESProblem, connected: bool, budget: Budget) -> bool:
-    """Whether the search's state (:func:`gedkit._kernels.mces_search.new_state`) fits the
-    memory cap and can be filled in the time left: four int64 tables of a row per depth (a
-    node of g1 each, and in connected mode a deferral per end of each edge) by a column per
-    image a node may have (g2's nodes of its label, and "none"), and in connected mode a
-    node-pair table. Counted with every node of g2 an image first (no label count on the
-    small pairs that pass that way)."""
+    """Whether the search's inputs and state (:func:`gedkit._kernels.mces_search.new_state`)
+    fit the memory cap and can be built in the time left. The state: four int64 tables of a
+    row per depth (a node of g1 each, and in connected mode a deferral per end of each edge)
+    by a column per image a node may have (g2's nodes of its label, and "none"), and in
+    connected mode a node-pair table; the inputs: a candidate list of that width per node of
+    g1 and g2's dense class matrix. Counted with every node of g2 an image first (no label
+    count on the small pairs that pass that way)."""
     memory = budget.memory if budget.memory is not None else DEFAULT_MEMORY
     n1, n2 = p.n1, p.n2
     rows = n1 + (2 * p.g1.m if connected else 0)
     pairs = n1 * n2 if connected else 0
 
     def fits(width: int) -> bool:
-        size = 32 * (rows + 1) * width + pairs
-        return size <= memory and affordable(size / _BYTES_PER_SECOND, budget)
+        cells = n1 * width + n2 * n2
+        size = 32 * (rows + 1) * width + pairs + 8 * cells
+        seconds = size / _BYTES_PER_SECOND + cells / _CELLS_PER_SECOND
+        return size <= memory and affordable(seconds, budget)
 
     if fits(n2 + 1) or not (n1 and n2):
         return True
