@@ -44,7 +44,13 @@ from gedkit.mces.base import Budget, Method, register
 from gedkit.mces.options import CONNECTED, RASCAL_TIES
 from gedkit.mces.problem import MCESProblem
 from gedkit.mces.result import MCESResult
-from gedkit.pacing import FIRST_CHUNK, affordable, next_chunk, start_up_seconds
+from gedkit.pacing import (
+    FIRST_CHUNK,
+    affordable,
+    first_chunk,
+    next_chunk,
+    start_up_seconds,
+)
 
 if TYPE_CHECKING:  # SciPy, HiGHS and the kernels load with the first solve
     from gedkit.mces.bounds import LinearRelaxation
@@ -71,12 +77,16 @@ _FIRST_SEARCH_CELLS = 40_000
 _SYMMETRY_UP_TO = 500
 
 
+#: simple operations of one search step per node and edge of both graphs (for
+#: :func:`gedkit.pacing.first_chunk`; measured: ~1.4 ms a step on random 2,000-node pairs)
+_OPS_PER_STEP = 20
 #: bytes a fresh search state is filled at, per second (allocation and first touch)
 _BYTES_PER_SECOND = 1e9
 #: cells of the search's inputs (candidate lists, g2's dense class matrix, its twin classes:
-#: :func:`gedkit._kernels.mces_search.search_inputs`) built per second (random 2,000-node
-#: pairs: 8 million cells in ~1 s)
-_CELLS_PER_SECOND = 8e6
+#: :func:`gedkit._kernels.mces_search.search_inputs`) built per second, on the slow side
+#: (random 2,000-node pairs: 8 million cells in ~1 s; a 2,000-atom molecule pair: 6.9 million
+#: in 1.3 s; a loaded machine takes longer, and the limit's tolerance is 0.5 s)
+_CELLS_PER_SECOND = 4e6
 
 
 def _state_fits(p: MCESProblem, connected: bool, budget: Budget) -> bool:
@@ -85,8 +95,8 @@ def _state_fits(p: MCESProblem, connected: bool, budget: Budget) -> bool:
     row per depth (a node of g1 each, and in connected mode a deferral per end of each edge)
     by a column per image a node may have (g2's nodes of its label, and "none"), and in
     connected mode a node-pair table; the inputs: a candidate list of that width per node of
-    g1 and g2's dense class matrix. Counted with every node of g2 an image first (no label
-    count on the small pairs that pass that way)."""
+    g1, g2's dense class matrix and the bounds' two node-pair tables. Counted with every
+    node of g2 an image first (no label count on the small pairs that pass that way)."""
     memory = budget.memory if budget.memory is not None else DEFAULT_MEMORY
     n1, n2 = p.n1, p.n2
     rows = n1 + (2 * p.g1.m if connected else 0)
@@ -94,7 +104,7 @@ def _state_fits(p: MCESProblem, connected: bool, budget: Budget) -> bool:
 
     def fits(width: int) -> bool:
         cells = n1 * width + n2 * n2
-        size = 32 * (rows + 1) * width + pairs + 8 * cells
+        size = 32 * (rows + 1) * width + pairs + 8 * cells + 16 * n1 * n2  # (+ the bounds')
         seconds = size / _BYTES_PER_SECOND + cells / _CELLS_PER_SECOND
         return size <= memory and affordable(seconds, budget)
 
@@ -320,6 +330,9 @@ class _Search:
         self.kernel = kernel
         self.upper = upper
         self.best_map = best_map.copy()
+        # steps of the first kernel call: few on large graphs, whose steps are slow (512 took
+        # 0.72 s on a random 2,000-node pair), so that the clock is read in time
+        self.first_chunk = first_chunk(_OPS_PER_STEP * (p.n1 + p.n2 + p.g1.m + p.g2.m))
         if relaxation is None:  # a constant bound the combinatorial one never exceeds
             lag = Relaxation(np.zeros((p.n1, p.n2), dtype=np.int64),
                              np.zeros((p.n1, p.n2), dtype=np.int64),
@@ -358,7 +371,7 @@ class _Search:
         in ``best_map``; call again for the next), out of time or past ``max_expansions``
         (``PAUSED``)."""
         kernel = self.kernel
-        chunk = FIRST_CHUNK
+        chunk = self.first_chunk
         while True:
             if max_expansions is not None:
                 chunk = min(chunk, max_expansions - self.expanded)
