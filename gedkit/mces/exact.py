@@ -21,9 +21,10 @@ settle the pair:
 
 With ``connected=True`` it finds the largest *connected* common subgraph: the kernel grows
 one fragment (see :mod:`gedkit._kernels.mces_search`), every seed map is trimmed to its largest
-fragment, and phase 3 is left out (its maps may be disconnected), so the Lagrangian search
-runs until it proves its answer or the time is up. Every bound above holds for the connected
-problem too, which only has fewer maps.
+fragment, and phase 3 is left out (its maps may be disconnected). The relaxation bounds the
+disconnected problem, often far above the connected answer, so phase 2 does not search down
+from its cap: one Lagrangian search improves the best map until it is proven or the time is
+up. Every bound above holds for the connected problem too, which only has fewer maps.
 
 The proven upper bound is the smallest of the global bounds, the cap, and, when time runs out
 in the first phase, the best ``f`` of any state the search has not explored yet.
@@ -131,8 +132,8 @@ def branch_and_bound(
     linear relaxation is solved (0: solve it first), ``search`` expansions of the
     Lagrangian search before the integer program takes over; ``upper``, a bound proven
     elsewhere, caps the search's own. ``connected``: the largest connected common subgraph
-    instead (maps are trimmed to their largest fragment, and the Lagrangian search runs to
-    the end: the integer program's maps may fall apart)."""
+    instead (maps are trimmed to their largest fragment, and the Lagrangian search improves
+    the best map to the end: the integer program's maps may fall apart)."""
     # (the later phases' imports are made where they run: a few µs on a small pair's call)
     from gedkit.mces.bounds import class_count_bound, upper_bound
     from gedkit.mces.cheap import greedy_map
@@ -171,8 +172,6 @@ def branch_and_bound(
             forward = problem.largest_fragment(forward) if connected else forward
         return MCESResult.from_map(problem, forward, root, method,
                                    time=time.perf_counter() - t0, stats=stats)
-    if connected:
-        search = 1 << 62  # no integer program: its maps need not be connected
     first = None
     if probe > 0 and p.n1 * p.n2 <= _FIRST_SEARCH_CELLS:
         # most small pairs are settled by one kernel call that keeps its arrays to itself
@@ -208,11 +207,15 @@ def branch_and_bound(
                 rounded = p.largest_fragment(rounded)
             if p.count(rounded) > p.count(best_map):
                 best_map = rounded
-            done, upper, best_map, spent = _down_search(
-                pair, p, best_map, upper, relaxation, budget, search, connected
-            )
+            if connected:
+                done, upper, best_map, spent = _up_search(pair, p, best_map, upper,
+                                                          relaxation, budget)
+            else:
+                done, upper, best_map, spent = _down_search(pair, p, best_map, upper,
+                                                            relaxation, budget, search)
             expanded += spent
-            if not done and not budget.expired():
+            if not done and not connected and not budget.expired():
+                # (connected: no integer program, its maps need not be connected)
                 done, upper, best_map = _integer_program(p, model, best_map, upper, budget, stats)
 
     stats.update(
@@ -228,15 +231,14 @@ def branch_and_bound(
 
 def _down_search(
     pair: MCESPair, p: MCESProblem, best_map: np.ndarray, upper: int,
-    relaxation: LinearRelaxation, budget: Budget, limit: int, connected: bool = False,
+    relaxation: LinearRelaxation, budget: Budget, limit: int,
 ) -> tuple[bool, int, np.ndarray, int]:
     """Search for maps of ``upper`` edges only, with the Lagrangian bounds: a small tree
     when the bound is tight; when it is exhausted ``upper - 1`` is proven, and so on. Stops
     after ``limit`` expansions. Returns (done, proven upper bound, best map, expansions)."""
     spent = 0
     while not budget.expired() and spent < limit:
-        run = _Search(pair, p, best_map, upper, relaxation, floor=upper - 1,
-                      connected=connected)
+        run = _Search(pair, p, best_map, upper, relaxation, floor=upper - 1)
         if run.incumbent >= upper:
             return True, upper, best_map, spent
         finished = run.go(budget, limit - spent)
@@ -247,6 +249,22 @@ def _down_search(
         if run.incumbent < upper:
             upper -= 1
     return p.count(best_map) >= upper, upper, best_map, spent
+
+
+def _up_search(
+    pair: MCESPair, p: MCESProblem, best_map: np.ndarray, upper: int,
+    relaxation: LinearRelaxation, budget: Budget,
+) -> tuple[bool, int, np.ndarray, int]:
+    """Connected mode: one search with the Lagrangian bounds, improving ``best_map`` until
+    nothing beats it or the time is up. The relaxation bounds the disconnected problem, often
+    far above the connected answer (46 against 33 on an IAM AIDS pair), so searching down
+    from it level by level (:func:`_down_search`) would exhaust many levels first: that pair
+    took 36 s to prove 34 that way, 7 s to find and prove 33 this way. Returns as
+    :func:`_down_search` does."""
+    run = _Search(pair, p, best_map, upper, relaxation, connected=True)
+    done = run.go(budget, None)
+    proven = run.incumbent if done else min(upper, max(run.incumbent, run.open_bound()))
+    return done, proven, run.best_map, run.expanded
 
 
 def _integer_program(
