@@ -110,3 +110,27 @@ def test_auto_skips_the_learned_stage_when_it_cannot_fit(monkeypatch):
     monkeypatch.setattr(auto, "_learned_stage_fits", lambda *a: pytest.fail("considered"))
     r = get_solver("auto").solve(small, Budget(timeout=0.5))
     assert small.cost(r.assignment) == r.upper_bound
+
+
+def test_auto_greedy_stage_is_a_polished_map_that_fits_its_share(monkeypatch):
+    from gedkit.learned.features import greedy_completion
+    from gedkit.solvers import auto
+
+    rng = np.random.default_rng(4)
+    p = costs.uniform().compile(random_graph(rng, 30, p=0.1, n_labels=3),
+                                random_graph(rng, 34, p=0.1, n_labels=3))
+    solver = get_solver("auto")
+    r = solver._greedy(p, Budget(timeout=5.0))
+    assert r.method == "greedy" and p.cost(r.assignment) == r.upper_bound
+    # polished: never worse than the completion it starts from
+    assert r.upper_bound <= p.cost(greedy_completion(p))
+    assert solver._greedy(p, Budget(timeout=1e-4)) is None  # its estimate does not fit
+
+    # in the portfolio: right after IPFP on a pair IPFP runs on and does not settle
+    full = solver.solve(p, Budget(timeout=2.0))
+    methods = [s["method"] for s in full.stats["stages"]]
+    assert methods.index("greedy") == methods.index("ipfp") + 1
+    assert full.upper_bound == min(s["upper_bound"] for s in full.stats["stages"])
+    monkeypatch.setattr(auto, "GREEDY_SHARE", 0.0)
+    r = solver.solve(p, Budget(timeout=0.5))
+    assert "greedy" not in [s["method"] for s in r.stats["stages"]]

@@ -55,7 +55,7 @@ import numpy as np
 from gedkit.configurable import Option, choice, number
 from gedkit.errors import MissingDependencyError, OptionError, warn
 from gedkit.learned import DECODINGS
-from gedkit.learned.features import Instance, States, Vocabulary, needs_epsilon
+from gedkit.learned.features import greedy_completion, needs_epsilon
 from gedkit.learned.sizing import (
     CANDIDATE_BYTES,
     SLICE_BYTES,
@@ -269,10 +269,8 @@ def _greedy_maps(problem: Problem, seconds: float, memory: float, rates: Rates,
         stats["cut"].append(f"greedy completion not run (needs ~{need:.1f} s and "
                             f"~{held / 2**20:.0f} MiB): BRANCH's map")
         return []
-    states = States.empty(Instance(problem, Vocabulary()))
-    states.complete_greedily([0])
     stats["decoded_by"] = "greedy"
-    return [states.forwards()[0]]
+    return [greedy_completion(problem)]
 
 
 def _polish(problem: Problem, forwards: list[np.ndarray], budget: Budget,
