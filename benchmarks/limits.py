@@ -512,19 +512,24 @@ def inconsistent(records: list[dict]) -> list[str]:
     """Pairs where one method's answer beats another's proven bound.
 
     A GED lower bound above another method's upper bound, or an MCES edge count above
-    another's upper bound, means one of the two is wrong.
+    another's upper bound, means one of the two is wrong. Connected MCES (``+connected``) is
+    another question (its answer may be smaller): compared among its own methods only.
 
     >>> a = {"method": "ged:x", "kind": "random", "size": 30, "lower": 5.0, "upper": 6.0}
     >>> inconsistent([a, dict(a, method="ged:y", lower=2.0, upper=4.0)])
     ['random 30 nodes: ged:x lower 5 > ged:y upper 4']
+    >>> b = {"method": "mces:x", "kind": "molecule", "size": 30, "lower": 26.0, "upper": 26.0}
+    >>> inconsistent([b, dict(b, method="mces:x+connected", lower=20.0, upper=24.0)])
+    []
     """
     pairs: dict[tuple, list[dict]] = {}
     for r in records:
         if "upper" in r:
-            key = (r["kind"], r["size"], r["method"].split(":", 1)[0])
+            key = (r["kind"], r["size"], r["method"].split(":", 1)[0],
+                   r["method"].endswith("+connected"))
             pairs.setdefault(key, []).append(r)
     lines = []
-    for (kind, size, question), group in pairs.items():
+    for (kind, size, question, _), group in pairs.items():
         high = max(group, key=lambda r: r["lower"])
         low = min(group, key=lambda r: r["upper"])
         if high["lower"] > low["upper"] + 1e-9:
