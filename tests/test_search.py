@@ -404,6 +404,17 @@ def test_many_queries_and_processes_give_the_same_answers(tmp_path):
             == [(h.id, h.distance) for h in c.hits]
 
 
+def test_range_and_knn_order_equal_distances_alike():
+    # three graphs at distance 2 from the query, the largest added first: the range search
+    # verifies its candidates by size, yet ties come in the collection's order, as in kNN
+    coll = Collection()
+    coll.add(["CCCCO", "CCCN", "CCCC", "CCO", "CCCO", "CCC"], ids=list("abcdef"))
+    ranged = [(h.distance, h.id) for h in coll.range("CCCO", 2).hits]
+    assert ranged == [(0.0, "e"), (1.0, "b"), (1.0, "c"), (2.0, "a"), (2.0, "d"), (2.0, "f")]
+    nearest = coll.knn("CCCO", 6)
+    assert nearest.certified and [(h.distance, h.id) for h in nearest.hits] == ranged
+
+
 def test_shards_searched_apart_and_merged_equal_the_whole(tmp_path):
     coll = _collection(MOLECULES)
     paths = coll.split(3, tmp_path)

@@ -113,24 +113,16 @@ def _opened(source: Source):
 
 def _shard(source: Source, start: int, stop: int):
     """Rows ``start:stop`` of the collection as a collection of their own (kept for the
-    next tasks), with their rowids sorted and the (nodes, edges) of each."""
+    next tasks)."""
     from gedkit.search.collection import Collection
 
     store, sig, shards = _opened(source)
     view = shards.get((start, stop))
     if view is None:
         view = Collection(_store=store)
-        view._sig = part = sig.take(np.arange(start, stop))
-        order = np.argsort(part.rowids, kind="stable")
-        view._dask_sizes = (part.rowids[order], part.n[order], part.m[order])
+        view._sig = sig.take(np.arange(start, stop))
         shards[start, stop] = view
     return view
-
-
-def _size_of(view, rowid: int) -> tuple[int, int]:
-    rowids, n, m = view._dask_sizes
-    i = int(np.searchsorted(rowids, rowid))
-    return int(n[i]), int(m[i])
 
 
 def _task(job: Job, shard: tuple[int, int], batch: list, bounds: list) -> list:
@@ -177,10 +169,9 @@ def _range_key(view, kind: str, hit, undecided: bool) -> tuple:
         from gedkit.search.mces_search import range_key, undecided_key
 
         return (undecided_key if undecided else range_key)(hit, rowid)
-    # a search of the whole collection verifies its candidates in size order, then sorts
-    # them stably by distance (undecided ones by bounds)
+    # as a search of the whole collection orders them (ged_search._verified)
     first = (hit.lower_bound, hit.upper_bound) if undecided else (hit.distance, hit.lower_bound)
-    return (*first, *_size_of(view, rowid), rowid)
+    return (*first, rowid)
 
 
 def _mces_knn_task(view, job: Job, query, floor: float):

@@ -346,12 +346,14 @@ def _verified(coll, query: Graph, tau: float, limit: float, rows: np.ndarray, si
     except KeyboardInterrupt:
         interrupted = True
     stages.done("verify")
+    # ties in the collection's order (rowids, as kNN and the MCES searches break them), not
+    # in the order the candidates were verified (by size)
+    hits.sort(key=lambda h: (h.distance, h.lower_bound, h.id))
+    undecided.sort(key=lambda h: (h.lower_bound, h.upper_bound, h.id))
     if hits or undecided:
         ids = coll._store.ids([h.id for h in hits + undecided])  # rowids so far
         for h in hits + undecided:
             h.id = ids[h.id]
-    hits.sort(key=lambda h: (h.distance, h.lower_bound))
-    undecided.sort(key=lambda h: (h.lower_bound, h.upper_bound))
     certified = not interrupted and not undecided and all(h.optimal for h in hits)
     if reasons := stopped_counts(kept):
         stages.stats["stopped"] = reasons
