@@ -108,6 +108,10 @@ def _warm_mces() -> None:
                 p = MCESProblem(g, h)
                 for name in ("ga", "exact", "auto"):
                     get_method(name).solve(p, Budget())
+                # auto's GA stage, under auto's options: its exact probe settles tiny pairs
+                # first, and a first GA call of a process compiled these (~10 s, past limits)
+                auto = get_method("auto")
+                auto._ga(p, Budget(), **auto.config)
                 # the search's entry points the solves above may not reach on tiny pairs:
                 # a search started apart and paused (its open states' bound), and a first
                 # call that pauses, resumed with the pair's symmetry
