@@ -150,7 +150,7 @@ class GelatoSolver(Solver):
             polishing = self.config["polish"] > 0
             # the decoding leaves the polish its first step when that is a small share of the
             # time left; otherwise the decoding comes first and the polish takes what is left
-            reserve = _POLISH_ASSIGNMENTS * assignment_seconds if polishing else 0.0
+            reserve = POLISH_ASSIGNMENTS * assignment_seconds if polishing else 0.0
             if reserve > _POLISH_SHARE * budget.remaining():
                 reserve = 0.0
             ranked = self._decode(problem, budget, allowance, rates, reserve, stats)
@@ -213,7 +213,7 @@ class GelatoSolver(Solver):
 
 # polishing costs at least one IPFP step and its final rounding, an assignment each, and
 # REFINE's pass: about three assignments
-_POLISH_ASSIGNMENTS = 3.0
+POLISH_ASSIGNMENTS = 3.0
 _POLISH_SHARE = 0.25
 _LOAD_SECONDS = 0.2  # reading a weights file and building the network (torch imported)
 
@@ -259,12 +259,18 @@ def _network_shortfall(problem: Problem, seconds: float, memory: float,
     return None
 
 
+def greedy_cost(problem: Problem, rates: Rates) -> tuple[float, float]:
+    """Seconds and bytes :func:`~gedkit.learned.features.greedy_completion` takes on
+    ``problem`` at ``rates``."""
+    n1, n2 = problem.n1, problem.n2
+    return rates.greedy(n1, n2), instance_bytes(n1, n2) + state_bytes(n1, n2)
+
+
 def _greedy_maps(problem: Problem, seconds: float, memory: float, rates: Rates,
                  stats: dict) -> list[np.ndarray]:
     """The greedy completion of the empty state (the decoder's completion, no network), when
     it fits; else nothing (the answer stays BRANCH's)."""
-    n1, n2 = problem.n1, problem.n2
-    need, held = rates.greedy(n1, n2), instance_bytes(n1, n2) + state_bytes(n1, n2)
+    need, held = greedy_cost(problem, rates)
     if need > seconds or held > memory:
         stats["cut"].append(f"greedy completion not run (needs ~{need:.1f} s and "
                             f"~{held / 2**20:.0f} MiB): BRANCH's map")
@@ -281,7 +287,7 @@ def _polish(problem: Problem, forwards: list[np.ndarray], budget: Budget,
     from gedkit.solvers.heuristics.polish import polish
 
     best = forwards[0]
-    need = _POLISH_ASSIGNMENTS * assignment_seconds
+    need = POLISH_ASSIGNMENTS * assignment_seconds
     held = _ASSIGNMENT_BYTES * (problem.n1 + problem.n2) ** 2
     if need > budget.remaining() or held > allowance.left():
         stats["cut"].append(f"polish not run (needs ~{need:.2f} s and ~{held / 2**20:.0f} "

@@ -31,6 +31,7 @@ from functools import cache
 from typing import ClassVar
 
 from gedkit.anytime import listening, report
+from gedkit.budget import DEFAULT_MEMORY
 from gedkit.configurable import Option, flag, number
 from gedkit.nn.labels import UnseenLabelWarning
 from gedkit.problem import Problem
@@ -223,15 +224,18 @@ class Auto(Solver):
 
     def _greedy(self, problem: Problem, budget: Budget) -> Result | None:
         """The polished greedy completion (see :data:`GREEDY_SHARE`), or None when its
-        estimate (the completion's, and polishing's three assignments) does not fit."""
+        estimate (the completion's, as gelato sizes it, and polishing's assignments) does not
+        fit the time share or the completion's tables the memory cap."""
         from gedkit.learned.features import greedy_completion
         from gedkit.learned.sizing import Rates
+        from gedkit.learned.solver import POLISH_ASSIGNMENTS, greedy_cost
         from gedkit.solvers.heuristics.polish import polish
 
         t0 = time.perf_counter()
-        need = (Rates(_entry_seconds()).greedy(problem.n1, problem.n2)
-                + 3 * lsape_seconds(problem.n1, problem.n2))
-        if need > GREEDY_SHARE * budget.remaining():
+        need, held = greedy_cost(problem, Rates(_entry_seconds()))
+        need += POLISH_ASSIGNMENTS * lsape_seconds(problem.n1, problem.n2)
+        memory = budget.memory if budget.memory is not None else self.config["memory"]
+        if need > GREEDY_SHARE * budget.remaining() or held > (memory or DEFAULT_MEMORY):
             return None
         forward, _ = polish(problem, [greedy_completion(problem)],
                             self._stage(budget, GREEDY_SHARE))
