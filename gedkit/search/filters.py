@@ -307,41 +307,31 @@ class QuerySignatures:
 def _query_rows(ptr: np.ndarray) -> np.ndarray:
     """``(queries, 5)`` bounds of each query's four multisets in a compressed-row set whose
     row ``q * 4 + k`` is query ``q``'s kind ``k``."""
-    if len(ptr) <= len(SETS):
-        return np.zeros((0, len(SETS) + 1), dtype=np.int64)
-    return np.ascontiguousarray(np.lib.stride_tricks.sliding_window_view(
-        ptr, len(SETS) + 1)[::len(SETS)])
+    queries = (len(ptr) - 1) // len(SETS)
+    return ptr[np.arange(0, queries * len(SETS), len(SETS))[:, None] + _ROW_SPAN]
+
+
+_ROW_SPAN = np.arange(len(SETS) + 1)
 
 
 def query_signatures(queries: list[Graph], vocab: dict[str, Vocabulary]) -> QuerySignatures:
     """:func:`query_signature` of each query, the same values, by one compiled pass
-    (:mod:`gedkit._kernels.signatures`; it must be compiled); a query with a branch too long
-    for one integer code, the Python way."""
+    (:mod:`gedkit._kernels.signatures`; it must be compiled); a directed query, one with
+    self-loops or one with a branch too long for one integer code, the Python way."""
     from gedkit._kernels.signatures import query_signatures as kernel
 
-    plain = [not (g.directed or g.loops) for g in queries]
-    node_ptr, node_ords, node_missing = _known_ordinals(queries, "node", vocab["node"])
-    edge_ptr, edge_ords, edge_missing = _known_ordinals(queries, "edge", vocab["edge"])
+    node_ptr, node_ords, node_own = _known_ordinals(queries, "node", vocab["node"])
+    edge_ptr, edge_ords, edge_own = _known_ordinals(queries, "edge", vocab["edge"])
+    own = node_own | edge_own  # queries with labels the collection lacks
     python: dict[int, tuple] = {}
-    own_views: dict[int, dict] = {}  # of the queries with labels the collection lacks
-    special = np.flatnonzero(~np.array(plain, dtype=bool) | node_missing | edge_missing)
-    if len(special):
-        # the queries the one pass cannot take as they are: on the Python path (as empty
-        # graphs in the kernel), or with their own labels numbered in views of their own
-        own = {}
-        for i in special.tolist():
-            g = queries[i]
-            if not plain[i]:  # not what collection searches compare; told elsewhere
-                python[i] = query_signature(g, vocab)
-                own[i] = (_NONE, _NONE)
-            else:
-                views = own_views[i] = {k: v.overlay() for k, v in vocab.items()}
-                own[i] = (np.array(_ordinals(g.node_keys, g.node_labels, views["node"], []),
-                                   dtype=np.int64),
-                          np.array(_ordinals(g.edge_keys, g.edge_labels, views["edge"], []),
-                                   dtype=np.int64))
-        node_ptr, node_ords = _replaced(node_ptr, node_ords, {i: o[0] for i, o in own.items()})
-        edge_ptr, edge_ords = _replaced(edge_ptr, edge_ords, {i: o[1] for i, o in own.items()})
+    odd = [i for i, g in enumerate(queries) if g.directed or g.loops]
+    if odd:
+        # not what collection searches compare (told elsewhere): the Python way, and empty
+        # graphs in the kernel
+        for i in odd:
+            python[i] = query_signature(queries[i], vocab)
+        node_ptr, node_ords = _replaced(node_ptr, node_ords, odd)
+        edge_ptr, edge_ords = _replaced(edge_ptr, edge_ords, odd)
     n, m = np.diff(node_ptr), np.diff(edge_ptr)
     ends = np.concatenate([np.empty(0, np.int64)] + [
         g.edges.ravel() for i, g in enumerate(queries) if i not in python]).astype(np.int64)
@@ -370,7 +360,12 @@ def query_signatures(queries: list[Graph], vocab: dict[str, Vocabulary]) -> Quer
         rows = set_ptr[4 * i:4 * i + 5].tolist()
         sets = {kind: (ids[a:b], counts[a:b])
                 for kind, a, b in zip(SETS, rows, rows[1:], strict=False)}
-        views = own_views.get(i) or {k: v.overlay() for k, v in vocab.items()}
+        views = {k: v.overlay() for k, v in vocab.items()}
+        if own[i]:
+            # its own labels enter its views in order of first appearance, the ordinals
+            # _known_ordinals gave them
+            _ordinals(g.node_keys, g.node_labels, views["node"], [])
+            _ordinals(g.edge_keys, g.edge_labels, views["edge"], [])
         mine = branch_ords[node_ptr[i]:node_ptr[i + 1]]
         if len(mine) and mine.max() >= n_branches:  # branches only it has: named in its view
             keys = branch_keys(g, node_ords[node_ptr[i]:node_ptr[i + 1]].tolist(),
@@ -387,37 +382,54 @@ def query_signatures(queries: list[Graph], vocab: dict[str, Vocabulary]) -> Quer
 
 
 _NONE = np.zeros(0, dtype=np.int64)
+_NONE.setflags(write=False)
 
 
 def _known_ordinals(queries: list[Graph], kind: str, vocab: Vocabulary
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each query's node or edge labels (``kind``) as vocabulary ordinals: where each
-    query's start in one array of all of them, that array, and which queries have a label
-    the vocabulary lacks (their ordinals there mean nothing)."""
-    keys = [g.node_keys if kind == "node" else g.edge_keys for g in queries]
-    ptr = np.zeros(len(keys) + 1, np.int64)
-    np.cumsum(np.fromiter(map(len, keys), np.int64, len(keys)), out=ptr[1:])
-    flat = np.fromiter(map(vocab.index.get, chain.from_iterable(keys), repeat(-1, ptr[-1])),
-                       np.int64, ptr[-1])
-    unknown = np.zeros(len(flat) + 1, np.int64)
-    np.cumsum(flat < 0, out=unknown[1:])
-    return ptr, flat, unknown[ptr[1:]] > unknown[ptr[:-1]]
+    """Each query's node or edge labels (``kind``) as ordinals: where each query's start in
+    one array of all of them, that array, and which queries have labels the vocabulary
+    lacks. Those are numbered after the vocabulary's, per query in order of first
+    appearance: the ordinals an overlay of the vocabulary gives them (:func:`_ordinals`)."""
+    # each graph's labels as codes of its own distinct labels (computed once per graph):
+    # one lookup per distinct label, not per node or edge
+    parts = [g.label_codes(kind) for g in queries]
+    ptr = np.zeros(len(parts) + 1, np.int64)
+    np.cumsum(np.fromiter((len(c) for c, _ in parts), np.int64, len(parts)), out=ptr[1:])
+    distinct = np.fromiter((len(d) for _, d in parts), np.int64, len(parts))
+    found = np.fromiter(map(vocab.index.get, chain.from_iterable(d for _, d in parts),
+                            repeat(-1, distinct.sum())), np.int64, distinct.sum())
+    first = np.cumsum(distinct) - distinct
+    flat = found[np.concatenate([_NONE] + [c for c, _ in parts])
+                 + np.repeat(first, np.diff(ptr))] if ptr[-1] else _NONE.copy()
+    own = np.zeros(len(parts), dtype=bool)
+    missing = np.flatnonzero(flat < 0)
+    if len(missing):
+        base = len(vocab)
+        which = np.searchsorted(ptr, missing, side="right") - 1
+        own[which] = True
+        numbered: dict = {}
+        last = -1
+        for at, q in zip(missing.tolist(), which.tolist(), strict=True):
+            if q != last:
+                numbered, last = {}, q
+            codes, labels = parts[q]
+            flat[at] = base + numbered.setdefault(labels[codes[at - ptr[q]]], len(numbered))
+    return ptr, flat, own
 
 
-def _replaced(ptr: np.ndarray, flat: np.ndarray, parts: dict[int, np.ndarray]
+def _replaced(ptr: np.ndarray, flat: np.ndarray, empty: list[int]
               ) -> tuple[np.ndarray, np.ndarray]:
-    """``ptr`` and ``flat`` (see :func:`_known_ordinals`) with query ``i``'s part replaced
-    by ``parts[i]`` for each ``i`` in ``parts``."""
-    pieces, at = [], 0
+    """``ptr`` and ``flat`` (see :func:`_known_ordinals`) with the parts of the queries
+    ``empty`` (in increasing order) left empty."""
     lengths = np.diff(ptr)
-    for i in sorted(parts):
-        pieces += [flat[ptr[at]:ptr[i]], parts[i]]
-        lengths[i] = len(parts[i])
-        at = i + 1
-    pieces.append(flat[ptr[at]:])
+    lengths[empty] = 0
+    keep = np.ones(len(flat), dtype=bool)
+    for i in empty:
+        keep[ptr[i]:ptr[i + 1]] = False
     out = np.zeros_like(ptr)
     np.cumsum(lengths, out=out[1:])
-    return out, np.concatenate(pieces)
+    return out, flat[keep]
 
 
 def _branch_codes(vocab: dict[str, Vocabulary], radix: int) -> tuple[np.ndarray, np.ndarray]:
@@ -488,6 +500,23 @@ def within_many(sig: Signatures, queries: QuerySignatures, vocab: dict[str, Voca
     from :func:`equality_terms`), by one compiled pass per chunk of queries: for each query
     of the batch in turn, its rows, their bounds and the rows left after each stage. The
     kernel must be compiled. Each query's share of the kernel's time comes fourth."""
+    for _, ends, lefts, rows, lb, seconds in window_passes(sig, queries, vocab, terms, limit):
+        for a, b, left in zip(ends, ends[1:], lefts, strict=False):
+            left = dict(zip(_STAGES, left, strict=True))
+            if a == b:  # most queries of a range search at a small threshold
+                yield _NO_ROWS, _NO_BOUNDS, left, seconds
+            else:
+                yield rows[a:b].copy(), lb[a:b].copy(), left, seconds
+
+
+def window_passes(sig: Signatures, queries: QuerySignatures, vocab: dict[str, Vocabulary],
+                  terms: tuple, limit: float
+                  ) -> Iterator[tuple[int, list[int], list[list[int]], np.ndarray, np.ndarray,
+                                      float]]:
+    """:func:`within_many` a kernel call at a time: the first query the call answered, where
+    each of its queries' rows start and end in ``rows`` (one more entry than queries), the
+    rows left after each stage per query (:data:`_STAGES`), the rows and their bounds (a
+    buffer the next call overwrites), and each query's share of the kernel's time."""
     from gedkit._kernels.filters import window_bounds
 
     # a query ordinal beyond its vocabulary's size is a label no graph of the collection has
@@ -515,13 +544,8 @@ def within_many(sig: Signatures, queries: QuerySignatures, vocab: dict[str, Voca
                                  costs, integral, float(limit), done,
                                  (rows, lb, out_ptr, counts))
             seconds = (time.perf_counter() - tick) / max(upto - done, 1)
-            ends = out_ptr[:upto - done + 1].tolist()
-            for a, b, left in zip(ends, ends[1:], counts[:upto - done].tolist(), strict=False):
-                left = dict(zip(_STAGES, left, strict=True))
-                if a == b:  # most queries of a range search at a small threshold
-                    yield _NO_ROWS, _NO_BOUNDS, left, seconds
-                else:
-                    yield rows[a:b].copy(), lb[a:b].copy(), left, seconds
+            yield (start + done, out_ptr[:upto - done + 1].tolist(),
+                   counts[:upto - done].tolist(), rows, lb, seconds)
             done = upto
 
 

@@ -28,7 +28,7 @@ from gedkit.budget import interrupted as interrupted_now
 from gedkit.costs.base import CostModel
 from gedkit.graph import Graph
 from gedkit.numeric import tolerance
-from gedkit.search.filters import GedFilter, equality_terms, query_signatures, within_many
+from gedkit.search.filters import GedFilter, equality_terms, query_signatures, window_passes
 from gedkit.search.result import Hit, SearchResult
 from gedkit.solvers.base import Solver
 
@@ -251,40 +251,60 @@ def range_queries(coll, queries: list[Graph], tau: float, model: CostModel, veri
                             progress)
         return
     prepared = query_signatures(queries, vocab)
-    found_all = within_many(sig, prepared, vocab, equality_terms(model.equality_costs), limit)
+    passes = window_passes(sig, prepared, vocab, equality_terms(model.equality_costs), limit)
     # (position, rows, stages, filter) of the queries filtered, not answered; the answer in
     # place of the stages for a query without candidates
     pending: list = []
     waiting = 0  # their candidates
-    for i in range(len(queries)):
-        rows, _, left, seconds = next(found_all)
-        if not len(rows):
-            answer = _none_within(queries[i], tau, {
-                "screened": len(sig), "candidates": left, "verified": 0,
-                "seconds": {"filter": seconds, "verify": 0.0}})
-            if not pending:
-                yield answer
+    for first, ends, lefts, found, _, seconds in passes:
+        interrupted = interrupted_now()  # the pass is one compiled call
+        for i, (a, b, left) in enumerate(zip(ends, ends[1:], lefts, strict=False), first):
+            left = {"sizes": left[0], "labels": left[1], "branches": left[2]}
+            if a == b:
+                answer = SearchResult(
+                    "range", queries[i].name, tau, [], [], not interrupted, [],
+                    {"screened": len(sig), "candidates": left, "verified": 0,
+                     "seconds": {"filter": seconds, "verify": 0.0}}, interrupted)
+                if not pending:
+                    yield answer
+                    continue
+                pending.append((i, None, answer, None))
+            else:
+                stages = _Stages(len(sig))
+                rows = np.sort(found[a:b])
+                stages.stats["candidates"] = left
+                stages.stats["seconds"]["filter"] = seconds
+                pending.append((i, rows, stages, GedFilter(model, queries[i], vocab,
+                                                           prepared[i])))
+                waiting += b - a
+            if waiting < _TOGETHER and i + 1 < len(queries):
                 continue
-            pending.append((i, None, answer, None))
-        else:
-            stages = _Stages(len(sig))
-            if len(rows) > 1:
-                rows = np.sort(rows)
-            stages.stats["candidates"] = left
-            stages.stats["seconds"]["filter"] = seconds
-            pending.append((i, rows, stages, GedFilter(model, queries[i], vocab, prepared[i])))
-            waiting += len(rows)
-        if waiting < _TOGETHER and i + 1 < len(queries):
+            yield from _answer_pending(coll, queries, pending, tau, limit, sig, model, verify,
+                                       progress)
+            pending, waiting = [], 0
+
+
+def _answer_pending(coll, queries: list[Graph], pending: list, tau: float, limit: float, sig,
+                    model: CostModel, verify: Verifier, progress) -> Iterator[SearchResult]:
+    """The answers of the ``pending`` queries of :func:`range_queries`, in order: their
+    candidates verified together where they can be, their hits' ids read in one query."""
+    known = _verify_together(coll, pending, tau, verify)
+    answers = []
+    for j, rows, stages, filt in pending:
+        if rows is None:
+            answers.append(stages)
             continue
-        known = _verify_together(coll, pending, tau, verify)
-        for j, rows, stages, filt in pending:
-            if rows is None:
-                yield stages
-                continue
-            stages.t = time.perf_counter()
-            yield _verified(coll, queries[j], tau, limit, rows, sig, model, verify, filt,
-                            stages, progress, known.get(j))
-        pending, waiting = [], 0
+        stages.t = time.perf_counter()
+        answers.append(_verified(coll, queries[j], tau, limit, rows, sig, model, verify, filt,
+                                 stages, progress, known.get(j), ids=False))
+        if answers[-1].interrupted:
+            break
+    found = [h for r in answers for h in r.hits + r.undecided]
+    if found:
+        ids = coll._store.ids([h.id for h in found])  # rowids so far
+        for h in found:
+            h.id = ids[h.id]
+    yield from answers
 
 
 def _none_within(query: Graph, tau: float, stats: dict) -> SearchResult:
@@ -321,9 +341,10 @@ def _filtered(filt: GedFilter, sig, limit: float, stages: _Stages) -> np.ndarray
 
 def _verified(coll, query: Graph, tau: float, limit: float, rows: np.ndarray, sig, model,
               verify: Verifier, filt: GedFilter | None, stages: _Stages,
-              progress, known: dict[int, Outcome] | None = None) -> SearchResult:
+              progress, known: dict[int, Outcome] | None = None, ids: bool = True
+              ) -> SearchResult:
     """The range answer from the candidate ``rows``: each verified within ``tau`` (those in
-    ``known`` already)."""
+    ``known`` already). Its hits' ids are the collection's rowids unless ``ids``."""
     if not len(rows):
         stages.done("verify")
         return _none_within(query, tau, stages.stats)
@@ -350,10 +371,10 @@ def _verified(coll, query: Graph, tau: float, limit: float, rows: np.ndarray, si
     # in the order the candidates were verified (by size)
     hits.sort(key=lambda h: (h.distance, h.lower_bound, h.id))
     undecided.sort(key=lambda h: (h.lower_bound, h.upper_bound, h.id))
-    if hits or undecided:
-        ids = coll._store.ids([h.id for h in hits + undecided])  # rowids so far
+    if ids and (hits or undecided):
+        named = coll._store.ids([h.id for h in hits + undecided])  # rowids so far
         for h in hits + undecided:
-            h.id = ids[h.id]
+            h.id = named[h.id]
     certified = not interrupted and not undecided and all(h.optimal for h in hits)
     if reasons := stopped_counts(kept):
         stages.stats["stopped"] = reasons
