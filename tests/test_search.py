@@ -600,3 +600,28 @@ def test_unreadable_molecules_skipped_on_request(tmp_path):
         coll.add(smi, errors="skip", ids=["a", "b"])
     with pytest.raises(OptionError, match="errors must be"):
         coll.add(smi, errors="ignore")
+
+
+@pytest.mark.parametrize("method, bounded", [("dfs", True), ("bipartite", False)])
+def test_knn_ceiling_without_the_batch_kernel(method, bounded):
+    # where the batch kernel does not verify (another method, or vocabularies too large for
+    # its tables), kNN's first threshold comes from BRANCH's maps pair by pair: an upper bound
+    # on the k-th distance, for the exact searches a threshold prunes
+    from gedkit.search import ged_search
+    from gedkit.solvers import get_solver
+
+    rng = np.random.default_rng(7)
+    graphs = _random_set(7, count=20)
+    model = random_costs(rng)
+    coll = _collection(graphs)
+    query = _random_set(77, count=1)[0]
+    truth = np.sort(_exact(model, query, graphs))
+    verify = ged_search.Verifier(model, get_solver(method), None, None, False)
+    check = ged_search._Checker(coll, query, verify, model,
+                                GedFilter(model, query, coll._store.vocab),
+                                ged_search._Stages(len(graphs)), None)
+    assert check.batch is None
+    for k in (1, 5, 20):
+        ceiling = ged_search._ceiling(check, coll._signatures, np.arange(len(graphs)), k)
+        assert (ceiling < math.inf) == bounded
+        assert ceiling >= truth[k - 1] - 1e-9
