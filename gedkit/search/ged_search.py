@@ -270,10 +270,9 @@ def range_queries(coll, queries: list[Graph], tau: float, model: CostModel, veri
         for i, (a, b, left) in enumerate(zip(ends, ends[1:], lefts, strict=False), first):
             left = {"sizes": left[0], "labels": left[1], "branches": left[2]}
             if a == b:
-                answer = SearchResult(
-                    "range", queries[i].name, tau, [], [], not interrupted, [],
-                    {"screened": len(sig), "candidates": left, "verified": 0,
-                     "seconds": {"filter": seconds, "verify": 0.0}}, interrupted)
+                answer = _none_within(queries[i], tau, {
+                    "screened": len(sig), "candidates": left, "verified": 0,
+                    "seconds": {"filter": seconds, "verify": 0.0}}, interrupted)
                 if not pending:
                     yield answer
                     continue
@@ -316,10 +315,13 @@ def _answer_pending(coll, queries: list[Graph], pending: list, tau: float, limit
     yield from answers
 
 
-def _none_within(query: Graph, tau: float, stats: dict) -> SearchResult:
+def _none_within(query: Graph, tau: float, stats: dict,
+                 interrupted: bool | None = None) -> SearchResult:
     """The answer to a range query whose filters left no graph (most queries of a search at
-    a small threshold: answered without a verification's set-up)."""
-    interrupted = interrupted_now()
+    a small threshold: answered without a verification's set-up); ``interrupted``: whether
+    Ctrl-C came first, if already known."""
+    if interrupted is None:
+        interrupted = interrupted_now()
     return SearchResult("range", query.name, tau, [], [], not interrupted, [], stats,
                         interrupted)
 
