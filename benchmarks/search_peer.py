@@ -33,7 +33,8 @@ skipped and counted. Usage::
 
 Prints a Markdown summary (paste it into benchmarks/RESULTS.md). The peer's own "Total time"
 (filtering + verification over all query x graph pairs, file reading excluded) is the peer
-figure; gedkit's is the wall time of its query loop. "ditto, CPU" divides gedkit's CPU time by
+figure; gedkit's is the wall time of its search call (the benchmark's own reading of the
+answers after it is not timed). "ditto, CPU" divides gedkit's CPU time by
 the peer process's (its file reading included), steadier on a busy machine. ``--json`` keeps
 every figure: process wall times, per-stage candidates and seconds, per-query match counts.
 """
