@@ -425,3 +425,16 @@ def test_build_leaves_out_unreadable_molecules_unless_strict(tmp_path, capsys):
     assert main(["collection", "build", str(tmp_path / "b.gdb"), str(smi), "--strict"]) == 2
     assert "lib.smi:2: RDKit cannot parse" in capsys.readouterr().err
     assert not (tmp_path / "b.gdb").exists()
+
+
+def test_search_leaves_out_unreadable_queries_unless_strict(capsys, lib, tmp_path):
+    # a query file is read as a library is built: a molecule RDKit rejects is left out, with
+    # a note, and the other queries are answered; --strict stops at it
+    queries = tmp_path / "queries.smi"
+    queries.write_text("CCCO propanol\nC1CC broken\nc1ccccc1O phenol\n")
+    code, out, err = run(capsys, "search", lib, queries, "--within", "2", "--json")
+    assert code == 0
+    assert [json.loads(line)["query"] for line in out.splitlines()] == ["propanol", "phenol"]
+    assert "1 records could not be read" in err and "queries.smi:2" in err
+    one_line_error(*run(capsys, "search", lib, queries, "--within", "2", "--strict"),
+                   "queries.smi:2: RDKit cannot parse")

@@ -11,7 +11,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gedkit.cli._inputs import _cli_words, _note, _notice, add_input_arguments, label_spec
+from gedkit.cli._inputs import (
+    _cli_words,
+    _note,
+    _notice,
+    add_input_arguments,
+    add_strict_argument,
+    label_spec,
+    tell_skipped,
+)
 from gedkit.cli._inputs import read_options as _read_options
 from gedkit.errors import GedkitError, OptionError
 
@@ -59,11 +67,7 @@ def register(subparsers: Any) -> None:
         f"written, so inputs of over {BUFFER_GRAPHS:,} graphs are read twice; --ids numbers "
         "reads them once",
     )
-    build.add_argument(
-        "--strict", action="store_true",
-        help="stop at the first molecule RDKit cannot read (default: leave it out and say how "
-        "many were left out)",
-    )
+    add_strict_argument(build)
     mode = build.add_mutually_exclusive_group()
     mode.add_argument("--append", action="store_true",
                       help="add to the existing collection LIB (read with its labels)")
@@ -148,11 +152,7 @@ def run_build(args: argparse.Namespace) -> int:
     if not added and existing is None:
         lib.unlink()
         raise GedkitError(f"no graphs in {', '.join(args.files)}")
-    if skipped:
-        # read twice (names first) when the input was large: each record counted once
-        unique = list(dict.fromkeys(skipped))
-        print(f"gedkit: note: {len(unique)} records could not be read and were left out "
-              f"(--strict stops at the first); the first: {unique[0]}", file=sys.stderr)
+    tell_skipped(skipped)
     what = "names" if ids is not None else "numbers"
     print(f"{lib}: {added} graphs added ({total} in all; ids: {what}), "
           f"{_file_size(os.path.getsize(lib))}, {time.perf_counter() - start:.1f} s")

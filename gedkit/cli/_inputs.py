@@ -125,6 +125,24 @@ def read_file(text: str, args: argparse.Namespace) -> list[Graph]:
     return graphs
 
 
+def add_strict_argument(parser: argparse.ArgumentParser) -> None:
+    """``--strict``: stop at the first record RDKit cannot read instead of leaving it out."""
+    parser.add_argument(
+        "--strict", action="store_true",
+        help="stop at the first molecule RDKit cannot read (default: leave it out and say how "
+        "many were left out)",
+    )
+
+
+def tell_skipped(skipped: list[str]) -> None:
+    """Say on stderr how many records were left out as unreadable, and the first reason."""
+    if skipped:
+        # a file read twice (names first) reports each record twice: counted once
+        unique = list(dict.fromkeys(skipped))
+        print(f"gedkit: note: {len(unique)} records could not be read and were left out "
+              f"(--strict stops at the first); the first: {unique[0]}", file=sys.stderr)
+
+
 def _is_smiles(text: str, args: argparse.Namespace) -> bool:
     """Whether the argument ``text`` is a molecule: ``smiles:...``, or (as in Python's
     :func:`gedkit.inputs.as_graph`) a string that names no existing file when no --format

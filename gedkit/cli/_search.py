@@ -16,7 +16,14 @@ from gedkit.budget import KERNELS_NOT_READY
 from gedkit.budget import PAIR_TIMEOUT as DEFAULT_TIMEOUT
 from gedkit.cli._args import add_solver_arguments, parse_options, parse_size
 from gedkit.cli._ged import _duration, _show, add_draw_arguments, check_draw, write_picture
-from gedkit.cli._inputs import _cli_words, _is_smiles, _note, _notice
+from gedkit.cli._inputs import (
+    _cli_words,
+    _is_smiles,
+    _note,
+    _notice,
+    add_strict_argument,
+    tell_skipped,
+)
 from gedkit.errors import GedkitError, OptionError
 
 if TYPE_CHECKING:  # numpy and the solvers load when the command runs
@@ -74,6 +81,7 @@ def register(subparsers: Any) -> None:
         "'gedkit methods'); its options as -o KEY=VALUE",
     )
     group.add_argument("--node-map", action="store_true", help="give each hit its node map")
+    add_strict_argument(parser)
     parser.add_argument("--jobs", type=int, default=1, metavar="N",
                         help="worker processes for many queries (-1 = all cores)")
     parser.add_argument(
@@ -224,13 +232,16 @@ def read_queries(text: str, coll: Collection, args: argparse.Namespace
     if found is not None:
         return _from_collection(*found, labels)
     notice = _notice(args)
+    # a molecule of a query file RDKit cannot read is left out, as when building
+    skipped: list[str] | None = None if args.strict else []
     with _cli_words():
         if _is_smiles(text, args):
             graphs = [as_graph(text, *labels, notice=notice)]
         else:
             specs = [DEFAULT if label is None else label for label in labels]
-            graphs = list(read_graphs(text, notice, *specs))
+            graphs = list(read_graphs(text, notice, *specs, skipped=skipped))
     _note(args)
+    tell_skipped(skipped or [])
     if not graphs:
         raise GedkitError(f"{text}: the file holds no graph")
     names = [g.name or (text if len(graphs) == 1 else f"{text}[{k}]")
