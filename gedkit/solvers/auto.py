@@ -217,10 +217,13 @@ class Auto(Solver):
             stats={"winner": best.method, "stages": stages},
         )
 
+    def _memory(self, budget: Budget) -> int | None:
+        """The memory cap a stage works under: the call's, else the ``memory`` option."""
+        return budget.memory if budget.memory is not None else self.config["memory"]
+
     def _search(self, problem: Problem, budget: Budget) -> TreeSearch:
-        memory = budget.memory if budget.memory is not None else self.config["memory"]
-        return TreeSearch(problem, depth_first=False, method="astar", memory=memory,
-                          threshold=budget.threshold)
+        return TreeSearch(problem, depth_first=False, method="astar",
+                          memory=self._memory(budget), threshold=budget.threshold)
 
     def _greedy(self, problem: Problem, budget: Budget) -> Result | None:
         """The polished greedy completion (see :data:`GREEDY_SHARE`), or None when its
@@ -234,8 +237,8 @@ class Auto(Solver):
         t0 = time.perf_counter()
         need, held = greedy_cost(problem, Rates(_entry_seconds()))
         need += POLISH_ASSIGNMENTS * lsape_seconds(problem.n1, problem.n2)
-        memory = budget.memory if budget.memory is not None else self.config["memory"]
-        if need > GREEDY_SHARE * budget.remaining() or held > (memory or DEFAULT_MEMORY):
+        cap = self._memory(budget) or DEFAULT_MEMORY
+        if need > GREEDY_SHARE * budget.remaining() or held > cap:
             return None
         forward, _ = polish(problem, [greedy_completion(problem)],
                             self._stage(budget, GREEDY_SHARE))
@@ -251,8 +254,7 @@ class Auto(Solver):
         if budget.timeout is not None:
             timeout = max(1e-3, share * budget.remaining())
             timeout = timeout if cap is None else min(cap, timeout)
-        memory = budget.memory if budget.memory is not None else self.config["memory"]
-        return Budget(timeout=timeout, memory=memory, threshold=budget.threshold)
+        return Budget(timeout=timeout, memory=self._memory(budget), threshold=budget.threshold)
 
 
 @cache
