@@ -502,7 +502,6 @@ def within_many(sig: Signatures, queries: QuerySignatures, vocab: dict[str, Voca
     kernel must be compiled. Each query's share of the kernel's time comes fourth."""
     for _, ends, lefts, rows, lb, seconds in window_passes(sig, queries, vocab, terms, limit):
         for a, b, left in zip(ends, ends[1:], lefts, strict=False):
-            left = dict(zip(_STAGES, left, strict=True))
             if a == b:  # most queries of a range search at a small threshold
                 yield _NO_ROWS, _NO_BOUNDS, left, seconds
             else:
@@ -511,11 +510,11 @@ def within_many(sig: Signatures, queries: QuerySignatures, vocab: dict[str, Voca
 
 def window_passes(sig: Signatures, queries: QuerySignatures, vocab: dict[str, Vocabulary],
                   terms: tuple, limit: float
-                  ) -> Iterator[tuple[int, list[int], list[list[int]], np.ndarray, np.ndarray,
-                                      float]]:
+                  ) -> Iterator[tuple[int, list[int], list[dict[str, int]], np.ndarray,
+                                      np.ndarray, float]]:
     """:func:`within_many` a kernel call at a time: the first query the call answered, where
     each of its queries' rows start and end in ``rows`` (one more entry than queries), the
-    rows left after each stage per query (:data:`_STAGES`), the rows and their bounds (a
+    rows left after each stage per query (stage -> count), the rows and their bounds (a
     buffer the next call overwrites), and each query's share of the kernel's time."""
     from gedkit._kernels.filters import window_bounds
 
@@ -544,8 +543,9 @@ def window_passes(sig: Signatures, queries: QuerySignatures, vocab: dict[str, Vo
                                  costs, integral, float(limit), done,
                                  (rows, lb, out_ptr, counts))
             seconds = (time.perf_counter() - tick) / max(upto - done, 1)
-            yield (start + done, out_ptr[:upto - done + 1].tolist(),
-                   counts[:upto - done].tolist(), rows, lb, seconds)
+            lefts = [dict(zip(_STAGES, row, strict=True))
+                     for row in counts[:upto - done].tolist()]
+            yield start + done, out_ptr[:upto - done + 1].tolist(), lefts, rows, lb, seconds
             done = upto
 
 

@@ -268,8 +268,6 @@ def range_queries(coll, queries: list[Graph], tau: float, model: CostModel, veri
     for first, ends, lefts, found, _, seconds in passes:
         interrupted = interrupted_now()  # the pass is one compiled call
         for i, (a, b, left) in enumerate(zip(ends, ends[1:], lefts, strict=False), first):
-            # the stages' rows left, in the order the pass counts them (filters._STAGES)
-            left = {"sizes": left[0], "labels": left[1], "branches": left[2]}
             if a == b:
                 answer = _none_within(queries[i], tau, {
                     "screened": len(sig), "candidates": left, "verified": 0,
