@@ -396,6 +396,8 @@ def _verified(coll, query: Graph, tau: float, limit: float, rows: np.ndarray, si
 _CEILING_GRAPHS, _CEILING_PER_K = 64, 4
 #: ... without the batch kernel (BRANCH pair by pair)
 _FEW_CEILING_GRAPHS = 16
+#: the methods a kNN ceiling bounds (exact searches, which a threshold prunes)
+_SEARCHES = frozenset({"astar", "dfs", "exact"})
 
 
 def _ceiling(check: _Checker, sig, order: np.ndarray, k: int) -> float:
@@ -407,28 +409,24 @@ def _ceiling(check: _Checker, sig, order: np.ndarray, k: int) -> float:
     graph within it is found exactly, the k graphs that gave it are within it, and a graph
     beyond it is ruled out by the search's first bound, not searched to its time limit
     (Protein under PROTEIN: 112 s a query at k = 10 without it)."""
-    if len(order) < k:
+    batch = check.batch
+    if len(order) < k or (batch is None and check.verify.solver.name not in _SEARCHES):
         return math.inf
-    if check.batch is not None:
-        rowids = sig.rowids[order[:max(_CEILING_GRAPHS, _CEILING_PER_K * k)]].tolist()
+    # without the batch kernel fewer graphs: a pair's BRANCH costs as much as a few hundred
+    # of the kernel's roots
+    first = _CEILING_GRAPHS if batch is not None else _FEW_CEILING_GRAPHS
+    rowids = sig.rowids[order[:max(first, _CEILING_PER_K * k)]].tolist()
+    if batch is not None:
         records = check.coll._store.records(rowids)
-        upper = check.batch.upper_bounds([records[r] for r in rowids])
-    elif check.verify.solver.name in _SEARCHES:
-        # a pair's BRANCH costs as much as a few hundred of the batch kernel's roots
-        rowids = sig.rowids[order[:max(_FEW_CEILING_GRAPHS, _CEILING_PER_K * k)]].tolist()
+        upper = batch.upper_bounds([records[r] for r in rowids])
+    else:
         graphs = check.coll._store.graphs(rowids)
         upper = np.empty(len(rowids))
         for i, r in enumerate(rowids):
             upper[i] = check.verify.quick_upper(check.query, graphs[r])
             if interrupted_now():
                 return math.inf
-    else:
-        return math.inf
     return float(np.partition(upper, k - 1)[k - 1])
-
-
-#: the methods a kNN ceiling bounds (exact searches, which a threshold prunes)
-_SEARCHES = frozenset({"astar", "dfs", "exact"})
 
 
 def knn_query(coll, query: Graph, k: int, model: CostModel, verify: Verifier,
