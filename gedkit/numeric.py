@@ -17,12 +17,14 @@ __all__ = ["TOL", "all_integers", "round_up", "tolerance"]
 TOL = 1e-9
 
 
-def tolerance(value: float) -> float:
-    """The slack allowed when comparing a cost with ``value``.
+def tolerance(value: float | np.ndarray) -> float | np.ndarray:
+    """The slack allowed when comparing a cost with ``value`` (each of an array of them).
 
     >>> tolerance(0.5), tolerance(1e6)
     (1e-09, 0.001)
     """
+    if isinstance(value, np.ndarray):
+        return TOL * np.maximum(1.0, np.abs(value))
     return TOL * max(1.0, abs(value))
 
 

@@ -205,6 +205,33 @@ def test_candidates_past_their_share_are_tried_again_in_the_kernel(monkeypatch):
         h.id for h in res.hits + res.undecided}
 
 
+@pytest.mark.parametrize("kind", ["uniform", "constant"])
+def test_knn_sets_aside_what_the_kernel_does_not_finish(kind, monkeypatch):
+    """kNN sets a graph the batch kernel does not finish within its first share aside, with
+    the bounds the kernel reached, and settles it after the scan (kernel again, then pair by
+    pair): the answers still equal pairwise + sort, certified."""
+    from gedkit.search import batch, ged_search
+
+    rng = np.random.default_rng(5)
+    model = MODELS[kind](rng)
+    graphs = _random_set(12, count=18, n=(4, 9))
+    coll = _collection(graphs)
+    aside = []
+    settle = ged_search._KnnScanner._settle_aside
+    monkeypatch.setattr(ged_search._KnnScanner, "_settle_aside",
+                        lambda self: aside.append(len(self.aside)) or settle(self))
+    for query in _random_set(72, count=3, n=(6, 9)):
+        truth = _exact(model, query, graphs)
+        for k in (1, 3, 7):
+            monkeypatch.setattr(batch, "_PACE", [1.0])  # a first share that fits nothing
+            res = coll.knn(query, k, costs=model, timeout=None)
+            assert res.certified and not res.undecided and len(res.hits) == k
+            assert [h.distance for h in res.hits] == pytest.approx(sorted(truth)[:k])
+            for h in res.hits:
+                assert h.optimal and truth[h.id] == pytest.approx(h.distance)
+    assert max(aside) > 0  # graphs were set aside and settled
+
+
 def test_query_signatures_in_one_pass_equal_one_by_one():
     """The compiled many-queries signatures (branch codes included) equal the Python ones,
     for queries with labels, edge labels and branches the collection lacks, empty ones too."""

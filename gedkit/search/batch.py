@@ -167,13 +167,14 @@ class BatchVerifier:
         return self.run(records, None, quick=True)[1]
 
     def run(self, records: list[bytes], threshold: float | None, timeout: float | None = None,
-            quick: bool = False, which: np.ndarray | None = None
+            quick: bool = False, which: np.ndarray | None = None, retry: bool = True
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Bounds of every candidate record within ``threshold`` (None: unbounded) and
         whether the kernel finished it, spending at most :data:`PAIR_SECONDS` (or ``timeout``)
         on each (``quick``: one expansion each, see :meth:`upper_bounds`); ``which[i]``: the
         query (by position in the records given) record ``i`` is verified against, the first
-        one by default."""
+        one by default; ``retry``: whether a candidate not finished within that share gets
+        :data:`RETRY_SECONDS` more."""
         from gedkit._kernels.batch import FINISHED, GAVE_UP, verify_many
         from gedkit.budget import interrupted
         from gedkit.pacing import OPS_PER_SECOND
@@ -229,7 +230,7 @@ class BatchVerifier:
             # candidate taking its whole share) a few times that
             chunk = max(1, min(int(CALL_SECONDS * done / max(spent, 1e-6)), 4 * chunk,
                                int(4 * CALL_SECONDS / seconds)))
-        if not quick and not interrupted():
+        if retry and not quick and not interrupted():
             self._retry(np.flatnonzero(status == GAVE_UP), query_at, flat, offsets, cutoff,
                         branch, root_branch, timeout, out)
         # the kernel rounds integral bounds up by ceil(x - eps): a zero comes out as -0.0

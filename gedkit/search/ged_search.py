@@ -43,6 +43,8 @@ class Outcome:
     node_map: list | None
     #: why the solve stopped short of a proof (its result's ``stats["stopped"]``), if it said
     stopped: str | None = field(default=None, kw_only=True)
+    #: False for the bounds of a batch kernel's share a kNN scan set aside to finish later
+    final: bool = field(default=True, kw_only=True)
 
     @property
     def optimal(self) -> bool:
@@ -113,20 +115,29 @@ class _Checker:
         return self._batch
 
     def __call__(self, rowids: list[int], threshold: float | None,
-                 known: dict[int, Outcome] | None = None) -> list[Outcome | None]:
+                 known: dict[int, Outcome] | None = None, defer: bool = False,
+                 retry: bool = True, kernel: bool = True) -> list[Outcome | None]:
         """The outcome of each of ``rowids`` (``known``: those already verified, by
-        :func:`_verify_together`; the others one by one)."""
+        :func:`_verify_together`; the others one by one). ``defer``: where the batch kernel
+        applies, a pair it does not finish gets the bounds it reached, not ``final``, instead
+        of a solve pair by pair; ``retry``: whether the kernel gives such a pair a second,
+        larger share first; ``kernel``: whether to try the kernel at all."""
         outs: list[Outcome | None] = [None] * len(rowids)
         threshold = _within(threshold)
-        if known is not None or self.batch is not None:
+        if known is not None or (kernel and self.batch is not None):
             if known is not None:
                 outs = [known.get(r) for r in rowids]
             else:
                 records = self.coll._store.records(rowids)
                 lower, upper, done = self.batch.run([records[r] for r in rowids], threshold,
-                                                    self.verify.timeout)
+                                                    self.verify.timeout, retry=retry)
                 outs = _outcomes(lower, upper, done, threshold, self.verify.node_map,
                                  self.ranged)
+                self.interrupted = self.interrupted or interrupted_now()
+                if defer and not self.interrupted:
+                    for i in np.flatnonzero(~done).tolist():
+                        outs[i] = Outcome(float(lower[i]), float(upper[i]), None,
+                                          stopped="interrupted", final=False)
             batched = len(outs) - outs.count(None)
             self.stages.stats["batched"] = self.stages.stats.get("batched", 0) + batched
         rest = [r for r, o in zip(rowids, outs, strict=True) if o is None]
@@ -466,95 +477,209 @@ def knn_scan(coll, query: Graph, k: int, model: CostModel, verify: Verifier, pro
              bound: tuple | None = None) -> KnnScan:
     """Scan ``coll`` for the ``k`` best keys (:func:`rank_key`) below ``bound`` (the k-th key
     found elsewhere, e.g. on other shards; None: no bound)."""
-    sig = coll._signatures
-    stages = _Stages(len(sig))
-    filt = GedFilter(model, query, coll._store.vocab)
-    lb = np.zeros(len(sig))
-    lazy = [bound_of for name, bound_of in filt.stages if name in filt.lazy]
-    for name, bound_of in filt.stages:
-        if name not in filt.lazy:
-            lb = np.maximum(lb, bound_of(sig, None))
-            stages.done(name, len(sig))
-    first = lb.copy()  # the bounds the graphs are ranked and reached by (see rank_key)
-    order = np.lexsort((sig.rowids, lb))
-    stages.done("order")
-    best: list[tuple] = []  # the k best keys, negated: the k-th best on top
-    seen: list[tuple[int, Outcome]] = []
-    scanned = 0
-    frontier = math.inf
-    interrupted = False
-    check = _Checker(coll, query, verify, model, filt, stages, progress)
-    ceiling = _ceiling(check, sig, order, k)
-    step = 1.0 if getattr(filt, "integral", False) else 0.0
-    stages.done("ceiling")
-    block = max(k, 8)
-    try:
-        while scanned < len(order) and not interrupted:
-            kth = _negated(best[0][0]) if len(best) == k else None
-            if bound is not None and (kth is None or bound < kth):
-                kth = bound
-            # the distances still worth finding: with a k-th key, those beating it: a graph
-            # ranked after it (all graphs this scan reaches, unless the key came from
-            # elsewhere) must be closer, by a whole edit when costs are integers (a tie with
-            # an unproven k-th distance is not looked for: under time limits nothing is
-            # exact); before, the ceiling
-            if kth is None:
-                tie = strict = ceiling
-            else:
-                tie = min(kth[0], ceiling)
-                strict = min(kth[0] - step, ceiling)
-            rows = order[scanned:scanned + block]
-            rows = rows[first[rows] <= tie + tolerance(tie)]
+    return _KnnScanner(coll, query, k, model, verify, progress, bound).run()
+
+
+class _KnnScanner:
+    """One kNN scan: the graphs in filter-bound order, each verified against the k-th
+    distance found so far.
+
+    Where the batch kernel applies, a graph it does not finish within its first share is set
+    aside with the bounds it reached rather than solved pair by pair at once, and its upper
+    bound (a map's cost) counts towards the k-th distance at once: verifying against a loose
+    threshold is the slowest kind (each such solve runs to its time limit), and the k-th
+    distance falls fastest from many cheap maps. Once the scan ends, the graphs set aside are
+    tried again, each time against the k-th distance reached by then: through the kernel
+    while that distance keeps falling below the threshold a graph was tried at, then once
+    with the kernel's larger share, then pair by pair. A graph's bounds from its tries are
+    combined (the best of each), so its rank only improves and the k best so far stay the
+    k best.
+    """
+
+    def __init__(self, coll, query: Graph, k: int, model: CostModel, verify: Verifier,
+                 progress, bound: tuple | None):
+        self.k, self.bound = k, bound
+        self.sig = sig = coll._signatures
+        self.stages = stages = _Stages(len(sig))
+        filt = GedFilter(model, query, coll._store.vocab)
+        lb = np.zeros(len(sig))
+        self.lazy = [bound_of for name, bound_of in filt.stages if name in filt.lazy]
+        for name, bound_of in filt.stages:
+            if name not in filt.lazy:
+                lb = np.maximum(lb, bound_of(sig, None))
+                stages.done(name, len(sig))
+        self.lb = lb
+        self.first = lb.copy()  # the bounds the graphs are ranked and reached by (rank_key)
+        self.order = np.lexsort((sig.rowids, lb))
+        stages.done("order")
+        self.best: list[tuple] = []  # the k best keys, negated: the k-th best on top
+        self.held: set[int] = set()  # their rowids
+        self.seen: dict[int, tuple[int, Outcome]] = {}  # rowid -> (row, its bounds so far)
+        self.frontier = math.inf
+        self.interrupted = False
+        self.scanned = 0  # graphs of ``order`` reached
+        self.check = _Checker(coll, query, verify, model, filt, stages, progress)
+        self.ceiling = _ceiling(self.check, sig, self.order, k)
+        self.step = 1.0 if getattr(filt, "integral", False) else 0.0
+        stages.done("ceiling")
+        # row -> (the threshold the kernel gave up at, whether with its larger share)
+        self.aside: dict[int, tuple[float, int]] = {}
+
+    def run(self) -> KnnScan:
+        try:
+            self._scan()
+            self._settle_aside()
+        except KeyboardInterrupt:
+            self.interrupted = True
+        if self.interrupted and self.scanned < len(self.order):
+            # what Ctrl-C left unreached (a graph set aside keeps the bounds it has)
+            self.frontier = min(self.frontier, float(self.lb[self.order[self.scanned]]))
+        self.stages.done("verify")
+        self.stages.stats["scanned"] = len(self.seen)
+        found = [(_negated(e[0]), e[1], e[2]) for e in self.best]
+        kth = max(found)[0][0] if len(found) == self.k else math.inf
+        if self.bound is not None:
+            kth = min(kth, self.bound[0])
+        chosen = {f[1] for f in found}
+        seen = [(r, o) for r, (_, o) in self.seen.items()
+                if o.lower < kth - tolerance(kth) or r in chosen]
+        return KnnScan(found, seen, self.stages.stats, self.interrupted, self.frontier)
+
+    def _kth(self) -> tuple | None:
+        kth = _negated(self.best[0][0]) if len(self.best) == self.k else None
+        if self.bound is not None and (kth is None or self.bound < kth):
+            kth = self.bound
+        return kth
+
+    def _widest(self) -> float:
+        """The largest distance a graph is still verified within (see :meth:`_reach`)."""
+        kth = self._kth()
+        return self.ceiling if kth is None else min(kth[0], self.ceiling)
+
+    def _reach(self, rows: np.ndarray) -> np.ndarray:
+        """The distance each of ``rows`` is verified within.
+
+        With a k-th key, a graph must beat it: one ranked after it (all graphs this scan
+        reaches, unless the key came from elsewhere) must be closer, by a whole edit when
+        costs are integers (a tie with an unproven k-th distance is not looked for: under
+        time limits nothing is exact), one ranked before it (by filter bound and rowid) wins
+        a tie; before any k-th key, the ceiling."""
+        kth = self._kth()
+        if kth is None:
+            return np.full(len(rows), self.ceiling)
+        first = self.first[rows]
+        before = (first < kth[2]) | ((first == kth[2]) & (self.sig.rowids[rows] < kth[3]))
+        return np.where(before, min(kth[0], self.ceiling),
+                        min(kth[0] - self.step, self.ceiling))
+
+    def _scan(self) -> None:
+        order, lb, sig = self.order, self.lb, self.sig
+        block = max(self.k, 8)
+        while self.scanned < len(order) and not self.interrupted:
+            widest = self._widest()
+            rows = order[self.scanned:self.scanned + block]
+            rows = rows[self.first[rows] <= widest + tolerance(widest)]
             if not len(rows):
-                break  # every graph left has a bound beyond the k-th distance
-            scanned += len(rows)
-            for bound_of in lazy:  # the costly stages, on the graphs the scan reached only
+                return  # every graph left has a bound beyond the k-th distance
+            self.scanned += len(rows)
+            for bound_of in self.lazy:  # the costly stages, on the graphs reached only
                 lb[rows] = np.maximum(lb[rows], bound_of(sig, rows))
-            # graphs ranked before the k-th key (by filter bound and rowid) win a tie with it
-            before = np.zeros(len(rows), dtype=bool) if kth is None else (
-                (first[rows] < kth[2]) | ((first[rows] == kth[2])
-                                          & (sig.rowids[rows] < kth[3])))
-            groups = []
-            for mask, reach in ((before, tie), (~before, strict)):
-                part = rows[mask]
-                part = part[lb[part] <= reach + tolerance(reach)]
-                if len(part):
-                    groups.append((part, reach))
-            if not groups:
-                continue
-            block = min(4 * block, 256)
-            for part, reach in groups:
-                rowids = sig.rowids[part].tolist()
-                outs = check(rowids, None if reach == math.inf else reach)
-                interrupted = check.interrupted
-                for row, rowid, out in zip(part.tolist(), rowids, outs, strict=True):
-                    if out is None:
-                        frontier = min(frontier, float(lb[row]))
-                        continue
-                    out.lower = max(out.lower, float(lb[row]))
-                    seen.append((rowid, out))
-                    if out.upper == math.inf:
-                        continue  # beyond the threshold it was verified with: no map to offer
-                    entry = (_negated(rank_key(out, float(first[row]), rowid)), rowid, out)
-                    if len(best) < k:
-                        heapq.heappush(best, entry)
-                    elif entry[0] > best[0][0]:
-                        heapq.heapreplace(best, entry)
-                if interrupted:
-                    break
-    except KeyboardInterrupt:
-        interrupted = True
-    if interrupted and scanned < len(order):
-        frontier = min(frontier, float(lb[order[scanned]]))
-    stages.done("verify")
-    stages.stats["scanned"] = len(seen)
-    found = [(_negated(e[0]), e[1], e[2]) for e in best]
-    kth = max(found)[0][0] if len(found) == k else math.inf
-    if bound is not None:
-        kth = min(kth, bound[0])
-    seen = [(r, o) for r, o in seen if o.lower < kth - tolerance(kth)
-            or any(r == f[1] for f in found)]
-    return KnnScan(found, seen, stages.stats, interrupted, frontier)
+            if self._verify(rows, defer=True):
+                block = min(4 * block, 256)
+
+    def _settle_aside(self) -> None:
+        """The graphs set aside, in scan order, each time against the k-th distance reached
+        by then: through the kernel's first share while that distance has fallen below the
+        threshold a graph was tried at; then once with the kernel's larger share; then pair
+        by pair, one at a time."""
+        while self.aside and not self.interrupted:
+            rows = np.array(sorted(self.aside, key=lambda r: (self.first[r],
+                                                               self.sig.rowids[r])))
+            reach = self._reach(rows)
+            tried = np.array([self.aside[r] for r in rows.tolist()]).reshape(-1, 2)
+            # (the bounds a graph reached decide it too: its lower bound may be beyond reach)
+            lower = np.array([self.seen[r][1].lower for r in self.sig.rowids[rows].tolist()])
+            beyond = lower > reach + tolerance(reach)
+            for row in rows[beyond].tolist():
+                del self.aside[row]  # no longer able to beat the k-th distance
+            rows, reach, tried = rows[~beyond], reach[~beyond], tried[~beyond]
+            first_share = tried[:, 1] == 0
+            again = rows[first_share & (reach < tried[:, 0] - tolerance(reach))]
+            retry = not len(again)
+            if retry:  # the k-th distance has settled: the kernel's larger share
+                again = rows[first_share]
+            if len(again):
+                for row in again.tolist():
+                    del self.aside[row]
+                self._verify(again, defer=True, retry=retry)
+            elif len(rows):
+                del self.aside[int(rows[0])]
+                self._verify(rows[:1], defer=False)
+
+    def _verify(self, rows: np.ndarray, defer: bool, retry: bool = False) -> bool:
+        """Verify those of ``rows`` that can still beat the k-th distance, within their
+        reach, and keep what is found; whether there were any. ``defer``: through the batch
+        kernel, setting aside what it does not finish (``retry``: after its larger share
+        too); otherwise pair by pair."""
+        lb, sig = self.lb, self.sig
+        reach = self._reach(rows)
+        within = lb[rows] <= reach + tolerance(reach)
+        rows, reach = rows[within], reach[within]
+        for value in np.unique(reach).tolist():
+            part = rows[reach == value]
+            rowids = sig.rowids[part].tolist()
+            outs = self.check(rowids, None if value == math.inf else value, defer=defer,
+                              retry=retry, kernel=defer)
+            self.interrupted = self.check.interrupted
+            for row, rowid, out in zip(part.tolist(), rowids, outs, strict=True):
+                if out is None:
+                    self.frontier = min(self.frontier, float(lb[row]))
+                    continue
+                if not out.final:
+                    self.aside[row] = (value, int(retry))
+                self._keep(row, rowid, out)
+            if self.interrupted:
+                break
+        return len(rows) > 0
+
+    def _keep(self, row: int, rowid: int, out: Outcome) -> None:
+        """Record ``out`` for graph ``rowid``, combined with its bounds from earlier tries,
+        and rank it among the k best."""
+        out.lower = max(out.lower, float(self.lb[row]))
+        earlier = self.seen.get(rowid)
+        if earlier is not None:
+            out.lower = max(out.lower, earlier[1].lower)
+            # a better upper bound from before, unless it has no node map to go with it
+            if earlier[1].upper < out.upper and (earlier[1].node_map is not None
+                                                 or out.node_map is None):
+                out.upper, out.node_map = earlier[1].upper, earlier[1].node_map
+        self.seen[rowid] = (row, out)
+        if rowid in self.held:
+            at = next(i for i, held in enumerate(self.best) if held[1] == rowid)
+            entry = self._entry(row, rowid, out)
+            if entry[0] >= self.best[at][0]:  # its key fell: still the k best
+                self.best[at] = entry
+                heapq.heapify(self.best)
+            else:  # it rose (a map kept over a better bound): the k best again, from all
+                ranked = [self._entry(r, i, o) for i, (r, o) in self.seen.items()
+                          if o.upper < math.inf]
+                self.best = heapq.nlargest(self.k, ranked)
+                heapq.heapify(self.best)
+                self.held = {e[1] for e in self.best}
+            return
+        if out.upper == math.inf:
+            return  # beyond the threshold it was verified with: no map to offer
+        entry = self._entry(row, rowid, out)
+        if len(self.best) < self.k:
+            heapq.heappush(self.best, entry)
+        elif entry[0] > self.best[0][0]:
+            self.held.discard(heapq.heapreplace(self.best, entry)[1])
+        else:
+            return
+        self.held.add(rowid)
+
+    def _entry(self, row: int, rowid: int, out: Outcome) -> tuple:
+        return (_negated(rank_key(out, float(self.first[row]), rowid)), rowid, out)
 
 
 def _negated(key: tuple) -> tuple:
