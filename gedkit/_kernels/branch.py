@@ -42,7 +42,8 @@ class BranchWork(NamedTuple):
 
 
 @njit(cache=True, nogil=True)
-def branch_bound(u, rows, p, cols, q, anc_a, anc_b, n_anc, in_rest1, used2, pair, work):
+def branch_bound(u, rows, p, cols, q, anc_a, anc_b, n_anc, in_rest1, used2, pair, work,
+                 worth=np.inf):
     """Bound of completing the state whose unassigned g1 nodes are ``rows[:p]`` (``rows[0]``
     = u) and unused g2 nodes ``cols[:q]`` (q ≥ p always holds: the search runs on the smaller
     graph); ``in_rest1``/``used2`` describe the same sets.
@@ -54,7 +55,10 @@ def branch_bound(u, rows, p, cols, q, anc_a, anc_b, n_anc, in_rest1, used2, pair
     ``pair`` is the search's :class:`~gedkit._kernels.bundles.GedPair`, ``work`` a
     :class:`BranchWork`. Writes ``work.reduced[j]``, a lower bound on the extra cost of
     forcing u → cols[j] (j < q) or u → ε (j = q), and the assignment's complete node map into
-    ``work.forward`` (anchors must already be there). Returns (bound, cost of that node map).
+    ``work.forward`` (anchors must already be there). Returns (bound, cost of that node map);
+    the map is read and priced only when the bound is below ``worth`` (its cost is at least
+    the bound: a search whose incumbent or cutoff the bound already reaches has no use for
+    it), inf in its place otherwise.
     """
     node_costs, adj1, adj2, emat, econst = (pair.node_costs, pair.adj1, pair.adj2, pair.emat,
                                             pair.econst)
@@ -166,6 +170,8 @@ def branch_bound(u, rows, p, cols, q, anc_a, anc_b, n_anc, in_rest1, used2, pair
         best_del = min(best_del, rc + dele_u - m[0, j])
         reduced[j] = rc + sub[0, j] - m[0, j]
     reduced[q] = best_del
+    if bound >= worth:
+        return bound, np.inf
     # the assignment completes the state: read it as a node map
     for j in range(q):
         r = match[j + 1] - 1
