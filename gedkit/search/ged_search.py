@@ -563,14 +563,20 @@ class _KnnScanner:
         reaches, unless the key came from elsewhere) must be closer, by a whole edit when
         costs are integers (a tie with an unproven k-th distance is not looked for: under
         time limits nothing is exact), one ranked before it (by filter bound and rowid) wins
-        a tie; before any k-th key, the ceiling."""
+        a tie; before any k-th key, the ceiling. While the k-th key is the bounds of a graph
+        set aside, every graph may tie with it: its rank is not final (its proven distance
+        may equal its upper bound, and a graph at that distance ranked before it by filter
+        bound, though after it now, must then be found)."""
         kth = self._kth()
         if kth is None:
             return np.full(len(rows), self.ceiling)
+        tie = min(kth[0], self.ceiling)
+        if (len(self.best) == self.k and not self.best[0][2].final
+                and kth == _negated(self.best[0][0])):
+            return np.full(len(rows), tie)
         first = self.first[rows]
         before = (first < kth[2]) | ((first == kth[2]) & (self.sig.rowids[rows] < kth[3]))
-        return np.where(before, min(kth[0], self.ceiling),
-                        min(kth[0] - self.step, self.ceiling))
+        return np.where(before, tie, min(kth[0] - self.step, self.ceiling))
 
     def _scan(self) -> None:
         order, lb, sig = self.order, self.lb, self.sig
