@@ -56,9 +56,10 @@ def branch_bound(u, rows, p, cols, q, anc_a, anc_b, n_anc, in_rest1, used2, pair
     :class:`BranchWork`. Writes ``work.reduced[j]``, a lower bound on the extra cost of
     forcing u → cols[j] (j < q) or u → ε (j = q), and the assignment's complete node map into
     ``work.forward`` (anchors must already be there). Returns (bound, cost of that node map);
-    the map is read and priced only when the bound is below ``worth`` (its cost is at least
-    the bound: a search whose incumbent or cutoff the bound already reaches has no use for
-    it), inf in its place otherwise.
+    the assignment is solved, the map read and priced only while the bound is below ``worth``
+    (the map costs at least the bound: a search whose incumbent or cutoff the bound already
+    reaches prunes the state); at or above it the bound may be any value up to the true one
+    that reaches ``worth``, with inf for the map's cost and ``reduced`` not written.
     """
     node_costs, adj1, adj2, emat, econst = (pair.node_costs, pair.adj1, pair.adj2, pair.emat,
                                             pair.econst)
@@ -162,7 +163,9 @@ def branch_bound(u, rows, p, cols, q, anc_a, anc_b, n_anc, in_rest1, used2, pair
             sub[i, j] = c
             m[i, j] = min(c, dele)
     alpha, beta, match, way, minv, seen = lw
-    bound = inserted + lsap_min(m, q, alpha, beta, match, way, minv, seen)
+    bound = inserted + lsap_min(m, q, alpha, beta, match, way, minv, seen, worth - inserted)
+    if bound >= worth:  # (the assignment may have stopped there: its duals are not final)
+        return bound, np.inf
     # forcing u onto a column costs at least its reduced cost, plus what the min() hid
     best_del = np.inf
     for j in range(q):
@@ -170,8 +173,6 @@ def branch_bound(u, rows, p, cols, q, anc_a, anc_b, n_anc, in_rest1, used2, pair
         best_del = min(best_del, rc + dele_u - m[0, j])
         reduced[j] = rc + sub[0, j] - m[0, j]
     reduced[q] = best_del
-    if bound >= worth:
-        return bound, np.inf
     # the assignment completes the state: read it as a node map
     for j in range(q):
         r = match[j + 1] - 1

@@ -15,13 +15,17 @@ _BIG = 1e15
 
 
 @njit(cache=True, nogil=True)
-def lsap_min(cost, n, u, v, p, way, minv, used):
+def lsap_min(cost, n, u, v, p, way, minv, used, enough=np.inf):
     """Minimum total of a perfect matching on the top-left ``n × n`` block of ``cost``.
 
     Shortest augmenting paths with potentials, O(n³). Work arrays (length ≥ n+1) are passed
     in so the hot loop allocates little. On return ``p[j]`` (1-based) is the row matched to
     column j, and ``u``, ``v`` (1-based) are optimal potentials: ``cost - u - v >= 0``,
     zero on the matching.
+
+    ``enough``: stop as soon as the potentials prove the minimum at least that (their sum,
+    a lower bound between augmentations, is returned then; matching and potentials are not
+    optimal): a search that prunes at that value needs no more.
     """
     for i in range(n + 1):
         u[i] = 0.0
@@ -49,7 +53,12 @@ def lsap_min(cost, n, u, v, p, way, minv, used):
         if not matched:
             todo[left] = i
             left += 1
+    proven = 0.0
+    for i in range(1, n + 1):
+        proven += u[i]
     for t in range(left):
+        if proven >= enough:
+            return proven
         i = todo[t]
         p[0] = i
         j0 = 0
@@ -85,6 +94,10 @@ def lsap_min(cost, n, u, v, p, way, minv, used):
             j0 = j1
             if j0 == 0:
                 break
+        if enough < np.inf:
+            proven = 0.0
+            for j in range(1, n + 1):
+                proven += u[j] + v[j]
     total = 0.0
     for j in range(1, n + 1):
         total += cost[p[j] - 1, j - 1]
