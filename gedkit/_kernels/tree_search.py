@@ -523,9 +523,9 @@ def tree_search(pair, frontier, settings):
                     q += 1
             for t in range(k):
                 fwd[order[t]] = maps[s, t]
-            # below the root a map beyond the cutoff is of no use (the root's is kept: the
-            # only upper bound a graph ruled out at once reports)
-            worth = fctl[UB] - tol if k == 0 else min(fctl[UB] - tol, cutoff + tol)
+            # a state whose bound reaches the incumbent or passes the cutoff is pruned: its
+            # assignment need not be finished, nor its map priced
+            worth = min(fctl[UB] - tol, cutoff + tol)
             lb_s, ub_s = branch_bound(u, rows, p, cols, q, anc_a, anc_b, k, in_rest1, used2,
                                       pair, bw, worth - g[s])
             in_rest1[u] = False
