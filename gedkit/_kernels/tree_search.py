@@ -608,10 +608,14 @@ def tree_search(pair, frontier, settings):
         ctl[FREE] += 1
 
         if depth_first:
-            # push the most promising child last so it is popped first
-            rank = np.argsort(-child_f[:n_child])
+            # push the most promising child last so it is popped first: decreasing f, ties
+            # in candidate order (an insertion sort: a handful of children, no allocation)
             for i in range(n_child):
-                child_rank[i] = rank[i]
+                j = i
+                while j > 0 and child_f[child_rank[j - 1]] < child_f[i]:
+                    child_rank[j] = child_rank[j - 1]
+                    j -= 1
+                child_rank[j] = i
         else:
             for i in range(n_child):
                 child_rank[i] = i
