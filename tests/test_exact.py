@@ -120,6 +120,33 @@ def test_threshold_prunes_and_answers():
             assert r.lower_bound <= exact <= r.upper_bound
 
 
+def test_assignment_stops_once_its_potentials_reach_enough():
+    """The compiled assignment equals scipy's optimum; told what suffices, it returns either
+    that optimum or a proven lower bound on it that reaches what suffices."""
+    from scipy.optimize import linear_sum_assignment
+
+    from gedkit._kernels.lsap import lsap_min
+
+    rng = np.random.default_rng(3)
+    stopped = 0
+    for trial in range(300):
+        n = int(rng.integers(1, 9))
+        cost = rng.integers(-3, 6, (n, n)).astype(float) if trial % 2 else rng.normal(size=(n, n))
+        rows, cols = linear_sum_assignment(cost)
+        best = float(cost[rows, cols].sum())
+        work = [np.zeros(n + 1) for _ in range(2)] + [np.zeros(n + 1, dtype=np.int64)
+                                                      for _ in range(2)]
+        u, v, p, way = work
+        minv, used = np.zeros(n + 1), np.zeros(n + 1, dtype=np.bool_)
+        assert lsap_min(cost, n, u, v, p, way, minv, used) == pytest.approx(best)
+        enough = best + float(rng.uniform(-3, 1))
+        got = lsap_min(cost, n, u, v, p, way, minv, used, enough)
+        assert got <= best + 1e-9
+        assert got >= enough - 1e-9 or got == pytest.approx(best)
+        stopped += got < best - 1e-9
+    assert stopped > 0  # some stopped short of the optimum
+
+
 def test_transposed_search_maps_back_to_caller_ids():
     big = Graph({"a": 1, "b": 2, "c": 3}, [("a", "b"), ("b", "c")])
     small = Graph({"x": 2}, [])

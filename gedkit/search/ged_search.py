@@ -9,7 +9,8 @@ bounds.
 
 kNN scans the graphs in increasing order of their filter bound, verifying each with the current
 k-th best distance as threshold, and stops when the next bound exceeds it: no graph left can
-be closer.
+be closer. A graph the batch kernel does not finish within its first share is set aside and
+verified once the scan ends, against the k-th distance reached by then (:class:`_KnnScanner`).
 """
 
 from __future__ import annotations
