@@ -595,32 +595,39 @@ class _KnnScanner:
                 block = min(4 * block, 256)
 
     def _settle_aside(self) -> None:
-        """The graphs set aside, in scan order, each time against the k-th distance reached
-        by then: through the kernel's first share while that distance has fallen below the
-        threshold a graph was tried at; then once with the kernel's larger share; then pair
-        by pair, one at a time."""
+        """The graphs set aside, each time against the k-th distance reached by then: all
+        through the kernel's first share again while that distance falls below the threshold
+        they were tried at; otherwise the one with the least lower bound reached (the most
+        likely to be among the k nearest, and the first to stand in the way of a proof) with
+        the kernel's larger share, then pair by pair. (Of the orders tried, this one was
+        the fastest: NCI query 119 at k = 10 45 s, against 54 s by least upper bound and 59 s
+        in scan order; an AIDS query at k = 1 85 s, 116 s and 85 s.)"""
         while self.aside and not self.interrupted:
-            rows = np.array(sorted(self.aside, key=lambda r: (self.first[r],
-                                                               self.sig.rowids[r])))
+            rowids = self.sig.rowids
+            rows = np.array(sorted(self.aside, key=lambda r: (
+                self.seen[rowids[r]][1].lower, self.seen[rowids[r]][1].upper, self.first[r],
+                rowids[r])))
             reach = self._reach(rows)
             tried = np.array([self.aside[r] for r in rows.tolist()]).reshape(-1, 2)
             # (the bounds a graph reached decide it too: its lower bound may be beyond reach)
-            lower = np.array([self.seen[r][1].lower for r in self.sig.rowids[rows].tolist()])
+            lower = np.array([self.seen[r][1].lower for r in rowids[rows].tolist()])
             beyond = lower > reach + tolerance(reach)
             for row in rows[beyond].tolist():
                 del self.aside[row]  # no longer able to beat the k-th distance
             rows, reach, tried = rows[~beyond], reach[~beyond], tried[~beyond]
-            first_share = tried[:, 1] == 0
-            again = rows[first_share & (reach < tried[:, 0] - tolerance(reach))]
-            retry = not len(again)
-            if retry:  # the k-th distance has settled: the kernel's larger share
-                again = rows[first_share]
+            if not len(rows):
+                return
+            again = rows[(tried[:, 1] == 0) & (reach < tried[:, 0] - tolerance(reach))]
             if len(again):
                 for row in again.tolist():
                     del self.aside[row]
-                self._verify(again, defer=True, retry=retry)
-            elif len(rows):
-                del self.aside[int(rows[0])]
+                self._verify(again, defer=True)
+                continue
+            row = int(rows[0])
+            del self.aside[row]
+            if tried[0, 1] == 0:  # the kernel's larger share first
+                self._verify(rows[:1], defer=True, retry=True)
+            else:
                 self._verify(rows[:1], defer=False)
 
     def _verify(self, rows: np.ndarray, defer: bool, retry: bool = False) -> bool:
