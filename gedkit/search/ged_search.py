@@ -604,13 +604,13 @@ class _KnnScanner:
         in scan order; an AIDS query at k = 1 85 s, 116 s and 85 s.)"""
         while self.aside and not self.interrupted:
             rowids = self.sig.rowids
+            bounds = {r: self.seen[rowids[r]][1] for r in self.aside}
             rows = np.array(sorted(self.aside, key=lambda r: (
-                self.seen[rowids[r]][1].lower, self.seen[rowids[r]][1].upper, self.first[r],
-                rowids[r])))
+                bounds[r].lower, bounds[r].upper, self.first[r], rowids[r])))
             reach = self._reach(rows)
             tried = np.array([self.aside[r] for r in rows.tolist()]).reshape(-1, 2)
             # (the bounds a graph reached decide it too: its lower bound may be beyond reach)
-            lower = np.array([self.seen[r][1].lower for r in rowids[rows].tolist()])
+            lower = np.array([bounds[r].lower for r in rows.tolist()])
             beyond = lower > reach + tolerance(reach)
             for row in rows[beyond].tolist():
                 del self.aside[row]  # no longer able to beat the k-th distance
