@@ -147,6 +147,43 @@ def test_assignment_stops_once_its_potentials_reach_enough():
     assert stopped > 0  # some stopped short of the optimum
 
 
+def test_assignment_started_from_given_column_potentials_finds_the_same_optimum():
+    """Warm started (any column potentials in ``v``: a neighbouring matrix's optimal duals, or
+    noise), the assignment reaches scipy's optimum, with optimal potentials and matching; its
+    early stop still returns a proven lower bound."""
+    from scipy.optimize import linear_sum_assignment
+
+    from gedkit._kernels.lsap import lsap_min
+
+    rng = np.random.default_rng(5)
+    for trial in range(300):
+        n = int(rng.integers(1, 9))
+        cost = rng.integers(-3, 6, (n, n)).astype(float) if trial % 2 else rng.normal(size=(n, n))
+        rows, cols = linear_sum_assignment(cost)
+        best = float(cost[rows, cols].sum())
+        u, v, minv = np.zeros(n + 1), np.zeros(n + 1), np.zeros(n + 1)
+        p, way = np.zeros(n + 1, dtype=np.int64), np.zeros(n + 1, dtype=np.int64)
+        used = np.zeros(n + 1, dtype=np.bool_)
+        if trial % 3:  # the optimal duals of the matrix perturbed in one row and column
+            near = cost + 0.0
+            near[rng.integers(n)] += rng.integers(-2, 3, n)
+            near[:, rng.integers(n)] += rng.integers(-2, 3, n)
+            lsap_min(near, n, u, v, p, way, minv, used)
+        else:
+            v[1:] = rng.normal(scale=3, size=n)
+        start = v.copy()
+        assert lsap_min(cost, n, u, v, p, way, minv, used, warm=True) == pytest.approx(best)
+        assert (cost - u[1:, None] - v[None, 1:] >= -1e-9).all()
+        assert sorted(p[1:]) == list(range(1, n + 1))
+        assert cost[p[1:] - 1, np.arange(n)].sum() == pytest.approx(best)
+        assert u[1:].sum() + v[1:].sum() == pytest.approx(best)
+        v[:] = start
+        enough = best + float(rng.uniform(-3, 1))
+        got = lsap_min(cost, n, u, v, p, way, minv, used, enough, True)
+        assert got <= best + 1e-9
+        assert got >= enough - 1e-9 or got == pytest.approx(best)
+
+
 def test_transposed_search_maps_back_to_caller_ids():
     big = Graph({"a": 1, "b": 2, "c": 3}, [("a", "b"), ("b", "c")])
     small = Graph({"x": 2}, [])

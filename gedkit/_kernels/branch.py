@@ -39,11 +39,12 @@ class BranchWork(NamedTuple):
     rw: tuple  # per row: its distinct rest-edge labels, their counts; its anchors' images, labels
     reduced: np.ndarray  # out: least extra cost of forcing u onto each column (ε last)
     forward: np.ndarray  # out: the assignment's complete node map (anchors set by the caller)
+    duals: np.ndarray  # (depth, node of g2): column duals of the last state solved at a depth
 
 
 @njit(cache=True, nogil=True)
 def branch_bound(u, rows, p, cols, q, anc_a, anc_b, n_anc, in_rest1, used2, pair, work,
-                 worth=np.inf):
+                 worth=np.inf, warm=False):
     """Bound of completing the state whose unassigned g1 nodes are ``rows[:p]`` (``rows[0]``
     = u) and unused g2 nodes ``cols[:q]`` (q ≥ p always holds: the search runs on the smaller
     graph); ``in_rest1``/``used2`` describe the same sets.
@@ -60,6 +61,11 @@ def branch_bound(u, rows, p, cols, q, anc_a, anc_b, n_anc, in_rest1, used2, pair
     (the map costs at least the bound: a search whose incumbent or cutoff the bound already
     reaches prunes the state); at or above it the bound may be any value up to the true one
     that reaches ``worth``, with inf for the map's cost and ``reduced`` not written.
+
+    Once solved, the assignment's column duals are kept in ``work.duals[n_anc]`` (by node of
+    g2); ``warm`` starts the assignment from ``work.duals[n_anc - 1]``, which the caller knows
+    to be the state's parent's: its matrix differs from this one only where the new anchor's
+    edges are, so few rows need augmenting.
     """
     node_costs, adj1, adj2, emat, econst = (pair.node_costs, pair.adj1, pair.adj2, pair.emat,
                                             pair.econst)
@@ -67,7 +73,7 @@ def branch_bound(u, rows, p, cols, q, anc_a, anc_b, n_anc, in_rest1, used2, pair
     ptr1, nbr1, lab1, ptr2, nbr2, lab2 = (pair.ptr1, pair.nbr1, pair.lab1, pair.ptr2,
                                           pair.nbr2, pair.lab2)
     mat, subst, bufa, ehist, ws = work.mat, work.subst, work.bufa, work.ehist, work.ws
-    lw, cw, reduced, forward = work.lw, work.cw, work.reduced, work.forward
+    lw, cw, reduced, forward, duals = work.lw, work.cw, work.reduced, work.forward, work.duals
     distinct, counts, anchor_at, anchor_label = work.rw
     n1 = adj1.shape[0]
     n2 = adj2.shape[0]
@@ -163,9 +169,16 @@ def branch_bound(u, rows, p, cols, q, anc_a, anc_b, n_anc, in_rest1, used2, pair
             sub[i, j] = c
             m[i, j] = min(c, dele)
     alpha, beta, match, way, minv, seen = lw
-    bound = inserted + lsap_min(m, q, alpha, beta, match, way, minv, seen, worth - inserted)
+    if warm:
+        for j in range(q):
+            beta[j + 1] = duals[n_anc - 1, cols[j]]
+    bound = inserted + lsap_min(m, q, alpha, beta, match, way, minv, seen, worth - inserted,
+                                warm)
     if bound >= worth:  # (the assignment may have stopped there: its duals are not final)
         return bound, np.inf
+    if n_anc < duals.shape[0]:
+        for j in range(q):
+            duals[n_anc, cols[j]] = beta[j + 1]
     # forcing u onto a column costs at least its reduced cost, plus what the min() hid
     best_del = np.inf
     for j in range(q):

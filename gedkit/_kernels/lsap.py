@@ -15,7 +15,7 @@ _BIG = 1e15
 
 
 @njit(cache=True, nogil=True)
-def lsap_min(cost, n, u, v, p, way, minv, used, enough=np.inf):
+def lsap_min(cost, n, u, v, p, way, minv, used, enough=np.inf, warm=False):
     """Minimum total of a perfect matching on the top-left ``n × n`` block of ``cost``.
 
     Shortest augmenting paths with potentials, O(n³). Work arrays (length ≥ n+1) are passed
@@ -26,12 +26,18 @@ def lsap_min(cost, n, u, v, p, way, minv, used, enough=np.inf):
     ``enough``: stop as soon as the potentials prove the minimum at least that (their sum,
     a lower bound between augmentations, is returned then; matching and potentials are not
     optimal): a search that prunes at that value needs no more.
+
+    ``warm``: start from the column potentials already in ``v[1..n]`` (any values: the row
+    potentials are then made feasible against them) instead of zeros; the optimal duals of a
+    neighbouring problem leave few rows to augment.
     """
     for i in range(n + 1):
         u[i] = 0.0
-        v[i] = 0.0
+        if not warm:
+            v[i] = 0.0
         p[i] = 0
         way[i] = 0
+    v[0] = 0.0
     # start from each row's minimum as its potential and the row matched to the first free
     # column reaching it: the searches' matrices are full of ties, so most rows need no
     # augmenting path at all (4-5x faster on the branch bound's matrices). An augmenting path
@@ -40,13 +46,13 @@ def lsap_min(cost, n, u, v, p, way, minv, used, enough=np.inf):
     left = 0
     for i in range(1, n + 1):
         least = np.inf
-        for j in range(n):
-            if cost[i - 1, j] < least:
-                least = cost[i - 1, j]
+        for j in range(1, n + 1):
+            if cost[i - 1, j - 1] - v[j] < least:
+                least = cost[i - 1, j - 1] - v[j]
         u[i] = least
         matched = False
         for j in range(1, n + 1):
-            if p[j] == 0 and cost[i - 1, j - 1] == least:
+            if p[j] == 0 and cost[i - 1, j - 1] - v[j] == least:
                 p[j] = i
                 matched = True
                 break
@@ -55,7 +61,7 @@ def lsap_min(cost, n, u, v, p, way, minv, used, enough=np.inf):
             left += 1
     proven = 0.0
     for i in range(1, n + 1):
-        proven += u[i]
+        proven += u[i] + v[i]
     for t in range(left):
         if proven >= enough:
             return proven

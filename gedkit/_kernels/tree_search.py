@@ -32,6 +32,8 @@ STATUS_STOP = 3  # an upper bound <= stop_at was found
 HEAP, POOL, FREE, EXPANDED, GENERATED, PEAK = 0, 1, 2, 3, 4, 5
 # fctl (float64) slots
 UB, LB, PRUNED = 0, 1, 2
+#: most entries the warm starts' per-depth duals and maps may take (2 MB each)
+_WARM_ENTRIES = 1 << 18
 
 
 class _Counts(NamedTuple):
@@ -380,13 +382,18 @@ def tree_search(pair, frontier, settings):
     for y in range(n2):
         max_deg2 = max(max_deg2, ptr2[y + 1] - ptr2[y])
     sq = n2 * n2 if branch else 1
+    # warm starts keep a row of duals and a partial map per depth: on graphs small enough
+    # for that to stay a few MB, in calls that expand more than the root
+    levels = n1 if branch and max_expansions > 1 and n1 * (n1 + n2) <= _WARM_ENTRIES else 0
     # the work arrays, carved from one zeroed buffer per element type (_cut): three
     # allocations instead of some forty, which took as long as a small candidate's first
     # expansion
     ints = np.zeros(3 * kn + 5 * ke + 6 * bsize + 2 * (wn + 1) + 8 * n1 + 2 + 2 * n1 * ke
-                    + 3 * (n2 + 1) + 4 * n2 + 2 * (nn + 1) + (n2 + 1) * (max_deg2 + 1 + ke),
+                    + 3 * (n2 + 1) + 4 * n2 + 2 * (nn + 1) + (n2 + 1) * (max_deg2 + 1 + ke)
+                    + levels * (n1 + 1) + 1,
                     dtype=np.int64)
-    floats = np.zeros(wn * wn + 3 * (wn + 1) + 5 * (n2 + 1) + n1 + 2 * sq + 3 * (nn + 1))
+    floats = np.zeros(wn * wn + 3 * (wn + 1) + 5 * (n2 + 1) + n1 + levels * n2 + 1 + 2 * sq
+                      + 3 * (nn + 1))
     bools = np.zeros(n1 + n2 + (wn + 1) + (nn + 1), dtype=np.bool_)
     i = f_ = b_ = 0  # the first free element of ints, floats, bools
     nhist, i = _cut(ints, i, kn)
@@ -450,11 +457,18 @@ def tree_search(pair, frontier, settings):
     anchor_label, i = _cut(ints, i, bsize)
     reduced, f_ = _cut(floats, f_, n2 + 1)
     fwd, i = _cut(ints, i, n1)
+    duals, f_ = _cut(floats, f_, levels * n2 + 1)
     bw = BranchWork(mat, subst, bufa, ehist, ws,
                     (alpha, beta, match, way, minv, seen),
                     (image, ins_cross, ylab.reshape((n2 + 1, max_deg2)), ylen,
                      ycnt.reshape((n2 + 1, ke))),
-                    (distinct, row_counts, anchor_at, anchor_label), reduced, fwd)
+                    (distinct, row_counts, anchor_at, anchor_label), reduced, fwd,
+                    duals[:levels * n2].reshape((levels, n2)))
+    # per depth, the partial map of the last state whose assignment was solved there (its
+    # duals are in ``duals``), in a row whose last entry is 1 once written: a child of that
+    # state popped later starts its assignment from them
+    solved_at, i = _cut(ints, i, levels * (n1 + 1) + 1)
+    solved = solved_at[:levels * (n1 + 1)].reshape((levels, n1 + 1))
     rows, i = _cut(ints, i, n1)
     cols, i = _cut(ints, i, n2)
     col_of, i = _cut(ints, i, n2)
@@ -526,8 +540,17 @@ def tree_search(pair, frontier, settings):
             # a state whose bound reaches the incumbent or passes the cutoff is pruned: its
             # assignment need not be finished, nor its map priced
             worth = min(fctl[UB] - tol, cutoff + tol)
+            warm = 0 < k <= levels and solved[k - 1, n1] == 1
+            for t in range(k - 1):
+                if not warm:
+                    break
+                warm = maps[s, t] == solved[k - 1, t]
             lb_s, ub_s = branch_bound(u, rows, p, cols, q, anc_a, anc_b, k, in_rest1, used2,
-                                      pair, bw, worth - g[s])
+                                      pair, bw, worth - g[s], warm)
+            if ub_s < np.inf and k < levels:  # solved: its duals are in ``duals[k]``
+                for t in range(k):
+                    solved[k, t] = maps[s, t]
+                solved[k, n1] = 1
             in_rest1[u] = False
             if ub_s < fctl[UB] - tol:
                 fctl[UB] = ub_s
