@@ -33,7 +33,7 @@ HEAP, POOL, FREE, EXPANDED, GENERATED, PEAK = 0, 1, 2, 3, 4, 5
 # fctl (float64) slots
 UB, LB, PRUNED = 0, 1, 2
 #: most entries the warm starts' per-depth duals and maps may take (2 MB each)
-_WARM_ENTRIES = 1 << 18
+WARM_ENTRIES = 1 << 18
 
 
 class _Counts(NamedTuple):
@@ -384,7 +384,7 @@ def tree_search(pair, frontier, settings):
     sq = n2 * n2 if branch else 1
     # warm starts keep a row of duals and a partial map per depth: on graphs small enough
     # for that to stay a few MB, in calls that expand more than the root
-    levels = n1 if branch and max_expansions > 1 and n1 * (n1 + n2) <= _WARM_ENTRIES else 0
+    levels = n1 if branch and max_expansions > 1 and n1 * (n1 + n2) <= WARM_ENTRIES else 0
     # the work arrays, carved from one zeroed buffer per element type (_cut): three
     # allocations instead of some forty, which took as long as a small candidate's first
     # expansion

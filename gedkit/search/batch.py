@@ -39,9 +39,10 @@ RETRY_SECONDS = 0.25
 #: thresholds (in cheapest edits) from which the search also uses the anchor-aware assignment
 #: bound: it costs an assignment per expansion, which pays on the deeper searches of large
 #: thresholds (and without one, where its upper bounds cut the search) but not below: on
-#: the range benchmarks' candidates, 2x faster without it at τ = 3, even at 5, 1.3x slower
-#: at 7
-BRANCH_FROM_EDITS = 6.0
+#: the range benchmarks' candidates (each assignment warm-started from its parent's), 10-16%
+#: faster with it at τ = 5 and 7, as fast or slower at 4 (NCI 1.08x slower), 1.3x slower
+#: at 3
+BRANCH_FROM_EDITS = 4.5
 #: thresholds (in cheapest edits) from which the root of each candidate's search is expanded
 #: with that bound even where the rest is not: below, the counting bound settles most
 #: candidates as fast without it (per candidate, range benchmarks' batches: 10-20% faster
