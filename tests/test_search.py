@@ -206,6 +206,37 @@ def test_candidates_past_their_share_are_tried_again_in_the_kernel(monkeypatch):
 
 
 @pytest.mark.parametrize("kind", ["uniform", "constant"])
+def test_the_kernel_bounds_what_it_does_not_finish_best_first_or_depth_first(kind,
+                                                                            monkeypatch):
+    """Cut short after a few expansions, the batch kernel's bounds still hold (lower ≤ exact
+    ≤ upper) whichever the search order; depth-first reports the least bound left on its
+    stack, not nothing; what it finishes is exact."""
+    from gedkit.search import batch
+
+    rng = np.random.default_rng(8)
+    model = MODELS[kind](rng)
+    graphs = _random_set(13, count=12, n=(6, 10))
+    coll = _collection(graphs)
+    records = coll._store.records(list(range(1, len(graphs) + 1)))
+    cut_short = {False: 0, True: 0}
+    raised = 0
+    for query in _random_set(73, count=3, n=(7, 10)):
+        truth = _exact(model, query, graphs)
+        verifier = batch.BatchVerifier.prepare(model, GedFilter(model, query, coll._store.vocab))
+        for seconds in (1e-9, 1e-6, 1e-4):
+            monkeypatch.setattr(batch, "PAIR_SECONDS", seconds)
+            for depth_first in (False, True):
+                lower, upper, done = verifier.run(list(records.values()), None, retry=False,
+                                                  depth_first=depth_first)
+                assert (lower <= truth + 1e-9).all() and (upper >= truth - 1e-9).all()
+                assert np.allclose(lower[done], truth[done])
+                assert np.allclose(upper[done], truth[done])
+                cut_short[depth_first] += int((~done).sum())
+                raised += int((lower[~done] > 0).sum()) if depth_first else 0
+    assert cut_short[False] > 0 and cut_short[True] > 0 and raised > 0
+
+
+@pytest.mark.parametrize("kind", ["uniform", "constant"])
 def test_knn_sets_aside_what_the_kernel_does_not_finish(kind, monkeypatch):
     """kNN sets a graph the batch kernel does not finish within its first share aside, with
     the bounds the kernel reached, and settles it after the scan (kernel again, then pair by

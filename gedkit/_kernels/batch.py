@@ -100,7 +100,7 @@ def verify_many(queries, query_at, records, offsets, first, last, costs, setting
     nconst, econst, nconst_t, econst_t = costs.nconst, costs.econst, costs.nconst_t, costs.econst_t
     counting, branch, integral, tol = (settings.counting, settings.branch, settings.integral,
                                        settings.tol)
-    root_branch = settings.root_branch
+    root_branch, depth_first = settings.root_branch, settings.depth_first
     cutoff, stop_at, max_ops = settings.cutoff, settings.stop_at, settings.max_ops
     skip_ops, chunk = settings.skip_ops, settings.chunk
     maps_buf, g, f, depth, heap, free = (buffers.maps, buffers.g, buffers.f, buffers.depth,
@@ -182,7 +182,8 @@ def verify_many(queries, query_at, records, offsets, first, last, costs, setting
             # bounds by its duals
             root = spent == 0 and not branch and root_branch
             # the field types of bundles.search_settings: one specialisation for all callers
-            step = (False, bool(counting), bool(branch or root), bool(integral), int(reserve),
+            step = (bool(depth_first), bool(counting), bool(branch or root), bool(integral),
+                    int(reserve),
                     int(1 if root else min(chunk, max_expansions - spent)), float(cutoff),
                     float(stop_at), float(tol))  # SearchSettings fields
             status = tree_search(pair, frontier, step)
@@ -201,6 +202,13 @@ def verify_many(queries, query_at, records, offsets, first, last, costs, setting
             out_status[c] = FINISHED
         else:
             out_status[c] = GAVE_UP
+            if depth_first:
+                # what depth-first leaves: every completion not explored lies below a state
+                # on its stack, or was pruned, or costs the incumbent at least
+                least = min(ub, fctl[2])
+                for t in range(ctl[0]):
+                    least = min(least, f[heap[t]])
+                lb = max(lb, least)
         out_lower[c] = lb
         out_upper[c] = ub
     return total

@@ -228,6 +228,7 @@ class BatchSettings(NamedTuple):
     max_ops: float  # simple operations per candidate, at most (by the kernel's estimate)
     skip_ops: float  # a candidate one of whose expansions costs more is not started
     chunk: int  # expansions per tree-search call
+    depth_first: bool  # a stack instead of a heap (bounds of a pair not finished: weaker)
 
 
 class StateBuffers(NamedTuple):

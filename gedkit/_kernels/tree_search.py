@@ -353,7 +353,9 @@ def tree_search(pair, frontier, settings):
     STATUS_FULL while fewer than ``reserve`` state slots are free. ``counting`` selects the
     incremental bound for label-equality costs; it computes the same values as the general
     one, only faster. ``branch`` adds the anchor-aware assignment bound of
-    :mod:`gedkit._kernels.branch` (one assignment per expansion, also an upper bound);
+    :mod:`gedkit._kernels.branch` (one assignment per expansion, also an upper bound; a state
+    whose parent's assignment was the last one solved at the parent's depth in this call
+    starts its own from the parent's duals);
     ``integral`` rounds bounds up, valid when every cost is an integer. ``twin2`` holds the
     twin class of each node of g2 (:func:`~gedkit._kernels.order.twin_classes`): of several
     unused interchangeable nodes only the first is tried, since the others lead to mirror

@@ -168,14 +168,17 @@ class BatchVerifier:
         return self.run(records, None, quick=True)[1]
 
     def run(self, records: list[bytes], threshold: float | None, timeout: float | None = None,
-            quick: bool = False, which: np.ndarray | None = None, retry: bool = True
-            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            quick: bool = False, which: np.ndarray | None = None, retry: bool = True,
+            depth_first: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Bounds of every candidate record within ``threshold`` (None: unbounded) and
         whether the kernel finished it, spending at most :data:`PAIR_SECONDS` (or ``timeout``)
         on each (``quick``: one expansion each, see :meth:`upper_bounds`); ``which[i]``: the
         query (by position in the records given) record ``i`` is verified against, the first
         one by default; ``retry``: whether a candidate not finished within that share gets
-        :data:`RETRY_SECONDS` more."""
+        :data:`RETRY_SECONDS` more; ``depth_first``: the first share searches depth-first
+        (every expansion's assignment then starts from its parent's duals, and no heap: ~10%
+        faster on range candidates, the same bounds where it finishes, but only the least
+        bound on its stack where it does not; the retry is best-first)."""
         from gedkit._kernels.batch import FINISHED, GAVE_UP, verify_many
         from gedkit.budget import interrupted
         from gedkit.pacing import OPS_PER_SECOND
@@ -210,6 +213,7 @@ class BatchVerifier:
                 tol=float(self.tol), cutoff=cutoff, stop_at=-math.inf,
                 max_ops=float(0.0 if quick else seconds * self.pace),
                 skip_ops=float(seconds * OPS_PER_SECOND), chunk=256,
+                depth_first=bool(depth_first and not quick),
             )
             tick = time.perf_counter()
             ops = verify_many(self.queries, query_at, flat, offsets, first, last, self.costs,
@@ -253,7 +257,7 @@ class BatchVerifier:
             counting=bool(self.counting), branch=bool(branch), root_branch=bool(root_branch),
             integral=bool(self.integral), tol=float(self.tol), cutoff=cutoff, stop_at=-math.inf,
             max_ops=float(seconds * self.pace), skip_ops=float(seconds * OPS_PER_SECOND),
-            chunk=256))
+            chunk=256, depth_first=False))
         for i in which.tolist():
             verify_many(self.queries, query_at, flat, offsets, i, i + 1, self.costs, settings,
                         tuple(self.frontier), tuple(out))

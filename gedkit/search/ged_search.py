@@ -131,7 +131,8 @@ class _Checker:
             else:
                 records = self.coll._store.records(rowids)
                 lower, upper, done = self.batch.run([records[r] for r in rowids], threshold,
-                                                    self.verify.timeout, retry=retry)
+                                                    self.verify.timeout, retry=retry,
+                                                    depth_first=self.ranged)
                 outs = _outcomes(lower, upper, done, threshold, self.verify.node_map,
                                  self.ranged)
                 self.interrupted = self.interrupted or interrupted_now()
@@ -219,7 +220,7 @@ def _verify_together(coll, pending: list, tau: float, verify: Verifier) -> dict[
     records = coll._store.records(flat)
     threshold = _within(tau)
     lower, upper, done = batch.run([records[r] for r in flat], threshold, verify.timeout,
-                                   which=which)
+                                   which=which, depth_first=True)
     outs = _outcomes(lower, upper, done, threshold, verify.node_map, ranged=True)
     seconds = (time.perf_counter() - tick) / len(flat)
     found: dict[int, dict] = {}
