@@ -60,8 +60,11 @@ def capture(collection: str, tau: float, data: Path, queries: list) -> dict:
             q, o = query_at[c], offsets[c]
             pairs.append((queries_[q:q + 2 + queries_[q] + 3 * queries_[q + 1]].copy(),
                           flat[o:o + 2 + flat[o] + 3 * flat[o + 1]].copy()))
-        if not settings:
-            settings.append((tuple(np.asarray(a).copy() for a in costs), tuple(step)))
+        if not settings:  # by field name: checkouts' BatchSettings differ in fields
+            from gedkit._kernels.bundles import BatchSettings
+
+            settings.append((tuple(np.asarray(a).copy() for a in costs),
+                             dict(zip(BatchSettings._fields, step, strict=True))))
         return real(queries_, query_at, flat, offsets, first, last, costs, step, buffers, out)
 
     kernel.verify_many = spy
@@ -100,7 +103,9 @@ def replay(path: str) -> None:
         np.cumsum([len(r) for r in records[:-1]], out=offsets[1:])
         flat = np.concatenate(records).astype(np.int32)
         n = len(records)
-        step = BatchSettings(*run["settings"])._replace(max_ops=1e15, skip_ops=1e15)
+        given = {"depth_first": False, **run["settings"]}  # (a field since session 25)
+        step = BatchSettings(**{f: given[f] for f in BatchSettings._fields})
+        step = step._replace(max_ops=1e15, skip_ops=1e15)
         largest = max(int(q[0]) for q in q_records)
         frontier = tuple(_frontier(max(largest, max(int(r[0]) for r in records))))
         times, ops = [], 0.0
