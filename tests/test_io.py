@@ -570,3 +570,24 @@ def test_graphml_written_by_networkx_reads_back(tmp_path):
     (tmp_path / "h.graphml").write_bytes(buffer.getvalue())
     g = gedkit.read(tmp_path / "h.graphml", node_label="*", edge_label="w")
     assert g == Graph({"u": {}, "v": {}, "z": {"kind": "leaf"}}, [("u", "v", 3)])
+
+
+@pytest.mark.parametrize("suffix", [".graphml", ".gexf"])
+def test_a_label_attribute_equal_to_some_node_ids_is_kept_on_every_node(tmp_path, suffix):
+    """A node attribute named "label" is dropped only where it merely repeats every node's id
+    (GEXF's own labels); a user's "label" whose value equals the id on a few nodes (label "0"
+    on node 0) stays on those nodes too."""
+    import networkx as nx
+
+    h = nx.path_graph(6)
+    for v in h.nodes:
+        h.nodes[v]["label"] = str(v % 3)  # equals the id on nodes 0, 1, 2
+    path = tmp_path / f"h{suffix}"
+    (nx.write_graphml if suffix == ".graphml" else nx.write_gexf)(h, path)
+    g = gedkit.read(path, node_label="label")
+    assert [g.node_labels[g.ids.index(str(v))] for v in range(6)] == ["0", "1", "2"] * 2
+    echo = nx.path_graph(3)
+    for v in echo.nodes:
+        echo.nodes[v]["label"] = str(v)  # the id again on every node: no label
+    (nx.write_graphml if suffix == ".graphml" else nx.write_gexf)(echo, path)
+    assert gedkit.read(path).node_labels == (None, None, None)

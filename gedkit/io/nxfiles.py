@@ -75,10 +75,14 @@ def _check_ids(root, kind: str, path: Path) -> None:
 
 
 def _convert(g, path: Path, node_label: Any, edge_label: Any, directed: str) -> Graph:
+    # a "label" that only repeats each node's id (GEXF writes one per node) is no label; one
+    # that differs anywhere is the user's attribute, kept on every node, also where a value
+    # happens to equal the id (label "0" on node "0")
+    echo = all(data.get("label", node) in (None, node) for node, data in g.nodes(data=True))
     nodes = []
     for node, data in g.nodes(data=True):
         attrs = dict(data)
-        if attrs.get("label", node) in (None, node):
+        if echo:
             attrs.pop("label", None)
         nodes.append((node, attrs))
     edges = [
