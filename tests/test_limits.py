@@ -255,3 +255,23 @@ def test_ctrl_c_in_python_returns_the_bounds_found(hard_pair, call):
     lower, upper, stopped, warned, where = r.stdout.split()
     assert float(lower) <= float(upper) and stopped == "interrupted" and warned == "1"
     assert where == "<string>"  # the user's line, not a line inside gedkit
+
+
+def test_the_exact_search_sizes_itself_without_importing_numba():
+    """The exact search's time and memory estimates decide whether its first expansion fits
+    the budget; they must not import the kernels themselves (numba's import, spent on the
+    estimate, once left a fresh process's first 1 s call on a 30-node pair with the cheap
+    bounds only)."""
+    out = _child(f"""
+        import sys
+        import gedkit
+        from gedkit.solvers.exact.tree_search import TreeSearch
+        a = gedkit.Graph({{i: i % 3 for i in range(12)}}, [(i, i + 1) for i in range(11)])
+        b = gedkit.Graph({{i: i % 2 for i in range(14)}}, [(i, (i + 1) % 14) for i in range(14)])
+        search = TreeSearch(gedkit.costs.uniform().compile(a, b), depth_first=False,
+                            method="astar")
+        print(search.ops > 0 and search.workspace > 0,
+              sorted(m for m in {HEAVY!r} if m in sys.modules))
+    """)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[-1] == "True []"

@@ -27,9 +27,10 @@ from typing import NamedTuple
 import numpy as np
 
 __all__ = [
-    "BatchSettings", "Frontier", "GedPair", "MCESPair", "MCESState", "QueryBatch", "QueryCosts",
-    "QueryCounts", "Relaxation", "SearchSettings", "Signatures", "SizeIndex", "StateBuffers",
-    "Verdicts", "WindowOut", "ged_pair", "query_costs", "search_settings",
+    "WARM_ENTRIES", "BatchSettings", "Frontier", "GedPair", "MCESPair", "MCESState",
+    "QueryBatch", "QueryCosts", "QueryCounts", "Relaxation", "SearchSettings", "Signatures",
+    "SizeIndex", "StateBuffers", "Verdicts", "WindowOut", "ged_pair", "query_costs",
+    "search_settings",
 ]
 
 
@@ -88,6 +89,12 @@ def ged_pair(*arrays: np.ndarray) -> GedPair:
                 and flags.writeable):
             out[k] = np.array(a, dtype=dtype, order="C")
     return GedPair._make(out)
+
+
+#: most entries the tree search's warm starts (per depth, the duals and partial map of the last
+#: state whose assignment was solved there) may take, 2 MB each; above, they are off. Here, not
+#: in the kernel's module, so that the drivers' memory estimates read it without importing numba
+WARM_ENTRIES = 1 << 18
 
 
 class Frontier(NamedTuple):

@@ -18,7 +18,7 @@ import numpy as np
 from numba import njit
 
 from gedkit._kernels.branch import BranchWork, branch_bound
-from gedkit._kernels.bundles import Frontier, GedPair, SearchSettings
+from gedkit._kernels.bundles import WARM_ENTRIES, Frontier, GedPair, SearchSettings
 from gedkit._kernels.multiset import count_cost, multiset_cost
 
 __all__ = ["STATUS_BUDGET", "STATUS_DONE", "STATUS_FULL", "STATUS_STOP", "tree_search"]
@@ -32,8 +32,6 @@ STATUS_STOP = 3  # an upper bound <= stop_at was found
 HEAP, POOL, FREE, EXPANDED, GENERATED, PEAK = 0, 1, 2, 3, 4, 5
 # fctl (float64) slots
 UB, LB, PRUNED = 0, 1, 2
-#: most entries the warm starts' per-depth duals and maps may take (2 MB each)
-WARM_ENTRIES = 1 << 18
 
 
 class _Counts(NamedTuple):

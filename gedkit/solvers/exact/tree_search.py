@@ -16,7 +16,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from gedkit._kernels.bundles import Frontier, ged_pair, search_settings
+from gedkit._kernels.bundles import WARM_ENTRIES, Frontier, ged_pair, search_settings
 from gedkit.anytime import listening, report
 from gedkit.configurable import Option, choice, number
 from gedkit.numeric import tolerance
@@ -324,8 +324,6 @@ def _workspace_bytes(p: Problem, branch: bool, ke: int) -> int:
     if p.constant_costs is None or p.search_labels.constant is None or p.directed:
         words += (2 * size + 1) ** 2 + 12 * size  # matchings of label multisets
     if branch:
-        from gedkit._kernels.tree_search import WARM_ENTRIES
-
         words += 2 * n2 * n2
         if n1 * (n1 + n2) <= WARM_ENTRIES:  # the warm starts' duals and maps per depth
             words += n1 * (n1 + n2 + 1)
