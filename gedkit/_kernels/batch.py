@@ -20,7 +20,13 @@ from numba import njit
 
 from gedkit._kernels.bundles import BatchSettings, QueryCosts, StateBuffers, Verdicts
 from gedkit._kernels.order import edge_neighbour_lists, rarity_order, twin_classes
-from gedkit._kernels.tree_search import STATUS_BUDGET, STATUS_DONE, STATUS_STOP, tree_search
+from gedkit._kernels.tree_search import (
+    STATUS_BUDGET,
+    STATUS_DONE,
+    STATUS_STOP,
+    frontier_bound,
+    tree_search,
+)
 
 __all__ = ["FINISHED", "GAVE_UP", "TOO_LARGE", "verify_many"]
 
@@ -193,22 +199,7 @@ def verify_many(queries, query_at, records, offsets, first, last, costs, setting
             if status != STATUS_BUDGET:  # the frontier is full: the Python driver grows it
                 break
         total += spent * per
-        ub = fctl[0]
-        lb = fctl[1]
-        if status == STATUS_DONE:
-            lb = max(lb, min(ub, fctl[2]))
-            out_status[c] = FINISHED
-        elif status == STATUS_STOP:
-            out_status[c] = FINISHED
-        else:
-            out_status[c] = GAVE_UP
-            if depth_first:
-                # what depth-first leaves: every completion not explored lies below a state
-                # on its stack, or was pruned, or costs the incumbent at least
-                least = min(ub, fctl[2])
-                for t in range(ctl[0]):
-                    least = min(least, f[heap[t]])
-                lb = max(lb, least)
-        out_lower[c] = lb
-        out_upper[c] = ub
+        out_status[c] = FINISHED if status in (STATUS_DONE, STATUS_STOP) else GAVE_UP
+        out_lower[c] = frontier_bound(status, f, heap, ctl, fctl)
+        out_upper[c] = fctl[0]
     return total

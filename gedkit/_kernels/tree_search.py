@@ -21,7 +21,8 @@ from gedkit._kernels.branch import BranchWork, branch_bound
 from gedkit._kernels.bundles import WARM_ENTRIES, Frontier, GedPair, SearchSettings
 from gedkit._kernels.multiset import count_cost, multiset_cost
 
-__all__ = ["STATUS_BUDGET", "STATUS_DONE", "STATUS_FULL", "STATUS_STOP", "tree_search"]
+__all__ = ["STATUS_BUDGET", "STATUS_DONE", "STATUS_FULL", "STATUS_STOP", "frontier_bound",
+           "tree_search"]
 
 STATUS_DONE = 0  # frontier exhausted (or best f >= ub): ub is optimal
 STATUS_BUDGET = 1  # max_expansions reached: call again
@@ -330,6 +331,19 @@ def _cut(buf, start, size):
     """The ``size`` elements of ``buf`` from ``start`` as a view, and the next free one
     (a position kept in a local, not an array: no store per cut)."""
     return buf[start:start + size], start + size
+
+
+@njit(cache=True, nogil=True)
+def frontier_bound(status, f, heap, ctl, fctl):
+    """The lower bound a search proves after a call that returned ``status``: what it pruned
+    and its incumbent bound every completion, and until it is done so does each state left
+    open, best-first or depth-first (a depth-first stack's least bound is its proof); never
+    above the incumbent. ``f``, ``heap``, ``ctl``, ``fctl`` are the frontier's arrays."""
+    least = min(fctl[UB], fctl[PRUNED])
+    if status != STATUS_DONE:
+        for t in range(ctl[HEAP]):
+            least = min(least, f[heap[t]])
+    return max(fctl[LB], least)
 
 
 @njit(cache=True, nogil=True)

@@ -231,14 +231,8 @@ class TreeSearch:
     def _lower_bound(self) -> float:
         """The search's lower bound so far: the least bound of the open frontier and of what
         was pruned (once done, of what was pruned), never above the incumbent."""
-        kernel, ctl, fctl = self.kernel, self.ctl, self.fctl
-        ub, lb = fctl[kernel.UB], fctl[kernel.LB]
-        if self.status == kernel.STATUS_DONE:
-            return max(lb, min(ub, fctl[kernel.PRUNED]))
-        f, heap = self.frontier.f, self.frontier.heap
-        live = heap[: ctl[kernel.HEAP]]
-        open_min = float(f[live].min()) if len(live) else math.inf
-        return max(lb, min(open_min, fctl[kernel.PRUNED], ub))
+        return float(self.kernel.frontier_bound(self.status, self.frontier.f,
+                                                self.frontier.heap, self.ctl, self.fctl))
 
     def _full(self) -> None:
         """No room for another expansion: grow, turn depth-first, or drop states."""
