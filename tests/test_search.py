@@ -205,6 +205,47 @@ def test_candidates_past_their_share_are_tried_again_in_the_kernel(monkeypatch):
         h.id for h in res.hits + res.undecided}
 
 
+def test_a_reader_sees_what_another_writer_commits(tmp_path):
+    """A collection open for reading follows the file: graphs another connection (another
+    process) adds, with labels it had never seen, or removes are there, or gone, at the
+    reader's next search, not a stale answer or a KeyError."""
+    path = tmp_path / "lib.gdb"
+    writer = Collection.create(path)
+    writer.add(["CCO", "CCN", "CCC", "CCCC"], ids=["a", "b", "c", "d"])
+    reader = Collection.open(path)
+    assert [h.id for h in reader.range("CCO", 1).hits] == ["a", "b", "c"]
+    writer.remove(["b"])
+    assert [h.id for h in reader.range("CCO", 1).hits] == ["a", "c"] and len(reader) == 3
+    writer.add(["CCS", "CCF"], ids=["e", "f"])
+    assert [h.id for h in reader.range("CCO", 1).hits] == ["a", "c", "e", "f"]
+    assert [h.id for h in reader.knn("CCF", 1).hits] == ["f"] and len(reader) == 5
+
+
+def test_records_held_in_memory_follow_adds_and_removes(tmp_path, monkeypatch):
+    """The verification records a collection holds in memory give the answers the file's
+    give, and an add or a remove after a search is seen by the next one (the held copy is
+    not stale)."""
+    from gedkit.search import collection as collection_module
+
+    graphs = _random_set(21, count=16, n=(3, 8))
+    queries = _random_set(22, count=4, n=(3, 8))
+    coll = _collection(graphs)
+    held = [[(h.id, h.distance) for h in r.hits] for r in coll.range(queries=queries, tau=4)]
+    assert coll._held not in (None, False)  # the records came from memory
+    monkeypatch.setattr(collection_module, "RECORDS_IN_MEMORY", 0)
+    coll._held = None
+    read = [[(h.id, h.distance) for h in r.hits] for r in coll.range(queries=queries, tau=4)]
+    assert coll._held is False and read == held
+    monkeypatch.undo()
+    coll._held = None
+    coll.range(queries[0], 4)
+    assert coll._held not in (None, False)  # held again
+    coll.add([queries[0]], ids=["copy"])
+    assert ("copy", 0.0) in [(h.id, h.distance) for h in coll.range(queries[0], 0).hits]
+    coll.remove(["copy"])
+    assert "copy" not in [h.id for h in coll.range(queries[0], 0).hits]
+
+
 @pytest.mark.parametrize("kind", ["uniform", "constant"])
 def test_the_kernel_bounds_what_it_does_not_finish_best_first_or_depth_first(kind,
                                                                             monkeypatch):
@@ -217,7 +258,7 @@ def test_the_kernel_bounds_what_it_does_not_finish_best_first_or_depth_first(kin
     model = MODELS[kind](rng)
     graphs = _random_set(13, count=12, n=(6, 10))
     coll = _collection(graphs)
-    records = coll._store.records(list(range(1, len(graphs) + 1)))
+    records = coll._store.records(range(1, len(graphs) + 1))
     cut_short = {False: 0, True: 0}
     raised = 0
     for query in _random_set(73, count=3, n=(7, 10)):
@@ -226,7 +267,7 @@ def test_the_kernel_bounds_what_it_does_not_finish_best_first_or_depth_first(kin
         for seconds in (1e-9, 1e-6, 1e-4):
             monkeypatch.setattr(batch, "PAIR_SECONDS", seconds)
             for depth_first in (False, True):
-                lower, upper, done = verifier.run(list(records.values()), None, retry=False,
+                lower, upper, done = verifier.run(records, None, retry=False,
                                                   depth_first=depth_first)
                 assert (lower <= truth + 1e-9).all() and (upper >= truth - 1e-9).all()
                 assert np.allclose(lower[done], truth[done])

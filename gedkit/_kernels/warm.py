@@ -151,15 +151,14 @@ def _warm_search() -> None:
     graphs = _tiny_graphs()
     coll = Collection()
     coll.add(graphs, progress=False)
-    rowids = coll._signatures.rowids.tolist()
-    records = coll._store.records(rowids)
+    records = coll._records(coll._signatures.rowids)
     general = costs.custom(node_sub=lambda x, y: 0.0 if x == y else 1.5)
     for model in (costs.uniform(), costs.constant(node_sub=0.5, edge_ins=2), general):
         for g in graphs:
             filt = GedFilter(model, g, coll._store.vocab)
             batch = BatchVerifier.prepare(model, filt)
             for threshold in (None, 2.0):
-                batch.run([records[r] for r in rowids], threshold)
+                batch.run(records, threshold)
 
     # costs that depend on more than label equality: the label-set stage
     unequal = costs.custom(node_sub=lambda x, y: 0.0 if x == y else 1.0 + ("O" in (x, y)))

@@ -18,6 +18,7 @@ from gedkit._kernels.bundles import BatchSettings, StateBuffers, Verdicts, query
 from gedkit.costs.base import CostModel
 from gedkit.numeric import all_integers, tolerance
 from gedkit.search.filters import GedFilter
+from gedkit.search.store import Records
 from gedkit.solvers.base import Solver
 
 __all__ = ["BatchVerifier"]
@@ -161,13 +162,13 @@ class BatchVerifier:
         matrices = filt.matrices()
         return None if matrices is None else cls(*matrices, filt.record)
 
-    def upper_bounds(self, records: list[bytes]) -> np.ndarray:
+    def upper_bounds(self, records: Records) -> np.ndarray:
         """A quick upper bound for every candidate record: the cost of the node map the
         anchor-aware assignment bound builds at the root (one expansion each; inf where not
         even that fits a pair's share)."""
         return self.run(records, None, quick=True)[1]
 
-    def run(self, records: list[bytes], threshold: float | None, timeout: float | None = None,
+    def run(self, records: Records, threshold: float | None, timeout: float | None = None,
             quick: bool = False, which: np.ndarray | None = None, retry: bool = True,
             depth_first: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Bounds of every candidate record within ``threshold`` (None: unbounded) and
@@ -183,15 +184,12 @@ class BatchVerifier:
         from gedkit.budget import interrupted
         from gedkit.pacing import OPS_PER_SECOND
 
-        count = len(records)
+        count = records.count
         lower, upper = np.zeros(count), np.full(count, math.inf)
         status = np.zeros(count, dtype=np.int8)
         if not count:
             return lower, upper, status == FINISHED
-        sizes = np.fromiter((len(r) // 4 for r in records), dtype=np.int64, count=count)
-        offsets = np.zeros(count, dtype=np.int64)
-        np.cumsum(sizes[:-1], out=offsets[1:])
-        flat = np.frombuffer(b"".join(records), dtype=np.int32)
+        flat, offsets = records
         query_at = (np.zeros(count, dtype=np.int64) if which is None
                     else self.query_offsets[which])
         n_max = max(self.n1, 1)

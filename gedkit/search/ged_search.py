@@ -129,10 +129,9 @@ class _Checker:
             if known is not None:
                 outs = [known.get(r) for r in rowids]
             else:
-                records = self.coll._store.records(rowids)
-                lower, upper, done = self.batch.run([records[r] for r in rowids], threshold,
-                                                    self.verify.timeout, retry=retry,
-                                                    depth_first=self.ranged)
+                lower, upper, done = self.batch.run(self.coll._records(np.array(rowids)),
+                                                    threshold, self.verify.timeout,
+                                                    retry=retry, depth_first=self.ranged)
                 outs = _outcomes(lower, upper, done, threshold, self.verify.node_map,
                                  self.ranged)
                 self.interrupted = self.interrupted or interrupted_now()
@@ -214,15 +213,15 @@ def _verify_together(coll, pending: list, tau: float, verify: Verifier) -> dict[
     tick = time.perf_counter()
     batch = BatchVerifier(*shared, [p[3].record for p in together])
     sig = coll._signatures_by_size()
-    rowids = [sig.rowids[p[1]].tolist() for p in together]
+    rowids = [sig.rowids[p[1]] for p in together]
     which = np.repeat(np.arange(len(together)), [len(r) for r in rowids])
-    flat = [r for part in rowids for r in part]
-    records = coll._store.records(flat)
+    flat = np.concatenate(rowids)
     threshold = _within(tau)
-    lower, upper, done = batch.run([records[r] for r in flat], threshold, verify.timeout,
+    lower, upper, done = batch.run(coll._records(flat), threshold, verify.timeout,
                                    which=which, depth_first=True)
     outs = _outcomes(lower, upper, done, threshold, verify.node_map, ranged=True)
     seconds = (time.perf_counter() - tick) / len(flat)
+    rowids = [r.tolist() for r in rowids]
     found: dict[int, dict] = {}
     at = 0
     for p, part in zip(together, rowids, strict=True):
@@ -430,8 +429,7 @@ def _ceiling(check: _Checker, sig, order: np.ndarray, k: int) -> float:
     first = _CEILING_GRAPHS if batch is not None else _FEW_CEILING_GRAPHS
     rowids = sig.rowids[order[:max(first, _CEILING_PER_K * k)]].tolist()
     if batch is not None:
-        records = check.coll._store.records(rowids)
-        upper = batch.upper_bounds([records[r] for r in rowids])
+        upper = batch.upper_bounds(check.coll._records(np.array(rowids)))
     else:
         graphs = check.coll._store.graphs(rowids)
         upper = np.empty(len(rowids))

@@ -23,7 +23,7 @@ import json
 import sqlite3
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -32,7 +32,7 @@ from gedkit.graph import Graph, label_key
 from gedkit.search.codec import decode_graph, decode_value, encode_graph, encode_value
 from gedkit.search.signatures import KINDS, Signatures, Vocabulary, signature_of
 
-__all__ = ["FORMAT", "Store"]
+__all__ = ["FORMAT", "Records", "Store"]
 
 FORMAT = "gedkit-collection"
 VERSION = 1
@@ -77,19 +77,36 @@ class Store:
 
     def __init__(self, conn: sqlite3.Connection, where: str, writable: bool):
         self.conn, self.where, self.writable = conn, where, writable
-        self.meta = dict(conn.execute("SELECT key, value FROM meta"))
+        self._load()
+
+    def _load(self) -> None:
+        """Read the file's metadata and vocabularies (again)."""
+        self.meta = dict(self.conn.execute("SELECT key, value FROM meta"))
         if self.meta.get("format") != FORMAT:
-            raise FormatError(f"{where} is an SQLite file but not a gedkit collection")
+            raise FormatError(f"{self.where} is an SQLite file but not a gedkit collection")
         if int(self.meta.get("version", 0)) > VERSION:
-            raise FormatError(f"{where} was written by a newer gedkit (collection format "
+            raise FormatError(f"{self.where} was written by a newer gedkit (collection format "
                               f"{self.meta['version']}); upgrade gedkit to read it")
         self.vocab = {k: Vocabulary() for k in KINDS}
-        rows = conn.execute("SELECT kind, ord, key FROM vocabulary ORDER BY kind, ord")
+        rows = self.conn.execute("SELECT kind, ord, key FROM vocabulary ORDER BY kind, ord")
         for kind, ordinal, key in rows:
             v = self.vocab[kind]
             if ordinal != len(v):
-                raise FormatError(f"{where}: the label vocabulary is damaged")
+                raise FormatError(f"{self.where}: the label vocabulary is damaged")
             v.ordinal(*_key_value(kind, key))
+        self._version = self._data_version()
+
+    def _data_version(self) -> int:
+        return self.conn.execute("PRAGMA data_version").fetchone()[0]
+
+    def changed(self) -> bool:
+        """Whether another connection (another process) committed to the file since it was
+        read, by SQLite's ``data_version``; if so the metadata and vocabularies are read
+        again, and what the caller derived from the file (signatures, records) is stale."""
+        if self._data_version() == self._version:
+            return False
+        self._load()
+        return True
 
     # -- opening ---------------------------------------------------------------------------
     @classmethod
@@ -165,9 +182,24 @@ class Store:
         """The graphs of ``rowids``."""
         return {r: decode_graph(data, self.where) for r, data in self._rows("data", rowids)}
 
-    def records(self, rowids: Iterable[int]) -> dict[int, bytes]:
-        """The :func:`~gedkit.search.signatures.record` bytes of ``rowids``."""
-        return dict(self._rows("record", rowids))
+    def records(self, rowids: Iterable[int]) -> Records:
+        """The :func:`~gedkit.search.signatures.record` arrays of ``rowids``, in that order."""
+        rowids = list(rowids)
+        found = dict(self._rows("record", rowids))
+        if len(found) < len(set(rowids)):
+            raise GedkitError(self.gone())
+        return Records.pack([found[r] for r in rowids])
+
+    def gone(self) -> str:
+        """The error when graphs this reader knows were removed by another writer."""
+        return (f"{self.where}: graphs were removed from the file by another process while "
+                "this collection was open; open it again")
+
+    def all_records(self) -> tuple[np.ndarray, Records]:
+        """Every graph's rowid (increasing) and record, in one read."""
+        rows = self.conn.execute("SELECT rowid, record FROM graphs ORDER BY rowid").fetchall()
+        return (np.fromiter((r for r, _ in rows), dtype=np.int64, count=len(rows)),
+                Records.pack([b for _, b in rows]))
 
     def ids(self, rowids: Iterable[int] | None = None) -> dict[int, Any]:
         """rowid -> id, for ``rowids`` or for every graph."""
@@ -251,6 +283,29 @@ class Store:
         with self.conn:
             self.conn.executemany("DELETE FROM graphs WHERE rowid = ?", [(r,) for r in rowids])
             self.conn.executemany("INSERT INTO removed VALUES (?)", [(r,) for r in rowids])
+
+
+class Records(NamedTuple):
+    """Graph records (:func:`~gedkit.search.signatures.record`) as the batch kernel reads
+    them: one int32 array and where each record starts in it."""
+
+    flat: np.ndarray
+    offsets: np.ndarray
+
+    @classmethod
+    def pack(cls, blobs: list[bytes]) -> Records:
+        sizes = np.fromiter((len(b) // 4 for b in blobs), dtype=np.int64, count=len(blobs))
+        offsets = np.zeros(len(blobs), dtype=np.int64)
+        np.cumsum(sizes[:-1], out=offsets[1:])
+        return cls(np.frombuffer(b"".join(blobs), dtype=np.int32), offsets)
+
+    def take(self, positions: np.ndarray) -> Records:
+        """The records at ``positions`` (the same array, other offsets: nothing copied)."""
+        return Records(self.flat, self.offsets[positions])
+
+    @property
+    def count(self) -> int:
+        return len(self.offsets)
 
 
 def _connect(target: str, where: str, readonly: bool) -> sqlite3.Connection:
