@@ -161,8 +161,8 @@ class Collection:
         if self._held is False:
             return self._store.records(rowids.tolist())
         keys, held = self._held
-        at = np.minimum(np.searchsorted(keys, rowids), len(keys) - 1)
-        if len(rowids) and (keys[at] != rowids).any():
+        at = np.minimum(np.searchsorted(keys, rowids), max(len(keys) - 1, 0))
+        if len(rowids) and (not len(keys) or (keys[at] != rowids).any()):
             raise GedkitError(self._store.gone())
         return held.take(at)
 
