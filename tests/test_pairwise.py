@@ -3,10 +3,12 @@ default; a pair that fails, a worker that dies and Ctrl-C lose nothing else."""
 
 from __future__ import annotations
 
+import _thread
 import importlib
 import math
 import os
 import re
+import threading
 import time
 import warnings
 
@@ -290,6 +292,19 @@ def test_an_interrupted_solve_stops_the_batch_and_is_kept(graphs, recording):
     assert m.interrupted and m.counts() == {"optimal": 2, "bounded": 0, "failed": 0,
                                             "pending": 19}
     assert m.status[0, 1] == m.status[1, 0] == "optimal"
+
+
+def test_ctrl_c_in_the_pool_keeps_the_entries_waiting_in_the_pipes(monkeypatch, graphs):
+    # the parent takes entries every _GATHER_EVERY seconds: make that long, Ctrl-C while it
+    # waits, and the pairs the workers sent meanwhile are still recorded
+    monkeypatch.setattr(pairwise_module, "_GATHER_EVERY", 2.0)
+    threading.Timer(1.0, _thread.interrupt_main).start()
+    with pytest.warns(InterruptedWarning):
+        m = gedkit.pairwise(graphs, n_jobs=2, chunk_size=2, **EXACT)
+    done = m.status != "pending"
+    assert m.interrupted and done.any() and not done.all()
+    whole = gedkit.pairwise(graphs, **EXACT)
+    np.testing.assert_array_equal(m.distance[done], whole.distance[done])
 
 
 # -- progress --------------------------------------------------------------------------------
