@@ -6,17 +6,20 @@ uninterrupted job; then the client-side cost of gathering one pair (matrices + r
 and a paper estimate for a 50-million-pair matrix on 64 workers.
 
     python benchmarks/pairwise_scale.py [--n 2000] [--timeout 0.02] [--workers 2]
-        [--costs chem_2] [--data ../shared/data] [--seed 0]
+        [--costs chem_2] [--data ../shared/data] [--seed 0] [--single-sample K] [--no-resume]
 
-The issue's job is N = 2,000 (2 million pairs); on a small shared machine run a reduced N. The
-molecules keep what CHEM_2 reads (``chem`` atoms, ``valence`` bonds). Prints a Markdown section
-for benchmarks/RESULTS.md.
+The issue's job is N = 2,000 (2 million pairs); on a small shared machine run a reduced N, or
+shorten the full one: ``--single-sample K`` runs the one process on all pairs of K of the N
+molecules (a uniform sample of the pairs) and scales its wall time by the pair count,
+``--no-resume`` leaves out the killed-and-resumed pair of runs. The molecules keep what CHEM_2
+reads (``chem`` atoms, ``valence`` bonds). Prints a Markdown section for benchmarks/RESULTS.md.
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
+import math
 import os
 import pickle
 import signal
@@ -117,6 +120,11 @@ def main() -> None:
     parser.add_argument("--reverse", action="store_true",
                         help="run Dask before the pool and the killed job before the whole one "
                         "(the machine's load drifts: both orders show how much)")
+    parser.add_argument("--single-sample", type=int, default=None, metavar="K",
+                        help="the one process on all pairs of K random molecules of the N, "
+                        "its wall time scaled to the N's pairs (an estimate)")
+    parser.add_argument("--no-resume", action="store_true",
+                        help="leave out the killed-and-resumed runs")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--graphs", help=argparse.SUPPRESS)
     parser.add_argument("--out", help=argparse.SUPPRESS)
@@ -133,11 +141,21 @@ def main() -> None:
           f"{args.costs}, auto, {args.timeout:g} s per pair, {args.workers} workers",
           file=sys.stderr)
 
+    n_pairs = len(graphs) * (len(graphs) + 1) // 2
+
     def run_single():
+        """The one process's result and wall time (scaled from a sample of the molecules
+        with --single-sample: the sample's result, the whole job's estimated time)."""
+        mine = graphs
+        if args.single_sample and args.single_sample < len(graphs):
+            pick = np.random.default_rng(args.seed + 1).choice(len(graphs), args.single_sample,
+                                                               replace=False)
+            mine = [graphs[k] for k in np.sort(pick)]
         start = time.perf_counter()
-        result = gedkit.pairwise(graphs, n_jobs=1, **job)
-        print(f"one process: {time.perf_counter() - start:.1f} s", file=sys.stderr)
-        return result, time.perf_counter() - start
+        result = gedkit.pairwise(mine, n_jobs=1, **job)
+        wall = (time.perf_counter() - start) * n_pairs / len(result.pairs)
+        print(f"one process: {wall:.1f} s", file=sys.stderr)
+        return result, wall
 
     def run_pool():
         start = time.perf_counter()
@@ -167,23 +185,26 @@ def main() -> None:
         dask, dask_wall = run_dask()
     times = pool.time[tuple(pool.pairs.T)]
     dask_times = dask.time[tuple(dask.pairs.T)]
-    n_pairs = len(pool.pairs)
     chunk = max(1, min(256, n_pairs // (4 * args.workers)))
     tasks = -(-n_pairs // chunk)
     overhead = max(0.0, args.workers * dask_wall - dask_times.sum()) / tasks
 
-    with tempfile.TemporaryDirectory() as tmp:
-        graphs_file = os.path.join(tmp, "graphs.pkl")
-        with open(graphs_file, "wb") as f:
-            pickle.dump(graphs, f)
-        cut = os.path.join(tmp, "cut.sqlite")
-        if not args.reverse:
-            full_wall, _ = run_child(args, graphs_file, os.path.join(tmp, "full.sqlite"))
-        cut_wall, kept = run_child(args, graphs_file, cut, kill_at=n_pairs // 2)
-        resume_wall, done = run_child(args, graphs_file, cut)
-        if args.reverse:
-            full_wall, _ = run_child(args, graphs_file, os.path.join(tmp, "full.sqlite"))
-    print(f"resume: {full_wall:.1f} vs {cut_wall:.1f} + {resume_wall:.1f} s", file=sys.stderr)
+    full_wall = cut_wall = resume_wall = math.nan
+    kept = done = 0
+    if not args.no_resume:
+        with tempfile.TemporaryDirectory() as tmp:
+            graphs_file = os.path.join(tmp, "graphs.pkl")
+            with open(graphs_file, "wb") as f:
+                pickle.dump(graphs, f)
+            cut = os.path.join(tmp, "cut.sqlite")
+            if not args.reverse:
+                full_wall, _ = run_child(args, graphs_file, os.path.join(tmp, "full.sqlite"))
+            cut_wall, kept = run_child(args, graphs_file, cut, kill_at=n_pairs // 2)
+            resume_wall, done = run_child(args, graphs_file, cut)
+            if args.reverse:
+                full_wall, _ = run_child(args, graphs_file, os.path.join(tmp, "full.sqlite"))
+        print(f"resume: {full_wall:.1f} vs {cut_wall:.1f} + {resume_wall:.1f} s",
+              file=sys.stderr)
     per_gather = gather_cost(min(n_pairs, 200_000))
 
     mean = float(times.mean())
@@ -191,6 +212,17 @@ def main() -> None:
     compute = big * mean / 64
     tasks_big = big / 256
     flag = " --reverse" if args.reverse else ""
+    flag += f" --single-sample {args.single_sample}" if args.single_sample else ""
+    flag += " --no-resume" if args.no_resume else ""
+    sampled = (f", estimated: all {len(single.pairs):,} pairs of {args.single_sample} of the "
+               f"molecules, wall scaled by the pair count" if args.single_sample else "")
+    resumed = "" if args.no_resume else f"""- Killed halfway and resumed (each a fresh \
+process, `n_jobs={args.workers}`, `out=`): uninterrupted
+  {full_wall:.1f} s; killed (SIGKILL) at {kept:,} of {n_pairs:,} pairs after {cut_wall:.1f} s,
+  resumed in {resume_wall:.1f} s ({done:,} pairs in the file): total
+  {cut_wall + resume_wall:.1f} s = **{(cut_wall + resume_wall) / full_wall:.3f}x** the
+  uninterrupted run.
+"""
     print(f"""
 Command: `python benchmarks/pairwise_scale.py --n {args.n} --timeout {args.timeout:g} \
 --workers {args.workers} --costs {args.costs}{flag}` ({len(graphs)} IAM AIDS molecules, seed
@@ -199,7 +231,7 @@ per pair; {args.workers} workers; {os.cpu_count()} cores shared with other jobs)
 
 | run | wall | pairs/s | speed-up | optimal | median pair | mean pair |
 |---|---|---|---|---|---|---|
-| one process (`n_jobs=1`) | {single_wall:.1f} s | {n_pairs / single_wall:.0f} | 1 | \
+| one process (`n_jobs=1`){sampled} | {single_wall:.1f} s | {n_pairs / single_wall:.0f} | 1 | \
 {single.counts()['optimal']:,} | {1000 * np.median(single.time[tuple(single.pairs.T)]):.2f} ms | \
 {1000 * single.time[tuple(single.pairs.T)].mean():.2f} ms |
 | local pool (`n_jobs={args.workers}`) | {pool_wall:.1f} s | {n_pairs / pool_wall:.0f} | \
@@ -214,12 +246,7 @@ per pair; {args.workers} workers; {os.cpu_count()} cores shared with other jobs)
   busy fraction of the workers: pool {times.sum() / (args.workers * pool_wall):.0%}, Dask
   {dask_times.sum() / (args.workers * dask_wall):.0%} (sum of pair times / workers x wall);
   overhead per Dask task (workers x wall - pair times, per task): {1000 * overhead:.1f} ms.
-- Killed halfway and resumed (each a fresh process, `n_jobs={args.workers}`, `out=`): uninterrupted
-  {full_wall:.1f} s; killed (SIGKILL) at {kept:,} of {n_pairs:,} pairs after {cut_wall:.1f} s,
-  resumed in {resume_wall:.1f} s ({done:,} pairs in the file): total
-  {cut_wall + resume_wall:.1f} s = **{(cut_wall + resume_wall) / full_wall:.3f}x** the
-  uninterrupted run.
-- Client-side cost per pair gathered (matrices + SQLite row, committed per 256): \
+{resumed}- Client-side cost per pair gathered (matrices + SQLite row, committed per 256): \
 {1e6 * per_gather:.1f} µs.
 
 On paper, a 50-million-pair matrix (10,000 molecules) on 64 workers, with this mean pair time
