@@ -737,7 +737,10 @@ class _Worker:
             self.since = time.perf_counter()
         self.queue.extend(chunk)
         self.chunk_left.append(len(chunk))
-        self.conn.send(chunk)
+        # it may have died since it was last looked at (a next chunk goes to a worker still
+        # busy): its sentinel says so, and the pairs it held go back, this chunk's with them
+        with contextlib.suppress(OSError):
+            self.conn.send(chunk)
 
     def receive(self) -> tuple[list[tuple[tuple[int, int], _Entry]], bool]:
         """The entries the worker has sent so far, and whether one of its chunks is done."""
@@ -799,7 +802,8 @@ def _run_pool(worker, chunks: deque, jobs: int, context, gather: _Gather,
             time.sleep(_GATHER_EVERY)
             now = time.perf_counter()
             look = now - looked >= _TICK
-            looked = now if look else looked
+            if look:
+                looked = now
             finished_chunk = False
             for k, w in enumerate(workers):
                 entries, chunk_done = w.receive()
@@ -811,8 +815,7 @@ def _run_pool(worker, chunks: deque, jobs: int, context, gather: _Gather,
                 reason = _lost(w, limit if look else None)
                 if reason is None:
                     continue
-                for (i, j), entry in w.receive()[0]:  # what it sent before it went
-                    gather.pair(i, j, entry)
+                _hand_over(w, gather)  # what it sent before it went
                 if w.busy:
                     gather.pair(*w.queue.popleft(), _Entry(
                         0.0, math.inf, time.perf_counter() - w.since, "failed", reason
@@ -827,13 +830,18 @@ def _run_pool(worker, chunks: deque, jobs: int, context, gather: _Gather,
                 shown.tick([(w.current, w.since) for w in workers if w.busy])
     except KeyboardInterrupt:  # keep what the workers have sent: it waits in the pipes
         for w in workers:
-            for (i, j), entry in w.receive()[0]:
-                gather.pair(i, j, entry)
+            _hand_over(w, gather)
         raise
     finally:
         for w in workers:
             w.stop(wait=finished)
         gather.chunk_done()
+
+
+def _hand_over(w: _Worker, gather: _Gather) -> None:
+    """Every entry ``w`` has sent, to ``gather`` (a worker going, or Ctrl-C)."""
+    for (i, j), entry in w.receive()[0]:
+        gather.pair(i, j, entry)
 
 
 # -- a Dask cluster --------------------------------------------------------------------------

@@ -246,6 +246,24 @@ def test_a_dying_worker_fails_only_its_pair(graphs):
     assert_failed_where(m, [1], expected(labelled, labelled), "exited with status 3")
 
 
+def test_a_chunk_given_to_a_worker_that_has_just_died_is_not_an_error(graphs):
+    # a worker is given its next chunk while still busy, so it may die just before: the
+    # send must not raise; the pool sees the death by the worker's sentinel
+    import multiprocessing
+
+    from gedkit.solvers import get_solver
+
+    worker = pairwise_module._PairSolver(graphs, graphs, ConstantCosts(), get_solver("exact"),
+                                         None, None, diagonal=True)
+    w = pairwise_module._Worker(multiprocessing.get_context("fork"), worker)
+    w.process.kill()
+    w.process.join()
+    w.give([(0, 1)] * 10_000)  # more than a pipe holds
+    assert w.busy and pairwise_module._lost(w, None) == "its worker process was killed by " \
+        "signal SIGKILL (out of memory?)"
+    w.stop(wait=False)
+
+
 @pytest.mark.skipif(not os.path.exists(f"/proc/{os.getpid()}/statm"), reason="needs /proc")
 def test_a_worker_outgrowing_its_memory_share_is_stopped(monkeypatch):
     # a worker starts as a fork of this process, solvers loaded (they are here once one pair
