@@ -141,11 +141,9 @@ def main() -> None:
           f"{args.costs}, auto, {args.timeout:g} s per pair, {args.workers} workers",
           file=sys.stderr)
 
-    n_pairs = len(graphs) * (len(graphs) + 1) // 2
-
     def run_single():
-        """The one process's result and wall time (scaled from a sample of the molecules
-        with --single-sample: the sample's result, the whole job's estimated time)."""
+        """The one process's result and wall time (with --single-sample, the sample's; the
+        whole job's time is estimated from it once the pool has said how many pairs)."""
         mine = graphs
         if args.single_sample and args.single_sample < len(graphs):
             pick = np.random.default_rng(args.seed + 1).choice(len(graphs), args.single_sample,
@@ -153,8 +151,8 @@ def main() -> None:
             mine = [graphs[k] for k in np.sort(pick)]
         start = time.perf_counter()
         result = gedkit.pairwise(mine, n_jobs=1, **job)
-        wall = (time.perf_counter() - start) * n_pairs / len(result.pairs)
-        print(f"one process: {wall:.1f} s", file=sys.stderr)
+        wall = time.perf_counter() - start
+        print(f"one process: {wall:.1f} s ({len(result.pairs):,} pairs)", file=sys.stderr)
         return result, wall
 
     def run_pool():
@@ -185,6 +183,8 @@ def main() -> None:
         dask, dask_wall = run_dask()
     times = pool.time[tuple(pool.pairs.T)]
     dask_times = dask.time[tuple(dask.pairs.T)]
+    n_pairs = len(pool.pairs)
+    single_wall *= n_pairs / len(single.pairs)  # 1 unless --single-sample
     chunk = max(1, min(256, n_pairs // (4 * args.workers)))
     tasks = -(-n_pairs // chunk)
     overhead = max(0.0, args.workers * dask_wall - dask_times.sum()) / tasks
