@@ -7,6 +7,7 @@ and the value.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 
 import numpy as np
@@ -18,14 +19,18 @@ TOL = 1e-9
 
 
 def tolerance(value: float | np.ndarray) -> float | np.ndarray:
-    """The slack allowed when comparing a cost with ``value`` (each of an array of them).
+    """The slack allowed when comparing a cost with ``value`` (each of an array of them);
+    :data:`TOL` for an infinite value, so that ``x < inf - tolerance(inf)`` holds for every
+    finite ``x`` (an infinite slack would make it ``inf - inf``, NaN, false for all).
 
-    >>> tolerance(0.5), tolerance(1e6)
-    (1e-09, 0.001)
+    >>> tolerance(0.5), tolerance(1e6), tolerance(float("inf"))
+    (1e-09, 0.001, 1e-09)
     """
     if isinstance(value, np.ndarray):
-        return TOL * np.maximum(1.0, np.abs(value))
-    return TOL * max(1.0, abs(value))
+        magnitude = np.abs(value)
+        return TOL * np.where(np.isinf(magnitude), 1.0, np.maximum(1.0, magnitude))
+    magnitude = abs(value)
+    return TOL * (max(1.0, magnitude) if magnitude != math.inf else 1.0)
 
 
 def all_integers(*costs: Iterable[float] | np.ndarray) -> bool:

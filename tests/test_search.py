@@ -310,6 +310,26 @@ def test_knn_sets_aside_what_the_kernel_does_not_finish(kind, monkeypatch):
     assert max(aside) > 0  # graphs were set aside and settled
 
 
+def test_knn_of_more_graphs_than_the_collection_holds_sets_aside_without_warnings(monkeypatch):
+    """k beyond the collection's size: the k-th distance stays unknown (infinite) while graphs
+    are set aside and settled; every graph comes back in distance order, certified, and no
+    numpy warning (inf - inf) escapes to the user."""
+    import warnings
+
+    from gedkit.search import batch
+
+    graphs = _random_set(12, count=12, n=(4, 9))
+    coll = _collection(graphs)
+    query = _random_set(72, count=1, n=(6, 9))[0]
+    truth = _exact(costs.uniform(), query, graphs)
+    monkeypatch.setattr(batch, "_PACE", [1.0])  # a first share that fits nothing: set aside
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = coll.knn(query, len(graphs) + 5, timeout=None)
+    assert res.certified and len(res.hits) == len(graphs)
+    assert [h.distance for h in res.hits] == pytest.approx(sorted(truth))
+
+
 def test_query_signatures_in_one_pass_equal_one_by_one():
     """The compiled many-queries signatures (branch codes included) equal the Python ones,
     for queries with labels, edge labels and branches the collection lacks, empty ones too."""
