@@ -371,6 +371,8 @@ def test_mces_searches_equal_the_api(capsys, lib):
     (["collection", "build", "{lib}", "{smi}"], ["exists already"]),
     (["collection", "build", "{missing}", "{smi}", "--append"], ["does not exist", "--append"]),
     (["collection", "build", "{smi}", "{smi}", "--overwrite"], ["not a gedkit collection"]),
+    (["collection", "build", "{dir}", "{smi}"], ["is not a file"]),
+    (["collection", "build", "{dir}", "{smi}", "--append"], ["is not a file"]),
     (["collection", "build", "{new}", "missing.smi"], ["no such file: missing.smi"]),
     (["collection", "build", "{lib}", "{lib}", "--append"], ["not an input of itself"]),
     (["collection", "build", "{new}", "{bad}", "--strict"], ["RDKit cannot parse"]),
@@ -379,7 +381,7 @@ def test_bad_input_is_one_line(capsys, lib, tmp_path, argv, fragments):
     bad = tmp_path / "bad.smi"
     bad.write_text("CCO fine\nC1CC(( broken\n")
     names = {"lib": lib, "smi": lib.parent / "lib.smi", "missing": tmp_path / "missing.gdb",
-             "new": tmp_path / "new.gdb", "bad": bad}
+             "new": tmp_path / "new.gdb", "bad": bad, "dir": tmp_path}
     before = lib.stat().st_size, lib.stat().st_mtime_ns
     one_line_error(*run(capsys, *[a.format(**names) for a in argv]), *fragments)
     assert (lib.stat().st_size, lib.stat().st_mtime_ns) == before

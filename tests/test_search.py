@@ -622,6 +622,16 @@ def test_bad_files(tmp_path):
         Collection.create(tmp_path / "x.gdb")
     with pytest.raises(OptionError, match="mode must be"):
         Collection.open(tmp_path / "x.gdb", mode="w")
+    # overwrite replaces a collection file, never another file or a folder
+    for other in (junk, foreign):
+        before = other.read_bytes()
+        with pytest.raises(OptionError, match=r"not a gedkit collection.*collection files only"):
+            Collection.create(other, overwrite=True)
+        assert other.read_bytes() == before
+    for overwrite in (False, True):
+        with pytest.raises(OptionError, match="is not a file"):
+            Collection.create(tmp_path, overwrite=overwrite)
+    Collection.create(tmp_path / "x.gdb", overwrite=True).close()  # a collection: replaced
 
 
 def test_signatures_of_an_earlier_layout_say_so(tmp_path):

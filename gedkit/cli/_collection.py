@@ -162,8 +162,10 @@ def run_build(args: argparse.Namespace) -> int:
 def _check_target(lib: Path, args: argparse.Namespace) -> None:
     from gedkit.search import Collection
 
+    if lib.exists() and not lib.is_file():
+        raise OptionError(f"{lib} is not a file (a collection is one file)")
     if args.append:
-        if not lib.is_file():
+        if not lib.exists():
             raise OptionError(f"{lib} does not exist; --append adds to an existing collection "
                               "(leave it out to make a new one)")
         return
@@ -171,8 +173,6 @@ def _check_target(lib: Path, args: argparse.Namespace) -> None:
         return
     if not args.overwrite:
         raise OptionError(f"{lib} exists already; --append adds to it, --overwrite replaces it")
-    if not lib.is_file():
-        raise OptionError(f"{lib} is not a file; --overwrite replaces collection files only")
     try:
         Collection.open(lib).close()
     except GedkitError:

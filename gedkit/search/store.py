@@ -116,9 +116,18 @@ class Store:
         if path is not None:
             path = Path(path)
             if path.exists():
+                if not path.is_file():
+                    raise OptionError(f"{path} is not a file (a collection is one file)")
                 if not overwrite:
                     raise FileExistsError(f"{path} exists already; open it with "
                                           "Collection.open(path, mode='a') to add to it")
+                # overwrite replaces a collection, never another file that happens to be
+                # there: it must open as one first
+                try:
+                    cls.open(path, writable=False).close()
+                except GedkitError as err:
+                    raise OptionError(f"{err}; overwrite replaces collection files only"
+                                      ) from None
                 path.unlink()
         conn = _connect(":memory:" if path is None else str(path), where, readonly=False)
         with conn:
