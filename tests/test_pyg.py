@@ -141,6 +141,21 @@ def test_export_errors(molecules, tmp_path):
                          name="AIDS700nef", test=1)
     with pytest.raises(gedkit.OptionError, match="give the graphs it was computed on"):
         write_geddataset(tmp_path, m, molecules[:4])
+    # a file, or a dataset gedkit did not write (a download): refused, nothing touched
+    (tmp_path / "x.txt").write_text("mine")
+    with pytest.raises(gedkit.OptionError, match="is not a folder"):
+        write_geddataset(tmp_path / "x.txt", m, molecules[:3], test=1)
+    assert (tmp_path / "x.txt").read_text() == "mine"
+    (tmp_path / "dl" / "raw" / "AIDS700nef").mkdir(parents=True)
+    (tmp_path / "dl" / "raw" / "AIDS700nef" / "ged.pickle").write_bytes(b"theirs")
+    with pytest.raises(gedkit.OptionError, match="gedkit did not write"):
+        write_geddataset(tmp_path / "dl", m, molecules[:3], test=1)
+    assert (tmp_path / "dl" / "raw" / "AIDS700nef" / "ged.pickle").read_bytes() == b"theirs"
+    # one it wrote is replaced (processed/ from loading it included)
+    root = write_geddataset(tmp_path / "ours", m, molecules[:3], test=1)
+    (root / "processed").mkdir()
+    assert write_geddataset(root, m, molecules[:3], test=1) == root
+    assert not (root / "processed").exists()
 
 
 def test_cli_export(molecules, tmp_path, capsys):
@@ -161,3 +176,8 @@ def test_cli_export(molecules, tmp_path, capsys):
     assert len(GEDDataset(str(root), "AIDS700nef", train=False)) == 2
     assert main(["pairwise", *files, "--export", "csv", str(root)]) == 2
     assert "--export knows one format" in capsys.readouterr().err
+    # a bad target is an error before any pair is solved (it was one after the whole job)
+    # (the matrix's table would come first on stdout)
+    assert main(["pairwise", *files, "--export", "pyg", files[0]]) == 2
+    out, err = capsys.readouterr()
+    assert "is not a folder" in err and err.count("\n") == 1 and not out

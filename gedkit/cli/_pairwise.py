@@ -145,15 +145,16 @@ def run(args: argparse.Namespace) -> int:
 
 def _check_export(args: argparse.Namespace) -> None:
     """A bad --export is an error before any pair is solved."""
-    kind, _ = args.export
+    kind, directory = args.export
     if kind != "pyg":
         raise GedkitError(f"--export knows one format, pyg; got {kind!r}")
-    from gedkit.io.pyg import GEDDATASET_NAMES, require_pyg
+    from gedkit.io.pyg import GEDDATASET_NAMES, check_dataset_root, require_pyg
 
     require_pyg("--export pyg")
     if args.pyg_name is not None and args.pyg_name not in GEDDATASET_NAMES:
         raise GedkitError(f"--pyg-name must be one of {', '.join(GEDDATASET_NAMES)}; got "
                           f"{args.pyg_name!r}")
+    check_dataset_root(directory)
 
 
 def _load(files: list[str], args: argparse.Namespace) -> tuple[list[Graph], list[str]]:

@@ -41,7 +41,8 @@ import numpy as np
 from gedkit.errors import GraphError, MissingDependencyError, OptionError
 from gedkit.graph import Graph, label_key, refuse_directed
 
-__all__ = ["GEDDATASET_NAMES", "from_pyg", "require_pyg", "to_pyg", "write_geddataset"]
+__all__ = ["GEDDATASET_NAMES", "check_dataset_root", "from_pyg", "require_pyg", "to_pyg",
+           "write_geddataset"]
 
 #: the dataset names ``GEDDataset`` accepts
 GEDDATASET_NAMES = ("AIDS700nef", "LINUX", "IMDBMulti", "ALKANE")
@@ -249,6 +250,27 @@ def _is_number(value: Any) -> bool:
 # -- GEDDataset ------------------------------------------------------------------------------
 
 
+def check_dataset_root(directory: str | os.PathLike) -> Path:
+    """``directory`` as a dataset root :func:`write_geddataset` may write (made if missing);
+    a one-line :class:`~gedkit.errors.OptionError` for a file, a folder that cannot be made,
+    or a root holding a dataset gedkit did not write (its ``raw``/``processed`` folders would
+    be replaced: a downloaded dataset is never deleted). Callers check before solving, so a
+    bad target costs no work."""
+    root = Path(directory)
+    if root.exists() and not root.is_dir():
+        raise OptionError(f"{root} is not a folder (a GEDDataset root is one)")
+    ours = (root / "gedkit" / "meta.json").is_file()
+    found = [d for d in ("raw", "processed") if (root / d).exists()]
+    if found and not ours:
+        raise OptionError(f"{root} holds a dataset gedkit did not write ({'/, '.join(found)}/ "
+                          "without gedkit/meta.json); export into another folder")
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise OptionError(f"cannot make the folder {root}: {err.strerror or err}") from None
+    return root
+
+
 def write_geddataset(
     directory: str | os.PathLike,
     result: Any,
@@ -266,7 +288,8 @@ def write_geddataset(
     ----------
     directory : str or path
         The dataset root (``GEDDataset(directory, name)``); its ``raw/<name>`` and ``gedkit``
-        folders are replaced, and a stale ``processed`` folder is removed.
+        folders are replaced, and a stale ``processed`` folder is removed, where gedkit wrote
+        them (see :func:`check_dataset_root`).
     result : PairwiseResult
         The matrix of ``graphs_a`` against ``graphs_b`` (or against themselves).
     graphs_a, graphs_b : sequences of Graph
@@ -296,6 +319,7 @@ def write_geddataset(
     """
     import networkx as nx
 
+    root = check_dataset_root(directory)
     square = graphs_b is None
     rows = list(graphs_a)
     cols = rows if square else list(graphs_b)
@@ -330,7 +354,6 @@ def write_geddataset(
         raise OptionError(f"AIDS700nef needs every node label to be one of GEDDataset's atom "
                           f"types; {bad!r} is not (name='LINUX' exports the structure only)")
 
-    root = Path(directory)
     raw = root / "raw" / name
 
     for stale in (raw, root / "gedkit", root / "processed"):
