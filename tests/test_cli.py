@@ -366,6 +366,13 @@ def test_pairwise_failed_pairs_are_reported_and_the_rest_done(capsys, files, tmp
 def test_pairwise_option_errors_are_one_line(capsys, files):
     assert_one_line_error(*run(capsys, "pairwise", files["a"], "--timeout", "-1"), "timeout")
     assert_one_line_error(*run(capsys, "pairwise", files["a"], "--jobs", "0"), "n_jobs")
+    # an output that cannot be written is told before the matrix is computed (it was lost
+    # after the whole job): the table would otherwise come first on stdout
+    folder = Path(files["a"]).parent
+    for target, says in ((folder / "none" / "x.csv", "does not exist"),
+                         (folder, "is a folder")):
+        code, out, err = run(capsys, "pairwise", files["a"], files["b"], "--csv", target)
+        assert_one_line_error(code, out, err, "--csv", says)
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process")

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
+from pathlib import Path
 from typing import Any
 
 from gedkit.budget import COMMAND_TIMEOUT
@@ -13,6 +15,7 @@ from gedkit.errors import OptionError
 __all__ = [
     "COMMAND_TIMEOUT",
     "add_solver_arguments",
+    "check_output",
     "parse_seconds",
     "parse_size",
     "parse_value",
@@ -47,6 +50,21 @@ def add_solver_arguments(parser: argparse.ArgumentParser, timeout: float,
         "given as --KEY VALUE",
     )
     return group
+
+
+def check_output(path: str | None, option: str) -> None:
+    """A one-line error unless ``path`` (an option's output file; None or ``-``: none, or
+    stdout) can be written: checked before any work, so a typo in it loses no result."""
+    if path is None or path == "-":
+        return
+    p = Path(path)
+    folder = p.parent
+    if p.is_dir():
+        raise OptionError(f"{option} {path}: is a folder; give a file name")
+    if not folder.is_dir():
+        raise OptionError(f"{option} {path}: folder {str(folder)!r} does not exist")
+    if not os.access(p if p.exists() else folder, os.W_OK):
+        raise OptionError(f"{option} {path}: not allowed to write there")
 
 
 def parse_seconds(text: str) -> float | None:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gedkit.budget import PAIR_TIMEOUT as DEFAULT_TIMEOUT
-from gedkit.cli._args import add_solver_arguments, solve_options
+from gedkit.cli._args import add_solver_arguments, check_output, solve_options
 from gedkit.cli._inputs import add_input_arguments, read_file
 from gedkit.errors import GedkitError
 
@@ -97,6 +97,7 @@ def run(args: argparse.Namespace) -> int:
         "timeout": args.timeout, "n_jobs": args.jobs,
     }
     pairwise([], progress=False, **options)  # every option checked before any file is read
+    check_output(args.csv, "--csv")
     if args.export is not None:
         _check_export(args)
     rows, row_names = _load(args.files, args)

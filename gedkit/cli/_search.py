@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from gedkit.budget import KERNELS_NOT_READY
 from gedkit.budget import PAIR_TIMEOUT as DEFAULT_TIMEOUT
-from gedkit.cli._args import add_solver_arguments, parse_options, parse_size
+from gedkit.cli._args import add_solver_arguments, check_output, parse_options, parse_size
 from gedkit.cli._ged import _duration, _show, add_draw_arguments, check_draw, write_picture
 from gedkit.cli._inputs import (
     _cli_words,
@@ -110,6 +110,7 @@ def run(args: argparse.Namespace) -> int:
     kind, _, question = KINDS[flag]
     kwargs = _call_options(args, question)
     check_draw(args)
+    check_output(args.csv, "--csv")
     coll = Collection.open(args.lib)
     queries, labels, batch = read_queries(args.query, coll, args)
     search = getattr(coll, kind)
