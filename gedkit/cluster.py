@@ -53,11 +53,39 @@ def connect(address: str) -> Any:
     """A client on the Dask scheduler at ``address`` (``tcp://host:8786``...); a scheduler
     that cannot be reached is a one-line error."""
     module = distributed("--scheduler")
+    _refused(address)
     try:
         return module.Client(address, timeout=CONNECT_TIMEOUT)
     except (OSError, TimeoutError, ValueError) as exc:
         text = " ".join(str(exc).split()) or type(exc).__name__
         raise GedkitError(f"cannot reach the Dask scheduler at {address}: {text}") from None
+
+
+def _refused(address: str) -> None:
+    """The one-line error at once where nothing listens at a TCP ``address`` (the host
+    refuses the connection) or its host name is unknown, instead of Dask's retries until
+    :data:`CONNECT_TIMEOUT`; other addresses and other failures are left to Dask."""
+    import socket
+    from urllib.parse import urlsplit
+
+    text = address if "://" in address else f"tcp://{address}"
+    try:
+        parts = urlsplit(text)
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        return
+    if parts.scheme != "tcp" or not host or port is None:
+        return
+    try:
+        socket.create_connection((host, port), timeout=CONNECT_TIMEOUT).close()
+    except ConnectionRefusedError:
+        raise GedkitError(f"cannot reach the Dask scheduler at {address}: nothing listens "
+                          "there (connection refused)") from None
+    except socket.gaierror as err:
+        raise GedkitError(f"cannot reach the Dask scheduler at {address}: unknown host "
+                          f"{host!r} ({err.strerror})") from None
+    except OSError:
+        return  # unreachable, timed out...: Dask says it in its words
 
 
 def parallelism(client: Any) -> int:

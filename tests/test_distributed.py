@@ -165,6 +165,24 @@ def test_cli_scheduler(client, graphs, tmp_path, capsys, monkeypatch):
     assert "cannot reach the Dask scheduler" in capsys.readouterr().err
 
 
+def test_a_scheduler_address_nothing_listens_at_is_told_at_once(monkeypatch):
+    """Connection refused: the one-line error before any Dask client is made (Dask's client
+    retries until the connect timeout, 30 s)."""
+    import socket
+
+    from gedkit.cluster import connect
+
+    def no_client(*args, **kwargs):
+        raise AssertionError("a Dask client was tried")
+
+    monkeypatch.setattr(distributed, "Client", no_client)
+    with socket.socket() as s:  # a free port, then nothing listens there
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with pytest.raises(gedkit.GedkitError, match="nothing listens there"):
+        connect(f"tcp://127.0.0.1:{port}")
+
+
 # -- collection searches on the cluster ------------------------------------------------------
 SEARCH = {"timeout": None, "progress": False}
 
