@@ -211,6 +211,17 @@ def test_a_clear_error_without_torch(monkeypatch, tmp_path, capsys):
     assert code == 2 and "torch" in err and "gedkit[learn]" in err
 
 
+def test_train_out_that_cannot_be_written_is_told_before_the_labelling(torch, tmp_path, capsys):
+    """--out a folder (a torch traceback after the whole training) or in a missing folder
+    (named by an internal cache file): one line, before any pair is labelled."""
+    for out, says in ((tmp_path, "is a folder"), (tmp_path / "none" / "m.pt", "does not exist")):
+        code = main(["train", "gelato", "--data", str(AIDS_SAMPLE), "--out", str(out),
+                     "--pairs", "4", "--epochs", "1"])
+        err = capsys.readouterr().err
+        assert code == 2 and f"--out {out}: " in err and says in err and err.count("\n") == 1
+    assert not list(tmp_path.iterdir())  # no pairs cache written
+
+
 # -- torch: network, training, decoding -----------------------------------------------------------
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gedkit import __version__
+from gedkit.cli._args import check_output
 from gedkit.cli._inputs import add_input_arguments, read_file, read_options
 from gedkit.errors import OptionError
 
@@ -212,6 +213,7 @@ def _check(args: argparse.Namespace) -> None:
         raise OptionError("--exact-timeout and --lr must be positive")
     if not 0 <= args.ranking < float("inf"):
         raise OptionError(f"--ranking must be a finite weight of at least 0, got {args.ranking}")
+    check_output(args.out, "--out")  # before the labelling and the training it would lose
 
 
 def _read(files: list[str], args: argparse.Namespace) -> list[Graph]:
