@@ -150,14 +150,16 @@ class PairStore:
 
     def _open(self, header: dict[str, Any]) -> None:
         db = self.db
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=NORMAL")  # with WAL: a killed process loses no commit
+        # what the file holds is read first: another program's database (a collection file
+        # given as --out by mistake) is left exactly as it was, its journal mode too
         tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master")}
         if tables and not {"job", "pairs"} <= tables:
             raise GedkitError(
                 f"{self.path} is not a gedkit pairwise results file (it holds other tables); ",
                 _ANOTHER,
             )
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")  # with WAL: a killed process loses no commit
         db.execute("BEGIN IMMEDIATE")
         try:
             for statement in _SCHEMA.split(";"):

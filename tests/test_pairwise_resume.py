@@ -156,8 +156,11 @@ def test_a_file_that_is_not_a_results_file_is_refused(graphs, tmp_path):
     other = tmp_path / "other.sqlite"
     with sqlite3.connect(other) as db:
         db.execute("CREATE TABLE graphs (id INTEGER)")
+    before = other.read_bytes()
     with pytest.raises(gedkit.GedkitError, match="holds other tables"):
         gedkit.pairwise(graphs[:2], out=other, **EXACT)
+    assert other.read_bytes() == before  # not even its journal mode changed
+    assert not other.with_name(other.name + "-wal").exists()
 
 
 def test_two_jobs_resume_into_one_file_in_any_order(graphs, tmp_path):
