@@ -502,7 +502,8 @@ def refuse_directed(g: Graph, what: str) -> None:
     """
     if g.directed:
         raise GraphError(
-            f"graph {g.name or ''!r} is directed: {what} takes undirected graphs only "
+            f"{f'graph {g.name!r}' if g.name else 'a graph'} is directed: {what} takes "
+            "undirected graphs only "
             "(gedkit.ged and gedkit.pairwise compare directed graphs); convert with "
             "networkx's g.to_undirected() or read with directed='ignore' if direction does "
             "not matter")
