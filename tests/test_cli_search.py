@@ -288,7 +288,8 @@ def test_undecided_before_kernels_compile_are_not_blamed_on_the_time_limit(capsy
     from gedkit.search.result import Hit, SearchResult
 
     args = argparse.Namespace(timeout=1.0)
-    for reason in (KERNELS_NOT_READY, "timeout"):
+    fits = "time limit: one expansion of the search does not fit"
+    for reason in (KERNELS_NOT_READY, "timeout", fits):
         result = SearchResult("range", "q", 3.0, [], [Hit(7, 6.0, 2.0, 6.0, False)], False,
                               stats={"stopped": {reason: 1}})
         _tell_limits([result], args)
@@ -297,6 +298,9 @@ def test_undecided_before_kernels_compile_are_not_blamed_on_the_time_limit(capsy
             assert "not ready yet" in err and "gedkit warmup" in err and "time limit" not in err
         else:
             assert "reached the time limit of 1 s per pair" in err
+            # graphs too large for one expansion of the search in the limit: said so
+            assert ("1 of them because one expansion of the search does not fit" in err) == (
+                reason == fits)
 
 
 def test_interrupted_search_prints_what_was_answered(capsys, lib, monkeypatch):

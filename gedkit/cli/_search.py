@@ -478,6 +478,16 @@ def _tell_limits(results: list[SearchResult], args: argparse.Namespace) -> None:
               "to decide them", file=sys.stderr)
     elif stopped and args.timeout is not None:
         default = " (the default)" if args.timeout == DEFAULT_TIMEOUT else ""
+        # why, where a verification said more than "time limit" (e.g. that one expansion of
+        # the exact search does not fit it: graphs too large for an exact search)
+        reasons: dict[str, int] = {}
+        for r in results:
+            for reason, count in (r.stats.get("stopped") or {}).items():
+                if reason.startswith("time limit: "):
+                    reason = reason[len("time limit: "):]
+                    reasons[reason] = reasons.get(reason, 0) + count
+        why = "".join(f"; {count} of them because {reason}"
+                      for reason, count in sorted(reasons.items(), key=lambda x: -x[1]))
         print(f"gedkit: note: {stopped} verifications reached the time limit of "
-              f"{args.timeout:g} s per pair{default}; --timeout S (or none) decides more",
+              f"{args.timeout:g} s per pair{default}{why}; --timeout S (or none) decides more",
               file=sys.stderr)
