@@ -206,7 +206,7 @@ def test_text_report_for_people(capsys, lib):
     assert lines[4].startswith(f"  screened {len(LIBRARY)}; left after sizes ")
     assert "; verified " in lines[4] and len(lines) == 5
     code, out, _ = run(capsys, "search", lib, "CCO", "--nearest", "1", "--node-map")
-    assert "1  ethanol" in out and "scanned" in out
+    assert "1  ethanol" in out and "in bound order" in out
 
 
 def test_csv_rows_and_conventions(capsys, lib, tmp_path):
@@ -276,6 +276,19 @@ def test_undecided_graphs_are_listed(capsys, tmp_path):
     undecided = [row for row in rows if row["status"] == "undecided"]
     assert undecided and all(row["rank"] == "" for row in undecided)
     assert all(float(r["lower_bound"]) <= 12 < float(r["upper_bound"]) for r in undecided)
+
+
+def test_knn_stages_count_graphs_not_verifications():
+    """A kNN graph set aside is verified again as the k-th distance falls: the summary
+    counts graphs ("verified 300", not "verified 2,866") and says how many tries again."""
+    from gedkit.cli._search import _stages
+
+    stats = {"screened": 300, "candidates": {}, "verified": 2866, "scanned": 300}
+    assert _stages(stats, ranked=True) == (
+        "screened 300; verified 300 in bound order (2,566 again as the k-th distance fell)")
+    assert _stages({**stats, "verified": 12, "scanned": 12}, ranked=True).endswith(
+        "verified 12 in bound order")
+    assert _stages({"screened": 300, "verified": 4}, ranked=False) == "screened 300; verified 4"
 
 
 def test_undecided_before_kernels_compile_are_not_blamed_on_the_time_limit(capsys):

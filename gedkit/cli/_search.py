@@ -453,9 +453,13 @@ def _stages(stats: dict, ranked: bool) -> str:
     if shown:
         parts.append("left after " + ", ".join(f"{stage} {count:,}"
                                                for stage, count in shown.items()))
-    parts.append(f"verified {stats.get('verified', 0):,}")
-    if "scanned" in stats:
-        parts[-1] += f" (scanned {stats['scanned']:,} in bound order)"
+    verified = stats.get("verified", 0)
+    if "scanned" not in stats:
+        parts.append(f"verified {verified:,}")
+    else:  # kNN: a graph set aside is verified again as the k-th distance falls
+        again = verified - stats["scanned"]
+        parts.append(f"verified {stats['scanned']:,} in bound order"
+                     + (f" ({again:,} again as the k-th distance fell)" if again > 0 else ""))
     return "; ".join(parts)
 
 
