@@ -443,7 +443,7 @@ def test_build_leaves_out_unreadable_molecules_unless_strict(tmp_path, capsys):
     assert main(["collection", "build", str(tmp_path / "a.gdb"), str(smi)]) == 0
     captured = capsys.readouterr()
     assert "2 graphs added" in captured.out
-    assert "1 records could not be read" in captured.err and "lib.smi:2" in captured.err
+    assert "1 record could not be read" in captured.err and "lib.smi:2" in captured.err
     assert main(["collection", "build", str(tmp_path / "b.gdb"), str(smi), "--strict"]) == 2
     assert "lib.smi:2: RDKit cannot parse" in capsys.readouterr().err
     assert not (tmp_path / "b.gdb").exists()
@@ -457,6 +457,6 @@ def test_search_leaves_out_unreadable_queries_unless_strict(capsys, lib, tmp_pat
     code, out, err = run(capsys, "search", lib, queries, "--within", "2", "--json")
     assert code == 0
     assert [json.loads(line)["query"] for line in out.splitlines()] == ["propanol", "phenol"]
-    assert "1 records could not be read" in err and "queries.smi:2" in err
+    assert "1 record could not be read" in err and "queries.smi:2" in err
     one_line_error(*run(capsys, "search", lib, queries, "--within", "2", "--strict"),
                    "queries.smi:2: RDKit cannot parse")

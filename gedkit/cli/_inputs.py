@@ -139,8 +139,10 @@ def tell_skipped(skipped: list[str]) -> None:
     if skipped:
         # a file read twice (names first) reports each record twice: counted once
         unique = list(dict.fromkeys(skipped))
-        print(f"gedkit: note: {len(unique)} records could not be read and were left out "
-              f"(--strict stops at the first); the first: {unique[0]}", file=sys.stderr)
+        which = ("1 record could not be read and was" if len(unique) == 1 else
+                 f"{len(unique)} records could not be read and were")
+        print(f"gedkit: note: {which} left out (--strict stops at the first); "
+              f"{'it' if len(unique) == 1 else 'the first'}: {unique[0]}", file=sys.stderr)
 
 
 def _is_smiles(text: str, args: argparse.Namespace) -> bool:
