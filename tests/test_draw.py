@@ -255,6 +255,62 @@ def test_large_and_disconnected_graphs_draw():
     assert np.ptp(pos, axis=0).max() < 8
 
 
+def test_force_layout_pins_parts_and_repeats():
+    """The compiled layout of large components: fixed nodes stay, coincident nodes part,
+    edges come out shorter than the average distance, the same positions every run."""
+    from gedkit.draw.force import force_layout
+
+    rng = np.random.default_rng(0)
+    g = nx.gnm_random_graph(120, 200, seed=3)
+    edges = np.array(g.edges(), dtype=np.int64)
+    start = rng.uniform(0, 10, (120, 2))
+    start[50] = start[51]  # two nodes on one spot
+    fixed = np.zeros(120, dtype=bool)
+    fixed[:10] = True
+    pos = force_layout(start, edges, fixed, 60, 1.0)
+    assert np.array_equal(pos[:10], start[:10]) and np.isfinite(pos).all()
+    assert not np.allclose(pos[50], pos[51])
+    length = np.linalg.norm(pos[edges[:, 0]] - pos[edges[:, 1]], axis=1).mean()
+    spread = np.linalg.norm(pos[:, None] - pos[None], axis=2).mean()
+    assert length < 0.5 * spread
+    assert np.array_equal(pos, force_layout(start, edges, fixed, 60, 1.0))
+
+
+def test_large_pictures_lay_out_and_draw_operations_per_role(monkeypatch, tmp_path):
+    """Past the size where NetworkX's spring layout takes seconds, components are laid out
+    by the compiled force layout (pinned nodes of g2 at their g1 counterparts still), and
+    past OP_ARTISTS operations a panel draws them as one collection per role (no SVG id
+    each): the same picture, in seconds instead of half a minute on 2,000 nodes."""
+    import gedkit.draw.general as general
+    import gedkit.draw.layout as lay
+    from gedkit.draw.pictures import pair_positions
+    from gedkit.draw.scene import kept_anchors
+
+    monkeypatch.setattr(lay, "_SPRING_MAX", 50)  # these graphs count as large
+    g1 = Graph.from_networkx(nx.gnm_random_graph(90, 150, seed=1))
+    h = nx.gnm_random_graph(90, 150, seed=1)
+    h.remove_edges_from(list(h.edges())[:20])
+    h.add_nodes_from(range(90, 100))
+    h.add_edges_from((k, k - 90) for k in range(90, 100))
+    g2 = Graph.from_networkx(h)
+    r = gedkit.ged(g1, g2, method="branch")
+    p1, p2 = pair_positions(g1, g2, r.assignment, molecule=False)
+    again = pair_positions(g1, g2, r.assignment, molecule=False)
+    assert np.array_equal(p1, again[0]) and np.array_equal(p2, again[1])
+    pinned = kept_anchors(g1, g2, r.assignment)
+    i = np.flatnonzero(pinned)
+    assert len(i) and np.allclose(p1[i], p2[r.assignment[i]])
+    assert np.isfinite(p2).all()
+    ops = len(_op_ids(_svg(draw(r))))
+    assert ops == len(r.edit_path)  # one artist each, below OP_ARTISTS
+    monkeypatch.setattr(general, "OP_ARTISTS", 5)
+    fig = draw(r)
+    assert _op_ids(_svg(fig)) == []  # grouped: no id per operation
+    out = tmp_path / "large.png"
+    fig.savefig(out)
+    assert out.stat().st_size > 10_000
+
+
 def test_dense_labels_can_be_forced():
     g = Graph.from_networkx(nx.gnm_random_graph(120, 150, seed=2))
     r = gedkit.ged(g, g, method="branch")

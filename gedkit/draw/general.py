@@ -4,7 +4,8 @@ Edges are lines and nodes are markers, both in their role's colour, line style a
 shape (see :mod:`gedkit.draw.style`), node labels written in the markers. Elements that show
 an operation are separate artists whose SVG id is ``op-K`` (``op-K-g2`` for the g2 side of a
 substitution), so each operation can be found, counted and given a tooltip; kept elements are
-drawn as one collection per role, which keeps large graphs fast.
+drawn as one collection per role, which keeps large graphs fast, and so are operations where a
+panel has more than :data:`OP_ARTISTS` of them.
 """
 
 from __future__ import annotations
@@ -22,6 +23,10 @@ __all__ = ["Context", "draw_panel", "gid"]
 
 #: node labels are left out above this many nodes in one panel (markers get too small)
 LABEL_LIMIT = 80
+#: above this many operations in one panel, their elements are drawn as one collection per
+#: role too, without an SVG id each: thousands of artists took matplotlib ~13 s (a 2,000-node
+#: pair), and no one points at one operation among thousands
+OP_ARTISTS = 500
 
 
 @dataclass
@@ -109,16 +114,19 @@ def draw_panel(ax: Any, panel: Panel, pos: np.ndarray, ctx: Context) -> None:
 
     pos = np.asarray(pos, dtype=float).reshape(-1, 2)
     bent = _blocked(pos, panel.edges, 0.8 * ctx.node_size / ctx.ppu)
-    # edges: kept ones grouped per role, operations one artist each
-    groups: dict[str, list] = {}
+    ops = sum(op is not None for op in panel.edge_ops) + sum(
+        op is not None for op in panel.node_ops)
+    grouped = ops > OP_ARTISTS  # operations drawn per role too
+    # edges: kept ones grouped per role, operations one artist each (or per role: grouped)
+    groups: dict[tuple[str, bool], list] = {}
     for k, ((a, b), role, op) in enumerate(zip(panel.edges.tolist(), panel.edge_roles,
                                                panel.edge_ops, strict=True)):
         if a == b:  # a self-loop: a small circle on top of its node
             seg = _loop(pos[a], 0.5 * ctx.node_size / ctx.ppu)
         else:
             seg = _arc(pos[a], pos[b]) if bent[k] else [pos[a], pos[b]]
-        if op is None:
-            groups.setdefault(role, []).append(seg)
+        if op is None or grouped:
+            groups.setdefault((role, op is not None), []).append(seg)
             continue
         st = ROLES[role]
         name = gid(panel, role, op)
@@ -131,11 +139,13 @@ def draw_panel(ax: Any, panel: Panel, pos: np.ndarray, ctx: Context) -> None:
             ends = ((seg[len(seg) // 2], seg[len(seg) // 2]) if bent[k] or a == b
                     else (pos[a], pos[b]))
             _edge_text(ax, *ends, panel.edge_notes[k], st.color, ctx, bold=True)
-    for role, segs in groups.items():
+    for (role, is_op), segs in groups.items():
         st = ROLES[role]
         ax.add_collection(LineCollection([np.asarray(g) for g in segs], colors=st.color,
                                          linestyles=st.linestyle,
-                                         linewidths=st.linewidth * ctx.thin, zorder=1))
+                                         linewidths=st.linewidth * ctx.thin,
+                                         zorder=2 if is_op else 1,
+                                         **({"capstyle": st.capstyle} if is_op else {})))
     if ctx.edge_labels:
         for (a, b), op, lab in zip(panel.edges.tolist(), panel.edge_ops, panel.edge_labels,
                                    strict=True):
@@ -149,23 +159,30 @@ def draw_panel(ax: Any, panel: Panel, pos: np.ndarray, ctx: Context) -> None:
 
     # nodes
     size = ctx.node_size
-    plain: dict[str, list[int]] = {}
+    plain: dict[tuple[str, bool], list[int]] = {}
     for i, (role, op) in enumerate(zip(panel.node_roles, panel.node_ops, strict=True)):
-        if op is None:
-            plain.setdefault(role, []).append(i)
+        if op is None or grouped:
+            plain.setdefault((role, op is not None), []).append(i)
             continue
         st = ROLES[role]
-        grow = {"s": 1.05, "h": 1.15}.get(st.marker, 1.0)  # for the same visual weight
-        coll = ax.scatter(*pos[i], s=(size * grow) ** 2, marker=st.marker, c=st.fill,
-                          edgecolors=st.color, linewidths=max(1.0, 2.0 * ctx.thin), zorder=4)
+        coll = ax.scatter(*pos[i], s=(size * _GROW.get(st.marker, 1.0)) ** 2, marker=st.marker,
+                          c=st.fill, edgecolors=st.color, linewidths=max(1.0, 2.0 * ctx.thin),
+                          zorder=4)
         name = gid(panel, role, op)
         coll.set_gid(name)
         _tip(ctx, name, op)
-    for role, idx in plain.items():
+    for (role, is_op), idx in plain.items():
         st = ROLES[role]
-        ax.scatter(pos[idx, 0], pos[idx, 1], s=size**2, marker=st.marker, c=st.fill,
-                   edgecolors=st.color, linewidths=max(0.6, 1.2 * ctx.thin), zorder=3)
+        grow = _GROW.get(st.marker, 1.0) if is_op else 1.0
+        ax.scatter(pos[idx, 0], pos[idx, 1], s=(size * grow) ** 2, marker=st.marker, c=st.fill,
+                   edgecolors=st.color,
+                   linewidths=max(1.0, 2.0 * ctx.thin) if is_op else max(0.6, 1.2 * ctx.thin),
+                   zorder=4 if is_op else 3)
     _node_texts(ax, panel, pos, ctx)
+
+
+#: marker sizes of operations, for the same visual weight as a circle
+_GROW = {"s": 1.05, "h": 1.15}
 
 
 def _blocked(pos: np.ndarray, edges: np.ndarray, radius: float) -> np.ndarray:

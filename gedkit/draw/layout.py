@@ -1,7 +1,8 @@
 """Where nodes go: a deterministic layout of g1, and g2's layout seeded from it.
 
 Positions are in units of one typical edge length. g1 is laid out component by component
-(Kamada–Kawai for small components, a seeded spring layout for large ones) and the components
+(Kamada–Kawai for small components, a seeded spring layout for larger ones, the compiled force
+layout of :mod:`gedkit.draw.force` above 500 nodes) and the components
 are packed in rows, largest first, so disconnected graphs stay compact. g2's nodes that keep
 an edge under the node map are pinned where their g1 counterparts are; the others start next
 to their placed neighbours and settle by a spring layout in which the pinned nodes do not
@@ -24,6 +25,11 @@ __all__ = ["label_coordinates", "layout", "seeded_layout", "spacing"]
 
 #: components larger than this are laid out by springs (Kamada–Kawai is quadratic per step)
 _KAMADA_KAWAI_MAX = 60
+#: ... and larger than this by the compiled force layout (:mod:`gedkit.draw.force`): NetworkX's
+#: spring layout takes 10-20 s on 2,000 nodes
+_SPRING_MAX = 500
+#: steps of the compiled force layout
+_FORCE_STEPS = 60
 _SEED = 7
 
 
@@ -123,11 +129,15 @@ def seeded_layout(g2: Graph, pos1: np.ndarray, forward: np.ndarray, anchored: np
     nodes = [j for c in held for j in c]
     init = _starting_positions(g2, pins, starts)
     free = [j for j in nodes if j not in pins]
-    placed = (nx.spring_layout(h.subgraph(nodes), pos={j: init[j] for j in nodes},
-                               fixed=list(pins), k=1.0, iterations=60, seed=seed) if free
-              else {j: init[j] for j in nodes})
-    for j in nodes:
-        pos[j] = placed[j]
+    if free and len(nodes) > _SPRING_MAX:
+        pos[nodes] = _forces(h.subgraph(nodes), nodes, init[nodes],
+                             np.array([j in pins for j in nodes]))
+    else:
+        placed = (nx.spring_layout(h.subgraph(nodes), pos={j: init[j] for j in nodes},
+                                   fixed=list(pins), k=1.0, iterations=60, seed=seed) if free
+                  else {j: init[j] for j in nodes})
+        for j in nodes:
+            pos[j] = placed[j]
     if loose:
         # components with nothing pinned have no place in g1's picture: packed below it
         ref = np.vstack([pos1, pos[nodes]])
@@ -177,6 +187,12 @@ def _component(sub: Any, nodes: list[int], seed: int) -> np.ndarray:
         return np.zeros((1, 2))
     if n == 2:
         return np.array([[0.0, 0.0], [1.0, 0.0]])
+    where = {u: k for k, u in enumerate(nodes)}
+    if n > _SPRING_MAX:
+        # from seeded random spots in a square of about one unit per node
+        start = np.random.default_rng(seed).uniform(0.0, math.sqrt(n), (n, 2))
+        pos = _forces(sub, nodes, start, np.zeros(n, dtype=bool))
+        return _spread(_unit_edges(pos, np.array([(where[a], where[b]) for a, b in sub.edges()])))
     if n <= _KAMADA_KAWAI_MAX:
         # start from a circle, not from NetworkX's default, so the result is fixed
         start = {u: (math.cos(2 * math.pi * k / n), math.sin(2 * math.pi * k / n))
@@ -185,8 +201,18 @@ def _component(sub: Any, nodes: list[int], seed: int) -> np.ndarray:
     else:
         placed = nx.spring_layout(sub, seed=seed, iterations=80)
     pos = np.array([placed[u] for u in nodes], dtype=float)
-    where = {u: k for k, u in enumerate(nodes)}
     return _spread(_unit_edges(pos, np.array([(where[a], where[b]) for a, b in sub.edges()])))
+
+
+def _forces(sub: Any, nodes: list[int], start: np.ndarray, fixed: np.ndarray) -> np.ndarray:
+    """:func:`gedkit.draw.force.force_layout` of the graph ``sub`` on ``nodes`` (row ``k`` of
+    ``start`` and ``fixed`` is node ``nodes[k]``), an edge about one unit long."""
+    from gedkit.draw.force import force_layout
+
+    where = {u: k for k, u in enumerate(nodes)}
+    edges = np.array([(where[a], where[b]) for a, b in sub.edges()], dtype=np.int64)
+    return force_layout(np.asarray(start, dtype=float), edges.reshape(-1, 2),
+                        np.asarray(fixed, dtype=np.bool_), _FORCE_STEPS, 1.0)
 
 
 def _spread(pos: np.ndarray) -> np.ndarray:
