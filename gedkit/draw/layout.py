@@ -9,7 +9,7 @@ to their placed neighbours and settle by a spring layout in which the pinned nod
 move. Graphs whose node labels carry ``x`` and ``y`` coordinates (IAM Letter, Fingerprint...)
 are drawn where those say.
 
-Only NetworkX is needed (no matplotlib).
+Only NetworkX (and numba, for components of more than 500 nodes) is needed, not matplotlib.
 """
 
 from __future__ import annotations
