@@ -208,6 +208,13 @@ def test_molecules_are_recognised():
     assert is_molecule(_labelled("CCO", [(0, 1), (1, 2)]))  # unlabelled bonds: single
     assert not is_molecule(_labelled("abc", [(0, 1)]))
     assert not is_molecule(_labelled("CCO", [(0, 1, "x"), (1, 2, 1)]))
+    # a graph of carbons too large for a molecule is drawn as a graph (RDKit's depiction of
+    # a 2,000-"atom" search query took minutes), unless molecule=True asks for it
+    from gedkit.draw.pictures import MOLECULE_ATOMS, treat_as_molecules
+
+    chain = _labelled("C" * (MOLECULE_ATOMS + 1), [(k, k + 1) for k in range(MOLECULE_ATOMS)])
+    assert is_molecule(chain) and not treat_as_molecules([chain], None)
+    assert treat_as_molecules([chain], True)
 
 
 # -- any size -----------------------------------------------------------------------------------

@@ -19,10 +19,15 @@ __all__ = ["ged_figure", "mces_figure", "pair_positions", "treat_as_molecules"]
 _ROLE_OF = {"sub": "relabelled", "del": "deleted", "ins": "inserted"}
 
 
+#: graphs of more atoms than this are drawn as graphs unless molecule=True says otherwise:
+#: RDKit's depiction took minutes on a 2,000-"atom" graph of carbons (a search's query)
+MOLECULE_ATOMS = 300
+
+
 def treat_as_molecules(graphs: list[Graph], molecule: bool | None) -> bool:
     """Whether to draw ``graphs`` as molecules: ``molecule`` when given, else when every
-    non-empty graph reads as one (see :func:`gedkit.draw.molecule.is_molecule`); never
-    when one has a self-loop (no molecule has).
+    non-empty graph reads as one (see :func:`gedkit.draw.molecule.is_molecule`) of at most
+    :data:`MOLECULE_ATOMS` atoms; never when one has a self-loop (no molecule has).
 
     >>> treat_as_molecules([Graph({0: "C"}), Graph()], None)
     True
@@ -34,7 +39,7 @@ def treat_as_molecules(graphs: list[Graph], molecule: bool | None) -> bool:
     if molecule is not None:
         return bool(molecule)
     full = [g for g in graphs if g.n]
-    return bool(full) and all(is_molecule(g) for g in full)
+    return bool(full) and all(g.n <= MOLECULE_ATOMS and is_molecule(g) for g in full)
 
 
 def pair_positions(g1: Graph, g2: Graph, forward: np.ndarray,
