@@ -418,6 +418,40 @@ def test_cli_trains_resumes_and_reuses_labels(torch, tmp_path, capsys):
     assert r.upper_bound == r.problem.cost(r.assignment)
 
 
+def test_cli_ctrl_c_says_what_is_kept(torch, tmp_path, capsys, monkeypatch):
+    """Ctrl-C while labelling says how many labelled pairs the cache keeps (the same command
+    goes on from them); while training, which checkpoint --resume goes on from. Exit 130."""
+    import gedkit.learned.data as data
+    import gedkit.learned.train as training
+
+    out = tmp_path / "model.pt"
+    argv = ["train", "gelato", "--data", str(AIDS_SAMPLE), "--out", str(out), "--pairs", "4",
+            "--val-pairs", "1", "--width", "8", "--layers", "1", "--states-per-pair", "2",
+            "--epochs", "1"]
+    real_label, real_train = data.label_pairs, training.train
+
+    def label_then_stop(problems, keys, **kw):  # two pairs labelled, then Ctrl-C
+        real_label(problems[:2], keys[:2], **kw)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(data, "label_pairs", label_then_stop)
+    assert main(argv) == 130
+    err = capsys.readouterr().err
+    assert "interrupted while labelling; 2 labelled pairs kept in" in err
+    assert str(out) + ".pairs.jsonl" in err
+
+    def train_then_stop(*args, checkpoint, **kw):  # a checkpoint written, then Ctrl-C
+        Path(checkpoint).write_bytes(b"")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(data, "label_pairs", real_label)
+    monkeypatch.setattr(training, "train", train_then_stop)
+    assert main(argv) == 130
+    err = capsys.readouterr().err
+    assert "interrupted while training; the last checkpoint is" in err and "--resume" in err
+    monkeypatch.setattr(training, "train", real_train)
+
+
 def test_cli_keeps_graphs_within_the_size_range(torch, tmp_path, capsys):
     out = tmp_path / "model.pt"
     argv = ["train", "gelato", "--data", str(AIDS_SAMPLE), "--out", str(out), "--pairs", "4",

@@ -126,12 +126,19 @@ def run(args: argparse.Namespace) -> int:
     }
     everything = pairs + held_out
     problems = [costs.compile(graphs[i], graphs[j]) for i, j in everything]
-    labelled = label_pairs(
-        problems, [[int(i), int(j)] for i, j in everything], timeout=args.exact_timeout,
-        method=args.label_method,
-        cache=out.with_name(out.name + ".pairs.jsonl"), header=header,
-        progress=lambda todo: _bar(todo, "labelling", "pair"),
-    )
+    cache = out.with_name(out.name + ".pairs.jsonl")
+    try:
+        labelled = label_pairs(
+            problems, [[int(i), int(j)] for i, j in everything], timeout=args.exact_timeout,
+            method=args.label_method, cache=cache, header=header,
+            progress=lambda todo: _bar(todo, "labelling", "pair"),
+        )
+    except KeyboardInterrupt:
+        kept = max(0, _lines(cache) - 1)  # its first line is the header
+        print(f"gedkit: interrupted while labelling; {kept} labelled pair"
+              f"{'s' * (kept != 1)} kept in {cache} (the same command goes on from them)",
+              file=sys.stderr)
+        return 130
     usable = [lp.optimal or args.keep_unproven for lp in labelled[: len(pairs)]]
     train_set = [lp for lp, ok in zip(labelled[: len(pairs)], usable, strict=True) if ok]
     val_set = labelled[len(pairs):]
@@ -148,9 +155,16 @@ def run(args: argparse.Namespace) -> int:
                          states_per_pair=args.states_per_pair, val_k=args.val_k, seed=args.seed,
                          lr_schedule=args.lr_schedule, ranking=args.ranking,
                          device=args.device)
-    trained = train(train_set, val_set, vocab, config,
-                    checkpoint=out.with_name(out.name + ".ckpt"), resume=args.resume,
-                    start=start, progress=True, log=lambda line: print(line, file=sys.stderr))
+    checkpoint = out.with_name(out.name + ".ckpt")
+    try:
+        trained = train(train_set, val_set, vocab, config, checkpoint=checkpoint,
+                        resume=args.resume, start=start, progress=True,
+                        log=lambda line: print(line, file=sys.stderr))
+    except KeyboardInterrupt:
+        where = (f"the last checkpoint is {checkpoint} (the same command with --resume goes "
+                 "on from it)" if checkpoint.exists() else "no epoch was finished")
+        print(f"gedkit: interrupted while training; {where}", file=sys.stderr)
+        return 130
     vocab = trained.net.vocab
 
     proven = sum(lp.optimal for lp in labelled)
@@ -214,6 +228,15 @@ def _check(args: argparse.Namespace) -> None:
     if not 0 <= args.ranking < float("inf"):
         raise OptionError(f"--ranking must be a finite weight of at least 0, got {args.ranking}")
     check_output(args.out, "--out")  # before the labelling and the training it would lose
+
+
+def _lines(path: Path) -> int:
+    """Lines of the file at ``path`` (0 when there is none)."""
+    try:
+        with open(path, "rb") as f:
+            return sum(1 for _ in f)
+    except OSError:
+        return 0
 
 
 def _read(files: list[str], args: argparse.Namespace) -> list[Graph]:
