@@ -151,6 +151,37 @@ def test_edited_kernel_sources_forget_all_compiled_code(tmp_path, monkeypatch):
     assert (cache / "search.range-3.py311.nbi").exists()
 
 
+def test_ctrl_c_in_warm_up_stops_its_compile_processes(monkeypatch):
+    """Ctrl-C while `gedkit warmup` waits on its compile processes stops them too: they
+    compiled on after the command had returned, then wrote tracebacks (a broken pipe) to the
+    terminal. (Stand-in processes that would sleep a minute; Ctrl-C after half a second.)"""
+    import signal
+    import subprocess
+    import threading
+
+    from gedkit._kernels import warm
+
+    started = []
+    real = subprocess.Popen
+
+    def sleeper(args, **kw):
+        proc = real([sys.executable, "-c", "import time; time.sleep(60)"], **kw)
+        started.append(proc)
+        return proc
+
+    monkeypatch.setattr(warm.subprocess, "Popen", sleeper)
+    # a real SIGINT to the main thread, as a terminal's Ctrl-C (it interrupts the wait)
+    timer = threading.Timer(0.5, signal.pthread_kill,
+                            (threading.main_thread().ident, signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            warm.warm_up(jobs=2, families=["cost", "assignment"])
+    finally:
+        timer.cancel()
+    assert len(started) == 2 and all(p.poll() is not None for p in started)
+
+
 def test_warm_up_covers_every_specialisation_real_calls_use():
     """After the session's warm-up, calls of every family in a fresh process load from the
     cache: no kernel compiles again (which would spend a caller's time limit)."""

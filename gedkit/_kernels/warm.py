@@ -469,15 +469,26 @@ def warm_up(jobs: int = 2, families: Iterable[str] | None = None) -> dict[str, f
     procs = [subprocess.Popen([sys.executable, "-m", "gedkit._kernels.warm", *g],
                               stdout=subprocess.PIPE, text=True) for g in groups]
     spent: dict[str, float] = {}
-    for proc in procs:
-        out, _ = proc.communicate()
-        if proc.returncode:
-            from gedkit.errors import GedkitError
+    try:
+        for proc in procs:
+            out, _ = proc.communicate()
+            if proc.returncode:
+                from gedkit.errors import GedkitError
 
-            raise GedkitError(f"compiling kernels failed (exit status {proc.returncode})")
-        for line in out.splitlines():
-            family, _, seconds = line.partition(" ")
-            spent[family] = float(seconds)
+                raise GedkitError(f"compiling kernels failed (exit status {proc.returncode})")
+            for line in out.splitlines():
+                family, _, seconds = line.partition(" ")
+                spent[family] = float(seconds)
+    except BaseException:
+        # Ctrl-C (or a failed compile): the other processes stop too, instead of compiling
+        # on after this one has returned; a family's marker is written only once it is
+        # compiled, so what they leave is found stale and compiled again next time
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+        for proc in procs:
+            proc.wait()
+        raise
     for family in names:
         ready(family)
     return spent
@@ -492,11 +503,17 @@ def _main(argv: list[str]) -> int:
         if not lock.acquired:
             return 0  # another process compiles already
         _HOLDING = True
-    for family in families:
-        if ready(family):
-            continue
-        for name, seconds in _compile([family]).items():
-            print(name, f"{seconds:.3f}", flush=True)
+    try:
+        for family in families:
+            if ready(family):
+                continue
+            for name, seconds in _compile([family]).items():
+                print(name, f"{seconds:.3f}", flush=True)
+    except KeyboardInterrupt:  # Ctrl-C at a terminal reaches this process too: no traceback
+        return 130
+    except BrokenPipeError:  # the warm-up that reads this process's output has gone
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (nothing to flush at exit)
+        return 1
     return 0
 
 

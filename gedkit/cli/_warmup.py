@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from typing import Any
 
@@ -28,7 +29,12 @@ def run(args: argparse.Namespace) -> int:
     from gedkit.cli._info import listing
 
     tick = time.perf_counter()
-    spent = warm_up(jobs=max(1, args.jobs))
+    try:
+        spent = warm_up(jobs=max(1, args.jobs))
+    except KeyboardInterrupt:
+        print("gedkit: interrupted; the kernel families compiled so far are kept, 'gedkit "
+              "warmup' compiles the rest", file=sys.stderr)
+        return 130
     listing()  # cached, so that `gedkit methods` imports no solver module
     for family in FAMILIES:
         print(f"  {family:<14}{spent.get(family, 0.0):6.1f} s")
