@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import sys
 import tarfile
 import zipfile
@@ -40,6 +41,7 @@ def chem():
     ("a.gxl", "gxl"), ("a.CXL", "cxl"), ("a.gexf", "gexf"), ("a.graphml", "graphml"),
     ("a.json", "json"), ("a.txt", "tve"), ("a.tve", "tve"), ("a.graph", "tve"),
     ("a.smi", "smiles"), ("a.smiles", "smiles"), ("a.sdf", "sdf"), ("a.mol", "mol"),
+    ("a.gdb", "gdb"),
 ])
 def test_detect_format_by_extension(name, fmt):
     assert detect_format(name) == fmt
@@ -237,6 +239,40 @@ def test_json_directed_and_unhashable_ids(tmp_path):
 
 
 # -- t/v/e -------------------------------------------------------------------------------------
+def test_a_collection_file_reads_as_a_graph_file(tmp_path, capsys):
+    """A gedkit.Collection file is a graph source like any file: every graph in insertion
+    order named by its id, FILE#ID by id (looked up) or by number, labels as stored (others
+    refused), and the same on the command line (ged, pairwise, building another collection)."""
+    from gedkit import Collection
+    from gedkit.cli import main
+
+    a = Graph({0: "C", 1: "O"}, [(0, 1, 2)], name="first")
+    b = Graph({0: "C", 1: "N", 2: "C"}, [(0, 1, 1), (1, 2, 1)])
+    c = Graph({0: "S"})
+    lib = tmp_path / "lib.gdb"
+    with Collection.create(lib, node_label="label", edge_label="label") as coll:
+        coll.add([a, b, c], ids=["x", 7, "z"])
+    graphs = gedkit.read_all(lib)
+    assert [g.name for g in graphs] == ["x", "7", "z"]
+    assert [g.node_labels for g in graphs] == [a.node_labels, b.node_labels, c.node_labels]
+    assert gedkit.read(f"{lib}#7").node_labels == b.node_labels  # the id 7 (a number)
+    assert gedkit.read(f"{lib}#2").name == "z"  # no id 2: graph number 2
+    with pytest.raises(FormatError, match="no graph with id 'w'"):
+        gedkit.read(f"{lib}#w")
+    with pytest.raises(OptionError, match="read with node_label='label'"):
+        gedkit.read_all(lib, node_label="symbol")
+    assert gedkit.read_all(lib, node_label="label", edge_label="label")[1].name == "7"
+    assert gedkit.ged(f"{lib}#x", f"{lib}#7", timeout=None).distance == gedkit.ged(
+        a, b, timeout=None).distance
+    assert main(["pairwise", str(lib), "--timeout", "none", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["rows"] == ["x", "7", "z"]
+    assert out["distance"][0][1] == gedkit.ged(a, b, timeout=None).distance
+    merged = tmp_path / "merged.gdb"
+    assert main(["collection", "build", str(merged), str(lib)]) == 0
+    assert Collection.open(merged).ids == ["x", "7", "z"]
+
+
 def test_tve_parsing():
     g0, g1 = gedkit.read_all(FIX / "graphs.txt")
     assert g0 == Graph({0: 6, 1: 8, 2: "C"}, [(0, 1, 2), (1, 2, None)], name="g0")

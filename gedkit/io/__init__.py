@@ -12,6 +12,7 @@ tve        .txt .tve .graph          "label"          yes    ``t # id`` / ``v`` 
 smiles     .smi .smiles              "atom" / "bond"  no     RDKit (optional dependency)
 sdf        .sdf                      "atom" / "bond"  no     RDKit
 mol        .mol                      "atom" / "bond"  no     RDKit
+gdb        .gdb                      as stored        no     a gedkit.Collection file
 =========  ========================  ===============  =====  ==============================
 
 ``node_label``/``edge_label`` say which attributes form the labels, as in
@@ -53,6 +54,7 @@ from gedkit.graph import Graph
 from gedkit.io.chem import from_rdkit, from_smiles, read_mol, read_sdf, read_smiles
 from gedkit.io.common import DEFAULT, DIRECTED_POLICIES, Unlabelled, check_label_spec
 from gedkit.io.cxl import cxl_entries, read_cxl
+from gedkit.io.gdb import read_gdb
 from gedkit.io.gxl import read_gxl
 from gedkit.io.nodelink import read_json, write_json
 from gedkit.io.nxfiles import read_gexf, read_graphml
@@ -79,6 +81,8 @@ class _Format:
     edge_default: str | None = None
     options: tuple[str, ...] = ("directed",)
     writer: Callable[..., None] | None = None
+    #: graphs come labelled as stored: node_label/edge_label are checked, not applied
+    stored_labels: bool = False
 
 
 _FORMATS = {
@@ -91,6 +95,7 @@ _FORMATS = {
     "smiles": _Format((".smi", ".smiles"), read_smiles, "atom", "bond", ("skipped",)),
     "sdf": _Format((".sdf",), read_sdf, "atom", "bond", ("skipped",)),
     "mol": _Format((".mol",), read_mol, "atom", "bond", ()),
+    "gdb": _Format((".gdb",), read_gdb, options=("select",), stored_labels=True),
 }
 
 
@@ -264,11 +269,14 @@ def read_graphs(path: str | Path, notice: Unlabelled, node_label: Any = DEFAULT,
         raise OptionError(f"directed must be one of {DIRECTED_POLICIES}, got {directed!r}")
     if graph_dir is not None and "graph_dir" not in fmt.options:
         raise OptionError(Option("graph_dir"), " applies to CXL collections only")
-    node_label, edge_label = notice.specs(node_label, edge_label, fmt.node_default,
-                                          fmt.edge_default)
-    check_label_spec(node_label, "node_label")
-    check_label_spec(edge_label, "edge_label")
+    if not fmt.stored_labels:
+        node_label, edge_label = notice.specs(node_label, edge_label, fmt.node_default,
+                                              fmt.edge_default)
+        check_label_spec(node_label, "node_label")
+        check_label_spec(edge_label, "edge_label")
     options: dict[str, Any] = {}
+    if "select" in fmt.options and selector is not None:
+        options["select"], selector = selector, None  # the reader looks it up
     if "directed" in fmt.options:
         options["directed"] = directed
     if "graph_dir" in fmt.options:

@@ -1,0 +1,67 @@
+"""Reading a gedkit collection file (``.gdb``, :class:`gedkit.Collection`) as a graph file.
+
+A collection's graphs come labelled as they were read when it was built (the labels it
+records); a ``node_label``/``edge_label`` other than those is an error, not a re-reading. Each
+graph is named by its id in the collection, so ``LIB.gdb#ID`` picks the graph with that id
+(looked up, not scanned for: a collection may hold millions), or else graph number ``ID``
+when the collection has no such id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from gedkit.errors import FormatError, OptionError
+from gedkit.graph import Graph
+from gedkit.io.common import DEFAULT
+
+__all__ = ["read_gdb"]
+
+
+def read_gdb(path: str | Path, node_label: Any = DEFAULT, edge_label: Any = DEFAULT,
+             select: str | None = None) -> Iterator[Graph]:
+    """The graphs of the collection file ``path`` in insertion order, each named by its id
+    (``select``: the one graph of that id, or else of that number from 0)."""
+    from gedkit.search import Collection
+
+    with Collection.open(path) as coll:
+        for given, stored, what in ((node_label, coll.node_label, "node_label"),
+                                    (edge_label, coll.edge_label, "edge_label")):
+            if given is not DEFAULT and _spec(given) != _spec(stored):
+                raise OptionError(
+                    f"{path}: its graphs were read with {what}={stored!r} when the collection "
+                    f"was built; they cannot be read again with {what}={given!r}")
+        if select is None:
+            for graph_id, g in coll.items():
+                yield _named(g, graph_id)
+            return
+        graph_id = _find(coll, select, path)
+        yield _named(coll.get(graph_id), graph_id)
+
+
+def _find(coll: Any, select: str, path: str | Path) -> Any:
+    """The id ``select`` stands for: itself, the whole number it spells, or the id of graph
+    number ``select``."""
+    if select in coll:
+        return select
+    number = int(select) if select.isascii() and select.isdigit() else None
+    if number is not None and number in coll:
+        return number
+    if number is not None:
+        for k, graph_id in enumerate(coll.ids):
+            if k == number:
+                return graph_id
+    raise FormatError(f"{path}: no graph with id {select!r}"
+                      + (f" and no graph number {number} (it holds {len(coll)})"
+                         if number is not None else ""))
+
+
+def _named(g: Graph, graph_id: Any) -> Graph:
+    g.name = str(graph_id)  # a graph freshly decoded from the file: this call's own object
+    return g
+
+
+def _spec(value: Any) -> Any:
+    return tuple(value) if isinstance(value, list | tuple) else value
