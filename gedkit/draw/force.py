@@ -3,7 +3,7 @@
 NetworkX's spring layout takes 10-20 s on a 2,000-node graph (its sparse method above 500
 nodes runs an optimiser in Python), longer than the solve the picture shows. This is the same
 Fruchterman–Reingold model (every pair of nodes repels, every edge attracts, each step capped
-by a falling temperature, pinned nodes stay) over plain arrays: ~0.3 s on 2,000 nodes, compiled
+by a falling temperature, pinned nodes stay) over plain arrays: ~0.5 s on 2,000 nodes, compiled
 once (cached on disk like gedkit's other kernels).
 """
 
