@@ -270,34 +270,24 @@ def _collection_file(text: str) -> tuple[Path, str | None] | None:
 
 def _from_collection(path: Path, selector: str | None, labels: tuple
                      ) -> tuple[list[Graph], list[Any], bool]:
+    from gedkit.io.gdb import find_id, label_spec
     from gedkit.search import Collection
 
     with Collection.open(path) as source:
         for mine, theirs, flag in zip(labels, (source.node_label, source.edge_label),
                                       ("node", "edge"), strict=True):
-            if mine is not None and theirs is not None and _spec(mine) != _spec(theirs):
+            if (mine is not None and theirs is not None
+                    and label_spec(mine) != label_spec(theirs)):
                 raise OptionError(f"{path} was built with --{flag}-label {_label(theirs)} and "
                                   f"the library with --{flag}-label {_label(mine)}: their "
                                   "graphs are not comparable")
         if selector is not None:
-            graph_id = _find_id(source, selector, path)
+            graph_id = find_id(source, selector, path)
             return [source.get(graph_id)], [graph_id], False
         items = list(source.items())
     if not items:
         raise GedkitError(f"{path}: the collection holds no graph")
     return [g for _, g in items], [i for i, _ in items], True
-
-
-def _find_id(source: Collection, selector: str, path: Path) -> Any:
-    if selector in source:
-        return selector
-    if selector.isascii() and selector.isdigit() and int(selector) in source:
-        return int(selector)
-    raise GedkitError(f"{path}: no graph with id {selector!r}")
-
-
-def _spec(value: Any) -> Any:
-    return tuple(value) if isinstance(value, list | tuple) else value
 
 
 def _label(label: Any) -> str:

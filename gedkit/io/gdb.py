@@ -17,7 +17,7 @@ from gedkit.errors import FormatError, OptionError
 from gedkit.graph import Graph
 from gedkit.io.common import DEFAULT
 
-__all__ = ["read_gdb"]
+__all__ = ["find_id", "label_spec", "read_gdb"]
 
 
 def read_gdb(path: str | Path, node_label: Any = DEFAULT, edge_label: Any = DEFAULT,
@@ -29,7 +29,7 @@ def read_gdb(path: str | Path, node_label: Any = DEFAULT, edge_label: Any = DEFA
     with Collection.open(path) as coll:
         for given, stored, what in ((node_label, coll.node_label, "node_label"),
                                     (edge_label, coll.edge_label, "edge_label")):
-            if given is not DEFAULT and _spec(given) != _spec(stored):
+            if given is not DEFAULT and label_spec(given) != label_spec(stored):
                 raise OptionError(
                     f"{path}: its graphs were read with {what}={stored!r} when the collection "
                     f"was built; they cannot be read again with {what}={given!r}")
@@ -37,13 +37,14 @@ def read_gdb(path: str | Path, node_label: Any = DEFAULT, edge_label: Any = DEFA
             for graph_id, g in coll.items():
                 yield _named(g, graph_id)
             return
-        graph_id = _find(coll, select, path)
+        graph_id = find_id(coll, select, path)
         yield _named(coll.get(graph_id), graph_id)
 
 
-def _find(coll: Any, select: str, path: str | Path) -> Any:
-    """The id ``select`` stands for: itself, the whole number it spells, or the id of graph
-    number ``select``."""
+def find_id(coll: Any, select: str, path: str | Path) -> Any:
+    """The id ``select`` (a ``FILE#ID`` selector) stands for in the collection ``coll``:
+    itself, the whole number it spells, or the id of graph number ``select``; else a one-line
+    error naming ``path``."""
     if select in coll:
         return select
     number = int(select) if select.isascii() and select.isdigit() else None
@@ -63,5 +64,6 @@ def _named(g: Graph, graph_id: Any) -> Graph:
     return g
 
 
-def _spec(value: Any) -> Any:
+def label_spec(value: Any) -> Any:
+    """A label spec in a form that compares equal however it was spelled (list or tuple)."""
     return tuple(value) if isinstance(value, list | tuple) else value
