@@ -386,6 +386,8 @@ def test_mces_searches_equal_the_api(capsys, lib):
     (["search", "{lib}", "CCO", "--within", "1", "--csv", "{dir}/none/x.csv"],
      ["--csv", "does not exist"]),
     (["search", "{lib}", "CCO", "--within", "1", "--csv", "{dir}"], ["is a folder"]),
+    (["search", "{lib}", "CCO", "--within", "1", "--node-label", "atom"],
+     ["search reads its queries with the labels", "leave --node-label out"]),
     (["collection", "info", "{missing}"], ["no such collection file"]),
     (["collection", "info", "{smi}"], ["not a gedkit collection"]),
     (["collection", "build", "{lib}", "{smi}"], ["exists already"]),

@@ -81,6 +81,10 @@ def register(subparsers: Any) -> None:
         "'gedkit methods'); its options as -o KEY=VALUE",
     )
     group.add_argument("--node-map", action="store_true", help="give each hit its node map")
+    # queries are read with the labels LIB records: these say so instead of argparse's
+    # "unrecognized arguments" when typed as for the other commands
+    for flag in ("--node-label", "--edge-label"):
+        parser.add_argument(flag, metavar="ATTR", help=argparse.SUPPRESS)
     add_strict_argument(parser)
     parser.add_argument("--jobs", type=int, default=1, metavar="N",
                         help="worker processes for many queries (-1 = all cores)")
@@ -112,6 +116,12 @@ def run(args: argparse.Namespace) -> int:
     check_draw(args)
     check_output(args.csv, "--csv")
     coll = Collection.open(args.lib)
+    for flag, given, stored in (("--node-label", args.node_label, coll.node_label),
+                                ("--edge-label", args.edge_label, coll.edge_label)):
+        if given is not None:
+            recorded = "the format's own" if stored is None else _label(stored)
+            raise OptionError(f"{flag}: search reads its queries with the labels {args.lib} "
+                              f"records ({recorded}); leave {flag} out")
     queries, labels, batch = read_queries(args.query, coll, args)
     search = getattr(coll, kind)
     if args.scheduler is not None:
