@@ -150,5 +150,14 @@ def run_costs(args: argparse.Namespace) -> int:
     from gedkit import costs
 
     names = costs.available()
-    print(json.dumps(names) if args.json else "\n".join(names))
+    if args.json:
+        print(json.dumps(names))
+        return 0
+    width = max(map(len, names)) + 2
+    for name in names:
+        text = costs.about(name)
+        print(textwrap.fill(text, width=100, initial_indent=f"{name:<{width}}",
+                            subsequent_indent=" " * width) if text else name)
+    print("\nconstant:KEY=VALUE,... sets the six constants (node_sub, node_del, node_ins, "
+          "edge_sub,\nedge_del, edge_ins; 1 each by default), e.g. constant:node_sub=2")
     return 0

@@ -24,6 +24,7 @@ __all__ = [
     "CallableCosts",
     "ConstantCosts",
     "CostModel",
+    "about",
     "available",
     "chem_1",
     "chem_2",
@@ -58,6 +59,18 @@ def register(name: str, factory: Callable[[], CostModel]) -> None:
 def available() -> list[str]:
     """Names accepted by ``costs=``."""
     return sorted(_REGISTRY)
+
+
+def about(name: str) -> str:
+    """What the model ``costs=name`` is, in a sentence: its factory's summary (markup left
+    out); empty for a factory without a docstring.
+
+    >>> about("uniform")
+    'Unit costs: every insertion, deletion and label-changing substitution costs 1.'
+    """
+    factory = _REGISTRY[name.lower()]
+    summary = (factory.__doc__ or "").strip().split("\n\n")[0]
+    return " ".join(summary.split()).replace("``", "")
 
 
 def get(costs: str | CostModel) -> CostModel:
