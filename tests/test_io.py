@@ -118,6 +118,18 @@ def test_directed_gxl_rejected_unless_asked():
     assert g.edge_label("_3", "_2") == 1.0
 
 
+def test_an_edgeless_graph_of_a_directed_gxl_file_is_directed_when_kept(tmp_path):
+    """IAM Fingerprint has edgeless graphs in directed files: read with directed="keep" they
+    are directed too, so they compare with the set's other graphs (each such pair failed with
+    'graph ... is directed and graph ... is not'); under the other policies, undirected."""
+    path = tmp_path / "empty.gxl"
+    path.write_text('<gxl><graph id="e" edgemode="directed"><node id="1"/></graph></gxl>')
+    assert gedkit.read(path, directed="keep").directed
+    assert not gedkit.read(path).directed and not gedkit.read(path, directed="ignore").directed
+    arcs = gedkit.read(FIX / "directed.gxl", edge_label="orient", directed="keep")
+    assert gedkit.ged(arcs, gedkit.read(path, directed="keep"), timeout=None).optimal
+
+
 def write(tmp_path: Path, name: str, text: str) -> Path:
     path = tmp_path / name
     path.write_text(text)

@@ -71,7 +71,11 @@ def _graph(element: ET.Element, path: Path, name: str, node_label: Any, edge_lab
         edges.append((u, v, _attributes(edge, path, f"edge ({u!r}, {v!r})")))
         if not arc:
             both_ways.append(edges[-1])
-    is_directed = len(both_ways) < len(edges)
+    # an edgeless graph of a directed file is directed when directions are kept, so that it
+    # compares with the file's other graphs (IAM Fingerprint has such graphs); refusing it
+    # under directed="error" would refuse a graph that has no arc to misread
+    is_directed = len(both_ways) < len(edges) or (
+        not edges and mode in _DIRECTED_MODES and directed == "keep")
     if is_directed and directed == "keep":
         edges += [(v, u, attrs) for u, v, attrs in both_ways if u != v]
     return build_graph(nodes, edges, name=name, source=path, node_label=node_label,
