@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
 
-from gedkit.errors import OptionError
+from gedkit.errors import OptionError, did_you_mean
 
 __all__ = [
     "Configurable", "Option", "Registry", "check_choice", "check_flag", "check_number",
@@ -163,7 +163,8 @@ class Registry(Generic[T]):
             return self._classes[name]
         except KeyError:
             raise OptionError(
-                f"unknown {self.kind} {name!r}; choose one of: {', '.join(self.names())}"
+                f"unknown {self.kind} {name!r}{did_you_mean(name, self.names())}; choose one "
+                f"of: {', '.join(self.names())}"
             ) from None
 
     def create(self, name: str, **options: Any) -> T:

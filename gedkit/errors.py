@@ -30,6 +30,7 @@ __all__ = [
     "OptionError",
     "UnlabelledWarning",
     "Words",
+    "did_you_mean",
     "warn",
 ]
 
@@ -185,6 +186,19 @@ class UnlabelledWarning(UserWarning):
 
     def __str__(self) -> str:
         return self.render()
+
+
+def did_you_mean(word: str, choices: Sequence[str]) -> str:
+    """`` (did you mean 'x'?)`` for the choice closest to a mistyped ``word``, or nothing when
+    none is close.
+
+    >>> did_you_mean("astr", ["astar", "auto", "dfs"]), did_you_mean("zzz", ["astar"])
+    (" (did you mean 'astar'?)", '')
+    """
+    import difflib
+
+    close = difflib.get_close_matches(str(word).lower(), list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def warn(warning: Warning) -> None:

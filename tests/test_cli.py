@@ -244,6 +244,12 @@ def test_undeclared_flags_are_usage_errors(capsys, files):
         (["ged", "{tmp}/missing.json", "{a}"], ["missing.json"]),
         (["ged", "{a}", "{b}", "--method", "nope"], ["unknown method 'nope'"]),
         (["ged", "{a}", "{b}", "--costs", "nope"], ["unknown cost model 'nope'"]),
+        # a near miss is named
+        (["ged", "{a}", "{b}", "--method", "astr"], ["unknown method 'astr' (did you mean "
+                                                     "'astar'?)"]),
+        (["ged", "{a}", "{b}", "--costs", "chem2"], ["(did you mean 'chem_2'?)"]),
+        (["ged", "{a}", "{b}", "--format", "jsn"], ["unknown format 'jsn' (did you mean "
+                                                    "'json'?)"]),
         (["ged", "{a}", "{b}", "--memory", "lots"], ["--memory 'lots'"]),
         (["ged", "{a}", "{b}", "--memory", "0"], ["--memory '0'"]),
         (["ged", "{a}", "{b}", "-o", "starts=10"], ["no option(s) starts"]),

@@ -18,7 +18,7 @@ from gedkit.costs.custom import CallableCosts, custom
 from gedkit.costs.geometric import cmu, fingerprint, letter, letter_2
 from gedkit.costs.literature import MODELS as _LITERATURE
 from gedkit.costs.typed import grec_1, grec_2, protein
-from gedkit.errors import CostModelError
+from gedkit.errors import CostModelError, did_you_mean
 
 __all__ = [
     "CallableCosts",
@@ -92,8 +92,8 @@ def get(costs: str | CostModel) -> CostModel:
             factory = _REGISTRY.get(key)
             if factory is None:
                 raise CostModelError(
-                    f"unknown cost model {costs!r}; choose one of: {', '.join(available())}, "
-                    "or constant:KEY=VALUE,..."
+                    f"unknown cost model {costs!r}{did_you_mean(key, available())}; choose "
+                    f"one of: {', '.join(available())}, or constant:KEY=VALUE,..."
                 )
             _BUILT[key] = factory()
         return _BUILT[key]

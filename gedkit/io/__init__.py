@@ -49,7 +49,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gedkit.errors import FormatError, GraphError, Option, OptionError, Words
+from gedkit.errors import FormatError, GraphError, Option, OptionError, Words, did_you_mean
 from gedkit.graph import Graph
 from gedkit.io.chem import from_rdkit, from_smiles, read_mol, read_sdf, read_smiles
 from gedkit.io.common import DEFAULT, DIRECTED_POLICIES, Unlabelled, check_label_spec
@@ -116,7 +116,8 @@ def detect_format(path: str | Path, format: str | None = None) -> str:
     """
     if format is not None:
         if format not in _FORMATS:
-            raise FormatError(f"unknown format {format!r}; known formats: {_known()}")
+            raise FormatError(f"unknown format {format!r}{did_you_mean(format, list(_FORMATS))}; "
+                              f"known formats: {_known()}")
         return format
     suffix = Path(path).suffix.lower()
     for name, fmt in _FORMATS.items():
