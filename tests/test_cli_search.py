@@ -110,6 +110,9 @@ def test_build_summary_ids_and_append(capsys, tmp_path):
                          tmp_path / "y.smi")
     assert code == 0 and "has a graph with id 'c' already" in err
     assert Collection.open(tmp_path / "x.gdb").ids[-2:] == [4, 5]
+    code, out, _ = run(capsys, "collection", "build", tmp_path / "x.gdb", "--append",
+                       "smiles:CCCCO")
+    assert code == 0 and "1 graph added (" in out
     code, out, _ = run(capsys, "collection", "build", tmp_path / "x.gdb", "--overwrite",
                        "--ids", "numbers", tmp_path / "y.smi")
     assert code == 0 and Collection.open(tmp_path / "x.gdb").ids == [0, 1]
