@@ -191,6 +191,24 @@ def test_ipfp_restarts_only_help_and_are_reproducible():
         assert (many.assignment == again.assignment).all()
 
 
+def test_ipfp_stops_at_a_map_its_lower_bound_proves_optimal():
+    """A start that reaches the lower bound ends the run: the remaining starts, and the steps
+    of the current one, cannot do better (a 2,000-node graph against itself spent the whole
+    5 s limit of `auto`'s IPFP stage after its first map cost 0)."""
+    import networkx as nx
+
+    h = nx.gnm_random_graph(60, 120, seed=2)
+    g = Graph({u: f"n{u}" for u in h}, [(a, b, 1) for a, b in h.edges()])
+    p = costs.uniform().compile(g, g)
+    r = get_solver("ipfp", starts=10).solve(p, Budget())
+    assert r.upper_bound == 0 == r.lower_bound and r.stats["iterations"] == 0
+    # and where the bound is not reached, every start still runs
+    rng = np.random.default_rng(4)
+    q = costs.uniform().compile(random_graph(rng, 9), random_graph(rng, 8))
+    base = get_solver("ipfp", starts=3).solve(q, Budget())
+    assert base.upper_bound > base.lower_bound and base.stats["iterations"] >= 3
+
+
 @pytest.mark.parametrize(("method", "options", "message"), [
     ("ipfp", {"starts": 0}, "starts must be an integer >= 1"),
     ("ipfp", {"starts": 2.5}, "starts must be an integer"),

@@ -23,6 +23,7 @@ from typing import ClassVar
 import numpy as np
 
 from gedkit.configurable import Option, choice, number
+from gedkit.numeric import tolerance
 from gedkit.pacing import affordable
 from gedkit.problem import Problem
 from gedkit.result import Result
@@ -98,10 +99,12 @@ def map_product(problem: Problem, nb: Neighbours, forward: np.ndarray) -> np.nda
 
 
 def frank_wolfe(
-    problem: Problem, forward: np.ndarray, nb: Neighbours, budget: Budget, max_iter: int
+    problem: Problem, forward: np.ndarray, nb: Neighbours, budget: Budget, max_iter: int,
+    floor: float = 0.0,
 ) -> tuple[np.ndarray, float, int]:
     """Run IPFP from ``forward``; return (best map met, its cost, iterations): never a map
-    worse than ``forward``."""
+    worse than ``forward``. It stops once a map costs no more than ``floor`` (a proven lower
+    bound; 0 by default, below which no map costs): none can be better."""
 
     def product(f):
         return map_product(problem, nb, f)
@@ -110,7 +113,7 @@ def frank_wolfe(
     # a step is one assignment and one product; none is started that the budget cannot
     # pay for (the first is estimated, later ones take the last step's time)
     step = lsape_seconds(problem.n1, problem.n2)
-    if not affordable(step, budget):
+    if best_cost <= floor + tolerance(floor) or not affordable(step, budget):
         return best, best_cost, 0
     linear = problem.node_costs.copy()
     linear[-1, -1] = 0.0
@@ -128,6 +131,8 @@ def frank_wolfe(
         cost = problem.cost(b)
         if cost < best_cost:
             best, best_cost = b, cost
+            if best_cost <= floor + tolerance(floor):
+                return best, best_cost, it  # optimal: no step can do better
         ones = _ones(problem, b)
         linear_x, quadratic_x = _dot(linear, x), _dot(qx, x)
         value = linear_x + 0.5 * quadratic_x
@@ -209,13 +214,13 @@ class IPFP(Solver):
         best, best_cost = s.forward, np.inf
         iterations = 0
         for k in range(self.config["starts"] if s.neighbours is not None else 0):
-            if k and budget.expired():
-                break
+            if k and (budget.expired() or best_cost <= s.lower_bound + tolerance(best_cost)):
+                break  # out of time, or a map at the lower bound: optimal
             # later starts: random node maps (not an assignment on random prices: on 1,000
             # nodes that one assignment takes a second, 25x its estimate)
             init = s.forward if k == 0 else _random_map(rng, problem.n1, problem.n2)
             forward, cost, its = frank_wolfe(problem, init, s.neighbours, budget,
-                                             self.config["max_iter"])
+                                             self.config["max_iter"], floor=s.lower_bound)
             iterations += its
             if cost < best_cost:
                 best, best_cost = forward, cost
