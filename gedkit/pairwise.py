@@ -173,6 +173,8 @@ class PairwiseResult:
         >>> import gedkit
         >>> gedkit.pairwise([gedkit.Graph([0]), gedkit.Graph([0, 1])]).summary()
         '3 pairs, time limit 1 s per pair: all optimal'
+        >>> gedkit.pairwise([gedkit.Graph([0])]).summary()
+        '1 pair, time limit 1 s per pair: all optimal'
         """
         counts = self.counts()
         limit = _limit(self.timeout)
@@ -192,7 +194,8 @@ class PairwiseResult:
             parts = ["all optimal"]
         elif counts["optimal"]:
             parts.insert(0, f"{counts['optimal']} optimal")
-        return f"{len(self.pairs)} pairs, {limit}: {', '.join(parts)}"
+        n = len(self.pairs)
+        return f"{n} pair{'s' * (n != 1)}, {limit}: {', '.join(parts)}"
 
     def __repr__(self) -> str:
         rows, cols = self.shape
