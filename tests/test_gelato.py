@@ -428,7 +428,7 @@ def test_cli_ctrl_c_says_what_is_kept(torch, tmp_path, capsys, monkeypatch):
     argv = ["train", "gelato", "--data", str(AIDS_SAMPLE), "--out", str(out), "--pairs", "4",
             "--val-pairs", "1", "--width", "8", "--layers", "1", "--states-per-pair", "2",
             "--epochs", "1"]
-    real_label, real_train = data.label_pairs, training.train
+    real_label = data.label_pairs
 
     def label_then_stop(problems, keys, **kw):  # two pairs labelled, then Ctrl-C
         real_label(problems[:2], keys[:2], **kw)
@@ -449,7 +449,6 @@ def test_cli_ctrl_c_says_what_is_kept(torch, tmp_path, capsys, monkeypatch):
     assert main(argv) == 130
     err = capsys.readouterr().err
     assert "interrupted while training; the last checkpoint is" in err and "--resume" in err
-    monkeypatch.setattr(training, "train", real_train)
 
 
 def test_cli_keeps_graphs_within_the_size_range(torch, tmp_path, capsys):

@@ -130,7 +130,7 @@ def seeded_layout(g2: Graph, pos1: np.ndarray, forward: np.ndarray, anchored: np
     init = _starting_positions(g2, pins, starts)
     free = [j for j in nodes if j not in pins]
     if free and len(nodes) > _SPRING_MAX:
-        pos[nodes] = _forces(h.subgraph(nodes), nodes, init[nodes],
+        pos[nodes] = _forces(_local_edges(h.subgraph(nodes), nodes), init[nodes],
                              np.array([j in pins for j in nodes]))
     else:
         placed = (nx.spring_layout(h.subgraph(nodes), pos={j: init[j] for j in nodes},
@@ -187,31 +187,35 @@ def _component(sub: Any, nodes: list[int], seed: int) -> np.ndarray:
         return np.zeros((1, 2))
     if n == 2:
         return np.array([[0.0, 0.0], [1.0, 0.0]])
-    where = {u: k for k, u in enumerate(nodes)}
+    edges = _local_edges(sub, nodes)
     if n > _SPRING_MAX:
         # from seeded random spots in a square of about one unit per node
         start = np.random.default_rng(seed).uniform(0.0, math.sqrt(n), (n, 2))
-        pos = _forces(sub, nodes, start, np.zeros(n, dtype=bool))
-        return _spread(_unit_edges(pos, np.array([(where[a], where[b]) for a, b in sub.edges()])))
-    if n <= _KAMADA_KAWAI_MAX:
-        # start from a circle, not from NetworkX's default, so the result is fixed
-        start = {u: (math.cos(2 * math.pi * k / n), math.sin(2 * math.pi * k / n))
-                 for k, u in enumerate(nodes)}
-        placed = nx.kamada_kawai_layout(sub, pos=start)
+        pos = _forces(edges, start, np.zeros(n, dtype=bool))
     else:
-        placed = nx.spring_layout(sub, seed=seed, iterations=80)
-    pos = np.array([placed[u] for u in nodes], dtype=float)
-    return _spread(_unit_edges(pos, np.array([(where[a], where[b]) for a, b in sub.edges()])))
+        if n <= _KAMADA_KAWAI_MAX:
+            # start from a circle, not from NetworkX's default, so the result is fixed
+            start = {u: (math.cos(2 * math.pi * k / n), math.sin(2 * math.pi * k / n))
+                     for k, u in enumerate(nodes)}
+            placed = nx.kamada_kawai_layout(sub, pos=start)
+        else:
+            placed = nx.spring_layout(sub, seed=seed, iterations=80)
+        pos = np.array([placed[u] for u in nodes], dtype=float)
+    return _spread(_unit_edges(pos, edges))
 
 
-def _forces(sub: Any, nodes: list[int], start: np.ndarray, fixed: np.ndarray) -> np.ndarray:
-    """:func:`gedkit.draw.force.force_layout` of the graph ``sub`` on ``nodes`` (row ``k`` of
-    ``start`` and ``fixed`` is node ``nodes[k]``), an edge about one unit long."""
+def _local_edges(sub: Any, nodes: list[int]) -> np.ndarray:
+    """The edges of ``sub`` as positions in ``nodes``, shape ``(m, 2)``."""
+    where = {u: k for k, u in enumerate(nodes)}
+    return np.array([(where[a], where[b]) for a, b in sub.edges()], dtype=np.int64).reshape(-1, 2)
+
+
+def _forces(edges: np.ndarray, start: np.ndarray, fixed: np.ndarray) -> np.ndarray:
+    """:func:`gedkit.draw.force.force_layout` from ``start`` over ``edges`` (node positions in
+    rows, as :func:`_local_edges` gives them), an edge about one unit long."""
     from gedkit.draw.force import force_layout
 
-    where = {u: k for k, u in enumerate(nodes)}
-    edges = np.array([(where[a], where[b]) for a, b in sub.edges()], dtype=np.int64)
-    return force_layout(np.asarray(start, dtype=float), edges.reshape(-1, 2),
+    return force_layout(np.asarray(start, dtype=float), edges,
                         np.asarray(fixed, dtype=np.bool_), _FORCE_STEPS, 1.0)
 
 

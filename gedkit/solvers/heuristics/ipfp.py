@@ -214,7 +214,7 @@ class IPFP(Solver):
         best, best_cost = s.forward, np.inf
         iterations = 0
         for k in range(self.config["starts"] if s.neighbours is not None else 0):
-            if k and (budget.expired() or best_cost <= s.lower_bound + tolerance(best_cost)):
+            if k and (budget.expired() or best_cost <= s.lower_bound + tolerance(s.lower_bound)):
                 break  # out of time, or a map at the lower bound: optimal
             # later starts: random node maps (not an assignment on random prices: on 1,000
             # nodes that one assignment takes a second, 25x its estimate)
