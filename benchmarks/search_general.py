@@ -15,6 +15,7 @@ Usage::
 
     python benchmarks/search_general.py [--sets AIDS,Mutagenicity,Protein,GREC]
         [--queries 50] [--brute 2] [--full AIDS] [--sample 200] [--timeout 1]
+        [--processes 1]
 
 Prints Markdown (paste it into benchmarks/RESULTS.md).
 """
@@ -61,67 +62,101 @@ def certified_top(lower, upper, k: int):
     return np.sort(upper[top])
 
 
-def run_set(data: Path, name: str, n_queries: int, n_brute: int, timeout: float,
-            full: bool, sample: int) -> dict:
+def _set_up(data: Path, name: str, n_queries: int):
+    """The set's queries (random members, seed 0), the rest as a collection, its build time."""
     graphs = load_iam(data, name, *LABELS.get(name, ("*", "*")))
     rng = np.random.default_rng(0)
     picked = set(rng.choice(len(graphs), size=min(n_queries, len(graphs) // 2),
                             replace=False).tolist())
     queries = [g for i, g in enumerate(graphs) if i in picked]
     rest = [g for i, g in enumerate(graphs) if i not in picked]
-    model = COSTS[name]
     t = time.perf_counter()
     node_label, edge_label = LABELS.get(name, ("*", "*"))
     coll = gedkit.Collection(node_label=node_label, edge_label=edge_label)
     coll.add(rest, progress=False)
-    build = time.perf_counter() - t
+    return queries, rest, coll, time.perf_counter() - t
+
+
+def run_queries(data: Path, name: str, n_queries: int, which: list[int], n_brute: int,
+                timeout: float, full: bool, sample: int) -> tuple[list[dict], int, float]:
+    """Queries ``which`` of the set, each searched and (the first ``n_brute``) brute-forced
+    in this process, one after the other: a record per query, the collection's size and its
+    build time."""
+    queries, rest, coll, build = _set_up(data, name, n_queries)
+    model = COSTS[name]
     coll.knn(queries[0], 1, costs=model, timeout=timeout, progress=False)  # kernels loaded
-    times: dict[str, list[float]] = {f"knn{k}": [] for k in KS}
-    times["range"] = []
-    certified: dict[str, int] = dict.fromkeys(times, 0)
-    verified: dict[str, list[int]] = {key: [] for key in times}
-    brute_times, same, compared = [], 0, 0
-    for qi, q in enumerate(queries):
+    records = []
+    for qi in (i for i in which if i < len(queries)):
+        q = queries[qi]
+        rng = np.random.default_rng([1, qi])  # the brute force's sample
+        rec: dict = {"query": qi, "seconds": {}, "certified": {}, "verified": {}}
         answers = {}
         for k in KS:
             t = time.perf_counter()
             r = coll.knn(q, k, costs=model, timeout=timeout, progress=False)
-            times[f"knn{k}"].append(time.perf_counter() - t)
-            certified[f"knn{k}"] += r.certified
-            verified[f"knn{k}"].append(r.stats["verified"])
+            rec["seconds"][f"knn{k}"] = time.perf_counter() - t
+            rec["certified"][f"knn{k}"] = r.certified
+            rec["verified"][f"knn{k}"] = r.stats["verified"]
             answers[k] = r
         tau = answers[10].hits[-1].distance if answers[10].hits else 0.0
         t = time.perf_counter()
         r = coll.range(q, tau, costs=model, timeout=timeout, progress=False)
-        times["range"].append(time.perf_counter() - t)
-        certified["range"] += r.certified
-        verified["range"].append(r.stats["verified"])
+        rec["seconds"]["range"] = time.perf_counter() - t
+        rec["certified"]["range"] = r.certified
+        rec["verified"]["range"] = r.stats["verified"]
+        rec["compared"] = rec["same"] = 0
         if qi < n_brute and not full:
             picked_rest = rng.choice(len(rest), size=min(sample, len(rest)), replace=False)
             _, _, spent = brute_force(q, [rest[i] for i in picked_rest], model, timeout)
-            brute_times.append(spent * len(rest) / len(picked_rest))
+            rec["brute_s"] = spent * len(rest) / len(picked_rest)
         elif qi < n_brute:
-            lower, upper, spent = brute_force(q, rest, model, timeout)
-            brute_times.append(spent)
+            lower, upper, rec["brute_s"] = brute_force(q, rest, model, timeout)
             for k in KS:
                 truth = certified_top(lower, upper, k)
                 if truth is not None and answers[k].certified:
-                    compared += 1
-                    same += bool(np.allclose([h.distance for h in answers[k].hits], truth))
-        print(json.dumps({"set": name, "query": qi, **{k: v[-1] for k, v in times.items()}}),
-              file=sys.stderr, flush=True)
-    n_b = len(brute_times)
+                    rec["compared"] += 1
+                    rec["same"] += bool(np.allclose([h.distance for h in answers[k].hits],
+                                                    truth))
+        print(json.dumps({"set": name, **rec}), file=sys.stderr, flush=True)
+        records.append(rec)
+    return records, len(rest), build
+
+
+def run_set(data: Path, name: str, n_queries: int, n_brute: int, timeout: float,
+            full: bool, sample: int, processes: int = 1) -> dict:
+    """The set's figures over its queries; with ``processes`` > 1 the queries are dealt out
+    to that many processes, each timing the search and the brute force of its own queries
+    (so every speed-up is still measured side by side, under the same load)."""
+    if processes <= 1:
+        records, graphs, build = run_queries(data, name, n_queries, list(range(n_queries)),
+                                             n_brute, timeout, full, sample)
+    else:
+        import multiprocessing
+
+        parts = [list(range(i, n_queries, processes)) for i in range(processes)]
+        with multiprocessing.get_context("spawn").Pool(processes) as pool:
+            done = pool.starmap(run_queries, [(data, name, n_queries, part, n_brute, timeout,
+                                               full, sample) for part in parts if part])
+        records = sorted((r for part in done for r in part[0]), key=lambda r: r["query"])
+        graphs, build = done[0][1], done[0][2]
+    keys = [f"knn{k}" for k in KS] + ["range"]
+    brute = [r for r in records if "brute_s" in r]
+    brute_s = [r["brute_s"] for r in brute]
     return {
-        "set": name, "costs": model, "graphs": len(rest), "queries": len(queries),
-        "build_s": build,
-        "median_s": {k: statistics.median(v) for k, v in times.items()},
-        "certified": {k: v / len(queries) for k, v in certified.items()},
-        "verified_median": {k: statistics.median(v) for k, v in verified.items()},
-        "brute_queries": n_b,
-        "brute_median_s": statistics.median(brute_times) if n_b else math.nan,
+        "set": name, "costs": COSTS[name], "graphs": graphs, "queries": len(records),
+        "build_s": build, "processes": processes,
+        "median_s": {k: statistics.median(r["seconds"][k] for r in records) for k in keys},
+        "certified": {k: sum(r["certified"][k] for r in records) / len(records) for k in keys},
+        "verified_median": {k: statistics.median(r["verified"][k] for r in records)
+                            for k in keys},
+        "brute_queries": len(brute),
+        "brute_median_s": statistics.median(brute_s) if brute else math.nan,
         # the speed-up on the same queries: brute force against kNN(10) of those queries
-        "speedup_knn10": (sum(brute_times) / sum(times["knn10"][:n_b])) if n_b else math.nan,
-        "identical": f"{same}/{compared}" if full else "n/a (sampled)",
+        "speedup_knn10": (sum(brute_s) / sum(r["seconds"]["knn10"] for r in brute))
+        if brute else math.nan,
+        "per_query": records,
+        "identical": (f"{sum(r['same'] for r in records)}/"
+                      f"{sum(r['compared'] for r in records)}") if full else "n/a (sampled)",
     }
 
 
@@ -134,11 +169,14 @@ def main() -> None:
     ap.add_argument("--full", default="AIDS", help="sets whose brute force covers everything")
     ap.add_argument("--sample", type=int, default=200)
     ap.add_argument("--timeout", type=float, default=1.0)
+    ap.add_argument("--processes", type=int, default=1,
+                    help="deal each set's queries out to this many processes (each times "
+                         "both sides of its own queries)")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
     full = set(args.full.split(","))
     rows = [run_set(args.data, name, args.queries, args.brute, args.timeout, name in full,
-                    args.sample) for name in args.sets.split(",")]
+                    args.sample, args.processes) for name in args.sets.split(",")]
     print(f"\nGeneral cost models, {args.queries} queries per set, per-pair time limit "
           f"{args.timeout:g} s, method astar\n")
     print("| set (costs) | graphs | median per query: k=1 / 5 / 10 / range (ms) | certified "

@@ -277,11 +277,13 @@ def test_the_kernel_bounds_what_it_does_not_finish_best_first_or_depth_first(kin
     assert cut_short[False] > 0 and cut_short[True] > 0 and raised > 0
 
 
+@pytest.mark.parametrize("kernel_tries", ["paying", "futile"])
 @pytest.mark.parametrize("kind", ["uniform", "constant"])
-def test_knn_sets_aside_what_the_kernel_does_not_finish(kind, monkeypatch):
+def test_knn_sets_aside_what_the_kernel_does_not_finish(kind, kernel_tries, monkeypatch):
     """kNN sets a graph the batch kernel does not finish within its first share aside, with
     the bounds the kernel reached, and settles it after the scan (kernel again, then pair by
-    pair): the answers still equal pairwise + sort, certified."""
+    pair; ``futile``: the kernel's tries judged not to pay, every graph set aside goes to the
+    per-pair driver): the answers still equal pairwise + sort, certified."""
     from gedkit.search import batch, ged_search
 
     rng = np.random.default_rng(5)
@@ -293,6 +295,13 @@ def test_knn_sets_aside_what_the_kernel_does_not_finish(kind, monkeypatch):
     settle = ged_search._KnnScanner._settle_aside
     monkeypatch.setattr(ged_search._KnnScanner, "_settle_aside",
                         lambda self: aside.append(len(self.aside)) or settle(self))
+    larger = []  # the graphs given the kernel's larger share
+    verify = ged_search._KnnScanner._verify
+    monkeypatch.setattr(ged_search._KnnScanner, "_verify",
+                        lambda self, rows, defer, retry=False: larger.append(len(rows) * retry)
+                        or verify(self, rows, defer, retry))
+    if kernel_tries == "futile":
+        monkeypatch.setattr(ged_search._Yield, "pays", lambda self: False)
     for query in _random_set(72, count=3, n=(6, 9)):
         truth = _exact(model, query, graphs)
         # ties at the k-th distance go by rank_key: filter bound, then position
@@ -308,6 +317,23 @@ def test_knn_sets_aside_what_the_kernel_does_not_finish(kind, monkeypatch):
             for h in res.hits:
                 assert h.optimal and truth[h.id] == pytest.approx(h.distance)
     assert max(aside) > 0  # graphs were set aside and settled
+    # the kernel's larger share was given to set-aside graphs only while it paid
+    assert (sum(larger) > 0) == (kernel_tries == "paying")
+
+
+def test_a_kind_of_try_that_settles_too_few_graphs_stops_paying():
+    """kNN's judge of the kernel's tries: it pays until enough tries are counted, then only
+    while at least its share of them settled their graphs."""
+    from gedkit.search.ged_search import _Yield
+
+    judge = _Yield(8, 0.25)
+    for _ in range(7):
+        assert judge.pays()
+        judge.count(1, 0)
+    judge.count(1, 1)
+    assert not judge.pays()  # 1 of 8
+    judge.count(2, 2)
+    assert judge.pays()  # 3 of 10
 
 
 def test_knn_of_more_graphs_than_the_collection_holds_sets_aside_without_warnings(monkeypatch):

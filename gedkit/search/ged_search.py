@@ -491,9 +491,10 @@ class _KnnScanner:
     distance falls fastest from many cheap maps. Once the scan ends, the graphs set aside are
     tried again, each time against the k-th distance reached by then: through the kernel
     while that distance keeps falling below the threshold a graph was tried at, then once
-    with the kernel's larger share, then pair by pair. A graph's bounds from its tries are
-    combined (the best of each), so its rank only improves and the k best so far stay the
-    k best.
+    with the kernel's larger share, then pair by pair; each kind of try through the kernel
+    only while it settles enough of the graphs it is given (:class:`_Yield`). A graph's
+    bounds from its tries are combined (the best of each), so its rank only improves and the
+    k best so far stay the k best.
     """
 
     def __init__(self, coll, query: Graph, k: int, model: CostModel, verify: Verifier,
@@ -524,6 +525,7 @@ class _KnnScanner:
         stages.done("ceiling")
         # row -> (the threshold the kernel gave up at, whether with its larger share)
         self.aside: dict[int, tuple[float, int]] = {}
+        self.again, self.larger = _Yield(_AGAIN_TRIES, _AGAIN_RATE), _Yield(*_LARGER)
 
     def run(self) -> KnnScan:
         try:
@@ -617,15 +619,17 @@ class _KnnScanner:
             if not len(rows):
                 return
             again = rows[(tried[:, 1] == 0) & (reach < tried[:, 0] - tolerance(reach))]
-            if len(again):
+            if len(again) and self.again.pays():
                 for row in again.tolist():
                     del self.aside[row]
                 self._verify(again, defer=True)
+                self.again.count(len(again), sum(r not in self.aside for r in again.tolist()))
                 continue
             row = int(rows[0])
             del self.aside[row]
-            if tried[0, 1] == 0:  # the kernel's larger share first
+            if tried[0, 1] == 0 and self.larger.pays():  # the kernel's larger share first
                 self._verify(rows[:1], defer=True, retry=True)
+                self.larger.count(1, row not in self.aside)
             else:
                 self._verify(rows[:1], defer=False)
 
@@ -693,6 +697,32 @@ class _KnnScanner:
 
     def _entry(self, row: int, rowid: int, out: Outcome) -> tuple:
         return (_negated(rank_key(out, float(self.first[row]), rowid)), rowid, out)
+
+
+#: kNN's tries of set-aside graphs through the kernel again (its first share, each time the
+#: k-th distance fell below the threshold a graph was tried at) go on while at least this
+#: share of them finishes, judged after this many: each costs ~1% of a pair's time limit
+_AGAIN_TRIES, _AGAIN_RATE = 64, 0.01
+#: ... and its larger share (a quarter of the limit) before the per-pair driver: on a
+#: Mutagenicity query of 73 atoms 7 of 235 finished (62 s of a 333 s kNN at k = 10)
+_LARGER = (8, 0.25)
+
+
+class _Yield:
+    """How often one kind of try settles the graphs it is given, within one kNN scan: a kind
+    that settles too few (on large pairs nearly nothing but the per-pair driver's whole
+    time limit does) is skipped for the rest of the scan, the graphs going on to the next."""
+
+    def __init__(self, tries: int, rate: float):
+        self.least, self.rate = tries, rate
+        self.tried = self.settled = 0
+
+    def pays(self) -> bool:
+        return self.tried < self.least or self.settled >= self.rate * self.tried
+
+    def count(self, tried: int, settled: int) -> None:
+        self.tried += tried
+        self.settled += settled
 
 
 def _negated(key: tuple) -> tuple:
