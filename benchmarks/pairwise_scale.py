@@ -7,11 +7,13 @@ and a paper estimate for a 50-million-pair matrix on 64 workers.
 
     python benchmarks/pairwise_scale.py [--n 2000] [--timeout 0.02] [--workers 2]
         [--costs chem_2] [--data ../shared/data] [--seed 0] [--single-sample K] [--no-resume]
+        [--resume-only]
 
 The issue's job is N = 2,000 (2 million pairs); on a small shared machine run a reduced N, or
 shorten the full one: ``--single-sample K`` runs the one process on all pairs of K of the N
 molecules (a uniform sample of the pairs) and scales its wall time by the pair count,
-``--no-resume`` leaves out the killed-and-resumed pair of runs. The molecules keep what CHEM_2
+``--no-resume`` leaves out the killed-and-resumed pair of runs, ``--resume-only`` runs only
+those (and the uninterrupted job they are measured against). The molecules keep what CHEM_2
 reads (``chem`` atoms, ``valence`` bonds). Prints a Markdown section for benchmarks/RESULTS.md.
 """
 
@@ -19,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import math
 import os
 import pickle
 import signal
@@ -109,6 +110,30 @@ def gather_cost(n_pairs: int) -> float:
         return (time.perf_counter() - start) / k
 
 
+def resume_lines(args: argparse.Namespace, graphs: list, n_pairs: int) -> str:
+    """The job in fresh processes, once whole and once killed halfway and resumed (in the
+    opposite order with ``--reverse``): the report's lines on it."""
+    with tempfile.TemporaryDirectory() as tmp:
+        graphs_file = os.path.join(tmp, "graphs.pkl")
+        with open(graphs_file, "wb") as f:
+            pickle.dump(graphs, f)
+        cut = os.path.join(tmp, "cut.sqlite")
+        if not args.reverse:
+            full_wall, _ = run_child(args, graphs_file, os.path.join(tmp, "full.sqlite"))
+        cut_wall, kept = run_child(args, graphs_file, cut, kill_at=n_pairs // 2)
+        resume_wall, done = run_child(args, graphs_file, cut)
+        if args.reverse:
+            full_wall, _ = run_child(args, graphs_file, os.path.join(tmp, "full.sqlite"))
+    print(f"resume: {full_wall:.1f} vs {cut_wall:.1f} + {resume_wall:.1f} s", file=sys.stderr)
+    return f"""- Killed halfway and resumed (each a fresh process, `n_jobs={args.workers}`, \
+`out=`): uninterrupted
+  {full_wall:.1f} s; killed (SIGKILL) at {kept:,} of {n_pairs:,} pairs after {cut_wall:.1f} s,
+  resumed in {resume_wall:.1f} s ({done:,} pairs in the file): total
+  {cut_wall + resume_wall:.1f} s = **{(cut_wall + resume_wall) / full_wall:.3f}x** the
+  uninterrupted run.
+"""
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=2000, help="molecules (default 2000)")
@@ -125,6 +150,8 @@ def main() -> None:
                         "its wall time scaled to the N's pairs (an estimate)")
     parser.add_argument("--no-resume", action="store_true",
                         help="leave out the killed-and-resumed runs")
+    parser.add_argument("--resume-only", action="store_true",
+                        help="only the uninterrupted job and the killed-and-resumed one")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--graphs", help=argparse.SUPPRESS)
     parser.add_argument("--out", help=argparse.SUPPRESS)
@@ -140,6 +167,13 @@ def main() -> None:
     print(f"{len(graphs)} molecules ({np.median([g.n for g in graphs]):.0f} atoms median), "
           f"{args.costs}, auto, {args.timeout:g} s per pair, {args.workers} workers",
           file=sys.stderr)
+
+    if args.resume_only:
+        n_pairs = len(graphs) * (len(graphs) + 1) // 2
+        print(f"\nCommand: `python benchmarks/pairwise_scale.py --n {args.n} --timeout "
+              f"{args.timeout:g} --workers {args.workers} --costs {args.costs} --resume-only"
+              f"{' --reverse' if args.reverse else ''}`\n\n{resume_lines(args, graphs, n_pairs)}")
+        return
 
     def run_single():
         """The one process's result and wall time (with --single-sample, the sample's; the
@@ -189,22 +223,7 @@ def main() -> None:
     tasks = -(-n_pairs // chunk)
     overhead = max(0.0, args.workers * dask_wall - dask_times.sum()) / tasks
 
-    full_wall = cut_wall = resume_wall = math.nan
-    kept = done = 0
-    if not args.no_resume:
-        with tempfile.TemporaryDirectory() as tmp:
-            graphs_file = os.path.join(tmp, "graphs.pkl")
-            with open(graphs_file, "wb") as f:
-                pickle.dump(graphs, f)
-            cut = os.path.join(tmp, "cut.sqlite")
-            if not args.reverse:
-                full_wall, _ = run_child(args, graphs_file, os.path.join(tmp, "full.sqlite"))
-            cut_wall, kept = run_child(args, graphs_file, cut, kill_at=n_pairs // 2)
-            resume_wall, done = run_child(args, graphs_file, cut)
-            if args.reverse:
-                full_wall, _ = run_child(args, graphs_file, os.path.join(tmp, "full.sqlite"))
-        print(f"resume: {full_wall:.1f} vs {cut_wall:.1f} + {resume_wall:.1f} s",
-              file=sys.stderr)
+    resumed = "" if args.no_resume else resume_lines(args, graphs, n_pairs)
     per_gather = gather_cost(min(n_pairs, 200_000))
 
     mean = float(times.mean())
@@ -216,13 +235,6 @@ def main() -> None:
     flag += " --no-resume" if args.no_resume else ""
     sampled = (f", estimated: all {len(single.pairs):,} pairs of {args.single_sample} of the "
                f"molecules, wall scaled by the pair count" if args.single_sample else "")
-    resumed = "" if args.no_resume else f"""- Killed halfway and resumed (each a fresh \
-process, `n_jobs={args.workers}`, `out=`): uninterrupted
-  {full_wall:.1f} s; killed (SIGKILL) at {kept:,} of {n_pairs:,} pairs after {cut_wall:.1f} s,
-  resumed in {resume_wall:.1f} s ({done:,} pairs in the file): total
-  {cut_wall + resume_wall:.1f} s = **{(cut_wall + resume_wall) / full_wall:.3f}x** the
-  uninterrupted run.
-"""
     print(f"""
 Command: `python benchmarks/pairwise_scale.py --n {args.n} --timeout {args.timeout:g} \
 --workers {args.workers} --costs {args.costs}{flag}` ({len(graphs)} IAM AIDS molecules, seed

@@ -321,6 +321,41 @@ def test_knn_sets_aside_what_the_kernel_does_not_finish(kind, kernel_tries, monk
     assert (sum(larger) > 0) == (kernel_tries == "paying")
 
 
+@pytest.mark.parametrize("method", ["astar", "dfs"])
+def test_knn_sets_aside_pairs_solved_one_by_one_that_a_share_does_not_finish(method,
+                                                                            monkeypatch):
+    """Where the batch kernel does not apply (a vocabulary too large for its matrices, or
+    another method), kNN's scan gives each pair a share of its time limit and sets aside what
+    that does not finish, to solve it with the whole limit once the scan ends: the answers
+    still equal pairwise + sort, certified."""
+    from gedkit.search import filters, ged_search
+
+    rng = np.random.default_rng(9)
+    model = random_costs(rng)
+    graphs = _random_set(14, count=12, n=(4, 8))
+    graphs += graphs[:6]  # copies: ties
+    coll = _collection(graphs)
+    aside = []
+    settle = ged_search._KnnScanner._settle_aside
+    monkeypatch.setattr(ged_search._KnnScanner, "_settle_aside",
+                        lambda self: aside.append(len(self.aside)) or settle(self))
+    monkeypatch.setattr(ged_search, "PAIR_SHARE", 1e-7)  # a share that fits nothing
+    monkeypatch.setattr(filters, "MAX_VOCABULARY", 0)  # no batch kernel
+    for query in _random_set(74, count=2, n=(5, 8)):
+        truth = _exact(model, query, graphs)
+        filt = GedFilter(model, query, coll._store.vocab)
+        first = np.max([bound(coll._signatures) for name, bound in filt.stages
+                        if name not in filt.lazy], axis=0)
+        ranked = sorted(range(len(graphs)), key=lambda i: (round(truth[i], 9), first[i], i))
+        for k in (1, 3, 7):
+            res = coll.knn(query, k, costs=model, method=method, timeout=30)
+            assert res.certified and not res.undecided and len(res.hits) == k
+            assert sorted(h.id for h in res.hits) == sorted(ranked[:k])
+            for h in res.hits:
+                assert h.optimal and truth[h.id] == pytest.approx(h.distance)
+    assert max(aside) > 0  # graphs were set aside and settled
+
+
 def test_a_kind_of_try_that_settles_too_few_graphs_stops_paying():
     """kNN's judge of the kernel's tries: it pays until enough tries are counted, then only
     while at least its share of them settled their graphs."""

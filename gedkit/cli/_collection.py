@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gedkit.cli._args import counted
 from gedkit.cli._inputs import (
     _cli_words,
     _note,
@@ -154,7 +155,7 @@ def run_build(args: argparse.Namespace) -> int:
         raise GedkitError(f"no graphs in {', '.join(args.files)}")
     tell_skipped(skipped)
     what = "names" if ids is not None else "numbers"
-    print(f"{lib}: {added} graph{'s' * (added != 1)} added ({total} in all; ids: {what}), "
+    print(f"{lib}: {counted(added, 'graph')} added ({total} in all; ids: {what}), "
           f"{_file_size(os.path.getsize(lib))}, {time.perf_counter() - start:.1f} s")
     return 0
 

@@ -5,7 +5,13 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from gedkit.cli._args import COMMAND_TIMEOUT, add_solver_arguments, print_result, solve_options
+from gedkit.cli._args import (
+    COMMAND_TIMEOUT,
+    add_solver_arguments,
+    counted,
+    print_result,
+    solve_options,
+)
 from gedkit.cli._inputs import add_input_arguments, add_pair_arguments, read_pair
 from gedkit.errors import OptionError
 
@@ -181,8 +187,8 @@ def report(result: Result, threshold: float | None, *, path: bool = True) -> str
         lines += ["", "node map (- = none)"]
         lines += _columns([(_show(u), "->", _show(v)) for u, v in result.node_map])
         ops = result.edit_path
-        noun = "operation" if len(ops) == 1 else "operations"
-        lines += ["", f"edit path ({len(ops)} {noun}, cost {result.upper_bound:g})"]
+        lines += ["", f"edit path ({counted(len(ops), 'operation')}, cost "
+                      f"{result.upper_bound:g})"]
         lines += _columns(
             [(_OPERATIONS[op.kind], _show(op.source), "->", _show(op.target), _labels(op),
               f"{op.cost:g}") for op in ops]

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gedkit.budget import PAIR_TIMEOUT as DEFAULT_TIMEOUT
-from gedkit.cli._args import add_solver_arguments, check_output, solve_options
+from gedkit.cli._args import add_solver_arguments, check_output, counted, solve_options
 from gedkit.cli._inputs import add_input_arguments, read_file
 from gedkit.errors import GedkitError
 
@@ -126,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.csv:
         with open(args.csv, "w", newline="", encoding="utf-8") as out:
             _write_csv(out, result, row_names, col_names)
-        print(f"wrote {len(result.pairs)} pairs to {args.csv}: {summary}")
+        print(f"wrote {counted(len(result.pairs), 'pair')} to {args.csv}: {summary}")
     else:
         print(_table(result, row_names, col_names))
     _tell_failures(result, row_names, col_names)

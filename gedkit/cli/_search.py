@@ -14,7 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 from gedkit.budget import KERNELS_NOT_READY
 from gedkit.budget import PAIR_TIMEOUT as DEFAULT_TIMEOUT
-from gedkit.cli._args import add_solver_arguments, check_output, parse_options, parse_size
+from gedkit.cli._args import (
+    add_solver_arguments,
+    check_output,
+    counted,
+    parse_options,
+    parse_size,
+)
 from gedkit.cli._ged import _duration, _show, add_draw_arguments, check_draw, write_picture
 from gedkit.cli._inputs import (
     _cli_words,
@@ -316,7 +322,7 @@ def write(results: list[SearchResult], args: argparse.Namespace, batch: bool) ->
     elif args.csv:
         with open(args.csv, "w", newline="", encoding="utf-8") as out:
             rows = _write_csv(out, results, args.node_map)
-        print(f"wrote {rows} rows to {args.csv}: {_summary(results)}")
+        print(f"wrote {counted(rows, 'row')} to {args.csv}: {_summary(results)}")
     elif results:
         print("\n\n".join(report(result) for result in results))
         if batch:
@@ -350,15 +356,11 @@ def _summary(results: list[SearchResult]) -> str:
     undecided = sum(len(r.undecided) for r in results)
     certified = sum(r.certified for r in results)
     seconds = sum(_seconds(r) for r in results)
-    parts = [_count(len(results), "query", "queries"), _count(hits, "hit", "hits")]
+    parts = [counted(len(results), "query", "queries"), counted(hits, "hit")]
     if undecided:
         parts.append(f"{undecided} undecided")
     parts.append(f"{certified} of {len(results)} certified")
     return ", ".join(parts) + f", {_duration(seconds)}"
-
-
-def _count(n: int, one: str, many: str) -> str:
-    return f"{n:,} {one if n == 1 else many}"
 
 
 def report(result: SearchResult) -> str:
@@ -374,7 +376,7 @@ def report(result: SearchResult) -> str:
     }[result.kind]
     hits = len(result.hits)
     verdict = "certified" if result.certified else f"not certified ({_why(result)})"
-    lines = [f"{result.query}: {_count(hits, 'hit', 'hits')} {asked}, {verdict}, "
+    lines = [f"{result.query}: {counted(hits, 'hit')} {asked}, {verdict}, "
              f"{_duration(_seconds(result))}"]
     column = "similarity" if mces else "distance"
     rows = [(str(rank), str(h.id), fmt(h.distance), _bounds(h, fmt))
@@ -406,8 +408,7 @@ def _why(result: SearchResult) -> str:
         reasons.append(f"{len(result.undecided)} undecided")
     unproven = [h for h in result.hits if not h.optimal]
     if unproven:
-        reasons.append(f"{len(unproven)} {'value' if len(unproven) == 1 else 'values'} not "
-                       "proven")
+        reasons.append(f"{counted(len(unproven), 'value')} not proven")
     if result.uncertain and not unproven:
         reasons.append(f"the places of {len(result.uncertain)} hits not proven")
     return "; ".join(reasons) or "not proven"
@@ -476,7 +477,8 @@ def _tell_limits(results: list[SearchResult], args: argparse.Namespace) -> None:
                   if not r.interrupted)
     cold = any(KERNELS_NOT_READY in (r.stats.get("stopped") or {}) for r in results)
     if stopped and cold:
-        print(f"gedkit: note: {stopped} verifications stopped before deciding: gedkit's "
+        print(f"gedkit: note: {counted(stopped, 'verification')} stopped "
+              "before deciding: gedkit's "
               "compiled kernels are not ready yet (first use after installing: they are "
               "compiling in the background, or run `gedkit warmup`); run the search again "
               "to decide them", file=sys.stderr)
@@ -492,6 +494,7 @@ def _tell_limits(results: list[SearchResult], args: argparse.Namespace) -> None:
                     reasons[reason] = reasons.get(reason, 0) + count
         why = "".join(f"; {count} of them because {reason}"
                       for reason, count in sorted(reasons.items(), key=lambda x: -x[1]))
-        print(f"gedkit: note: {stopped} verifications reached the time limit of "
+        print(f"gedkit: note: {counted(stopped, 'verification')} reached the "
+              "time limit of "
               f"{args.timeout:g} s per pair{default}{why}; --timeout S (or none) decides more",
               file=sys.stderr)

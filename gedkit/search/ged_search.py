@@ -71,8 +71,11 @@ class Verifier:
         self.model, self.solver = model, solver
         self.timeout, self.memory, self.node_map = timeout, memory, node_map
 
-    def __call__(self, query: Graph, graph: Graph, threshold: float | None) -> Outcome:
-        budget = Budget(timeout=self.timeout, memory=self.memory, threshold=threshold,
+    def __call__(self, query: Graph, graph: Graph, threshold: float | None,
+                 share: float | None = None) -> Outcome:
+        """The outcome within the time limit, or within ``share`` of it."""
+        timeout = self.timeout if share is None else share * self.timeout
+        budget = Budget(timeout=timeout, memory=self.memory, threshold=threshold,
                         decide=False)
         problem = self.model.compile(query, graph)
         result = solve_within(self.solver, problem, budget)
@@ -91,6 +94,12 @@ class Verifier:
 
 
 _BLOCK = 1024  # candidates verified between checks for Ctrl-C
+#: the share of the per-pair time limit a kNN scan gives a graph the batch kernel does not
+#: take (large label vocabularies: Protein, GREC) before setting it aside, as the kernel's
+#: first share does: the k-th distance falls from many short solves' maps, and the graphs
+#: set aside are solved with the whole limit against it afterwards, where most are ruled
+#: out at once
+PAIR_SHARE = 0.1
 
 
 class _Checker:
@@ -121,8 +130,10 @@ class _Checker:
         """The outcome of each of ``rowids`` (``known``: those already verified, by
         :func:`_verify_together`; the others one by one). ``defer``: where the batch kernel
         applies, a pair it does not finish gets the bounds it reached, not ``final``, instead
-        of a solve pair by pair; ``retry``: whether the kernel gives such a pair a second,
-        larger share first; ``kernel``: whether to try the kernel at all."""
+        of a solve pair by pair; where it does not, a pair by pair solve gets
+        :data:`PAIR_SHARE` of the time limit, and not ``final`` if that was too little;
+        ``retry``: whether the kernel gives such a pair a second, larger share first;
+        ``kernel``: whether to try the kernel at all."""
         outs: list[Outcome | None] = [None] * len(rowids)
         threshold = _within(threshold)
         if known is not None or (kernel and self.batch is not None):
@@ -149,10 +160,14 @@ class _Checker:
             self.interrupted = self.interrupted or interrupted_now()
             return outs
         graphs = self.coll._store.graphs(rest)
+        share = (PAIR_SHARE if defer and kernel and self.batch is None
+                 and self.verify.timeout is not None else None)
         for i, rowid in enumerate(rowids):
             if outs[i] is None and not self.interrupted:
-                outs[i] = self.verify(self.query, graphs[rowid], threshold)
+                outs[i] = out = self.verify(self.query, graphs[rowid], threshold, share)
                 self.interrupted = interrupted_now()
+                if share is not None and not out.optimal and not self.interrupted:
+                    out.final = False
             if outs[i] is None:
                 break
             self.stages.stats["verified"] += 1
@@ -652,8 +667,8 @@ class _KnnScanner:
                 if out is None:
                     self.frontier = min(self.frontier, float(lb[row]))
                     continue
-                if not out.final:
-                    self.aside[row] = (value, int(retry))
+                if not out.final:  # pair by pair: no kernel's tries, the whole limit next
+                    self.aside[row] = (value, int(retry or self.check.batch is None))
                 self._keep(row, rowid, out)
             if self.interrupted:
                 break
