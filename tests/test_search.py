@@ -277,6 +277,21 @@ def test_the_kernel_bounds_what_it_does_not_finish_best_first_or_depth_first(kin
     assert cut_short[False] > 0 and cut_short[True] > 0 and raised > 0
 
 
+def _check_knn(coll, graphs, model, query, k: int, **options) -> None:
+    """``coll.knn(query, k)`` is certified and equals pairwise + sort, ties at the k-th
+    distance going by rank_key (filter bound, then position)."""
+    truth = _exact(model, query, graphs)
+    filt = GedFilter(model, query, coll._store.vocab)
+    first = np.max([bound(coll._signatures) for name, bound in filt.stages
+                    if name not in filt.lazy], axis=0)
+    ranked = sorted(range(len(graphs)), key=lambda i: (round(truth[i], 9), first[i], i))
+    res = coll.knn(query, k, costs=model, **options)
+    assert res.certified and not res.undecided and len(res.hits) == k
+    assert sorted(h.id for h in res.hits) == sorted(ranked[:k])
+    for h in res.hits:
+        assert h.optimal and truth[h.id] == pytest.approx(h.distance)
+
+
 @pytest.mark.parametrize("kernel_tries", ["paying", "futile"])
 @pytest.mark.parametrize("kind", ["uniform", "constant"])
 def test_knn_sets_aside_what_the_kernel_does_not_finish(kind, kernel_tries, monkeypatch):
@@ -303,19 +318,9 @@ def test_knn_sets_aside_what_the_kernel_does_not_finish(kind, kernel_tries, monk
     if kernel_tries == "futile":
         monkeypatch.setattr(ged_search._Yield, "pays", lambda self: False)
     for query in _random_set(72, count=3, n=(6, 9)):
-        truth = _exact(model, query, graphs)
-        # ties at the k-th distance go by rank_key: filter bound, then position
-        filt = GedFilter(model, query, coll._store.vocab)
-        first = np.max([bound(coll._signatures) for name, bound in filt.stages
-                        if name not in filt.lazy], axis=0)
-        ranked = sorted(range(len(graphs)), key=lambda i: (round(truth[i], 9), first[i], i))
         for k in (1, 3, 7, 12):
             monkeypatch.setattr(batch, "_PACE", [1.0])  # a first share that fits nothing
-            res = coll.knn(query, k, costs=model, timeout=None)
-            assert res.certified and not res.undecided and len(res.hits) == k
-            assert sorted(h.id for h in res.hits) == sorted(ranked[:k])
-            for h in res.hits:
-                assert h.optimal and truth[h.id] == pytest.approx(h.distance)
+            _check_knn(coll, graphs, model, query, k, timeout=None)
     assert max(aside) > 0  # graphs were set aside and settled
     # the kernel's larger share was given to set-aside graphs only while it paid
     assert (sum(larger) > 0) == (kernel_tries == "paying")
@@ -342,17 +347,8 @@ def test_knn_sets_aside_pairs_solved_one_by_one_that_a_share_does_not_finish(met
     monkeypatch.setattr(ged_search, "PAIR_SHARE", 1e-7)  # a share that fits nothing
     monkeypatch.setattr(filters, "MAX_VOCABULARY", 0)  # no batch kernel
     for query in _random_set(74, count=2, n=(5, 8)):
-        truth = _exact(model, query, graphs)
-        filt = GedFilter(model, query, coll._store.vocab)
-        first = np.max([bound(coll._signatures) for name, bound in filt.stages
-                        if name not in filt.lazy], axis=0)
-        ranked = sorted(range(len(graphs)), key=lambda i: (round(truth[i], 9), first[i], i))
         for k in (1, 3, 7):
-            res = coll.knn(query, k, costs=model, method=method, timeout=30)
-            assert res.certified and not res.undecided and len(res.hits) == k
-            assert sorted(h.id for h in res.hits) == sorted(ranked[:k])
-            for h in res.hits:
-                assert h.optimal and truth[h.id] == pytest.approx(h.distance)
+            _check_knn(coll, graphs, model, query, k, method=method, timeout=30)
     assert max(aside) > 0  # graphs were set aside and settled
 
 
