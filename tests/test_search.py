@@ -337,7 +337,7 @@ def test_knn_sets_aside_pairs_solved_one_by_one_that_a_share_does_not_finish(met
 
     rng = np.random.default_rng(9)
     model = random_costs(rng)
-    graphs = _random_set(14, count=12, n=(4, 8))
+    graphs = _random_set(14, count=12, n=(7, 11))  # not all solved before a first check
     graphs += graphs[:6]  # copies: ties
     coll = _collection(graphs)
     aside = []
@@ -346,7 +346,7 @@ def test_knn_sets_aside_pairs_solved_one_by_one_that_a_share_does_not_finish(met
                         lambda self: aside.append(len(self.aside)) or settle(self))
     monkeypatch.setattr(ged_search, "PAIR_SHARE", 1e-7)  # a share that fits nothing
     monkeypatch.setattr(filters, "MAX_VOCABULARY", 0)  # no batch kernel
-    for query in _random_set(74, count=2, n=(5, 8)):
+    for query in _random_set(74, count=2, n=(8, 11)):
         for k in (1, 3, 7):
             _check_knn(coll, graphs, model, query, k, method=method, timeout=30)
     assert max(aside) > 0  # graphs were set aside and settled

@@ -477,9 +477,8 @@ def _tell_limits(results: list[SearchResult], args: argparse.Namespace) -> None:
                   if not r.interrupted)
     cold = any(KERNELS_NOT_READY in (r.stats.get("stopped") or {}) for r in results)
     if stopped and cold:
-        print(f"gedkit: note: {counted(stopped, 'verification')} stopped "
-              "before deciding: gedkit's "
-              "compiled kernels are not ready yet (first use after installing: they are "
+        print(f"gedkit: note: {counted(stopped, 'verification')} stopped before deciding: "
+              "gedkit's compiled kernels are not ready yet (first use after installing: they are "
               "compiling in the background, or run `gedkit warmup`); run the search again "
               "to decide them", file=sys.stderr)
     elif stopped and args.timeout is not None:
@@ -494,7 +493,6 @@ def _tell_limits(results: list[SearchResult], args: argparse.Namespace) -> None:
                     reasons[reason] = reasons.get(reason, 0) + count
         why = "".join(f"; {count} of them because {reason}"
                       for reason, count in sorted(reasons.items(), key=lambda x: -x[1]))
-        print(f"gedkit: note: {counted(stopped, 'verification')} reached the "
-              "time limit of "
+        print(f"gedkit: note: {counted(stopped, 'verification')} reached the time limit of "
               f"{args.timeout:g} s per pair{default}{why}; --timeout S (or none) decides more",
               file=sys.stderr)

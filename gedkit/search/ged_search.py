@@ -95,7 +95,8 @@ class Verifier:
 
 _BLOCK = 1024  # candidates verified between checks for Ctrl-C
 #: the share of the per-pair time limit a kNN scan gives a graph the batch kernel does not
-#: take (large label vocabularies: Protein, GREC) before setting it aside, as the kernel's
+#: take (large label vocabularies: Protein, GREC; methods other than astar and exact)
+#: before setting it aside, as the kernel's
 #: first share does: the k-th distance falls from many short solves' maps, and the graphs
 #: set aside are solved with the whole limit against it afterwards, where most are ruled
 #: out at once
@@ -166,8 +167,9 @@ class _Checker:
             if outs[i] is None and not self.interrupted:
                 outs[i] = out = self.verify(self.query, graphs[rowid], threshold, share)
                 self.interrupted = interrupted_now()
-                if share is not None and not out.optimal and not self.interrupted:
-                    out.final = False
+                if (share is not None and not out.optimal and not self.interrupted
+                        and (threshold is None or out.lower <= threshold)):
+                    out.final = False  # undecided within the share: set aside
             if outs[i] is None:
                 break
             self.stages.stats["verified"] += 1
