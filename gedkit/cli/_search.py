@@ -154,8 +154,8 @@ def run(args: argparse.Namespace) -> int:
     interrupted = len(results) < len(queries) or any(r.interrupted for r in results)
     if interrupted:
         answered = sum(not r.interrupted for r in results)
-        print(f"gedkit: interrupted: {answered} of {len(queries)} queries answered; what was "
-              "found is printed above", file=sys.stderr)
+        print(f"gedkit: interrupted: {answered} of {counted(len(queries), 'query', 'queries')} "
+              "answered in full; what was found so far is printed above", file=sys.stderr)
         return 130
     return 0
 
