@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 
 import pytest
@@ -30,3 +31,13 @@ def compiled_kernels():
     from gedkit._kernels.warm import warm_up
 
     warm_up(jobs=2)
+
+
+@pytest.fixture
+def terminal_ctrl_c():
+    """Ctrl-C (SIGINT) raising KeyboardInterrupt in this process as at a terminal, also where
+    the suite runs with SIGINT ignored (a shell's background job, ``pytest &``, inherits
+    that, and Python then delivers no simulated Ctrl-C either)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)

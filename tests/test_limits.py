@@ -151,7 +151,7 @@ def test_edited_kernel_sources_forget_all_compiled_code(tmp_path, monkeypatch):
     assert (cache / "search.range-3.py311.nbi").exists()
 
 
-def test_ctrl_c_in_warm_up_stops_its_compile_processes(monkeypatch):
+def test_ctrl_c_in_warm_up_stops_its_compile_processes(terminal_ctrl_c, monkeypatch):
     """Ctrl-C while `gedkit warmup` waits on its compile processes stops them too: they
     compiled on after the command had returned, then wrote tracebacks (a broken pipe) to the
     terminal. (Stand-in processes that would sleep a minute; Ctrl-C after half a second.)"""

@@ -312,7 +312,8 @@ def test_an_interrupted_solve_stops_the_batch_and_is_kept(graphs, recording):
     assert m.status[0, 1] == m.status[1, 0] == "optimal"
 
 
-def test_ctrl_c_in_the_pool_keeps_the_entries_waiting_in_the_pipes(monkeypatch, graphs):
+def test_ctrl_c_in_the_pool_keeps_the_entries_waiting_in_the_pipes(terminal_ctrl_c, monkeypatch,
+                                                                    graphs):
     # the parent takes entries every _GATHER_EVERY seconds: make that long, Ctrl-C while it
     # waits, and the pairs the workers sent meanwhile are still recorded
     monkeypatch.setattr(pairwise_module, "_GATHER_EVERY", 2.0)
