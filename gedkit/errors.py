@@ -30,6 +30,7 @@ __all__ = [
     "OptionError",
     "UnlabelledWarning",
     "Words",
+    "counted",
     "did_you_mean",
     "warn",
 ]
@@ -186,6 +187,15 @@ class UnlabelledWarning(UserWarning):
 
     def __str__(self) -> str:
         return self.render()
+
+
+def counted(n: int, one: str, many: str | None = None) -> str:
+    """``n`` and its noun, singular for one.
+
+    >>> counted(1, "pair"), counted(2000, "pair"), counted(1, "query", "queries")
+    ('1 pair', '2,000 pairs', '1 query')
+    """
+    return f"{n:,} {one if n == 1 else many or one + 's'}"
 
 
 def did_you_mean(word: str, choices: Sequence[str]) -> str:

@@ -51,7 +51,7 @@ from gedkit.budget import (
     interruptible,
     solve_within,
 )
-from gedkit.errors import GedkitError, GraphError, OptionError
+from gedkit.errors import GedkitError, GraphError, OptionError, counted
 
 if TYPE_CHECKING:
     from gedkit.costs import CostModel
@@ -194,8 +194,7 @@ class PairwiseResult:
             parts = ["all optimal"]
         elif counts["optimal"]:
             parts.insert(0, f"{counts['optimal']} optimal")
-        n = len(self.pairs)
-        return f"{n} pair{'s' * (n != 1)}, {limit}: {', '.join(parts)}"
+        return f"{counted(len(self.pairs), 'pair')}, {limit}: {', '.join(parts)}"
 
     def __repr__(self) -> str:
         rows, cols = self.shape

@@ -16,7 +16,6 @@ __all__ = [
     "COMMAND_TIMEOUT",
     "add_solver_arguments",
     "check_output",
-    "counted",
     "parse_seconds",
     "parse_size",
     "parse_value",
@@ -26,15 +25,6 @@ __all__ = [
 
 _UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
 _SIZE = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([kmgt]?)(?:i?b)?\s*", re.IGNORECASE)
-
-
-def counted(n: int, one: str, many: str | None = None) -> str:
-    """``n`` and its noun, singular for one.
-
-    >>> counted(1, "pair"), counted(2000, "pair"), counted(1, "query", "queries")
-    ('1 pair', '2,000 pairs', '1 query')
-    """
-    return f"{n:,} {one if n == 1 else many or one + 's'}"
 
 
 def add_solver_arguments(parser: argparse.ArgumentParser, timeout: float,

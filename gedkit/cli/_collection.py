@@ -11,7 +11,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gedkit.cli._args import counted
 from gedkit.cli._inputs import (
     _cli_words,
     _note,
@@ -22,7 +21,7 @@ from gedkit.cli._inputs import (
     tell_skipped,
 )
 from gedkit.cli._inputs import read_options as _read_options
-from gedkit.errors import GedkitError, OptionError
+from gedkit.errors import GedkitError, OptionError, counted
 
 if TYPE_CHECKING:  # numpy and the readers load when the command runs
     from gedkit.graph import Graph

@@ -5,15 +5,9 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from gedkit.cli._args import (
-    COMMAND_TIMEOUT,
-    add_solver_arguments,
-    counted,
-    print_result,
-    solve_options,
-)
+from gedkit.cli._args import COMMAND_TIMEOUT, add_solver_arguments, print_result, solve_options
 from gedkit.cli._inputs import add_input_arguments, add_pair_arguments, read_pair
-from gedkit.errors import OptionError
+from gedkit.errors import OptionError, counted
 
 if TYPE_CHECKING:  # the solvers load when a command runs, not when the parser is built
     from gedkit.result import Result

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gedkit.budget import PAIR_TIMEOUT as DEFAULT_TIMEOUT
-from gedkit.cli._args import add_solver_arguments, check_output, counted, solve_options
+from gedkit.cli._args import add_solver_arguments, check_output, solve_options
 from gedkit.cli._inputs import add_input_arguments, read_file
-from gedkit.errors import GedkitError
+from gedkit.errors import GedkitError, counted
 
 if TYPE_CHECKING:  # numpy and the solvers load when the command runs
     from gedkit.graph import Graph

@@ -14,13 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from gedkit.budget import KERNELS_NOT_READY
 from gedkit.budget import PAIR_TIMEOUT as DEFAULT_TIMEOUT
-from gedkit.cli._args import (
-    add_solver_arguments,
-    check_output,
-    counted,
-    parse_options,
-    parse_size,
-)
+from gedkit.cli._args import add_solver_arguments, check_output, parse_options, parse_size
 from gedkit.cli._ged import _duration, _show, add_draw_arguments, check_draw, write_picture
 from gedkit.cli._inputs import (
     _cli_words,
@@ -30,7 +24,7 @@ from gedkit.cli._inputs import (
     add_strict_argument,
     tell_skipped,
 )
-from gedkit.errors import GedkitError, OptionError
+from gedkit.errors import GedkitError, OptionError, counted
 
 if TYPE_CHECKING:  # numpy and the solvers load when the command runs
     from gedkit.graph import Graph
@@ -410,7 +404,7 @@ def _why(result: SearchResult) -> str:
     if unproven:
         reasons.append(f"{counted(len(unproven), 'value')} not proven")
     if result.uncertain and not unproven:
-        reasons.append(f"the places of {len(result.uncertain)} hits not proven")
+        reasons.append(f"the places of {counted(len(result.uncertain), 'hit')} not proven")
     return "; ".join(reasons) or "not proven"
 
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from gedkit import __version__
 from gedkit.cli._args import check_output
 from gedkit.cli._inputs import add_input_arguments, read_file, read_options
-from gedkit.errors import OptionError
+from gedkit.errors import OptionError, counted
 
 if TYPE_CHECKING:  # NumPy loads with the command, not with the parser (gedkit --help)
     import numpy as np
@@ -135,8 +135,8 @@ def run(args: argparse.Namespace) -> int:
         )
     except KeyboardInterrupt:
         kept = max(0, _lines(cache) - 1)  # its first line is the header
-        print(f"gedkit: interrupted while labelling; {kept} labelled pair"
-              f"{'s' * (kept != 1)} kept in {cache} (the same command goes on from them)",
+        print(f"gedkit: interrupted while labelling; {counted(kept, 'labelled pair')} kept in "
+              f"{cache} (the same command goes on from them)",
               file=sys.stderr)
         return 130
     usable = [lp.optimal or args.keep_unproven for lp in labelled[: len(pairs)]]

@@ -96,10 +96,9 @@ class Verifier:
 _BLOCK = 1024  # candidates verified between checks for Ctrl-C
 #: the share of the per-pair time limit a kNN scan gives a graph the batch kernel does not
 #: take (large label vocabularies: Protein, GREC; methods other than astar and exact)
-#: before setting it aside, as the kernel's
-#: first share does: the k-th distance falls from many short solves' maps, and the graphs
-#: set aside are solved with the whole limit against it afterwards, where most are ruled
-#: out at once
+#: before setting it aside, as the kernel's first share does: the k-th distance falls from
+#: many short solves' maps, and the graphs set aside are solved with the whole limit
+#: against it afterwards, where most are ruled out at once
 PAIR_SHARE = 0.1
 
 
