@@ -298,7 +298,8 @@ def test_knn_sets_aside_what_the_kernel_does_not_finish(kind, kernel_tries, monk
     """kNN sets a graph the batch kernel does not finish within its first share aside, with
     the bounds the kernel reached, and settles it after the scan (kernel again, then pair by
     pair; ``futile``: the kernel's tries judged not to pay, every graph set aside goes to the
-    per-pair driver): the answers still equal pairwise + sort, certified."""
+    per-pair driver, after polished maps for all of them): the answers still equal
+    pairwise + sort, certified."""
     from gedkit.search import batch, ged_search
 
     rng = np.random.default_rng(5)
@@ -317,6 +318,9 @@ def test_knn_sets_aside_what_the_kernel_does_not_finish(kind, kernel_tries, monk
                         or verify(self, rows, defer, retry))
     if kernel_tries == "futile":
         monkeypatch.setattr(ged_search._Yield, "pays", lambda self: False)
+    else:  # no polished maps first: they would settle what the kernel's tries are for
+        monkeypatch.setattr(ged_search._KnnScanner, "_tighten",
+                            lambda self, rows: setattr(self, "tightened", True))
     for query in _random_set(72, count=3, n=(6, 9)):
         for k in (1, 3, 7, 12):
             monkeypatch.setattr(batch, "_PACE", [1.0])  # a first share that fits nothing
@@ -350,6 +354,85 @@ def test_knn_sets_aside_pairs_solved_one_by_one_that_a_share_does_not_finish(met
         for k in (1, 3, 7):
             _check_knn(coll, graphs, model, query, k, method=method, timeout=30)
     assert max(aside) > 0  # graphs were set aside and settled
+
+
+def test_knn_leaves_undecided_what_whole_limit_solves_do_not_decide(monkeypatch):
+    """Once kNN's solves with the whole time limit decide too few of the graphs they are
+    given (here: judged after one), the graphs still set aside are left undecided with the
+    bounds they have, saying why: no graph closer than the k-th hit is lost (each is a hit or
+    undecided) and every bound holds."""
+    from gedkit.search import batch, ged_search
+
+    graphs = _random_set(12, count=12, n=(4, 9))
+    graphs += graphs[:8]
+    coll = _collection(graphs)
+    for name in ("_WHOLE", "_LARGER"):
+        monkeypatch.setattr(ged_search, name, (1, 2.0))  # futile after one try
+    monkeypatch.setattr(ged_search, "_AGAIN_TRIES", 1)
+    monkeypatch.setattr(ged_search, "_AGAIN_RATE", 2.0)
+    monkeypatch.setattr(ged_search._KnnScanner, "_tighten",  # no polished maps first
+                        lambda self, rows: setattr(self, "tightened", True))
+    left = 0
+    for query in _random_set(72, count=3, n=(6, 9)):
+        truth = _exact(costs.uniform(), query, graphs)
+        for k in (1, 3, 7):
+            monkeypatch.setattr(batch, "_PACE", [1.0])  # a first share that fits nothing
+            res = coll.knn(query, k, timeout=30)
+            kept = {h.id for h in res.hits} | {h.id for h in res.undecided}
+            kth = res.hits[-1].distance
+            assert {i for i in range(len(graphs)) if truth[i] < kth - 1e-9} <= kept
+            for h in [*res.hits, *res.undecided]:
+                assert h.lower_bound - 1e-9 <= truth[h.id] <= h.upper_bound + 1e-9
+            if res.undecided:
+                left += 1
+                assert not res.certified
+                assert ged_search.FUTILE in res.stats["stopped"]
+    assert left  # graphs were left undecided
+
+
+def _forward(problem, node_map) -> np.ndarray:
+    """The forward array of a node map given in caller ids."""
+    at1 = {u: i for i, u in enumerate(problem.g1.ids)}
+    at2 = {v: j for j, v in enumerate(problem.g2.ids)}
+    forward = np.full(problem.n1, -1, dtype=np.int64)
+    for u, v in node_map:
+        if u is not None and v is not None:
+            forward[at1[u]] = at2[v]
+    return forward
+
+
+def test_a_verification_stopped_short_has_its_map_polished(monkeypatch):
+    """A search's verification whose exact search stops short of a proof reports the map
+    polished from the one it reached (IPFP, then REFINE): never a worse upper bound, always
+    the cost of the map it returns, the search's lower bound kept."""
+    from gedkit.search import ged_search
+    from gedkit.solvers import get_solver
+
+    rng = np.random.default_rng(11)
+    model = random_costs(rng)
+    stopped = []
+
+    def branch_only(solver, problem, budget):  # an exact search that stops at BRANCH's map
+        result = get_solver("branch").solve(problem, budget)
+        stopped.append(result)
+        return result
+
+    monkeypatch.setattr(ged_search, "solve_within", branch_only)
+    verify = ged_search.Verifier(model, get_solver("astar"), timeout=30, memory=None,
+                                 node_map=True)
+    better = 0
+    for g1, g2 in zip(_random_set(3, count=8, n=(9, 14)), _random_set(4, count=8, n=(9, 14)),
+                      strict=True):
+        out = verify(g1, g2, None)
+        plain = stopped[-1]
+        if plain.optimal:
+            continue
+        assert out.lower == pytest.approx(plain.lower_bound)
+        assert out.upper <= plain.upper_bound + 1e-9
+        assert out.upper == pytest.approx(plain.problem.cost(_forward(plain.problem,
+                                                                      out.node_map)))
+        better += out.upper < plain.upper_bound - 1e-9
+    assert better
 
 
 def test_a_kind_of_try_that_settles_too_few_graphs_stops_paying():
