@@ -358,22 +358,24 @@ def test_knn_sets_aside_pairs_solved_one_by_one_that_a_share_does_not_finish(met
 
 def test_knn_leaves_undecided_what_whole_limit_solves_do_not_decide(monkeypatch):
     """Once kNN's solves with the whole time limit decide too few of the graphs they are
-    given (here: judged after one), the graphs still set aside are left undecided with the
-    bounds they have, saying why: no graph closer than the k-th hit is lost (each is a hit or
-    undecided) and every bound holds."""
+    given, the graphs still set aside get a short solve each (after polished maps) and
+    what that leaves undecided says why: no graph closer than the k-th hit is lost (each is a
+    hit or undecided) and every bound holds."""
     from gedkit.search import batch, ged_search
 
-    graphs = _random_set(12, count=12, n=(4, 9))
-    graphs += graphs[:8]
+    graphs = _random_set(14, count=12, n=(7, 11))  # not all solved before a first check
+    graphs += graphs[:6]
     coll = _collection(graphs)
-    for name in ("_WHOLE", "_LARGER"):
-        monkeypatch.setattr(ged_search, name, (1, 2.0))  # futile after one try
-    monkeypatch.setattr(ged_search, "_AGAIN_TRIES", 1)
-    monkeypatch.setattr(ged_search, "_AGAIN_RATE", 2.0)
-    monkeypatch.setattr(ged_search._KnnScanner, "_tighten",  # no polished maps first
-                        lambda self, rows: setattr(self, "tightened", True))
+    # every kind of try judged futile (the kernel's, and solves with the whole limit), and
+    # the short solves then reaching no more than BRANCH's bounds
+    monkeypatch.setattr(ged_search._Yield, "pays", lambda self: False)
+    whole, quick = ged_search.Verifier.__call__, ged_search.Verifier.quick
+    monkeypatch.setattr(ged_search.Verifier, "__call__",
+                        lambda self, query, graph, threshold, share=None:
+                        whole(self, query, graph, threshold) if share is None
+                        else quick(self, query, graph))
     left = 0
-    for query in _random_set(72, count=3, n=(6, 9)):
+    for query in _random_set(74, count=3, n=(8, 11)):
         truth = _exact(costs.uniform(), query, graphs)
         for k in (1, 3, 7):
             monkeypatch.setattr(batch, "_PACE", [1.0])  # a first share that fits nothing

@@ -159,14 +159,16 @@ class _Checker:
 
     def __call__(self, rowids: list[int], threshold: float | None,
                  known: dict[int, Outcome] | None = None, defer: bool = False,
-                 retry: bool = True, kernel: bool = True) -> list[Outcome | None]:
+                 retry: bool = True, kernel: bool = True,
+                 share: float | None = None) -> list[Outcome | None]:
         """The outcome of each of ``rowids`` (``known``: those already verified, by
         :func:`_verify_together`; the others one by one). ``defer``: where the batch kernel
         applies, a pair it does not finish gets the bounds it reached, not ``final``, instead
         of a solve pair by pair; where it does not, a pair by pair solve gets
         :data:`PAIR_SHARE` of the time limit, and not ``final`` if that was too little;
         ``retry``: whether the kernel gives such a pair a second, larger share first;
-        ``kernel``: whether to try the kernel at all."""
+        ``kernel``: whether to try the kernel at all; ``share``: of the time limit, for the
+        pairs solved one by one (final whatever they reach)."""
         outs: list[Outcome | None] = [None] * len(rowids)
         threshold = _within(threshold)
         if known is not None or (kernel and self.batch is not None):
@@ -193,13 +195,14 @@ class _Checker:
             self.interrupted = self.interrupted or interrupted_now()
             return outs
         graphs = self.coll._store.graphs(rest)
-        share = (PAIR_SHARE if defer and kernel and self.batch is None
-                 and self.verify.timeout is not None else None)
+        aside = (share is None and defer and kernel and self.batch is None
+                 and self.verify.timeout is not None)
+        share = PAIR_SHARE if aside else share
         for i, rowid in enumerate(rowids):
             if outs[i] is None and not self.interrupted:
                 outs[i] = out = self.verify(self.query, graphs[rowid], threshold, share)
                 self.interrupted = interrupted_now()
-                if (share is not None and not out.optimal and not self.interrupted
+                if (aside and not out.optimal and not self.interrupted
                         and (threshold is None or out.lower <= threshold)):
                     out.final = False  # undecided within the share: set aside
             if outs[i] is None:
@@ -692,10 +695,11 @@ class _KnnScanner:
                     out = self.seen[int(self.sig.rowids[row])][1]
                     reach = float(self._reach(rows[:1])[0])
                     self.whole.count(1, out.optimal or out.lower > reach + tolerance(reach))
-            else:  # what is left stays undecided, with the bounds it has
-                for row in self.aside:
-                    self.seen[int(self.sig.rowids[row])][1].stopped = FUTILE
-                self.aside.clear()
+            else:  # a short solve each: it settles those whose bound is near the k-th
+                self._verify(rows[:1], defer=False, share=PAIR_SHARE)
+                out = self.seen[int(self.sig.rowids[row])][1]
+                if not out.optimal:
+                    out.stopped = FUTILE
 
     def _tighten(self, rows: np.ndarray) -> None:
         """Before the first of the slow tries (a quarter of the limit or all of it, each),
@@ -714,11 +718,12 @@ class _KnnScanner:
             if self.interrupted:
                 return
 
-    def _verify(self, rows: np.ndarray, defer: bool, retry: bool = False) -> bool:
+    def _verify(self, rows: np.ndarray, defer: bool, retry: bool = False,
+                share: float | None = None) -> bool:
         """Verify those of ``rows`` that can still beat the k-th distance, within their
         reach, and keep what is found; whether there were any. ``defer``: through the batch
         kernel, setting aside what it does not finish (``retry``: after its larger share
-        too); otherwise pair by pair."""
+        too); otherwise pair by pair (within ``share`` of the time limit)."""
         lb, sig = self.lb, self.sig
         reach = self._reach(rows)
         within = lb[rows] <= reach + tolerance(reach)
@@ -727,7 +732,7 @@ class _KnnScanner:
             part = rows[reach == value]
             rowids = sig.rowids[part].tolist()
             outs = self.check(rowids, None if value == math.inf else value, defer=defer,
-                              retry=retry, kernel=defer)
+                              retry=retry, kernel=defer, share=share)
             self.interrupted = self.check.interrupted
             for row, rowid, out in zip(part.tolist(), rowids, outs, strict=True):
                 if out is None:
@@ -790,10 +795,12 @@ _LARGER = (8, 0.25)
 #: ... and, last, pair by pair with the whole limit, which on the largest pairs moves a lower
 #: bound by an edit or two and decides nothing: on an AIDS query of 68 atoms at k = 10 none
 #: of 83 such solves (83 s) decided its graph, where polished maps had already given the 10
-#: nearest their distances; the graphs left are reported undecided, with this reason
+#: nearest their distances. Once these decide too few, the graphs left get
+#: :data:`PAIR_SHARE` of the limit each (those whose bound is near the k-th distance are
+#: ruled out in milliseconds), and what that leaves is reported undecided with this reason
 _WHOLE = (8, 0.25)
-FUTILE = ("time limit: the query's solves with the whole limit decided too few graphs to "
-          "give the others theirs")
+FUTILE = ("time limit: they were given a tenth of it, as solves with the whole limit "
+          "decided too few of the query's graphs")
 
 
 class _Yield:
