@@ -73,32 +73,30 @@ class Verifier:
 
     def __call__(self, query: Graph, graph: Graph, threshold: float | None,
                  share: float | None = None) -> Outcome:
-        """The outcome within the time limit, or within ``share`` of it; an exact search
-        that stops short of a proof within reach of ``threshold`` has its map polished in
-        the last :data:`POLISH_SHARE` of that time."""
+        """The outcome within the time limit, or within ``share`` of it; an exact search's
+        map polished if it stops short (see :meth:`_solve`)."""
         timeout = self.timeout if share is None else share * self.timeout
-        kept = None if timeout is None or not self.solver.exact else POLISH_SHARE * timeout
+        return self._solve(self.solver, query, graph, timeout, threshold, self.solver.exact)
+
+    def quick(self, query: Graph, graph: Graph, polish: bool = False) -> Outcome:
+        """Quick bounds on GED(query, graph): BRANCH's (one assignment), its map polished if
+        asked, within the time limit."""
+        from gedkit.solvers import get_solver
+
+        return self._solve(get_solver("branch"), query, graph, self.timeout, None, polish)
+
+    def _solve(self, solver: Solver, query: Graph, graph: Graph, timeout: float | None,
+               threshold: float | None, polish: bool) -> Outcome:
+        """``solver``'s outcome within ``timeout``; with ``polish``, a map short of a proof
+        and within reach of ``threshold`` is polished in the last :data:`POLISH_SHARE` of
+        that time."""
+        kept = None if timeout is None or not polish else POLISH_SHARE * timeout
         budget = Budget(timeout=timeout if kept is None else timeout - kept,
                         memory=self.memory, threshold=threshold, decide=False)
         problem = self.model.compile(query, graph)
-        result = solve_within(self.solver, problem, budget)
-        if (self.solver.exact and not result.optimal and not interrupted_now()
+        result = solve_within(solver, problem, budget)
+        if (polish and not result.optimal and not interrupted_now()
                 and (threshold is None or result.lower_bound <= threshold)):
-            result = _polished(result, Budget(timeout=kept, memory=self.memory))
-        return Outcome(result.lower_bound, result.upper_bound,
-                       result.node_map if self.node_map else None,
-                       stopped=None if result.optimal else result.stats.get("stopped"))
-
-    def quick(self, query: Graph, graph: Graph, polish: bool = False) -> Outcome:
-        """Quick bounds on GED(query, graph): BRANCH's (one assignment), its map polished
-        within :data:`POLISH_SHARE` of the time limit if asked."""
-        from gedkit.solvers import get_solver
-
-        budget = Budget(timeout=self.timeout, memory=self.memory, decide=False)
-        problem = self.model.compile(query, graph)
-        result = solve_within(get_solver("branch"), problem, budget)
-        if polish and not result.optimal:
-            kept = None if self.timeout is None else POLISH_SHARE * self.timeout
             result = _polished(result, Budget(timeout=kept, memory=self.memory))
         return Outcome(result.lower_bound, result.upper_bound,
                        result.node_map if self.node_map else None,
