@@ -902,3 +902,24 @@ def test_knn_ceiling_without_the_batch_kernel(method, bounded):
         ceiling = ged_search._ceiling(check, coll._signatures, np.arange(len(graphs)), k)
         assert (ceiling < math.inf) == bounded
         assert ceiling >= truth[k - 1] - 1e-9
+
+
+def test_plain_progress_lines_end_on_the_finished_count(capfd, monkeypatch):
+    """Where stderr is not a terminal a long search prints a line every few seconds and,
+    having printed any, a last one when it ends (a log never stops at a count short of the
+    end); a short one prints nothing."""
+    from gedkit.search import progress
+
+    monkeypatch.setattr(progress, "_LINE_EVERY", 3600.0)
+    shown = progress.Progress(None, 2)
+    shown.query_done()
+    shown.close()
+    assert capfd.readouterr().err == ""
+    shown = progress.Progress(None, 2)
+    shown.next_line = shown.start  # a line due at once
+    shown.query_done()
+    shown.query_done()
+    shown.close()
+    err = capfd.readouterr().err.splitlines()
+    assert [line[:29] for line in err] == ["gedkit: search: 1/2 queries, ",
+                                           "gedkit: search: 2/2 queries, "]

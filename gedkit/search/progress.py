@@ -20,6 +20,7 @@ class Progress:
         self.queries, self.answered, self.pairs = queries, 0, 0
         self.start = time.perf_counter()
         self.next_line = self.start + _LINE_EVERY
+        self.printed = False  # whether a line was printed
         self.active = progress is not False
         self.bar: Any = None
         self.lines = self.active and progress is None and not _is_terminal(sys.stderr)
@@ -52,16 +53,19 @@ class Progress:
             self.bar.update(count)
         self._line()
 
-    def _line(self) -> None:
-        if self.lines and time.perf_counter() >= self.next_line:
+    def _line(self, last: bool = False) -> None:
+        if self.lines and (last or time.perf_counter() >= self.next_line):
             print(f"gedkit: search: {self.answered}/{self.queries} queries, {self.pairs} pairs "
                   f"verified, {time.perf_counter() - self.start:.0f} s", file=sys.stderr,
                   flush=True)
             self.next_line = time.perf_counter() + _LINE_EVERY
+            self.printed = True
 
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
+        elif self.printed:  # the count at the end, after the lines on the way
+            self._line(last=True)
 
 
 class GraphCounter:
