@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from gedkit.errors import counted
+
 __all__ = ["cost_name", "fragments", "ged_caption", "hit_caption", "mces_caption"]
 
 #: literature models, written as the papers and GEDLIB write them
@@ -130,7 +132,7 @@ def mces_caption(result: Any) -> tuple[str, str]:
     'MCES: 1 common edge (optimal)  ·  similarity 0.36  ·  1 fragment'
     """
     k = result.num_edges
-    edges = f"{k} common edge{'s' if k != 1 else ''}"
+    edges = f"{counted(k, 'common edge')}"
     if result.optimal:
         first = f"MCES: {edges} (optimal)"
         sim = f"similarity {result.similarity:.3g}"
@@ -139,7 +141,7 @@ def mces_caption(result: Any) -> tuple[str, str]:
                  f"({stop_reason(result.stats, result.method)})")
         sim = f"similarity ≥ {result.similarity:.3g}"
     f = fragments(result)
-    head = f"{first}  ·  {sim}  ·  {f} fragment{'s' if f != 1 else ''}"
+    head = f"{first}  ·  {sim}  ·  {counted(f, 'fragment')}"
     g1, g2 = result.problem.g1, result.problem.g2
     return head, (f"{k} of {g1.m} edges of g1 and of {g2.m} of g2 in common"
                   f"  ·  method {result.method}")

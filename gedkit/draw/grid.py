@@ -18,7 +18,7 @@ from gedkit.draw.caption import hit_caption
 from gedkit.draw.figure import draw_cell
 from gedkit.draw.pictures import pair_positions, treat_as_molecules
 from gedkit.draw.scene import plain_panel
-from gedkit.errors import OptionError
+from gedkit.errors import OptionError, counted
 from gedkit.graph import Graph
 
 __all__ = ["draw_hits"]
@@ -145,7 +145,7 @@ def _heading(result: Any) -> str:
     n = len(result.hits)
     cert = "certified" if result.certified else "not certified"
     extra = f", {len(result.undecided)} undecided" if result.undecided else ""
-    return f"{who}{what}  ·  {n} hit{'s' if n != 1 else ''}{extra}, {cert}"
+    return f"{who}{what}  ·  {counted(n, 'hit')}{extra}, {cert}"
 
 
 def _forward(q: Graph | None, g: Graph, node_map: list | None) -> np.ndarray | None:

@@ -20,7 +20,7 @@ from gedkit.draw.figure import draw_cell, legend_handles
 from gedkit.draw.pictures import pair_positions, treat_as_molecules
 from gedkit.draw.scene import Panel
 from gedkit.draw.style import LEGENDS
-from gedkit.errors import OptionError
+from gedkit.errors import OptionError, counted
 
 __all__ = ["MAX_STEPS", "draw_steps", "step_order"]
 
@@ -121,8 +121,8 @@ def draw_steps(result: Any, *, max_steps: int = 12, ncols: int | None = None,
     head, _ = ged_caption(result)
     fig.text(0.5, 1.0 - 0.12 / fh, head, ha="center", va="top", fontsize=12.5,
              fontweight="bold")
-    fig.text(0.5, 1.0 - 0.42 / fh, f"edit path step by step: {len(ops)} operation"
-             f"{'s' if len(ops) != 1 else ''}", ha="center", va="top", fontsize=9,
+    fig.text(0.5, 1.0 - 0.42 / fh, f"edit path step by step: {counted(len(ops), 'operation')}",
+             ha="center", va="top", fontsize=9,
              color="#444444")
     fig.legend(handles=legend_handles("ged"), loc="lower center", ncol=len(LEGENDS["ged"]),
                frameon=False, fontsize=8.5, handlelength=3)
