@@ -132,7 +132,7 @@ def mces_caption(result: Any) -> tuple[str, str]:
     'MCES: 1 common edge (optimal)  ·  similarity 0.36  ·  1 fragment'
     """
     k = result.num_edges
-    edges = f"{counted(k, 'common edge')}"
+    edges = counted(k, "common edge")
     if result.optimal:
         first = f"MCES: {edges} (optimal)"
         sim = f"similarity {result.similarity:.3g}"

@@ -122,8 +122,7 @@ def draw_steps(result: Any, *, max_steps: int = 12, ncols: int | None = None,
     fig.text(0.5, 1.0 - 0.12 / fh, head, ha="center", va="top", fontsize=12.5,
              fontweight="bold")
     fig.text(0.5, 1.0 - 0.42 / fh, f"edit path step by step: {counted(len(ops), 'operation')}",
-             ha="center", va="top", fontsize=9,
-             color="#444444")
+             ha="center", va="top", fontsize=9, color="#444444")
     fig.legend(handles=legend_handles("ged"), loc="lower center", ncol=len(LEGENDS["ged"]),
                frameon=False, fontsize=8.5, handlelength=3)
     fig._gedkit_tooltips = {k: v for k, v in tips.items()}
