@@ -14,10 +14,14 @@ over brute force at k = 10, and whether the answers are identical where both are
 Usage::
 
     python benchmarks/search_general.py [--sets AIDS,Mutagenicity,Protein,GREC]
-        [--queries 50] [--brute 2] [--full AIDS] [--sample 200] [--timeout 1]
-        [--processes 1]
+        [--queries 50] [--which 0-49] [--brute 2] [--full AIDS] [--sample 200]
+        [--timeout 1] [--processes 1] [--records OLD.err ...] [--json out.json]
 
-Prints Markdown (paste it into benchmarks/RESULTS.md).
+Each query's figures are also written to stderr as one JSON line as soon as it is done, so a
+long run can be split over several (``--which 0-24``, then ``--which 25-49``, same
+``--queries``: the same draw) and summed by passing the earlier runs' stderr files with
+``--records`` (``--which none`` sums those alone). Prints Markdown (paste it into
+benchmarks/RESULTS.md).
 """
 
 from __future__ import annotations
@@ -122,23 +126,35 @@ def run_queries(data: Path, name: str, n_queries: int, which: list[int], n_brute
     return records, len(rest), build
 
 
-def run_set(data: Path, name: str, n_queries: int, n_brute: int, timeout: float,
-            full: bool, sample: int, processes: int = 1) -> dict:
-    """The set's figures over its queries; with ``processes`` > 1 the queries are dealt out
-    to that many processes, each timing the search and the brute force of its own queries
-    (so every speed-up is still measured side by side, under the same load)."""
-    if processes <= 1:
-        records, graphs, build = run_queries(data, name, n_queries, list(range(n_queries)),
-                                             n_brute, timeout, full, sample)
-    else:
+def run_set(data: Path, name: str, n_queries: int, which: list[int], n_brute: int,
+            timeout: float, full: bool, sample: int, processes: int = 1,
+            earlier: list[dict] | None = None) -> dict | None:
+    """The set's figures over its queries ``which`` and the ``earlier`` records (of other
+    runs; a query run again here replaces its earlier record); with ``processes`` > 1 the
+    queries are dealt out to that many processes, each timing the search and the brute force
+    of its own queries (so every speed-up is still measured side by side, under the same
+    load). None when there is no record at all."""
+    records, graphs, build = [], None, None
+    if which and processes <= 1:
+        records, graphs, build = run_queries(data, name, n_queries, which, n_brute, timeout,
+                                             full, sample)
+    elif which:
         import multiprocessing
 
-        parts = [list(range(i, n_queries, processes)) for i in range(processes)]
+        parts = [which[i::processes] for i in range(processes)]
         with multiprocessing.get_context("spawn").Pool(processes) as pool:
             done = pool.starmap(run_queries, [(data, name, n_queries, part, n_brute, timeout,
                                                full, sample) for part in parts if part])
-        records = sorted((r for part in done for r in part[0]), key=lambda r: r["query"])
+        records = [r for part in done for r in part[0]]
         graphs, build = done[0][1], done[0][2]
+    fresh = {r["query"] for r in records}
+    records += [r for r in earlier or () if r["query"] not in fresh]
+    records.sort(key=lambda r: r["query"])
+    if not records:
+        return None
+    if graphs is None:  # only earlier records: the collection's size from the draw
+        everything = len(load_iam(data, name, *LABELS.get(name, ("*", "*"))))
+        graphs = everything - min(n_queries, everything // 2)
     keys = [f"knn{k}" for k in KS] + ["range"]
     brute = [r for r in records if "brute_s" in r]
     brute_s = [r["brute_s"] for r in brute]
@@ -160,6 +176,34 @@ def run_set(data: Path, name: str, n_queries: int, n_brute: int, timeout: float,
     }
 
 
+def query_indices(text: str | None, n_queries: int) -> list[int]:
+    """``--which``: a comma-separated list of query indices and ranges ``a-b`` (inclusive);
+    every query of the draw when None, no query for ``none``."""
+    if text is None:
+        return list(range(n_queries))
+    picked: set[int] = set()
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        if part == "none":
+            continue
+        a, _, b = part.partition("-")
+        picked.update(range(int(a), int(b or a) + 1))
+    return sorted(i for i in picked if i < n_queries)
+
+
+def earlier_records(paths: list[Path]) -> dict[str, list[dict]]:
+    """The per-query records of earlier runs (their stderr: one JSON object per line; other
+    lines skipped), by set; a query recorded twice keeps its last record."""
+    by_set: dict[str, dict[int, dict]] = {}
+    for path in paths:
+        for line in path.read_text().splitlines():
+            if not line.startswith("{"):
+                continue
+            rec = json.loads(line)
+            if "set" in rec and "query" in rec:
+                by_set.setdefault(rec.pop("set"), {})[rec["query"]] = rec
+    return {name: list(recs.values()) for name, recs in by_set.items()}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
@@ -172,11 +216,21 @@ def main() -> None:
     ap.add_argument("--processes", type=int, default=1,
                     help="deal each set's queries out to this many processes (each times "
                          "both sides of its own queries)")
+    ap.add_argument("--which", default=None,
+                    help="the queries of the draw to run, e.g. 0-24 or 3,7,9 (default: all "
+                         "of --queries; 'none': only sum --records)")
+    ap.add_argument("--records", type=Path, nargs="*", default=[],
+                    help="stderr files of earlier runs of the same draw: their per-query "
+                         "records are summed with this run's")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
     full = set(args.full.split(","))
-    rows = [run_set(args.data, name, args.queries, args.brute, args.timeout, name in full,
-                    args.sample, args.processes) for name in args.sets.split(",")]
+    which = query_indices(args.which, args.queries)
+    earlier = earlier_records(args.records)
+    rows = [run_set(args.data, name, args.queries, which, args.brute, args.timeout,
+                    name in full, args.sample, args.processes, earlier.get(name))
+            for name in args.sets.split(",")]
+    rows = [r for r in rows if r is not None]
     print(f"\nGeneral cost models, {args.queries} queries per set, per-pair time limit "
           f"{args.timeout:g} s, method astar\n")
     print("| set (costs) | graphs | median per query: k=1 / 5 / 10 / range (ms) | certified "
