@@ -154,7 +154,7 @@ def run_build(args: argparse.Namespace) -> int:
         raise GedkitError(f"no graphs in {', '.join(args.files)}")
     tell_skipped(skipped)
     what = "names" if ids is not None else "numbers"
-    print(f"{lib}: {counted(added, 'graph')} added ({total} in all; ids: {what}), "
+    print(f"{lib}: {counted(added, 'graph')} added ({total:,} in all; ids: {what}), "
           f"{_file_size(os.path.getsize(lib))}, {time.perf_counter() - start:.1f} s")
     return 0
 

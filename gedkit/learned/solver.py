@@ -53,7 +53,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from gedkit.configurable import Option, choice, number
-from gedkit.errors import MissingDependencyError, OptionError, warn
+from gedkit.errors import MissingDependencyError, OptionError, counted, warn
 from gedkit.learned import DECODINGS
 from gedkit.learned.features import greedy_completion, needs_epsilon
 from gedkit.learned.sizing import (
@@ -312,8 +312,7 @@ def _warn_unseen(net: Any, problem: Problem, name: str) -> None:
     nodes, edges = net.vocab.unseen([problem.g1, problem.g2])
     if not nodes and not edges:
         return
-    parts = [f"{len(found)} {what} label{'s' if len(found) > 1 else ''} "
-             f"({describe_unseen(found)})"
+    parts = [f"{counted(len(found), what + ' label')} ({describe_unseen(found)})"
              for what, found in (("node", nodes), ("edge", edges)) if found]
     warn(UnseenLabelWarning(
         f"gelato: model {name!r} was trained without {' and '.join(parts)} of this pair: "
