@@ -33,6 +33,8 @@ SEEDS = {
     "json": "small.json",
     "tve": "graphs.txt",
     "smiles": "molecules.smi",
+    "csv": "molecules.csv",
+    "gzip": "molecules.smi.gz",
     "sdf": "caffeine.sdf",
     "mol": "caffeine.mol",
 }

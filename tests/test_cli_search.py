@@ -118,6 +118,26 @@ def test_build_summary_ids_and_append(capsys, tmp_path):
     assert code == 0 and Collection.open(tmp_path / "x.gdb").ids == [0, 1]
 
 
+def test_build_from_a_compressed_table_of_smiles(capsys, tmp_path):
+    """A library as users hold it (MOSES' train.csv.gz): a gzip-compressed CSV whose SMILES
+    column is named in its header, ids from its id column."""
+    import gzip
+
+    table = tmp_path / "lib.csv.gz"
+    with gzip.open(table, "wt") as f:
+        f.write("mol_id,SMILES\nm1,CCO\nm2,CCN\nm3,C1CC(\nm4,CCCO\n")
+    code, out, err = run(capsys, "collection", "build", tmp_path / "t.gdb", table)
+    assert code == 0 and "3 graphs added (3 in all; ids: names)" in out
+    assert "lib.csv.gz:4: RDKit cannot parse the SMILES 'C1CC('" in err
+    assert Collection.open(tmp_path / "t.gdb").ids == ["m1", "m2", "m4"]
+    code, out, _ = run(capsys, "search", tmp_path / "t.gdb", "smiles:CCO", "--nearest", "1",
+                       "--json")
+    assert code == 0 and [h["id"] for h in json.loads(out)["hits"]] == ["m1"]
+    one_line_error(*run(capsys, "collection", "build", tmp_path / "u.gdb",
+                        smi(tmp_path / "g.gxl.gz", [("CCO", "a")])),
+                   "reads gxl files uncompressed only")
+
+
 def test_a_kekulized_library_reads_its_queries_kekulized(capsys, tmp_path):
     source = smi(tmp_path / "k.smi", [("c1ccccc1", "benzene"), ("c1ccccc1O", "phenol"),
                                       ("C1CCCCC1", "cyclohexane")])

@@ -41,7 +41,7 @@ def chem():
     ("a.gxl", "gxl"), ("a.CXL", "cxl"), ("a.gexf", "gexf"), ("a.graphml", "graphml"),
     ("a.json", "json"), ("a.txt", "tve"), ("a.tve", "tve"), ("a.graph", "tve"),
     ("a.smi", "smiles"), ("a.smiles", "smiles"), ("a.sdf", "sdf"), ("a.mol", "mol"),
-    ("a.gdb", "gdb"),
+    ("a.gdb", "gdb"), ("a.csv", "csv"), ("a.TSV", "csv"),
 ])
 def test_detect_format_by_extension(name, fmt):
     assert detect_format(name) == fmt
@@ -463,6 +463,82 @@ def test_mol_and_sdf_files():
         gedkit.read(FIX / "bad.mol")
     with pytest.raises(FormatError, match=r"bad\.sdf: RDKit cannot parse molecule number 1"):
         gedkit.read_all(FIX / "bad.sdf")
+
+
+def test_smiles_tables_csv_and_tsv(tmp_path):
+    chem()
+    plain = gedkit.read_all(FIX / "molecules.smi")
+    assert gedkit.read_all(FIX / "molecules.csv") == plain
+    assert [g.name for g in gedkit.read_all(FIX / "molecules.csv")] == [g.name for g in plain]
+    table = tmp_path / "lib.csv"
+    table.write_text(f"Zinc_ID,SMILES,weight\nZ1,{CAFFEINE},194\n\nZ2,{THEOBROMINE},180\n")
+    assert gedkit.read_all(table) == [gedkit.io.from_smiles(CAFFEINE),
+                                      gedkit.io.from_smiles(THEOBROMINE)]
+    assert [g.name for g in gedkit.read_all(table)] == ["Z1", "Z2"]
+    assert gedkit.read(f"{table}#Z2") == gedkit.io.from_smiles(THEOBROMINE)
+    # a tab-separated table, the SMILES column found by a name containing "smiles", no name
+    # column: named after the file; bad rows raise, or are told and left out
+    tsv = tmp_path / "lib.tsv"
+    tsv.write_text(f"canonical_smiles\tweight\n{CAFFEINE}\t194\nC1CC(\t0\n\t1\n")
+    with pytest.raises(FormatError, match=r"lib\.tsv:3: RDKit cannot parse the SMILES 'C1CC\('"):
+        gedkit.read_all(tsv)
+    skipped: list[str] = []
+    notice = gedkit.io.common.Unlabelled()
+    kept = list(gedkit.io.read_graphs(tsv, notice, skipped=skipped))
+    assert [g.name for g in kept] == ["lib[0]"]
+    assert skipped == [f"{tsv}:3: RDKit cannot parse the SMILES 'C1CC('",
+                       f"{tsv}:4: no SMILES in column 'canonical_smiles'"]
+    # semicolons, the delimiter the header holds most of
+    semi = tmp_path / "one.csv"
+    semi.write_text("name;smiles\ncaffeine;" + CAFFEINE + "\n")
+    assert gedkit.read(semi).name == "caffeine"
+    untitled = tmp_path / "untitled.csv"
+    untitled.write_text(f"smiles\n{CAFFEINE}\n")
+    assert gedkit.read(untitled).name == "untitled"
+    headless = tmp_path / "headless.csv"
+    headless.write_text(f"{CAFFEINE},caffeine\n")
+    with pytest.raises(FormatError, match=r"headless\.csv: no SMILES column in its header"):
+        gedkit.read_all(headless)
+    (tmp_path / "empty.csv").write_text("")
+    assert gedkit.read_all(tmp_path / "empty.csv") == []
+
+
+def test_gzip_compressed_files_read_as_the_files_they_hold(tmp_path):
+    import gzip
+    import shutil
+
+    chem()
+    for name in ("molecules.smi", "caffeine.sdf"):
+        packed = tmp_path / (name + ".gz")
+        with open(FIX / name, "rb") as f, gzip.open(packed, "wb") as out:
+            shutil.copyfileobj(f, out)
+        plain = gedkit.read_all(FIX / name)
+        assert gedkit.read_all(packed) == plain
+        assert [g.name for g in gedkit.read_all(packed)] == [g.name for g in plain]
+    # untitled molecules are named after the file without .gz
+    packed = tmp_path / "lib.csv.gz"
+    with gzip.open(packed, "wt") as out:
+        out.write(f"smiles\n{CAFFEINE}\n{THEOBROMINE}\n")
+    assert [g.name for g in gedkit.read_all(packed)] == ["lib[0]", "lib[1]"]
+    g = Graph({0: "C", 1: "O"}, [(0, 1, 2)], name="CO")
+    gedkit.write(g, tmp_path / "co.json")
+    with open(tmp_path / "co.json", "rb") as f, gzip.open(tmp_path / "co.json.gz", "wb") as out:
+        shutil.copyfileobj(f, out)
+    assert gedkit.read(tmp_path / "co.json.gz") == g
+    assert detect_format("x.TXT.GZ") == "tve"
+    # formats not read compressed, files that are not gzip inside, truncated ones
+    with pytest.raises(FormatError, match=r"reads gxl files uncompressed only .* gunzip"):
+        gedkit.read(tmp_path / "g.gxl.gz")
+    with pytest.raises(FormatError, match=r"reads mol files uncompressed only"):
+        detect_format(tmp_path / "x.gz", format="mol")
+    with pytest.raises(FormatError, match=r"its extension '\.gz'"):
+        detect_format("x.gz")
+    (tmp_path / "fake.smi.gz").write_text("CCO\n")
+    with pytest.raises(FormatError, match=r"fake\.smi\.gz: not a readable gzip file"):
+        gedkit.read_all(tmp_path / "fake.smi.gz")
+    (tmp_path / "cut.csv.gz").write_bytes(packed.read_bytes()[:20])
+    with pytest.raises(FormatError, match=r"cut\.csv\.gz: not a readable gzip file"):
+        gedkit.read_all(tmp_path / "cut.csv.gz")
 
 
 def test_untitled_molecules_are_named_after_the_file(tmp_path):

@@ -49,7 +49,8 @@ def register(subparsers: Any) -> None:
         "build",
         help="make a collection file from graph files",
         description="Make the collection file LIB from the graphs of FILES (any format gedkit "
-        "reads; a file holding several graphs adds them all; smiles:SMILES adds one molecule). "
+        "reads, gzipped text formats too; a file holding several graphs adds them all, a "
+        "CSV/TSV table the molecules of its smiles column; smiles:SMILES adds one molecule). "
         "A graph's id is its name (the SMILES title column, the file name of a GXL graph...) "
         "when every name is unique, otherwise its number. Graphs are written in batches, "
         "each whole or not at all: Ctrl-C keeps every batch written. --append adds "

@@ -10,10 +10,14 @@ graphml    .graphml                  lone attribute   no     via NetworkX
 json       .json                     lone attribute   yes    NetworkX node-link layout
 tve        .txt .tve .graph          "label"          yes    ``t # id`` / ``v`` / ``e`` lines
 smiles     .smi .smiles              "atom" / "bond"  no     RDKit (optional dependency)
+csv        .csv .tsv                 "atom" / "bond"  no     RDKit; a table with a SMILES column
 sdf        .sdf                      "atom" / "bond"  no     RDKit
 mol        .mol                      "atom" / "bond"  no     RDKit
 gdb        .gdb                      as stored        no     a gedkit.Collection file
 =========  ========================  ===============  =====  ==============================
+
+JSON, t/v/e, SMILES, CSV/TSV and SDF files are also read gzip-compressed, their extension
+followed by ``.gz`` (``train.csv.gz``, ``library.sdf.gz``).
 
 ``node_label``/``edge_label`` say which attributes form the labels, as in
 :meth:`gedkit.Graph.from_networkx`: ``None`` (unlabelled), a name (that attribute's value), a
@@ -51,8 +55,22 @@ from typing import Any
 
 from gedkit.errors import FormatError, GraphError, Option, OptionError, Words, did_you_mean
 from gedkit.graph import Graph
-from gedkit.io.chem import from_rdkit, from_smiles, read_mol, read_sdf, read_smiles
-from gedkit.io.common import DEFAULT, DIRECTED_POLICIES, Unlabelled, check_label_spec
+from gedkit.io.chem import (
+    from_rdkit,
+    from_smiles,
+    read_mol,
+    read_sdf,
+    read_smiles,
+    read_smiles_table,
+)
+from gedkit.io.common import (
+    DEFAULT,
+    DIRECTED_POLICIES,
+    Unlabelled,
+    check_label_spec,
+    compressed,
+    gzip_errors,
+)
 from gedkit.io.cxl import cxl_entries, read_cxl
 from gedkit.io.gdb import read_gdb
 from gedkit.io.gxl import read_gxl
@@ -83,6 +101,8 @@ class _Format:
     writer: Callable[..., None] | None = None
     #: graphs come labelled as stored: node_label/edge_label are checked, not applied
     stored_labels: bool = False
+    #: also read gzip-compressed (the extension followed by .gz)
+    gzip: bool = False
 
 
 _FORMATS = {
@@ -90,10 +110,14 @@ _FORMATS = {
     "cxl": _Format((".cxl",), read_cxl, options=("directed", "graph_dir")),
     "gexf": _Format((".gexf",), read_gexf),
     "graphml": _Format((".graphml",), read_graphml),
-    "json": _Format((".json",), read_json, writer=write_json),
-    "tve": _Format((".txt", ".tve", ".graph"), read_tve, "label", "label", (), write_tve),
-    "smiles": _Format((".smi", ".smiles"), read_smiles, "atom", "bond", ("skipped",)),
-    "sdf": _Format((".sdf",), read_sdf, "atom", "bond", ("skipped",)),
+    "json": _Format((".json",), read_json, writer=write_json, gzip=True),
+    "tve": _Format((".txt", ".tve", ".graph"), read_tve, "label", "label", (), write_tve,
+                   gzip=True),
+    "smiles": _Format((".smi", ".smiles"), read_smiles, "atom", "bond", ("skipped",),
+                      gzip=True),
+    "csv": _Format((".csv", ".tsv"), read_smiles_table, "atom", "bond", ("skipped",),
+                   gzip=True),
+    "sdf": _Format((".sdf",), read_sdf, "atom", "bond", ("skipped",), gzip=True),
     "mol": _Format((".mol",), read_mol, "atom", "bond", ()),
     "gdb": _Format((".gdb",), read_gdb, options=("select",), stored_labels=True),
 }
@@ -118,15 +142,30 @@ def detect_format(path: str | Path, format: str | None = None) -> str:
         if format not in _FORMATS:
             raise FormatError(f"unknown format {format!r}{did_you_mean(format, list(_FORMATS))}; "
                               f"known formats: {_known()}")
+        if compressed(Path(path)):
+            _check_gzip(Path(path), format)
         return format
-    suffix = Path(path).suffix.lower()
+    path = Path(path)
+    inner = Path(path.stem) if compressed(path) else path  # lib.smi.gz: .smi
+    suffix = inner.suffix.lower()
     for name, fmt in _FORMATS.items():
         if suffix in fmt.extensions:
+            if inner is not path:
+                _check_gzip(path, name)
             return name
+    shown = suffix + ".gz" if inner is not path else suffix
     raise FormatError(
-        f"cannot tell the format of {str(path)!r} from its extension {suffix!r}; pass ",
+        f"cannot tell the format of {str(path)!r} from its extension {shown!r}; pass ",
         Option("format"), f" with one of: {_known()}"
     )
+
+
+def _check_gzip(path: Path, name: str) -> None:
+    """Refuse a gzip-compressed ``path`` of a format not read compressed."""
+    if not _FORMATS[name].gzip:
+        readable = ", ".join(k for k, f in _FORMATS.items() if f.gzip)
+        raise FormatError(f"{path}: gedkit reads {name} files uncompressed only (.gz: "
+                          f"{readable}); decompress it first, e.g. with gunzip")
 
 
 def read(
@@ -375,6 +414,10 @@ def _decoded(graphs: Iterator[Graph], path: Path, name: str,
             yield g
     except UnicodeDecodeError as err:
         raise FormatError(f"{path}: not a {name} file: not UTF-8 text ({err.reason})") from None
+    except Exception as err:
+        if compressed(path) and isinstance(err, gzip_errors()):
+            raise FormatError(f"{path}: not a readable gzip file ({err})") from None
+        raise
 
 
 def _known() -> str:

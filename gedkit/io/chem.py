@@ -26,15 +26,24 @@ Needs the optional dependency RDKit (``pip install 'gedkit[chem]'``).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from gedkit.errors import FormatError, MissingDependencyError
 from gedkit.graph import Graph
-from gedkit.io.common import build_graph, check_label_spec, graph_name, shorten
+from gedkit.io.common import (
+    build_graph,
+    check_label_spec,
+    compressed,
+    graph_name,
+    open_text,
+    shorten,
+)
 
-__all__ = ["from_rdkit", "from_smiles", "read_mol", "read_sdf", "read_smiles"]
+__all__ = ["from_rdkit", "from_smiles", "read_mol", "read_sdf", "read_smiles",
+           "read_smiles_table"]
 
 _END = object()
 
@@ -138,50 +147,108 @@ def from_smiles(smiles: str, node_label: Any = "atom", edge_label: Any = "bond",
 
 def read_smiles(path: Path, node_label: Any, edge_label: Any,
                 skipped: list | None = None) -> Iterator[Graph]:
-    """Yield the molecules of a SMILES file: one per line, ``SMILES [title]``. A line RDKit
-    cannot read raises, or with a ``skipped`` list is told there and left out."""
-    Chem, rdBase = _chem()
-    with open(path, encoding="utf-8") as f:
-        records = [(k, line.split(maxsplit=1)) for k, line in enumerate(f, start=1)]
-    records = [(k, fields) for k, fields in records if fields and not fields[0].startswith("#")]
-    for i, (line_no, fields) in enumerate(records):
-        with rdBase.BlockLogs():
-            mol = Chem.MolFromSmiles(fields[0])
-        name = fields[1].strip() if len(fields) > 1 else graph_name(path, i, len(records) > 1)
-        try:
-            if mol is None:
-                raise FormatError(f"{path}:{line_no}: RDKit cannot parse the SMILES "
-                                  f"{shorten(fields[0])!r}")
-            graph = from_rdkit(mol, node_label, edge_label, name=name, source=path)
-        except FormatError as err:
-            if skipped is None:
-                raise
-            skipped.append(str(err))
-            continue
-        yield graph
+    """Yield the molecules of a SMILES file: one per line, ``SMILES [title]`` (``#`` starts a
+    comment line; gzip-compressed as ``.smi.gz``). A line RDKit cannot read raises, or with a
+    ``skipped`` list is told there and left out."""
+
+    def records() -> Iterator[_Record]:
+        with open_text(path) as f:
+            for line_no, line in enumerate(f, start=1):
+                fields = line.split(maxsplit=1)
+                if fields and not fields[0].startswith("#"):
+                    title = fields[1].strip() if len(fields) > 1 else None
+                    yield f"{path}:{line_no}", fields[0], title, None
+
+    return _molecules(records(), path, node_label, edge_label, skipped)
 
 
-def read_sdf(path: Path, node_label: Any, edge_label: Any,
-             skipped: list | None = None) -> Iterator[Graph]:
-    """Yield the molecules of an SDF file, named by their title lines (a molecule RDKit
-    cannot read raises, or with a ``skipped`` list is told there and left out)."""
+#: header names of a table's name column (any case), besides those ending in ``_id``/``_name``
+_NAME_COLUMNS = ("id", "name", "title", "identifier")
+
+
+def read_smiles_table(path: Path, node_label: Any, edge_label: Any,
+                      skipped: list | None = None) -> Iterator[Graph]:
+    """Yield the molecules of a CSV or TSV table with a header (gzip-compressed as
+    ``.csv.gz``/``.tsv.gz``): the SMILES from the column named ``smiles`` (any case; else the
+    first whose name contains it), each named by the first column called ``id``, ``name``,
+    ``title``, ``identifier`` or ending in ``_id``/``_name`` (``zinc_id``), else after the
+    file. Other columns are ignored. The delimiter is a tab for ``.tsv``, else whichever of
+    comma, tab and semicolon the header holds most of. A row RDKit cannot read raises, or
+    with a ``skipped`` list is told there and left out."""
+    import csv
+
+    def records() -> Iterator[_Record]:
+        with open_text(path) as f:
+            # the header: the first line not blank (``above``: lines up to it)
+            above, header_line = next(((k, line) for k, line in enumerate(f, start=1)
+                                       if line.strip()), (0, None))
+            if header_line is None:
+                return  # an empty table: no molecule
+            tsv = Path(path.stem if compressed(path) else path).suffix.lower() == ".tsv"
+            delimiter = "\t" if tsv else max(",\t;", key=header_line.count)
+            header = next(csv.reader([header_line.lstrip("\ufeff")], delimiter=delimiter))
+            smiles_at, name_at = _table_columns(header, path)
+            rows = csv.reader(f, delimiter=delimiter)
+            try:
+                for row in rows:
+                    where = f"{path}:{above + rows.line_num}"
+                    if not any(field.strip() for field in row):
+                        continue
+                    if len(row) <= smiles_at or not row[smiles_at].strip():
+                        yield (where, "", None,
+                               f"{where}: no SMILES in column {header[smiles_at]!r}")
+                        continue
+                    name = row[name_at].strip() if name_at is not None and name_at < len(
+                        row) else None
+                    yield where, row[smiles_at].strip(), name or None, None
+            except csv.Error as err:
+                raise FormatError(f"{path}:{above + rows.line_num}: not a readable table "
+                                  f"row ({err})") from None
+
+    return _molecules(records(), path, node_label, edge_label, skipped)
+
+
+def _table_columns(header: list[str], path: Path) -> tuple[int, int | None]:
+    """The positions of a table's SMILES column and of its name column (None without)."""
+    names = [h.strip().lower() for h in header]
+    smiles_at = next((i for i, h in enumerate(names) if h == "smiles"),
+                     next((i for i, h in enumerate(names) if "smiles" in h), None))
+    if smiles_at is None:
+        raise FormatError(
+            f"{path}: no SMILES column in its header ({shorten(', '.join(header))}); name "
+            "it 'smiles' (any case), or read a file of SMILES without a header as format "
+            "smiles (.smi)"
+        )
+    name_at = next((i for i, h in enumerate(names) if i != smiles_at and (
+        h in _NAME_COLUMNS or h.endswith(("_id", "_name")))), None)
+    return smiles_at, name_at
+
+
+#: one record of a SMILES file or table: where it is (``file:line``), its SMILES, its title
+#: (None: named after the file), and why it cannot be read (None when it can be tried)
+_Record = tuple[str, str, str | None, str | None]
+
+
+def _molecules(records: Iterator[_Record], path: Path, node_label: Any, edge_label: Any,
+               skipped: list | None) -> Iterator[Graph]:
+    """The molecules of ``records``, in order; an untitled one named after the file (with its
+    index when the file holds several: one record of look-ahead says so). A record that cannot
+    be read raises, or with a ``skipped`` list is told there and left out."""
     Chem, rdBase = _chem()
-    if path.stat().st_size == 0:
-        return
-    molecules = iter(Chem.SDMolSupplier(str(path)))
-    with rdBase.BlockLogs():
-        current = next(molecules, _END)
+    current = next(records, None)
     index = 0
-    while current is not _END:
-        # look one molecule ahead: an untitled molecule is named after the file only when
-        # it is the file's only one
-        with rdBase.BlockLogs():
-            following = next(molecules, _END)
+    while current is not None:
+        following = next(records, None)
+        where, smiles, title, problem = current
+        name = title or graph_name(path, index, index > 0 or following is not None)
         try:
-            if current is None:
-                raise FormatError(f"{path}: RDKit cannot parse molecule number {index + 1}")
-            graph = _titled(current, path, index, index > 0 or following is not _END,
-                            node_label, edge_label)
+            if problem is not None:
+                raise FormatError(problem)
+            with rdBase.BlockLogs():
+                mol = Chem.MolFromSmiles(smiles)
+            if mol is None:
+                raise FormatError(f"{where}: RDKit cannot parse the SMILES {shorten(smiles)!r}")
+            graph = from_rdkit(mol, node_label, edge_label, name=name, source=path)
         except FormatError as err:
             if skipped is None:
                 raise
@@ -189,6 +256,45 @@ def read_sdf(path: Path, node_label: Any, edge_label: Any,
         else:
             yield graph
         current, index = following, index + 1
+
+
+def read_sdf(path: Path, node_label: Any, edge_label: Any,
+             skipped: list | None = None) -> Iterator[Graph]:
+    """Yield the molecules of an SDF file (gzip-compressed as ``.sdf.gz``), named by their
+    title lines (a molecule RDKit cannot read raises, or with a ``skipped`` list is told there
+    and left out)."""
+    Chem, rdBase = _chem()
+    if not compressed(path) and path.stat().st_size == 0:
+        return
+    with contextlib.ExitStack() as stack:
+        if compressed(path):  # .sdf.gz, read as a stream
+            import gzip
+
+            supplier = Chem.ForwardSDMolSupplier(stack.enter_context(gzip.open(path)))
+        else:
+            supplier = Chem.SDMolSupplier(str(path))
+        molecules = iter(supplier)
+        with rdBase.BlockLogs():
+            current = next(molecules, _END)
+        index = 0
+        while current is not _END:
+            # look one molecule ahead: an untitled molecule is named after the file only
+            # when it is the file's only one
+            with rdBase.BlockLogs():
+                following = next(molecules, _END)
+            try:
+                if current is None:
+                    raise FormatError(f"{path}: RDKit cannot parse molecule number "
+                                      f"{index + 1}")
+                graph = _titled(current, path, index, index > 0 or following is not _END,
+                                node_label, edge_label)
+            except FormatError as err:
+                if skipped is None:
+                    raise
+                skipped.append(str(err))
+            else:
+                yield graph
+            current, index = following, index + 1
 
 
 def read_mol(path: Path, node_label: Any, edge_label: Any) -> Iterator[Graph]:

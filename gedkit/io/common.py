@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from gedkit.errors import GraphError, Option, OptionError, UnlabelledWarning, warn
 from gedkit.graph import Graph, Unnamed, pick_label
 
 __all__ = ["DEFAULT", "DIRECTED_POLICIES", "Unlabelled", "build_graph", "check_label_spec",
-           "graph_name", "shorten"]
+           "compressed", "graph_name", "gzip_errors", "open_text", "shorten"]
 
 
 class _Default:
@@ -109,9 +109,36 @@ def shorten(text: str) -> str:
     return text if len(text) <= 40 else f"{text[:30]}... ({len(text)} characters)"
 
 
+def compressed(path: Path) -> bool:
+    """Whether ``path`` names a gzip-compressed file (``.gz``), which the text formats read
+    as they read the file it holds."""
+    return path.suffix.lower() == ".gz"
+
+
+def open_text(path: Path) -> IO[str]:
+    """``path`` opened as UTF-8 text, through gzip for a ``.gz`` file (what reading a
+    damaged one raises: :func:`gzip_errors`)."""
+    if not compressed(path):
+        return open(path, encoding="utf-8")
+    import gzip
+
+    return gzip.open(path, "rt", encoding="utf-8")
+
+
+def gzip_errors() -> tuple[type[BaseException], ...]:
+    """What reading a corrupt or truncated ``.gz`` file raises: not gzip at all, a damaged
+    stream, an end before the end."""
+    import gzip
+    import zlib
+
+    return (gzip.BadGzipFile, zlib.error, EOFError)
+
+
 def graph_name(path: Path, index: int, several: bool) -> str:
-    """The name of the ``index``-th graph of a file whose graphs carry no name."""
-    return f"{path.stem}[{index}]" if several else path.stem
+    """The name of the ``index``-th graph of a file whose graphs carry no name (after the
+    file, without ``.gz``: ``lib.smi.gz`` names ``lib[3]``)."""
+    stem = Path(path.stem).stem if compressed(path) else path.stem
+    return f"{stem}[{index}]" if several else stem
 
 
 def build_graph(

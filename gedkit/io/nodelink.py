@@ -24,7 +24,7 @@ import numpy as np
 
 from gedkit.errors import FormatError, OptionError
 from gedkit.graph import Graph
-from gedkit.io.common import build_graph, graph_name
+from gedkit.io.common import build_graph, graph_name, open_text
 
 __all__ = ["read_json", "write_json"]
 
@@ -34,7 +34,7 @@ _EDGE_KEYS = ("links", "edges")
 def read_json(path: Path, node_label: Any, edge_label: Any, directed: str) -> Iterator[Graph]:
     """Yield the graphs of a node-link JSON file."""
     try:
-        with open(path, encoding="utf-8") as f:
+        with open_text(path) as f:
             data = json.load(f)
     except json.JSONDecodeError as err:
         raise FormatError(f"{path}:{err.lineno}: not valid JSON ({err.msg})") from None

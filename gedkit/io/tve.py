@@ -24,7 +24,7 @@ from typing import Any
 
 from gedkit.errors import FormatError, GraphError, OptionError, Words
 from gedkit.graph import Graph, refuse_directed
-from gedkit.io.common import shorten
+from gedkit.io.common import open_text, shorten
 
 __all__ = ["read_tve", "write_tve"]
 
@@ -102,7 +102,7 @@ def read_tve(path: Path, node_label: Any, edge_label: Any) -> Iterator[Graph]:
     check_spec(edge_label, "edge_label")
     current: _Builder | None = None
     ended_at = 0
-    with open(path, encoding="utf-8") as f:
+    with open_text(path) as f:
         for line_no, line in enumerate(f, start=1):
             tokens = line.split()
             if not tokens or tokens[0].startswith("#"):
