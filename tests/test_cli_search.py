@@ -192,9 +192,36 @@ def test_ctrl_c_while_building_keeps_the_batches_written(capsys, tmp_path, monke
                          "--ids", "numbers")
     assert code == 130 and out == "" and "20 graphs were committed" in err
     assert len(Collection.open(tmp_path / "x.gdb")) == 20
-    # interrupted while the names are read: nothing is written, not even an empty file
-    code, out, err = run(capsys, "collection", "build", tmp_path / "y.gdb", source)
+    # interrupted while the names are read (a format whose names are in its graphs):
+    # nothing is written, not even an empty file
+    other = tmp_path / "unused.json"
+    gedkit.write(gedkit.Graph({0: "C"}, name="c"), other)
+    code, out, err = run(capsys, "collection", "build", tmp_path / "y.gdb", other)
     assert code == 130 and "nothing was written" in err and not (tmp_path / "y.gdb").exists()
+
+
+def test_a_smiles_library_is_read_once(capsys, tmp_path, monkeypatch):
+    """Named apart by their titles (or after the file), SMILES records become ids without
+    the molecules being read twice (a first pass only to check the names: 1.6 million MOSES
+    molecules parsed twice); a record RDKit rejects shifts no id."""
+    from gedkit.cli import _collection
+
+    def no_scan(*args):
+        raise AssertionError("the molecules were read to check their names")
+
+    monkeypatch.setattr(_collection, "_scan", no_scan)
+    rows = [("CCO", "ethanol"), ("C1CC(", "broken"), ("CCN", "ethylamine")]
+    code, out, err = run(capsys, "collection", "build", tmp_path / "x.gdb",
+                         smi(tmp_path / "x.smi", rows))
+    assert code == 0 and "2 graphs added (2 in all; ids: names)" in out
+    assert "cannot parse the SMILES 'C1CC('" in err
+    coll = Collection.open(tmp_path / "x.gdb")
+    assert coll.ids == ["ethanol", "ethylamine"]
+    assert coll.get("ethylamine") == gedkit.from_smiles("CCN")
+    table = tmp_path / "t.csv"
+    table.write_text("smiles\nCCO\nCCCO\n")
+    code, out, _ = run(capsys, "collection", "build", tmp_path / "x.gdb", "--append", table)
+    assert code == 0 and Collection.open(tmp_path / "x.gdb").ids[-2:] == ["t[0]", "t[1]"]
 
 
 # -- search -------------------------------------------------------------------------------------

@@ -877,6 +877,28 @@ def test_unreadable_molecules_skipped_on_request(tmp_path):
         coll.add(smi, errors="skip", ids=["a", "b"])
     with pytest.raises(OptionError, match="errors must be"):
         coll.add(smi, errors="ignore")
+    # each graph's name its id: a record left out shifts none
+    named = Collection()
+    with pytest.warns(gedkit.search.collection.SkippedWarning):
+        assert named.add(smi, errors="skip", ids="names") == 2
+    assert named.ids == ["ethanol", "amine"]
+
+
+def test_graph_names_as_ids():
+    coll = Collection()
+    coll.add([gedkit.Graph({0: "C"}, name="a"), gedkit.Graph({0: "N"}, name="b")],
+             ids="names")
+    assert coll.ids == ["a", "b"] and coll.get("b") == gedkit.Graph({0: "N"})
+    with pytest.raises(OptionError, match="graph with id \"a\" already"):
+        coll.add([gedkit.Graph({0: "O"}, name="a")], ids="names")
+    with pytest.raises(OptionError, match="two graphs are named 'c'"):
+        coll.add([gedkit.Graph({0: "O"}, name="c"), gedkit.Graph({0: "S"}, name="c")],
+                 ids="names")
+    with pytest.raises(OptionError, match="a graph has no name"):
+        coll.add([gedkit.Graph({0: "O"})], ids="names")
+    with pytest.raises(OptionError, match="a list of ids or 'names'"):
+        coll.add([gedkit.Graph({0: "O"}, name="d")], ids="name")
+    assert coll.ids == ["a", "b"]  # nothing of the failed calls was written
 
 
 @pytest.mark.parametrize("method, bounded", [("dfs", True), ("bipartite", False)])

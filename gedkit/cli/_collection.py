@@ -114,11 +114,15 @@ def run_build(args: argparse.Namespace) -> int:
     ids = None
     try:
         if args.ids != "numbers":
-            names, buffer = _scan(args.files, options, args)
-            if not names:
-                raise GedkitError(f"no graphs in {', '.join(args.files)}")
-            ids = _named_ids(names, existing, lib, args.ids == "names")
-            graphs = buffer
+            names = _record_names(args.files, args)
+            if names and _naming_problem(names, existing, lib) is None:
+                ids = "names"  # SMILES records named apart: the molecules are read once
+            else:
+                names, buffer = _scan(args.files, options, args)
+                if not names:
+                    raise GedkitError(f"no graphs in {', '.join(args.files)}")
+                ids = _named_ids(names, existing, lib, args.ids == "names")
+                graphs = buffer
     except KeyboardInterrupt:
         print("gedkit: interrupted while reading the graphs; nothing was written",
               file=sys.stderr)
@@ -248,25 +252,49 @@ def _scan(files: list[str], options: dict, args: argparse.Namespace
     return names, buffer
 
 
+def _record_names(files: list[str], args: argparse.Namespace) -> list | None:
+    """The names of every record of ``files`` when they are all SMILES files or tables, read
+    without parsing a molecule (rejected records' names included); None for other inputs, or
+    where reading them fails (the reading of the graphs then says why)."""
+    from gedkit.io import detect_format
+    from gedkit.io.chem import record_names
+
+    names: list = []
+    try:
+        for text in files:
+            if text.startswith(_SMILES) or not Path(text).is_file():  # FILE#ID picks one
+                return None
+            fmt = detect_format(text, getattr(args, "format", None))
+            if fmt not in ("smiles", "csv"):
+                return None
+            names += record_names(Path(text), table=fmt == "csv")
+    except Exception:  # the graphs' own reading reports it
+        return None
+    return names
+
+
+def _naming_problem(names: list, existing: Collection | None, lib: Path) -> str | None:
+    """Why ``names`` cannot be the ids (one missing, one twice, one ``lib`` has), or None."""
+    seen: dict = {}
+    for k, name in enumerate(names):
+        if not isinstance(name, str) or not name:
+            return f"graph {k} has no name"
+        if name in seen:
+            return f"graphs {seen[name]} and {k} are both named {name!r}"
+        seen[name] = k
+    if existing is not None and len(existing):
+        taken = {i for i in existing.ids if isinstance(i, str)}
+        clash = next((name for name in names if name in taken), None)
+        if clash is not None:
+            return f"{lib} has a graph with id {clash!r} already"
+    return None
+
+
 def _named_ids(names: list, existing: Collection | None, lib: Path, required: bool
                ) -> list | None:
     """``names`` as the ids, when they can be; else None (numbers), with a note saying why,
     or an error with ``--ids names``."""
-    problem = None
-    seen: dict = {}
-    for k, name in enumerate(names):
-        if not isinstance(name, str) or not name:
-            problem = f"graph {k} has no name"
-            break
-        if name in seen:
-            problem = f"graphs {seen[name]} and {k} are both named {name!r}"
-            break
-        seen[name] = k
-    if problem is None and existing is not None and len(existing):
-        taken = {i for i in existing.ids if isinstance(i, str)}
-        clash = next((name for name in names if name in taken), None)
-        if clash is not None:
-            problem = f"{lib} has a graph with id {clash!r} already"
+    problem = _naming_problem(names, existing, lib)
     if problem is None:
         return names
     if required:

@@ -43,7 +43,7 @@ from gedkit.io.common import (
 )
 
 __all__ = ["from_rdkit", "from_smiles", "read_mol", "read_sdf", "read_smiles",
-           "read_smiles_table"]
+           "read_smiles_table", "record_names"]
 
 _END = object()
 
@@ -150,20 +150,7 @@ def read_smiles(path: Path, node_label: Any, edge_label: Any,
     """Yield the molecules of a SMILES file: one per line, ``SMILES [title]`` (``#`` starts a
     comment line; gzip-compressed as ``.smi.gz``). A line RDKit cannot read raises, or with a
     ``skipped`` list is told there and left out."""
-
-    def records() -> Iterator[_Record]:
-        with open_text(path) as f:
-            for line_no, line in enumerate(f, start=1):
-                fields = line.split(maxsplit=1)
-                if fields and not fields[0].startswith("#"):
-                    title = fields[1].strip() if len(fields) > 1 else None
-                    yield f"{path}:{line_no}", fields[0], title, None
-
-    return _molecules(records(), path, node_label, edge_label, skipped)
-
-
-#: header names of a table's name column (any case), besides those ending in ``_id``/``_name``
-_NAME_COLUMNS = ("id", "name", "title", "identifier")
+    return _molecules(_smiles_records(path), path, node_label, edge_label, skipped)
 
 
 def read_smiles_table(path: Path, node_label: Any, edge_label: Any,
@@ -175,37 +162,69 @@ def read_smiles_table(path: Path, node_label: Any, edge_label: Any,
     file. Other columns are ignored. The delimiter is a tab for ``.tsv``, else whichever of
     comma, tab and semicolon the header holds most of. A row RDKit cannot read raises, or
     with a ``skipped`` list is told there and left out."""
+    return _molecules(_table_records(path), path, node_label, edge_label, skipped)
+
+
+def record_names(path: Path, table: bool) -> list[str]:
+    """The names :func:`read_smiles` (:func:`read_smiles_table` when ``table``) gives the
+    molecules of ``path``, without parsing them: one per record, those RDKit would reject
+    included (a collection's build checks its ids with these before reading the molecules
+    once)."""
+    records = _table_records(path) if table else _smiles_records(path)
+    titles = [title for _, _, title, _ in records]
+    several = len(titles) > 1
+    return [title or graph_name(path, k, several) for k, title in enumerate(titles)]
+
+
+#: one record of a SMILES file or table: where it is (``file:line``), its SMILES, its title
+#: (None: named after the file), and why it cannot be read (None when it can be tried)
+_Record = tuple[str, str, str | None, str | None]
+
+
+def _smiles_records(path: Path) -> Iterator[_Record]:
+    """The records of a SMILES file (see :func:`read_smiles`)."""
+    with open_text(path) as f:
+        for line_no, line in enumerate(f, start=1):
+            fields = line.split(maxsplit=1)
+            if fields and not fields[0].startswith("#"):
+                title = fields[1].strip() if len(fields) > 1 else None
+                yield f"{path}:{line_no}", fields[0], title, None
+
+
+#: header names of a table's name column (any case), besides those ending in ``_id``/``_name``
+_NAME_COLUMNS = ("id", "name", "title", "identifier")
+
+
+def _table_records(path: Path) -> Iterator[_Record]:
+    """The records of a CSV/TSV table (see :func:`read_smiles_table`)."""
     import csv
 
-    def records() -> Iterator[_Record]:
-        with open_text(path) as f:
-            # the header: the first line not blank (``above``: lines up to it)
-            above, header_line = next(((k, line) for k, line in enumerate(f, start=1)
-                                       if line.strip()), (0, None))
-            if header_line is None:
-                return  # an empty table: no molecule
-            tsv = Path(path.stem if compressed(path) else path).suffix.lower() == ".tsv"
-            delimiter = "\t" if tsv else max(",\t;", key=header_line.count)
-            header = next(csv.reader([header_line.lstrip("\ufeff")], delimiter=delimiter))
-            smiles_at, name_at = _table_columns(header, path)
-            rows = csv.reader(f, delimiter=delimiter)
-            try:
-                for row in rows:
-                    where = f"{path}:{above + rows.line_num}"
-                    if not any(field.strip() for field in row):
-                        continue
-                    if len(row) <= smiles_at or not row[smiles_at].strip():
-                        yield (where, "", None,
-                               f"{where}: no SMILES in column {header[smiles_at]!r}")
-                        continue
-                    name = row[name_at].strip() if name_at is not None and name_at < len(
-                        row) else None
-                    yield where, row[smiles_at].strip(), name or None, None
-            except csv.Error as err:
-                raise FormatError(f"{path}:{above + rows.line_num}: not a readable table "
-                                  f"row ({err})") from None
-
-    return _molecules(records(), path, node_label, edge_label, skipped)
+    with open_text(path) as f:
+        # the header: the first line not blank (``above``: lines up to it)
+        above, header_line = next(((k, line) for k, line in enumerate(f, start=1)
+                                   if line.strip()), (0, None))
+        if header_line is None:
+            return  # an empty table: no molecule
+        tsv = Path(path.stem if compressed(path) else path).suffix.lower() == ".tsv"
+        delimiter = "\t" if tsv else max(",\t;", key=header_line.count)
+        header = next(csv.reader([header_line.lstrip("\ufeff")], delimiter=delimiter))
+        smiles_at, name_at = _table_columns(header, path)
+        rows = csv.reader(f, delimiter=delimiter)
+        try:
+            for row in rows:
+                where = f"{path}:{above + rows.line_num}"
+                if not any(field.strip() for field in row):
+                    continue
+                name = row[name_at].strip() if name_at is not None and name_at < len(
+                    row) else None
+                if len(row) <= smiles_at or not row[smiles_at].strip():
+                    yield (where, "", name or None,
+                           f"{where}: no SMILES in column {header[smiles_at]!r}")
+                    continue
+                yield where, row[smiles_at].strip(), name or None, None
+        except csv.Error as err:
+            raise FormatError(f"{path}:{above + rows.line_num}: not a readable table row "
+                              f"({err})") from None
 
 
 def _table_columns(header: list[str], path: Path) -> tuple[int, int | None]:
@@ -222,11 +241,6 @@ def _table_columns(header: list[str], path: Path) -> tuple[int, int | None]:
     name_at = next((i for i, h in enumerate(names) if i != smiles_at and (
         h in _NAME_COLUMNS or h.endswith(("_id", "_name")))), None)
     return smiles_at, name_at
-
-
-#: one record of a SMILES file or table: where it is (``file:line``), its SMILES, its title
-#: (None: named after the file), and why it cannot be read (None when it can be tried)
-_Record = tuple[str, str, str | None, str | None]
 
 
 def _molecules(records: Iterator[_Record], path: Path, node_label: Any, edge_label: Any,

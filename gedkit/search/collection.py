@@ -172,25 +172,33 @@ class Collection:
         self._sig = self._signatures.by_size()
         return self._sig
 
-    def add(self, graphs: Any, ids: Iterable[Any] | None = None, *,
+    def add(self, graphs: Any, ids: Iterable[Any] | str | None = None, *,
             errors: str = "raise", progress: bool | None = None) -> int:
         """Add graphs; returns how many were added.
 
         ``graphs`` is one graph file (all its graphs: SMILES, SDF, CXL, t/v/e...), or an
         iterable of graphs, NetworkX graphs, molecules, SMILES strings or graph files (a file
         holding several graphs adds them all). ``ids`` (strings or integers, unique) default
-        to consecutive integers. Graphs are written in transactions of :data:`BATCH`: an
-        error or Ctrl-C keeps every batch already written and nothing of the one under way.
+        to consecutive integers; ``ids="names"`` makes each graph's name its id (a graph
+        without a name, or with a name given before or already in the collection, raises when
+        it is reached). Graphs are written in transactions of :data:`BATCH`: an error or
+        Ctrl-C keeps every batch already written and nothing of the one under way.
         ``errors="skip"`` leaves out what cannot be read (a SMILES RDKit rejects, a molecule of
         an SDF file) and says how many in one warning; other readers' errors (a malformed GXL,
         a directed graph) always raise.
         """
         if errors not in ("raise", "skip"):
             raise OptionError(f"errors must be 'raise' or 'skip', got {errors!r}")
-        if errors == "skip" and ids is not None:
-            raise OptionError("errors='skip' and ids= do not go together: a graph left out "
-                              "would shift every id after it")
-        if ids is not None:
+        named = isinstance(ids, str) and ids == "names"
+        if isinstance(ids, str) and not named:
+            raise OptionError(f"ids must be a list of ids or 'names', got {ids!r}")
+        if errors == "skip" and ids is not None and not named:
+            raise OptionError("errors='skip' and a list of ids do not go together: a graph "
+                              "left out would shift every id after it (ids='names' goes with "
+                              "it)")
+        if named:
+            ids = _Names()
+        elif ids is not None:
             ids = list(ids)
             texts = [id_text(i) for i in ids]
             seen: set[str] = set()
@@ -223,7 +231,7 @@ class Collection:
         if skipped:
             warnings.warn(f"{len(skipped)} graphs could not be read and were left out; the "
                           f"first: {skipped[0]}", SkippedWarning, stacklevel=2)
-        if ids is not None and added != len(ids):
+        if isinstance(ids, list) and added != len(ids):
             warnings.warn(f"{len(ids)} ids for {added} graphs: the ids past the last graph "
                           "were not used", stacklevel=2)
         return added
@@ -235,6 +243,12 @@ class Collection:
                 next_id += len(batch)
                 chosen = list(range(next_id, next_id + len(batch)))
             next_id += len(batch)
+        elif isinstance(ids, _Names):
+            chosen = ids.of(batch)
+            clash = self._store.existing([id_text(i) for i in chosen])
+            if clash:
+                raise OptionError(f"ids='names': the collection has a graph with id "
+                                  f"{clash[0]} already")
         else:
             chosen = ids[added:added + len(batch)]
             if len(chosen) < len(batch):
@@ -566,3 +580,21 @@ def _run_queries(coll: Collection, run, graphs: list[Graph], parameter, model, v
         warn(InterruptedWarning(f"search interrupted: {sum(not r.interrupted for r in results)}"
                                 f" of {len(graphs)} queries answered"))
     return results
+
+
+class _Names:
+    """``ids="names"`` of :meth:`Collection.add`: each graph's name, checked as it comes."""
+
+    def __init__(self) -> None:
+        self.seen: set[str] = set()
+
+    def of(self, batch: list[Graph]) -> list[str]:
+        """The ids of ``batch``: its graphs' names, none missing, none seen before."""
+        for g in batch:
+            if not isinstance(g.name, str) or not g.name:
+                raise OptionError(f"ids='names': a graph has no name ({len(self.seen)} named "
+                                  "before it)")
+            if g.name in self.seen:
+                raise OptionError(f"ids='names': two graphs are named {g.name!r}")
+            self.seen.add(g.name)
+        return [g.name for g in batch]
