@@ -7,6 +7,8 @@ import sys
 import time
 from typing import Any
 
+from gedkit.errors import counted
+
 __all__ = ["GraphCounter", "Progress"]
 
 _DELAY = 2.0  # seconds before a bar appears
@@ -55,9 +57,9 @@ class Progress:
 
     def _line(self, last: bool = False) -> None:
         if self.lines and (last or time.perf_counter() >= self.next_line):
-            print(f"gedkit: search: {self.answered}/{self.queries} queries, {self.pairs} pairs "
-                  f"verified, {time.perf_counter() - self.start:.0f} s", file=sys.stderr,
-                  flush=True)
+            print(f"gedkit: search: {self.answered:,}/{self.queries:,} queries, "
+                  f"{counted(self.pairs, 'pair')} verified, "
+                  f"{time.perf_counter() - self.start:.0f} s", file=sys.stderr, flush=True)
             self.next_line = time.perf_counter() + _LINE_EVERY
             self.printed = True
 
@@ -88,7 +90,7 @@ class GraphCounter:
         if self.bar is not None:
             self.bar.update(count - self.count)
         elif self.active and time.perf_counter() >= self.next_line:
-            print(f"gedkit: {self.what}: {count} graphs, "
+            print(f"gedkit: {self.what}: {counted(count, 'graph')}, "
                   f"{time.perf_counter() - self.start:.0f} s", file=sys.stderr, flush=True)
             self.next_line = time.perf_counter() + _LINE_EVERY
         self.count = count
