@@ -133,10 +133,13 @@ def formats() -> dict[str, tuple[str, ...]]:
 
 
 def detect_format(path: str | Path, format: str | None = None) -> str:
-    """The format of ``path``: ``format`` when given, else the one its extension selects.
+    """The format of ``path``: ``format`` when given, else the one its extension selects
+    (``.gz`` after it: read gzip-compressed, for the formats that allow it).
 
     >>> detect_format("house.GXL"), detect_format("x.dat", format="tve")
     ('gxl', 'tve')
+    >>> detect_format("train.csv.gz")
+    'csv'
     """
     if format is not None:
         if format not in _FORMATS:
