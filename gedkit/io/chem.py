@@ -27,7 +27,7 @@ Needs the optional dependency RDKit (``pip install 'gedkit[chem]'``).
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -246,30 +246,24 @@ def _table_columns(header: list[str], path: Path) -> tuple[int, int | None]:
 def _molecules(records: Iterator[_Record], path: Path, node_label: Any, edge_label: Any,
                skipped: list | None) -> Iterator[Graph]:
     """The molecules of ``records``, in order; an untitled one named after the file (with its
-    index when the file holds several: one record of look-ahead says so). A record that cannot
-    be read raises, or with a ``skipped`` list is told there and left out."""
+    index when the file holds several). A record that cannot be read raises, or with a
+    ``skipped`` list is told there and left out."""
     Chem, rdBase = _chem()
-    current = next(records, None)
-    index = 0
-    while current is not None:
-        following = next(records, None)
-        where, smiles, title, problem = current
-        name = title or graph_name(path, index, index > 0 or following is not None)
-        try:
-            if problem is not None:
-                raise FormatError(problem)
-            with rdBase.BlockLogs():
-                mol = Chem.MolFromSmiles(smiles)
-            if mol is None:
-                raise FormatError(f"{where}: RDKit cannot parse the SMILES {shorten(smiles)!r}")
-            graph = from_rdkit(mol, node_label, edge_label, name=name, source=path)
-        except FormatError as err:
-            if skipped is None:
-                raise
-            skipped.append(str(err))
-        else:
+
+    def parsed(where: str, smiles: str, name: str, problem: str | None) -> Graph:
+        if problem is not None:
+            raise FormatError(problem)
+        with rdBase.BlockLogs():
+            mol = Chem.MolFromSmiles(smiles)
+        if mol is None:
+            raise FormatError(f"{where}: RDKit cannot parse the SMILES {shorten(smiles)!r}")
+        return from_rdkit(mol, node_label, edge_label, name=name, source=path)
+
+    for index, (where, smiles, title, problem), several in _ahead(records):
+        name = title or graph_name(path, index, several)
+        graph = _kept(skipped, parsed, where, smiles, name, problem)
+        if graph is not None:
             yield graph
-        current, index = following, index + 1
 
 
 def read_sdf(path: Path, node_label: Any, edge_label: Any,
@@ -280,6 +274,12 @@ def read_sdf(path: Path, node_label: Any, edge_label: Any,
     Chem, rdBase = _chem()
     if not compressed(path) and path.stat().st_size == 0:
         return
+
+    def titled(mol: Any, index: int, several: bool) -> Graph:
+        if mol is None:
+            raise FormatError(f"{path}: RDKit cannot parse molecule number {index + 1}")
+        return _titled(mol, path, index, several, node_label, edge_label)
+
     with contextlib.ExitStack() as stack:
         if compressed(path):  # .sdf.gz, read as a stream
             import gzip
@@ -287,28 +287,43 @@ def read_sdf(path: Path, node_label: Any, edge_label: Any,
             supplier = Chem.ForwardSDMolSupplier(stack.enter_context(gzip.open(path)))
         else:
             supplier = Chem.SDMolSupplier(str(path))
-        molecules = iter(supplier)
-        with rdBase.BlockLogs():
-            current = next(molecules, _END)
-        index = 0
-        while current is not _END:
-            # look one molecule ahead: an untitled molecule is named after the file only
-            # when it is the file's only one
-            with rdBase.BlockLogs():
-                following = next(molecules, _END)
-            try:
-                if current is None:
-                    raise FormatError(f"{path}: RDKit cannot parse molecule number "
-                                      f"{index + 1}")
-                graph = _titled(current, path, index, index > 0 or following is not _END,
-                                node_label, edge_label)
-            except FormatError as err:
-                if skipped is None:
-                    raise
-                skipped.append(str(err))
-            else:
+        for index, mol, several in _ahead(_quietly(iter(supplier), rdBase)):
+            graph = _kept(skipped, titled, mol, index, several)
+            if graph is not None:
                 yield graph
-            current, index = following, index + 1
+
+
+def _ahead(items: Iterator[Any]) -> Iterator[tuple[int, Any, bool]]:
+    """Each item with its index and whether there are several (one item of look-ahead: an
+    untitled molecule is named after the file alone only when it is the file's only one)."""
+    current = next(items, _END)
+    index = 0
+    while current is not _END:
+        following = next(items, _END)
+        yield index, current, index > 0 or following is not _END
+        current, index = following, index + 1
+
+
+def _quietly(molecules: Iterator[Any], rdBase: Any) -> Iterator[Any]:
+    """An RDKit supplier's molecules (None for one it cannot read), its log kept quiet."""
+    while True:
+        with rdBase.BlockLogs():
+            mol = next(molecules, _END)
+        if mol is _END:
+            return
+        yield mol
+
+
+def _kept(skipped: list | None, make: Callable[..., Graph], *args: Any) -> Graph | None:
+    """``make(*args)``, or with a ``skipped`` list None where it raises a FormatError, its
+    message appended there."""
+    try:
+        return make(*args)
+    except FormatError as err:
+        if skipped is None:
+            raise
+        skipped.append(str(err))
+        return None
 
 
 def read_mol(path: Path, node_label: Any, edge_label: Any) -> Iterator[Graph]:
