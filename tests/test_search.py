@@ -392,50 +392,6 @@ def test_knn_leaves_undecided_what_whole_limit_solves_do_not_decide(monkeypatch)
     assert left  # graphs were left undecided
 
 
-def test_range_gives_a_tenth_of_the_limit_once_whole_limit_solves_decide_too_few(
-        monkeypatch):
-    """A range search's candidates left to the per-pair driver get the whole time limit while
-    such solves decide enough of them, then a tenth of it each: what that leaves undecided
-    says why, and nothing within the threshold is lost (each is a hit or undecided)."""
-    from gedkit.search import ged_search
-
-    graphs = _random_set(21, count=14, n=(7, 10))
-    coll = _collection(graphs)
-    shares = []
-    whole = ged_search.Verifier.__call__
-
-    def solve(self, query, graph, threshold, share=None):
-        shares.append(share)
-        if share is None:  # the whole limit: as if it ran out having decided nothing
-            return ged_search.Outcome(0.0, math.inf, None, stopped="time limit")
-        return whole(self, query, graph, threshold, share)
-
-    monkeypatch.setattr(ged_search.Verifier, "__call__", solve)
-    monkeypatch.setattr(ged_search, "_many", lambda *args: False)  # pair by pair
-    # the batch kernel leaves every candidate to the per-pair driver
-    monkeypatch.setattr(ged_search._Checker, "batch", property(lambda self: None))
-    query = graphs[0]
-    truth = _exact(costs.uniform(), query, graphs)
-    tau = sorted(truth)[8]
-    res = coll.range(query, tau, timeout=30)
-    assert shares[:8] == [None] * 8 and set(shares[8:]) == {ged_search.PAIR_SHARE}
-    kept = {h.id for h in res.hits} | {h.id for h in res.undecided}
-    assert {i for i in range(len(graphs)) if truth[i] <= tau + 1e-9} <= kept
-    for h in [*res.hits, *res.undecided]:
-        assert h.lower_bound - 1e-9 <= truth[h.id] <= h.upper_bound + 1e-9
-    # the tenth-limit solves (exact here) decided the rest; the whole-limit ones nothing
-    assert ged_search.FUTILE not in res.stats.get("stopped", {})
-    assert res.stats["stopped"]["time limit"] >= 1 and not res.certified
-    # where the tenth decides nothing either, the graphs left say why
-    monkeypatch.setattr(ged_search.Verifier, "__call__", lambda self, query, graph, threshold,
-                        share=None: ged_search.Outcome(0.0, math.inf, None,
-                                                       stopped="time limit"))
-    res = coll.range(query, tau, timeout=30)
-    assert {i for i in range(len(graphs)) if truth[i] <= tau + 1e-9} <= {
-        h.id for h in res.undecided}
-    assert res.stats["stopped"][ged_search.FUTILE] == len(res.undecided) - 8
-
-
 def _forward(problem, node_map) -> np.ndarray:
     """The forward array of a node map given in caller ids."""
     at1 = {u: i for i, u in enumerate(problem.g1.ids)}

@@ -145,11 +145,6 @@ class _Checker:
         self.stages, self.progress = stages, progress
         self._batch: Any = False  # built on first use: most queries of a range search need none
         self.interrupted = False
-        # a range search's solves with the whole time limit, as long as they decide enough of
-        # their graphs (a hard query's candidates near the threshold, each taking the whole
-        # limit to end undecided: a Mutagenicity query's range took 305 s against kNN's 60);
-        # then a tenth of it each, which still decides those near a bound (kNN's judge alike)
-        self.whole = _Yield(*_WHOLE) if ranged and verify.timeout is not None else None
 
     @property
     def batch(self):
@@ -203,15 +198,7 @@ class _Checker:
         share = PAIR_SHARE if aside else share
         for i, rowid in enumerate(rowids):
             if outs[i] is None and not self.interrupted:
-                judged = self.whole is not None and share is None and threshold is not None
-                futile = judged and not self.whole.pays()
-                outs[i] = out = self.verify(self.query, graphs[rowid], threshold,
-                                            PAIR_SHARE if futile else share)
-                if futile and not out.optimal:
-                    out.stopped = FUTILE
-                elif judged and not futile:
-                    self.whole.count(1, out.optimal or not out.lower <= threshold
-                                     or out.upper <= threshold)
+                outs[i] = out = self.verify(self.query, graphs[rowid], threshold, share)
                 self.interrupted = interrupted_now()
                 if (aside and not out.optimal and not self.interrupted
                         and (threshold is None or out.lower <= threshold)):
@@ -808,8 +795,7 @@ _LARGER = (8, 0.25)
 #: of 83 such solves (83 s) decided its graph, where polished maps had already given the 10
 #: nearest their distances. Once these decide too few, the graphs left get
 #: :data:`PAIR_SHARE` of the limit each (those whose bound is near the k-th distance are
-#: ruled out in milliseconds), and what that leaves is reported undecided with this reason.
-#: A range search judges its candidates' solves the same way (see :class:`_Checker`)
+#: ruled out in milliseconds), and what that leaves is reported undecided with this reason
 _WHOLE = (8, 0.25)
 FUTILE = ("time limit: they were given a tenth of it, as solves with the whole limit "
           "decided too few of the query's graphs")
