@@ -80,6 +80,7 @@ _MEMORY_SHARE = 0.9  # of the machine's memory, split between the worker process
 _GATHER_EVERY = 0.02  # seconds the pool's parent lets entries gather before it takes them
 _QUEUED_SECONDS = 0.1  # a pool worker is given chunks until it holds this much work
 _QUEUED_CHUNKS = 8  # ... and at most this many chunks
+_ORPHAN_CHECK = 1.0  # seconds between a waiting worker's looks whether its parent is alive
 
 
 @dataclass(eq=False)
@@ -682,14 +683,28 @@ def _context(worker: _PairSolver) -> Any:
     return context
 
 
-def _serve(worker: _PairSolver, conn: Any) -> None:
-    """A worker process: solve the chunks received, sending each pair's entry back."""
+def _serve(worker: _PairSolver, conn: Any, parent: int) -> None:
+    """A worker process: solve the chunks received, sending each pair's entry back, until
+    the parent says stop or is gone. A parent killed outright (SIGKILL) closes no pipe that
+    a forked worker would see close (the workers hold copies of its ends), so the worker
+    looks whether it still has its parent (``parent``, its pid) every second while it
+    waits and before each entry it sends: it would otherwise wait for ever, holding its
+    memory."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's: it stops the workers
     try:
         worker.prepare()
-        while (chunk := conn.recv()) is not None:
+        while True:
+            while not conn.poll(_ORPHAN_CHECK):
+                if os.getppid() != parent:
+                    return
+            chunk = conn.recv()
+            if chunk is None:
+                return
             for i, j in chunk:
-                conn.send(worker.entry(i, j))
+                entry = worker.entry(i, j)
+                if os.getppid() != parent:
+                    return
+                conn.send(entry)
     except (EOFError, BrokenPipeError):  # the parent has gone
         pass
 
@@ -700,7 +715,8 @@ class _Worker:
 
     def __init__(self, context: Any, worker: _PairSolver):
         self.conn, child = context.Pipe()
-        self.process = context.Process(target=_serve, args=(worker, child), daemon=True)
+        self.process = context.Process(target=_serve, args=(worker, child, os.getpid()),
+                                       daemon=True)
         self.process.start()
         child.close()
         # one poll object kept (where the system has one): Connection.poll builds a selector

@@ -11,6 +11,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -262,6 +263,42 @@ def test_cli_killed_part_way_resumes_to_the_same_matrix(files, tmp_path, sig):
         assert float(row["lower_bound"]) == whole.lower_bound[i, j]
         assert float(row["upper_bound"]) == whole.upper_bound[i, j]
         assert row["optimal"] == "true" and row["status"] == whole.status[i, j]
+
+
+def _children(pid: int) -> set[int]:
+    """The processes whose parent is ``pid`` (Linux /proc)."""
+    found = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # gone meanwhile
+            continue
+        if int(fields[1]) == pid:
+            found.add(int(stat.parent.name))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_workers_of_a_parent_killed_outright_end(files, tmp_path):
+    """SIGKILL leaves a pool's workers without a pipe that closes (forked, they hold copies of
+    its ends): they notice their parent is gone and end, instead of waiting for ever with
+    their memory (two 700 MB orphans after a killed 2-million-pair job)."""
+    out = tmp_path / "pairs.sqlite"
+    proc = cli(*files, "--out", str(out), "--jobs", "2")
+    try:
+        wait_for_rows(out, 12, proc)
+        workers = _children(proc.pid)
+        assert len(workers) == 2
+        proc.kill()
+        proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and any(Path(f"/proc/{w}").exists() for w in workers):
+        time.sleep(0.1)
+    left = [w for w in workers if Path(f"/proc/{w}").exists()
+            and Path(f"/proc/{w}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"]
+    assert not left, f"workers {left} outlived their killed parent"
 
 
 # -- without the optional extras -------------------------------------------------------------
