@@ -70,6 +70,7 @@ from gedkit.io.common import (
     check_label_spec,
     compressed,
     gzip_errors,
+    inner,
 )
 from gedkit.io.cxl import cxl_entries, read_cxl
 from gedkit.io.gdb import read_gdb
@@ -149,14 +150,13 @@ def detect_format(path: str | Path, format: str | None = None) -> str:
             _check_gzip(Path(path), format)
         return format
     path = Path(path)
-    inner = Path(path.stem) if compressed(path) else path  # lib.smi.gz: .smi
-    suffix = inner.suffix.lower()
+    suffix = inner(path).suffix.lower()  # lib.smi.gz: .smi
     for name, fmt in _FORMATS.items():
         if suffix in fmt.extensions:
-            if inner is not path:
+            if compressed(path):
                 _check_gzip(path, name)
             return name
-    shown = suffix + ".gz" if inner is not path else suffix
+    shown = suffix + ".gz" if compressed(path) else suffix
     raise FormatError(
         f"cannot tell the format of {str(path)!r} from its extension {shown!r}; pass ",
         Option("format"), f" with one of: {_known()}"
@@ -417,10 +417,10 @@ def _decoded(graphs: Iterator[Graph], path: Path, name: str,
             yield g
     except UnicodeDecodeError as err:
         raise FormatError(f"{path}: not a {name} file: not UTF-8 text ({err.reason})") from None
-    except Exception as err:
-        if compressed(path) and isinstance(err, gzip_errors()):
-            raise FormatError(f"{path}: not a readable gzip file ({err})") from None
-        raise
+    except gzip_errors() as err:  # (evaluated only when something is raised)
+        if not compressed(path):
+            raise
+        raise FormatError(f"{path}: not a readable gzip file ({err})") from None
 
 
 def _known() -> str:

@@ -38,6 +38,7 @@ from gedkit.io.common import (
     check_label_spec,
     compressed,
     graph_name,
+    inner,
     open_text,
     shorten,
 )
@@ -171,9 +172,7 @@ def record_names(path: Path, table: bool) -> list[str]:
     included (a collection's build checks its ids with these before reading the molecules
     once)."""
     records = _table_records(path) if table else _smiles_records(path)
-    titles = [title for _, _, title, _ in records]
-    several = len(titles) > 1
-    return [title or graph_name(path, k, several) for k, title in enumerate(titles)]
+    return [name for _, name in _named(records, path)]
 
 
 #: one record of a SMILES file or table: where it is (``file:line``), its SMILES, its title
@@ -205,7 +204,7 @@ def _table_records(path: Path) -> Iterator[_Record]:
                                    if line.strip()), (0, None))
         if header_line is None:
             return  # an empty table: no molecule
-        tsv = Path(path.stem if compressed(path) else path).suffix.lower() == ".tsv"
+        tsv = inner(path).suffix.lower() == ".tsv"
         delimiter = "\t" if tsv else max(",\t;", key=header_line.count)
         header = next(csv.reader([header_line.lstrip("\ufeff")], delimiter=delimiter))
         smiles_at, name_at = _table_columns(header, path)
@@ -215,13 +214,13 @@ def _table_records(path: Path) -> Iterator[_Record]:
                 where = f"{path}:{above + rows.line_num}"
                 if not any(field.strip() for field in row):
                     continue
-                name = row[name_at].strip() if name_at is not None and name_at < len(
-                    row) else None
+                title = (row[name_at].strip() if name_at is not None and name_at < len(row)
+                         else "") or None
                 if len(row) <= smiles_at or not row[smiles_at].strip():
-                    yield (where, "", name or None,
+                    yield (where, "", title,
                            f"{where}: no SMILES in column {header[smiles_at]!r}")
                     continue
-                yield where, row[smiles_at].strip(), name or None, None
+                yield where, row[smiles_at].strip(), title, None
         except csv.Error as err:
             raise FormatError(f"{path}:{above + rows.line_num}: not a readable table row "
                               f"({err})") from None
@@ -259,11 +258,17 @@ def _molecules(records: Iterator[_Record], path: Path, node_label: Any, edge_lab
             raise FormatError(f"{where}: RDKit cannot parse the SMILES {shorten(smiles)!r}")
         return from_rdkit(mol, node_label, edge_label, name=name, source=path)
 
-    for index, (where, smiles, title, problem), several in _ahead(records):
-        name = title or graph_name(path, index, several)
+    for (where, smiles, _, problem), name in _named(records, path):
         graph = _kept(skipped, parsed, where, smiles, name, problem)
         if graph is not None:
             yield graph
+
+
+def _named(records: Iterator[_Record], path: Path) -> Iterator[tuple[_Record, str]]:
+    """Each record with the name its molecule gets: its title, or else after the file (with
+    its index when the file holds several)."""
+    for index, record, several in _ahead(records):
+        yield record, record[2] or graph_name(path, index, several)
 
 
 def read_sdf(path: Path, node_label: Any, edge_label: Any,

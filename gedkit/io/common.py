@@ -11,7 +11,7 @@ from gedkit.errors import GraphError, Option, OptionError, UnlabelledWarning, wa
 from gedkit.graph import Graph, Unnamed, pick_label
 
 __all__ = ["DEFAULT", "DIRECTED_POLICIES", "Unlabelled", "build_graph", "check_label_spec",
-           "compressed", "graph_name", "gzip_errors", "open_text", "shorten"]
+           "compressed", "graph_name", "gzip_errors", "inner", "open_text", "shorten"]
 
 
 class _Default:
@@ -115,6 +115,16 @@ def compressed(path: Path) -> bool:
     return path.suffix.lower() == ".gz"
 
 
+def inner(path: Path) -> Path:
+    """``path`` without its ``.gz``: the name of the file a compressed one holds (itself when
+    not compressed), whose extension says the format.
+
+    >>> inner(Path("lib.smi.gz")).name, inner(Path("lib.smi")).name
+    ('lib.smi', 'lib.smi')
+    """
+    return path.with_suffix("") if compressed(path) else path
+
+
 def open_text(path: Path) -> IO[str]:
     """``path`` opened as UTF-8 text, through gzip for a ``.gz`` file (what reading a
     damaged one raises: :func:`gzip_errors`)."""
@@ -137,7 +147,7 @@ def gzip_errors() -> tuple[type[BaseException], ...]:
 def graph_name(path: Path, index: int, several: bool) -> str:
     """The name of the ``index``-th graph of a file whose graphs carry no name (after the
     file, without ``.gz``: ``lib.smi.gz`` names ``lib[3]``)."""
-    stem = Path(path.stem).stem if compressed(path) else path.stem
+    stem = inner(path).stem
     return f"{stem}[{index}]" if several else stem
 
 
