@@ -138,13 +138,13 @@ def run_build(args: argparse.Namespace) -> int:
         added = coll.add(graphs, ids=ids)
     except KeyboardInterrupt:
         committed = len(coll) - before
-        print(f"gedkit: interrupted: {committed} graphs were committed to {lib} (whole "
-              f"batches of {BATCH}; nothing of the batch under way)", file=sys.stderr)
+        print(f"gedkit: interrupted: {committed:,} graphs were committed to {lib} (whole "
+              f"batches of {BATCH:,}; nothing of the batch under way)", file=sys.stderr)
         return 130
     except (GedkitError, OSError):
         committed = len(coll) - before
         if committed:
-            print(f"gedkit: note: {committed} graphs were committed to {lib} before the error",
+            print(f"gedkit: note: {committed:,} graphs were committed to {lib} before the error",
                   file=sys.stderr)
         elif existing is None:
             coll.close()
