@@ -671,6 +671,38 @@ def test_many_queries_and_processes_give_the_same_answers(tmp_path):
             == [(h.id, h.distance) for h in c.hits]
 
 
+def test_worker_processes_of_a_file_answer_as_one_process(tmp_path):
+    """``n_jobs=2`` on a file: the workers take the signatures and records the parent read
+    (inherited, not read again) and answer range queries in batches; every answer, its
+    order, bounds and statistics of what was verified equal one process's."""
+    opened = Collection.open(_collection(MOLECULES * 3).split(1, tmp_path)[0])
+    queries = MOLECULES + ["CCCO", "c1ccccc1O"]
+    for tau in (1, 3):
+        one = opened.range(queries=queries, tau=tau)
+        two = opened.range(queries=queries, tau=tau, n_jobs=2)
+        assert [[(h.id, h.distance, h.lower_bound, h.upper_bound) for h in r.hits]
+                for r in one] == [[(h.id, h.distance, h.lower_bound, h.upper_bound)
+                                   for h in r.hits] for r in two]
+        assert [r.stats["verified"] for r in one] == [r.stats["verified"] for r in two]
+    similar = opened.mces_range(queries=queries[:4], min_similarity=0.5, n_jobs=2)
+    assert [[h.id for h in r.hits] for r in similar] == [
+        [h.id for h in opened.mces_range(q, 0.5).hits] for q in queries[:4]]
+
+
+def test_a_shard_holds_the_records_of_its_own_rows_only(tmp_path):
+    """A Dask worker's shard (rows of the file) reads its rows' records, not the file's: 32
+    shards each reading every record cost a worker 0.18 s a shard on 100,000 molecules."""
+    from gedkit.search.distributed import _shard, source_of
+
+    coll = _collection(MOLECULES)
+    path = coll.split(1, tmp_path)[0]
+    source = source_of(Collection.open(path))
+    view = _shard(source, 5, 9)
+    assert [h.id for h in view.range("CCO", 20).hits]  # verified: its records were read
+    keys, _ = view._held
+    assert sorted(keys.tolist()) == sorted(view._signatures.rowids.tolist()) and len(keys) == 4
+
+
 def test_range_and_knn_order_equal_distances_alike():
     # three graphs at distance 2 from the query, the largest added first: the range search
     # verifies its candidates by size, yet ties come in the collection's order, as in kNN

@@ -204,9 +204,11 @@ class Store:
         return (f"{self.where}: graphs were removed from the file by another process while "
                 "this collection was open; open it again")
 
-    def all_records(self) -> tuple[np.ndarray, Records]:
-        """Every graph's rowid (increasing) and record, in one read."""
-        rows = self.conn.execute("SELECT rowid, record FROM graphs ORDER BY rowid").fetchall()
+    def all_records(self, first: int, last: int) -> tuple[np.ndarray, Records]:
+        """The rowid (increasing) and record of every graph whose rowid is from ``first`` to
+        ``last``, in one read."""
+        rows = self.conn.execute("SELECT rowid, record FROM graphs WHERE rowid BETWEEN ? AND ? "
+                                 "ORDER BY rowid", (first, last)).fetchall()
         return (np.fromiter((r for r, _ in rows), dtype=np.int64, count=len(rows)),
                 Records.pack([b for _, b in rows]))
 
