@@ -676,7 +676,7 @@ def test_worker_processes_of_a_file_answer_as_one_process(tmp_path):
     (inherited, not read again) and answer range queries in batches; every answer, its
     order, bounds and statistics of what was verified equal one process's."""
     opened = Collection.open(_collection(MOLECULES * 3).split(1, tmp_path)[0])
-    queries = MOLECULES + ["CCCO", "c1ccccc1O"]
+    queries = [*MOLECULES, "CCCO", "c1ccccc1O"]
     for tau in (1, 3):
         one = opened.range(queries=queries, tau=tau)
         two = opened.range(queries=queries, tau=tau, n_jobs=2)

@@ -52,7 +52,6 @@ QUERIES_PER_TASK = 256
 TASKS_PER_THREAD = 4
 #: collections a worker thread keeps open (the newest)
 _KEPT = 2
-WINDOW = 4
 
 _LOCAL = threading.local()
 
@@ -230,7 +229,7 @@ def search(coll, kind: str, graphs: list, parameter: float, model: Any, verify: 
             merger.add(i, answer)
 
     # kNN: one task per free thread, so that every next task gets the latest bounds
-    window = parallel if ranked else max(2, WINDOW * parallel)
+    window = parallel if ranked else max(2, 4 * parallel)
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C: the queries answered so far
         run_tasks(client, _task, job, generate(), done, window)
     return merger.results(coll, graphs)
