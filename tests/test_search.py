@@ -977,3 +977,18 @@ def test_plain_progress_lines_end_on_the_finished_count(capfd, monkeypatch):
     err = capfd.readouterr().err.splitlines()
     assert [line[:29] for line in err] == ["gedkit: search: 1/2 queries, ",
                                            "gedkit: search: 2/2 queries, "]
+
+
+@pytest.mark.parametrize("count,parallel,shards", [(100, 2, 1), (1, 2, 8), (3, 2, 3),
+                                                   (1000, 64, 1), (100, 2, 4), (5000, 2, 1)])
+def test_query_batches_cover_every_query_once_in_order_and_shrink(count, parallel, shards):
+    from gedkit.search.parallel import QUERIES_PER_TASK, TASKS_PER_WORKER, query_batches
+
+    batches = query_batches(count, parallel, shards)
+    assert [i for b in batches for i in b] == list(range(count))
+    sizes = [len(b) for b in batches]
+    assert max(sizes) <= QUERIES_PER_TASK and sizes == sorted(sizes, reverse=True)
+    # enough tasks (batches times shards) for every worker to take several, where there
+    # are queries enough
+    tasks = len(batches) * shards
+    assert tasks >= min(count * shards, TASKS_PER_WORKER * parallel)

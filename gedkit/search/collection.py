@@ -335,8 +335,9 @@ class Collection:
             path: a shared disk) and keeps its shards for the next tasks. The answers equal
             a search here, in the same order (see :mod:`gedkit.search.distributed`).
         shards : int, optional
-            With ``client``: how many shards (default: two per worker thread, of at least
-            2,000 graphs).
+            With ``client``: how many shards (default: as few as give each worker thread
+            four tasks with the queries cut into batches, of at least 2,000 graphs: one for
+            many queries, more for a few).
 
         Returns
         -------

@@ -4,7 +4,10 @@ A shard is a range of rows of the collection file, in the file's order. Every wo
 opens the file read-only once (an in-memory collection is sent to the workers as an SQLite
 image, once) and keeps each shard it is given, with its signatures sorted for the filters, for
 the next tasks; a task answers many queries against one shard. The file must be readable by
-the workers at the same path (a shared disk).
+the workers at the same path (a shared disk). By default a search has as few shards as give
+every worker thread several tasks (one for 100 queries on 2 threads: a query costs each shard
+its set-up; eight for one query), its queries cut into batches that shrink towards the end
+(:func:`~gedkit.search.parallel.query_batches`).
 
 Range answers are the union of the shards' answers, sorted as a search of the whole
 collection sorts them. kNN tasks run in waves: a task is built when a worker is free, with
@@ -34,22 +37,13 @@ import numpy as np
 
 from gedkit.errors import GedkitError, OptionError
 from gedkit.numeric import tolerance
+from gedkit.search.parallel import TASKS_PER_WORKER, query_batches
 from gedkit.search.result import SearchResult
 
 __all__ = ["search"]
 
-#: shards per worker thread by default: a few, so that a slow shard does not hold the others
-SHARDS_PER_THREAD = 2
-#: fewest graphs in a default shard (a task costs the scheduler about a millisecond)
+#: fewest graphs in a default shard (a task costs the cluster a few milliseconds)
 MIN_SHARD = 2000
-#: queries per task at most
-QUERIES_PER_TASK = 256
-#: tasks per worker thread a search is cut into at least, its queries split among them (a
-#: query costs each shard its set-up whatever batch it is in, so this costs only the tasks'
-#: ~1 ms each): with one task per shard, a slow shard held a whole worker while the other
-#: idled (100 queries at τ = 5 on 4 shards of 100,000 molecules, 2 workers: 1.50-1.66x one
-#: process where the local pool, one query a task, gave 1.76-1.98x)
-TASKS_PER_THREAD = 4
 #: collections a worker thread keeps open (the newest)
 _KEPT = 2
 
@@ -199,14 +193,14 @@ def search(coll, kind: str, graphs: list, parameter: float, model: Any, verify: 
     parallel = parallelism(client)
     size = len(coll)
     if shards is None:
-        shards = max(1, min(SHARDS_PER_THREAD * parallel, size // MIN_SHARD))
+        # queries share out a search's work without repeating any query's set-up, shards
+        # split one query's: as few shards as make TASKS_PER_WORKER tasks per thread
+        wanted = math.ceil(TASKS_PER_WORKER * parallel / max(1, len(graphs)))
+        shards = max(1, min(wanted, size // MIN_SHARD))
     shards = max(1, min(shards, size))
     edges = np.linspace(0, size, shards + 1).round().astype(int).tolist()
     ranges = list(itertools.pairwise(edges))
-    cuts = max(1, math.ceil(TASKS_PER_THREAD * parallel / len(ranges)))
-    per_task = max(1, min(QUERIES_PER_TASK, math.ceil(len(graphs) / cuts)))
-    batches = [list(range(s, min(s + per_task, len(graphs))))
-               for s in range(0, len(graphs), per_task)]
+    batches = query_batches(len(graphs), parallel, len(ranges))
     merger = _Merger(kind, int(parameter) if kind.endswith("knn") else parameter,
                      len(graphs), len(ranges), shown)
     job = Job(source_of(coll), kind, parameter, model, verify)
