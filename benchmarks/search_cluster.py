@@ -6,10 +6,11 @@ them; the collection is reused from ``--folder`` when it is there), in one run: 
 (``n_jobs=1``), the local pool (``n_jobs=2``), a ``LocalCluster`` of 2 worker processes of one
 thread (``client=``, default shards, a first run that opens the shards on the workers and a
 second one that finds them open), and the cost per task (the same search in many more
-shards). Every answer is checked against the one-process one. Usage::
+shards: from the tasks' count, :func:`gedkit.search.parallel.query_batches` on each
+shard). Every answer is checked against the one-process one. Usage::
 
     python benchmarks/search_cluster.py [--size 100000] [--queries 100] [--tau 3] \\
-        [--folder /tmp/gedkit-scale] [--shards 4,32] [--rounds 0]
+        [--folder /tmp/gedkit-scale] [--shards default,32] [--rounds 0]
 
 ``--rounds R`` then runs the one process, the pool and the cluster (default shards, warm) R
 more times, taking turns, and reports each one's median and the median of the per-round
@@ -60,7 +61,9 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=100)
     ap.add_argument("--tau", type=float, default=3.0)
     ap.add_argument("--folder", type=Path, default=Path("/tmp/gedkit-scale"))
-    ap.add_argument("--shards", default="4,32", help="default shards, then many (task cost)")
+    ap.add_argument("--shards", default="default,32",
+                    help="shards, then many more (the cost per task); 'default': the search's "
+                         "own choice")
     ap.add_argument("--rounds", type=int, default=0, help="rounds taking turns, after")
     args = ap.parse_args()
     import distributed
@@ -78,7 +81,16 @@ def main() -> None:
     rows: list = []
     one = timed("one process", rows, lambda: coll.range(**options))
     timed("local pool, 2 processes", rows, lambda: coll.range(n_jobs=2, **options), one)
-    few, many = (int(s) for s in args.shards.split(","))
+    from gedkit.search.distributed import default_shards
+    from gedkit.search.parallel import query_batches
+
+    first, many = args.shards.split(",")
+    few = default_shards(len(coll), len(queries), 2) if first == "default" else int(first)
+    many = int(many)
+
+    def tasks(shards: int) -> int:
+        return shards * len(query_batches(len(queries), 2, shards))
+
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=None, silence_logs=logging.CRITICAL
                                   ) as cluster, distributed.Client(cluster) as client:
@@ -111,9 +123,9 @@ def main() -> None:
               f"{same or 'reference'} |")
     again = {label: s for label, s, *_ in rows}
     per_task = (again[f"LocalCluster 2x1, {many} shards, again"]
-                - again[f"LocalCluster 2x1, {few} shards, again"]) / (many - few)
-    print(f"\ncost per task (warm, 2 workers): ({many} - {few} shards) -> "
-          f"{1e3 * per_task:.1f} ms of wall time per extra task")
+                - again[f"LocalCluster 2x1, {few} shards, again"]) / (tasks(many) - tasks(few))
+    print(f"\ncost per task (warm, 2 workers): {many} shards in {tasks(many)} tasks against "
+          f"{few} in {tasks(few)} -> {1e3 * per_task:.1f} ms of wall time per extra task")
     if turns:
         import statistics
 
