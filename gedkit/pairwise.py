@@ -865,10 +865,14 @@ def _hand_over(w: _Worker, gather: _Gather) -> None:
 # -- a Dask cluster --------------------------------------------------------------------------
 
 
-def _solve_chunk(worker: _PairSolver, chunk: list[tuple[int, int]]) -> list[_Entry]:
-    """A Dask task: the entries of one chunk, in order."""
+def _solve_chunk(worker: _PairSolver, chunk: np.ndarray) -> bytes:
+    """A Dask task: the entries of one chunk (its pairs as rows of an array), in order, as
+    one pickle. Dask would serialise a list of entries holding bytes (node maps) one entry
+    at a time, and walk a list of pairs item by item when the task is built: about 18 ms of
+    the client's CPU per 256-pair task, 11% of a core on two workers at 1 ms a pair."""
     worker.prepare()
-    return [worker.entry(i, j) for i, j in chunk]
+    return pickle.dumps([worker.entry(i, j) for i, j in chunk.tolist()],
+                        protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def _run_dask(worker: _PairSolver, chunks: deque, client: Any, parallel: int,
@@ -883,13 +887,16 @@ def _run_dask(worker: _PairSolver, chunks: deque, client: Any, parallel: int,
         if error is not None:
             reason = f"its Dask task failed: {_reason(error)}"
             entries = [_Entry(0.0, math.inf, 0.0, "failed", reason)] * len(chunk)
+        else:
+            entries = pickle.loads(entries)
         for (i, j), entry in zip(chunk, entries, strict=True):
             gather.pair(i, j, entry)
         gather.chunk_done()
 
     try:
         with _Ticker(shown, {}):
-            run_tasks(client, _solve_chunk, worker, ((chunk, (chunk,)) for chunk in chunks),
+            run_tasks(client, _solve_chunk, worker,
+                      ((chunk, (np.array(chunk, dtype=np.int64),)) for chunk in chunks),
                       done, max(2, _DASK_WINDOW * parallel))
         return False
     finally:
