@@ -162,7 +162,7 @@ class Collection:
             # times over on each worker (0.18 s a shard), and a 1.58 M file's shard, small
             # enough to hold, would have held all 1.58 M records
             span = (int(sig.rowids.min()), int(sig.rowids.max())) if len(sig) else (0, -1)
-            self._held = self._store.all_records(*span) if size <= RECORDS_IN_MEMORY else False
+            self._held = self._store.records_between(*span) if size <= RECORDS_IN_MEMORY else False
         if self._held is False:
             return self._store.records(rowids.tolist())
         keys, held = self._held

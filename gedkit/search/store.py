@@ -204,7 +204,7 @@ class Store:
         return (f"{self.where}: graphs were removed from the file by another process while "
                 "this collection was open; open it again")
 
-    def all_records(self, first: int, last: int) -> tuple[np.ndarray, Records]:
+    def records_between(self, first: int, last: int) -> tuple[np.ndarray, Records]:
         """The rowid (increasing) and record of every graph whose rowid is from ``first`` to
         ``last``, in one read."""
         rows = self.conn.execute("SELECT rowid, record FROM graphs WHERE rowid BETWEEN ? AND ? "
