@@ -880,6 +880,37 @@ def test_ctrl_c_in_a_real_search_returns_what_was_found(tmp_path):
     assert "Traceback" not in err
 
 
+def test_ctrl_c_to_a_search_on_worker_processes_returns_what_was_answered(tmp_path):
+    """SIGINT to the parent of ``n_jobs=2`` alone (``kill -INT``, not a terminal's Ctrl-C,
+    which reaches the workers too): it stops waiting for the workers within a second and
+    returns the queries answered, with a warning, instead of running to the end."""
+    script = textwrap.dedent("""
+        import json, sys, time, warnings, gedkit
+        from tests.helpers import random_graph
+        import numpy as np
+        rng = np.random.default_rng(3)
+        coll = gedkit.Collection()
+        coll.add([random_graph(rng, 13, p=0.5, n_labels=1, e_labels=1) for _ in range(400)])
+        qs = [random_graph(rng, 13, p=0.5, n_labels=1, e_labels=1) for _ in range(6)]
+        print("ready", flush=True)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            rs = coll.range(queries=qs, tau=30, method="dfs", timeout=None, n_jobs=2)
+        print(json.dumps([len(rs), [str(w.message) for w in caught], time.time()]), flush=True)
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=str(REPO))
+    assert proc.stdout.readline().strip() == "ready"
+    time.sleep(3.0)
+    proc.send_signal(signal.SIGINT)
+    sent = time.time()
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    answered, messages, ended = json.loads(out.splitlines()[-1])
+    assert answered < 6 and any("search interrupted" in m for m in messages)
+    assert ended - sent < 10 and "Traceback" not in err
+
+
 def test_opening_does_not_parse_graphs(tmp_path, monkeypatch):
     path = tmp_path / "lib.gdb"
     with Collection.create(path) as coll:

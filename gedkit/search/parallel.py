@@ -8,10 +8,12 @@ import os
 import sqlite3
 import sys
 import tempfile
+import time
 from typing import Any
 
 import numpy as np
 
+from gedkit.budget import interrupted
 from gedkit.errors import OptionError
 
 __all__ = ["query_batches", "resolve_jobs", "run"]
@@ -27,6 +29,11 @@ TASKS_PER_WORKER = 4
 GUIDE = 2
 #: and at least 1/MIN_CUT of a worker's share of all of them
 MIN_CUT = 8
+
+#: seconds between looks at Ctrl-C while the workers answer
+_POLL = 0.1
+#: seconds the workers' answers are awaited after Ctrl-C
+_GRACE = 1.0
 
 _WORKER: dict[str, Any] = {}
 
@@ -113,10 +120,25 @@ def run(coll, run, graphs, parameter, model, verify, jobs: int, shown) -> list:
         with context.Pool(jobs, initializer=_start,
                           initargs=(path, (run, parameter, model, verify), loaded)) as pool:
             batches = [[graphs[i] for i in b] for b in query_batches(len(graphs), jobs)]
-            for answers in pool.imap(_answer, batches):
+            answered = pool.imap(_answer, batches)
+            late = math.inf  # after Ctrl-C: when to stop waiting for the workers
+            while time.monotonic() < late:
+                try:
+                    answers = answered.next(timeout=_POLL)
+                except multiprocessing.TimeoutError:
+                    answers = []
+                except StopIteration:
+                    break
                 results.extend(answers)
                 for _ in answers:
                     shown.query_done()
+                if any(r.interrupted for r in answers):
+                    break
+                if interrupted() and late == math.inf:
+                    # a terminal's Ctrl-C reached the workers too: the batches under way
+                    # come back at once with what they found; a Ctrl-C sent to this process
+                    # alone did not, and their batches are dropped when the pool ends
+                    late = time.monotonic() + _GRACE
     finally:
         if temp is not None:
             os.unlink(temp)
