@@ -111,9 +111,11 @@ def run(coll, run, graphs, parameter, model, verify, jobs: int, shown) -> list:
         # as long as each worker took to read them for itself
         from gedkit.search import ged_search
 
-        coll._signatures_by_size()
-        if run in (ged_search.range_query, ged_search.knn_query):  # MCES reads graphs
+        if run in (ged_search.range_query, ged_search.knn_query):
+            coll._signatures_by_size()
             coll._records(np.empty(0, dtype=np.int64))
+        else:  # MCES reads the signatures as they are, and graphs rather than records
+            coll._signatures  # noqa: B018 (read here, once)
         loaded = (coll._sig, coll._held)
     results = []
     try:
