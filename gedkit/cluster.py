@@ -9,12 +9,14 @@ collection searches both go through it).
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from gedkit.errors import GedkitError, MissingDependencyError, OptionError
 
-__all__ = ["as_client", "connect", "distributed", "parallelism", "run_tasks"]
+__all__ = ["as_client", "connect", "distributed", "parallelism", "run_tasks",
+           "stop_when_cancelled"]
 
 #: seconds the command line waits for a scheduler before giving up
 CONNECT_TIMEOUT = 30
@@ -94,6 +96,45 @@ def parallelism(client: Any) -> int:
         return max(1, sum(client.nthreads().values()))
     except Exception:  # a scheduler that does not say: plan for one
         return 1
+
+
+@contextlib.contextmanager
+def stop_when_cancelled() -> Iterator[threading.Event]:
+    """Inside a Dask task: an event set once the task's client cancels it or goes away, and
+    within it every solve's budget expires then (:func:`gedkit.budget.cancelled_by`). Dask
+    does not stop a task that is running: a stopped matrix's chunks (256 pairs, at a long
+    per-pair limit hours of work) held the workers after the client was gone. Outside a
+    Dask task the event is never set."""
+    from gedkit.budget import cancelled_by
+
+    event, finished = threading.Event(), threading.Event()
+    try:
+        from distributed import get_worker
+        from distributed.worker import thread_state
+
+        worker, key = get_worker(), thread_state.key
+    except (ImportError, ValueError, AttributeError):  # not in a Dask task
+        yield event
+        return
+
+    def watch() -> None:
+        while not finished.wait(_CANCEL_CHECK):
+            task = worker.state.tasks.get(key)
+            if task is None or task.state == "cancelled":
+                event.set()
+                return
+
+    watcher = threading.Thread(target=watch, name="gedkit-task-cancel", daemon=True)
+    watcher.start()
+    try:
+        with cancelled_by(event):
+            yield event
+    finally:
+        finished.set()
+
+
+#: seconds between a running task's looks at whether it was cancelled
+_CANCEL_CHECK = 0.25
 
 
 # times a task is sent again after the data shared by all tasks was lost with a worker

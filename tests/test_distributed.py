@@ -311,3 +311,26 @@ def test_empty_collection_and_no_hits_on_the_cluster(client):
     coll.add(["CCCC", "c1ccccc1"], progress=False)
     remote = coll.range(queries=["O", "N"], tau=0, client=client, **SEARCH)
     assert [r.hits for r in remote] == [[], []] and all(r.certified for r in remote)
+
+
+def test_a_cancelled_task_frees_its_worker(client):
+    """Dask does not stop a running task: a pairwise chunk looks between its pairs whether
+    the client cancelled it (or went away), so a stopped job does not hold the workers."""
+    import time
+
+    from gedkit.costs import get as get_costs
+    from gedkit.pairwise import _PairSolver, _solve_chunk
+    from gedkit.solvers import get_solver
+
+    rng = np.random.default_rng(5)
+    hard = [random_graph(rng, 14, p=0.5, name=f"h{k}") for k in range(2)]
+    solver = _PairSolver(hard, hard, get_costs("uniform"), get_solver("dfs"), 0.05, None,
+                         True)
+    pairs = np.array([(0, 1)] * 400, dtype=np.int64)  # ~20 s of 50 ms solves
+    worker = next(iter(client.scheduler_info()["workers"]))
+    future = client.submit(_solve_chunk, solver, pairs, pure=False, workers=[worker])
+    time.sleep(2.0)
+    client.cancel([future])
+    start = time.perf_counter()
+    assert client.submit(int, 7, pure=False, workers=[worker]).result(timeout=60) == 7
+    assert time.perf_counter() - start < 5.0
