@@ -161,8 +161,13 @@ def cancelled_by(event: threading.Event) -> Iterator[None]:
 
 
 def interrupted() -> bool:
-    """Whether Ctrl-C was pressed inside :func:`interruptible`."""
-    return _INTERRUPT.is_set()
+    """Whether Ctrl-C was pressed inside :func:`interruptible`, or this thread's call was
+    cancelled (:func:`cancelled_by`: a Dask task whose client went away stops its search
+    loops as Ctrl-C stops them)."""
+    if _INTERRUPT.is_set():
+        return True
+    cancel = _CANCEL.get()
+    return cancel is not None and cancel.is_set()
 
 
 class interruptible:

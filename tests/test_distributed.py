@@ -334,3 +334,42 @@ def test_a_cancelled_task_frees_its_worker(client):
     start = time.perf_counter()
     assert client.submit(int, 7, pure=False, workers=[worker]).result(timeout=60) == 7
     assert time.perf_counter() - start < 5.0
+
+
+def test_a_search_whose_client_is_killed_frees_the_workers(client, tmp_path):
+    """A client killed in the middle of a long kNN search on the cluster: its tasks stop (no
+    further query, the running ones' loops and solves end as on Ctrl-C) instead of holding
+    the workers until done (> 300 s for 100 queries over 100,000 molecules before)."""
+    import subprocess
+    import sys
+    import textwrap
+    import time
+
+    from helpers import REPO
+
+    rng = np.random.default_rng(3)
+    coll = gedkit.Collection()
+    coll.add([random_graph(rng, 13, p=0.5, n_labels=1, e_labels=1) for _ in range(300)])
+    path = coll.split(1, tmp_path)[0]
+    script = textwrap.dedent(f"""
+        import gedkit
+        from distributed import Client
+        from tests.helpers import random_graph
+        import numpy as np
+        rng = np.random.default_rng(4)
+        qs = [random_graph(rng, 13, p=0.5, n_labels=1, e_labels=1) for _ in range(16)]
+        c = Client({client.scheduler.address!r})
+        coll = gedkit.Collection.open({str(path)!r})
+        print("ready", flush=True)
+        coll.knn(queries=qs, k=200, method="dfs", timeout=None, client=c, progress=False)
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                            text=True, cwd=str(REPO))
+    assert proc.stdout.readline().strip() == "ready"
+    time.sleep(6.0)
+    proc.kill()
+    proc.wait()
+    start = time.perf_counter()
+    for worker in client.scheduler_info()["workers"]:
+        assert client.submit(int, 7, pure=False, workers=[worker]).result(timeout=120) == 7
+    assert time.perf_counter() - start < 5.0
