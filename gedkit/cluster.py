@@ -99,12 +99,13 @@ def parallelism(client: Any) -> int:
 
 
 @contextlib.contextmanager
-def stop_when_cancelled() -> Iterator[threading.Event]:
-    """Inside a Dask task: an event set once the task's client cancels it or goes away, and
-    within it every solve's budget expires then (:func:`gedkit.budget.cancelled_by`). Dask
-    does not stop a task that is running: a stopped matrix's chunks (256 pairs, at a long
-    per-pair limit hours of work) held the workers after the client was gone. Outside a
-    Dask task the event is never set."""
+def stop_when_cancelled() -> Iterator[None]:
+    """Inside a Dask task: once the task's client cancels it or goes away, every solve's
+    budget within expires and :func:`gedkit.budget.interrupted` is true, as on Ctrl-C
+    (:func:`gedkit.budget.cancelled_by`). Dask does not stop a task that is running: a
+    stopped matrix's chunks (256 pairs, at a long per-pair limit hours of work) and a killed
+    client's kNN tasks held the workers after the client was gone. Outside a Dask task it
+    changes nothing."""
     from gedkit.budget import cancelled_by
 
     event, finished = threading.Event(), threading.Event()
@@ -114,7 +115,7 @@ def stop_when_cancelled() -> Iterator[threading.Event]:
 
         worker, key = get_worker(), thread_state.key
     except (ImportError, ValueError, AttributeError):  # not in a Dask task
-        yield event
+        yield
         return
 
     def watch() -> None:
@@ -128,7 +129,7 @@ def stop_when_cancelled() -> Iterator[threading.Event]:
     watcher.start()
     try:
         with cancelled_by(event):
-            yield event
+            yield
     finally:
         finished.set()
 

@@ -48,6 +48,7 @@ from gedkit.budget import (
     PAIR_TIMEOUT,
     Budget,
     InterruptedWarning,
+    interrupted,
     interruptible,
     solve_within,
 )
@@ -361,7 +362,7 @@ def pairwise(
             if reason is None:
                 todo.append((i, j))
             else:
-                gather.pair(i, j, _Entry(0.0, math.inf, 0.0, "failed", reason))
+                gather.pair(i, j, _Entry.failed(reason))
         gather.chunk_done()
         gather.shown = shown = _Progress(progress, len(todo), timeout, rows, cols)
         worker = _PairSolver(rows, cols, model, solver, timeout, memory, diagonal=square)
@@ -401,6 +402,11 @@ class _Entry(NamedTuple):
     error: str | None = None
     interrupted: bool = False  # the solve was stopped by Ctrl-C: stop the batch
     node_map: bytes | None = None  # int32 indices into the column graph, -1: deleted
+
+    @classmethod
+    def failed(cls, reason: str, seconds: float = 0.0) -> _Entry:
+        """A pair that got no bounds, and why."""
+        return cls(0.0, math.inf, seconds, "failed", reason)
 
 
 def _solve(solver: Solver, problem: Problem, budget: Budget) -> Result:
@@ -456,7 +462,7 @@ class _PairSolver:
                 return _Entry(0.0, 0.0, 0.0, "optimal", node_map=_packed(identity))
             result = _solve(self.solver, problem, budget)
         except Exception as exc:  # a user cost function, a label the model rejects, memory...
-            return _Entry(0.0, math.inf, budget.elapsed(), "failed", _reason(exc))
+            return _Entry.failed(_reason(exc), budget.elapsed())
         return _Entry(
             result.lower_bound, result.upper_bound, result.time,
             "optimal" if result.optimal else "bounded",
@@ -835,9 +841,8 @@ def _run_pool(worker, chunks: deque, jobs: int, context, gather: _Gather,
                     continue
                 _hand_over(w, gather)  # what it sent before it went
                 if w.busy:
-                    gather.pair(*w.queue.popleft(), _Entry(
-                        0.0, math.inf, time.perf_counter() - w.since, "failed", reason
-                    ))
+                    gather.pair(*w.queue.popleft(),
+                                _Entry.failed(reason, time.perf_counter() - w.since))
                     if w.queue:
                         chunks.appendleft(list(w.queue))
                 w.stop(wait=False)
@@ -874,9 +879,9 @@ def _solve_chunk(worker: _PairSolver, chunk: np.ndarray) -> bytes:
 
     worker.prepare()
     entries = []
-    with stop_when_cancelled() as stopped:
+    with stop_when_cancelled():
         for i, j in chunk.tolist():
-            if stopped.is_set():  # the client is gone or stopped the job: nobody waits
+            if interrupted():  # the client is gone or stopped the job: nobody waits
                 break
             entries.append(worker.entry(i, j))
     return pickle.dumps(entries, protocol=pickle.HIGHEST_PROTOCOL)
@@ -893,13 +898,13 @@ def _run_dask(worker: _PairSolver, chunks: deque, client: Any, parallel: int,
     def done(chunk: list[tuple[int, int]], entries: Any, error: BaseException | None) -> None:
         if error is not None:
             reason = f"its Dask task failed: {_reason(error)}"
-            entries = [_Entry(0.0, math.inf, 0.0, "failed", reason)] * len(chunk)
+            entries = [_Entry.failed(reason)] * len(chunk)
         else:
             entries = pickle.loads(entries)
             # a task cut short by its cancellation (see _solve_chunk) is never waited for;
             # should one come back all the same, its pairs left out fail rather than vanish
-            entries += [_Entry(0.0, math.inf, 0.0, "failed", "its Dask task was cancelled")
-                        ] * (len(chunk) - len(entries))
+            entries += [_Entry.failed("its Dask task was cancelled")] * (len(chunk)
+                                                                         - len(entries))
         for (i, j), entry in zip(chunk, entries, strict=True):
             gather.pair(i, j, entry)
         gather.chunk_done()

@@ -565,14 +565,8 @@ def _run_queries(coll: Collection, run, graphs: list[Graph], parameter, model, v
                 results = parallel.run(coll, run, graphs, parameter, model, verify, jobs,
                                        shown)
             else:
-                from gedkit.search import ged_search
-
-                # range queries share their filter pass; the others run one by one
-                answers = (ged_search.range_queries(coll, graphs, parameter, model, verify,
-                                                    shown)
-                           if run is ged_search.range_query else
-                           (run(coll, g, parameter, model, verify, shown) for g in graphs))
-                for result in answers:
+                for result in parallel.answers(coll, run, graphs, parameter, model, verify,
+                                               shown):
                     results.append(result)
                     shown.query_done()
                     if result.interrupted:

@@ -130,13 +130,12 @@ def _task(job: Job, shard: tuple[int, int], batch: list, bounds: list) -> list:
     (solves expire, no further query starts) once the client cancels it or goes away."""
     from gedkit.cluster import stop_when_cancelled
 
-    with stop_when_cancelled() as stopped:
-        return _answers(job, shard, batch, bounds, stopped)
+    with stop_when_cancelled():
+        return _answers(job, shard, batch, bounds)
 
 
-def _answers(job: Job, shard: tuple[int, int], batch: list, bounds: list,
-             stopped: threading.Event) -> list:
-    """What :func:`_task` answers; no query starts once ``stopped`` is set."""
+def _answers(job: Job, shard: tuple[int, int], batch: list, bounds: list) -> list:
+    """What :func:`_task` answers."""
     try:
         view = _shard(job.source, *shard)
     except (GedkitError, OSError) as err:
@@ -144,38 +143,41 @@ def _answers(job: Job, shard: tuple[int, int], batch: list, bounds: list,
         raise GedkitError(f"a Dask worker cannot open {where} ({' '.join(str(err).split())}); "
                           "the workers must see the collection file at the same path") from None
     if job.kind in ("range", "mces_range"):
-        return _range_task(view, job, batch, stopped)
+        return _range_task(view, job, batch)
     if job.kind == "knn":
         from gedkit.search.ged_search import knn_scan
 
-        return list(_until(stopped, (
+        return list(_until_interrupted(
             knn_scan(view, g, int(job.parameter), job.model, job.verify, None, bound)
-            for g, bound in zip(batch, bounds, strict=True))))
-    return list(_until(stopped, (_mces_knn_task(view, job, g, floor)
-                                 for g, floor in zip(batch, bounds, strict=True))))
+            for g, bound in zip(batch, bounds, strict=True)))
+    return list(_until_interrupted(_mces_knn_task(view, job, g, floor)
+                                   for g, floor in zip(batch, bounds, strict=True)))
 
 
-def _until(stopped: threading.Event, answers: Iterator) -> Iterator:
-    """``answers`` one by one, none started once ``stopped`` is set."""
+def _until_interrupted(answers: Iterator) -> Iterator:
+    """``answers`` one by one, none started once the task is cancelled
+    (:func:`gedkit.cluster.stop_when_cancelled`)."""
+    from gedkit.budget import interrupted
+
     for answer in answers:
         yield answer
-        if stopped.is_set():
+        if interrupted():
             return
 
 
-def _range_task(view, job: Job, batch: list, stopped: threading.Event) -> list:
+def _range_task(view, job: Job, batch: list) -> list:
     """Range answers of one shard, each hit with the key that orders it in the whole
     collection's answer."""
     if job.kind == "range":
         from gedkit.search.ged_search import range_queries
 
-        answers = list(_until(stopped, range_queries(view, batch, job.parameter, job.model,
-                                                     job.verify)))
+        answers = list(_until_interrupted(range_queries(view, batch, job.parameter,
+                                                        job.model, job.verify)))
     else:
         from gedkit.search.mces_search import range_query
 
-        answers = list(_until(stopped, (range_query(view, g, job.parameter, None, job.verify)
-                                        for g in batch)))
+        answers = list(_until_interrupted(range_query(view, g, job.parameter, None,
+                                                      job.verify) for g in batch))
     out = []
     for result in answers:
         keys = []

@@ -9,6 +9,7 @@ import sqlite3
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -16,7 +17,7 @@ import numpy as np
 from gedkit.budget import interrupted
 from gedkit.errors import OptionError
 
-__all__ = ["query_batches", "resolve_jobs", "run"]
+__all__ = ["answers", "query_batches", "resolve_jobs", "run"]
 
 #: queries per task at most
 QUERIES_PER_TASK = 256
@@ -57,15 +58,20 @@ def _start(path: str, task: tuple, loaded: tuple | None) -> None:
     _WORKER["task"] = task
 
 
-def _answer(batch: list) -> list:
-    """The answers of a batch of queries (range queries share their filter pass)."""
+def answers(coll, run, graphs: list, parameter, model, verify, progress=None) -> Iterator:
+    """``run``'s answer to each of ``graphs``, in turn: range queries share their filter
+    pass (:func:`~gedkit.search.ged_search.range_queries`), the others run one by one."""
     from gedkit.search import ged_search
 
-    run, parameter, model, verify = _WORKER["task"]
-    coll = _WORKER["coll"]
     if run is ged_search.range_query:
-        return list(ged_search.range_queries(coll, batch, parameter, model, verify))
-    return [run(coll, query, parameter, model, verify, None) for query in batch]
+        return ged_search.range_queries(coll, graphs, parameter, model, verify, progress)
+    return (run(coll, g, parameter, model, verify, progress) for g in graphs)
+
+
+def _answer(batch: list) -> list:
+    """A worker's answers to a batch of queries."""
+    run, parameter, model, verify = _WORKER["task"]
+    return list(answers(_WORKER["coll"], run, batch, parameter, model, verify))
 
 
 def query_batches(count: int, parallel: int, shards: int = 1) -> list[list[int]]:
