@@ -32,8 +32,8 @@ from gedkit.errors import OptionError, Words, render
 __all__ = [
     "COMMAND_TIMEOUT", "DEFAULT_MEMORY", "KERNELS_NOT_READY", "NOTICE_AFTER", "PAIR_TIMEOUT",
     "Budget",
-    "InterruptedWarning", "LongRunNotice", "cancelled_by", "interrupted", "interruptible",
-    "resident", "solve_within",
+    "InterruptedWarning", "LongRunNotice", "cancelled_by", "forget_interrupt", "interrupted",
+    "interruptible", "resident", "solve_within", "worker_interrupts",
 ]
 
 #: seconds after which a solve without a time limit says it is still running
@@ -208,6 +208,18 @@ def _on_interrupt(signum, frame):
 
 
 _on_interrupt._gedkit = True  # type: ignore[attr-defined]
+
+
+def worker_interrupts() -> None:
+    """In a worker process: Ctrl-C (a terminal's reaches the workers too) stops its solves,
+    as inside :class:`interruptible`, and never raises: an idle worker kept for the next
+    search has nothing to stop, and the parent decides what ends."""
+    signal.signal(signal.SIGINT, lambda signum, frame: _INTERRUPT.set())
+
+
+def forget_interrupt() -> None:
+    """Forget a Ctrl-C heard before (a kept worker's, between two searches)."""
+    _INTERRUPT.clear()
 
 
 def solve_within(method: Any, problem: Any, budget: Budget) -> Any:

@@ -67,6 +67,7 @@ class Collection:
                                                                       edge_label)
         self._sig = None
         self._held: tuple[np.ndarray, Records] | bool | None = None  # see _records
+        self._kept = None  # worker processes kept for the next search (search.parallel)
 
     # -- files -------------------------------------------------------------------------------
     @classmethod
@@ -83,6 +84,7 @@ class Collection:
         return cls(_store=Store.open(path, writable=mode == "a"))
 
     def close(self) -> None:
+        self._forget()
         self._store.close()
 
     def __enter__(self) -> Collection:
@@ -143,7 +145,15 @@ class Collection:
         """Forget what was read from the file if another process has written to it since
         (a reader then sees its adds and removes at its next search)."""
         if self._store.changed():
-            self._sig = self._held = None
+            self._forget()
+
+    def _forget(self) -> None:
+        """Forget what was read from the file (and end the worker processes that hold it)."""
+        self._sig = self._held = None
+        if self._kept is not None:
+            from gedkit.search.parallel import release
+
+            release(self)
 
     @property
     def _signatures(self) -> Signatures:
@@ -232,7 +242,7 @@ class Collection:
             shown.update(added)
         finally:
             shown.close()
-            self._sig = self._held = None
+            self._forget()
         if skipped:
             warnings.warn(f"{len(skipped)} graphs could not be read and were left out; the "
                           f"first: {skipped[0]}", SkippedWarning, stacklevel=2)
@@ -271,7 +281,7 @@ class Collection:
                 raise KeyError(f"no graph with id {graph_id!r} in {self._store.where}")
             rowids.append(rowid)
         self._store.remove(rowids)
-        self._sig = self._held = None
+        self._forget()
 
     def split(self, parts: int, folder: str | Path, *, stem: str = "shard") -> list[Path]:
         """Write the collection as ``parts`` shard files ``folder/stem-K.gdb`` of consecutive
