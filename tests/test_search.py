@@ -727,6 +727,46 @@ def test_a_collection_keeps_its_worker_processes_for_the_next_search(tmp_path):
     assert not any(p.is_running() and p.status() != psutil.STATUS_ZOMBIE for p in workers)
 
 
+def test_a_worker_process_killed_in_a_search_loses_no_query(tmp_path):
+    """A worker of ``n_jobs=2`` killed in the middle (the OOM killer, ``kill -9``): the
+    queries not answered run again on new workers and the answers equal one process's
+    (the search waited for the lost batch for ever before); killed twice, the search returns
+    the queries answered, with a warning saying why."""
+    import threading
+    import warnings
+
+    rng = np.random.default_rng(3)
+    coll = Collection.create(tmp_path / "lib.gdb")
+    coll.add([random_graph(rng, 13, p=0.5, n_labels=1, e_labels=1) for _ in range(30)])
+    queries = [random_graph(rng, 13, p=0.5, n_labels=1, e_labels=1) for _ in range(4)]
+    options = {"queries": queries, "tau": 12, "method": "dfs", "timeout": None}
+    one = [[(h.id, h.distance) for h in r.hits] for r in coll.range(**options)]
+    for kills in (1, 2):
+        coll.range(queries=queries[:2], tau=1, n_jobs=2)  # the workers started
+
+        def kill(kills=kills):
+            killed = None
+            for _ in range(kills):
+                end = time.monotonic() + 30
+                while coll._kept is None or coll._kept is killed:  # the search's workers
+                    assert time.monotonic() < end
+                    time.sleep(0.01)
+                killed = coll._kept
+                time.sleep(0.3)
+                os.kill(killed.pool._pool[0].pid, signal.SIGKILL)
+
+        threading.Thread(target=kill, daemon=True).start()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            results = coll.range(n_jobs=2, **options)
+        said = [str(w.message) for w in caught]
+        assert [[(h.id, h.distance) for h in r.hits] for r in results] == one[:len(results)]
+        if kills == 1:
+            assert len(results) == len(queries) and not said
+        else:
+            assert len(results) < len(queries) and "ended during the search twice" in said[0]
+
+
 def test_a_shard_holds_the_records_of_its_own_rows_only(tmp_path):
     """A Dask worker's shard (rows of the file) reads its rows' records, not the file's: 32
     shards each reading every record cost a worker 0.18 s a shard on 100,000 molecules."""

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from gedkit.budget import forget_interrupt, interrupted, worker_interrupts
-from gedkit.errors import OptionError
+from gedkit.errors import OptionError, warn
 
 __all__ = ["answers", "query_batches", "release", "resolve_jobs", "run"]
 
@@ -134,7 +134,25 @@ def query_batches(count: int, parallel: int, shards: int = 1) -> list[list[int]]
 
 
 def run(coll, run, graphs, parameter, model, verify, jobs: int, shown) -> list:
-    """``run`` on every query graph in ``jobs`` processes, results in query order."""
+    """``run`` on every query graph in ``jobs`` processes, results in query order. Should a
+    worker end in the middle (killed, out of memory), the queries not answered run again on
+    new workers, once; the second time, those answered are returned, with a warning."""
+    results, ended = _on_workers(coll, run, graphs, parameter, model, verify, jobs, shown)
+    if ended is not None:
+        more, ended = _on_workers(coll, run, graphs[len(results):], parameter, model, verify,
+                                  jobs, shown)
+        results += more
+    if ended is not None:
+        warn(UserWarning(f"a worker process ended during the search twice (exit code {ended}: "
+                         "killed, or out of memory?); the queries from the first one "
+                         "unanswered on are left out: search them with n_jobs=1"))
+    return results
+
+
+def _on_workers(coll, run, graphs, parameter, model, verify, jobs: int,
+                shown) -> tuple[list, int | None]:
+    """:func:`run`'s answers in query order, until a worker ends in the middle: then also
+    its exit code."""
     temp = None
     path = coll.path
     if path is None:  # in memory: the workers read a copy on disk
@@ -176,7 +194,9 @@ def run(coll, run, graphs, parameter, model, verify, jobs: int, shown) -> list:
             coll._kept = _Kept(pool, jobs, loaded, weakref.finalize(coll, pool.terminate))
     results = []
     finished = False
+    ended = None  # the exit code of a worker that ended during the search
     try:
+        workers = list(pool._pool)  # (a pool replaces a worker that ends, losing its batch)
         batches = [(packed, [graphs[i] for i in b]) for b in query_batches(len(graphs), jobs)]
         answered = pool.imap(_answer, batches)
         late = math.inf  # after Ctrl-C: when to stop waiting for the workers
@@ -185,6 +205,9 @@ def run(coll, run, graphs, parameter, model, verify, jobs: int, shown) -> list:
                 answers = answered.next(timeout=_POLL)
             except multiprocessing.TimeoutError:
                 answers = []
+                ended = next((w.exitcode for w in workers if w.exitcode is not None), None)
+                if ended is not None:
+                    break
             except StopIteration:
                 finished = late == math.inf
                 break
@@ -205,4 +228,4 @@ def run(coll, run, graphs, parameter, model, verify, jobs: int, shown) -> list:
             release(coll)
         if temp is not None:
             os.unlink(temp)
-    return results
+    return results, ended
