@@ -692,9 +692,9 @@ def test_worker_processes_of_a_file_answer_as_one_process(tmp_path):
 def test_a_collection_keeps_its_worker_processes_for_the_next_search(tmp_path):
     """The workers of ``n_jobs=2`` stay for the collection's next search (starting and
     ending them was a tenth of a 0.3 s search), with any threshold or cost model; an add
-    ends them (they hold what was read before it), as does closing; a cost model that does
-    not pickle (a lambda) gets workers of its own, not kept. Every answer equals one
-    process's."""
+    ends them (they hold what was read before it), as do closing and another collection's
+    search with workers; a cost model that does not pickle (a lambda) gets workers of its
+    own, not kept. Every answer equals one process's."""
     import psutil
 
     def answered(results):
@@ -719,7 +719,12 @@ def test_a_collection_keeps_its_worker_processes_for_the_next_search(tmp_path):
     assert answered(coll.range(queries=queries, tau=1, costs=lam, n_jobs=2)) == \
         answered(coll.range(queries=queries, tau=1, costs=lam))
     assert coll._kept is None
+    other = Collection.create(tmp_path / "other.gdb")
+    other.add(MOLECULES)
+    other.range(queries=queries, tau=1, n_jobs=2)  # one collection's workers at a time
+    assert coll._kept is None and other._kept is not None
     coll.range(queries=queries, tau=1, n_jobs=2)
+    assert other._kept is None
     workers = [psutil.Process(p.pid) for p in coll._kept.pool._pool]
     coll.close()
     assert coll._kept is None

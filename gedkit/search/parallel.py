@@ -46,6 +46,8 @@ _POLL = 0.1
 _GRACE = 1.0
 
 _WORKER: dict[str, Any] = {}
+#: the collection that keeps worker processes, if any
+_KEEPER: Any = lambda: None  # noqa: E731 (a dead weak reference)
 
 
 def resolve_jobs(n_jobs: Any, queries: int) -> int:
@@ -153,6 +155,7 @@ def _on_workers(coll, run, graphs, parameter, model, verify, jobs: int,
                 shown) -> tuple[list, int | None]:
     """:func:`run`'s answers in query order, until a worker ends in the middle: then also
     its exit code."""
+    global _KEEPER
     temp = None
     path = coll.path
     if path is None:  # in memory: the workers read a copy on disk
@@ -191,7 +194,13 @@ def _on_workers(coll, run, graphs, parameter, model, verify, jobs: int,
             jobs, initializer=_start,
             initargs=(path, None if packed is not None else task, loaded))
         if packed is not None:
+            # one collection's workers at a time: ten collections searched in turn with
+            # n_jobs=8 would otherwise hold eighty idle processes
+            other = _KEEPER()
+            if other is not None and other is not coll:
+                release(other)
             coll._kept = _Kept(pool, jobs, loaded, weakref.finalize(coll, pool.terminate))
+            _KEEPER = weakref.ref(coll)
     results = []
     finished = False
     ended = None  # the exit code of a worker that ended during the search
