@@ -3,7 +3,9 @@
 Where processes are forked (Linux), the workers inherit what the parent read from the file
 (signatures, records), and the collection keeps them for its next searches (a search of 100
 queries at τ = 3 over 100,000 molecules takes 0.3 s on two workers, of which starting and
-ending them took 25 ms), until it is closed, dropped, changed, or a search is interrupted.
+ending them took 25 ms), until it is closed, dropped or changed, a search is interrupted, or
+another collection keeps workers. A worker lost in the middle of a search (killed) has the
+queries not answered run again on new workers.
 """
 
 from __future__ import annotations
