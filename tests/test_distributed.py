@@ -276,6 +276,21 @@ def test_search_client_errors(client, library):
         coll.knn(queries[0], 1, client=client, shards=0)
 
 
+def test_what_cannot_be_sent_to_the_workers_is_said_in_one_line(client, library, graphs):
+    """A cost function holding a lock cannot be pickled: one line naming the problem (Dask's
+    own serialisation traceback before)."""
+    import threading
+
+    coll, queries = library
+    lock = threading.Lock()
+    held = gedkit.costs.custom(node_sub=lambda a, b: 1.0 if lock else 0.0)
+    for call in (lambda: gedkit.pairwise(graphs[:3], costs=held, client=client),
+                 lambda: coll.range(queries=queries[:2], tau=1, costs=held, client=client)):
+        with pytest.raises(gedkit.GedkitError, match="cannot be sent to them: TypeError: "
+                                                     "cannot pickle '_thread.lock'"):
+            call()
+
+
 def test_without_dask_client_says_how_to_install_it(library, monkeypatch):
     import sys
 
