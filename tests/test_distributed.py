@@ -286,8 +286,8 @@ def test_what_cannot_be_sent_to_the_workers_is_said_in_one_line(client, library,
     held = gedkit.costs.custom(node_sub=lambda a, b: 1.0 if lock else 0.0)
     for call in (lambda: gedkit.pairwise(graphs[:3], costs=held, client=client),
                  lambda: coll.range(queries=queries[:2], tau=1, costs=held, client=client)):
-        with pytest.raises(gedkit.GedkitError, match="cannot be sent to them: TypeError: "
-                                                     "cannot pickle '_thread.lock'"):
+        with pytest.raises(gedkit.GedkitError, match=r"cannot be sent to them: TypeError: "
+                                                     r"cannot pickle '_thread\.lock'"):
             call()
 
 

@@ -773,17 +773,22 @@ def test_a_worker_process_killed_in_a_search_loses_no_query(tmp_path):
 
 
 def test_a_shard_holds_the_records_of_its_own_rows_only(tmp_path):
-    """A Dask worker's shard (rows of the file) reads its rows' records, not the file's: 32
-    shards each reading every record cost a worker 0.18 s a shard on 100,000 molecules."""
+    """A Dask worker's shard (every 3rd graph by size, spread over the file) reads its rows'
+    records, not the file's: 32 shards each reading every record cost a worker 0.18 s a
+    shard on 100,000 molecules. The shards have the graphs of the collection, each once."""
     from gedkit.search.distributed import _shard, source_of
 
-    coll = _collection(MOLECULES)
+    coll = _collection(MOLECULES * 2)
     path = coll.split(1, tmp_path)[0]
     source = source_of(Collection.open(path))
-    view = _shard(source, 5, 9)
-    assert [h.id for h in view.range("CCO", 20).hits]  # verified: its records were read
-    keys, _ = view._held
-    assert sorted(keys.tolist()) == sorted(view._signatures.rowids.tolist()) and len(keys) == 4
+    views = [_shard(source, part, 3) for part in range(3)]
+    rows = [view._signatures.rowids.tolist() for view in views]
+    assert sorted(r for part in rows for r in part) == sorted(coll._signatures.rowids.tolist())
+    for view in views:
+        assert [h.id for h in view.range("CCO", 20).hits]  # verified: its records were read
+        keys, held = view._held
+        assert sorted(keys.tolist()) == sorted(view._signatures.rowids.tolist())
+        assert len(keys) == held.count < len(MOLECULES)
 
 
 def test_range_and_knn_order_equal_distances_alike():

@@ -167,12 +167,18 @@ class Collection:
         if self._held is None:
             sig = self._signatures
             size = 4 * int((2 + sig.n.astype(np.int64) + 3 * sig.m.astype(np.int64)).sum())
-            # a shard (a view of rows of the file, see search.distributed) reads its own rows'
-            # span, not every graph's: 32 shards of 100,000 molecules read the whole file 32
-            # times over on each worker (0.18 s a shard), and a 1.58 M file's shard, small
-            # enough to hold, would have held all 1.58 M records
-            span = (int(sig.rowids.min()), int(sig.rowids.max())) if len(sig) else (0, -1)
-            self._held = self._store.records_between(*span) if size <= RECORDS_IN_MEMORY else False
+            # a shard (rows spread over the file, see search.distributed) reads its own rows,
+            # not every graph's: 32 shards of 100,000 molecules read the whole file 32 times
+            # over on each worker (0.18 s a shard), and a 1.58 M file's shard, small enough
+            # to hold, would have held all 1.58 M records
+            if size > RECORDS_IN_MEMORY:
+                self._held = False
+            elif len(sig) and sig.rowids.max() - sig.rowids.min() + 1 == len(sig):
+                self._held = self._store.records_between(int(sig.rowids.min()),
+                                                         int(sig.rowids.max()))
+            else:  # rows spread over the file (a shard), or some removed
+                keys = np.sort(sig.rowids)
+                self._held = keys, self._store.records(keys.tolist())
         if self._held is False:
             return self._store.records(rowids.tolist())
         keys, held = self._held

@@ -1,12 +1,12 @@
 """Collection searches on a Dask cluster (``client=``): shards of the collection as tasks.
 
-A shard is a range of rows of the collection file, in the file's order. Every worker thread
-opens the file read-only once (an in-memory collection is sent to the workers as an SQLite
-image, once) and keeps each shard it is given, with its signatures sorted for the filters, for
-the next tasks; a task answers many queries against one shard. The file must be readable by
-the workers at the same path (a shared disk). By default a range search has one shard per
-worker thread, each a task with all the queries; a kNN search as few shards as give every
-worker thread several tasks, its queries cut into batches that shrink towards the end
+A shard is every S-th graph of the collection in order of size (see :func:`_shard`). Every
+worker thread opens the file read-only once (an in-memory collection is sent to the workers as
+an SQLite image, once) and keeps each shard it is given, with its signatures sorted for the
+filters, for the next tasks; a task answers many queries against one shard. The file must be
+readable by the workers at the same path (a shared disk). By default a range search has one
+shard per worker thread, each a task with all the queries; a kNN search as few shards as give
+every worker thread several tasks, its queries cut into batches that shrink towards the end
 (:func:`~gedkit.search.parallel.query_batches`): see :func:`default_shards`.
 
 Range answers are the union of the shards' answers, sorted as a search of the whole
@@ -92,7 +92,7 @@ def source_of(coll) -> Source:
 # -- on a worker -------------------------------------------------------------------------------
 
 def _opened(source: Source):
-    """``(store, signatures in the file's order, shards)`` of ``source`` for this thread."""
+    """``(store, signatures sorted by size, shards)`` of ``source`` for this thread."""
     from gedkit.search.store import Store
 
     kept = getattr(_LOCAL, "kept", None)
@@ -106,7 +106,7 @@ def _opened(source: Source):
             conn = sqlite3.connect(":memory:", check_same_thread=False)
             conn.deserialize(source.image)
             store = Store(conn, "in-memory collection", writable=False)
-        entry = kept[source.token] = (store, store.signatures(), {})
+        entry = kept[source.token] = (store, store.signatures().by_size(), {})
         while len(kept) > _KEPT:
             _, (old, _, _) = kept.popitem(last=False)
             old.close()
@@ -114,17 +114,20 @@ def _opened(source: Source):
     return entry
 
 
-def _shard(source: Source, start: int, stop: int):
-    """Rows ``start:stop`` of the collection as a collection of their own (kept for the
-    next tasks)."""
+def _shard(source: Source, part: int, parts: int):
+    """Shard ``part`` of ``parts`` as a collection of its own (kept for the next tasks):
+    every ``parts``-th graph in order of size, from the ``part``-th on, so that every shard
+    has an equal share of every size whatever the file's order (100 queries at τ = 3 over
+    the two halves of 100,000 MOSES molecules in the file's order: 0.29 and 0.27 s; over two
+    such shards 0.28 and 0.28)."""
     from gedkit.search.collection import Collection
 
     store, sig, shards = _opened(source)
-    view = shards.get((start, stop))
+    view = shards.get((part, parts))
     if view is None:
         view = Collection(_store=store)
-        view._sig = sig.take(np.arange(start, stop))
-        shards[start, stop] = view
+        view._sig = sig.take(np.arange(part, len(sig), parts))
+        shards[part, parts] = view
     return view
 
 
@@ -230,14 +233,13 @@ def search(coll, kind: str, graphs: list, parameter: float, model: Any, verify: 
     if shards is None:
         shards = default_shards(size, len(graphs), parallel, ranked)
     shards = max(1, min(shards, size))
-    edges = np.linspace(0, size, shards + 1).round().astype(int).tolist()
-    ranges = list(itertools.pairwise(edges))
-    batches = (query_batches(len(graphs), parallel, len(ranges)) if ranked
-               else range_batches(len(graphs), parallel, len(ranges)))
+    parts = [(part, shards) for part in range(shards)]
+    batches = (query_batches(len(graphs), parallel, shards) if ranked
+               else range_batches(len(graphs), parallel, shards))
     merger = _Merger(kind, int(parameter) if kind.endswith("knn") else parameter,
-                     len(graphs), len(ranges), shown)
+                     len(graphs), shards, shown)
     job = Job(source_of(coll), kind, parameter, model, verify, graphs)
-    order = [(shard, batch) for shard in ranges for batch in batches]
+    order = [(shard, batch) for shard in parts for batch in batches]
 
     def generate():
         for shard, batch in order:
