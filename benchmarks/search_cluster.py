@@ -92,7 +92,7 @@ def main() -> None:
     many = int(many)
 
     def tasks(shards: int) -> int:
-        return shards * len(range_batches(len(queries), 2, shards))
+        return shards * len(range_batches(len(queries), 2, shards, len(coll)))
 
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=None, silence_logs=logging.CRITICAL

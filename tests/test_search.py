@@ -1113,21 +1113,25 @@ def test_query_batches_cover_every_query_once_in_order_and_shrink(count, paralle
     assert tasks >= min(count * shards, TASKS_PER_WORKER * parallel)
 
 
-@pytest.mark.parametrize("count,parallel,shards", [(100, 2, 2), (1, 2, 2), (3, 4, 1),
-                                                   (1000, 64, 64), (100, 2, 1), (5000, 2, 2)])
+@pytest.mark.parametrize("count,parallel,shards,size", [
+    (100, 2, 2, 100_000), (1, 2, 2, 5000), (3, 4, 1, 5000), (1000, 64, 64, 1_580_000),
+    (100, 2, 1, 5000), (5000, 2, 2, 5000), (100, 2, 2, 1_580_000)])
 def test_range_batches_cover_every_query_once_and_give_every_thread_a_task(count, parallel,
-                                                                           shards):
+                                                                           shards, size):
     """A range search on Dask: one shard per thread (at least MIN_SHARD graphs each), each a
-    task with all the queries up to QUERIES_PER_TASK; with fewer shards than threads, the
-    queries are cut so that every thread has a task."""
-    from gedkit.search.distributed import MIN_SHARD, default_shards, range_batches
+    task with all the queries up to QUERIES_PER_TASK queries and PAIRS_PER_TASK pairs; with
+    fewer shards than threads, the queries are cut so that every thread has a task."""
+    from gedkit.search.distributed import MIN_SHARD, PAIRS_PER_TASK, default_shards, range_batches
     from gedkit.search.parallel import QUERIES_PER_TASK
 
-    batches = range_batches(count, parallel, shards)
+    batches = range_batches(count, parallel, shards, size)
     assert [i for b in batches for i in b] == list(range(count))
-    assert max(len(b) for b in batches) <= QUERIES_PER_TASK
+    biggest = max(len(b) for b in batches)
+    assert biggest <= QUERIES_PER_TASK
+    assert biggest == 1 or (biggest - 1) * size / shards <= PAIRS_PER_TASK
     assert len(batches) * shards >= min(count * shards, parallel)
-    assert len(batches) == max(1, -(-count // QUERIES_PER_TASK)) or shards < parallel
+    if shards >= parallel and count * size / shards <= PAIRS_PER_TASK:
+        assert len(batches) == max(1, -(-count // QUERIES_PER_TASK))  # as few as can be
     assert default_shards(100_000, count, parallel) == min(parallel, 100_000 // MIN_SHARD)
     assert default_shards(3 * MIN_SHARD, count, 64) == 3
     assert default_shards(10, count, parallel) == 1
