@@ -7,7 +7,7 @@ them; the collection is reused from ``--folder`` when it is there), in one run: 
 then the ones the collection keeps), a ``LocalCluster`` of 2 worker processes of one
 thread (``client=``, default shards, a first run that opens the shards on the workers and a
 second one that finds them open), and the cost per task (the same search in many more
-shards: from the tasks' count, :func:`gedkit.search.distributed.range_batches` on each
+shards: from the tasks' count, :func:`gedkit.search.parallel.range_batches` on each
 shard). Every answer is checked against the one-process one. Usage::
 
     python benchmarks/search_cluster.py [--size 100000] [--queries 100] [--tau 3] \\
@@ -85,7 +85,8 @@ def main() -> None:
           lambda: coll.range(n_jobs=2, **options), one)
     timed("local pool, 2 processes, again (kept)", rows,
           lambda: coll.range(n_jobs=2, **options), one)
-    from gedkit.search.distributed import default_shards, range_batches
+    from gedkit.search.distributed import default_shards
+    from gedkit.search.parallel import range_batches
 
     first, many = args.shards.split(",")
     few = default_shards(len(coll), len(queries), 2) if first == "default" else int(first)

@@ -1121,8 +1121,8 @@ def test_range_batches_cover_every_query_once_and_give_every_thread_a_task(count
     """A range search on Dask: one shard per thread (at least MIN_SHARD graphs each), each a
     task with all the queries up to QUERIES_PER_TASK queries and PAIRS_PER_TASK pairs; with
     fewer shards than threads, the queries are cut so that every thread has a task."""
-    from gedkit.search.distributed import MIN_SHARD, PAIRS_PER_TASK, default_shards, range_batches
-    from gedkit.search.parallel import QUERIES_PER_TASK
+    from gedkit.search.distributed import MIN_SHARD, default_shards
+    from gedkit.search.parallel import PAIRS_PER_TASK, QUERIES_PER_TASK, range_batches
 
     batches = range_batches(count, parallel, shards, size)
     assert [i for b in batches for i in b] == list(range(count))

@@ -1,6 +1,7 @@
 """Collection searches on a Dask cluster (``client=``): shards of the collection as tasks.
 
-A shard is every S-th graph of the collection in order of size (see :func:`_shard`). Every
+A shard is every S-th graph of the collection in order of size (:mod:`~gedkit.search.shards`,
+which also merges the shards' answers). Every
 worker thread opens the file read-only once (an in-memory collection is sent to the workers as
 an SQLite image, once) and keeps each shard it is given, with its signatures sorted for the
 filters, for the next tasks; a task answers many queries against one shard. The file must be
@@ -23,31 +24,25 @@ A worker that is lost has its tasks run again elsewhere by the scheduler; a task
 from __future__ import annotations
 
 import contextlib
-import itertools
 import math
 import os
 import sqlite3
 import threading
 import uuid
 from collections import OrderedDict
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from gedkit.errors import GedkitError, OptionError
 from gedkit.numeric import tolerance
-from gedkit.search.parallel import QUERIES_PER_TASK, TASKS_PER_WORKER, query_batches
+from gedkit.search.parallel import TASKS_PER_WORKER, query_batches, range_batches
 from gedkit.search.result import SearchResult
+from gedkit.search.shards import Merger, range_answers, shard_of, until_interrupted
 
 __all__ = ["search"]
 
 #: fewest graphs in a default shard (a task costs the cluster a few milliseconds)
 MIN_SHARD = 2000
-#: query-graph pairs in a range task at most: 100 queries against 50,000 molecules take
-#: 0.3 s at τ = 3, 6 s at τ = 5
-PAIRS_PER_TASK = 10_000_000
 #: range tasks in flight per worker thread: a few queued on a worker while another idles
 #: cost the end of a search (100 queries at τ = 5 over 100,000 molecules on 2 workers: 4
 #: per thread 1.75x one process, 2 1.73x, 1.5 and 1 1.82x; at τ = 3, 1 1.41x: every task
@@ -118,19 +113,12 @@ def _opened(source: Source):
 
 
 def _shard(source: Source, part: int, parts: int):
-    """Shard ``part`` of ``parts`` as a collection of its own (kept for the next tasks):
-    every ``parts``-th graph in order of size, from the ``part``-th on, so that every shard
-    has an equal share of every size whatever the file's order (100 queries at τ = 3 over
-    the two halves of 100,000 MOSES molecules in the file's order: 0.29 and 0.27 s; over two
-    such shards 0.28 and 0.28)."""
-    from gedkit.search.collection import Collection
-
+    """Shard ``part`` of ``parts`` of ``source`` (:func:`~gedkit.search.shards.shard_of`),
+    kept for the next tasks."""
     store, sig, shards = _opened(source)
     view = shards.get((part, parts))
     if view is None:
-        view = Collection(_store=store)
-        view._sig = sig.take(np.arange(part, len(sig), parts))
-        shards[part, parts] = view
+        view = shards[part, parts] = shard_of(store, sig, part, parts)
     return view
 
 
@@ -153,59 +141,15 @@ def _answers(job: Job, shard: tuple[int, int], batch: list, bounds: list) -> lis
         raise GedkitError(f"a Dask worker cannot open {where} ({' '.join(str(err).split())}); "
                           "the workers must see the collection file at the same path") from None
     if job.kind in ("range", "mces_range"):
-        return _range_task(view, job, batch)
+        return range_answers(view, job.kind, batch, job.parameter, job.model, job.verify)
     if job.kind == "knn":
         from gedkit.search.ged_search import knn_scan
 
-        return list(_until_interrupted(
+        return list(until_interrupted(
             knn_scan(view, g, int(job.parameter), job.model, job.verify, None, bound)
             for g, bound in zip(batch, bounds, strict=True)))
-    return list(_until_interrupted(_mces_knn_task(view, job, g, floor)
+    return list(until_interrupted(_mces_knn_task(view, job, g, floor)
                                    for g, floor in zip(batch, bounds, strict=True)))
-
-
-def _until_interrupted(answers: Iterator) -> Iterator:
-    """``answers`` one by one, none started once the task is cancelled
-    (:func:`gedkit.cluster.stop_when_cancelled`)."""
-    from gedkit.budget import interrupted
-
-    for answer in answers:
-        yield answer
-        if interrupted():
-            return
-
-
-def _range_task(view, job: Job, batch: list) -> list:
-    """Range answers of one shard, each hit with the key that orders it in the whole
-    collection's answer."""
-    if job.kind == "range":
-        from gedkit.search.ged_search import range_queries
-
-        answers = list(_until_interrupted(range_queries(view, batch, job.parameter,
-                                                        job.model, job.verify)))
-    else:
-        from gedkit.search.mces_search import range_query
-
-        answers = list(_until_interrupted(range_query(view, g, job.parameter, None,
-                                                      job.verify) for g in batch))
-    out = []
-    for result in answers:
-        keys = []
-        for hits, undecided in ((result.hits, False), (result.undecided, True)):
-            keys.append([_range_key(view, job.kind, h, undecided) for h in hits])
-        out.append((result, keys))
-    return out
-
-
-def _range_key(view, kind: str, hit, undecided: bool) -> tuple:
-    rowid = view._store.rowid(hit.id)
-    if kind == "mces_range":
-        from gedkit.search.mces_search import range_key, undecided_key
-
-        return (undecided_key if undecided else range_key)(hit, rowid)
-    # as a search of the whole collection orders them (ged_search._verified)
-    first = (hit.lower_bound, hit.upper_bound) if undecided else (hit.distance, hit.lower_bound)
-    return (*first, rowid)
 
 
 def _mces_knn_task(view, job: Job, query, floor: float):
@@ -239,7 +183,7 @@ def search(coll, kind: str, graphs: list, parameter: float, model: Any, verify: 
     parts = [(part, shards) for part in range(shards)]
     batches = (query_batches(len(graphs), parallel, shards) if ranked
                else range_batches(len(graphs), parallel, shards, size))
-    merger = _Merger(kind, int(parameter) if kind.endswith("knn") else parameter,
+    merger = Merger(kind, int(parameter) if kind.endswith("knn") else parameter,
                      len(graphs), shards, shown)
     job = Job(source_of(coll), kind, parameter, model, verify, graphs)
     order = [(shard, batch) for shard in parts for batch in batches]
@@ -282,83 +226,6 @@ def default_shards(size: int, queries: int, parallel: int, ranked: bool = False)
         return max(1, min(parallel, size // MIN_SHARD))
     wanted = math.ceil(TASKS_PER_WORKER * parallel / max(1, queries))
     return max(1, min(wanted, size // MIN_SHARD))
-
-
-def range_batches(count: int, parallel: int, shards: int,
-                  size: int = 0) -> list[list[int]]:
-    """The query positions ``0..count-1`` of a range search on ``shards`` shards of ``size``
-    graphs in all, in as few batches of consecutive queries as give each of ``parallel``
-    threads a task, a task at most :data:`~gedkit.search.parallel.QUERIES_PER_TASK` queries
-    and :data:`PAIRS_PER_TASK` query-graph pairs (so that the progress moves on a long
-    search)."""
-    pairs = math.ceil(count * size / shards / PAIRS_PER_TASK)
-    parts = min(count, max(math.ceil(parallel / shards), math.ceil(count / QUERIES_PER_TASK),
-                           pairs))
-    edges = np.linspace(0, count, parts + 1).round().astype(int).tolist()
-    return [list(range(a, b)) for a, b in itertools.pairwise(edges)]
-
-
-class _Merger:
-    """Each query's shard answers as they come, and the bound the next shards get."""
-
-    def __init__(self, kind: str, parameter, queries: int, shards: int, shown):
-        self.kind, self.parameter, self.shards, self.shown = kind, parameter, shards, shown
-        self.parts: list[list] = [[] for _ in range(queries)]
-
-    def add(self, i: int, answer: Any) -> None:
-        self.parts[i].append(answer)
-        stats = (answer[0].stats if self.kind.endswith("range") else
-                 answer.stats if self.kind == "knn" else answer[2][0])
-        self.shown.verified(stats.get("verified", 0))
-        if len(self.parts[i]) == self.shards:
-            self.shown.query_done()
-
-    def bound(self, i: int) -> Any:
-        """What query ``i``'s next shard need not beat: the k-th best key (GED) or
-        similarity (MCES) of the shards answered so far, or nothing yet."""
-        k = self.parameter
-        if self.kind == "knn":
-            keys = sorted(key for scan in self.parts[i] for key, _, _ in scan.best)
-            return keys[k - 1] if len(keys) >= k else None
-        if self.kind == "mces_knn":
-            found = sorted((-lo for chosen, _, _ in self.parts[i] for lo, _, _ in chosen))
-            return -found[k - 1] if len(found) >= k else -math.inf
-        return None
-
-    def results(self, coll, graphs: list) -> list[SearchResult]:
-        out = []
-        for i, parts in enumerate(self.parts):
-            if len(parts) < self.shards:
-                break  # Ctrl-C came first
-            out.append(self._one(coll, graphs[i], parts))
-        return out
-
-    def _one(self, coll, query, parts: list) -> SearchResult:
-        if self.kind in ("range", "mces_range"):
-            from gedkit.search.merge import merge
-
-            result = merge([r for r, _ in parts])
-            for name, which in (("hits", 0), ("undecided", 1)):
-                keyed = [(key, h) for r, keys in parts
-                         for key, h in zip(keys[which], getattr(r, name), strict=True)]
-                setattr(result, name, [h for _, h in sorted(keyed, key=lambda e: e[0])])
-            result.query = query.name
-            return result
-        if self.kind == "knn":
-            from gedkit.search.ged_search import combine_scans, knn_answer
-
-            return knn_answer(coll, query, self.parameter,
-                              combine_scans(parts, self.parameter))
-        from gedkit.search.mces_search import _knn_result
-        from gedkit.search.merge import sum_stats
-
-        k = self.parameter
-        chosen = sorted((c for p in parts for c in p[0]),
-                        key=lambda c: (-c[0], -c[1], c[2]))[:k]
-        seen = [s for p in parts for s in p[1]]
-        state = ({**sum_stats(p[2][0] for p in parts), "shards": len(parts)},
-                 any(p[2][1] for p in parts), max(p[2][2] for p in parts))
-        return _knn_result(coll, query, k, chosen, seen, state)
 
 
 def check_shards(shards: Any) -> None:

@@ -1,5 +1,11 @@
 """Many queries on worker processes: each worker opens the collection file read-only once.
 
+Range queries split the collection, as on Dask: one shard per worker (every n-th graph by
+size, :func:`~gedkit.search.shards.shard_of`), each task a shard against a batch of
+queries, the shards' answers merged (:class:`~gedkit.search.shards.Merger`): a query's
+work splits evenly between shards where whole queries differ a hundredfold. kNN queries, which
+pass on their k-th distance, are cut into batches of whole queries (:func:`query_batches`).
+
 Where processes are forked (Linux), the workers inherit what the parent read from the file
 (signatures, records), and the collection keeps them for its next searches (a search of 100
 queries at τ = 3 over 100,000 molecules takes 0.3 s on two workers, of which starting and
@@ -10,6 +16,7 @@ queries not answered run again on new workers.
 
 from __future__ import annotations
 
+import itertools
 import math
 import multiprocessing
 import os
@@ -28,7 +35,7 @@ import numpy as np
 from gedkit.budget import forget_interrupt, interrupted, worker_interrupts
 from gedkit.errors import OptionError, warn
 
-__all__ = ["answers", "query_batches", "release", "resolve_jobs", "run"]
+__all__ = ["answers", "query_batches", "range_batches", "release", "resolve_jobs", "run"]
 
 #: queries per task at most
 QUERIES_PER_TASK = 256
@@ -41,6 +48,10 @@ TASKS_PER_WORKER = 4
 GUIDE = 2
 #: and at least 1/MIN_CUT of a worker's share of all of them
 MIN_CUT = 8
+
+#: query-graph pairs in a range task at most: 100 queries against 50,000 molecules take
+#: 0.3 s at τ = 3, 6 s at τ = 5
+PAIRS_PER_TASK = 10_000_000
 
 #: seconds between looks at Ctrl-C while the workers answer
 _POLL = 0.1
@@ -104,15 +115,27 @@ def answers(coll, run, graphs: list, parameter, model, verify, progress=None) ->
     return (run(coll, g, parameter, model, verify, progress) for g in graphs)
 
 
-def _answer(item: tuple[bytes | None, list]) -> list:
-    """A worker's answers to a batch of queries; the search's task comes pickled with each
-    batch to a kept worker (read once per search), with its start to another."""
-    packed, batch = item
+def _answer(item: tuple[bytes | None, list, tuple[int, int] | None]) -> list:
+    """A worker's answers to a batch of queries, against the whole collection or one shard
+    of it (``(part, parts)``, see :func:`~gedkit.search.shards.shard_of`); the search's
+    task comes pickled with each batch to a kept worker (read once per search), with its
+    start to another."""
+    packed, batch, shard = item
     forget_interrupt()  # one heard while idle, between two searches
     if packed is not None and packed != _WORKER["packed"]:
         _WORKER["task"], _WORKER["packed"] = pickle.loads(packed), packed
     run, parameter, model, verify = _WORKER["task"]
-    return list(answers(_WORKER["coll"], run, batch, parameter, model, verify))
+    if shard is None:
+        return list(answers(_WORKER["coll"], run, batch, parameter, model, verify))
+    from gedkit.search.shards import range_answers, shard_of
+
+    views = _WORKER.setdefault("shards", {})
+    view = views.get(shard)
+    if view is None:
+        coll = _WORKER["coll"]
+        view = views[shard] = shard_of(coll._store, coll._signatures_by_size(), *shard,
+                                       coll._held)
+    return range_answers(view, _range_kind(run), batch, parameter, model, verify)
 
 
 def query_batches(count: int, parallel: int, shards: int = 1) -> list[list[int]]:
@@ -135,6 +158,27 @@ def query_batches(count: int, parallel: int, shards: int = 1) -> list[list[int]]
         out.append(list(range(start, start + size)))
         start += size
     return out
+
+
+def range_batches(count: int, parallel: int, shards: int,
+                  size: int = 0) -> list[list[int]]:
+    """The query positions ``0..count-1`` of a range search on ``shards`` shards of ``size``
+    graphs in all, in as few batches of consecutive queries as give each of ``parallel``
+    workers a task, a task at most :data:`QUERIES_PER_TASK` queries and
+    :data:`PAIRS_PER_TASK` query-graph pairs (so that the progress moves on a long
+    search)."""
+    pairs = math.ceil(count * size / shards / PAIRS_PER_TASK)
+    parts = min(count, max(math.ceil(parallel / shards), math.ceil(count / QUERIES_PER_TASK),
+                           pairs))
+    edges = np.linspace(0, count, parts + 1).round().astype(int).tolist()
+    return [list(range(a, b)) for a, b in itertools.pairwise(edges)]
+
+
+def _range_kind(run) -> str | None:
+    """``"range"`` or ``"mces_range"`` for a range query's ``run``, else None."""
+    from gedkit.search import ged_search, mces_search
+
+    return {ged_search.range_query: "range", mces_search.range_query: "mces_range"}.get(run)
 
 
 def run(coll, run, graphs, parameter, model, verify, jobs: int, shown) -> list:
@@ -206,27 +250,51 @@ def _on_workers(coll, run, graphs, parameter, model, verify, jobs: int,
     results = []
     finished = False
     ended = None  # the exit code of a worker that ended during the search
+    kind = _range_kind(run)
+    if kind is not None:  # range queries: one shard per worker, as on Dask
+        from gedkit.search.shards import Merger
+
+        shards = max(1, min(jobs, len(coll)))
+        merger = Merger(kind, parameter, len(graphs), shards, shown)
+        tasks = [((part, shards), b) for b in range_batches(len(graphs), jobs, shards,
+                                                            len(coll))
+                 for part in range(shards)]
+    else:
+        tasks = [(None, b) for b in query_batches(len(graphs), jobs)]
     try:
         workers = list(pool._pool)  # (a pool replaces a worker that ends, losing its batch)
-        batches = [(packed, [graphs[i] for i in b]) for b in query_batches(len(graphs), jobs)]
-        answered = pool.imap(_answer, batches)
+        answered = pool.imap(_answer, [(packed, [graphs[i] for i in b], shard)
+                                       for shard, b in tasks])
         late = math.inf  # after Ctrl-C: when to stop waiting for the workers
+        done = 0
         while time.monotonic() < late:
             try:
                 answers = answered.next(timeout=_POLL)
             except multiprocessing.TimeoutError:
-                answers = []
+                answers = None
                 ended = next((w.exitcode for w in workers if w.exitcode is not None), None)
                 if ended is not None:
                     break
             except StopIteration:
                 finished = late == math.inf
                 break
-            results.extend(answers)
-            for _ in answers:
-                shown.query_done()
-            if any(r.interrupted for r in answers):
-                break
+            if answers is not None:
+                shard, batch = tasks[done]
+                done += 1
+                if shard is None:
+                    results.extend(answers)
+                    for _ in answers:
+                        shown.query_done()
+                else:
+                    for i, answer in zip(batch, answers, strict=False):
+                        merger.add(i, answer)
+                if len(answers) < len(batch) or any(
+                        (a if shard is None else a[0]).interrupted for a in answers):
+                    if shard is None:
+                        break
+                    # Ctrl-C reached the workers: the other shards' answers to the query
+                    # under way are on their way
+                    late = min(late, time.monotonic() + _GRACE)
             if interrupted() and late == math.inf:
                 # a terminal's Ctrl-C reached the workers too: the batches under way
                 # come back at once with what they found; a Ctrl-C sent to this process
@@ -239,4 +307,4 @@ def _on_workers(coll, run, graphs, parameter, model, verify, jobs: int,
             release(coll)
         if temp is not None:
             os.unlink(temp)
-    return results, ended
+    return (results if kind is None else merger.results(coll, graphs)), ended
