@@ -176,9 +176,13 @@ def range_batches(count: int, parallel: int, shards: int,
 
 def _range_kind(run) -> str | None:
     """``"range"`` or ``"mces_range"`` for a range query's ``run``, else None."""
-    from gedkit.search import ged_search, mces_search
+    from gedkit.search import ged_search
 
-    return {ged_search.range_query: "range", mces_search.range_query: "mces_range"}.get(run)
+    if run is ged_search.range_query:
+        return "range"
+    # (not imported for a GED search: the MCES search's imports cost the first one 10 ms)
+    mces = sys.modules.get("gedkit.search.mces_search")
+    return "mces_range" if mces is not None and run is mces.range_query else None
 
 
 def run(coll, run, graphs, parameter, model, verify, jobs: int, shown) -> list:
@@ -231,6 +235,8 @@ def _on_workers(coll, run, graphs, parameter, model, verify, jobs: int,
             packed = pickle.dumps(task)
         except Exception:  # a custom cost's lambda: the workers inherit it
             packed = None
+    from gedkit.search.shards import Merger  # imported before the workers start
+
     kept = coll._kept
     if packed is not None and kept is not None and kept.fits(jobs, loaded):
         pool = kept.pool
@@ -252,8 +258,6 @@ def _on_workers(coll, run, graphs, parameter, model, verify, jobs: int,
     ended = None  # the exit code of a worker that ended during the search
     kind = _range_kind(run)
     if kind is not None:  # range queries: one shard per worker, as on Dask
-        from gedkit.search.shards import Merger
-
         shards = max(1, min(jobs, len(coll)))
         merger = Merger(kind, parameter, len(graphs), shards, shown)
         tasks = [((part, shards), b) for b in range_batches(len(graphs), jobs, shards,
