@@ -167,7 +167,7 @@ class Collection:
         if self._held is None:
             sig = self._signatures
             size = 4 * int((2 + sig.n.astype(np.int64) + 3 * sig.m.astype(np.int64)).sum())
-            # a shard (rows spread over the file, see search.distributed) reads its own rows,
+            # a shard (rows spread over the file, see search.shards) reads its own rows,
             # not every graph's: 32 shards of 100,000 molecules read the whole file 32 times
             # over on each worker (0.18 s a shard), and a 1.58 M file's shard, small enough
             # to hold, would have held all 1.58 M records

@@ -1,14 +1,14 @@
 """Collection searches on a Dask cluster (``client=``): shards of the collection as tasks.
 
 A shard is every S-th graph of the collection in order of size (:mod:`~gedkit.search.shards`,
-which also merges the shards' answers). Every
-worker thread opens the file read-only once (an in-memory collection is sent to the workers as
-an SQLite image, once) and keeps each shard it is given, with its signatures sorted for the
-filters, for the next tasks; a task answers many queries against one shard. The file must be
-readable by the workers at the same path (a shared disk). By default a range search has one
-shard per worker thread, each a task with all the queries; a kNN search as few shards as give
-every worker thread several tasks, its queries cut into batches that shrink towards the end
-(:func:`~gedkit.search.parallel.query_batches`): see :func:`default_shards`.
+which also merges the shards' answers). Every worker thread opens the file read-only once (an
+in-memory collection is sent to the workers as an SQLite image, once) and keeps each shard it
+is given, with its signatures sorted for the filters, for the next tasks; a task answers many
+queries against one shard. The file must be readable by the workers at the same path (a shared
+disk). By default a range search has one shard per worker thread, each a task with all the
+queries; a kNN search as few shards as give every worker thread several tasks, its queries cut
+into batches that shrink towards the end (:func:`~gedkit.search.parallel.query_batches`): see
+:func:`default_shards`.
 
 Range answers are the union of the shards' answers, sorted as a search of the whole
 collection sorts them. kNN tasks run in waves: a task is built when a worker is free, with

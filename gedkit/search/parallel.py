@@ -98,6 +98,28 @@ class _Kept:
                                                                  strict=True))
 
 
+def _pool(coll, path: str, method: str, task: tuple, loaded: tuple | None,
+          packed: bytes | None, jobs: int) -> Any:
+    """The pool of ``jobs`` workers for a search of ``coll``: the one it keeps if it fits,
+    else new ones, kept when the search's task pickles (``packed``)."""
+    global _KEEPER
+    kept = coll._kept
+    if packed is not None and kept is not None and kept.fits(jobs, loaded):
+        return kept.pool
+    release(coll)
+    pool = multiprocessing.get_context(method).Pool(
+        jobs, initializer=_start, initargs=(path, None if packed is not None else task, loaded))
+    if packed is not None:
+        # one collection's workers at a time: ten collections searched in turn with n_jobs=8
+        # would otherwise hold eighty idle processes
+        other = _KEEPER()
+        if other is not None and other is not coll:
+            release(other)
+        coll._kept = _Kept(pool, jobs, loaded, weakref.finalize(coll, pool.terminate))
+        _KEEPER = weakref.ref(coll)
+    return pool
+
+
 def release(coll) -> None:
     """End the worker processes ``coll`` keeps, if any."""
     kept, coll._kept = coll._kept, None
@@ -205,7 +227,6 @@ def _on_workers(coll, run, graphs, parameter, model, verify, jobs: int,
                 shown) -> tuple[list, int | None]:
     """:func:`run`'s answers in query order, until a worker ends in the middle: then also
     its exit code."""
-    global _KEEPER
     temp = None
     path = coll.path
     if path is None:  # in memory: the workers read a copy on disk
@@ -237,31 +258,16 @@ def _on_workers(coll, run, graphs, parameter, model, verify, jobs: int,
             packed = None
     from gedkit.search.shards import Merger  # imported before the workers start
 
-    kept = coll._kept
-    if packed is not None and kept is not None and kept.fits(jobs, loaded):
-        pool = kept.pool
-    else:
-        release(coll)
-        pool = multiprocessing.get_context(method).Pool(
-            jobs, initializer=_start,
-            initargs=(path, None if packed is not None else task, loaded))
-        if packed is not None:
-            # one collection's workers at a time: ten collections searched in turn with
-            # n_jobs=8 would otherwise hold eighty idle processes
-            other = _KEEPER()
-            if other is not None and other is not coll:
-                release(other)
-            coll._kept = _Kept(pool, jobs, loaded, weakref.finalize(coll, pool.terminate))
-            _KEEPER = weakref.ref(coll)
+    pool = _pool(coll, path, method, task, loaded, packed, jobs)
     results = []
     finished = False
     ended = None  # the exit code of a worker that ended during the search
     kind = _range_kind(run)
     if kind is not None:  # range queries: one shard per worker, as on Dask
-        shards = max(1, min(jobs, len(coll)))
+        size = len(coll._signatures)
+        shards = max(1, min(jobs, size))
         merger = Merger(kind, parameter, len(graphs), shards, shown)
-        tasks = [((part, shards), b) for b in range_batches(len(graphs), jobs, shards,
-                                                            len(coll))
+        tasks = [((part, shards), b) for b in range_batches(len(graphs), jobs, shards, size)
                  for part in range(shards)]
     else:
         tasks = [(None, b) for b in query_batches(len(graphs), jobs)]
