@@ -14,16 +14,22 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from gedkit.search.result import SearchResult
 
+if TYPE_CHECKING:
+    from gedkit.search.collection import Collection
+    from gedkit.search.signatures import Signatures
+    from gedkit.search.store import Store
+
 __all__ = ["Merger", "range_answers", "shard_of", "until_interrupted"]
 
 
-def shard_of(store, sig, part: int, parts: int, held: Any = None):
+def shard_of(store: Store, sig: Signatures, part: int, parts: int,
+             held: Any = None) -> Collection:
     """Shard ``part`` of ``parts`` of the collection in ``store`` whose signatures sorted by
     size are ``sig``: every ``parts``-th graph by size from the ``part``-th on, a collection
     of its own; ``held``: the collection's records when it holds them (every graph's, or
@@ -47,7 +53,7 @@ def until_interrupted(answers: Iterator) -> Iterator:
             return
 
 
-def range_answers(view, kind: str, graphs: list, parameter: float, model: Any,
+def range_answers(view: Collection, kind: str, graphs: list, parameter: float, model: Any,
                   verify: Any) -> list:
     """Range answers (``kind`` "range" or "mces_range") of one shard to ``graphs``, each
     hit with the key that orders it in the whole collection's answer; none started once the
