@@ -229,6 +229,42 @@ def test_collection_search_equals_local(client, library, search, value):
 _PARAMETER = {"range": "tau", "knn": "k", "mces_range": "min_similarity", "mces_knn": "k"}
 
 
+def test_range_tasks_sized_by_the_pace_answer_as_here(client, library, monkeypatch):
+    """A range search's first tasks hold a query each (a pair cap of 1), the next ones as
+    many as the pace so far allows, each shard's cursor on its own: the answers are a search
+    of the whole collection's."""
+    from gedkit.search import distributed as search_on_dask
+    from gedkit.search import parallel
+
+    coll, queries = library
+    queries = queries * 3
+    local = coll.range(queries=queries, tau=3, **SEARCH)
+    sizes = []
+    size = search_on_dask._Pace.size
+    monkeypatch.setattr(parallel, "PAIRS_PER_TASK", 1)
+    monkeypatch.setattr(search_on_dask, "TASK_SECONDS", 1e6)  # then the rest at once
+    monkeypatch.setattr(search_on_dask._Pace, "size",
+                        lambda self: sizes.append(size(self)) or sizes[-1])
+    remote = coll.range(queries=queries, tau=3, client=client, shards=3, **SEARCH)
+    assert answers(remote) == answers(local)
+    assert sizes[0] == 1 and max(sizes) > 1 and len(sizes) < 3 * len(queries)
+
+
+def test_the_pace_of_range_tasks():
+    from types import SimpleNamespace
+
+    from gedkit.search.distributed import TASK_SECONDS, _Pace
+    from gedkit.search.parallel import QUERIES_PER_TASK
+
+    pace = _Pace(13)
+    assert pace.size() == 13  # nothing learnt yet
+    took = [(SimpleNamespace(stats={"seconds": {"filter": 0.01, "verify": 0.03}}), None)] * 5
+    pace.learn(took)
+    assert pace.size() == min(QUERIES_PER_TASK, round(TASK_SECONDS / 0.04))
+    pace.learn([(SimpleNamespace(stats={"seconds": {"verify": 100.0}}), None)])
+    assert pace.size() == 1
+
+
 def test_knn_ties_resolved_as_here(client, graphs):
     """Many graphs at the k-th distance: the shards (and the bounds they pass on) pick the
     same ones as one search of the whole collection."""
