@@ -177,7 +177,9 @@ def search(coll, kind: str, graphs: list, parameter: float, model: Any, verify: 
     from gedkit.cluster import parallelism, run_tasks
 
     parallel = parallelism(client)
-    size = len(coll)
+    # (the workers read the signatures; reading them here only to count them took 1.25 s for
+    # the 1.58 M MOSES molecules)
+    size = len(coll._sig) if coll._sig is not None else coll._store.count()
     ranked = kind.endswith("knn")
     if shards is None:
         shards = default_shards(size, len(graphs), parallel, ranked)
