@@ -220,7 +220,7 @@ def search(coll, kind: str, graphs: list, parameter: float, model: Any, verify: 
     # one task per thread, each built when a thread is free: kNN's then has the latest
     # bounds, a range task the latest pace, and none waits behind another on a busy worker
     # while a thread idles (100 queries over 1.58 M molecules, 5 tasks of which 2 take the
-    # rest of each shard: 0.43-0.85 s with a third task queued, 0.4x s without)
+    # rest of each shard: 0.43-0.85 s with a third task queued, 0.42-0.46 s without)
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C: the queries answered so far
         run_tasks(client, _task, job, generate(), done, parallel)
     return merger.results(coll, graphs)
