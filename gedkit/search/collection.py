@@ -547,11 +547,11 @@ def _run_on_cluster(coll: Collection, run, graphs: list[Graph], parameter, model
                     ) -> list[SearchResult]:
     """One result per query, from the shards' answers on a Dask cluster; Ctrl-C keeps the
     queries answered before the first one left unfinished (with a warning)."""
-    from gedkit.search import distributed, ged_search, mces_search
+    from gedkit.search import distributed
     from gedkit.search.progress import Progress
+    from gedkit.search.shards import kind_of
 
-    kind = {ged_search.range_query: "range", ged_search.knn_query: "knn",
-            mces_search.range_query: "mces_range", mces_search.knn_query: "mces_knn"}[run]
+    kind = kind_of(run)
     shown = Progress(progress, len(graphs))
     try:
         results = distributed.search(coll, kind, graphs, parameter, model, verify, client,

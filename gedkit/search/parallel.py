@@ -149,7 +149,7 @@ def _answer(item: tuple[bytes | None, list, tuple[int, int] | None]) -> list:
     run, parameter, model, verify = _WORKER["task"]
     if shard is None:
         return list(answers(_WORKER["coll"], run, batch, parameter, model, verify))
-    from gedkit.search.shards import range_answers, shard_of
+    from gedkit.search.shards import kind_of, range_answers, shard_of
 
     views = _WORKER.setdefault("shards", {})
     view = views.get(shard)
@@ -157,7 +157,7 @@ def _answer(item: tuple[bytes | None, list, tuple[int, int] | None]) -> list:
         coll = _WORKER["coll"]
         view = views[shard] = shard_of(coll._store, coll._signatures_by_size(), *shard,
                                        coll._held)
-    return range_answers(view, _range_kind(run), batch, parameter, model, verify)
+    return range_answers(view, kind_of(run), batch, parameter, model, verify)
 
 
 def query_batches(count: int, parallel: int, shards: int = 1) -> list[list[int]]:
@@ -196,17 +196,6 @@ def range_batches(count: int, parallel: int, shards: int,
     return [list(range(a, b)) for a, b in itertools.pairwise(edges)]
 
 
-def _range_kind(run) -> str | None:
-    """``"range"`` or ``"mces_range"`` for a range query's ``run``, else None."""
-    from gedkit.search import ged_search
-
-    if run is ged_search.range_query:
-        return "range"
-    # (not imported for a GED search: the MCES search's imports cost the first one 10 ms)
-    mces = sys.modules.get("gedkit.search.mces_search")
-    return "mces_range" if mces is not None and run is mces.range_query else None
-
-
 def run(coll, run, graphs, parameter, model, verify, jobs: int, shown) -> list:
     """``run`` on every query graph in ``jobs`` processes, results in query order. Should a
     worker end in the middle (killed, out of memory), the queries not answered run again on
@@ -236,6 +225,9 @@ def _on_workers(coll, run, graphs, parameter, model, verify, jobs: int,
         coll._store.conn.backup(target)
         target.close()
         path = temp
+    from gedkit.search.shards import Merger, kind_of  # imported before the workers start
+
+    kind = kind_of(run)
     method = "fork" if sys.platform.startswith("linux") else "spawn"
     task = (run, parameter, model, verify)
     loaded = packed = None
@@ -244,9 +236,7 @@ def _on_workers(coll, run, graphs, parameter, model, verify, jobs: int,
         # filters, and the records verification reads), read here once and inherited: a
         # search of 100 queries at tau = 3 over 100,000 molecules takes 0.6 s in one process,
         # as long as each worker took to read them for itself
-        from gedkit.search import ged_search
-
-        if run in (ged_search.range_query, ged_search.knn_query):
+        if kind in ("range", "knn"):
             coll._signatures_by_size()
             coll._records(np.empty(0, dtype=np.int64))
         else:  # MCES reads the signatures as they are, and graphs rather than records
@@ -256,14 +246,12 @@ def _on_workers(coll, run, graphs, parameter, model, verify, jobs: int,
             packed = pickle.dumps(task)
         except Exception:  # a custom cost's lambda: the workers inherit it
             packed = None
-    from gedkit.search.shards import Merger  # imported before the workers start
-
     pool = _pool(coll, path, method, task, loaded, packed, jobs)
     results = []
     finished = False
     ended = None  # the exit code of a worker that ended during the search
-    kind = _range_kind(run)
-    if kind is not None:  # range queries: one shard per worker, as on Dask
+    ranged = kind in ("range", "mces_range")
+    if ranged:  # range queries: one shard per worker, as on Dask
         size = len(coll._signatures)
         shards = max(1, min(jobs, size))
         merger = Merger(kind, parameter, len(graphs), shards, shown)
@@ -317,4 +305,4 @@ def _on_workers(coll, run, graphs, parameter, model, verify, jobs: int,
             release(coll)
         if temp is not None:
             os.unlink(temp)
-    return (results if kind is None else merger.results(coll, graphs)), ended
+    return (merger.results(coll, graphs) if ranged else results), ended

@@ -13,6 +13,7 @@ whole queries differ a hundredfold (five of those 100 are 45% of the work).
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +26,22 @@ if TYPE_CHECKING:
     from gedkit.search.signatures import Signatures
     from gedkit.search.store import Store
 
-__all__ = ["Merger", "range_answers", "shard_of", "until_interrupted"]
+__all__ = ["Merger", "kind_of", "range_answers", "shard_of", "until_interrupted"]
+
+
+def kind_of(run: Any) -> str:
+    """What a search's ``run`` answers: ``"range"``, ``"knn"``, ``"mces_range"`` or
+    ``"mces_knn"``."""
+    from gedkit.search import ged_search
+
+    if run is ged_search.range_query:
+        return "range"
+    if run is ged_search.knn_query:
+        return "knn"
+    # not imported here for a GED search (its imports cost the first one 10 ms): a caller
+    # holding one of its queries has imported it
+    mces = sys.modules["gedkit.search.mces_search"]
+    return {mces.range_query: "mces_range", mces.knn_query: "mces_knn"}[run]
 
 
 def shard_of(store: Store, sig: Signatures, part: int, parts: int,
