@@ -187,7 +187,7 @@ def search(coll, kind: str, graphs: list, parameter: float, model: Any, verify: 
     parts = [(part, shards) for part in range(shards)]
     batches = (query_batches(len(graphs), parallel, shards) if ranked
                else range_batches(len(graphs), parallel, shards, size))
-    merger = Merger(kind, int(parameter) if kind.endswith("knn") else parameter,
+    merger = Merger(kind, int(parameter) if ranked else parameter,
                      len(graphs), shards, shown)
     job = Job(source_of(coll), kind, parameter, model, verify, graphs)
     pace = _Pace(len(batches[0]))
