@@ -9,6 +9,7 @@ collection searches both go through it).
 from __future__ import annotations
 
 import contextlib
+import itertools
 import pickle
 import threading
 from collections.abc import Callable, Iterator
@@ -194,16 +195,22 @@ def run_tasks(client: Any, function: Callable, shared: Any, tasks: Iterator[tupl
     completed = as_completed()
 
     def launch(key: Any, args: tuple, tries: int) -> None:
-        future = client.submit(_call, function, remote, *args, pure=False)
+        track(client.submit(_call, function, remote, *args, pure=False), key, args, tries)
+
+    def track(future: Any, key: Any, args: tuple, tries: int) -> None:
         running[future] = (key, args, remote, tries)
         completed.add(future)
 
     def submit() -> None:
-        while len(running) < window:
-            item = next(tasks, None)
-            if item is None:
-                return
-            launch(*item, 0)
+        wave = list(itertools.islice(tasks, max(0, window - len(running))))
+        if len(wave) == 1:
+            launch(*wave[0], 0)
+        elif wave:  # one message to the scheduler for all (two submits may leave 10 ms apart)
+            columns = zip(*(args for _, args in wave), strict=True)
+            futures = client.map(_call, [function] * len(wave), [remote] * len(wave),
+                                 *map(list, columns), pure=False)
+            for future, (key, args) in zip(futures, wave, strict=True):
+                track(future, key, args, 0)
 
     try:
         submit()
