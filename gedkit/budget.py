@@ -32,8 +32,8 @@ from gedkit.errors import OptionError, Words, render
 __all__ = [
     "COMMAND_TIMEOUT", "DEFAULT_MEMORY", "KERNELS_NOT_READY", "NOTICE_AFTER", "PAIR_TIMEOUT",
     "Budget",
-    "InterruptedWarning", "LongRunNotice", "cancelled_by", "forget_interrupt", "interrupted",
-    "interruptible", "resident", "solve_within", "worker_interrupts",
+    "Deadline", "InterruptedWarning", "LongRunNotice", "cancelled_by", "forget_interrupt",
+    "interrupted", "interruptible", "resident", "solve_within", "within", "worker_interrupts",
 ]
 
 #: seconds after which a solve without a time limit says it is still running
@@ -51,7 +51,7 @@ KERNELS_NOT_READY = "kernels not compiled yet (compiling in the background)"
 _INTERRUPT = threading.Event()
 # a per-call stop (gedkit.ged_iter's consumer leaving early), seen by the budgets of the thread
 # and context that set it
-_CANCEL: ContextVar[threading.Event | None] = ContextVar("gedkit_cancel", default=None)
+_CANCEL: ContextVar[threading.Event | Deadline | None] = ContextVar("gedkit_cancel", default=None)
 
 
 class LongRunNotice(UserWarning):
@@ -151,13 +151,52 @@ class Budget:
 
 
 @contextmanager
-def cancelled_by(event: threading.Event) -> Iterator[None]:
+def cancelled_by(event: threading.Event | Deadline) -> Iterator[None]:
     """Within it, every budget of this thread expires once ``event`` is set."""
     token = _CANCEL.set(event)
     try:
         yield
     finally:
         _CANCEL.reset(token)
+
+
+class Deadline:
+    """An event as :func:`cancelled_by` takes: set once ``seconds`` have passed since it was
+    made, or once ``outer`` (the event it nests in, if any) is set. A clock, not a timer
+    thread: read by every budget's :meth:`Budget.remaining`."""
+
+    __slots__ = ("at", "outer")
+
+    def __init__(self, seconds: float, outer: Any = None):
+        self.at, self.outer = time.monotonic() + seconds, outer
+
+    def passed(self) -> bool:
+        """Whether its time has run out (whatever ``outer`` says)."""
+        return time.monotonic() >= self.at
+
+    def is_set(self) -> bool:
+        return self.passed() or (self.outer is not None and self.outer.is_set())
+
+
+@contextmanager
+def within(seconds: float | None) -> Iterator[Deadline | None]:
+    """Within it, once ``seconds`` have passed, every budget of this thread expires and
+    :func:`interrupted` is true, as on Ctrl-C (None: nothing changes); yields the
+    :class:`Deadline`, which says afterwards whether the time ran out. A search's time
+    limit per query: its loops stop as on Ctrl-C and answer with what they found.
+
+    >>> with within(0.0) as deadline:
+    ...     Budget(timeout=5).expired(), interrupted()
+    (True, True)
+    >>> deadline.passed(), interrupted()
+    (True, False)
+    """
+    if seconds is None:
+        yield None
+        return
+    deadline = Deadline(seconds, _CANCEL.get())
+    with cancelled_by(deadline):
+        yield deadline
 
 
 def interrupted() -> bool:

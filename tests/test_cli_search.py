@@ -259,6 +259,25 @@ def test_text_report_for_people(capsys, lib):
     assert "1  ethanol" in out and "in bound order" in out
 
 
+def test_a_query_out_of_time_says_so(capsys, tmp_path):
+    """--query-timeout: a query whose time ran out prints the best found, says why it is not
+    certified, and the note names the query limit, not the per-pair one."""
+    rng = np.random.default_rng(5)
+    with Collection.create(tmp_path / "lib.gdb") as coll:
+        coll.add([random_graph(rng, int(rng.integers(4, 9))) for _ in range(40)])
+    with Collection.create(tmp_path / "far.gdb") as coll:  # far from all: a long search
+        coll.add([random_graph(rng, 9)], ids=["far"])
+    argv = ["search", tmp_path / "lib.gdb", tmp_path / "far.gdb", "--nearest", "3"]
+    code, out, err = run(capsys, *argv, "--query-timeout", "1e-9")
+    assert code == 0
+    assert out.startswith("far: ") and "not certified (query time limit)" in out
+    assert err.startswith("gedkit: note: 1 query reached the time limit of 1e-09 s per query")
+    assert "per pair" not in err
+    code, out, _ = run(capsys, *argv, "--json", "--query-timeout", "600")
+    data = json.loads(out)
+    assert code == 0 and data["certified"] and not data["timed_out"]
+
+
 def test_csv_rows_and_conventions(capsys, lib, tmp_path):
     target = tmp_path / "hits.csv"
     code, out, _ = run(capsys, "search", lib, "CCO", "--within", "1", "--csv", target)
@@ -433,6 +452,10 @@ def test_mces_searches_equal_the_api(capsys, lib):
     (["search", "{lib}", "CCO", "--within", "1", "--timeout", "0"], ["--timeout 0"]),
     (["search", "{lib}", "CCO", "--within", "1", "-o", "timeout=2"], ["-o timeout"]),
     (["search", "{lib}", "CCO", "--within", "1", "--jobs", "0"], ["--jobs 0"]),
+    (["search", "{lib}", "CCO", "--within", "1", "--query-timeout", "5"],
+     ["--query-timeout applies to --nearest"]),
+    (["search", "{lib}", "CCO", "--nearest", "1", "--query-timeout", "0"],
+     ["--query-timeout 0"]),
     (["search", "{lib}", "CCO", "--within", "1", "--csv", "{dir}/none/x.csv"],
      ["--csv", "does not exist"]),
     (["search", "{lib}", "CCO", "--within", "1", "--csv", "{dir}"], ["is a folder"]),

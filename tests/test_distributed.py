@@ -286,6 +286,29 @@ def test_knn_ties_resolved_as_here(client, graphs):
         assert answers([remote]) == answers([local])
 
 
+@pytest.mark.parametrize("search", ["knn", "mces_knn"])
+def test_a_query_time_limit_holds_on_the_cluster(client, search):
+    """``query_timeout`` reaches the shards: out of time, each query's answer is what its
+    shards found, timed out (certified only when that proves it); with time to spare, the
+    answer as here."""
+    rng = np.random.default_rng(5)
+    coll = gedkit.Collection()
+    coll.add([random_graph(rng, int(rng.integers(4, 9))) for _ in range(40)], progress=False)
+    queries = [random_graph(rng, 9) for _ in range(2)]  # far from every graph
+    run = getattr(coll, search)
+    late = run(queries=queries, k=3, client=client, shards=2, query_timeout=1e-9, **SEARCH)
+    whole = run(queries=queries, k=3, **SEARCH)
+    assert all(r.timed_out and not r.interrupted for r in late)
+    # certified only where what the shards found proves the k nearest distances already (a
+    # graph not reached may tie the k-th: the full search may pick it instead)
+    assert all([h.distance for h in r.hits] == [h.distance for h in w.hits]
+               for r, w in zip(late, whole, strict=True) if r.certified)
+    assert not all(r.certified for r in late)
+    roomy = run(queries=queries, k=3, client=client, shards=2, query_timeout=600, **SEARCH)
+    assert answers(roomy) == answers(whole)
+    assert not any(r.timed_out for r in roomy)
+
+
 def test_a_worker_killed_mid_search_still_gives_the_same_answer(client, library, tmp_path):
     coll, queries = library
     marker = str(tmp_path / "killed")

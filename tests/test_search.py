@@ -392,6 +392,50 @@ def test_knn_leaves_undecided_what_whole_limit_solves_do_not_decide(monkeypatch)
     assert left  # graphs were left undecided
 
 
+@pytest.mark.parametrize("n_jobs", [1, 2])
+@pytest.mark.parametrize("question", ["knn", "mces_knn"])
+def test_a_query_time_limit_answers_with_what_was_found(question, n_jobs):
+    """``query_timeout``: once a query's time is up, its kNN answer is what the search had
+    found (bounds that hold, ``timed_out`` and not ``interrupted``, certified only where
+    that proves it); a limit the search does not reach changes nothing."""
+    graphs = _random_set(5, count=40, n=(4, 9))
+    coll = _collection(graphs)
+    queries = _random_set(99, count=2, n=(9, 10))  # far from every graph: a long search
+    search = getattr(coll, question)
+    whole = search(queries=queries, k=3, progress=False, n_jobs=n_jobs)
+    roomy = search(queries=queries, k=3, progress=False, n_jobs=n_jobs, query_timeout=600)
+    assert [(r.ids, r.certified, r.timed_out) for r in roomy] == [
+        (r.ids, r.certified, False) for r in whole]
+    assert all(r.certified for r in whole)
+    late = search(queries=queries, k=3, progress=False, n_jobs=n_jobs, query_timeout=1e-9)
+    assert not all(r.certified for r in late)
+    for query, r, w in zip(queries, late, whole, strict=True):
+        assert r.timed_out and not r.interrupted and r.to_dict()["timed_out"]
+        # certified only where what it found proves the k nearest distances already (a graph
+        # not reached may tie the k-th: the full search may pick it instead)
+        if r.certified:
+            assert [h.distance for h in r.hits] == [h.distance for h in w.hits]
+        else:
+            assert r.uncertain or r.undecided
+        if question == "knn":
+            truth = _exact(costs.uniform(), query, graphs)
+            for h in [*r.hits, *r.undecided]:
+                assert h.lower_bound - 1e-9 <= truth[h.id] <= h.upper_bound + 1e-9
+    merged = merge([late[0], whole[0]])
+    assert merged.timed_out and not merged.interrupted
+
+
+@pytest.mark.parametrize("value", [0, -1, "5", True, math.nan])
+def test_query_timeout_is_checked(value):
+    coll = _collection(_random_set(5, count=3))
+    for search in (coll.knn, coll.mces_knn):
+        with pytest.raises(OptionError, match="query_timeout must be a number of seconds"):
+            search(coll.get(0), 1, query_timeout=value)
+    for search in (coll.range, coll.mces_range):
+        with pytest.raises(OptionError, match="query_timeout applies to knn and mces_knn"):
+            search(coll.get(0), 1, query_timeout=5)
+
+
 def _forward(problem, node_map) -> np.ndarray:
     """The forward array of a node map given in caller ids."""
     at1 = {u: i for i, u in enumerate(problem.g1.ids)}

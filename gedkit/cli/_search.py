@@ -14,7 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 from gedkit.budget import KERNELS_NOT_READY
 from gedkit.budget import PAIR_TIMEOUT as DEFAULT_TIMEOUT
-from gedkit.cli._args import add_solver_arguments, check_output, parse_options, parse_size
+from gedkit.cli._args import (
+    add_solver_arguments,
+    check_output,
+    parse_options,
+    parse_seconds,
+    parse_size,
+)
 from gedkit.cli._ged import _duration, _show, add_draw_arguments, check_draw, write_picture
 from gedkit.cli._inputs import (
     _cli_words,
@@ -44,7 +50,7 @@ _SQLITE = b"SQLite format 3\x00"
 # keyword arguments of the search calls that a method option must not replace
 _RESERVED = {"query", "queries", "tau", "k", "min_similarity", "costs", "method", "timeout",
              "memory", "node_map", "n_jobs", "progress", "node_label", "edge_label", "client",
-             "shards"}
+             "shards", "query_timeout"}
 
 
 def register(subparsers: Any) -> None:
@@ -81,6 +87,12 @@ def register(subparsers: Any) -> None:
         "'gedkit methods'); its options as -o KEY=VALUE",
     )
     group.add_argument("--node-map", action="store_true", help="give each hit its node map")
+    group.add_argument(
+        "--query-timeout", type=parse_seconds, metavar="S",
+        help="--nearest and --mces-nearest: seconds for each query's whole search (default: "
+        "none); then its answer is the k best found so far (not certified unless that "
+        "proves them)",
+    )
     # queries are read with the labels LIB records: these say so instead of argparse's
     # "unrecognized arguments" when typed as for the other commands
     for flag in ("--node-label", "--edge-label"):
@@ -113,6 +125,13 @@ def run(args: argparse.Namespace) -> int:
     flag, value = _what(args)
     kind, _, question = KINDS[flag]
     kwargs = _call_options(args, question)
+    if args.query_timeout is not None:
+        if not kind.endswith("knn"):
+            raise OptionError(f"--query-timeout applies to --nearest and --mces-nearest, not "
+                              f"{flag} (whose verifications --timeout bounds)")
+        if not args.query_timeout > 0:
+            raise OptionError(f"--query-timeout {args.query_timeout:g}: give seconds > 0")
+        kwargs["query_timeout"] = args.query_timeout
     check_draw(args)
     check_output(args.csv, "--csv")
     coll = Collection.open(args.lib)
@@ -397,6 +416,8 @@ def report(result: SearchResult) -> str:
 def _why(result: SearchResult) -> str:
     if result.interrupted:
         return "interrupted"
+    if result.timed_out:
+        return "query time limit"
     reasons = []
     if result.undecided:
         reasons.append(f"{len(result.undecided)} undecided")
@@ -467,8 +488,13 @@ def _tell_limits(results: list[SearchResult], args: argparse.Namespace) -> None:
     or (a result's ``stats["stopped"]`` says so) compiled kernels not ready yet, when
     verifications answer with the cheap bounds they have at once rather than wait for a
     compile longer than their limit."""
+    late = [r for r in results if r.timed_out and not r.certified]
+    if late:
+        print(f"gedkit: note: {counted(len(late), 'query', 'queries')} reached the time limit of "
+              f"{args.query_timeout:g} s per query: the k best found by then, not certified; "
+              "--query-timeout S (or none) searches longer", file=sys.stderr)
     stopped = sum(len(r.undecided) + sum(not h.optimal for h in r.hits) for r in results
-                  if not r.interrupted)
+                  if not r.interrupted and not r.timed_out)
     cold = any(KERNELS_NOT_READY in (r.stats.get("stopped") or {}) for r in results)
     if stopped and cold:
         print(f"gedkit: note: {counted(stopped, 'verification')} stopped before deciding: "

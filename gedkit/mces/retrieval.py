@@ -64,8 +64,8 @@ def rank(
     coll = Collection(node_label=node_label, edge_label=edge_label)
     coll.add(graphs[1:], ids=range(len(graphs) - 1), progress=False)
     with interruptible():
-        _, seen, (_, interrupted, _) = mces_search._knn(coll, graphs[0], len(graphs) - 1,
-                                                        verify, None)
+        _, seen, (_, interrupted, _, _) = mces_search._knn(coll, graphs[0],
+                                                           len(graphs) - 1, verify, None)
     if interrupted:
         warnings.warn(f"interrupted: {len(seen)} of {len(graphs) - 1} candidates ranked",
                       InterruptedWarning, stacklevel=2)

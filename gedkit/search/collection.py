@@ -360,6 +360,7 @@ class Collection:
         SearchResult (or a list of them for ``queries``)
         """
         _check_number(tau, "tau", minimum=0.0)
+        _no_query_timeout(options)
         return self._run("range", query, queries, float(tau), costs, method, timeout, memory,
                          node_map, (n_jobs, client, shards), progress, node_label, edge_label,
                          options)
@@ -369,15 +370,26 @@ class Collection:
             timeout: float | None = PAIR_TIMEOUT, memory: int | None = None,
             node_map: bool = False, n_jobs: int = 1, progress: bool | None = None,
             node_label: Any = None, edge_label: Any = None, client: Any = None,
-            shards: int | None = None,
+            shards: int | None = None, query_timeout: float | None = None,
             **options: Any) -> SearchResult | list[SearchResult]:
         """The ``k`` graphs nearest to ``query`` by GED, nearest first (parameters as in
         :meth:`range`). ``certified`` says whether they are proven the nearest; otherwise
-        ``uncertain`` names the hits whose place is not proven."""
+        ``uncertain`` names the hits whose place is not proven.
+
+        ``query_timeout``: seconds for each query's whole search (None, the default: only
+        ``timeout`` per verified pair). A query far from every graph may have to verify most
+        of the collection to prove its k nearest (minutes over 100,000 molecules); once its
+        time is up its answer is the k best found so far, ``timed_out``, with its hits
+        ``uncertain`` and the graphs verified in part ``undecided`` (certified only when
+        what it found proves the k nearest distances already; a graph it did not reach may
+        then tie the k-th, which a whole search would have picked). With ``n_jobs`` it
+        holds per query, with ``client`` per query and shard.
+        """
         _check_k(k)
+        _check_query_timeout(query_timeout)
         return self._run("knn", query, queries, int(k), costs, method, timeout, memory,
                          node_map, (n_jobs, client, shards), progress, node_label, edge_label,
-                         options)
+                         options, query_timeout)
 
     def mces_range(self, query: Any = None, min_similarity: float | None = None, *,
                    queries: Iterable | None = None, method: str = "exact",
@@ -394,6 +406,7 @@ class Collection:
         bound; exact when ``optimal``) with ``lower_bound``/``upper_bound`` on it.
         """
         _check_number(min_similarity, "min_similarity", minimum=0.0)
+        _no_query_timeout(options)
         if min_similarity > 1:
             raise OptionError(f"min_similarity must be at most 1, got {min_similarity!r}")
         from gedkit.search import mces_search
@@ -408,19 +421,22 @@ class Collection:
                  timeout: float | None = PAIR_TIMEOUT, memory: int | None = None,
                  node_map: bool = False, n_jobs: int = 1, progress: bool | None = None,
                  node_label: Any = None, edge_label: Any = None, client: Any = None,
-                 shards: int | None = None,
+                 shards: int | None = None, query_timeout: float | None = None,
                  **options: Any) -> SearchResult | list[SearchResult]:
         """The ``k`` graphs most similar to ``query`` by MCES (Johnson similarity), most
-        similar first (parameters as in :meth:`mces_range`)."""
+        similar first (parameters as in :meth:`mces_range`; ``query_timeout`` as in
+        :meth:`knn`)."""
         _check_k(k)
+        _check_query_timeout(query_timeout)
         from gedkit.search import mces_search
 
-        verify = mces_search.Verifier(method, options, timeout, memory, node_map)
+        verify = mces_search.Verifier(method, options, timeout, memory, node_map,
+                                      query_timeout=query_timeout)
         return self._search(mces_search.knn_query, query, queries, int(k), None, verify,
                             (n_jobs, client, shards), progress, node_label, edge_label)
 
     def _run(self, kind, query, queries, parameter, costs, method, timeout, memory, node_map,
-             where, progress, node_label, edge_label, options):
+             where, progress, node_label, edge_label, options, query_timeout=None):
         from gedkit.budget import Budget
         from gedkit.costs import get as get_costs
         from gedkit.search import ged_search
@@ -429,7 +445,7 @@ class Collection:
         model = get_costs(costs)
         solver = get_solver(method, **options)
         Budget(timeout=timeout, memory=memory)  # checks both
-        verify = ged_search.Verifier(model, solver, timeout, memory, node_map)
+        verify = ged_search.Verifier(model, solver, timeout, memory, node_map, query_timeout)
         run = ged_search.range_query if kind == "range" else ged_search.knn_query
         return self._search(run, query, queries, parameter, model, verify, where, progress,
                             node_label, edge_label)
@@ -492,6 +508,21 @@ class Collection:
 def _check_k(k: Any) -> None:
     if not isinstance(k, int | np.integer) or isinstance(k, bool) or k < 1:
         raise OptionError(f"k must be a positive integer, got {k!r}")
+
+
+def _no_query_timeout(options: dict) -> None:
+    if "query_timeout" in options:
+        raise OptionError("query_timeout applies to knn and mces_knn; a range search's "
+                          "verifications are bounded by timeout= per pair")
+
+
+def _check_query_timeout(value: Any) -> None:
+    import numbers
+
+    if value is not None and (not isinstance(value, numbers.Real) or isinstance(value, bool)
+                              or math.isnan(value) or value <= 0):
+        raise OptionError(f"query_timeout must be a number of seconds > 0 or None, "
+                          f"got {value!r}")
 
 
 def _check_number(value: Any, name: str, minimum: float) -> None:

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from gedkit.budget import Budget, solve_within
+from gedkit.budget import Budget, solve_within, within
 from gedkit.budget import interrupted as interrupted_now
 from gedkit.costs.base import CostModel
 from gedkit.graph import Graph
@@ -67,9 +67,11 @@ class Verifier:
     """Solves the query against candidate graphs, one pair at a time, within a threshold."""
 
     def __init__(self, model: CostModel, solver: Solver, timeout: float | None,
-                 memory: int | None, node_map: bool):
+                 memory: int | None, node_map: bool, query_timeout: float | None = None):
         self.model, self.solver = model, solver
         self.timeout, self.memory, self.node_map = timeout, memory, node_map
+        # a kNN scan's seconds per query (and shard), None for none (see knn_scan)
+        self.query_timeout = query_timeout
 
     def __call__(self, query: Graph, graph: Graph, threshold: float | None,
                  share: float | None = None) -> Outcome:
@@ -503,7 +505,8 @@ class KnnScan:
     ``best``: ``(key, rowid, outcome)`` of the k best graphs found, by :func:`rank_key`;
     ``seen``: ``(rowid, outcome)`` of the verified graphs that could still be among the k
     nearest (their lower bound below the k-th distance the scan ended with); ``frontier``:
-    the smallest filter bound of a graph Ctrl-C left unverified (inf when none was).
+    the smallest filter bound of a graph Ctrl-C (or the query's time limit: ``timed_out``)
+    left unverified (inf when none was).
     """
 
     best: list[tuple[tuple, int, Outcome]]
@@ -511,6 +514,7 @@ class KnnScan:
     stats: dict
     interrupted: bool
     frontier: float = math.inf
+    timed_out: bool = False
 
 
 def rank_key(out: Outcome, bound: float, rowid: int) -> tuple:
@@ -526,8 +530,14 @@ def rank_key(out: Outcome, bound: float, rowid: int) -> tuple:
 def knn_scan(coll, query: Graph, k: int, model: CostModel, verify: Verifier, progress=None,
              bound: tuple | None = None) -> KnnScan:
     """Scan ``coll`` for the ``k`` best keys (:func:`rank_key`) below ``bound`` (the k-th key
-    found elsewhere, e.g. on other shards; None: no bound)."""
-    return _KnnScanner(coll, query, k, model, verify, progress, bound).run()
+    found elsewhere, e.g. on other shards; None: no bound), within ``verify.query_timeout``
+    seconds: once they have passed the scan stops as on Ctrl-C (what it has not reached
+    stays a frontier, and its hits are uncertain), but says ``timed_out``."""
+    with within(verify.query_timeout) as deadline:
+        scan = _KnnScanner(coll, query, k, model, verify, progress, bound).run()
+    if deadline is not None and scan.interrupted and deadline.passed() and not interrupted_now():
+        scan.interrupted, scan.timed_out = False, True
+    return scan
 
 
 class _KnnScanner:
@@ -861,7 +871,7 @@ def knn_answer(coll, query: Graph, k: int, scan: KnnScan) -> SearchResult:
     if reasons := stopped_counts(outcomes[r] for r in [*picked, *doubtful]):
         stats = {**stats, "stopped": reasons}
     return SearchResult("knn", query.name, k, hits, undecided, certified, uncertain,
-                        stats=stats, interrupted=scan.interrupted)
+                        stats=stats, interrupted=scan.interrupted, timed_out=scan.timed_out)
 
 
 def combine_scans(scans: list[KnnScan], k: int) -> KnnScan:
@@ -873,4 +883,5 @@ def combine_scans(scans: list[KnnScan], k: int) -> KnnScan:
     return KnnScan(best, [seen for s in scans for seen in s.seen],
                    {**sum_stats(s.stats for s in scans), "shards": len(scans)},
                    any(s.interrupted for s in scans), min((s.frontier for s in scans),
-                                                          default=math.inf))
+                                                          default=math.inf),
+                   any(s.timed_out for s in scans))

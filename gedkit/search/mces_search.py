@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from gedkit.budget import Budget, solve_within
+from gedkit.budget import Budget, solve_within, within
 from gedkit.budget import interrupted as interrupted_now
 from gedkit.graph import Graph
 from gedkit.numeric import tolerance
@@ -225,13 +225,16 @@ class Verifier:
     :class:`~gedkit.mces.MCESResult` in its outcome (``outcome.result``)."""
 
     def __init__(self, method: str, options: dict | None, timeout: float | None,
-                 memory: int | None, node_map: bool, keep: bool = False):
+                 memory: int | None, node_map: bool, keep: bool = False,
+                 query_timeout: float | None = None):
         import gedkit.mces  # noqa: F401  (registers the methods)
         from gedkit.mces.base import get_method
 
         self.solver = get_method(method, **(options or {}))
         Budget(timeout=timeout, memory=memory)  # checks both
         self.timeout, self.memory, self.node_map, self.keep = timeout, memory, node_map, keep
+        # a kNN scan's seconds per query (and shard), None for none (see _knn)
+        self.query_timeout = query_timeout
 
     def _budget(self, problem) -> Budget:
         budget = Budget(timeout=self.timeout, memory=self.memory)
@@ -400,11 +403,22 @@ def knn_query(coll, query: Graph, k: int, model: Any, verify: Verifier,
 
 def _knn(coll, query: Graph, k: int, verify: Verifier, progress, floor: float = -math.inf):
     """The k best ``(lower, upper, rowid)`` (best first), every ``(rowid, outcome)``
-    verified, and what the answer's certificate needs: ``(stats, interrupted, frontier)``,
-    ``frontier`` the largest filter bound of a graph Ctrl-C left unverified (-inf when
+    verified, and what the answer's certificate needs: ``(stats, interrupted, frontier,
+    timed_out)``, ``frontier`` the largest filter bound of a graph Ctrl-C (or the query's
+    time limit, ``verify.query_timeout``: then ``timed_out``) left unverified (-inf when
     none was). ``floor``: a k-th similarity found elsewhere (other shards); graphs below it
     are not searched for. Ties at the k-th similarity are verified too, so the k best by
     (similarity, upper bound, earlier rowid) are found whatever the order of the scan."""
+    with within(verify.query_timeout) as deadline:
+        chosen, seen, (stats, interrupted, frontier) = _scan(coll, query, k, verify, progress,
+                                                             floor)
+    timed_out = (deadline is not None and interrupted and deadline.passed()
+                 and not interrupted_now())
+    return chosen, seen, (stats, interrupted and not timed_out, frontier, timed_out)
+
+
+def _scan(coll, query: Graph, k: int, verify: Verifier, progress, floor: float):
+    """:func:`_knn`'s scan, stopped by Ctrl-C or the query's time limit alike."""
     sig = coll._signatures
     stages = _Stages(len(sig))
     filt = MCESFilter(query, coll._store.vocab)
@@ -462,7 +476,7 @@ def _better(a: tuple, b: tuple) -> bool:
 
 
 def _knn_result(coll, query: Graph, k: int, chosen, seen, state) -> SearchResult:
-    stats, interrupted, frontier = state
+    stats, interrupted, frontier, timed_out = state
     kth = chosen[-1][0] if chosen else -math.inf
     unreached = frontier > -math.inf and (len(chosen) < k or frontier > kth + tolerance(kth))
     ids = coll._store.ids([r for _, _, r in chosen])
@@ -494,4 +508,4 @@ def _knn_result(coll, query: Graph, k: int, chosen, seen, state) -> SearchResult
     if reasons := stopped_counts(outcomes[r] for r in [*picked, *doubtful]):
         stats = {**stats, "stopped": reasons}
     return SearchResult("mces_knn", query.name, k, hits, undecided, certified, uncertain,
-                        stats=stats, interrupted=interrupted)
+                        stats=stats, interrupted=interrupted, timed_out=timed_out)

@@ -45,7 +45,7 @@ def merge(results: Sequence[SearchResult]) -> SearchResult:
     stats = {**sum_stats(r.stats for r in results), "shards": len(results)}
     return SearchResult(first.kind, first.query, first.parameter, hits, undecided,
                         all(r.certified for r in results), uncertain, stats,
-                        any(r.interrupted for r in results))
+                        any(r.interrupted for r in results), any(r.timed_out for r in results))
 
 
 def sum_stats(many: Iterable[dict]) -> dict:

@@ -68,6 +68,12 @@ class SearchResult:
         ``verified`` (pairs solved), ``seconds`` (stage -> time), and when some graph of the
         answer was left unproven, ``stopped`` (reason -> how many: ``"time limit"``, or
         ``"kernels not compiled yet ..."`` on a fresh install before ``gedkit warmup``).
+    interrupted : bool
+        Ctrl-C stopped this query's search: the answer is what it had found (not certified).
+    timed_out : bool
+        kNN: the query's own time limit (``query_timeout=``) stopped its search: the k best
+        found by then, each uncertain unless nothing left unverified could beat it (then
+        the answer is certified all the same).
     """
 
     kind: str
@@ -79,6 +85,7 @@ class SearchResult:
     uncertain: list = field(default_factory=list)
     stats: dict = field(default_factory=dict)
     interrupted: bool = False
+    timed_out: bool = False
 
     @property
     def ids(self) -> list:
@@ -88,6 +95,7 @@ class SearchResult:
     def to_dict(self) -> dict:
         return {"kind": self.kind, "query": self.query, _PARAMETER[self.kind]: self.parameter,
                 "certified": self.certified, "interrupted": self.interrupted,
+                "timed_out": self.timed_out,
                 "hits": [h.to_dict() for h in self.hits],
                 "undecided": [h.to_dict() for h in self.undecided],
                 "uncertain": self.uncertain, "stats": self.stats}

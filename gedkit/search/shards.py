@@ -163,5 +163,6 @@ class Merger:
                         key=lambda c: (-c[0], -c[1], c[2]))[:k]
         seen = [s for p in parts for s in p[1]]
         state = ({**sum_stats(p[2][0] for p in parts), "shards": len(parts)},
-                 any(p[2][1] for p in parts), max(p[2][2] for p in parts))
+                 any(p[2][1] for p in parts), max(p[2][2] for p in parts),
+                 any(p[2][3] for p in parts))
         return _knn_result(coll, query, k, chosen, seen, state)
