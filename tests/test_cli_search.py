@@ -259,7 +259,7 @@ def test_text_report_for_people(capsys, lib):
     assert "1  ethanol" in out and "in bound order" in out
 
 
-def test_a_query_out_of_time_says_so(capsys, tmp_path):
+def test_a_query_out_of_time_says_so(capsys, tmp_path, monkeypatch):
     """--query-timeout: a query whose time ran out prints the best found, says why it is not
     certified, and the note names the query limit, not the per-pair one."""
     rng = np.random.default_rng(5)
@@ -276,6 +276,13 @@ def test_a_query_out_of_time_says_so(capsys, tmp_path):
     code, out, _ = run(capsys, *argv, "--json", "--query-timeout", "600")
     data = json.loads(out)
     assert code == 0 and data["certified"] and not data["timed_out"]
+    # kNN's default limit per query (as 'gedkit ged' has one per pair); 'none' lifts it
+    monkeypatch.setattr("gedkit.cli._search.COMMAND_TIMEOUT", 1e-9)
+    code, out, err = run(capsys, *argv)
+    assert code == 0 and "not certified (query time limit)" in out
+    assert "1e-09 s per query (the default)" in err
+    code, out, err = run(capsys, *argv, "--query-timeout", "none")
+    assert code == 0 and ", certified, " in out and "query" not in err
 
 
 def test_csv_rows_and_conventions(capsys, lib, tmp_path):

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gedkit.budget import KERNELS_NOT_READY
+from gedkit.budget import COMMAND_TIMEOUT, KERNELS_NOT_READY
 from gedkit.budget import PAIR_TIMEOUT as DEFAULT_TIMEOUT
 from gedkit.cli._args import (
     add_solver_arguments,
@@ -47,6 +47,8 @@ KINDS = {
 }
 DEFAULT_METHOD = {"ged": "astar", "mces": "exact"}
 _SQLITE = b"SQLite format 3\x00"
+# --query-timeout not given: the command's default for the question asked
+_UNSET = object()
 # keyword arguments of the search calls that a method option must not replace
 _RESERVED = {"query", "queries", "tau", "k", "min_similarity", "costs", "method", "timeout",
              "memory", "node_map", "n_jobs", "progress", "node_label", "edge_label", "client",
@@ -88,10 +90,10 @@ def register(subparsers: Any) -> None:
     )
     group.add_argument("--node-map", action="store_true", help="give each hit its node map")
     group.add_argument(
-        "--query-timeout", type=parse_seconds, metavar="S",
-        help="--nearest and --mces-nearest: seconds for each query's whole search (default: "
-        "none); then its answer is the k best found so far (not certified unless that "
-        "proves them)",
+        "--query-timeout", type=parse_seconds, default=_UNSET, metavar="S",
+        help=f"--nearest and --mces-nearest: seconds for each query's whole search (default "
+        f"{COMMAND_TIMEOUT:g}, as 'gedkit ged' per pair; 'none' searches until proven); then its "
+        "answer is the k best found so far (not certified unless that proves them)",
     )
     # queries are read with the labels LIB records: these say so instead of argparse's
     # "unrecognized arguments" when typed as for the other commands
@@ -125,10 +127,12 @@ def run(args: argparse.Namespace) -> int:
     flag, value = _what(args)
     kind, _, question = KINDS[flag]
     kwargs = _call_options(args, question)
+    if args.query_timeout is _UNSET:  # a kNN query far from every graph may run for hours
+        args.query_timeout = COMMAND_TIMEOUT if kind.endswith("knn") else None
+    elif not kind.endswith("knn"):
+        raise OptionError(f"--query-timeout applies to --nearest and --mces-nearest, not "
+                          f"{flag} (whose verifications --timeout bounds)")
     if args.query_timeout is not None:
-        if not kind.endswith("knn"):
-            raise OptionError(f"--query-timeout applies to --nearest and --mces-nearest, not "
-                              f"{flag} (whose verifications --timeout bounds)")
         if not args.query_timeout > 0:
             raise OptionError(f"--query-timeout {args.query_timeout:g}: give seconds > 0")
         kwargs["query_timeout"] = args.query_timeout
@@ -490,9 +494,10 @@ def _tell_limits(results: list[SearchResult], args: argparse.Namespace) -> None:
     compile longer than their limit."""
     late = [r for r in results if r.timed_out and not r.certified]
     if late:
+        default = " (the default)" if args.query_timeout == COMMAND_TIMEOUT else ""
         print(f"gedkit: note: {counted(len(late), 'query', 'queries')} reached the time limit of "
-              f"{args.query_timeout:g} s per query: the k best found by then, not certified; "
-              "--query-timeout S (or none) searches longer", file=sys.stderr)
+              f"{args.query_timeout:g} s per query{default}: the k best found by then, not "
+              "certified; --query-timeout S (or none) searches longer", file=sys.stderr)
     stopped = sum(len(r.undecided) + sum(not h.optimal for h in r.hits) for r in results
                   if not r.interrupted and not r.timed_out)
     cold = any(KERNELS_NOT_READY in (r.stats.get("stopped") or {}) for r in results)

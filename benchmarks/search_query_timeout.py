@@ -1,0 +1,100 @@
+"""kNN with a time limit per query (``query_timeout=``) on a job where exact kNN is hard.
+
+100 AIDS queries (``shared/data/Chang-AIDS-query100``) against the first 100,000 MOSES
+molecules (unit costs, atom symbol and bond order kekulized, the collection of
+``search_cluster.py``, reused from ``--folder``), k nearest, each query in turn in this
+process with the default time limit per verified pair (1 s). The queries are larger than
+most MOSES molecules: their nearest graphs lie 10-25 edits away, where a proof needs most of
+the collection verified. For each limit of ``--limits``: the job's total time, the median
+and largest time per query, how many queries ran out of time and how many answers are
+certified; then the distances of the queries certified under two limits are compared, and
+``--unbounded N`` of the queries that ran out of time run with a limit of ``--cap`` seconds
+(a stand-in for none: said when that ran out too). Usage::
+
+    python benchmarks/search_query_timeout.py [--size 100000] [--k 3] [--limits 2,10] \\
+        [--unbounded 3] [--cap 600] [--folder /tmp/gedkit-scale]
+
+Prints Markdown (paste it into benchmarks/RESULTS.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from pathlib import Path
+
+from _iam import DEFAULT_DATA
+from search_scale import molecules
+
+import gedkit
+
+
+def run(coll, queries: list, k: int, limit: float) -> list[tuple]:
+    """Per query: (name, seconds, timed out, certified, verified, distances)."""
+    rows = []
+    for q in queries:
+        t = time.perf_counter()
+        r = coll.knn(q, k, progress=False, query_timeout=limit)
+        rows.append((q.name, time.perf_counter() - t, r.timed_out, r.certified,
+                     r.stats.get("verified", 0), [h.distance for h in r.hits]))
+    return rows
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    ap.add_argument("--size", type=int, default=100_000)
+    ap.add_argument("--queries", type=int, default=100)
+    ap.add_argument("--k", type=int, default=3)
+    ap.add_argument("--limits", default="2,10", help="seconds per query, comma-separated")
+    ap.add_argument("--unbounded", type=int, default=3,
+                    help="queries out of time under the first limit to run with --cap")
+    ap.add_argument("--cap", type=float, default=600.0)
+    ap.add_argument("--folder", type=Path, default=Path("/tmp/gedkit-scale"))
+    args = ap.parse_args()
+
+    path = args.folder / f"moses-{args.size}.gdb"
+    if not path.exists():
+        args.folder.mkdir(parents=True, exist_ok=True)
+        with gedkit.Collection.create(path) as coll:
+            coll.add(molecules(args.data, args.size))
+    queries = gedkit.read_all(args.data / "Chang-AIDS-query100" / "AIDS_query100.txt")
+    queries = queries[: args.queries]
+    coll = gedkit.Collection.open(path)
+    coll.range(queries[0], 0, progress=False)  # signatures read, kernels loaded
+    limits = [float(x) for x in args.limits.split(",")]
+    runs = {}
+    print(f"{len(queries)} AIDS queries, k = {args.k}, {len(coll):,} MOSES molecules, "
+          "1 s per verified pair\n")
+    print("| query_timeout | total s | median s per query | largest s | out of time | "
+          "certified | median verified |")
+    print("|---:|---:|---:|---:|---:|---:|---:|")
+    for limit in limits:
+        rows = runs[limit] = run(coll, queries, args.k, limit)
+        print(f"| {limit:g} s | {sum(r[1] for r in rows):.1f} | "
+              f"{statistics.median(r[1] for r in rows):.3f} | {max(r[1] for r in rows):.2f} | "
+              f"{sum(r[2] for r in rows)} | {sum(r[3] for r in rows)} | "
+              f"{statistics.median(r[4] for r in rows):.0f} |", flush=True)
+    if len(limits) > 1:
+        a, b = runs[limits[0]], runs[limits[-1]]
+        both = [(x, y) for x, y in zip(a, b, strict=True) if x[3] and y[3]]
+        same = sum(x[5] == y[5] for x, y in both)
+        print(f"\ncertified under {limits[0]:g} s and {limits[-1]:g} s: {len(both)} queries, "
+              f"same distances: {same}")
+    late = [q for q, r in zip(queries, runs[limits[0]], strict=True) if r[2]][: args.unbounded]
+    if late:
+        print(f"\n{len(late)} of the queries out of time at {limits[0]:g} s, with "
+              f"{args.cap:g} s:\n")
+        print("| query | seconds | out of time | certified | verified | distances "
+              f"(at {limits[0]:g} s) |")
+        print("|---|---:|:---:|:---:|---:|---|")
+        first = {r[0]: r for r in runs[limits[0]]}
+        for name, seconds, out, certified, verified, dist in run(coll, late, args.k, args.cap):
+            print(f"| {name} | {seconds:.1f} | {'yes' if out else 'no'} | "
+                  f"{'yes' if certified else 'no'} | {verified:,} | {dist} "
+                  f"({first[name][5]}) |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
