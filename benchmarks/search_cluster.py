@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 
 from _iam import DEFAULT_DATA
-from search_scale import molecules
+from search_scale import chang_queries, moses_file
 
 import gedkit
 
@@ -69,14 +69,8 @@ def main() -> None:
     args = ap.parse_args()
     import distributed
 
-    path = args.folder / f"moses-{args.size}.gdb"
-    if not path.exists():
-        args.folder.mkdir(parents=True, exist_ok=True)
-        with gedkit.Collection.create(path) as coll:
-            coll.add(molecules(args.data, args.size))
-    queries = gedkit.read_all(args.data / "Chang-AIDS-query100" / "AIDS_query100.txt")
-    queries = queries[: args.queries]
-    coll = gedkit.Collection.open(path)
+    queries = chang_queries(args.data, args.queries)
+    coll = gedkit.Collection.open(moses_file(args.data, args.size, args.folder))
     options = {"queries": queries, "tau": args.tau, "progress": False}
     coll.range(queries[0], args.tau, progress=False)  # kernels and signatures loaded
     rows: list = []

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from _iam import DEFAULT_DATA
-from search_scale import molecules
+from search_scale import chang_queries, moses_file
 
 import gedkit
 
@@ -54,14 +54,8 @@ def main() -> None:
     ap.add_argument("--folder", type=Path, default=Path("/tmp/gedkit-scale"))
     args = ap.parse_args()
 
-    path = args.folder / f"moses-{args.size}.gdb"
-    if not path.exists():
-        args.folder.mkdir(parents=True, exist_ok=True)
-        with gedkit.Collection.create(path) as coll:
-            coll.add(molecules(args.data, args.size))
-    queries = gedkit.read_all(args.data / "Chang-AIDS-query100" / "AIDS_query100.txt")
-    queries = queries[: args.queries]
-    coll = gedkit.Collection.open(path)
+    queries = chang_queries(args.data, args.queries)
+    coll = gedkit.Collection.open(moses_file(args.data, args.size, args.folder))
     coll.range(queries[0], 0, progress=False)  # signatures read, kernels loaded
     limits = [float(x) for x in args.limits.split(",")]
     runs = {}

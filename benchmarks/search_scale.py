@@ -64,6 +64,23 @@ def molecules(data: Path, count: int):
         print(f"{skipped} molecules RDKit could not read were skipped", file=sys.stderr)
 
 
+def moses_file(data: Path, size: int, folder: Path) -> Path:
+    """The collection file of the first ``size`` MOSES molecules (:func:`molecules`) in
+    ``folder``, built when it is not there (the one ``search_cluster.py`` and
+    ``search_query_timeout.py`` search)."""
+    path = folder / f"moses-{size}.gdb"
+    if not path.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        with gedkit.Collection.create(path) as coll:
+            coll.add(molecules(data, size))
+    return path
+
+
+def chang_queries(data: Path, count: int) -> list:
+    """The first ``count`` of the 100 AIDS query graphs of Chang et al."""
+    return gedkit.read_all(data / "Chang-AIDS-query100" / "AIDS_query100.txt")[:count]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
