@@ -177,6 +177,12 @@ class Deadline:
     def is_set(self) -> bool:
         return self.passed() or (self.outer is not None and self.outer.is_set())
 
+    def ran_out(self, stopped: bool) -> bool:
+        """Whether a loop that ``stopped`` as on Ctrl-C did so because this time ran out,
+        not for Ctrl-C or ``outer``."""
+        return (stopped and self.passed() and not _INTERRUPT.is_set()
+                and not (self.outer is not None and self.outer.is_set()))
+
 
 @contextmanager
 def within(seconds: float | None) -> Iterator[Deadline | None]:

@@ -535,7 +535,7 @@ def knn_scan(coll, query: Graph, k: int, model: CostModel, verify: Verifier, pro
     stays a frontier, and its hits are uncertain), but says ``timed_out``."""
     with within(verify.query_timeout) as deadline:
         scan = _KnnScanner(coll, query, k, model, verify, progress, bound).run()
-    if deadline is not None and scan.interrupted and deadline.passed() and not interrupted_now():
+    if deadline is not None and deadline.ran_out(scan.interrupted):
         scan.interrupted, scan.timed_out = False, True
     return scan
 

@@ -412,8 +412,7 @@ def _knn(coll, query: Graph, k: int, verify: Verifier, progress, floor: float = 
     with within(verify.query_timeout) as deadline:
         chosen, seen, (stats, interrupted, frontier) = _scan(coll, query, k, verify, progress,
                                                              floor)
-    timed_out = (deadline is not None and interrupted and deadline.passed()
-                 and not interrupted_now())
+    timed_out = deadline is not None and deadline.ran_out(interrupted)
     return chosen, seen, (stats, interrupted and not timed_out, frontier, timed_out)
 
 
