@@ -1142,6 +1142,21 @@ def test_plain_progress_lines_end_on_the_finished_count(capfd, monkeypatch):
                                            "gedkit: search: 2/2 queries, "]
 
 
+@pytest.mark.parametrize("question", ["knn", "mces_knn"])
+def test_progress_counts_the_pairs_worker_processes_verified(capfd, monkeypatch, question):
+    """Queries answered whole in worker processes (kNN with ``n_jobs``) count their verified
+    pairs in the progress too, not only the queries."""
+    from gedkit.search import progress
+
+    monkeypatch.setattr(progress, "_LINE_EVERY", 0.0)  # a line at every count
+    coll = _collection(_random_set(5, count=20))
+    results = getattr(coll, question)(queries=_random_set(9, count=3), k=2, n_jobs=2)
+    verified = sum(r.stats["verified"] for r in results)
+    assert verified > 0
+    last = capfd.readouterr().err.splitlines()[-1]
+    assert last.startswith(f"gedkit: search: 3/3 queries, {verified:,} pair")
+
+
 @pytest.mark.parametrize("count,parallel,shards", [(100, 2, 1), (1, 2, 8), (3, 2, 3),
                                                    (1000, 64, 1), (100, 2, 4), (5000, 2, 1)])
 def test_query_batches_cover_every_query_once_in_order_and_shrink(count, parallel, shards):

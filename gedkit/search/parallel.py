@@ -281,7 +281,8 @@ def _on_workers(coll, run, graphs, parameter, model, verify, jobs: int,
                 done += 1
                 if shard is None:
                     results.extend(answers)
-                    for _ in answers:
+                    for answer in answers:  # (the workers verify without a progress)
+                        shown.verified(answer.stats.get("verified", 0))
                         shown.query_done()
                 else:
                     for i, answer in zip(batch, answers, strict=False):
