@@ -110,8 +110,10 @@ class SearchResult:
         what = f"{_PARAMETER[self.kind]}={self.parameter:g}"
         extra = f", {len(self.undecided)} undecided" if self.undecided else ""
         cert = "certified" if self.certified else "not certified"
+        # graphs, not verifications (kNN verifies a graph set aside again: "scanned")
+        graphs = self.stats.get("scanned", self.stats.get("verified", 0))
         return (f"<SearchResult {self.kind} {what}: {len(self.hits)} hits{extra}, {cert}, "
-                f"{self.stats.get('verified', 0)} of {self.stats.get('screened', 0)} verified>")
+                f"{graphs} of {self.stats.get('screened', 0)} verified>")
 
 
 _PARAMETER = {"range": "tau", "knn": "k", "mces_range": "min_similarity", "mces_knn": "k"}
