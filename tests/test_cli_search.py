@@ -276,6 +276,13 @@ def test_a_query_out_of_time_says_so(capsys, tmp_path, monkeypatch):
     code, out, _ = run(capsys, *argv, "--json", "--query-timeout", "600")
     data = json.loads(out)
     assert code == 0 and data["certified"] and not data["timed_out"]
+    # in a CSV, the hits whose place is not proven say so
+    code, out, _ = run(capsys, *argv, "--query-timeout", "1e-9", "--csv", "-")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert code == 0 and {r["status"] for r in rows if r["rank"]} == {"uncertain"}
+    code, out, _ = run(capsys, *argv, "--query-timeout", "600", "--csv", "-")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert code == 0 and [r["status"] for r in rows] == ["hit"] * 3
     # kNN's default limit per query (as 'gedkit ged' has one per pair); 'none' lifts it
     monkeypatch.setattr("gedkit.cli._search.COMMAND_TIMEOUT", 1e-9)
     code, out, err = run(capsys, *argv)

@@ -114,7 +114,8 @@ def register(subparsers: Any) -> None:
     output.add_argument(
         "--csv", metavar="OUT",
         help=f"write one CSV row per hit to OUT ('-' = stdout): {', '.join(CSV_COLUMNS)} "
-             "(status: hit, undecided, or interrupted for a query Ctrl-C stopped)",
+             "(status: hit, uncertain for a k-nearest hit whose place is not proven, "
+             "undecided, or interrupted for a query Ctrl-C stopped)",
     )
     add_draw_arguments(parser, "each query and its hits with their distances (up to 8 "
                        "queries)")
@@ -347,7 +348,8 @@ def write(results: list[SearchResult], args: argparse.Namespace, batch: bool) ->
 
 
 def _write_csv(out: Any, results: list[SearchResult], node_map: bool) -> int:
-    """One row per hit (``status`` hit) and per undecided graph (``status`` undecided, no
+    """One row per hit (``status`` hit, or uncertain for a kNN hit whose place is not
+    proven: ``SearchResult.uncertain``) and per undecided graph (``status`` undecided, no
     rank); a ``node_map`` column (JSON) with ``--node-map``. Every row of a query that Ctrl-C
     stopped says ``interrupted`` instead: its hits so far are not its answer (a kNN query's
     list may lack true neighbours), and a reader of the file must be able to tell."""
@@ -355,7 +357,9 @@ def _write_csv(out: Any, results: list[SearchResult], node_map: bool) -> int:
     writer.writerow(CSV_COLUMNS + (("node_map",) if node_map else ()))
     rows = 0
     for result in results:
-        listed = [(rank, h, "hit") for rank, h in enumerate(result.hits, start=1)]
+        doubted = set(result.uncertain)
+        listed = [(rank, h, "uncertain" if h.id in doubted else "hit")
+                  for rank, h in enumerate(result.hits, start=1)]
         listed += [("", h, "undecided") for h in result.undecided]
         for rank, h, status in listed:
             row = [result.query, rank, h.id, h.distance, h.lower_bound, h.upper_bound,
