@@ -309,6 +309,21 @@ def test_a_query_time_limit_holds_on_the_cluster(client, search):
     assert not any(r.timed_out for r in roomy)
 
 
+def test_a_query_time_limit_counts_for_the_query_not_each_shard():
+    """kNN's shards of a query are scanned in waves: each task gets what its query has left
+    of the limit, from the query's first task on (a token slice once it is out of time)."""
+    from gedkit.search.distributed import _NO_TIME, _QueryClock
+
+    now = [100.0]
+    clock = _QueryClock(3.0, clock=lambda: now[0])
+    assert clock.left(0) == 3.0
+    now[0] += 1.0
+    assert clock.left(0) == 2.0 and clock.left(1) == 3.0  # each query from its first task
+    now[0] += 5.0
+    assert clock.left(0) == _NO_TIME and clock.left(1) == _NO_TIME
+    assert _QueryClock(None).left(0) is None
+
+
 def test_a_worker_killed_mid_search_still_gives_the_same_answer(client, library, tmp_path):
     coll, queries = library
     marker = str(tmp_path / "killed")

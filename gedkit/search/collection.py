@@ -382,8 +382,9 @@ class Collection:
         time is up its answer is the k best found so far, ``timed_out``, with its hits
         ``uncertain`` and the graphs verified in part ``undecided`` (certified only when
         what it found proves the k nearest distances already; a graph it did not reach may
-        then tie the k-th, which a whole search would have picked). With ``n_jobs`` it
-        holds per query, with ``client`` per query and shard.
+        then tie the k-th, which a whole search would have picked). It holds per query with
+        ``n_jobs`` and ``client`` too (on a cluster from the query's first task on: its
+        shards are scanned in waves, each given what the query has left).
         """
         _check_k(k)
         _check_query_timeout(query_timeout)

@@ -27,10 +27,12 @@ A worker that is lost has its tasks run again elsewhere by the scheduler; a task
 from __future__ import annotations
 
 import contextlib
+import copy
 import math
 import os
 import sqlite3
 import threading
+import time
 import uuid
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -124,17 +126,20 @@ def _shard(source: Source, part: int, parts: int):
     return view
 
 
-def _task(job: Job, shard: tuple[int, int], batch: list[int], bounds: list) -> list:
+def _task(job: Job, shard: tuple[int, int], batch: list[int], bounds: list,
+          seconds: list) -> list:
     """One shard against the queries at positions ``batch``: per query what the driver
-    merges; cut short (solves expire, no further query starts) once the client cancels it or
-    goes away."""
+    merges (kNN: each scan within its query's ``seconds`` left, None for no limit); cut
+    short (solves expire, no further query starts) once the client cancels it or goes
+    away."""
     from gedkit.cluster import stop_when_cancelled
 
     with stop_when_cancelled():
-        return _answers(job, shard, [job.graphs[i] for i in batch], bounds)
+        return _answers(job, shard, [job.graphs[i] for i in batch], bounds, seconds)
 
 
-def _answers(job: Job, shard: tuple[int, int], batch: list, bounds: list) -> list:
+def _answers(job: Job, shard: tuple[int, int], batch: list, bounds: list,
+             seconds: list) -> list:
     """What :func:`_task` answers."""
     try:
         view = _shard(job.source, *shard)
@@ -148,17 +153,28 @@ def _answers(job: Job, shard: tuple[int, int], batch: list, bounds: list) -> lis
         from gedkit.search.ged_search import knn_scan
 
         return list(until_interrupted(
-            knn_scan(view, g, int(job.parameter), job.model, job.verify, None, bound)
-            for g, bound in zip(batch, bounds, strict=True)))
-    return list(until_interrupted(_mces_knn_task(view, job, g, floor)
-                                   for g, floor in zip(batch, bounds, strict=True)))
+            knn_scan(view, g, int(job.parameter), job.model, _within(job.verify, left), None,
+                     bound)
+            for g, bound, left in zip(batch, bounds, seconds, strict=True)))
+    return list(until_interrupted(_mces_knn_task(view, job, g, floor, left)
+                                   for g, floor, left in zip(batch, bounds, seconds,
+                                                             strict=True)))
 
 
-def _mces_knn_task(view, job: Job, query, floor: float):
+def _within(verify: Any, seconds: float | None) -> Any:
+    """``verify`` with the seconds its query has left (its own ``query_timeout`` when None)."""
+    if seconds is None:
+        return verify
+    limited = copy.copy(verify)
+    limited.query_timeout = seconds
+    return limited
+
+
+def _mces_knn_task(view, job: Job, query, floor: float, seconds: float | None):
     from gedkit.search.mces_search import _knn
 
     k = int(job.parameter)
-    chosen, seen, state = _knn(view, query, k, job.verify, None, floor)
+    chosen, seen, state = _knn(view, query, k, _within(job.verify, seconds), None, floor)
     kth = max(chosen[-1][0] if len(chosen) == k else -math.inf, floor)
     picked = {r for _, _, r in chosen}
     # only a graph that could beat the k-th similarity of the whole collection (at least
@@ -191,13 +207,17 @@ def search(coll, kind: str, graphs: list, parameter: float, model: Any, verify: 
                      len(graphs), shards, shown)
     job = Job(source_of(coll), kind, parameter, model, verify, graphs)
     pace = _Pace(len(batches[0]))
+    # a kNN query's time limit holds for the query, not for each shard's scan of it
+    clock = _QueryClock(getattr(verify, "query_timeout", None) if ranked else None)
 
     def generate():
         if ranked:
             for shard in parts:
                 for batch in batches:
-                    # built when a worker is free: kNN bounds from every shard answered so far
-                    yield batch, (shard, batch, [merger.bound(i) for i in batch])
+                    # built when a worker is free: kNN bounds from every shard answered so
+                    # far, and the time each query has left
+                    yield batch, (shard, batch, [merger.bound(i) for i in batch],
+                                  [clock.left(i) for i in batch])
             return
         # range: each next task for the shard furthest behind, sized by the pace so far
         cursors = [0] * shards
@@ -205,7 +225,7 @@ def search(coll, kind: str, graphs: list, parameter: float, model: Any, verify: 
             k = cursors.index(min(cursors))
             batch = list(range(cursors[k], min(len(graphs), cursors[k] + pace.size())))
             cursors[k] += len(batch)
-            yield batch, (parts[k], batch, [None] * len(batch))
+            yield batch, (parts[k], batch, [None] * len(batch), [None] * len(batch))
 
     def done(batch: list, answers: Any, error: BaseException | None) -> None:
         if error is not None:
@@ -224,6 +244,27 @@ def search(coll, kind: str, graphs: list, parameter: float, model: Any, verify: 
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C: the queries answered so far
         run_tasks(client, _task, job, generate(), done, parallel)
     return merger.results(coll, graphs)
+
+
+class _QueryClock:
+    """The seconds each kNN query has left of its ``limit`` (None: no limit), counted from
+    its first task's submission: the shards of a query are scanned in waves (each passing
+    its k-th distance on), and a limit per shard's scan made a 3 s query limit take 12 s
+    over 8 shards on 2 workers. A query out of time still gets a token slice (its scan then
+    stops at its first look and reports what it left unreached)."""
+
+    def __init__(self, limit: float | None, clock=time.monotonic):
+        self.limit, self.clock, self.started = limit, clock, {}
+
+    def left(self, query: int) -> float | None:
+        if self.limit is None:
+            return None
+        start = self.started.setdefault(query, self.clock())
+        return max(_NO_TIME, start + self.limit - self.clock())
+
+
+#: the seconds of a query out of time (a positive limit: the scan stops at its first look)
+_NO_TIME = 1e-9
 
 
 class _Pace:

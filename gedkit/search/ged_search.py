@@ -70,7 +70,7 @@ class Verifier:
                  memory: int | None, node_map: bool, query_timeout: float | None = None):
         self.model, self.solver = model, solver
         self.timeout, self.memory, self.node_map = timeout, memory, node_map
-        # a kNN scan's seconds per query (and shard), None for none (see knn_scan)
+        # seconds a kNN scan has, None for no limit (see knn_scan)
         self.query_timeout = query_timeout
 
     def __call__(self, query: Graph, graph: Graph, threshold: float | None,

@@ -233,7 +233,7 @@ class Verifier:
         self.solver = get_method(method, **(options or {}))
         Budget(timeout=timeout, memory=memory)  # checks both
         self.timeout, self.memory, self.node_map, self.keep = timeout, memory, node_map, keep
-        # a kNN scan's seconds per query (and shard), None for none (see _knn)
+        # seconds a kNN scan has, None for no limit (see _knn)
         self.query_timeout = query_timeout
 
     def _budget(self, problem) -> Budget:
