@@ -153,15 +153,15 @@ def _answers(job: Job, shard: tuple[int, int], batch: list, bounds: list,
         from gedkit.search.ged_search import knn_scan
 
         return list(until_interrupted(
-            knn_scan(view, g, int(job.parameter), job.model, _within(job.verify, left), None,
-                     bound)
+            knn_scan(view, g, int(job.parameter), job.model, _with_seconds(job.verify, left),
+                     None, bound)
             for g, bound, left in zip(batch, bounds, seconds, strict=True)))
     return list(until_interrupted(_mces_knn_task(view, job, g, floor, left)
                                    for g, floor, left in zip(batch, bounds, seconds,
                                                              strict=True)))
 
 
-def _within(verify: Any, seconds: float | None) -> Any:
+def _with_seconds(verify: Any, seconds: float | None) -> Any:
     """``verify`` with the seconds its query has left (its own ``query_timeout`` when None)."""
     if seconds is None:
         return verify
@@ -174,7 +174,7 @@ def _mces_knn_task(view, job: Job, query, floor: float, seconds: float | None):
     from gedkit.search.mces_search import _knn
 
     k = int(job.parameter)
-    chosen, seen, state = _knn(view, query, k, _within(job.verify, seconds), None, floor)
+    chosen, seen, state = _knn(view, query, k, _with_seconds(job.verify, seconds), None, floor)
     kth = max(chosen[-1][0] if len(chosen) == k else -math.inf, floor)
     picked = {r for _, _, r in chosen}
     # only a graph that could beat the k-th similarity of the whole collection (at least
