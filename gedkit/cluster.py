@@ -194,23 +194,20 @@ def run_tasks(client: Any, function: Callable, shared: Any, tasks: Iterator[tupl
     running: dict[Any, tuple[Any, tuple, Any, int]] = {}  # future -> key, args, shared, tries
     completed = as_completed()
 
-    def launch(key: Any, args: tuple, tries: int) -> None:
-        track(client.submit(_call, function, remote, *args, pure=False), key, args, tries)
-
-    def track(future: Any, key: Any, args: tuple, tries: int) -> None:
-        running[future] = (key, args, remote, tries)
-        completed.add(future)
+    def launch(wave: list[tuple[Any, tuple]], tries: int) -> None:
+        """The ``(key, args)`` tasks of ``wave``, in one message to the scheduler (two
+        submits may reach it 10 ms apart: Dask's client batches its messages)."""
+        if not wave:
+            return
+        columns = zip(*(args for _, args in wave), strict=True)
+        futures = client.map(_call, [function] * len(wave), [remote] * len(wave),
+                             *map(list, columns), pure=False)
+        for future, (key, args) in zip(futures, wave, strict=True):
+            running[future] = (key, args, remote, tries)
+            completed.add(future)
 
     def submit() -> None:
-        wave = list(itertools.islice(tasks, max(0, window - len(running))))
-        if len(wave) == 1:
-            launch(*wave[0], 0)
-        elif wave:  # one message to the scheduler for all (two submits may leave 10 ms apart)
-            columns = zip(*(args for _, args in wave), strict=True)
-            futures = client.map(_call, [function] * len(wave), [remote] * len(wave),
-                                 *map(list, columns), pure=False)
-            for future, (key, args) in zip(futures, wave, strict=True):
-                track(future, key, args, 0)
+        launch(list(itertools.islice(tasks, max(0, window - len(running)))), 0)
 
     try:
         submit()
@@ -224,7 +221,7 @@ def run_tasks(client: Any, function: Callable, shared: Any, tasks: Iterator[tupl
                     # joined after the broadcast never got one): send it again, rerun the task
                     if used is remote:
                         remote = client.scatter(packed, broadcast=True, hash=False)
-                    launch(key, args, tries + 1)
+                    launch([(key, args)], tries + 1)
                     continue
                 value, error = None, exc
             done(key, value, error)
