@@ -1127,7 +1127,7 @@ def test_knn_ceiling_without_the_batch_kernel(method, bounded):
 def test_plain_progress_lines_end_on_the_finished_count(capfd, monkeypatch):
     """Where stderr is not a terminal a long search prints a line every few seconds and,
     having printed any, a last one when it ends (a log never stops at a count short of the
-    end); a short one prints nothing."""
+    end, once); a short one prints nothing."""
     from gedkit.search import progress
 
     monkeypatch.setattr(progress, "_LINE_EVERY", 3600.0)
@@ -1143,6 +1143,14 @@ def test_plain_progress_lines_end_on_the_finished_count(capfd, monkeypatch):
     err = capfd.readouterr().err.splitlines()
     assert [line[:29] for line in err] == ["gedkit: search: 1/2 queries, ",
                                            "gedkit: search: 2/2 queries, "]
+    # a line due as the last query ends says the end: close does not say it again
+    shown = progress.Progress(None, 2)
+    shown.query_done()
+    shown.next_line = shown.start
+    shown.query_done()
+    shown.close()
+    err = capfd.readouterr().err.splitlines()
+    assert [line[:29] for line in err] == ["gedkit: search: 2/2 queries, "]
 
 
 @pytest.mark.parametrize("question", ["knn", "mces_knn"])

@@ -22,7 +22,7 @@ class Progress:
         self.queries, self.answered, self.pairs = queries, 0, 0
         self.start = time.perf_counter()
         self.next_line = self.start + _LINE_EVERY
-        self.printed = False  # whether a line was printed
+        self.printed: tuple[int, int] | None = None  # the counts of the last line printed
         self.active = progress is not False
         self.bar: Any = None
         self.lines = self.active and progress is None and not _is_terminal(sys.stderr)
@@ -61,13 +61,13 @@ class Progress:
                   f"{counted(self.pairs, 'pair')} verified, "
                   f"{time.perf_counter() - self.start:.0f} s", file=sys.stderr, flush=True)
             self.next_line = time.perf_counter() + _LINE_EVERY
-            self.printed = True
+            self.printed = (self.answered, self.pairs)
 
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
-        elif self.printed:  # the count at the end, after the lines on the way
-            self._line(last=True)
+        elif self.printed not in (None, (self.answered, self.pairs)):
+            self._line(last=True)  # the count at the end, unless the last line said it
 
 
 class GraphCounter:
