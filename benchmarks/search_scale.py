@@ -71,7 +71,8 @@ def moses_file(data: Path, size: int, folder: Path) -> Path:
     path = folder / f"moses-{size}.gdb"
     if not path.exists():
         folder.mkdir(parents=True, exist_ok=True)
-        with gedkit.Collection.create(path) as coll:
+        # the labels recorded, so that a SMILES query is read kekulized too
+        with gedkit.Collection.create(path, node_label="atom", edge_label="kekule") as coll:
             coll.add(molecules(data, size))
     return path
 

@@ -29,6 +29,7 @@ __all__ = [
     "Option",
     "OptionError",
     "UnlabelledWarning",
+    "UnseenLabelWarning",
     "Words",
     "counted",
     "did_you_mean",
@@ -130,6 +131,11 @@ class MissingDependencyError(GedkitError, ImportError):
             f"install it with: pip install 'gedkit[{extra}]'"
         )
         self.package = package
+
+
+class UnseenLabelWarning(UserWarning):
+    """Graphs have labels that what they are compared against never saw: a learned model's
+    vocabulary (said once per solve) or a collection's graphs (said once per search)."""
 
 
 class UnlabelledWarning(UserWarning):

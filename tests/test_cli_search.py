@@ -549,3 +549,19 @@ def test_search_leaves_out_unreadable_queries_unless_strict(capsys, lib, tmp_pat
     assert "1 record could not be read" in err and "queries.smi:2" in err
     one_line_error(*run(capsys, "search", lib, queries, "--within", "2", "--strict"),
                    "queries.smi:2: RDKit cannot parse")
+
+
+def test_search_notes_query_labels_the_collection_lacks(tmp_path, capsys):
+    """A collection built from kekulized molecules without naming labels, searched with a
+    SMILES query (aromatic bonds, 1.5): the command says on stderr, once, that no graph
+    has such bonds, instead of a bare "no hits"."""
+    lib = tmp_path / "lib.gdb"
+    with Collection.create(lib) as coll:
+        coll.add([gedkit.from_smiles(s, edge_label="kekule") for s in ("c1ccccc1O", "CCO")])
+    code, out, err = run(capsys, "search", str(lib), "smiles:c1ccccc1O", "--within", "2")
+    assert code == 0 and "0 hits" in out
+    notes = [line for line in err.splitlines() if "no graph of the collection has" in line]
+    assert len(notes) == 1 and notes[0].startswith(
+        "gedkit: note: query 'c1ccccc1O' has edge label 1.5, which no graph")
+    code, out, err = run(capsys, "search", str(lib), "smiles:OCC", "--within", "2")
+    assert code == 0 and "no graph of the collection has" not in err

@@ -19,9 +19,9 @@ from helpers import brute_force, random_costs, random_graph
 import gedkit
 from gedkit import Graph, MissingDependencyError, OptionError, costs
 from gedkit.cli import main
+from gedkit.errors import UnseenLabelWarning
 from gedkit.learned.data import decisions, distinct_graphs, label, label_pairs, training_states
 from gedkit.learned.features import EPSILON, Instance, States, Vocabulary, encode
-from gedkit.nn.labels import UnseenLabelWarning
 from gedkit.solvers import Budget, get_solver
 
 AIDS_SAMPLE = Path(__file__).resolve().parent / "data" / "aids700_sample.txt"

@@ -22,10 +22,11 @@ from helpers import random_graph
 import gedkit
 from gedkit import Graph, costs
 from gedkit.budget import Budget
+from gedkit.errors import UnseenLabelWarning
 from gedkit.learned.features import Instance, States, Vocabulary
 from gedkit.mces import MCESProblem
 from gedkit.nn.budgeting import Allowance
-from gedkit.nn.labels import UnseenLabelWarning, canonical_label
+from gedkit.nn.labels import canonical_label
 from gedkit.solvers import get_solver
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"

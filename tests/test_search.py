@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import gedkit
 from gedkit import Collection, costs
-from gedkit.errors import FormatError, GedkitError, OptionError
+from gedkit.errors import FormatError, GedkitError, OptionError, UnseenLabelWarning
 from gedkit.search import merge
 from gedkit.search.filters import GedFilter
 from tests.helpers import REPO, random_costs, random_graph
@@ -148,8 +148,10 @@ def test_many_range_queries_verified_together_equal_brute_force(kind, monkeypatc
         verify_together(*a)) or together[-1])
     for tau in (1.0, 3.0):
         for node_map in (False, True):
-            results = coll.range(queries=queries, tau=tau, costs=model, timeout=None,
-                                 node_map=node_map)
+            with pytest.warns(UnseenLabelWarning, match=r"^[12] of 10 queries ha(s|ve) node label "
+                              r"7\b.*, which no graph of the collection has"):
+                results = coll.range(queries=queries, tau=tau, costs=model, timeout=None,
+                                     node_map=node_map)
             assert sum(r.stats.get("batched", 0) for r in results) > 0 or node_map
             for query, res in zip(queries, results, strict=True):
                 truth = _exact(model, query, graphs)
@@ -1205,3 +1207,32 @@ def test_range_batches_cover_every_query_once_and_give_every_thread_a_task(count
     assert default_shards(100_000, count, parallel) == min(parallel, 100_000 // MIN_SHARD)
     assert default_shards(3 * MIN_SHARD, count, 64) == 3
     assert default_shards(10, count, parallel) == 1
+
+
+def test_a_query_with_labels_the_collection_lacks_is_told_once_per_search():
+    """Under equality costs (and MCES) a label no graph has matches nothing: aromatic bonds
+    (1.5) searched in kekulized molecules find nothing near, and the search says so, once,
+    naming the labels; queries whose labels are all the collection's, an empty collection
+    and cost models that price label values (custom functions) are not told."""
+    import warnings
+
+    coll = _collection([gedkit.from_smiles(s, edge_label="kekule") for s in ("c1ccccc1O", "CCO")])
+    aromatic = gedkit.from_smiles("c1ccccc1N")
+    with pytest.warns(UnseenLabelWarning) as said:
+        assert coll.range(aromatic, 2).hits == []  # phenol is 4 edits away, not 1
+    assert len(said) == 1
+    assert str(said[0].message).startswith(
+        "the query has node label 'N' and edge label 1.5, which no graph of the collection has")
+    kekule = gedkit.from_smiles("c1ccccc1N", edge_label="kekule")
+    with pytest.warns(UnseenLabelWarning,
+                      match=r"^1 of 2 queries has node label 'N' and edge label 1\.5"):
+        coll.knn(queries=[aromatic, gedkit.from_smiles("CCC")], k=1)
+    with pytest.warns(UnseenLabelWarning, match=r"^query 'q' has edge label 1\.5"):
+        coll.mces_knn(gedkit.from_smiles("c1ccccc1", name="q"), 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UnseenLabelWarning)
+        assert [h.distance for h in coll.knn(gedkit.from_smiles("OCC"), 1).hits] == [0.0]
+        coll.range(aromatic, 2, costs=costs.custom(node_sub=lambda a, b: 0.5 * (a != b)))
+        Collection().range(aromatic, 2)
+    with pytest.warns(UnseenLabelWarning, match=r"^the query has node label 'N',"):
+        assert [h.id for h in coll.range(kekule, 1).hits] == [0]  # N for O: one edit

@@ -25,7 +25,7 @@ budget).
 
 Labels meet a model's vocabulary in a canonical form (:mod:`gedkit.nn.labels`: ``1``,
 ``1.0`` and ``"1"`` are one label); labels the model was trained without are said once per
-solve (:class:`~gedkit.nn.labels.UnseenLabelWarning`).
+solve (:class:`~gedkit.errors.UnseenLabelWarning`).
 
 Models: ``model=None`` takes the shipped weights for the kind of problem (``chem_2`` for the
 CHEM_2 cost model, ``unlabelled`` when no graph has a label, ``molecules`` otherwise) when the
@@ -53,7 +53,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from gedkit.configurable import Option, choice, number
-from gedkit.errors import MissingDependencyError, OptionError, counted, warn
+from gedkit.errors import MissingDependencyError, OptionError, UnseenLabelWarning, counted, warn
 from gedkit.learned import DECODINGS
 from gedkit.learned.features import greedy_completion, needs_epsilon
 from gedkit.learned.sizing import (
@@ -73,7 +73,7 @@ from gedkit.nn.budgeting import (
     torch_import_cost,
     torch_installed,
 )
-from gedkit.nn.labels import UnseenLabelWarning, describe_unseen
+from gedkit.nn.labels import describe_unseen
 from gedkit.problem import Problem
 from gedkit.result import Result
 from gedkit.solvers.base import Budget, Solver

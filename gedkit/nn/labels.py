@@ -18,7 +18,8 @@ a computation ``1.0``), so labels are compared in a canonical form, :func:`canon
 
 The canonical form is made of builtins only, so a vocabulary holding it survives a
 weights-only ``torch.load`` and JSON. Labels a model has no channel for share its "other"
-channel; solving with such a model says so once per solve (:class:`UnseenLabelWarning`).
+channel; solving with such a model says so once per solve
+(:class:`~gedkit.errors.UnseenLabelWarning`).
 """
 
 from __future__ import annotations
@@ -31,16 +32,12 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["UnseenLabelWarning", "canonical_label", "describe_unseen"]
+__all__ = ["canonical_label", "describe_unseen"]
 
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _INTEGER = re.compile(r"[+-]?\d+")
 _LONGEST_NUMBER = 64  # longer digit strings stay strings (Python caps int() at 4,300 digits)
 _BOOLEANS = {"true": "true", "false": "false"}
-
-
-class UnseenLabelWarning(UserWarning):
-    """A problem has labels a learned model was trained without (said once per solve)."""
 
 
 def canonical_label(label: Any) -> Hashable:

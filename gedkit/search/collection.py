@@ -12,12 +12,13 @@ from typing import Any
 import numpy as np
 
 from gedkit.budget import PAIR_TIMEOUT, InterruptedWarning, interruptible
-from gedkit.errors import GedkitError, GraphError, OptionError, warn
+from gedkit.errors import GedkitError, GraphError, OptionError, UnseenLabelWarning, warn
 from gedkit.graph import Graph, refuse_directed
 from gedkit.search.progress import GraphCounter
 from gedkit.search.result import SearchResult
 from gedkit.search.signatures import Signatures
 from gedkit.search.store import Records, Store, id_text
+from gedkit.search.unseen import unseen_note
 
 __all__ = ["Collection", "SkippedWarning"]
 
@@ -474,6 +475,10 @@ class Collection:
                               if many else "no query given")
         self._follow()
         graphs = self._queries(queries if many else [query], node_label, edge_label)
+        if model is None or model.equality_costs is not None:  # MCES compares by equality
+            note = unseen_note(graphs, self._store.vocab, many)
+            if note is not None:
+                warn(UnseenLabelWarning(note))
         if client is not None:
             results = _run_on_cluster(self, run, graphs, parameter, model, verify, client,
                                       shards, progress)

@@ -33,7 +33,7 @@ from typing import ClassVar
 from gedkit.anytime import listening, report
 from gedkit.budget import DEFAULT_MEMORY
 from gedkit.configurable import Option, flag, number
-from gedkit.nn.labels import UnseenLabelWarning
+from gedkit.errors import UnseenLabelWarning
 from gedkit.problem import Problem
 from gedkit.programs import program_fits
 from gedkit.result import Result

@@ -1,0 +1,75 @@
+"""Labels of a search's queries that no graph of the collection has.
+
+Under costs that compare labels only for equality (``uniform``, constant costs; MCES always)
+such a label matches nothing in the collection: each node or edge carrying it costs a
+substitution at least. Queries read with other labels than the collection's (aromatic bonds
+against kekulized molecules, another attribute) therefore find nothing near, without any
+error; a search says so once (:class:`~gedkit.errors.UnseenLabelWarning`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gedkit.errors import counted
+from gedkit.graph import Graph
+from gedkit.nn.labels import describe_unseen
+from gedkit.search.signatures import Vocabulary
+
+__all__ = ["unseen_labels", "unseen_note"]
+
+
+def unseen_labels(queries: list[Graph], vocab: dict[str, Vocabulary]
+                  ) -> tuple[dict[str, list], int]:
+    """The node and edge labels of ``queries`` that the collection's vocabularies lack (per
+    kind, in order of first appearance) and how many queries have any.
+
+    >>> from gedkit.search.signatures import KINDS, signature_of
+    >>> vocab = {k: Vocabulary() for k in KINDS}
+    >>> _ = signature_of(Graph({0: "C", 1: "O"}, [(0, 1, 2)]), vocab)
+    >>> unseen_labels([Graph({0: "C", 1: "N"}, [(0, 1, 1.5)]), Graph({0: "C"})], vocab)
+    ({'node': ['N'], 'edge': [1.5]}, 1)
+    """
+    found: dict[str, dict] = {"node": {}, "edge": {}}
+    having = 0
+    for g in queries:
+        has = False
+        for kind, labels in (("node", g.node_labels), ("edge", g.edge_labels)):
+            index = vocab[kind].index
+            codes, keys = g.label_codes(kind)  # each distinct label once, computed once
+            for code, key in enumerate(keys):
+                if key not in index:
+                    has = True
+                    found[kind].setdefault(key, labels[int(np.argmax(codes == code))])
+        having += has
+    return {kind: list(labels.values()) for kind, labels in found.items()}, having
+
+
+def unseen_note(queries: list[Graph], vocab: dict[str, Vocabulary], many: bool) -> str | None:
+    """The warning's text when ``queries`` have labels the collection lacks (and it is not
+    empty), else None; ``many``: the search was given a list of queries (else one query).
+
+    >>> from gedkit.search.signatures import KINDS, signature_of
+    >>> vocab = {k: Vocabulary() for k in KINDS}
+    >>> _ = signature_of(Graph({0: "C", 1: "C"}, [(0, 1, 2)]), vocab)
+    >>> print(unseen_note([Graph({0: "C", 1: "C"}, [(0, 1, 1.5)], name="q")], vocab, False))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    query 'q' has edge label 1.5, which no graph of the collection has: such nodes and edges
+    match nothing there (queries read with other labels than the collection's, e.g. aromatic
+    bonds against kekulized molecules, find nothing near)
+    """
+    if not len(vocab["node"]):
+        return None  # an empty collection: nothing is near, for every query alike
+    found, having = unseen_labels(queries, vocab)
+    if not having:
+        return None
+    parts = [f"{what} label{'s' if len(labels) > 1 else ''} {describe_unseen(labels)}"
+             for what, labels in found.items() if labels]
+    if many:
+        subject = (f"{having} of {counted(len(queries), 'query', 'queries')} "
+                   f"{'has' if having == 1 else 'have'}")
+    else:
+        subject = f"query {queries[0].name!r} has" if queries[0].name else "the query has"
+    return (f"{subject} {' and '.join(parts)}, which no graph of the collection has: such "
+            "nodes and edges match nothing there (queries read with other labels than the "
+            "collection's, e.g. aromatic bonds against kekulized molecules, find nothing near)")
