@@ -18,6 +18,8 @@ from gedkit.search.signatures import Vocabulary
 
 __all__ = ["unseen_labels", "unseen_note"]
 
+_ATTRIBUTES = {"node": "node_labels", "edge": "edge_labels"}  # the labels of each kind
+
 
 def unseen_labels(queries: list[Graph], vocab: dict[str, Vocabulary]
                   ) -> tuple[dict[str, list], int]:
@@ -30,19 +32,28 @@ def unseen_labels(queries: list[Graph], vocab: dict[str, Vocabulary]
     >>> unseen_labels([Graph({0: "C", 1: "N"}, [(0, 1, 1.5)]), Graph({0: "C"})], vocab)
     ({'node': ['N'], 'edge': [1.5]}, 1)
     """
-    found: dict[str, dict] = {"node": {}, "edge": {}}
+    # the common case, every label known, costs one cached set per query and their union
+    distinct = [g.cached("distinct label keys", _distinct_keys) for g in queries]
+    missing = {(kind, key) for kind, key in frozenset().union(*distinct)
+               if key not in vocab[kind].index}
+    found: dict[str, dict] = {kind: {} for kind in _ATTRIBUTES}
     having = 0
-    for g in queries:
-        has = False
-        for kind, labels in (("node", g.node_labels), ("edge", g.edge_labels)):
-            index = vocab[kind].index
-            codes, keys = g.label_codes(kind)  # each distinct label once, computed once
-            for code, key in enumerate(keys):
-                if key not in index:
-                    has = True
+    for g, keys in zip(queries, distinct, strict=True) if missing else ():
+        if missing.isdisjoint(keys):
+            continue
+        having += 1
+        for kind, attribute in _ATTRIBUTES.items():
+            codes, kind_keys = g.label_codes(kind)
+            for code, key in enumerate(kind_keys):
+                if (kind, key) in missing:
+                    labels = getattr(g, attribute)
                     found[kind].setdefault(key, labels[int(np.argmax(codes == code))])
-        having += has
     return {kind: list(labels.values()) for kind, labels in found.items()}, having
+
+
+def _distinct_keys(g: Graph) -> frozenset:
+    """``(kind, key)`` for each distinct node and edge label key of ``g``."""
+    return frozenset((kind, key) for kind in _ATTRIBUTES for key in g.label_codes(kind)[1])
 
 
 def unseen_note(queries: list[Graph], vocab: dict[str, Vocabulary], many: bool) -> str | None:
