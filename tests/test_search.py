@@ -1236,3 +1236,26 @@ def test_a_query_with_labels_the_collection_lacks_is_told_once_per_search():
         Collection().range(aromatic, 2)
     with pytest.warns(UnseenLabelWarning, match=r"^the query has node label 'N',"):
         assert [h.id for h in coll.range(kekule, 1).hits] == [0]  # N for O: one edit
+
+
+def test_knn_ceiling_where_the_kernel_has_no_quick_bound(monkeypatch):
+    """Pairs whose root assignment does not fit the batch kernel's share (thousands of
+    nodes; here any pair, the share made tiny) get BRANCH's map pair by pair for kNN's first
+    threshold: the scan then verifies the graphs near the query only, not the whole
+    collection, and still answers exactly."""
+    from gedkit.search import batch
+
+    rng = np.random.default_rng(11)
+    query = random_graph(rng, 24, p=0.2, name="query")
+    near = gedkit.Graph({i: query.node_labels[i] for i in range(query.n - 1)},
+                        [(int(a), int(b), lab) for (a, b), lab in
+                         zip(query.edges.tolist(), query.edge_labels, strict=True)
+                         if max(a, b) < query.n - 1], name="near")
+    graphs = [*_random_set(5, count=30), near]
+    coll = _collection(graphs)
+    monkeypatch.setattr(batch, "PAIR_SECONDS", 1e-12)  # no root fits: no quick bound
+    result = coll.knn(query, 1, timeout=None)
+    truth = _exact(costs.uniform(), query, graphs)
+    assert result.certified and [h.id for h in result.hits] == [len(graphs) - 1]
+    assert result.hits[0].distance == truth[-1] == truth.min()
+    assert result.stats["verified"] < len(graphs) // 2

@@ -467,8 +467,9 @@ _SEARCHES = frozenset({"astar", "dfs", "exact"})
 def _ceiling(check: _Checker, sig, order: np.ndarray, k: int) -> float:
     """An upper bound on the k-th distance to start kNN's scan with: the k-th smallest quick
     upper bound of the first graphs in bound order (the batch kernel's root assignment,
-    :meth:`~gedkit.search.batch.BatchVerifier.upper_bounds`; without it BRANCH's map pair by
-    pair, :meth:`Verifier.quick`, for exact methods); inf for other methods. Verifying
+    :meth:`~gedkit.search.batch.BatchVerifier.upper_bounds`, and BRANCH's map pair by pair,
+    :meth:`Verifier.quick`, where the kernel has none; without the kernel BRANCH's maps, for
+    exact methods); inf for other methods. Verifying
     against it instead of against nothing keeps the first searches of the scan bounded: a
     graph within it is found exactly, the k graphs that gave it are within it, and a graph
     beyond it is ruled out by the search's first bound, not searched to its time limit
@@ -482,11 +483,20 @@ def _ceiling(check: _Checker, sig, order: np.ndarray, k: int) -> float:
     rowids = sig.rowids[order[:max(first, _CEILING_PER_K * k)]].tolist()
     if batch is not None:
         upper = batch.upper_bounds(check.coll._records(np.array(rowids)))
+        # pairs whose root does not fit the kernel's share (a query or graphs of thousands
+        # of nodes) have no quick bound there: BRANCH's map pair by pair for the first of
+        # them in bound order, as many as a finite k-th needs, rather than no ceiling (a
+        # 2,000-node query's scan verified all 4,991 NCI molecules, seconds each, before its
+        # one near graph, of 2,000 nodes too, had a bound that ruled them out)
+        short = k - int(np.isfinite(upper).sum())
+        missing = np.flatnonzero(np.isinf(upper))[:max(short, 0)]
     else:
-        graphs = check.coll._store.graphs(rowids)
-        upper = np.empty(len(rowids))
-        for i, r in enumerate(rowids):
-            upper[i] = check.verify.quick(check.query, graphs[r]).upper
+        upper = np.full(len(rowids), math.inf)
+        missing = np.arange(len(rowids))
+    if len(missing):
+        graphs = check.coll._store.graphs([rowids[i] for i in missing.tolist()])
+        for i in missing.tolist():
+            upper[i] = check.verify.quick(check.query, graphs[rowids[i]]).upper
             if interrupted_now():
                 return math.inf
     return float(np.partition(upper, k - 1)[k - 1])
