@@ -158,11 +158,22 @@ def test_branch_bound_on_edges(seed):
 
 
 def test_fewest_nodes():
-    assert [_fewest_nodes(e, 10) for e in range(8)] == [0, 2, 3, 3, 4, 4, 4, 5]
-    assert _fewest_nodes(6, 2) == 6  # a cycle: degrees 2
+    ten = np.cumsum([10] * 20)  # degrees that bind nothing below 10 nodes
+    assert [_fewest_nodes(e, ten) for e in range(8)] == [0, 2, 3, 3, 4, 4, 4, 5]
+    assert _fewest_nodes(6, np.cumsum([2] * 6)) == 6  # a cycle: degrees 2
+    # the sparser of two graphs binds: a star's 6 edges in a cycle-rich graph need 7 nodes
+    assert _fewest_nodes(6, np.cumsum([6] + [1] * 6), np.cumsum([3] * 12)) == 7
     for e in range(1, 60):
-        v = _fewest_nodes(e, 100)
+        v = _fewest_nodes(e)
         assert v * (v - 1) // 2 >= e > (v - 1) * (v - 2) // 2
+    # on random pairs the maximum common edge subgraph touches at least that many nodes
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        g1, g2 = (random_graph(rng, int(rng.integers(4, 9)), p=0.35, n_labels=2, e_labels=1)
+                  for _ in range(2))
+        r = gedkit.mces(g1, g2, method="exact")
+        _, sums = Verifier._touchable(r.problem)
+        assert len(r.node_map) >= _fewest_nodes(r.num_edges, *sums)
 
 
 def _hard_set(seed: int, count: int = 4):

@@ -206,9 +206,18 @@ class MCESFilter:
                                self._size(sig))
 
 
-def _fewest_nodes(edges: int, max_degree: int) -> int:
-    """The fewest nodes a simple graph of ``edges`` edges and degrees at most ``max_degree``
-    can have: ``v (v - 1) / 2 >= edges`` and ``v * max_degree >= 2 edges``."""
+def _fewest_nodes(edges: int, *degree_sums: np.ndarray) -> int:
+    """The fewest nodes a simple graph of ``edges`` edges can have: ``v (v - 1) / 2 >=
+    edges``, and, being a subgraph of graphs whose degrees (largest first) add up to each of
+    ``degree_sums`` (``sums[v - 1]``: the v largest), at most half of the v largest degrees'
+    sum in edges (a sparse graph's common subgraph touches many nodes).
+
+    >>> [_fewest_nodes(e) for e in range(8)]
+    [0, 2, 3, 3, 4, 4, 4, 5]
+    >>> path = np.cumsum([2] * 8 + [1, 1])  # a path of 10 nodes: degrees 2, 1 at the ends
+    >>> _fewest_nodes(9, path), _fewest_nodes(4, path)  # 4 edges fit 4 nodes of degree 2
+    (10, 4)
+    """
     if edges <= 0:
         return 0
     v = math.ceil((1 + math.sqrt(1 + 8 * edges)) / 2)
@@ -216,7 +225,9 @@ def _fewest_nodes(edges: int, max_degree: int) -> int:
         v += 1
     while v > 2 and (v - 1) * (v - 2) // 2 >= edges:
         v -= 1
-    return max(v, -(-2 * edges // max(max_degree, 1)))
+    for sums in degree_sums:
+        v = max(v, int(np.searchsorted(sums, 2 * edges)) + 1)
+    return v
 
 
 class Verifier:
@@ -249,17 +260,19 @@ class Verifier:
         return MCESProblem(query, graph)
 
     @staticmethod
-    def _touchable(problem) -> tuple[int, int]:
-        """(nodes a common edge can touch, the largest degree a common subgraph can have):
-        only edges whose class the other graph has can be common, so only their ends can be
-        touched, each label's at most as often as the other graph has such nodes."""
+    def _touchable(problem) -> tuple[int, tuple[np.ndarray, np.ndarray]]:
+        """(nodes a common edge can touch, each graph's degrees in the edges that can be
+        common, largest first, as cumulative sums): only edges whose class the other graph
+        has can be common, so only their ends can be touched, each label's at most as often
+        as the other graph has such nodes, and a node's degree in a common subgraph is at
+        most its degree there."""
         deg1 = np.bincount(problem.g1.edges[problem.useful1].ravel(), minlength=problem.n1)
         deg2 = np.bincount(problem.g2.edges[problem.useful2].ravel(), minlength=problem.n2)
         lab1, lab2 = problem.node_labels1[deg1 > 0], problem.node_labels2[deg2 > 0]
         size = int(max(lab1.max(initial=-1), lab2.max(initial=-1))) + 1
         nodes = int(np.minimum(np.bincount(lab1, minlength=size),
                                np.bincount(lab2, minlength=size)).sum())
-        return nodes, int(min(deg1.max(initial=0), deg2.max(initial=0)))
+        return nodes, (np.cumsum(np.sort(deg1)[::-1]), np.cumsum(np.sort(deg2)[::-1]))
 
     def _size(self, problem) -> int:
         return (problem.g1.n + problem.g1.m) * (problem.g2.n + problem.g2.m)
@@ -284,10 +297,10 @@ class Verifier:
         if result.optimal:
             return result.similarity, result.similarity
         problem = result.problem
-        nodes, degree = self._touchable(problem)
+        nodes, degree_sums = self._touchable(problem)
         size = self._size(problem)
-        low = float(_similarity(_fewest_nodes(result.num_edges, degree), result.num_edges,
-                                size))
+        low = float(_similarity(_fewest_nodes(result.num_edges, *degree_sums),
+                                result.num_edges, size))
         high = float(_max_similarity(result.upper_bound, nodes, size))
         return low, max(high, result.similarity)
 
