@@ -1209,6 +1209,13 @@ def test_range_batches_cover_every_query_once_and_give_every_thread_a_task(count
     assert default_shards(10, count, parallel) == 1
 
 
+def test_a_list_as_the_one_query_says_where_a_list_goes():
+    coll = _collection([gedkit.from_smiles("CCO")])
+    for call in (lambda: coll.range(["CCO", "CCN"], 2), lambda: coll.mces_knn(("CCO",), 1)):
+        with pytest.raises(OptionError, match=r"a list of queries goes in queries=\[\.\.\.\]"):
+            call()
+
+
 def test_a_query_with_labels_the_collection_lacks_is_told_once_per_search():
     """Under equality costs (and MCES) a label no graph has matches nothing: aromatic bonds
     (1.5) searched in kekulized molecules find nothing near, and the search says so, once,

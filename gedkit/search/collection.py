@@ -470,6 +470,9 @@ class Collection:
             raise OptionError("shards= cuts the collection for a Dask cluster: give client= "
                               "too")
         many = queries is not None
+        if isinstance(query, list | tuple):
+            raise OptionError("a list of queries goes in queries=[...] (one result each); the "
+                              "first argument is one query")
         if many == (query is not None):
             raise OptionError("give either one query or queries=[...], not both"
                               if many else "no query given")
