@@ -32,7 +32,8 @@ from gedkit.errors import OptionError, Words, render
 __all__ = [
     "COMMAND_TIMEOUT", "DEFAULT_MEMORY", "KERNELS_NOT_READY", "NOTICE_AFTER", "PAIR_TIMEOUT",
     "Budget",
-    "Deadline", "InterruptedWarning", "LongRunNotice", "cancelled_by", "forget_interrupt",
+    "Deadline", "InterruptedWarning", "LongRunNotice", "cancelled_by", "check_number",
+    "forget_interrupt",
     "interrupted", "interruptible", "resident", "solve_within", "within", "worker_interrupts",
 ]
 
@@ -70,13 +71,27 @@ class InterruptedWarning(UserWarning):
     """Ctrl-C stopped a solve, which returned the best bounds it had found."""
 
 
-def _number(value: Any, name: str, *, minimum: float = 0.0, strict: bool = True) -> None:
+def check_number(value: Any, name: str, *, minimum: float = 0.0, strict: bool = True,
+                 none: bool = False) -> None:
+    """Raise :class:`OptionError` naming argument ``name`` unless ``value`` is a real number
+    (not a bool, not NaN) above ``minimum`` (at least it when not ``strict``), or None when
+    ``none``.
+
+    >>> check_number(0.5, "timeout"), check_number(None, "timeout", none=True)
+    (None, None)
+    >>> check_number(float("nan"), "tau", strict=False)
+    Traceback (most recent call last):
+    gedkit.errors.OptionError: tau must be a number >= 0, got nan
+    """
+    if none and value is None:
+        return
     # (plain ints and floats first: the ABC check alone is a microsecond, every call)
     ok = (type(value) in (int, float) or (isinstance(value, numbers.Real)
           and not isinstance(value, bool))) and not math.isnan(value)
     if not ok or not (value > minimum if strict else value >= minimum):
         bound = f"> {minimum:g}" if strict else f">= {minimum:g}"
-        raise OptionError(f"{name} must be a number {bound} (or None), got {value!r}")
+        raise OptionError(f"{name} must be a number {bound}{' (or None)' if none else ''}, "
+                          f"got {value!r}")
 
 
 _STATM: dict[int, int] = {}  # process id -> its open /proc/<pid>/statm (a fork reopens it)
@@ -121,11 +136,11 @@ class Budget:
 
     def __post_init__(self):
         if self.timeout is not None:
-            _number(self.timeout, "timeout")
+            check_number(self.timeout, "timeout", none=True)
         if self.memory is not None:
-            _number(self.memory, "memory")
+            check_number(self.memory, "memory", none=True)
         if self.threshold is not None:
-            _number(self.threshold, "threshold", strict=False)
+            check_number(self.threshold, "threshold", strict=False, none=True)
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.start

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import os
 import warnings
 from collections.abc import Iterable, Iterator
@@ -11,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from gedkit.budget import PAIR_TIMEOUT, InterruptedWarning, interruptible
+from gedkit.budget import PAIR_TIMEOUT, InterruptedWarning, check_number, interruptible
 from gedkit.errors import GedkitError, GraphError, OptionError, UnseenLabelWarning, warn
 from gedkit.graph import Graph, refuse_directed
 from gedkit.search.progress import GraphCounter
@@ -360,7 +359,7 @@ class Collection:
         -------
         SearchResult (or a list of them for ``queries``)
         """
-        _check_number(tau, "tau", minimum=0.0)
+        check_number(tau, "tau", strict=False)
         _no_query_timeout(options)
         return self._run("range", query, queries, float(tau), costs, method, timeout, memory,
                          node_map, (n_jobs, client, shards), progress, node_label, edge_label,
@@ -388,7 +387,7 @@ class Collection:
         shards are scanned in waves, each given what the query has left).
         """
         _check_k(k)
-        _check_query_timeout(query_timeout)
+        check_number(query_timeout, "query_timeout", none=True)
         return self._run("knn", query, queries, int(k), costs, method, timeout, memory,
                          node_map, (n_jobs, client, shards), progress, node_label, edge_label,
                          options, query_timeout)
@@ -407,7 +406,7 @@ class Collection:
         are as in :meth:`range`. Hits carry the similarity as ``distance`` (its proven lower
         bound; exact when ``optimal``) with ``lower_bound``/``upper_bound`` on it.
         """
-        _check_number(min_similarity, "min_similarity", minimum=0.0)
+        check_number(min_similarity, "min_similarity", strict=False)
         _no_query_timeout(options)
         if min_similarity > 1:
             raise OptionError(f"min_similarity must be at most 1, got {min_similarity!r}")
@@ -429,7 +428,7 @@ class Collection:
         similar first (parameters as in :meth:`mces_range`; ``query_timeout`` as in
         :meth:`knn`)."""
         _check_k(k)
-        _check_query_timeout(query_timeout)
+        check_number(query_timeout, "query_timeout", none=True)
         from gedkit.search import mces_search
 
         verify = mces_search.Verifier(method, options, timeout, memory, node_map,
@@ -523,23 +522,6 @@ def _no_query_timeout(options: dict) -> None:
     if "query_timeout" in options:
         raise OptionError("query_timeout applies to knn and mces_knn; a range search's "
                           "verifications are bounded by timeout= per pair")
-
-
-def _check_query_timeout(value: Any) -> None:
-    import numbers
-
-    if value is not None and (not isinstance(value, numbers.Real) or isinstance(value, bool)
-                              or math.isnan(value) or value <= 0):
-        raise OptionError(f"query_timeout must be a number of seconds > 0 or None, "
-                          f"got {value!r}")
-
-
-def _check_number(value: Any, name: str, minimum: float) -> None:
-    import numbers
-
-    if (not isinstance(value, numbers.Real) or isinstance(value, bool) or math.isnan(value)
-            or value < minimum):
-        raise OptionError(f"{name} must be a number >= {minimum:g}, got {value!r}")
 
 
 def _items(graphs: Any, node_label: Any, edge_label: Any,
