@@ -84,8 +84,18 @@ def test_build_names_graphs_and_info_describes_them(capsys, lib):
     assert data["edges"]["max"] == max(g.m for g in sizes)
     assert data["vocabulary"]["node"] == 3 and data["file_size"] == lib.stat().st_size
     assert data["node_label"] is None
+    # each label with how many nodes (edges) carry it, most frequent first: what a query's
+    # labels must look like (aromatic bonds here, 1.5)
+    from collections import Counter
+
+    for kind, attribute in (("node", "node_labels"), ("edge", "edge_labels")):
+        counted = Counter(label for g in sizes for label in getattr(g, attribute))
+        assert [tuple(x) for x in data["labels"][kind]] == sorted(
+            counted.items(), key=lambda kv: -kv[1])
     code, out, _ = run(capsys, "collection", "info", lib)
-    assert code == 0 and f"graphs      {len(LIBRARY)}" in out and "3 node labels" in out
+    assert code == 0 and f"graphs       {len(LIBRARY)}" in out and "3 node labels" in out
+    edges = next(line for line in out.splitlines() if line.startswith("edge labels"))
+    assert "1.5 (" in edges and "1 (" in edges
 
 
 def test_build_summary_ids_and_append(capsys, tmp_path):
@@ -161,7 +171,8 @@ def test_label_options_as_in_other_commands(capsys, tmp_path):
     assert tuple(coll.node_label) == ("atom", "charge") and coll.edge_label == "bond"
     assert coll.get("acetate").node_labels[3] == {"atom": "O", "charge": -1}
     code, out, _ = run(capsys, "collection", "info", tmp_path / "m.gdb")
-    assert "node label  atom,charge" in out and "edge label  bond" in out
+    assert "node label   atom,charge" in out and "edge label   bond" in out
+    assert "node labels  {'atom': 'C', 'charge': 0} (4), {'atom': 'O', 'charge': 0} (3)" in out
     # the query is read with the labels the collection records: the charge tells them apart
     code, out, _ = run(capsys, "search", tmp_path / "m.gdb", "CC(=O)O", "--nearest", "2",
                        "--json")

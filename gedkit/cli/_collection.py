@@ -323,6 +323,8 @@ def run_info(args: argparse.Namespace) -> int:
         ("edges", _show_counts(data["edges"])),
         ("vocabulary", f"{vocab['node']:,} node labels, {vocab['edge']:,} edge labels, "
                        f"{vocab['branch']:,} branches"),
+        ("node labels", _show_frequent(data["labels"]["node"], vocab["node"])),
+        ("edge labels", _show_frequent(data["labels"]["edge"], vocab["edge"])),
         ("file size", _file_size(data["file_size"])),
     ]
     width = max(len(key) for key, _ in rows) + 2
@@ -341,8 +343,43 @@ def describe(coll: Collection) -> dict:
         "nodes": _counts(sig.n),
         "edges": _counts(sig.m),
         "vocabulary": {kind: len(v) for kind, v in coll._store.vocab.items()},
+        "labels": {kind: _frequent(sig.sets[kind], coll._store.vocab[kind])
+                   for kind in ("node", "edge")},
         "file_size": os.path.getsize(coll.path),
     }
+
+
+#: labels listed per kind by ``collection info`` (most frequent first): what a query's labels
+#: must look like to match (1, 2 and 3 for kekulized bonds; 1.5 for aromatic ones)
+_LISTED = 20
+_SHOWN = 8  # of them in the text form
+
+
+def _frequent(sets: Any, vocab: Any) -> list:
+    """``[label, nodes or edges with it]`` for the :data:`_LISTED` most frequent labels."""
+    import numpy as np
+
+    totals = np.bincount(sets.ids, weights=sets.counts, minlength=len(vocab))
+    top = np.argsort(-totals, kind="stable")[:_LISTED]
+    return [[_json_safe(vocab.value(int(i))), int(totals[i])] for i in top if totals[i] > 0]
+
+
+def _json_safe(label: Any) -> Any:
+    """``label`` in JSON's types: tuples as lists, attribute dicts as dicts, the rest as text."""
+    if isinstance(label, tuple | list):
+        return [_json_safe(x) for x in label]
+    if isinstance(label, dict):
+        return {str(k): _json_safe(v) for k, v in label.items()}
+    return label if label is None or isinstance(label, bool | int | float | str) else str(label)
+
+
+def _show_frequent(frequent: list, distinct: int) -> str:
+    if not frequent:
+        return "-"
+    shown = ", ".join(f"{label if isinstance(label, int | float) else repr(label)} ({count:,})"
+                      for label, count in frequent[:_SHOWN])
+    more = distinct - min(len(frequent), _SHOWN)
+    return shown + (f" and {more:,} more" if more > 0 else "")
 
 
 def _counts(values: Any) -> dict | None:
