@@ -311,6 +311,24 @@ def test_annealing_squeezed_into_its_time_still_ends_at_the_last_temperature(mon
     assert soft is not None and np.allclose(np.diff(np.log(squeezed)), np.log(60.0) / 4)
     # no second step fits: no annealed matrix (a soft one decodes worse than the greedy map)
     assert schedule(until=2.5)[0] is None
+    # Ctrl-C (here a cancelled call, as Dask cancels one) stops the schedule at the next
+    # normalisation, not at its end: a β step on 2,000 nodes takes seconds
+    import threading
+
+    from gedkit.budget import cancelled_by
+
+    stop = threading.Event()
+
+    class Stopping(Recording):
+        def sinkhorn(self, score, steps):
+            if len(betas) == 3:
+                stop.set()
+            return super().sinkhorn(score, steps)
+
+    betas.clear()
+    with cancelled_by(stop):
+        soft, _ = ga._anneal(assoc, Stopping(), np.ones(1), 0.5, 30.0, 1.2, 1, 10)
+    assert soft is None and len(betas) == 4
 
 
 def test_paused_search_bound_is_proven():

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
-from gedkit.budget import DEFAULT_MEMORY
+from gedkit.budget import DEFAULT_MEMORY, interrupted
 from gedkit.configurable import Option, flag, number
 from gedkit.errors import OptionError
 from gedkit.mces.base import Budget, Method, register
@@ -243,7 +243,7 @@ def _decoding_seconds(problem: MCESProblem) -> float:
 def _anneal(assoc, groups, bias, beta0, beta_max, beta_rate, iterations, sinkhorn, *,
             until=float("inf")):
     """The annealed soft assignment (None when the first step leaves no time for a second
-    before the clock reads ``until``) and the seconds its last β step took. β rises by
+    before the clock reads ``until``, or on Ctrl-C) and the seconds its last β step took. β rises by
     ``beta_rate`` per step, or faster where the steps left to ``beta_max`` would not all end
     by ``until`` (each estimated as long as the last one): then by as much as brings the last
     step that fits to ``beta_max``. A schedule cut short leaves a soft matrix that decodes to
@@ -255,6 +255,8 @@ def _anneal(assoc, groups, bias, beta0, beta_max, beta_rate, iterations, sinkhor
         tick = time.perf_counter()
         for _ in range(iterations):
             x = groups.sinkhorn(beta * (assoc.weights @ x + bias), sinkhorn)
+            if interrupted():  # Ctrl-C: a β step on 2,000 nodes takes seconds
+                return None, time.perf_counter() - tick
         step = time.perf_counter() - tick
         if beta >= beta_max:
             break
