@@ -1155,6 +1155,22 @@ def test_plain_progress_lines_end_on_the_finished_count(capfd, monkeypatch):
     assert [line[:29] for line in err] == ["gedkit: search: 2/2 queries, "]
 
 
+def test_a_one_query_range_search_says_how_many_candidates_it_verifies(capfd, monkeypatch):
+    """Its candidates are known once the filters have run: the lines say "k of n" (a range
+    query at a large threshold may verify most of a collection)."""
+    from gedkit.search import progress
+
+    monkeypatch.setattr(progress, "_LINE_EVERY", 0.0)  # a line at every count
+    graphs = _random_set(5, count=20)
+    result = _collection(graphs).range(graphs[0], 6.0, timeout=None)
+    verified = result.stats["verified"]
+    assert verified > 1
+    lines = [line for line in capfd.readouterr().err.splitlines() if "search:" in line]
+    assert lines[-1].startswith(f"gedkit: search: 1/1 queries, {verified:,} of "
+                                f"{verified:,} candidates verified")
+    assert all(f" of {verified:,} candidates verified" in line for line in lines)
+
+
 @pytest.mark.parametrize("question", ["knn", "mces_knn"])
 def test_progress_counts_the_pairs_worker_processes_verified(capfd, monkeypatch, question):
     """Queries answered whole in worker processes (kNN with ``n_jobs``) count their verified

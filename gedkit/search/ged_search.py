@@ -426,6 +426,8 @@ def _verified(coll, query: Graph, tau: float, limit: float, rows: np.ndarray, si
     kept = []  # their outcomes
     interrupted = False
     check = _Checker(coll, query, verify, model, filt, stages, progress, ranged=True)
+    if progress is not None:
+        progress.expect(len(rows))
     try:
         for first in range(0, len(rows), _BLOCK):
             rowids = sig.rowids[rows[first:first + _BLOCK]].tolist()

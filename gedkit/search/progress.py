@@ -20,6 +20,7 @@ class Progress:
 
     def __init__(self, progress: bool | None, queries: int):
         self.queries, self.answered, self.pairs = queries, 0, 0
+        self.expected = 0  # the pairs a one-query range search has to verify, once known
         self.start = time.perf_counter()
         self.next_line = self.start + _LINE_EVERY
         self.printed: tuple[int, int] | None = None  # the counts of the last line printed
@@ -49,6 +50,14 @@ class Progress:
             self.bar.update(count)
         self._line()
 
+    def expect(self, count: int) -> None:
+        """``count`` more candidates to verify: a one-query search's bar and lines then say
+        how far it is (a range query at τ = 8 over 100,000 molecules verifies 73,000)."""
+        self.expected += count
+        if self.bar is not None and not self.many:
+            self.bar.total = self.expected
+            self.bar.refresh()
+
     def query_done(self, count: int = 1) -> None:
         self.answered += count
         if self.bar is not None and self.many:
@@ -57,9 +66,11 @@ class Progress:
 
     def _line(self, last: bool = False) -> None:
         if self.lines and (last or time.perf_counter() >= self.next_line):
-            print(f"gedkit: search: {self.answered:,}/{self.queries:,} queries, "
-                  f"{counted(self.pairs, 'pair')} verified, "
-                  f"{time.perf_counter() - self.start:.0f} s", file=sys.stderr, flush=True)
+            done = (f"{self.pairs:,} of {counted(self.expected, 'candidate')}"
+                    if self.queries == 1 and self.expected else counted(self.pairs, "pair"))
+            print(f"gedkit: search: {self.answered:,}/{self.queries:,} queries, {done} "
+                  f"verified, {time.perf_counter() - self.start:.0f} s", file=sys.stderr,
+                  flush=True)
             self.next_line = time.perf_counter() + _LINE_EVERY
             self.printed = (self.answered, self.pairs)
 
