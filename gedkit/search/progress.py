@@ -55,8 +55,7 @@ class Progress:
         how far it is (a range query at τ = 8 over 100,000 molecules verifies 73,000)."""
         self.expected += count
         if self.bar is not None and not self.many:
-            self.bar.total = self.expected
-            self.bar.refresh()
+            self.bar.total = self.expected  # shown from its next update (after its delay)
 
     def query_done(self, count: int = 1) -> None:
         self.answered += count
