@@ -246,9 +246,9 @@ def _anneal(assoc, groups, bias, beta0, beta_max, beta_rate, iterations, sinkhor
     before the clock reads ``until``, or on Ctrl-C) and the seconds its last β step took. β
     rises by ``beta_rate`` per step, or faster where the steps left to ``beta_max`` would not
     all end by ``until`` (each estimated as long as the last one): then by as much as brings
-    the last step that fits to ``beta_max``. A schedule cut short leaves a soft matrix that decodes to
-    a map worse than the greedy one (measured: 275 against 479 edges on a 1,000-node molecule
-    pair); a squeezed one still ends nearly hard."""
+    the last step that fits to ``beta_max``. A schedule cut short leaves a soft matrix that
+    decodes to a map worse than the greedy one (measured: 275 against 479 edges on a
+    1,000-node molecule pair); a squeezed one still ends nearly hard."""
     x = groups.sinkhorn(np.zeros(len(assoc)), sinkhorn)
     beta = beta0
     while beta <= beta_max:
