@@ -30,6 +30,7 @@ _LAZY = {
     "EditPaths": "gedkit.edit_paths",
     "pairwise": "gedkit.pairwise",
     "UnlabelledWarning": "gedkit.errors",
+    "UnseenLabelWarning": "gedkit.errors",
     "InterruptedWarning": "gedkit.budget",
     "LongRunNotice": "gedkit.budget",
     "CompileNotice": "gedkit._kernels.warm",
