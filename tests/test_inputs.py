@@ -95,10 +95,12 @@ def test_pick_one_graph_by_name_or_number(tmp_path):
     assert gedkit.read(f"{path}#2").name == "2"  # a graph named "2" wins over number 2
     assert gedkit.read_all(f"{path}#1") == [gedkit.read(f"{path}#1")]
     assert as_graph(f"{path}#g0").name == "g0"
-    with pytest.raises(FormatError, match=r"three\.txt: no graph named 'x'$"):
+    # a name not there: how many graphs the file holds, and what their names look like
+    with pytest.raises(FormatError, match=r"three\.txt: no graph named 'x' \(it holds 3 "
+                                          r"graphs; its names: 'g0', '2', 'g2'\.\.\.\)$"):
         gedkit.read(f"{path}#x")
     with pytest.raises(FormatError, match=r"no graph named '7' and no graph number 7 \(it "
-                                          r"holds 3\)"):
+                                          r"holds 3 graphs"):
         gedkit.read(f"{path}#7")
     with pytest.raises(OptionError, match="nothing after '#'"):
         gedkit.read(f"{path}#")

@@ -344,7 +344,7 @@ def _locate(path: str | Path) -> tuple[Path, str | None]:
 def _select(graphs: Iterator[Graph], selector: str, path: Path) -> Iterator[Graph]:
     """The graph named ``selector``, or else graph number ``selector``."""
     number = int(selector) if selector.isascii() and selector.isdigit() else None
-    by_number, count = None, 0
+    by_number, count, names = None, 0, []
     try:
         for count, g in enumerate(graphs, start=1):
             if g.name == selector:
@@ -352,11 +352,16 @@ def _select(graphs: Iterator[Graph], selector: str, path: Path) -> Iterator[Grap
                 return
             if count - 1 == number:
                 by_number = g
+            if g.name is not None and len(names) < 3:
+                names.append(g.name)
     finally:
         graphs.close()
     if by_number is None:
-        numbers = f" and no graph number {number} (it holds {count})" if number is not None else ""
-        raise FormatError(f"{path}: no graph named {selector!r}{numbers}")
+        numbers = f" and no graph number {number}" if number is not None else ""
+        # what the names look like, so that a mistyped one can be told from a wrong file
+        seen = f"; its names: {', '.join(map(repr, names))}..." if names else ""
+        raise FormatError(f"{path}: no graph named {selector!r}{numbers} (it holds "
+                          f"{count:,} graphs{seen})")
     yield by_number
 
 
