@@ -173,6 +173,12 @@ def test_label_options_as_in_other_commands(capsys, tmp_path):
     code, out, _ = run(capsys, "collection", "info", tmp_path / "m.gdb")
     assert "node label   atom,charge" in out and "edge label   bond" in out
     assert "node labels  {'atom': 'C', 'charge': 0} (4), {'atom': 'O', 'charge': 0} (3)" in out
+    # unlabelled graphs: their one label is none
+    unlabelled = tmp_path / "u.gdb"
+    with Collection.create(unlabelled) as coll:
+        coll.add([gedkit.Graph({0: None, 1: None}, [(0, 1)])])
+    code, out, _ = run(capsys, "collection", "info", unlabelled)
+    assert "node labels  (no label) (2)" in out and "edge labels  (no label) (1)" in out
     # the query is read with the labels the collection records: the charge tells them apart
     code, out, _ = run(capsys, "search", tmp_path / "m.gdb", "CC(=O)O", "--nearest", "2",
                        "--json")

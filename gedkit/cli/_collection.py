@@ -376,10 +376,15 @@ def _json_safe(label: Any) -> Any:
 def _show_frequent(frequent: list, distinct: int) -> str:
     if not frequent:
         return "-"
-    shown = ", ".join(f"{label if isinstance(label, int | float) else repr(label)} ({count:,})"
-                      for label, count in frequent[:_SHOWN])
+    shown = ", ".join(f"{_shown_label(label)} ({count:,})" for label, count in frequent[:_SHOWN])
     more = distinct - min(len(frequent), _SHOWN)
     return shown + (f" and {more:,} more" if more > 0 else "")
+
+
+def _shown_label(label: Any) -> str:
+    if label is None:
+        return "(no label)"
+    return str(label) if isinstance(label, int | float) else repr(label)
 
 
 def _counts(values: Any) -> dict | None:
