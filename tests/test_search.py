@@ -1282,3 +1282,27 @@ def test_knn_ceiling_where_the_kernel_has_no_quick_bound(monkeypatch):
     assert result.certified and [h.id for h in result.hits] == [len(graphs) - 1]
     assert result.hits[0].distance == truth[-1] == truth.min()
     assert result.stats["verified"] < len(graphs) // 2
+
+
+def test_an_exact_search_that_cannot_step_leaves_its_time_to_polishing(monkeypatch):
+    """A verification whose exact search cannot take one step (pairs of thousands of nodes)
+    answers with its first bounds at once; its map is then polished in what is left of the
+    pair's limit, not in the 5% kept for that. BRANCH's quick bounds keep the 5%."""
+    from gedkit.search import ged_search
+    from gedkit.solvers import get_solver
+    from gedkit.solvers.exact import tree_search
+
+    rng = np.random.default_rng(3)
+    query, graph = random_graph(rng, 12, p=0.3), random_graph(rng, 12, p=0.3)
+    truth = gedkit.ged(query, graph, method="astar", timeout=None).distance
+    monkeypatch.setattr(tree_search, "affordable", lambda seconds, budget: False)
+    given = []
+    polished = ged_search._polished
+    monkeypatch.setattr(ged_search, "_polished", lambda result, budget: (
+        given.append(budget.timeout), polished(result, budget))[1])
+    verify = ged_search.Verifier(costs.uniform(), get_solver("astar"), 2.0, None, False)
+    out = verify(query, graph, None)
+    assert not out.optimal and out.lower <= truth <= out.upper
+    assert len(given) == 1 and given[0] > 1.5  # the 2 s limit less the first bounds' time
+    verify.quick(query, graph, polish=True)
+    assert given[1] == pytest.approx(ged_search.POLISH_SHARE * 2.0)
