@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["REPR_MAX_NODES", "PairResult"]
+__all__ = ["REPR_MAX_NODES", "PairResult", "jsonable"]
 
 #: results on more nodes than this show as text only in notebooks
 REPR_MAX_NODES = 300
@@ -28,7 +28,7 @@ class PairResult:
 
     def to_json(self, **kwargs: Any) -> str:
         """:meth:`to_dict` as JSON (``kwargs`` as for :func:`json.dumps`)."""
-        return json.dumps(self.to_dict(), default=_jsonable, **kwargs)
+        return json.dumps(self.to_dict(), default=jsonable, **kwargs)
 
     def draw(self, path: Any = None, **options: Any) -> Any:
         """The answer drawn on both graphs (a matplotlib Figure): the edit path of a GED
@@ -89,7 +89,9 @@ def _html_of(result: Any) -> str | None:
             f"<div style='max-width:100%'>{body}</div></div>")
 
 
-def _jsonable(x: Any) -> Any:
+def jsonable(x: Any) -> Any:
+    """``json.dumps``'s ``default=`` for what JSON lacks: numpy scalars as numbers, tuples and
+    sets as lists, anything else as its text."""
     if isinstance(x, np.generic):
         return x.item()
     if isinstance(x, (set, frozenset, tuple)):

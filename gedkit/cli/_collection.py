@@ -306,12 +306,13 @@ def _named_ids(names: list, existing: Collection | None, lib: Path, required: bo
 # -- info ---------------------------------------------------------------------------------------
 
 def run_info(args: argparse.Namespace) -> int:
+    from gedkit.result_base import jsonable
     from gedkit.search import Collection
 
     with Collection.open(args.lib) as coll:
         data = describe(coll)
     if args.json:
-        print(json.dumps(data))
+        print(json.dumps(data, default=jsonable))  # labels of any type
         return 0
     vocab = data["vocabulary"]
     rows = [
@@ -361,27 +362,18 @@ def _frequent(sets: Any, vocab: Any) -> list:
 
     totals = np.bincount(sets.ids, weights=sets.counts, minlength=len(vocab))
     top = np.argsort(-totals, kind="stable")[:_LISTED]
-    return [[_json_safe(vocab.value(int(i))), int(totals[i])] for i in top if totals[i] > 0]
-
-
-def _json_safe(label: Any) -> Any:
-    """``label`` in JSON's types: tuples as lists, attribute dicts as dicts, the rest as text."""
-    if isinstance(label, tuple | list):
-        return [_json_safe(x) for x in label]
-    if isinstance(label, dict):
-        return {str(k): _json_safe(v) for k, v in label.items()}
-    return label if label is None or isinstance(label, bool | int | float | str) else str(label)
+    return [[vocab.value(int(i)), int(totals[i])] for i in top if totals[i] > 0]
 
 
 def _show_frequent(frequent: list, distinct: int) -> str:
     if not frequent:
         return "-"
-    shown = ", ".join(f"{_shown_label(label)} ({count:,})" for label, count in frequent[:_SHOWN])
+    shown = ", ".join(f"{_show_value(label)} ({count:,})" for label, count in frequent[:_SHOWN])
     more = distinct - min(len(frequent), _SHOWN)
     return shown + (f" and {more:,} more" if more > 0 else "")
 
 
-def _shown_label(label: Any) -> str:
+def _show_value(label: Any) -> str:
     if label is None:
         return "(no label)"
     return str(label) if isinstance(label, int | float) else repr(label)
