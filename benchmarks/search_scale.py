@@ -64,15 +64,16 @@ def molecules(data: Path, count: int):
         print(f"{skipped} molecules RDKit could not read were skipped", file=sys.stderr)
 
 
-def moses_file(data: Path, size: int, folder: Path) -> Path:
+def moses_file(data: Path, size: int, folder: Path, rebuild: bool = False) -> Path:
     """The collection file of the first ``size`` MOSES molecules (:func:`molecules`) in
-    ``folder``, built when it is not there (the one ``search_cluster.py`` and
-    ``search_query_timeout.py`` search)."""
+    ``folder``, built when it is not there or ``rebuild`` (the one this script, and
+    ``search_cluster.py`` and ``search_query_timeout.py``, search)."""
     path = folder / f"moses-{size}.gdb"
-    if not path.exists():
+    if rebuild or not path.exists():
         folder.mkdir(parents=True, exist_ok=True)
         # the labels recorded, so that a SMILES query is read kekulized too
-        with gedkit.Collection.create(path, node_label="atom", edge_label="kekule") as coll:
+        with gedkit.Collection.create(path, node_label="atom", edge_label="kekule",
+                                      overwrite=True) as coll:
             coll.add(molecules(data, size))
     return path
 
@@ -92,20 +93,13 @@ def main() -> None:
     ap.add_argument("--reuse", action="store_true", help="reuse collection files already built")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
-    args.folder.mkdir(parents=True, exist_ok=True)
-    queries = gedkit.read_all(args.data / "Chang-AIDS-query100" / "AIDS_query100.txt")
-    queries = queries[: args.queries]
+    queries = chang_queries(args.data, args.queries)
     rows = []
     for size in [int(s) for s in args.sizes.split(",")]:
-        path = args.folder / f"moses-{size}.gdb"
-        build = None
-        if not (args.reuse and path.exists()):
-            t = time.perf_counter()
-            # the labels recorded, so that a SMILES query is read kekulized too
-            with gedkit.Collection.create(path, node_label="atom", edge_label="kekule",
-                                          overwrite=True) as coll:
-                coll.add(molecules(args.data, size))
-            build = time.perf_counter() - t
+        rebuild = not (args.reuse and (args.folder / f"moses-{size}.gdb").exists())
+        t = time.perf_counter()
+        path = moses_file(args.data, size, args.folder, rebuild=rebuild)
+        build = time.perf_counter() - t if rebuild else None
         opened = [json.loads(subprocess.run([sys.executable, "-c", OPEN_CHILD, str(path)],
                                             capture_output=True, text=True, check=True
                                             ).stdout) for _ in range(3)]
