@@ -7,6 +7,7 @@ import csv
 import importlib.util
 import io
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -309,6 +310,35 @@ def test_a_query_out_of_time_says_so(capsys, tmp_path, monkeypatch):
     assert code == 0 and ", certified, " in out and "query" not in err
 
 
+def test_a_range_query_out_of_time_leaves_candidates_undecided(capsys, tmp_path):
+    """--query-timeout with --within: the candidates not verified in time are listed as
+    undecided (text, JSON, CSV) and the note counts them; without it, none."""
+    rng = np.random.default_rng(5)
+    with Collection.create(tmp_path / "lib.gdb") as coll:
+        coll.add([random_graph(rng, int(rng.integers(4, 9))) for _ in range(40)])
+    with Collection.create(tmp_path / "q.gdb") as coll:
+        coll.add([random_graph(rng, 7)], ids=["q"])
+    argv = ["search", tmp_path / "lib.gdb", tmp_path / "q.gdb", "--within", "8"]
+    code, out, err = run(capsys, *argv)
+    assert code == 0 and ", certified, " in out and "undecided" not in out and not err
+    code, out, err = run(capsys, *argv, "--query-timeout", "1e-9")
+    assert code == 0 and "not certified (query time limit)" in out
+    assert "not verified before the query's time limit" in out
+    assert re.match(r"gedkit: note: 1 query reached the time limit of 1e-09 s per query: "
+                    r"\d+ candidates not verified, undecided", err)
+    code, out, _ = run(capsys, *argv, "--query-timeout", "1e-9", "--json")
+    data = json.loads(out)
+    assert data["timed_out"] and not data["certified"]
+    assert all(h["optimal"] and h["distance"] <= 8 for h in data["hits"])
+    unreached = [u for u in data["undecided"] if u["upper_bound"] is None]
+    assert all(u["lower_bound"] <= 8 for u in unreached)
+    assert len(unreached) == data["stats"]["unreached"] > 0
+    code, out, _ = run(capsys, *argv, "--query-timeout", "1e-9", "--csv", "-")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    statuses = [r["status"] for r in rows]
+    assert "undecided" in statuses and set(statuses) <= {"hit", "undecided"}
+
+
 def test_csv_rows_and_conventions(capsys, lib, tmp_path):
     target = tmp_path / "hits.csv"
     code, out, _ = run(capsys, "search", lib, "CCO", "--within", "1", "--csv", target)
@@ -483,8 +513,6 @@ def test_mces_searches_equal_the_api(capsys, lib):
     (["search", "{lib}", "CCO", "--within", "1", "--timeout", "0"], ["--timeout 0"]),
     (["search", "{lib}", "CCO", "--within", "1", "-o", "timeout=2"], ["-o timeout"]),
     (["search", "{lib}", "CCO", "--within", "1", "--jobs", "0"], ["--jobs 0"]),
-    (["search", "{lib}", "CCO", "--within", "1", "--query-timeout", "5"],
-     ["--query-timeout applies to --nearest"]),
     (["search", "{lib}", "CCO", "--nearest", "1", "--query-timeout", "0"],
      ["--query-timeout 0"]),
     (["search", "{lib}", "CCO", "--within", "1", "--csv", "{dir}/none/x.csv"],

@@ -430,15 +430,50 @@ def test_a_query_time_limit_answers_with_what_was_found(question, n_jobs):
     assert merged.timed_out and not merged.interrupted
 
 
+@pytest.mark.parametrize("n_jobs", [1, 2])
+@pytest.mark.parametrize("question", ["range", "mces_range"])
+def test_a_range_time_limit_leaves_the_candidates_not_reached_undecided(question, n_jobs):
+    """``query_timeout`` on a range search: once a query's time is up, the candidates it
+    did not verify are undecided with bounds that hold (none dropped, none included), the
+    answer ``timed_out``, not ``interrupted``, not certified; a limit the search does not
+    reach changes nothing."""
+    graphs = _random_set(5, count=40, n=(4, 9))
+    coll = _collection(graphs)
+    queries = _random_set(99, count=2, n=(5, 8))
+    search = getattr(coll, question)
+    given = {"tau": 8.0} if question == "range" else {"min_similarity": 0.2}
+    whole = search(queries=queries, progress=False, n_jobs=n_jobs, **given)
+    roomy = search(queries=queries, progress=False, n_jobs=n_jobs, query_timeout=600, **given)
+    assert [(r.ids, r.undecided, r.certified, r.timed_out) for r in roomy] == [
+        (r.ids, r.undecided, r.certified, False) for r in whole]
+    assert all(r.certified and r.hits for r in whole)
+    late = search(queries=queries, progress=False, n_jobs=n_jobs, query_timeout=1e-9, **given)
+    for query, r, w in zip(queries, late, whole, strict=True):
+        assert r.timed_out and not r.interrupted and not r.certified
+        assert r.stats["unreached"] > 0 and len(r.undecided) >= r.stats["unreached"]
+        # every hit of the whole search is a hit or undecided, with the same distance or
+        # bounds around it; nothing else is a hit
+        found = {h.id: h for h in r.hits}
+        assert set(found) <= set(w.ids)
+        open_ = {h.id: h for h in r.undecided}
+        for h in w.hits:
+            got = found.get(h.id) or open_[h.id]
+            assert got.lower_bound - 1e-9 <= h.distance <= got.upper_bound + 1e-9
+        if question == "range":
+            truth = _exact(costs.uniform(), query, graphs)
+            for h in r.undecided:
+                assert h.lower_bound - 1e-9 <= truth[int(h.id)] <= h.upper_bound
+                assert h.lower_bound <= 8.0
+        assert r.to_dict()["timed_out"]
+    assert merge([late[0], whole[0]]).timed_out
+
+
 @pytest.mark.parametrize("value", [0, -1, "5", True, math.nan])
 def test_query_timeout_is_checked(value):
     coll = _collection(_random_set(5, count=3))
-    for search in (coll.knn, coll.mces_knn):
+    for search in (coll.knn, coll.mces_knn, coll.range, coll.mces_range):
         with pytest.raises(OptionError, match=r"query_timeout must be a number > 0 \(or None\)"):
             search(coll.get(0), 1, query_timeout=value)
-    for search in (coll.range, coll.mces_range):
-        with pytest.raises(OptionError, match="query_timeout applies to knn and mces_knn"):
-            search(coll.get(0), 1, query_timeout=5)
 
 
 def _forward(problem, node_map) -> np.ndarray:

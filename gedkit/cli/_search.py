@@ -91,9 +91,11 @@ def register(subparsers: Any) -> None:
     group.add_argument("--node-map", action="store_true", help="give each hit its node map")
     group.add_argument(
         "--query-timeout", type=parse_seconds, default=_UNSET, metavar="S",
-        help=f"--nearest and --mces-nearest: seconds for each query's whole search (default "
-        f"{COMMAND_TIMEOUT:g}, as 'gedkit ged' per pair; 'none' searches until proven); then its "
-        "answer is the k best found so far (not certified unless that proves them)",
+        help=f"seconds for each query's whole search (--nearest, --mces-nearest: default "
+        f"{COMMAND_TIMEOUT:g}, as 'gedkit ged' per pair; 'none' searches until proven; then its "
+        "answer is the k best found so far, not certified unless that proves them) or its "
+        "verifications (--within, --similarity: default none; then the candidates not "
+        "verified are undecided)",
     )
     # queries are read with the labels LIB records: these say so instead of argparse's
     # "unrecognized arguments" when typed as for the other commands
@@ -130,9 +132,6 @@ def run(args: argparse.Namespace) -> int:
     kwargs = _call_options(args, question)
     if args.query_timeout is _UNSET:  # a kNN query far from every graph may run for hours
         args.query_timeout = COMMAND_TIMEOUT if kind.endswith("knn") else None
-    elif not kind.endswith("knn"):
-        raise OptionError(f"--query-timeout applies to --nearest and --mces-nearest, not "
-                          f"{flag} (whose verifications --timeout bounds)")
     if args.query_timeout is not None:
         if not args.query_timeout > 0:
             raise OptionError(f"--query-timeout {args.query_timeout:g}: give seconds > 0")
@@ -412,8 +411,10 @@ def report(result: SearchResult) -> str:
     else:
         lines.append("  (no hits)")
     if result.undecided:
-        lines.append(f"  undecided: {len(result.undecided)} (verification stopped before "
-                     "deciding; maybe in, maybe out)")
+        unreached = result.stats.get("unreached", 0)
+        why = ("verification stopped before deciding" if not unreached else
+               f"{unreached:,} not verified before the query's time limit")
+        lines.append(f"  undecided: {len(result.undecided):,} ({why}; maybe in, maybe out)")
         width = max(len(str(h.id)) for h in result.undecided)
         lines += [f"    {h.id!s:<{width}}  {_bounds(h, fmt, always=True)}"
                   for h in result.undecided]
@@ -499,9 +500,12 @@ def _tell_limits(results: list[SearchResult], args: argparse.Namespace) -> None:
     late = [r for r in results if r.timed_out and not r.certified]
     if late:
         default = " (the default)" if args.query_timeout == COMMAND_TIMEOUT else ""
+        found = ("the k best found by then" if late[0].kind.endswith("knn") else
+                 f"{counted(sum(r.stats.get('unreached', 0) for r in late), 'candidate')} "
+                 "not verified, undecided")
         print(f"gedkit: note: {counted(len(late), 'query', 'queries')} reached the time limit of "
-              f"{args.query_timeout:g} s per query{default}: the k best found by then, not "
-              "certified; --query-timeout S (or none) searches longer", file=sys.stderr)
+              f"{args.query_timeout:g} s per query{default}: {found}, not certified; "
+              "--query-timeout S (or none) searches longer", file=sys.stderr)
     stopped = sum(len(r.undecided) + sum(not h.optimal for h in r.hits) for r in results
                   if not r.interrupted and not r.timed_out)
     cold = any(KERNELS_NOT_READY in (r.stats.get("stopped") or {}) for r in results)

@@ -70,7 +70,8 @@ class Verifier:
                  memory: int | None, node_map: bool, query_timeout: float | None = None):
         self.model, self.solver = model, solver
         self.timeout, self.memory, self.node_map = timeout, memory, node_map
-        # seconds a kNN scan has, None for no limit (see knn_scan)
+        # seconds a query's kNN scan or range verification has, None for no limit (see
+        # knn_scan and _verified)
         self.query_timeout = query_timeout
 
     def __call__(self, query: Graph, graph: Graph, threshold: float | None,
@@ -363,7 +364,9 @@ def _answer_pending(coll, queries: list[Graph], pending: list, tau: float, limit
                     model: CostModel, verify: Verifier, progress) -> Iterator[SearchResult]:
     """The answers of the ``pending`` queries of :func:`range_queries`, in order: their
     candidates verified together where they can be, their hits' ids read in one query."""
-    known = _verify_together(coll, pending, tau, verify)
+    # a query with its own time limit is verified alone, within it
+    known = {} if verify.query_timeout is not None else _verify_together(coll, pending, tau,
+                                                                          verify)
     answers = []
     for j, rows, stages, filt in pending:
         if rows is None:
@@ -422,30 +425,45 @@ def _verified(coll, query: Graph, tau: float, limit: float, rows: np.ndarray, si
               progress, known: dict[int, Outcome] | None = None, ids: bool = True
               ) -> SearchResult:
     """The range answer from the candidate ``rows``: each verified within ``tau`` (those in
-    ``known`` already). Its hits' ids are the collection's rowids unless ``ids``."""
+    ``known`` already), within ``verify.query_timeout`` seconds in all (then the candidates
+    not reached are undecided, with their filter bounds). Its hits' ids are the
+    collection's rowids unless ``ids``."""
     if not len(rows):
         stages.done("verify")
         return _none_within(query, tau, stages.stats)
     hits, undecided = [], []
     kept = []  # their outcomes
+    missed: list[np.ndarray] = []  # rows Ctrl-C or the time limit left unverified
     interrupted = False
     check = _Checker(coll, query, verify, model, filt, stages, progress, ranged=True)
     if progress is not None:
         progress.expect(len(rows))
-    try:
-        for first in range(0, len(rows), _BLOCK):
-            rowids = sig.rowids[rows[first:first + _BLOCK]].tolist()
-            for rowid, out in zip(rowids, check(rowids, tau, known), strict=True):
-                if out is not None and out.lower <= limit:
-                    hit = Hit(rowid, out.upper, out.lower, out.upper, out.optimal,
-                              out.node_map)
-                    (hits if out.upper <= limit else undecided).append(hit)
-                    kept.append(out)
-            if check.interrupted:
-                interrupted = True
-                break
-    except KeyboardInterrupt:
-        interrupted = True
+    with within(verify.query_timeout) as deadline:
+        try:
+            for first in range(0, len(rows), _BLOCK):
+                block = rows[first:first + _BLOCK]
+                rowids = sig.rowids[block].tolist()
+                outs = check(rowids, tau, known)
+                if deadline is not None:
+                    missed.append(block[[out is None for out in outs]])
+                for rowid, out in zip(rowids, outs, strict=True):
+                    if out is not None and out.lower <= limit:
+                        hit = Hit(rowid, out.upper, out.lower, out.upper, out.optimal,
+                                  out.node_map)
+                        (hits if out.upper <= limit else undecided).append(hit)
+                        kept.append(out)
+                if check.interrupted:
+                    interrupted = True
+                    missed.append(rows[first + _BLOCK:])
+                    break
+        except KeyboardInterrupt:
+            interrupted = True
+    timed_out = deadline is not None and deadline.ran_out(interrupted)
+    if timed_out:
+        interrupted = False
+        unreached = np.concatenate(missed) if missed else rows
+        undecided += _unreached(sig, unreached, filt, limit)
+        stages.stats["unreached"] = len(unreached)
     stages.done("verify")
     # ties in the collection's order (rowids, as kNN and the MCES searches break them), not
     # in the order the candidates were verified (by size)
@@ -459,7 +477,19 @@ def _verified(coll, query: Graph, tau: float, limit: float, rows: np.ndarray, si
     if reasons := stopped_counts(kept):
         stages.stats["stopped"] = reasons
     return SearchResult("range", query.name, tau, hits, undecided, certified,
-                        stats=stages.stats, interrupted=interrupted)
+                        stats=stages.stats, interrupted=interrupted, timed_out=timed_out)
+
+
+def _unreached(sig, rows: np.ndarray, filt: GedFilter | None, limit: float) -> list[Hit]:
+    """The candidates ``rows`` a range search's time limit left unverified, as undecided
+    hits (rowids as ids): each with the largest of the filters' lower bounds, no upper
+    bound."""
+    lower = np.zeros(len(rows))
+    if filt is not None and len(rows):
+        for _, bound in filt.stages:
+            lower = np.maximum(lower, bound(sig, rows, limit))
+    return [Hit(int(r), math.inf, float(lo), math.inf, False)
+            for r, lo in zip(sig.rowids[rows].tolist(), lower.tolist(), strict=True)]
 
 
 #: graphs (at least, and per neighbour asked for) whose quick upper bounds seed kNN's ceiling

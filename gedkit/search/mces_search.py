@@ -355,33 +355,44 @@ def range_query(coll, query: Graph, min_similarity: float, model: Any, verify: V
     kept = []  # their outcomes
     interrupted = False
     passed, screening = 0, 0.0
-    try:
-        for row, bound in zip(rows.tolist(), ub.tolist(), strict=True):
-            if interrupted_now():
-                interrupted = True
-                break
+    reached = 0  # candidates screened or verified, in order
+    with within(verify.query_timeout) as deadline:
+        try:
+            for row, bound in zip(rows.tolist(), ub.tolist(), strict=True):
+                if interrupted_now():
+                    interrupted = True
+                    break
+                rowid = int(sig.rowids[row])
+                # stage "pairs": bounds from both graphs, before any search
+                tick = time.perf_counter()
+                problem = verify.problem(query, graphs[rowid])
+                if bound > 0:
+                    bound = min(bound, verify.pair_bound(problem))
+                screening += time.perf_counter() - tick
+                reached += 1
+                if bound < limit:
+                    continue
+                passed += 1
+                out = verify(query, graphs[rowid], None, bound, problem)
+                stages.stats["verified"] += 1
+                if progress is not None:
+                    progress.step()
+                if out.upper >= limit:
+                    hit = Hit(ids[rowid], out.lower, out.lower, out.upper, out.optimal,
+                              out.node_map)
+                    (hits if out.lower >= limit else undecided).append((hit, rowid))
+                    kept.append(out)
+            interrupted = interrupted or interrupted_now()
+        except KeyboardInterrupt:
+            interrupted = True
+    timed_out = deadline is not None and deadline.ran_out(interrupted)
+    if timed_out:
+        # the candidates not reached: undecided, with the filters' bounds
+        interrupted = False
+        for row, bound in zip(rows[reached:].tolist(), ub[reached:].tolist(), strict=True):
             rowid = int(sig.rowids[row])
-            # stage "pairs": bounds from both graphs, before any search
-            tick = time.perf_counter()
-            problem = verify.problem(query, graphs[rowid])
-            if bound > 0:
-                bound = min(bound, verify.pair_bound(problem))
-            screening += time.perf_counter() - tick
-            if bound < limit:
-                continue
-            passed += 1
-            out = verify(query, graphs[rowid], None, bound, problem)
-            stages.stats["verified"] += 1
-            if progress is not None:
-                progress.step()
-            if out.upper >= limit:
-                hit = Hit(ids[rowid], out.lower, out.lower, out.upper, out.optimal,
-                          out.node_map)
-                (hits if out.lower >= limit else undecided).append((hit, rowid))
-                kept.append(out)
-        interrupted = interrupted or interrupted_now()
-    except KeyboardInterrupt:
-        interrupted = True
+            undecided.append((Hit(ids[rowid], 0.0, 0.0, bound, False), rowid))
+        stages.stats["unreached"] = len(rows) - reached
     stages.done("verify")
     seconds = stages.stats["seconds"]
     seconds["verify"] -= screening
@@ -394,7 +405,7 @@ def range_query(coll, query: Graph, min_similarity: float, model: Any, verify: V
     if reasons := stopped_counts(kept):
         stages.stats["stopped"] = reasons
     return SearchResult("mces_range", query.name, min_similarity, hits, undecided, certified,
-                        stats=stages.stats, interrupted=interrupted)
+                        stats=stages.stats, interrupted=interrupted, timed_out=timed_out)
 
 
 def range_key(hit: Hit, rowid: int) -> tuple:
