@@ -211,7 +211,8 @@ class _Checker:
                         and (threshold is None or out.lower <= threshold)):
                     out.final = False  # undecided within the share: set aside
             if outs[i] is None:
-                break
+                continue  # Ctrl-C or a query's time limit came first (the kernel may have
+                # decided graphs after it: they count)
             self.stages.stats["verified"] += 1
             if self.progress is not None:
                 self.progress.step()
