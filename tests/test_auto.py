@@ -134,3 +134,25 @@ def test_auto_greedy_stage_is_a_polished_map_that_fits_its_share(monkeypatch):
     monkeypatch.setattr(auto, "GREEDY_SHARE", 0.0)
     r = solver.solve(p, Budget(timeout=0.5))
     assert "greedy" not in [s["method"] for s in r.stats["stages"]]
+
+
+def test_auto_dives_depth_first_from_its_best_map_after_the_probe():
+    """The depth-first dive runs right after the short A* probe on a pair that probe does
+    not settle, starts from the best map so far (never worse than it) and fits its share."""
+    from gedkit.solvers import auto
+
+    rng = np.random.default_rng(4)
+    p = costs.uniform().compile(random_graph(rng, 30, p=0.1, n_labels=3),
+                                random_graph(rng, 34, p=0.1, n_labels=3))
+    r = get_solver("auto").solve(p, Budget(timeout=1.5))
+    stages = r.stats["stages"]
+    methods = [s["method"] for s in stages]
+    assert methods.index("dfs") == methods.index("astar") + 1
+    dive = stages[methods.index("dfs")]
+    assert dive["upper_bound"] <= min(s["upper_bound"] for s in stages[:methods.index("dfs")])
+    assert dive["time"] <= auto.PROBE_SECONDS + 0.1
+    assert r.upper_bound == min(s["upper_bound"] for s in stages)
+    assert p.cost(r.assignment) == r.upper_bound
+    solver = get_solver("auto")
+    seeded = solver._dive(p, Budget(timeout=0.2), r.assignment, r.lower_bound)
+    assert seeded.upper_bound <= r.upper_bound and seeded.lower_bound >= r.lower_bound

@@ -7,7 +7,8 @@ bound when the budget leaves IPFP time to converge after it.
 Smaller pairs: cheap bounds first (BRANCH: a lower bound and a map), local search on that map
 (REFINE), IPFP multi-start from STAR's map on large pairs, the learned decoder's greedy
 completion polished (no network: milliseconds), then a short exact search (most pairs
-of up to a few dozen nodes are proven in a fraction of a second), then the integer program on
+of up to a few dozen nodes are proven in a fraction of a second) and a short depth-first one
+from the best map (an anytime dive to better maps), then the integer program on
 HiGHS where its model fits the budget (its linear relaxation bounds molecules of 30-60 atoms far
 better than the search does, and its branch and bound often finds better maps there), the
 learned solver ``gelato`` on the largest pairs, and last exact search seeded with the best map
@@ -95,6 +96,14 @@ GREEDY_SHARE = 0.05
 PROBE_UP_TO_NODES = 80
 PROBE_SHARE = 0.15
 PROBE_SECONDS = 1.0
+# after the probe, a depth-first search from the best map for this share of the time left (at
+# most PROBE_SECONDS): it dives to complete maps where the best-first probe and the program
+# improve on none. On a 32/48-atom held-out pair dfs alone reached 56 in 0.3 s, where auto
+# (IPFP's 59, then the program from it) stayed at 59; over the 40 held-out pairs at 2 s, two
+# runs each, medians: within 1% of the best single method's median on 39 pairs against 38
+# (benchmarks/RESULTS.md, "Session 36"); a share of 0.2 took the program's time (one proof
+# lost), and depth-first search after the program (its share 0.6 or 0.4) lost more
+DIVE_SHARE = 0.1
 # share of the time left for the integer program (when its model fits the budget); without
 # a timeout it gets MIP_SECONDS, then exact search the rest. 0.9, not 0.7: on 31-60-atom
 # molecules at 2 s the program's proofs and dual bounds need the time more than the last A*
@@ -109,8 +118,8 @@ MIP_SECONDS = 10.0
 class Auto(Solver):
     name = "auto"
     summary = ("portfolio: BRANCH bound, REFINE, IPFP on large pairs (alone, from STAR's map, "
-               "from 1,000 nodes), a greedy map, gelato on the largest (with torch), then "
-               "seeded exact A*")
+               "from 1,000 nodes), a greedy map, short A* and depth-first searches, gelato on "
+               "the largest (with torch), the MIP, then seeded exact A*")
     kernels = ("assignment", "local_search", "ipfp", "tree_search")
     exact = True
     directed = True  # every stage takes arcs but the learned one, skipped on them
@@ -186,6 +195,8 @@ class Auto(Solver):
                 exact = self._search(problem, budget)
                 exact.offer(best.assignment, lower)
                 record(exact.run(self._stage(budget, PROBE_SHARE, PROBE_SECONDS, PROBE_SECONDS)))
+                if not settled():
+                    record(self._dive(problem, budget, best.assignment, lower))
             # the program pays where its model is small for the budget; the learned stage then
             # leaves it most of the time (its maps also start the program's branch and bound)
             mip = self.config["mip"] and program_fits(
@@ -224,6 +235,14 @@ class Auto(Solver):
     def _search(self, problem: Problem, budget: Budget) -> TreeSearch:
         return TreeSearch(problem, depth_first=False, method="astar",
                           memory=self._memory(budget), threshold=budget.threshold)
+
+    def _dive(self, problem: Problem, budget: Budget, forward, lower: float) -> Result:
+        """Depth-first search from the best map and bound so far, for :data:`DIVE_SHARE` of
+        the time left: it reaches complete maps the best-first probe does not."""
+        dfs = TreeSearch(problem, depth_first=True, method="dfs", memory=self._memory(budget),
+                         threshold=budget.threshold)
+        dfs.offer(forward, lower)
+        return dfs.run(self._stage(budget, DIVE_SHARE, PROBE_SECONDS, PROBE_SECONDS))
 
     def _greedy(self, problem: Problem, budget: Budget) -> Result | None:
         """The polished greedy completion (see :data:`GREEDY_SHARE`), or None when its
