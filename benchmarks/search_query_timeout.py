@@ -1,4 +1,4 @@
-"""kNN with a time limit per query (``query_timeout=``) on a job where exact kNN is hard.
+"""kNN and range search with a time limit per query (``query_timeout=``) on hard jobs.
 
 100 AIDS queries (``shared/data/Chang-AIDS-query100``) against the first 100,000 MOSES
 molecules (unit costs, atom symbol and bond order kekulized, the collection of
@@ -9,10 +9,16 @@ the collection verified. For each limit of ``--limits``: the job's total time, t
 and largest time per query, how many queries ran out of time and how many answers are
 certified; then the distances of the queries certified under two limits are compared, and
 ``--unbounded N`` of the queries that ran out of time run with a limit of ``--cap`` seconds
-(a stand-in for none: said when that ran out too). Usage::
+(a stand-in for none: said when that ran out too).
+
+Range: the first ``--range-queries`` queries at ``τ = --range-tau`` (7: tens of thousands of
+candidates a query, about a minute each), each without a limit and under each limit of
+``--limits``, taking turns: seconds, candidates left unverified (undecided), and whether every
+hit found under the limit is a hit of the unlimited search with the same distance. Usage::
 
     python benchmarks/search_query_timeout.py [--size 100000] [--k 3] [--limits 2,10] \\
-        [--unbounded 3] [--cap 600] [--folder /tmp/gedkit-scale]
+        [--unbounded 3] [--cap 600] [--folder /tmp/gedkit-scale] [--range-tau 7] \\
+        [--range-queries 3] [--no-knn]
 
 Prints Markdown (paste it into benchmarks/RESULTS.md).
 """
@@ -41,6 +47,27 @@ def run(coll, queries: list, k: int, limit: float) -> list[tuple]:
     return rows
 
 
+def range_rows(coll, queries: list, tau: float, limits: list[float]) -> None:
+    """Each query without a limit, then under each of ``limits``; a Markdown row each."""
+    print(f"\nRange at τ = {tau:g}, {len(queries)} queries, 1 s per verified pair:\n")
+    print("| query | query_timeout | seconds | timed out | hits | undecided (not reached) | "
+          "hits agree |")
+    print("|---|---:|---:|:---:|---:|---:|:---:|")
+    for q in queries:
+        whole = None
+        for limit in [None, *limits]:
+            t = time.perf_counter()
+            r = coll.range(q, tau, progress=False, query_timeout=limit)
+            seconds = time.perf_counter() - t
+            if whole is None:
+                whole = {h.id: h.distance for h in r.hits}
+            agree = all(whole.get(h.id) == h.distance for h in r.hits)
+            print(f"| {q.name} | {'none' if limit is None else f'{limit:g} s'} | "
+                  f"{seconds:.1f} | {'yes' if r.timed_out else 'no'} | {len(r.hits):,} | "
+                  f"{len(r.undecided):,} ({r.stats.get('unreached', 0):,}) | "
+                  f"{'yes' if agree else 'NO'} |", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
@@ -52,12 +79,19 @@ def main() -> None:
                     help="queries out of time under the first limit to run with --cap")
     ap.add_argument("--cap", type=float, default=600.0)
     ap.add_argument("--folder", type=Path, default=Path("/tmp/gedkit-scale"))
+    ap.add_argument("--range-tau", type=float, default=7.0)
+    ap.add_argument("--range-queries", type=int, default=3, help="0: no range part")
+    ap.add_argument("--no-knn", action="store_true", help="the range part only")
     args = ap.parse_args()
 
     queries = chang_queries(args.data, args.queries)
     coll = gedkit.Collection.open(moses_file(args.data, args.size, args.folder))
     coll.range(queries[0], 0, progress=False)  # signatures read, kernels loaded
     limits = [float(x) for x in args.limits.split(",")]
+    if args.range_queries:
+        range_rows(coll, queries[:args.range_queries], args.range_tau, limits)
+    if args.no_knn:
+        return
     runs = {}
     print(f"{len(queries)} AIDS queries, k = {args.k}, {len(coll):,} MOSES molecules, "
           "1 s per verified pair\n")

@@ -309,6 +309,29 @@ def test_a_query_time_limit_holds_on_the_cluster(client, search):
     assert not any(r.timed_out for r in roomy)
 
 
+@pytest.mark.parametrize("search, given", [("range", {"tau": 8.0}),
+                                           ("mces_range", {"min_similarity": 0.2})])
+def test_a_range_time_limit_holds_on_the_cluster(client, search, given):
+    """A range search's ``query_timeout`` reaches the shards: out of time, what each shard
+    did not verify is undecided (no hit of the whole search lost, none added); with time to
+    spare, the answer as here."""
+    rng = np.random.default_rng(5)
+    coll = gedkit.Collection()
+    coll.add([random_graph(rng, int(rng.integers(4, 9))) for _ in range(40)], progress=False)
+    queries = [random_graph(rng, 7) for _ in range(2)]
+    run = getattr(coll, search)
+    late = run(queries=queries, client=client, shards=2, query_timeout=1e-9, **given, **SEARCH)
+    whole = run(queries=queries, **given, **SEARCH)
+    for r, w in zip(late, whole, strict=True):
+        assert r.timed_out and not r.interrupted and not r.certified and w.hits
+        assert r.stats["unreached"] > 0
+        assert {h.id for h in r.hits} <= set(w.ids) <= {h.id for h in r.hits + r.undecided}
+    roomy = run(queries=queries, client=client, shards=2, query_timeout=600, **given,
+                **SEARCH)
+    assert answers(roomy) == answers(whole)
+    assert not any(r.timed_out for r in roomy)
+
+
 def test_a_query_time_limit_counts_for_the_query_not_each_shard():
     """kNN's shards of a query are scanned in waves: each task gets what its query has left
     of the limit, from the query's first task on (a token slice once it is out of time)."""
