@@ -12,6 +12,7 @@ in which ``y`` exist.
 
 from __future__ import annotations
 
+import atexit
 import math
 import threading
 import time
@@ -218,26 +219,106 @@ def solve_program(
     if time_limit < math.inf:
         # HiGHS stops a little early: reading its solution back takes time too
         h.setOptionValue("time_limit", max(0.01, deadline - time.perf_counter() - _FINISH))
-    _run(h, deadline)
+    found = _Found(n_cols)
+    if integer:
+        h.cbMipImprovingSolution += found.improved
+    if not _run(h, deadline):
+        return found, found.values
     if h.getInfo().primal_solution_status != highspy.SolutionStatus.kSolutionStatusFeasible:
         return h, None
     return h, np.asarray(h.getSolution().col_value)
 
 
-def _run(h: highspy.Highs, deadline: float) -> None:
+def _run(h: highspy.Highs, deadline: float) -> bool:
     """``h.run()`` in HiGHS's own thread while this one watches: a Ctrl-C (see
     :func:`gedkit.budget.interruptible`) or a solve past its ``deadline`` (a
     ``time.perf_counter()`` value; HiGHS checks its clock only now and then) cancels it, and
-    HiGHS stops at its next check."""
+    HiGHS stops at its next check. Whether it stopped: a solve still running
+    :data:`_ABANDON` seconds after being cancelled is left to stop on its own (kept in
+    :data:`_DRAINING` until it has) and its answer is not read, so that the call returns on
+    time (HiGHS's root cut separation does not look at its clock or at a cancel: on a 21/27-atom
+    molecule pair one mod-k round ran 0.6-0.8 s past the limit)."""
     from gedkit.budget import interrupted
 
-    h.HandleUserInterrupt = True
+    _DRAINING[:] = [t for t in _DRAINING if t[1].is_alive()]
+    h.HandleUserInterrupt = True  # cancelSolve() then stops it at its next check
     deadline += _GRACE
-    thread = h.startSolve()
-    while not h.wait(_WATCH)[0]:
+    # a thread of our own, not highspy's startSolve(): that one allows one solve per process
+    # at a time (its locks are class attributes), and a solve left running would block the next
+    thread = threading.Thread(target=_solve, args=(h,), daemon=True, name="gedkit-highs")
+    thread.start()
+    while True:
+        thread.join(_WATCH)
+        if not thread.is_alive():
+            return True
         if interrupted() or time.perf_counter() > deadline:
             h.cancelSolve()
-    thread.join()
+            thread.join(_ABANDON)
+            if thread.is_alive():
+                if not _DRAINING:
+                    atexit.register(_drain)
+                _DRAINING.append((h, thread))
+                return False
+            return True
+
+
+def _solve(h: highspy.Highs) -> None:
+    """HiGHS's solve, in the thread :func:`_run` watches (as highspy's own thread runs it)."""
+    from highspy.highs import _Highs
+
+    _Highs.run(h)
+    _Highs.resetThreadScheduler(False)
+
+
+#: seconds a cancelled solve may take to stop before it is left running (see :func:`_run`)
+_ABANDON = 0.05
+#: (solver, its thread) of the solves left running past their limit: kept alive until they stop
+_DRAINING: list = []
+
+
+def _drain() -> None:
+    """At exit, wait for the solves left running (cancelled: they stop at HiGHS's next check)
+    before the interpreter frees their solvers under them."""
+    for _, thread in _DRAINING:
+        thread.join(_DRAIN_SECONDS)
+
+
+_DRAIN_SECONDS = 10.0
+
+
+class _Found:
+    """What a branch and bound has found so far, kept as it goes (HiGHS's callback on each
+    better solution, from its thread); it stands for the solver :func:`_run` left running,
+    whose own answer cannot be read: interrupted, with the last solution and dual bound it
+    reported (what callers read of a solver stopped by its time limit)."""
+
+    def __init__(self, columns: int):
+        self.columns = columns
+        self.values: np.ndarray | None = None
+        self.objective, self.dual_bound, self.nodes = math.nan, -math.inf, 0
+
+    def improved(self, event) -> None:
+        out = event.data_out
+        values = np.array(out.mip_solution, dtype=np.float64)
+        if len(values) != self.columns:  # not the model's columns: nothing to read
+            return
+        self.values = values
+        self.objective = float(out.objective_function_value)
+        self.dual_bound, self.nodes = float(out.mip_dual_bound), int(out.mip_node_count)
+
+    def getModelStatus(self):
+        import highspy
+
+        return highspy.HighsModelStatus.kInterrupt
+
+    def modelStatusToString(self, status) -> str:
+        return "Interrupted (left running past its time limit)"
+
+    def getInfo(self):
+        from types import SimpleNamespace
+
+        return SimpleNamespace(objective_function_value=self.objective,
+                               mip_dual_bound=self.dual_bound, mip_node_count=self.nodes)
 
 
 def program_fits(nonzeros: int, budget: Budget) -> bool:

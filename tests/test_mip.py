@@ -143,3 +143,40 @@ def test_highs_prints_nothing():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout == ""
+
+
+def test_a_solve_that_ignores_its_cancel_is_left_running_with_what_it_found(monkeypatch):
+    """HiGHS's root cut separation neither reads its clock nor a cancel (0.6-0.8 s past the
+    limit on a 21/27-atom pair): a solve still running shortly after its deadline is left to
+    stop on its own, and the call answers on time with the best map the branch and bound
+    reported, its upper bound that map's cost."""
+    import threading
+    import time
+
+    from gedkit import programs
+    from gedkit.solvers.exact.mip import integer_program
+
+    rng = np.random.default_rng(8)
+    p = costs.uniform().compile(random_graph(rng, 12, p=0.3, n_labels=3),
+                                random_graph(rng, 13, p=0.3, n_labels=3))
+    released = threading.Event()
+    real = programs._solve
+
+    def stalled(h):  # the real solve, then a stretch that hears no cancel
+        real(h)
+        released.wait(5)
+
+    monkeypatch.setattr(programs, "_solve", stalled)
+    t0 = time.perf_counter()
+    h, values = solve_program(build_model(p), integer=True, time_limit=0.3)
+    assert time.perf_counter() - t0 < 0.3 + 4 * programs._ABANDON + 2 * programs._WATCH
+    assert isinstance(h, programs._Found) and programs._DRAINING[-1][1].is_alive()
+    assert h.getModelStatus() != h.getModelStatus().kOptimal
+    if values is not None:  # the branch and bound's last better solution, in model columns
+        assert h.objective == pytest.approx(p.cost(build_model(p).node_map(values)))
+    r = integer_program(p, Budget(timeout=0.5))
+    assert p.cost(r.assignment) == r.upper_bound and r.lower_bound <= r.upper_bound
+    assert r.stats["status"].startswith("Interrupted (left running")
+    released.set()
+    programs._drain()
+    assert not any(t.is_alive() for _, t in programs._DRAINING)
