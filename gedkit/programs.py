@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import atexit
 import math
+import os
 import threading
 import time
 from dataclasses import dataclass
@@ -284,6 +285,17 @@ def _drain() -> None:
 
 
 _DRAIN_SECONDS = 10.0
+#: what a forked child inherits of :data:`_DRAINING`: solvers without their threads, held so
+#: that nothing frees them under a copy of a solve that was running (never waited for)
+_FORKED: list = []
+
+
+def _after_fork() -> None:
+    _FORKED.extend(_DRAINING)
+    _DRAINING.clear()
+
+
+os.register_at_fork(after_in_child=_after_fork)
 
 
 class _Found:
