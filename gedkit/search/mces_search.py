@@ -336,33 +336,35 @@ class Verifier:
 def range_query(coll, query: Graph, min_similarity: float, model: Any, verify: Verifier,
                 progress=None) -> SearchResult:
     """Every graph of ``coll`` whose similarity to ``query`` is at least ``min_similarity``
-    (``model`` is unused: MCES has no cost model)."""
+    (``model`` is unused: MCES has no cost model), within ``verify.query_timeout`` seconds
+    (then the candidates not reached are undecided, with their filters' bounds)."""
     sig = coll._signatures
     stages = _Stages(len(sig))
-    filt = MCESFilter(query, coll._store.vocab)
-    rows = np.arange(len(sig))
-    limit = min_similarity - tolerance(min_similarity)
-    ub = np.full(len(sig), math.inf)
-    for name, bound in filt.stages:
-        ub = bound(sig.take(rows)) if len(rows) < len(sig) else bound(sig)
-        keep = ub >= limit
-        rows, ub = rows[keep], ub[keep]
-        stages.done(name, len(rows))
-    graphs = coll._store.graphs(sig.rowids[rows])
-    ids = coll._store.ids(sig.rowids[rows])
-    stages.done("read")
     hits, undecided = [], []
     kept = []  # their outcomes
     interrupted = False
     passed, screening = 0, 0.0
     reached = 0  # candidates screened or verified, in order
     with within(verify.query_timeout) as deadline:
+        filt = MCESFilter(query, coll._store.vocab)
+        rows = np.arange(len(sig))
+        limit = min_similarity - tolerance(min_similarity)
+        ub = np.full(len(sig), math.inf)
+        for name, bound in filt.stages:
+            ub = bound(sig.take(rows)) if len(rows) < len(sig) else bound(sig)
+            keep = ub >= limit
+            rows, ub = rows[keep], ub[keep]
+            stages.done(name, len(rows))
+        rowids = sig.rowids[rows].tolist()
+        ids = coll._store.ids(rowids)
+        graphs: dict = {}  # read a block at a time, as the loop reaches them
         try:
-            for row, bound in zip(rows.tolist(), ub.tolist(), strict=True):
+            for at, (rowid, bound) in enumerate(zip(rowids, ub.tolist(), strict=True)):
                 if interrupted_now():
                     interrupted = True
                     break
-                rowid = int(sig.rowids[row])
+                if rowid not in graphs:
+                    graphs = coll._store.graphs(rowids[at:at + _READ_BLOCK])
                 # stage "pairs": bounds from both graphs, before any search
                 tick = time.perf_counter()
                 problem = verify.problem(query, graphs[rowid])
@@ -389,10 +391,9 @@ def range_query(coll, query: Graph, min_similarity: float, model: Any, verify: V
     if timed_out:
         # the candidates not reached: undecided, with the filters' bounds
         interrupted = False
-        for row, bound in zip(rows[reached:].tolist(), ub[reached:].tolist(), strict=True):
-            rowid = int(sig.rowids[row])
+        for rowid, bound in zip(rowids[reached:], ub[reached:].tolist(), strict=True):
             undecided.append((Hit(ids[rowid], 0.0, 0.0, bound, False), rowid))
-        stages.stats["unreached"] = len(rows) - reached
+        stages.stats["unreached"] = len(rowids) - reached
     stages.done("verify")
     seconds = stages.stats["seconds"]
     seconds["verify"] -= screening
@@ -406,6 +407,11 @@ def range_query(coll, query: Graph, min_similarity: float, model: Any, verify: V
         stages.stats["stopped"] = reasons
     return SearchResult("mces_range", query.name, min_similarity, hits, undecided, certified,
                         stats=stages.stats, interrupted=interrupted, timed_out=timed_out)
+
+
+#: candidate graphs a range search reads at a time (parsed as the loop reaches them: a time
+#: limit or Ctrl-C may stop it long before the last)
+_READ_BLOCK = 256
 
 
 def range_key(hit: Hit, rowid: int) -> tuple:
