@@ -47,6 +47,9 @@ KINDS = {
 }
 DEFAULT_METHOD = {"ged": "astar", "mces": "exact"}
 _SQLITE = b"SQLite format 3\x00"
+#: undecided graphs a query's text report lists (a range search's time limit may leave tens
+#: of thousands, each in the JSON and CSV outputs)
+SHOWN_UNDECIDED = 20
 # --query-timeout not given: the command's default for the question asked
 _UNSET = object()
 # keyword arguments of the search calls that a method option must not replace
@@ -415,9 +418,12 @@ def report(result: SearchResult) -> str:
         why = ("verification stopped before deciding" if not unreached else
                f"{unreached:,} not verified before the query's time limit")
         lines.append(f"  undecided: {len(result.undecided):,} ({why}; maybe in, maybe out)")
-        width = max(len(str(h.id)) for h in result.undecided)
-        lines += [f"    {h.id!s:<{width}}  {_bounds(h, fmt, always=True)}"
-                  for h in result.undecided]
+        shown = result.undecided[:SHOWN_UNDECIDED]
+        width = max(len(str(h.id)) for h in shown)
+        lines += [f"    {h.id!s:<{width}}  {_bounds(h, fmt, always=True)}" for h in shown]
+        if len(result.undecided) > len(shown):
+            lines.append(f"    ... and {len(result.undecided) - len(shown):,} more (--json or "
+                         "--csv lists every one)")
     lines.append("  " + _stages(result.stats, ranked=result.kind.endswith("knn")))
     return "\n".join(lines)
 
