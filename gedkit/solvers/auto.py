@@ -232,15 +232,16 @@ class Auto(Solver):
         """The memory cap a stage works under: the call's, else the ``memory`` option."""
         return budget.memory if budget.memory is not None else self.config["memory"]
 
-    def _search(self, problem: Problem, budget: Budget) -> TreeSearch:
-        return TreeSearch(problem, depth_first=False, method="astar",
+    def _search(self, problem: Problem, budget: Budget, depth_first: bool = False
+                ) -> TreeSearch:
+        return TreeSearch(problem, depth_first=depth_first,
+                          method="dfs" if depth_first else "astar",
                           memory=self._memory(budget), threshold=budget.threshold)
 
     def _dive(self, problem: Problem, budget: Budget, forward, lower: float) -> Result:
         """Depth-first search from the best map and bound so far, for :data:`DIVE_SHARE` of
         the time left: it reaches complete maps the best-first probe does not."""
-        dfs = TreeSearch(problem, depth_first=True, method="dfs", memory=self._memory(budget),
-                         threshold=budget.threshold)
+        dfs = self._search(problem, budget, depth_first=True)
         dfs.offer(forward, lower)
         return dfs.run(self._stage(budget, DIVE_SHARE, PROBE_SECONDS, PROBE_SECONDS))
 
