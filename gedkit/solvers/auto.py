@@ -91,9 +91,11 @@ LEARNED_K = 8  # branches: on 31-60 atoms k = 8 decodes in ~0.5 s here, k = 32 i
 # pair, where 30 is the lower bound; gelato alone had found it too); it runs on pairs IPFP
 # runs on when its estimate is at most this share of the time left
 GREEDY_SHARE = 0.05
-# the short exact search: pairs up to this size, for this share of the time left, at most
-# PROBE_SECONDS (also without a timeout)
-PROBE_UP_TO_NODES = 80
+# the short exact search, on every pair below IPFP_FIRST_FROM_NODES: this share of the time
+# left, at most PROBE_SECONDS (also without a timeout). Until session 36 only on pairs of up to
+# 80 nodes: the limits' random 100-node pair, which A* proves in 0.02 s from IPFP's map, waited
+# for the program first (1.9 s at a 2 s limit, 4.7 s at 5 s; now 0.12 s), and no 100-300-node
+# limits pair lost a bound to the probe (benchmarks/RESULTS.md, "Session 36")
 PROBE_SHARE = 0.15
 PROBE_SECONDS = 1.0
 # after the probe, a depth-first search from the best map for this share of the time left (at
@@ -191,7 +193,7 @@ class Auto(Solver):
                 greedy = self._greedy(problem, budget)
                 if greedy is not None:
                     record(greedy)
-            if not settled() and size <= PROBE_UP_TO_NODES:
+            if not settled():
                 exact = self._search(problem, budget)
                 exact.offer(best.assignment, lower)
                 record(exact.run(self._stage(budget, PROBE_SHARE, PROBE_SECONDS, PROBE_SECONDS)))
