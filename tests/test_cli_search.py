@@ -310,9 +310,10 @@ def test_a_query_out_of_time_says_so(capsys, tmp_path, monkeypatch):
     assert code == 0 and ", certified, " in out and "query" not in err
 
 
-def test_a_range_query_out_of_time_leaves_candidates_undecided(capsys, tmp_path):
+def test_a_range_query_out_of_time_leaves_candidates_undecided(capsys, tmp_path, monkeypatch):
     """--query-timeout with --within: the candidates not verified in time are listed as
-    undecided (text, JSON, CSV) and the note counts them; without it, none."""
+    undecided (text, JSON, CSV) and the note counts them; within the default limit (as
+    kNN's), none."""
     rng = np.random.default_rng(5)
     with Collection.create(tmp_path / "lib.gdb") as coll:
         coll.add([random_graph(rng, int(rng.integers(4, 9))) for _ in range(40)])
@@ -341,6 +342,13 @@ def test_a_range_query_out_of_time_leaves_candidates_undecided(capsys, tmp_path)
     rows = list(csv.DictReader(io.StringIO(out)))
     statuses = [r["status"] for r in rows]
     assert "undecided" in statuses and set(statuses) <= {"hit", "undecided"}
+    # the command's default limit per query holds for range searches too; 'none' lifts it
+    monkeypatch.setattr("gedkit.cli._search.COMMAND_TIMEOUT", 1e-9)
+    code, out, err = run(capsys, *argv)
+    assert code == 0 and "not certified (query time limit)" in out
+    assert "1e-09 s per query (the default)" in err
+    code, out, err = run(capsys, *argv, "--query-timeout", "none")
+    assert code == 0 and ", certified, " in out and not err
 
 
 def test_csv_rows_and_conventions(capsys, lib, tmp_path):

@@ -50,7 +50,7 @@ _SQLITE = b"SQLite format 3\x00"
 #: undecided graphs a query's text report lists (a range search's time limit may leave tens
 #: of thousands, each in the JSON and CSV outputs)
 SHOWN_UNDECIDED = 20
-# --query-timeout not given: the command's default for the question asked
+# --query-timeout not given: COMMAND_TIMEOUT
 _UNSET = object()
 # keyword arguments of the search calls that a method option must not replace
 _RESERVED = {"query", "queries", "tau", "k", "min_similarity", "costs", "method", "timeout",
@@ -94,11 +94,10 @@ def register(subparsers: Any) -> None:
     group.add_argument("--node-map", action="store_true", help="give each hit its node map")
     group.add_argument(
         "--query-timeout", type=parse_seconds, default=_UNSET, metavar="S",
-        help=f"seconds for each query's whole search (--nearest, --mces-nearest: default "
-        f"{COMMAND_TIMEOUT:g}, as 'gedkit ged' per pair; 'none' searches until proven; then its "
-        "answer is the k best found so far, not certified unless that proves them) or its "
-        "verifications (--within, --similarity: default none; then the candidates not "
-        "verified are undecided)",
+        help=f"seconds for each query's search (default {COMMAND_TIMEOUT:g}, as 'gedkit ged' per "
+        "pair; 'none' searches until done); then a --nearest or --mces-nearest answer is the k "
+        "best found so far (not certified unless that proves them), and a --within or "
+        "--similarity answer lists the candidates not verified as undecided",
     )
     # queries are read with the labels LIB records: these say so instead of argparse's
     # "unrecognized arguments" when typed as for the other commands
@@ -133,8 +132,10 @@ def run(args: argparse.Namespace) -> int:
     flag, value = _what(args)
     kind, _, question = KINDS[flag]
     kwargs = _call_options(args, question)
-    if args.query_timeout is _UNSET:  # a kNN query far from every graph may run for hours
-        args.query_timeout = COMMAND_TIMEOUT if kind.endswith("knn") else None
+    if args.query_timeout is _UNSET:
+        # a kNN query far from every graph, or a large threshold over a large collection, may
+        # run for hours
+        args.query_timeout = COMMAND_TIMEOUT
     if args.query_timeout is not None:
         if not args.query_timeout > 0:
             raise OptionError(f"--query-timeout {args.query_timeout:g}: give seconds > 0")

@@ -361,7 +361,8 @@ class Collection:
             a query's time is up its answer is ``timed_out``, and the candidates it did not
             verify are in ``undecided`` with their filters' lower bounds and no upper bound
             (``stats["unreached"]`` counts them): never silently dropped. With ``n_jobs``
-            or ``client`` it holds per shard of the collection.
+            or ``client`` it holds per shard of the collection. (``gedkit search`` gives
+            every query 60 s unless ``--query-timeout`` says otherwise.)
 
         Returns
         -------
