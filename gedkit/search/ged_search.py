@@ -365,9 +365,11 @@ def _answer_pending(coll, queries: list[Graph], pending: list, tau: float, limit
                     model: CostModel, verify: Verifier, progress) -> Iterator[SearchResult]:
     """The answers of the ``pending`` queries of :func:`range_queries`, in order: their
     candidates verified together where they can be, their hits' ids read in one query."""
-    # a query with its own time limit is verified alone, within it
-    known = {} if verify.query_timeout is not None else _verify_together(coll, pending, tau,
-                                                                          verify)
+    # under a time limit per query the batch counts towards each of its queries' limit
+    tick = time.perf_counter()
+    with within(verify.query_timeout):
+        known = _verify_together(coll, pending, tau, verify)
+    spent = time.perf_counter() - tick
     answers = []
     for j, rows, stages, filt in pending:
         if rows is None:
@@ -375,7 +377,7 @@ def _answer_pending(coll, queries: list[Graph], pending: list, tau: float, limit
             continue
         stages.t = time.perf_counter()
         answers.append(_verified(coll, queries[j], tau, limit, rows, sig, model, verify, filt,
-                                 stages, progress, known.get(j), ids=False))
+                                 stages, progress, known.get(j), ids=False, spent=spent))
         if answers[-1].interrupted:
             break
     found = [h for r in answers for h in r.hits + r.undecided]
@@ -423,12 +425,12 @@ def _filtered(filt: GedFilter, sig, limit: float, stages: _Stages) -> np.ndarray
 
 def _verified(coll, query: Graph, tau: float, limit: float, rows: np.ndarray, sig, model,
               verify: Verifier, filt: GedFilter | None, stages: _Stages,
-              progress, known: dict[int, Outcome] | None = None, ids: bool = True
-              ) -> SearchResult:
+              progress, known: dict[int, Outcome] | None = None, ids: bool = True,
+              spent: float = 0.0) -> SearchResult:
     """The range answer from the candidate ``rows``: each verified within ``tau`` (those in
-    ``known`` already), within ``verify.query_timeout`` seconds in all (then the candidates
-    not reached are undecided, with their filter bounds). Its hits' ids are the
-    collection's rowids unless ``ids``."""
+    ``known`` already, in ``spent`` seconds), within ``verify.query_timeout`` seconds in all
+    (then the candidates not reached are undecided, with their filter bounds). Its hits' ids
+    are the collection's rowids unless ``ids``."""
     if not len(rows):
         stages.done("verify")
         return _none_within(query, tau, stages.stats)
@@ -439,7 +441,8 @@ def _verified(coll, query: Graph, tau: float, limit: float, rows: np.ndarray, si
     check = _Checker(coll, query, verify, model, filt, stages, progress, ranged=True)
     if progress is not None:
         progress.expect(len(rows))
-    with within(verify.query_timeout) as deadline:
+    seconds = None if verify.query_timeout is None else max(verify.query_timeout - spent, 0.0)
+    with within(seconds) as deadline:
         try:
             for first in range(0, len(rows), _BLOCK):
                 block = rows[first:first + _BLOCK]
@@ -463,6 +466,8 @@ def _verified(coll, query: Graph, tau: float, limit: float, rows: np.ndarray, si
     if timed_out:
         interrupted = False
         unreached = np.concatenate(missed) if missed else rows
+        # out of time with every candidate decided (by the batch): a whole answer
+        timed_out = len(unreached) > 0
         undecided += _unreached(sig, unreached, filt, limit)
         stages.stats["unreached"] = len(unreached)
     stages.done("verify")
