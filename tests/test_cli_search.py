@@ -351,6 +351,26 @@ def test_a_range_query_out_of_time_leaves_candidates_undecided(capsys, tmp_path,
     assert code == 0 and ", certified, " in out and not err
 
 
+def test_queries_from_a_format_without_label_names(capsys, tmp_path):
+    """A t/v/e file's one label column is read as the library's labels, whatever the library
+    calls them (here the SMILES reader's atom and bond, recorded): from the command line and
+    from Python alike."""
+    library = tmp_path / "lib.gdb"
+    assert main(["collection", "build", str(library), str(smi(tmp_path / "lib.smi", LIBRARY)),
+                 "--node-label", "atom", "--edge-label", "bond"]) == 0
+    queries = tmp_path / "queries.txt"
+    gedkit.io.write([gedkit.from_smiles("CCO"), gedkit.from_smiles("CCCO")], queries)
+    capsys.readouterr()
+    code, out, err = run(capsys, "search", library, queries, "--within", "0", "--json")
+    assert code == 0 and not err
+    assert [[h["id"] for h in json.loads(line)["hits"]] for line in out.splitlines()] == [
+        ["ethanol"], []]
+    with Collection.open(library) as coll:
+        assert (coll.node_label, coll.edge_label) == ("atom", "bond")
+        assert coll.range(f"{queries}#0", 0).ids == ["ethanol"]
+        assert coll.knn(f"{queries}#1", 1).ids == ["butane"]
+
+
 def test_csv_rows_and_conventions(capsys, lib, tmp_path):
     target = tmp_path / "hits.csv"
     code, out, _ = run(capsys, "search", lib, "CCO", "--within", "1", "--csv", target)

@@ -262,7 +262,7 @@ def read_queries(text: str, coll: Collection, args: argparse.Namespace
     """The query graphs ``text`` names, their names for the output, and whether they are a
     batch (a collection or a file of several graphs) rather than one query."""
     from gedkit.inputs import as_graph
-    from gedkit.io import read_graphs
+    from gedkit.io import labels_for, read_graphs
     from gedkit.io.common import DEFAULT
 
     labels = (coll.node_label, coll.edge_label)
@@ -276,7 +276,8 @@ def read_queries(text: str, coll: Collection, args: argparse.Namespace
         if _is_smiles(text, args):
             graphs = [as_graph(text, *labels, notice=notice)]
         else:
-            specs = [DEFAULT if label is None else label for label in labels]
+            specs = [DEFAULT if label is None else label
+                     for label in labels_for(text, *labels)]
             graphs = list(read_graphs(text, notice, *specs, skipped=skipped))
     _note(args)
     tell_skipped(skipped or [])

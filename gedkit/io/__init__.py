@@ -104,6 +104,9 @@ class _Format:
     stored_labels: bool = False
     #: also read gzip-compressed (the extension followed by .gz)
     gzip: bool = False
+    #: labels without attribute names (one unnamed column): they are whatever a caller calls
+    #: its labels
+    unnamed: bool = False
 
 
 _FORMATS = {
@@ -113,7 +116,7 @@ _FORMATS = {
     "graphml": _Format((".graphml",), read_graphml),
     "json": _Format((".json",), read_json, writer=write_json, gzip=True),
     "tve": _Format((".txt", ".tve", ".graph"), read_tve, "label", "label", (), write_tve,
-                   gzip=True),
+                   gzip=True, unnamed=True),
     "smiles": _Format((".smi", ".smiles"), read_smiles, "atom", "bond", ("skipped",),
                       gzip=True),
     "csv": _Format((".csv", ".tsv"), read_smiles_table, "atom", "bond", ("skipped",),
@@ -328,6 +331,22 @@ def read_graphs(path: str | Path, notice: Unlabelled, node_label: Any = DEFAULT,
         options["skipped"] = skipped
     graphs = _decoded(fmt.reader(file, node_label, edge_label, **options), file, name, notice)
     return graphs if selector is None else _select(graphs, selector, file)
+
+
+def labels_for(path: str | Path, node_label: Any, edge_label: Any) -> tuple[Any, Any]:
+    """The label attributes to read the file ``path`` with where graphs read with
+    ``node_label``/``edge_label`` are expected (a collection's queries): those, but the
+    format's own for a format whose labels have no names (t/v/e: one label column, whatever
+    the collection calls its labels).
+
+    >>> labels_for("queries.txt", "atom", "kekule"), labels_for("q.smi", "atom", "kekule")
+    ((None, None), ('atom', 'kekule'))
+    """
+    try:
+        name = detect_format(_locate(path)[0])
+    except (FormatError, OptionError):
+        return node_label, edge_label  # reading it says what is wrong
+    return (None, None) if _FORMATS[name].unnamed else (node_label, edge_label)
 
 
 def _locate(path: str | Path) -> tuple[Path, str | None]:

@@ -514,7 +514,17 @@ class Collection:
         if isinstance(items, str | os.PathLike | Graph):
             raise OptionError("queries must be a list of graphs (for one query, pass it as "
                               "the first argument)")
-        graphs = as_graphs(list(items), *mine)
+        items = list(items)
+        if mine != (None, None):
+            # a file whose labels have no names (t/v/e) is read with its own: they are the
+            # collection's, whatever it calls them
+            from gedkit.inputs import as_graph, is_file_reference
+            from gedkit.io import labels_for
+
+            items = [as_graph(g, None, None) if (isinstance(g, os.PathLike) or (
+                isinstance(g, str) and is_file_reference(g)))
+                and labels_for(g, *mine) == (None, None) else g for g in items]
+        graphs = as_graphs(items, *mine)
         for g in graphs:
             refuse_directed(g, "collection search")
             if g.loops:  # the filters and batch verification price edges between two nodes
