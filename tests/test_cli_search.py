@@ -369,6 +369,12 @@ def test_queries_from_a_format_without_label_names(capsys, tmp_path):
         assert (coll.node_label, coll.edge_label) == ("atom", "bond")
         assert coll.range(f"{queries}#0", 0).ids == ["ethanol"]
         assert coll.knn(f"{queries}#1", 1).ids == ["butane"]
+    # and added to it likewise, from the command line and from Python
+    assert main(["collection", "build", str(library), str(queries), "--append"]) == 0
+    with Collection.open(library, mode="a") as coll:
+        coll.add(f"{queries}#1")
+        assert len(coll) == len(LIBRARY) + 3
+        assert len(coll.range("CCCO", 0).hits) == 2  # the two propanols added
 
 
 def test_csv_rows_and_conventions(capsys, lib, tmp_path):

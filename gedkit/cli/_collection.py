@@ -217,7 +217,7 @@ def _spec(value: Any) -> Any:
 def _stream(files: list[str], options: dict, args: argparse.Namespace) -> Iterator[Graph]:
     """The graphs of ``files`` one at a time, read with ``options``."""
     from gedkit.inputs import as_graph
-    from gedkit.io import read_graphs
+    from gedkit.io import labels_for, read_graphs
 
     notice = _notice(args)
     with _cli_words():
@@ -225,6 +225,11 @@ def _stream(files: list[str], options: dict, args: argparse.Namespace) -> Iterat
             if text.startswith(_SMILES):
                 yield as_graph(text, options.get("node_label"), options.get("edge_label"),
                                notice=notice)
+            elif args.append:  # the labels the collection records: a t/v/e file's are its own
+                labels = labels_for(text, options.get("node_label"), options.get("edge_label"))
+                own = {**options, "node_label": labels[0], "edge_label": labels[1]}
+                yield from read_graphs(text, notice,
+                                       **{k: v for k, v in own.items() if v is not None})
             else:
                 yield from read_graphs(text, notice, **options)
 

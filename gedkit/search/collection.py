@@ -546,12 +546,10 @@ def _items(graphs: Any, node_label: Any, edge_label: Any,
     with a ``skipped`` list, what cannot be read is told there and left out."""
     from gedkit.errors import GedkitError
     from gedkit.inputs import as_graph, is_file_reference
-    from gedkit.io import read_graphs
+    from gedkit.io import labels_for, read_graphs
     from gedkit.io.common import DEFAULT, Unlabelled
 
     notice = Unlabelled()
-    specs = (DEFAULT if node_label is None else node_label,
-             DEFAULT if edge_label is None else edge_label)
     single = isinstance(graphs, os.PathLike) or (
         isinstance(graphs, str) and is_file_reference(graphs))
     if isinstance(graphs, Graph) or (isinstance(graphs, str) and not single):
@@ -561,6 +559,9 @@ def _items(graphs: Any, node_label: Any, edge_label: Any,
         for item in [graphs] if single else graphs:
             if isinstance(item, os.PathLike) or (isinstance(item, str)
                                                  and is_file_reference(item)):
+                # a file whose labels have no names (t/v/e): its own, as the collection's
+                specs = [DEFAULT if spec is None else spec
+                         for spec in labels_for(item, node_label, edge_label)]
                 yield from read_graphs(item, notice, *specs, skipped=skipped)
                 continue
             try:
