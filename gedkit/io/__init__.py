@@ -333,20 +333,24 @@ def read_graphs(path: str | Path, notice: Unlabelled, node_label: Any = DEFAULT,
     return graphs if selector is None else _select(graphs, selector, file)
 
 
-def labels_for(path: str | Path, node_label: Any, edge_label: Any) -> tuple[Any, Any]:
-    """The label attributes to read the file ``path`` with where graphs read with
-    ``node_label``/``edge_label`` are expected (a collection's queries): those, but the
-    format's own for a format whose labels have no names (t/v/e: one label column, whatever
-    the collection calls its labels).
+def unnamed_labels(path: str | Path) -> bool:
+    """Whether the format of the file ``path`` (or ``FILE#ID``) has labels without attribute
+    names (t/v/e: one label column), which are whatever a caller calls its labels.
 
-    >>> labels_for("queries.txt", "atom", "kekule"), labels_for("q.smi", "atom", "kekule")
-    ((None, None), ('atom', 'kekule'))
+    >>> unnamed_labels("queries.txt"), unnamed_labels("q.smi")
+    (True, False)
     """
     try:
-        name = detect_format(_locate(path)[0])
+        return _FORMATS[detect_format(_locate(path)[0])].unnamed
     except (FormatError, OptionError):
-        return node_label, edge_label  # reading it says what is wrong
-    return (None, None) if _FORMATS[name].unnamed else (node_label, edge_label)
+        return False  # reading it says what is wrong
+
+
+def labels_for(path: str | Path, node_label: Any, edge_label: Any) -> tuple[Any, Any]:
+    """The label attributes to read the file ``path`` with where graphs read with
+    ``node_label``/``edge_label`` are expected (a collection's graphs and queries): those, or
+    the format's own where they have no names (:func:`unnamed_labels`)."""
+    return (None, None) if unnamed_labels(path) else (node_label, edge_label)
 
 
 def _locate(path: str | Path) -> tuple[Path, str | None]:

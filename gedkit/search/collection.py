@@ -516,14 +516,7 @@ class Collection:
                               "the first argument)")
         items = list(items)
         if mine != (None, None):
-            # a file whose labels have no names (t/v/e) is read with its own: they are the
-            # collection's, whatever it calls them
-            from gedkit.inputs import as_graph, is_file_reference
-            from gedkit.io import labels_for
-
-            items = [as_graph(g, None, None) if (isinstance(g, os.PathLike) or (
-                isinstance(g, str) and is_file_reference(g)))
-                and labels_for(g, *mine) == (None, None) else g for g in items]
+            items = [_unnamed_read(item) for item in items]
         graphs = as_graphs(items, *mine)
         for g in graphs:
             refuse_directed(g, "collection search")
@@ -538,6 +531,17 @@ class Collection:
 def _check_k(k: Any) -> None:
     if not isinstance(k, int | np.integer) or isinstance(k, bool) or k < 1:
         raise OptionError(f"k must be a positive integer, got {k!r}")
+
+
+def _unnamed_read(item: Any) -> Any:
+    """``item``, or the graph of the file it names when that file's labels have no names
+    (t/v/e), read with them: they are the collection's, whatever it calls them."""
+    from gedkit.inputs import as_graph, is_file_reference
+    from gedkit.io import unnamed_labels
+
+    is_file = isinstance(item, os.PathLike) or (isinstance(item, str)
+                                                 and is_file_reference(item))
+    return as_graph(item, None, None) if is_file and unnamed_labels(item) else item
 
 
 def _items(graphs: Any, node_label: Any, edge_label: Any,
