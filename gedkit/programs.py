@@ -256,8 +256,6 @@ def _run(h: highspy.Highs, deadline: float) -> bool:
             h.cancelSolve()
             thread.join(_ABANDON)
             if thread.is_alive():
-                if not _DRAINING:
-                    atexit.register(_drain)
                 _DRAINING.append((h, thread))
                 return False
             return True
@@ -295,6 +293,7 @@ def _after_fork() -> None:
     _DRAINING.clear()
 
 
+atexit.register(_drain)
 os.register_at_fork(after_in_child=_after_fork)
 
 

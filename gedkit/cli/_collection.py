@@ -226,10 +226,9 @@ def _stream(files: list[str], options: dict, args: argparse.Namespace) -> Iterat
                 yield as_graph(text, options.get("node_label"), options.get("edge_label"),
                                notice=notice)
             elif args.append:  # the labels the collection records: a t/v/e file's are its own
-                labels = labels_for(text, options.get("node_label"), options.get("edge_label"))
-                own = {**options, "node_label": labels[0], "edge_label": labels[1]}
-                yield from read_graphs(text, notice,
-                                       **{k: v for k, v in own.items() if v is not None})
+                specs = labels_for(text, options.get("node_label"), options.get("edge_label"))
+                yield from read_graphs(text, notice, **{
+                    **options, **dict(zip(("node_label", "edge_label"), specs, strict=True))})
             else:
                 yield from read_graphs(text, notice, **options)
 

@@ -50,8 +50,6 @@ _SQLITE = b"SQLite format 3\x00"
 #: undecided graphs a query's text report lists (a range search's time limit may leave tens
 #: of thousands, each in the JSON and CSV outputs)
 SHOWN_UNDECIDED = 20
-# --query-timeout not given: COMMAND_TIMEOUT
-_UNSET = object()
 # keyword arguments of the search calls that a method option must not replace
 _RESERVED = {"query", "queries", "tau", "k", "min_similarity", "costs", "method", "timeout",
              "memory", "node_map", "n_jobs", "progress", "node_label", "edge_label", "client",
@@ -93,7 +91,7 @@ def register(subparsers: Any) -> None:
     )
     group.add_argument("--node-map", action="store_true", help="give each hit its node map")
     group.add_argument(
-        "--query-timeout", type=parse_seconds, default=_UNSET, metavar="S",
+        "--query-timeout", type=parse_seconds, default=COMMAND_TIMEOUT, metavar="S",
         help=f"seconds for each query's search (default {COMMAND_TIMEOUT:g}, as 'gedkit ged' per "
         "pair; 'none' searches until done); then a --nearest or --mces-nearest answer is the k "
         "best found so far (not certified unless that proves them), and a --within or "
@@ -132,10 +130,8 @@ def run(args: argparse.Namespace) -> int:
     flag, value = _what(args)
     kind, _, question = KINDS[flag]
     kwargs = _call_options(args, question)
-    if args.query_timeout is _UNSET:
-        # a kNN query far from every graph, or a large threshold over a large collection, may
-        # run for hours
-        args.query_timeout = COMMAND_TIMEOUT
+    # (by default COMMAND_TIMEOUT: a kNN query far from every graph, or a large threshold
+    # over a large collection, may run for hours)
     if args.query_timeout is not None:
         if not args.query_timeout > 0:
             raise OptionError(f"--query-timeout {args.query_timeout:g}: give seconds > 0")
@@ -263,7 +259,6 @@ def read_queries(text: str, coll: Collection, args: argparse.Namespace
     batch (a collection or a file of several graphs) rather than one query."""
     from gedkit.inputs import as_graph
     from gedkit.io import labels_for, read_graphs
-    from gedkit.io.common import DEFAULT
 
     labels = (coll.node_label, coll.edge_label)
     found = _collection_file(text)
@@ -276,9 +271,8 @@ def read_queries(text: str, coll: Collection, args: argparse.Namespace
         if _is_smiles(text, args):
             graphs = [as_graph(text, *labels, notice=notice)]
         else:
-            specs = [DEFAULT if label is None else label
-                     for label in labels_for(text, *labels)]
-            graphs = list(read_graphs(text, notice, *specs, skipped=skipped))
+            graphs = list(read_graphs(text, notice, *labels_for(text, *labels),
+                                      skipped=skipped))
     _note(args)
     tell_skipped(skipped or [])
     if not graphs:

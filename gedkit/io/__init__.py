@@ -347,10 +347,20 @@ def unnamed_labels(path: str | Path) -> bool:
 
 
 def labels_for(path: str | Path, node_label: Any, edge_label: Any) -> tuple[Any, Any]:
-    """The label attributes to read the file ``path`` with where graphs read with
-    ``node_label``/``edge_label`` are expected (a collection's graphs and queries): those, or
-    the format's own where they have no names (:func:`unnamed_labels`)."""
-    return (None, None) if unnamed_labels(path) else (node_label, edge_label)
+    """The label specs to read the file ``path`` with (as :func:`read_graphs` takes them)
+    where graphs read with ``node_label``/``edge_label`` (None: none named) are expected, as
+    a collection's graphs and queries are: those, or the format's own (:data:`DEFAULT`) where
+    they are not named or the format's labels have no names (:func:`unnamed_labels`).
+
+    >>> labels_for("queries.txt", "atom", "kekule") == (DEFAULT, DEFAULT)
+    True
+    >>> labels_for("q.smi", "atom", None) == ("atom", DEFAULT)
+    True
+    """
+    if unnamed_labels(path):
+        return DEFAULT, DEFAULT
+    return (DEFAULT if node_label is None else node_label,
+            DEFAULT if edge_label is None else edge_label)
 
 
 def _locate(path: str | Path) -> tuple[Path, str | None]:

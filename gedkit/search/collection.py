@@ -551,7 +551,7 @@ def _items(graphs: Any, node_label: Any, edge_label: Any,
     from gedkit.errors import GedkitError
     from gedkit.inputs import as_graph, is_file_reference
     from gedkit.io import labels_for, read_graphs
-    from gedkit.io.common import DEFAULT, Unlabelled
+    from gedkit.io.common import Unlabelled
 
     notice = Unlabelled()
     single = isinstance(graphs, os.PathLike) or (
@@ -563,10 +563,9 @@ def _items(graphs: Any, node_label: Any, edge_label: Any,
         for item in [graphs] if single else graphs:
             if isinstance(item, os.PathLike) or (isinstance(item, str)
                                                  and is_file_reference(item)):
-                # a file whose labels have no names (t/v/e): its own, as the collection's
-                specs = [DEFAULT if spec is None else spec
-                         for spec in labels_for(item, node_label, edge_label)]
-                yield from read_graphs(item, notice, *specs, skipped=skipped)
+                # (a file whose labels have no names, t/v/e: its own, as the collection's)
+                yield from read_graphs(item, notice, *labels_for(item, node_label, edge_label),
+                                       skipped=skipped)
                 continue
             try:
                 g = as_graph(item, node_label, edge_label, notice=notice)
