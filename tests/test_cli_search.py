@@ -499,8 +499,17 @@ def test_interrupted_search_prints_what_was_answered(capsys, lib, monkeypatch):
     monkeypatch.setattr(ged_search, "knn_query", second_interrupted)
     code, out, err = run(capsys, "search", lib, lib.parent / "queries.gdb", "--nearest", "1",
                          "--json")
-    assert code == 130 and len(out.splitlines()) == 1
-    assert "interrupted: 1 of 2 queries answered" in err
+    answers = [json.loads(line) for line in out.splitlines()]
+    assert code == 130 and "interrupted: 1 of 2 queries answered" in err
+    # the query never searched keeps its line: "not searched" is not "no hit"
+    assert [(a["interrupted"], len(a["hits"])) for a in answers] == [(False, 1), (True, 0)]
+    calls.clear()
+    csv_out = lib.parent / "stopped.csv"
+    code, _, _ = run(capsys, "search", lib, lib.parent / "queries.gdb", "--nearest", "1",
+                     "--csv", csv_out)
+    rows = list(csv.DictReader(csv_out.open()))
+    assert code == 130 and [r["status"] for r in rows] == ["hit", "interrupted"]
+    assert rows[1]["query"] == answers[1]["query"] and rows[1]["id"] == ""
 
 
 def test_csv_rows_of_an_interrupted_query_say_so(lib):
@@ -512,11 +521,15 @@ def test_csv_rows_of_an_interrupted_query_say_so(lib):
 
     answered = Collection.open(lib).knn("CCO", 2)
     stopped = dataclasses.replace(answered, query="stopped", interrupted=True)
+    empty = dataclasses.replace(answered, query="empty", hits=[], interrupted=True)
     out = io.StringIO()
-    _write_csv(out, [answered, stopped], node_map=False)
+    _write_csv(out, [answered, stopped, empty], node_map=True)
     rows = list(csv.DictReader(io.StringIO(out.getvalue())))
-    assert {r["status"] for r in rows if r["query"] != "stopped"} == {"hit"}
+    assert {r["status"] for r in rows if r["query"] not in ("stopped", "empty")} == {"hit"}
     assert [r["status"] for r in rows if r["query"] == "stopped"] == ["interrupted"] * 2
+    # stopped before it found anything: one row all the same, every column present
+    assert [(r["status"], r["id"], r["node_map"]) for r in rows if r["query"] == "empty"] == [
+        ("interrupted", "", "")]
 
 
 @needs_mces

@@ -125,7 +125,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gedkit.search import Collection
+    from gedkit.search import Collection, SearchResult
 
     flag, value = _what(args)
     kind, _, question = KINDS[flag]
@@ -164,7 +164,11 @@ def run(args: argparse.Namespace) -> int:
             kwargs["client"].close()
     for result, label in zip(results, labels, strict=False):
         result.query = label
-    write(results, args, batch)
+    # queries Ctrl-C left unreached still get their line in JSON and CSV, marked interrupted:
+    # a reader of the file must tell "no hit" from "not searched"
+    unreached = [SearchResult(kind, label, value, certified=False, interrupted=True)
+                 for label in labels[len(results):]]
+    write(results, args, batch, unreached)
     if results:  # nothing answered (Ctrl-C at once): no picture to draw
         write_picture(args, lambda out: _draw_grid(out, results, coll, queries))
     _tell_limits(results, args)
@@ -328,16 +332,19 @@ def _label(label: Any) -> str:
 
 # -- output -------------------------------------------------------------------------------------
 
-def write(results: list[SearchResult], args: argparse.Namespace, batch: bool) -> None:
+def write(results: list[SearchResult], args: argparse.Namespace, batch: bool,
+          unreached: list[SearchResult] = ()) -> None:
+    """The answers on stdout or into ``--csv``; ``unreached`` (queries Ctrl-C stopped before
+    their search began) only in the machine-readable outputs, as interrupted answers."""
     if args.json:
-        for result in results:
+        for result in [*results, *unreached]:
             print(json.dumps(result.to_dict(), default=str))
     elif args.csv == "-":
-        rows = _write_csv(sys.stdout, results, args.node_map)
+        rows = _write_csv(sys.stdout, [*results, *unreached], args.node_map)
         print(f"gedkit: {_summary(results)}", file=sys.stderr)
     elif args.csv:
         with open(args.csv, "w", newline="", encoding="utf-8") as out:
-            rows = _write_csv(out, results, args.node_map)
+            rows = _write_csv(out, [*results, *unreached], args.node_map)
         print(f"wrote {counted(rows, 'row')} to {args.csv}: {_summary(results)}")
     elif results:
         print("\n\n".join(report(result) for result in results))
@@ -350,7 +357,8 @@ def _write_csv(out: Any, results: list[SearchResult], node_map: bool) -> int:
     proven: ``SearchResult.uncertain``) and per undecided graph (``status`` undecided, no
     rank); a ``node_map`` column (JSON) with ``--node-map``. Every row of a query that Ctrl-C
     stopped says ``interrupted`` instead: its hits so far are not its answer (a kNN query's
-    list may lack true neighbours), and a reader of the file must be able to tell."""
+    list may lack true neighbours), and a reader of the file must be able to tell; such a
+    query with nothing found yet gets one row of its own, with only its name and status."""
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS + (("node_map",) if node_map else ()))
     rows = 0
@@ -359,6 +367,10 @@ def _write_csv(out: Any, results: list[SearchResult], node_map: bool) -> int:
         listed = [(rank, h, "uncertain" if h.id in doubted else "hit")
                   for rank, h in enumerate(result.hits, start=1)]
         listed += [("", h, "undecided") for h in result.undecided]
+        if result.interrupted and not listed:
+            writer.writerow([result.query, *[""] * (len(CSV_COLUMNS) - 2), "interrupted",
+                             *([""] if node_map else [])])
+            rows += 1
         for rank, h, status in listed:
             row = [result.query, rank, h.id, h.distance, h.lower_bound, h.upper_bound,
                    "true" if h.optimal else "false",
