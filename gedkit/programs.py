@@ -275,6 +275,11 @@ _ABANDON = 0.05
 _DRAINING: list = []
 
 
+def still_running() -> bool:
+    """Whether a solve left running past its limit (see :func:`_run`) has not stopped yet."""
+    return any(thread.is_alive() for _, thread in _DRAINING)
+
+
 def _drain() -> None:
     """At exit, wait for the solves left running (cancelled: they stop at HiGHS's next check)
     before the interpreter frees their solvers under them."""

@@ -177,3 +177,26 @@ def test_a_solve_that_ignores_its_cancel_is_left_running_with_what_it_found(monk
     released.set()
     programs._drain()
     assert not any(t.is_alive() for _, t in programs._DRAINING)
+
+
+def test_the_command_line_does_not_wait_for_a_solve_left_running(tmp_path):
+    # the answer is printed on time; the process must not then sit at exit until HiGHS's
+    # cut round ends (up to ~1 s), nor may ending early cut its output short
+    waited = tmp_path / "waited"
+    script = (
+        "import sys, threading, time\n"
+        "from gedkit import programs\n"
+        "def stopping():\n"
+        "    time.sleep(3)\n"
+        f"    open({str(waited)!r}, 'w').close()\n"
+        "thread = threading.Thread(target=stopping, daemon=True)\n"
+        "thread.start()\n"
+        "programs._DRAINING.append((None, thread))\n"
+        "sys.argv = ['gedkit', 'methods']\n"
+        "from gedkit.cli import main\n"
+        "sys.exit(main())\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 0 and "mip" in out.stdout and out.stderr == ""
+    assert not waited.exists()

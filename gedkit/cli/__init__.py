@@ -8,6 +8,7 @@ unreadable file) end as one line on stderr and exit status 2, never as a traceba
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import warnings
@@ -39,7 +40,33 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line ``argv`` (default: ``sys.argv[1:]``); return the exit status."""
-    argv = list(sys.argv[1:] if argv is None else argv)
+    status = _command(list(sys.argv[1:] if argv is None else argv))
+    if argv is None:  # the process's own command line: it ends here
+        _exit_past_running_solves(status)
+    return status
+
+
+def _exit_past_running_solves(status: int) -> None:
+    """End the process at once when a program solve is still stopping in the background.
+
+    HiGHS's root cut rounds ignore its clock and a cancel, so a solve past its limit is left to
+    stop by itself (:func:`gedkit.programs.still_running`) while the call answers on time;
+    a normal exit would wait up to about a second for it after the answer is printed. Nothing
+    of gedkit's is left to finish then (files are closed, answers written), except where
+    child processes run: then the normal exit stops them first."""
+    programs = sys.modules.get("gedkit.programs")
+    if programs is None or not programs.still_running():
+        return
+    mp = sys.modules.get("multiprocessing")
+    if mp is not None and mp.active_children():
+        return
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a closed pipe: nothing to deliver
+            stream.flush()
+    os._exit(status)
+
+
+def _command(argv: list[str]) -> int:
     parser = build_parser()
     try:
         args = _parse(parser, argv)
