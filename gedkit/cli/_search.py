@@ -176,9 +176,14 @@ def run(args: argparse.Namespace) -> int:
     if interrupted:
         answered = sum(not r.interrupted for r in results)
         print(f"gedkit: interrupted: {answered} of {counted(len(queries), 'query', 'queries')} "
-              "answered in full; what was found so far is printed above", file=sys.stderr)
+              f"answered in full; what was found so far is {_where(args)}", file=sys.stderr)
         return 130
     return 0
+
+
+def _where(args: argparse.Namespace) -> str:
+    """Where the answers went, for the last line on stderr."""
+    return f"in {args.csv}" if args.csv and args.csv != "-" else "printed above"
 
 
 def _draw_grid(out: str, results: list, coll: Collection, queries: list) -> None:
