@@ -3,6 +3,7 @@ the collection file persists and survives a killed writer, and bad input gets on
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import os
@@ -428,6 +429,84 @@ def test_a_query_time_limit_answers_with_what_was_found(question, n_jobs):
                 assert h.lower_bound - 1e-9 <= truth[h.id] <= h.upper_bound + 1e-9
     merged = merge([late[0], whole[0]])
     assert merged.timed_out and not merged.interrupted
+
+
+def test_a_batch_of_range_queries_gives_each_query_its_own_time(monkeypatch):
+    """Consecutive range queries verify their candidates in one batch, which may use up one
+    query's time: a query the batch did not reach is charged none of it and verifies its
+    candidates in its own time (a batch out of time once left every later query with no
+    time: 0 hits, even for its own graph)."""
+    from gedkit.search import batch, ged_search
+
+    graphs = _random_set(5, count=40, n=(4, 9))
+    coll = _collection(graphs)
+    queries = graphs[:4]  # each in the collection: a hit at 0 at least
+    whole = coll.range(queries=queries, tau=6, progress=False)
+    real = batch.BatchVerifier.run
+
+    def first_query_only(self, records, threshold, timeout, which=None, **kw):
+        lower, upper, done = real(self, records, threshold, timeout, which=which, **kw)
+        time.sleep(0.4)  # the batch spends more than a query's limit...
+        return lower, upper, done & (which == 0)  # ...deciding the first query's only
+
+    monkeypatch.setattr(batch.BatchVerifier, "run", first_query_only)
+    monkeypatch.setattr(ged_search, "_TOGETHER", 10**6)  # all four in one batch
+    limited = coll.range(queries=queries, tau=6, progress=False, query_timeout=0.3)
+    assert [(r.ids, r.undecided, r.timed_out) for r in limited] == [
+        (w.ids, [], False) for w in whole]
+    shares = [r.stats["seconds"]["verify"] for r in limited]
+    assert shares[0] >= 0.4 and max(shares[1:]) < 0.4
+
+
+def test_under_a_time_limit_the_likeliest_hits_are_verified_first(monkeypatch):
+    """A range query under ``query_timeout`` verifies its candidates in increasing order of
+    their filters' lower bound: the graph identical to the query first, not after graphs
+    at the threshold that precede it in the collection."""
+    from gedkit.search import ged_search
+
+    graphs = _random_set(5, count=40, n=(4, 9))
+    query = graphs[-1]
+    coll = _collection(graphs)
+    order = []
+    real = ged_search._Checker.__call__
+
+    def noted(self, rowids, *args, **kwargs):
+        order.extend(rowids)
+        return real(self, rowids, *args, **kwargs)
+
+    monkeypatch.setattr(ged_search._Checker, "__call__", noted)
+    monkeypatch.setattr(ged_search, "_BLOCK", 1)
+    res = coll.range(query, 8, progress=False, query_timeout=600)
+    filt = GedFilter(costs.uniform(), query, coll._store.vocab)
+    sig = coll._signatures_by_size()
+    rows = {r: i for i, r in enumerate(sig.rowids.tolist())}
+    at = np.array([rows[r] for r in order])
+    lower = np.max([bound(sig, at, 8.0) for _, bound in filt.stages], axis=0)
+    assert lower[0] == 0 and np.all(np.diff(lower) >= 0)
+    assert len(graphs) - 1 in res.ids
+
+
+def test_under_a_time_limit_the_most_similar_are_verified_first(monkeypatch):
+    from gedkit.search import mces_search
+
+    graphs = _random_set(5, count=40, n=(4, 9))
+    coll = _collection(graphs)
+    seen = []
+    real = mces_search.Verifier.problem
+
+    def noted(query, graph):
+        seen.append(int(graph.name[1:]))  # g<position>
+        return real(query, graph)
+
+    monkeypatch.setattr(mces_search.Verifier, "problem", staticmethod(noted))
+    res = coll.mces_range(graphs[-1], 0.3, progress=False, query_timeout=600)
+    sig = coll._signatures
+    ub = np.full(len(sig), np.inf)
+    for _, bound in mces_search.MCESFilter(graphs[-1], coll._store.vocab).stages:
+        ub = np.minimum(ub, bound(sig))
+    by_id = dict(zip(coll.ids, ub.tolist(), strict=True))
+    assert len(seen) > 2 and len(graphs) - 1 in res.ids
+    assert all(by_id[a] >= by_id[b] for a, b in itertools.pairwise(seen))
 
 
 @pytest.mark.parametrize("n_jobs", [1, 2])

@@ -269,8 +269,11 @@ def _verify_together(coll, pending: list, tau: float, verify: Verifier) -> dict[
     if len(together) < 2:
         return {}  # one query: its own batch does the same
     tick = time.perf_counter()
-    batch = BatchVerifier(*shared, [p[3].record for p in together])
     sig = coll._signatures_by_size()
+    if verify.query_timeout is not None:  # the likeliest hits first, for each query
+        together = [(i, _by_bound(rows, sig, filt, _within(tau)), stages, filt)
+                    for i, rows, stages, filt in together]
+    batch = BatchVerifier(*shared, [p[3].record for p in together])
     rowids = [sig.rowids[p[1]] for p in together]
     which = np.repeat(np.arange(len(together)), [len(r) for r in rowids])
     flat = np.concatenate(rowids)
@@ -278,7 +281,7 @@ def _verify_together(coll, pending: list, tau: float, verify: Verifier) -> dict[
     lower, upper, done = batch.run(coll._records(flat), threshold, verify.timeout,
                                    which=which, depth_first=True)
     outs = _outcomes(lower, upper, done, threshold, verify.node_map, ranged=True)
-    seconds = (time.perf_counter() - tick) / len(flat)
+    seconds = time.perf_counter() - tick
     rowids = [r.tolist() for r in rowids]
     found: dict[int, dict] = {}
     at = 0
@@ -286,8 +289,25 @@ def _verify_together(coll, pending: list, tau: float, verify: Verifier) -> dict[
         found[p[0]] = {r: o for r, o in zip(part, outs[at:at + len(part)], strict=True)
                        if o is not None}
         at += len(part)
-        p[2].stats["seconds"]["verify"] = seconds * len(part)  # its share of the batch
+    # each query's share of the batch's time, by the candidates the batch decided for it: a
+    # query the batch did not reach before its time limit is charged nothing and verifies
+    # its candidates in its own time (not its neighbours')
+    decided = np.array([len(found[p[0]]) for p in together], dtype=float)
+    weights = decided / decided.sum() if decided.sum() else np.full(len(together),
+                                                                     1 / len(together))
+    for p, weight in zip(together, weights.tolist(), strict=True):
+        p[2].stats["seconds"]["verify"] = seconds * weight
     return found
+
+
+def _by_bound(rows: np.ndarray, sig, filt: GedFilter, limit: float) -> np.ndarray:
+    """The candidate ``rows`` in increasing order of their filters' lower bound (row order
+    among equals): under a time limit the likeliest hits are verified first, the graph
+    identical to the query before one at the threshold."""
+    lower = np.zeros(len(rows))
+    for _, bound in filt.stages:
+        lower = np.maximum(lower, bound(sig, rows, limit))
+    return rows[np.argsort(lower, kind="stable")]
 
 
 class _Stages:
@@ -365,17 +385,17 @@ def _answer_pending(coll, queries: list[Graph], pending: list, tau: float, limit
                     model: CostModel, verify: Verifier, progress) -> Iterator[SearchResult]:
     """The answers of the ``pending`` queries of :func:`range_queries`, in order: their
     candidates verified together where they can be, their hits' ids read in one query."""
-    # under a time limit per query the batch counts towards each of its queries' limit
-    tick = time.perf_counter()
+    # under a time limit per query the batch, limited to one query's time, counts towards
+    # each of its queries' limit by its share (see _verify_together)
     with within(verify.query_timeout):
         known = _verify_together(coll, pending, tau, verify)
-    spent = time.perf_counter() - tick
     answers = []
     for j, rows, stages, filt in pending:
         if rows is None:
             answers.append(stages)
             continue
         stages.t = time.perf_counter()
+        spent = stages.stats["seconds"].get("verify", 0.0)
         answers.append(_verified(coll, queries[j], tau, limit, rows, sig, model, verify, filt,
                                  stages, progress, known.get(j), ids=False, spent=spent))
         if answers[-1].interrupted:
@@ -442,6 +462,8 @@ def _verified(coll, query: Graph, tau: float, limit: float, rows: np.ndarray, si
     if progress is not None:
         progress.expect(len(rows))
     seconds = None if verify.query_timeout is None else max(verify.query_timeout - spent, 0.0)
+    if seconds is not None and filt is not None:  # the likeliest hits first
+        rows = _by_bound(rows, sig, filt, limit)
     with within(seconds) as deadline:
         try:
             for first in range(0, len(rows), _BLOCK):

@@ -355,6 +355,9 @@ def range_query(coll, query: Graph, min_similarity: float, model: Any, verify: V
             keep = ub >= limit
             rows, ub = rows[keep], ub[keep]
             stages.done(name, len(rows))
+        if verify.query_timeout is not None:  # the likeliest hits first (file order: ties)
+            first = np.lexsort((rows, -ub))
+            rows, ub = rows[first], ub[first]
         rowids = sig.rowids[rows].tolist()
         ids = coll._store.ids(rowids)
         graphs: dict = {}  # read a block at a time, as the loop reaches them
