@@ -387,7 +387,10 @@ def test_pairwise_option_errors_are_one_line(capsys, files):
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process")
 @pytest.mark.parametrize("jobs", ["1", "2"])
-def test_pairwise_ctrl_c_writes_the_pairs_done(tmp_path, jobs):
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_pairwise_ctrl_c_writes_the_pairs_done(tmp_path, jobs, sig):
+    """Ctrl-C, and SIGTERM alike (``timeout``, ``kill``: the CLI takes it as Ctrl-C, its
+    workers not, or a pool could not end them), keeps and writes the pairs done."""
     # small graphs and one pair no search proves: Ctrl-C once that pair has run a while
     rng = np.random.default_rng(1)
     graphs = [random_graph(rng, n, p=0.3, name=f"s{n}") for n in (3, 4, 5)]
@@ -412,7 +415,7 @@ def test_pairwise_ctrl_c_writes_the_pairs_done(tmp_path, jobs):
     try:
         seen = _read_until(proc, b"pair (3, 4) big0 vs big1 has run", seconds=120)
         assert b"has run" in seen, seen.decode()
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(sig)
         stdout, stderr = proc.communicate(timeout=60)
     finally:
         proc.kill()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import signal
 import sys
 import warnings
 from collections.abc import Sequence
@@ -40,10 +41,28 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line ``argv`` (default: ``sys.argv[1:]``); return the exit status."""
+    if argv is None:  # the process's own command line
+        signal.signal(signal.SIGTERM, _terminate_as_interrupt)
+        # ... not its workers': a pool ends them with SIGTERM
+        os.register_at_fork(after_in_child=_default_terminate)
     status = _command(list(sys.argv[1:] if argv is None else argv))
-    if argv is None:  # the process's own command line: it ends here
+    if argv is None:  # ... which ends here
         _exit_past_running_solves(status)
     return status
+
+
+def _terminate_as_interrupt(signum: int, frame: object) -> None:
+    """SIGTERM (``timeout``, ``kill``, a job scheduler's stop) does what Ctrl-C does: the
+    running solves stop and what was answered is written (a batch search's CSV or JSON,
+    which is written at the end, would otherwise be lost whole); a second one stops at
+    once."""
+    handler = signal.getsignal(signal.SIGINT)
+    if callable(handler):
+        handler(signal.SIGINT, frame)
+
+
+def _default_terminate() -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _exit_past_running_solves(status: int) -> None:
