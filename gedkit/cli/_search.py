@@ -125,7 +125,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gedkit.search import Collection, SearchResult
+    from gedkit.search import Collection
 
     flag, value = _what(args)
     kind, _, question = KINDS[flag]
@@ -162,18 +162,16 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if args.scheduler is not None:
             kwargs["client"].close()
-    for result, label in zip(results, labels, strict=False):
+    for result, label in zip(results, labels, strict=True):
         result.query = label
-    # queries Ctrl-C left unreached still get their line in JSON and CSV, marked interrupted:
-    # a reader of the file must tell "no hit" from "not searched"
-    unreached = [SearchResult(kind, label, value, certified=False, interrupted=True)
-                 for label in labels[len(results):]]
-    write(results, args, batch, unreached)
-    if results:  # nothing answered (Ctrl-C at once): no picture to draw
-        write_picture(args, lambda out: _draw_grid(out, results, coll, queries))
-    _tell_limits(results, args)
-    interrupted = len(results) < len(queries) or any(r.interrupted for r in results)
-    if interrupted:
+    # the queries Ctrl-C stopped before they began (empty stats) keep their line in JSON
+    # and CSV, marked interrupted: a reader of the file must tell "no hit" from "not searched"
+    started = [r for r in results if r.stats]
+    write(started, args, batch, results[len(started):])
+    if started:  # nothing answered (Ctrl-C at once): no picture to draw
+        write_picture(args, lambda out: _draw_grid(out, started, coll, queries))
+    _tell_limits(started, args)
+    if any(r.interrupted for r in results):
         answered = sum(not r.interrupted for r in results)
         print(f"gedkit: interrupted: {answered} of {counted(len(queries), 'query', 'queries')} "
               f"answered in full; what was found so far is {_where(args)}", file=sys.stderr)

@@ -366,7 +366,9 @@ class Collection:
 
         Returns
         -------
-        SearchResult (or a list of them for ``queries``)
+        SearchResult (or a list of them for ``queries``, one per query in order: after
+        Ctrl-C, those it stopped say ``interrupted``, with no hit where their search had
+        not begun)
         """
         check_number(tau, "tau", strict=False)
         check_number(query_timeout, "query_timeout", none=True)
@@ -588,7 +590,8 @@ def _run_on_cluster(coll: Collection, run, graphs: list[Graph], parameter, model
                     client: Any, shards: int | None, progress: bool | None
                     ) -> list[SearchResult]:
     """One result per query, from the shards' answers on a Dask cluster; Ctrl-C keeps the
-    queries answered before the first one left unfinished (with a warning)."""
+    queries answered before the first one left unfinished, the others answer as
+    interrupted (:func:`_one_each`), with a warning."""
     from gedkit.search import distributed
     from gedkit.search.progress import Progress
     from gedkit.search.shards import kind_of
@@ -603,16 +606,26 @@ def _run_on_cluster(coll: Collection, run, graphs: list[Graph], parameter, model
     if len(results) < len(graphs):
         warn(InterruptedWarning(f"search interrupted: {len(results)} of {len(graphs)} "
                                 "queries answered"))
-    return results
+    return _one_each(results, graphs, kind, parameter)
+
+
+def _one_each(results: list[SearchResult], graphs: list[Graph], kind: str, parameter
+              ) -> list[SearchResult]:
+    """``results``, the answers of the first queries of ``graphs``, and for each query
+    Ctrl-C stopped before its search began an interrupted answer with no hit and empty
+    ``stats``: one result per query, in order, whatever stopped the search."""
+    return results + [SearchResult(kind, g.name, parameter, certified=False, interrupted=True)
+                      for g in graphs[len(results):]]
 
 
 def _run_queries(coll: Collection, run, graphs: list[Graph], parameter, model, verify,
                  n_jobs: int, progress: bool | None) -> list[SearchResult]:
     """One result per query, here or in worker processes. Ctrl-C stops the verification
-    under way (its result says ``interrupted``); queries not started are left out, with a
-    warning."""
+    under way (its result says ``interrupted``); the queries not started answer as
+    interrupted, with no hit (:func:`_one_each`), and a warning says how many were."""
     from gedkit.search import parallel
     from gedkit.search.progress import Progress
+    from gedkit.search.shards import kind_of
 
     jobs = parallel.resolve_jobs(n_jobs, len(graphs))
     shown = Progress(progress, len(graphs))
@@ -637,7 +650,7 @@ def _run_queries(coll: Collection, run, graphs: list[Graph], parameter, model, v
         # attributed to the user's line, however deep the search runs
         warn(InterruptedWarning(f"search interrupted: {sum(not r.interrupted for r in results)}"
                                 f" of {len(graphs)} queries answered"))
-    return results
+    return _one_each(results, graphs, kind_of(run), parameter)
 
 
 class _Names:
