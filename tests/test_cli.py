@@ -492,3 +492,18 @@ def test_closed_pipe_is_not_an_error(tmp_path):
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=120) == 0, err
     assert "error" not in err.lower() and "Traceback" not in err
+
+
+def test_an_sqlite_error_from_any_command_is_one_line(capsys, monkeypatch):
+    # a damaged file SQLite reads where gedkit did not expect it (a pairwise --out store, a
+    # collection's page read late): one line, not SQLite's traceback
+    import sqlite3
+
+    from gedkit.cli import _info
+
+    def damaged(args):
+        raise sqlite3.DatabaseError("database disk image is malformed")
+
+    monkeypatch.setattr(_info, "run_methods", damaged)
+    code, out, err = run(capsys, "methods")
+    assert_one_line_error(code, out, err, "SQLite: database disk image is malformed")

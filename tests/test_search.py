@@ -1023,6 +1023,37 @@ def test_bad_options_get_one_line(call, match):
     assert len(coll) == 2
 
 
+def test_a_damaged_file_or_a_closed_collection_is_one_line(tmp_path):
+    """A collection file damaged where opening does not read (found as a search or an
+    iteration reads it) and a collection used after ``close()``: gedkit's errors naming the
+    file, never SQLite's."""
+    rng = np.random.default_rng(2)
+    path = tmp_path / "lib.gdb"
+    with Collection.create(path) as coll:
+        coll.add([random_graph(rng, 12, p=0.3, n_labels=4) for _ in range(400)])
+    data = bytearray(path.read_bytes())
+    middle = len(data) // 2
+    data[middle:middle + 8192] = b"\xff" * 8192
+    bad = tmp_path / "bad.gdb"
+    bad.write_bytes(bytes(data))
+    said = []
+    for use in (len, list, lambda c: c.ids, lambda c: c.get(c.ids[-1]),
+                lambda c: c.range(random_graph(rng, 12, p=0.3, n_labels=4), 40),
+                lambda c: c.knn(c.get(c.ids[0]), 3), lambda c: list(c.items())):
+        try:
+            with Collection.open(bad) as coll:
+                use(coll)
+        except GedkitError as err:
+            said.append(str(err))
+    assert said and all(str(bad) in m and "\n" not in m for m in said)
+    assert any("is damaged" in m for m in said)
+    coll = Collection.open(path)
+    coll.close()
+    for use in (len, lambda c: c.range("CCO", 1), lambda c: c.add(["CCO"])):
+        with pytest.raises(GedkitError, match="the collection is closed"):
+            use(coll)
+
+
 def test_directed_graphs_refused_and_nothing_lost():
     import networkx as nx
 

@@ -109,6 +109,13 @@ def _command(argv: list[str]) -> int:
     except KeyboardInterrupt:
         print("gedkit: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:
+        sqlite3 = sys.modules.get("sqlite3")  # (not imported to start the command line)
+        if sqlite3 is None or not isinstance(exc, sqlite3.Error):
+            raise
+        # a file SQLite reads (a collection, a pairwise --out store) found damaged as read
+        print(f"gedkit: error: SQLite: {_one_line(exc)} (a damaged file?)", file=sys.stderr)
+        return 2
 
 
 def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:

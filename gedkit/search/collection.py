@@ -2,16 +2,26 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 import os
+import sqlite3
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from gedkit.budget import PAIR_TIMEOUT, InterruptedWarning, check_number, interruptible
-from gedkit.errors import GedkitError, GraphError, OptionError, UnseenLabelWarning, warn
+from gedkit.errors import (
+    FormatError,
+    GedkitError,
+    GraphError,
+    OptionError,
+    UnseenLabelWarning,
+    warn,
+)
 from gedkit.graph import Graph, refuse_directed
 from gedkit.search.progress import GraphCounter
 from gedkit.search.result import SearchResult
@@ -20,6 +30,40 @@ from gedkit.search.store import Records, Store, id_text
 from gedkit.search.unseen import unseen_note
 
 __all__ = ["Collection", "SkippedWarning"]
+
+
+def _file_error(where: str, err: sqlite3.Error) -> GedkitError:
+    """gedkit's one-line error for what SQLite said while reading or writing ``where``."""
+    text = str(err)
+    if isinstance(err, sqlite3.ProgrammingError) and "closed" in text:
+        return GedkitError(f"{where}: the collection is closed")
+    if isinstance(err, sqlite3.OperationalError) and ("locked" in text or "busy" in text):
+        return GedkitError(f"{where}: {text} (another process is writing to it); try again")
+    if isinstance(err, sqlite3.OperationalError) and ("disk" in text or "full" in text):
+        return GedkitError(f"{where}: {text}")
+    return FormatError(f"{where} is damaged ({text}): build it again from its sources")
+
+
+def _reads_file(method: Callable) -> Callable:
+    """``method`` of :class:`Collection` with SQLite's errors (a damaged file found as it is
+    read, a closed collection, a lock) as gedkit's one-line errors naming the file; a
+    generator's errors too, raised while it is consumed."""
+    if inspect.isgeneratorfunction(method):
+        @functools.wraps(method)
+        def reading(self, *args, **kwargs):
+            try:
+                yield from method(self, *args, **kwargs)
+            except sqlite3.Error as err:
+                raise _file_error(self._store.where, err) from None
+        return reading
+
+    @functools.wraps(method)
+    def calling(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.Error as err:
+            raise _file_error(self._store.where, err) from None
+    return calling
 
 
 class SkippedWarning(UserWarning):
@@ -100,31 +144,38 @@ class Collection:
         return None if where == "in-memory collection" else where
 
     @property
+    @_reads_file
     def node_label(self) -> Any:
         return self._store.labels()[0]
 
     @property
+    @_reads_file
     def edge_label(self) -> Any:
         return self._store.labels()[1]
 
     # -- contents ----------------------------------------------------------------------------
+    @_reads_file
     def __len__(self) -> int:
         self._follow()
         return len(self._signatures)
 
+    @_reads_file
     def __iter__(self) -> Iterator[Graph]:
         for _, g in self._store.iterate():
             yield g
 
+    @_reads_file
     def items(self) -> Iterator[tuple[Any, Graph]]:
         """``(id, graph)`` pairs in insertion order."""
-        return self._store.iterate()
+        yield from self._store.iterate()
 
     @property
+    @_reads_file
     def ids(self) -> list:
         """Every graph's id, in insertion order."""
         return list(self._store.ids().values())
 
+    @_reads_file
     def get(self, graph_id: Any) -> Graph:
         """The graph with id ``graph_id`` (KeyError when there is none)."""
         rowid = self._store.rowid(graph_id)
@@ -132,12 +183,14 @@ class Collection:
             raise KeyError(f"no graph with id {graph_id!r} in {self._store.where}")
         return self._store.graphs([rowid])[rowid]
 
+    @_reads_file
     def __contains__(self, graph_id: Any) -> bool:
         try:
             return self._store.rowid(graph_id) is not None
         except OptionError:
             return False
 
+    @_reads_file
     def __repr__(self) -> str:
         return f"<Collection {self._store.where}: {len(self)} graphs>"
 
@@ -193,6 +246,7 @@ class Collection:
         self._sig = self._signatures.by_size()
         return self._sig
 
+    @_reads_file
     def add(self, graphs: Any, ids: Iterable[Any] | str | None = None, *,
             errors: str = "raise", progress: bool | None = None) -> int:
         """Add graphs; returns how many were added.
@@ -277,6 +331,7 @@ class Collection:
         self._store.write_batch(batch, [id_text(i) for i in chosen], next_id)
         return added + len(batch), next_id
 
+    @_reads_file
     def remove(self, ids: Iterable[Any]) -> None:
         """Remove the graphs with these ids (KeyError naming the first unknown one; then
         nothing is removed)."""
@@ -289,6 +344,7 @@ class Collection:
         self._store.remove(rowids)
         self._forget()
 
+    @_reads_file
     def split(self, parts: int, folder: str | Path, *, stem: str = "shard") -> list[Path]:
         """Write the collection as ``parts`` shard files ``folder/stem-K.gdb`` of consecutive
         graphs, each a collection of its own: search them independently (on several
@@ -315,6 +371,7 @@ class Collection:
         return paths
 
     # -- queries -----------------------------------------------------------------------------
+    @_reads_file
     def range(self, query: Any = None, tau: float | None = None, *, queries: Iterable | None
               = None, costs: Any = "uniform", method: str = "astar",
               timeout: float | None = PAIR_TIMEOUT, memory: int | None = None,
@@ -376,6 +433,7 @@ class Collection:
                          node_map, (n_jobs, client, shards), progress, node_label, edge_label,
                          options, query_timeout)
 
+    @_reads_file
     def knn(self, query: Any = None, k: int | None = None, *, queries: Iterable | None = None,
             costs: Any = "uniform", method: str = "astar",
             timeout: float | None = PAIR_TIMEOUT, memory: int | None = None,
@@ -403,6 +461,7 @@ class Collection:
                          node_map, (n_jobs, client, shards), progress, node_label, edge_label,
                          options, query_timeout)
 
+    @_reads_file
     def mces_range(self, query: Any = None, min_similarity: float | None = None, *,
                    queries: Iterable | None = None, method: str = "exact",
                    timeout: float | None = PAIR_TIMEOUT, memory: int | None = None,
@@ -431,6 +490,7 @@ class Collection:
                             None, verify, (n_jobs, client, shards), progress, node_label,
                             edge_label)
 
+    @_reads_file
     def mces_knn(self, query: Any = None, k: int | None = None, *,
                  queries: Iterable | None = None, method: str = "exact",
                  timeout: float | None = PAIR_TIMEOUT, memory: int | None = None,
