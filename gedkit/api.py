@@ -6,11 +6,12 @@ from collections.abc import Callable
 from typing import Any
 
 from gedkit.anytime import Improvement, listener_for
-from gedkit.budget import Budget, InterruptedWarning, interruptible, solve_within
+from gedkit.budget import Budget, InterruptedWarning, check_number, interruptible, solve_within
 from gedkit.costs import CostModel
 from gedkit.costs import get as get_costs
 from gedkit.errors import warn
 from gedkit.inputs import as_graph, as_graphs
+from gedkit.numeric import tolerance
 from gedkit.result import Result
 from gedkit.solvers import get_solver
 
@@ -94,7 +95,11 @@ def ged(
     (2, 'b')
     """
     # the clock starts here: reading, compiling costs, imports and kernels all count
-    budget = Budget(timeout=timeout, memory=memory, threshold=threshold)
+    # a distance equal to the threshold up to rounding is within it (0.1 + 0.1 + 0.1 against
+    # 0.3), as in a range search
+    check_number(threshold, "threshold", strict=False, none=True)
+    limit = None if threshold is None else threshold + tolerance(threshold)
+    budget = Budget(timeout=timeout, memory=memory, threshold=limit)
     solver = get_solver(method, **options)
     g1, g2 = as_graphs((g1, g2), node_label, edge_label)
     problem = get_costs(costs).compile(g1, g2).constrained(fixed, forbidden)
@@ -112,9 +117,10 @@ def ged(
     if result.stats.get("stopped") == "interrupted":
         warn(InterruptedWarning(f"interrupted: returning the best bounds found so far "
                                 f"({result!r})"))
-    if threshold is not None:
-        if result.upper_bound <= threshold:
+    if limit is not None:
+        if result.upper_bound <= limit:
             result.within_threshold = True
-        elif result.lower_bound > threshold:
+        elif result.lower_bound > limit:
             result.within_threshold = False
     return result
+

@@ -120,6 +120,21 @@ def test_threshold_prunes_and_answers():
             assert r.lower_bound <= exact <= r.upper_bound
 
 
+@pytest.mark.parametrize("method", ["auto", "astar", "dfs", "mip"])
+def test_a_distance_equal_to_the_threshold_up_to_rounding_is_within_it(method):
+    # 0.1 + 0.1 + 0.1 is 0.30000000000000004: within 0.3, as a range search says
+    step = {k: 0.1 for k in ("node_sub", "node_ins", "node_del", "edge_sub", "edge_ins",
+                             "edge_del")}
+    model = gedkit.costs.constant(**step)
+    r = gedkit.ged("CCO", "CCCN", costs=model, method=method, threshold=0.3)
+    assert r.distance > 0.3 and r.within_threshold is True
+    found = gedkit.Collection()
+    found.add(["CCCN"])
+    assert len(found.range("CCO", 0.3, costs=model).hits) == 1
+    assert gedkit.ged("CCO", "CCCN", costs=model, method=method,
+                      threshold=0.2).within_threshold is not True
+
+
 def test_assignment_stops_once_its_potentials_reach_enough():
     """The compiled assignment equals scipy's optimum; told what suffices, it returns either
     that optimum or a proven lower bound on it that reaches what suffices."""
