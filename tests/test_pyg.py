@@ -30,6 +30,22 @@ def molecules():
                          name=f"mol{k}") for k, n in enumerate(rng.integers(2, 8, size=8))]
 
 
+@pytest.fixture(scope="module")
+def atoms():
+    """Molecules as GEDDataset's AIDS700nef holds them: atom types, no bond labels."""
+    rng = np.random.default_rng(3)
+    return [random_graph(rng, int(n), node_values=("C", "N", "O", "Cl"), edge_values=(None,),
+                         name=f"mol{k}") for k, n in enumerate(rng.integers(2, 8, size=8))]
+
+
+@pytest.fixture(scope="module")
+def shapes():
+    """Graphs as LINUX holds them: no labels."""
+    rng = np.random.default_rng(4)
+    return [random_graph(rng, int(n), node_values=(None,), edge_values=(None,))
+            for n in rng.integers(2, 8, size=8)]
+
+
 def test_graph_to_pyg_and_back(molecules):
     nodes, edges = ["C", "N", "O", "Cl"], [1, 2]
     for g in molecules:
@@ -86,7 +102,8 @@ def test_a_self_loop_is_one_entry():
     assert torch.equal(g.to_pyg().edge_index, data.edge_index)
 
 
-def test_export_loads_through_geddataset_with_gedkit_values(molecules, tmp_path):
+def test_export_loads_through_geddataset_with_gedkit_values(atoms, tmp_path):
+    molecules = atoms
     m = gedkit.pairwise(molecules, costs="uniform", timeout=None, node_maps=True,
                         progress=False)
     root = write_geddataset(tmp_path / "ds", m, molecules, test=3)
@@ -114,10 +131,10 @@ def test_export_loads_through_geddataset_with_gedkit_values(molecules, tmp_path)
     assert meta["graphs"] == [g.name for g in molecules] and meta["test"] == 3
 
 
-def test_export_rows_are_train_columns_test_and_unproven_pairs_are_flagged(molecules, tmp_path):
-    m = gedkit.pairwise(molecules[:4], molecules[4:], method="bipartite", timeout=None,
+def test_export_rows_are_train_columns_test_and_unproven_pairs_are_flagged(shapes, tmp_path):
+    m = gedkit.pairwise(shapes[:4], shapes[4:], method="bipartite", timeout=None,
                         progress=False)
-    root = write_geddataset(tmp_path / "ds", m, molecules[:4], molecules[4:], name="LINUX")
+    root = write_geddataset(tmp_path / "ds", m, shapes[:4], shapes[4:])  # LINUX by default
     train = GEDDataset(str(root), "LINUX")
     assert len(train) == 4 and getattr(train[0], "x", None) is None
     ged = train.ged.numpy()
@@ -129,14 +146,25 @@ def test_export_rows_are_train_columns_test_and_unproven_pairs_are_flagged(molec
     assert not bounds["optimal"].all()  # bipartite alone leaves some pairs unproven
 
 
-def test_export_errors(molecules, tmp_path):
+def test_export_errors(atoms, molecules, shapes, tmp_path):
+    # labels the dataset cannot hold: its graphs would not be the ones the distances are of
+    for graphs, name, says in ((molecules[:3], None, "AIDS700nef has no edge labels"),
+                               (atoms[:3], "LINUX", "LINUX holds the structure only"),
+                               ([gedkit.Graph({0: "C", 1: "Na"}, [(0, 1)])] * 2, None,
+                                "29 atom types, not 'Na'")):
+        with pytest.raises(gedkit.OptionError, match=says):
+            write_geddataset(tmp_path, gedkit.pairwise(graphs, progress=False), graphs,
+                             name=name, test=1)
+    assert not any(tmp_path.iterdir())
+    assert gedkit.io.pyg.dataset_name(shapes) == "LINUX"
+    molecules = atoms
     m = gedkit.pairwise(molecules[:3], progress=False)
     with pytest.raises(gedkit.OptionError, match="test must leave"):
         write_geddataset(tmp_path, m, molecules[:3], test=3)
     with pytest.raises(gedkit.OptionError, match="GEDDataset reads only"):
         write_geddataset(tmp_path, m, molecules[:3], name="MUTAG")
     letters = [gedkit.Graph({0: "Q"}), gedkit.Graph({0: "Z"})]
-    with pytest.raises(gedkit.OptionError, match="'Q' is not"):
+    with pytest.raises(gedkit.OptionError, match="not 'Q'"):
         write_geddataset(tmp_path, gedkit.pairwise(letters, progress=False), letters,
                          name="AIDS700nef", test=1)
     with pytest.raises(gedkit.OptionError, match="give the graphs it was computed on"):
@@ -158,15 +186,26 @@ def test_export_errors(molecules, tmp_path):
     assert not (root / "processed").exists()
 
 
-def test_cli_export(molecules, tmp_path, capsys):
+def test_cli_export(atoms, molecules, tmp_path, capsys):
     from gedkit.cli import main
 
+    bonded = []
+    for g in molecules[:5]:
+        bonded.append(str(tmp_path / f"bonded-{g.name}.json"))
+        gedkit.write(g, bonded[-1])
+    root = tmp_path / "pyg"
+    # bond labels AIDS700nef cannot hold: refused before any pair is solved (the table
+    # would come first on stdout)
+    assert main(["pairwise", *bonded, "--node-label", "label", "--edge-label", "label",
+                 "--export", "pyg", str(root)]) == 2
+    out, err = capsys.readouterr()
+    assert "AIDS700nef has no edge labels" in err and not out and not (root / "raw").exists()
+    molecules = atoms
     files = []
     for g in molecules[:5]:
         files.append(str(tmp_path / f"{g.name}.json"))
         gedkit.write(g, files[-1])
-    root = tmp_path / "pyg"
-    assert main(["pairwise", *files, "--node-label", "label", "--edge-label", "label",
+    assert main(["pairwise", *files, "--node-label", "label",
                  "--timeout", "none", "--export", "pyg", str(root), "--pyg-test", "2"]) == 0
     assert "GEDDataset(" in capsys.readouterr().err
     with open(root / "raw" / "AIDS700nef" / "ged.pickle", "rb") as f:

@@ -102,6 +102,10 @@ def run(args: argparse.Namespace) -> int:
         _check_export(args)
     rows, row_names = _load(args.files, args)
     cols, col_names = _load(args.against, args) if args.against else (None, row_names)
+    if args.export is not None:  # labels the dataset cannot hold: said before any solve
+        from gedkit.io.pyg import dataset_name
+
+        dataset_name([g for g in rows + (cols or []) if g is not None], args.pyg_name)
     client = None
     if args.scheduler is not None:
         from gedkit.cluster import connect
@@ -138,6 +142,10 @@ def run(args: argparse.Namespace) -> int:
         name = json.loads((root / "gedkit" / "meta.json").read_text())["name"]
         print(f"gedkit: wrote GEDDataset files to {root} (load them with "
               f"torch_geometric.datasets.GEDDataset({str(root)!r}, {name!r}))", file=sys.stderr)
+        if cols is not None:
+            print("gedkit: note: with --against only train x test pairs are computed; the "
+                  "train x train and test x test pairs are inf in the export (leave --against "
+                  "out to compute every pair)", file=sys.stderr)
     if result.interrupted:
         print(f"gedkit: interrupted; the pairs done are kept ({summary})", file=sys.stderr)
         return 130

@@ -41,8 +41,8 @@ import numpy as np
 from gedkit.errors import GraphError, MissingDependencyError, OptionError
 from gedkit.graph import Graph, label_key, refuse_directed
 
-__all__ = ["GEDDATASET_NAMES", "check_dataset_root", "from_pyg", "require_pyg", "to_pyg",
-           "write_geddataset"]
+__all__ = ["GEDDATASET_NAMES", "check_dataset_root", "dataset_name", "from_pyg",
+           "require_pyg", "to_pyg", "write_geddataset"]
 
 #: the dataset names ``GEDDataset`` accepts
 GEDDATASET_NAMES = ("AIDS700nef", "LINUX", "IMDBMulti", "ALKANE")
@@ -342,17 +342,8 @@ def write_geddataset(
         graphs, n_train = rows + cols, len(rows)
     if any(g is None for g in graphs):
         raise GraphError("a graph that could not be read cannot be exported")
+    name = dataset_name(graphs, name)
     atoms = [[_atom(lab) for lab in g.node_labels] for g in graphs]
-    molecules = all(a in AIDS_TYPES for g in atoms for a in g)
-    if name is None:
-        name = "AIDS700nef" if molecules else "LINUX"
-    if name not in GEDDATASET_NAMES:
-        raise OptionError(f"GEDDataset reads only the names {', '.join(GEDDATASET_NAMES)}; got "
-                          f"{name!r}")
-    if name == "AIDS700nef" and not molecules:
-        bad = next(a for g in atoms for a in g if a not in AIDS_TYPES)
-        raise OptionError(f"AIDS700nef needs every node label to be one of GEDDataset's atom "
-                          f"types; {bad!r} is not (name='LINUX' exports the structure only)")
 
     raw = root / "raw" / name
 
@@ -414,6 +405,47 @@ def write_geddataset(
     with open(side / "meta.json", "w", encoding="utf-8") as f:
         json.dump(meta, f, indent=1)
     return root
+
+
+def dataset_name(graphs: Sequence[Graph], name: str | None = None) -> str:
+    """The GEDDataset name the ``graphs`` are exported under (``name``, or by default
+    ``AIDS700nef`` for molecules, ``LINUX`` for unlabelled graphs), or a one-line error when
+    that dataset cannot hold their labels: its files would then hold other graphs than the
+    ones the distances were computed on (AIDS700nef keeps atom types only, no edge labels;
+    the other names keep the structure only). Checked before a job is solved.
+
+    >>> dataset_name([Graph({0: "C", 1: "O"}, [(0, 1)])])
+    'AIDS700nef'
+    >>> dataset_name([Graph({0: "C", 1: "Na"}, [(0, 1)])])
+    Traceback (most recent call last):
+    ...
+    gedkit.errors.OptionError: --export pyg: GEDDataset's AIDS700nef knows 29 atom types, not 'Na': ...
+    """
+    if name is not None and name not in GEDDATASET_NAMES:
+        raise OptionError(f"GEDDataset reads only the names {', '.join(GEDDATASET_NAMES)}; got "
+                          f"{name!r}")
+    node = next((lab for g in graphs for lab in g.node_labels if lab is not None), None)
+    edge = next((lab for g in graphs for lab in g.edge_labels if lab is not None), None)
+    if name is None:
+        name = "LINUX" if node is None and edge is None else "AIDS700nef"
+    why = None
+    if name == "AIDS700nef":
+        bad = next((lab for g in graphs for lab in g.node_labels
+                    if _atom(lab) not in AIDS_TYPES), None)
+        if bad is not None:
+            shown = _atom(bad) if _atom(bad) is not None else bad
+            why = f"GEDDataset's AIDS700nef knows {len(AIDS_TYPES)} atom types, not {shown!r}"
+        elif edge is not None:
+            why = f"GEDDataset's AIDS700nef has no edge labels (these graphs have, e.g. {edge!r})"
+    elif node is not None or edge is not None:
+        what = "node" if node is not None else "edge"
+        why = (f"GEDDataset's {name} holds the structure only (these graphs have {what} "
+               f"labels, e.g. {node if node is not None else edge!r})")
+    if why is not None:
+        raise OptionError(f"--export pyg: {why}: the exported graphs would not be the ones "
+                          "the distances were computed on; compute them on what the dataset "
+                          "holds (atom symbols only, or no labels)")
+    return name
 
 
 def _is_int(value: Any) -> bool:
