@@ -26,6 +26,7 @@ __all__ = [
     "GedkitError",
     "GraphError",
     "MissingDependencyError",
+    "Note",
     "Option",
     "OptionError",
     "UnlabelledWarning",
@@ -136,6 +137,22 @@ class MissingDependencyError(GedkitError, ImportError):
 class UnseenLabelWarning(UserWarning):
     """Graphs have labels that what they are compared against never saw: a learned model's
     vocabulary (said once per solve) or a collection's graphs (said once per search)."""
+
+
+class Note(UserWarning):
+    """A warning whose message parts (see :func:`render`) are worded for Python callers or,
+    printed by the command line, in its words.
+
+    >>> Note(Words("n_jobs=8", "--jobs 8"), ": more than the cores").render(cli=True)
+    '--jobs 8: more than the cores'
+    """
+
+    def render(self, cli: bool = False) -> str:
+        """The message, in command-line words when ``cli``."""
+        return render(self.args, cli)
+
+    def __str__(self) -> str:
+        return self.render()
 
 
 class UnlabelledWarning(UserWarning):

@@ -53,6 +53,7 @@ from gedkit.budget import (
     solve_within,
 )
 from gedkit.errors import GedkitError, GraphError, OptionError, counted
+from gedkit.workers import resolve_jobs
 
 if TYPE_CHECKING:
     from gedkit.costs import CostModel
@@ -316,7 +317,7 @@ def pairwise(
     model = get_costs(costs)
     solver = get_solver(method, **options)
     Budget(timeout=timeout, memory=memory)  # checks both values
-    jobs = _resolve_jobs(n_jobs)
+    jobs = resolve_jobs(n_jobs)
     if client is not None:
         from gedkit.cluster import as_client
 
@@ -526,18 +527,6 @@ def _pairs(n_rows: int, n_cols: int, square: bool, mirror: bool) -> np.ndarray:
 
 def _is_int(value: Any, minimum: int) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= minimum
-
-
-def _resolve_jobs(n_jobs: int) -> int:
-    if not _is_int(n_jobs, -(1 << 62)) or n_jobs == 0:
-        raise OptionError(f"n_jobs must be a non-zero integer (-1 = all cores), got {n_jobs!r}")
-    if n_jobs > 0:
-        return int(n_jobs)
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    jobs = (cores or 1) + 1 + n_jobs
-    if jobs < 1:
-        raise OptionError(f"n_jobs={n_jobs} leaves no worker on {cores} cores")
-    return int(jobs)
 
 
 class _Gather:

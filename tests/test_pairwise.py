@@ -430,3 +430,22 @@ def test_one_process_pays_its_start_ups_before_the_pairs_limits():
                          timeout=300, check=True).stdout.split()
     assert out[1] == "True"  # the kernels ran in the caller's process
     assert int(out[0]) == 15  # every pair (diagonal too) of these small molecules proven
+
+
+def test_more_jobs_than_cores_are_capped_with_a_warning(monkeypatch, graphs):
+    # 100 workers on 2 cores: 101 processes, GBs of memory and no speed; one per core instead
+    from gedkit import workers
+
+    monkeypatch.setattr(workers, "cores", lambda: 2)
+    with pytest.warns(UserWarning, match=r"n_jobs=100: this process may use 2 cores; 2 worker"):
+        assert workers.resolve_jobs(100) == 2
+    assert workers.resolve_jobs(-1) == 2 and workers.resolve_jobs(2, tasks=1) == 1
+    with pytest.raises(gedkit.OptionError, match="leaves no worker on 2 cores"):
+        workers.resolve_jobs(-3)
+    with pytest.warns(UserWarning, match="n_jobs=8"):
+        m = gedkit.pairwise(graphs[:3], n_jobs=8, **EXACT)
+    assert m.counts()["optimal"] == 6
+    coll = gedkit.Collection()
+    coll.add(graphs[:3])
+    with pytest.warns(UserWarning, match="n_jobs=8"):
+        coll.range(queries=graphs[:3], tau=2, n_jobs=8, progress=False)

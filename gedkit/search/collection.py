@@ -28,6 +28,7 @@ from gedkit.search.result import SearchResult
 from gedkit.search.signatures import Signatures
 from gedkit.search.store import Records, Store, id_text
 from gedkit.search.unseen import unseen_note
+from gedkit.workers import resolve_jobs
 
 __all__ = ["Collection", "SkippedWarning"]
 
@@ -687,7 +688,7 @@ def _run_queries(coll: Collection, run, graphs: list[Graph], parameter, model, v
     from gedkit.search.progress import Progress
     from gedkit.search.shards import kind_of
 
-    jobs = parallel.resolve_jobs(n_jobs, len(graphs))
+    jobs = resolve_jobs(n_jobs, len(graphs))
     shown = Progress(progress, len(graphs))
     results: list[SearchResult] = []
     try:

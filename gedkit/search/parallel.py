@@ -33,9 +33,9 @@ from typing import Any
 import numpy as np
 
 from gedkit.budget import forget_interrupt, interrupted, worker_interrupts
-from gedkit.errors import OptionError, warn
+from gedkit.errors import warn
 
-__all__ = ["answers", "query_batches", "range_batches", "release", "resolve_jobs", "run"]
+__all__ = ["answers", "query_batches", "range_batches", "release", "run"]
 
 #: queries per task at most
 QUERIES_PER_TASK = 256
@@ -61,16 +61,6 @@ _GRACE = 1.0
 _WORKER: dict[str, Any] = {}
 #: the collection that keeps worker processes, if any
 _KEEPER: Any = lambda: None  # noqa: E731 (a dead weak reference)
-
-
-def resolve_jobs(n_jobs: Any, queries: int) -> int:
-    """Worker processes for ``n_jobs`` (-1 every core, -2 all but one...), at most one per
-    query."""
-    if not isinstance(n_jobs, int) or isinstance(n_jobs, bool) or n_jobs == 0:
-        raise OptionError(f"n_jobs must be a non-zero integer, got {n_jobs!r}")
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    jobs = n_jobs if n_jobs > 0 else max(1, (cores or 1) + 1 + n_jobs)
-    return max(1, min(jobs, queries))
 
 
 def _start(path: str, task: tuple | None, loaded: tuple | None) -> None:
