@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from gedkit.errors import GraphError
+from gedkit.errors import GraphError, Words
 
 __all__ = ["Graph", "Unnamed", "components", "dense_adjacency", "intern", "label_key",
            "local_codes", "refuse_directed"]
@@ -503,10 +503,12 @@ def refuse_directed(g: Graph, what: str) -> None:
     if g.directed:
         raise GraphError(
             f"{f'graph {g.name!r}' if g.name else 'a graph'} is directed: {what} takes "
-            "undirected graphs only "
-            "(gedkit.ged and gedkit.pairwise compare directed graphs); convert with "
-            "networkx's g.to_undirected() or read with directed='ignore' if direction does "
-            "not matter")
+            "undirected graphs only ",
+            Words("(gedkit.ged and gedkit.pairwise compare directed graphs); convert with "
+                  "networkx's g.to_undirected() or read with directed='ignore'",
+                  "(gedkit ged and gedkit pairwise compare directed graphs); read with "
+                  "--directed ignore"),
+            " if direction does not matter")
 
 
 def _edge_dict(g: Graph) -> dict:

@@ -572,6 +572,11 @@ def test_mces_searches_equal_the_api(capsys, lib):
     (["search", "{lib}", "CCO", "--within", "1", "--csv", "{dir}"], ["is a folder"]),
     (["search", "{lib}", "CCO", "--within", "1", "--node-label", "atom"],
      ["search reads its queries with the labels", "leave --node-label out"]),
+    (["search", "{lib}", "CCO", "--within", "inf"], ["--within 'inf'", "finite"]),
+    (["search", "{lib}", "{directed}", "--within", "1"],
+     ["a collection search takes undirected graphs only", "pass --directed ignore"]),
+    (["collection", "build", "{new}", "{directed}"],
+     ["a collection takes undirected graphs only", "pass --directed ignore"]),
     (["collection", "info", "{missing}"], ["no such collection file"]),
     (["collection", "info", "{smi}"], ["not a gedkit collection"]),
     (["collection", "build", "{lib}", "{smi}"], ["exists already"]),
@@ -586,8 +591,10 @@ def test_mces_searches_equal_the_api(capsys, lib):
 def test_bad_input_is_one_line(capsys, lib, tmp_path, argv, fragments):
     bad = tmp_path / "bad.smi"
     bad.write_text("CCO fine\nC1CC(( broken\n")
+    directed = tmp_path / "arcs.json"
+    gedkit.write(gedkit.Graph({0: "C", 1: "O"}, [(0, 1, 1)], directed=True, name="d"), directed)
     names = {"lib": lib, "smi": lib.parent / "lib.smi", "missing": tmp_path / "missing.gdb",
-             "new": tmp_path / "new.gdb", "bad": bad, "dir": tmp_path}
+             "new": tmp_path / "new.gdb", "bad": bad, "dir": tmp_path, "directed": directed}
     before = lib.stat().st_size, lib.stat().st_mtime_ns
     one_line_error(*run(capsys, *[a.format(**names) for a in argv]), *fragments)
     assert (lib.stat().st_size, lib.stat().st_mtime_ns) == before
@@ -662,3 +669,23 @@ def test_search_notes_query_labels_the_collection_lacks(tmp_path, capsys):
         "gedkit: note: query 'c1ccccc1O' has edge label 1.5, which no graph")
     code, out, err = run(capsys, "search", str(lib), "smiles:OCC", "--within", "2")
     assert code == 0 and "no graph of the collection has" not in err
+
+
+def test_directed_inputs_are_read_without_directions_when_asked(capsys, lib, tmp_path):
+    # a collection holds undirected graphs only: keeping the arcs is no way out, so neither
+    # the error nor the options offer it; --directed ignore reads the arcs as edges
+    directed = tmp_path / "arcs.json"
+    gedkit.write(gedkit.Graph({0: "C", 1: "O"}, [(0, 1, 1), (1, 0, 1)], directed=True,
+                              name="ethanolish"), directed)
+    code, out, err = run(capsys, "search", lib, directed, "--within", "1")
+    assert code == 2 and "keep" not in err
+    code, out, err = run(capsys, "search", lib, directed, "--within", "1", "--directed", "ignore")
+    assert code == 0 and "hits within GED 1" in out
+    code, out, err = run(capsys, "collection", "build", tmp_path / "new.gdb", directed,
+                         "--directed", "keep")
+    assert code == 2 and "invalid choice: 'keep'" in err
+    assert run(capsys, "collection", "build", tmp_path / "new.gdb", directed, "--directed",
+               "ignore")[0] == 0
+    assert len(Collection.open(tmp_path / "new.gdb")) == 1
+    with pytest.raises(gedkit.GraphError, match=r"read_all\(\.\.\., directed='ignore'\)"):
+        Collection().add([directed])

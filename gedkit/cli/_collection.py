@@ -15,6 +15,7 @@ from gedkit.cli._inputs import (
     _cli_words,
     _note,
     _notice,
+    _undirected_only,
     add_input_arguments,
     add_strict_argument,
     label_spec,
@@ -74,7 +75,7 @@ def register(subparsers: Any) -> None:
                       help="add to the existing collection LIB (read with its labels)")
     mode.add_argument("--overwrite", action="store_true",
                       help="replace LIB when it exists (only a collection file is replaced)")
-    add_input_arguments(build)
+    add_input_arguments(build, directed_too=False)
     build.set_defaults(run=run_build, command_parser=build)
 
     info = actions.add_parser(
@@ -220,7 +221,7 @@ def _stream(files: list[str], options: dict, args: argparse.Namespace) -> Iterat
     from gedkit.io import labels_for, read_graphs
 
     notice = _notice(args)
-    with _cli_words():
+    with _cli_words(), _undirected_only("a collection"):
         for text in files:
             if text.startswith(_SMILES):
                 yield as_graph(text, options.get("node_label"), options.get("edge_label"),

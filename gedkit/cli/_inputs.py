@@ -35,9 +35,10 @@ def add_pair_arguments(parser: argparse.ArgumentParser) -> None:
                             help=f"the {which} graph: a file, FILE#ID or SMILES")
 
 
-def add_input_arguments(parser: argparse.ArgumentParser) -> None:
+def add_input_arguments(parser: argparse.ArgumentParser, directed_too: bool = True) -> None:
     """How graphs are read: ``--node-label``, ``--edge-label``, ``--format``, ``--directed``,
-    ``--graph-dir``."""
+    ``--graph-dir``; without ``directed_too`` (a collection: undirected graphs only),
+    ``--directed`` is error or ignore, no keep."""
     group = parser.add_argument_group(
         "reading graphs",
         "A graph argument is a file, FILE#ID for one graph of a collection file (by name, or "
@@ -55,17 +56,30 @@ def add_input_arguments(parser: argparse.ArgumentParser) -> None:
         "aromatic bonds 1.5, or kekule, aromatic bonds as alternating 1 and 2)",
     )
     group.add_argument("--format", help="file format (default: from the file name)")
-    group.add_argument(
-        "--directed", choices=DIRECTED_POLICIES,
-        help="a directed graph is an error (default), is read as directed (keep: compared "
-        "arc by arc), or is read without edge directions (ignore: opposite edges become one, "
-        "labelled by the first in the file)",
-    )
+    add_directed_argument(group, directed_too)
     group.add_argument(
         "--graph-dir", metavar="DIR",
         help="CXL collections: the folder holding the listed GXL files (default: the CXL "
         "file's folder)",
     )
+
+
+def add_directed_argument(group: Any, directed_too: bool = True) -> None:
+    """``--directed``: what a graph its file says is directed becomes."""
+    if directed_too:
+        group.add_argument(
+            "--directed", choices=DIRECTED_POLICIES,
+            help="a directed graph is an error (default), is read as directed (keep: compared "
+            "arc by arc), or is read without edge directions (ignore: opposite edges become "
+            "one, labelled by the first in the file)",
+        )
+    else:
+        group.add_argument(
+            "--directed", choices=("error", "ignore"),
+            help="a directed graph is an error (default: a collection holds undirected graphs "
+            "only) or is read without edge directions (ignore: opposite edges become one, "
+            "labelled by the first in the file)",
+        )
 
 
 def label_spec(values: list[str] | None) -> str | list[str] | None:
@@ -189,3 +203,15 @@ def _cli_words() -> Iterator[None]:
     except GedkitError as err:
         err.args = (err.render(cli=True),)
         raise
+
+
+@contextmanager
+def _undirected_only(what: str) -> Iterator[None]:
+    """A directed graph read inside is refused in the words of ``what`` (a collection), which
+    takes undirected graphs only: ``--directed ignore`` is the way out, not ``keep``."""
+    from gedkit.io.common import DirectedInput
+
+    try:
+        yield
+    except DirectedInput as err:
+        raise err.undirected_only(what) from None

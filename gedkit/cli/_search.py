@@ -27,6 +27,8 @@ from gedkit.cli._inputs import (
     _is_smiles,
     _note,
     _notice,
+    _undirected_only,
+    add_directed_argument,
     add_strict_argument,
     tell_skipped,
 )
@@ -102,6 +104,7 @@ def register(subparsers: Any) -> None:
     for flag in ("--node-label", "--edge-label"):
         parser.add_argument(flag, metavar="ATTR", help=argparse.SUPPRESS)
     add_strict_argument(parser)
+    add_directed_argument(parser, directed_too=False)
     parser.add_argument("--jobs", type=int, default=1, metavar="N",
                         help="worker processes for many queries (-1 = all cores)")
     parser.add_argument(
@@ -220,8 +223,11 @@ def _what(args: argparse.Namespace) -> tuple[str, float | int]:
         number = float(text)
     except ValueError:
         number = math.nan
-    if not number >= 0 or math.isinf(number):
+    if not number >= 0:
         raise OptionError(f"{flag} {text!r}: give a number >= 0")
+    if math.isinf(number):  # every graph: a distance matrix row, not a search
+        raise OptionError(f"{flag} {text!r}: give a finite number (every graph with its "
+                          "distance: gedkit pairwise QUERY --against LIB)")
     if kind == "mces_range" and number > 1:
         raise OptionError(f"{flag} {text!r}: a similarity is between 0 and 1")
     return flag, number
@@ -274,12 +280,12 @@ def read_queries(text: str, coll: Collection, args: argparse.Namespace
     notice = _notice(args)
     # a molecule of a query file RDKit cannot read is left out, as when building
     skipped: list[str] | None = None if args.strict else []
-    with _cli_words():
+    with _cli_words(), _undirected_only("a collection search"):
         if _is_smiles(text, args):
             graphs = [as_graph(text, *labels, notice=notice)]
         else:
             graphs = list(read_graphs(text, notice, *labels_for(text, *labels),
-                                      skipped=skipped))
+                                      directed=args.directed or "error", skipped=skipped))
     _note(args)
     tell_skipped(skipped or [])
     if not graphs:

@@ -7,11 +7,12 @@ from collections.abc import Hashable, Iterable, Mapping
 from pathlib import Path
 from typing import IO, Any
 
-from gedkit.errors import GraphError, Option, OptionError, UnlabelledWarning, warn
+from gedkit.errors import GraphError, Option, OptionError, UnlabelledWarning, Words, warn
 from gedkit.graph import Graph, Unnamed, pick_label
 
-__all__ = ["DEFAULT", "DIRECTED_POLICIES", "Unlabelled", "build_graph", "check_label_spec",
-           "compressed", "graph_name", "gzip_errors", "inner", "open_text", "shorten"]
+__all__ = ["DEFAULT", "DIRECTED_POLICIES", "DirectedInput", "Unlabelled", "build_graph",
+           "check_label_spec", "compressed", "graph_name", "gzip_errors", "inner", "open_text",
+           "shorten"]
 
 
 class _Default:
@@ -28,6 +29,30 @@ default edgemode is directed, and files meant as undirected often leave it out, 
 word alone never turns every distance into an arc-by-arc one), read it as a directed graph,
 or read every edge without its direction."""
 
+
+class DirectedInput(GraphError):
+    """A graph its file says is directed, read with ``directed="error"`` (the default)."""
+
+    _IGNORE = (" to read each edge without its direction (a pair of opposite edges becomes one "
+               "edge labelled by the first of the two)")
+
+    def __init__(self, source: str, name: Any):
+        super().__init__(f"{source}: graph {name!r} is directed; pass ",
+                         Option("directed", "ignore"), self._IGNORE, ", or ",
+                         Option("directed", "keep"), " to compare it as a directed graph, arc "
+                         "by arc")
+        self.source, self.graph_name = source, name
+
+    def __reduce__(self):
+        return type(self), (self.source, self.graph_name)
+
+    def undirected_only(self, what: str) -> GraphError:
+        """The error where ``what`` (a collection) takes undirected graphs only: keeping the
+        directions is no way out there."""
+        return GraphError(f"{self.source}: graph {self.graph_name!r} is directed, and {what} "
+                          "takes undirected graphs only; ",
+                          Words("read the file with gedkit.read_all(..., directed='ignore')",
+                                "pass --directed ignore"), self._IGNORE)
 
 def check_label_spec(spec: Any, which: str) -> None:
     """Reject a ``node_label``/``edge_label`` value that is not None, a name or a list of names
@@ -171,12 +196,7 @@ def build_graph(
     """
     if is_directed:
         if directed == "error":
-            raise GraphError(
-                f"{source}: graph {name!r} is directed; pass ", Option("directed", "ignore"),
-                " to read each edge without its direction (a pair of opposite edges becomes "
-                "one edge labelled by the first of the two), or ", Option("directed", "keep"),
-                " to compare it as a directed graph, arc by arc"
-            )
+            raise DirectedInput(source, name)
         if directed == "ignore":
             edges = _forget_directions(edges)
     # no label named: the attributes decide whether there is an obvious one (see Unnamed)

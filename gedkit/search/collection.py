@@ -566,6 +566,7 @@ class Collection:
 
     def _queries(self, items: Iterable, node_label: Any, edge_label: Any) -> list[Graph]:
         from gedkit.inputs import as_graphs
+        from gedkit.io.common import DirectedInput
 
         mine = self._store.labels()
         for given, stored, what in ((node_label, mine[0], "node_label"),
@@ -580,7 +581,10 @@ class Collection:
         items = list(items)
         if mine != (None, None):
             items = [_unnamed_read(item) for item in items]
-        graphs = as_graphs(items, *mine)
+        try:
+            graphs = as_graphs(items, *mine)
+        except DirectedInput as err:
+            raise err.undirected_only("a collection search") from None
         for g in graphs:
             refuse_directed(g, "collection search")
             if g.loops:  # the filters and batch verification price edges between two nodes
@@ -614,7 +618,7 @@ def _items(graphs: Any, node_label: Any, edge_label: Any,
     from gedkit.errors import GedkitError
     from gedkit.inputs import as_graph, is_file_reference
     from gedkit.io import labels_for, read_graphs
-    from gedkit.io.common import Unlabelled
+    from gedkit.io.common import DirectedInput, Unlabelled
 
     notice = Unlabelled()
     single = isinstance(graphs, os.PathLike) or (
@@ -643,6 +647,8 @@ def _items(graphs: Any, node_label: Any, edge_label: Any,
             raise OptionError(f"add takes an iterable of graphs or a graph file, got "
                               f"{type(graphs).__name__}") from None
         raise
+    except DirectedInput as err:
+        raise err.undirected_only("a collection") from None
     finally:
         notice.warn()
 
