@@ -1054,6 +1054,16 @@ def test_a_damaged_file_or_a_closed_collection_is_one_line(tmp_path):
             use(coll)
 
 
+def test_a_cost_model_needing_attributes_the_collection_lacks_says_to_build_it_again():
+    # the query cannot be read again with other labels: the collection's were fixed when it
+    # was built, so that is what the advice is about
+    coll = _collection(["CCO", "CCN"])
+    with pytest.raises(gedkit.CostModelError,
+                       match=r"read with their format's own node labels: build it again with "
+                             r"node_label='\*'"):
+        coll.range("CCO", 2, costs="letter")
+
+
 def test_directed_graphs_refused_and_nothing_lost():
     import networkx as nx
 

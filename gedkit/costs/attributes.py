@@ -154,11 +154,14 @@ def _values(labels: Sequence[Any], name: str, model: str, kind: str) -> list[Any
     out = []
     for lab in labels:
         if not isinstance(lab, Mapping):
-            raise CostModelError(
+            err = CostModelError(
                 f"cost model {model!r} reads {kind} attribute {name!r}, but got the {kind} label "
                 f"{lab!r}; read the graphs with ", Option(f"{kind}_label", "*"),
                 " to keep all attributes",
             )
+            err.needs = (f"cost model {model!r} reads {kind} attribute {name!r}, but got the "
+                         f"{kind} label {lab!r}", f"{kind}_label")  # for a collection's words
+            raise err
         if name not in lab:
             have = ", ".join(sorted(map(str, lab))) or "none"
             raise CostModelError(

@@ -15,9 +15,11 @@ import numpy as np
 
 from gedkit.budget import PAIR_TIMEOUT, InterruptedWarning, check_number, interruptible
 from gedkit.errors import (
+    CostModelError,
     FormatError,
     GedkitError,
     GraphError,
+    Option,
     OptionError,
     UnseenLabelWarning,
     warn,
@@ -556,12 +558,24 @@ class Collection:
             note = unseen_note(graphs, self._store.vocab, many)
             if note is not None:
                 warn(UnseenLabelWarning(note))
-        if client is not None:
-            results = _run_on_cluster(self, run, graphs, parameter, model, verify, client,
-                                      shards, progress)
-        else:
-            results = _run_queries(self, run, graphs, parameter, model, verify, n_jobs,
-                                   progress)
+        try:
+            if client is not None:
+                results = _run_on_cluster(self, run, graphs, parameter, model, verify, client,
+                                          shards, progress)
+            else:
+                results = _run_queries(self, run, graphs, parameter, model, verify, n_jobs,
+                                       progress)
+        except CostModelError as err:
+            if not hasattr(err, "needs"):
+                raise
+            # the labels are the collection's, read when it was built: build it again
+            what, option = err.needs
+            stored = getattr(self, option)
+            read = (f"{option}={stored!r}" if stored is not None
+                    else f"their format's own {option.split('_')[0]} labels")
+            raise CostModelError(f"{what}; this collection's graphs were read with {read}: "
+                                 "build it again with ", Option(option, "*"),
+                                 " to keep all attributes") from None
         return results if many else results[0]
 
     def _queries(self, items: Iterable, node_label: Any, edge_label: Any) -> list[Graph]:
