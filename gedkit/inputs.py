@@ -120,6 +120,8 @@ def _convert(g: Any, node_label: Any, edge_label: Any, notice: Unlabelled) -> Gr
 def _from_text(text: str, node_label: Any, edge_label: Any, notice: Unlabelled) -> Graph:
     if text.startswith(_SMILES):
         smiles = text[len(_SMILES):]
+        if not smiles.strip():  # RDKit reads "" as a molecule of no atom
+            raise GraphError(f"{text!r}: no SMILES string after 'smiles:'")
         return from_smiles(smiles, *_molecule_labels(node_label, edge_label), name=smiles)
     if is_file_reference(text):
         return read_one(text, notice, node_label, edge_label)

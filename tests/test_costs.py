@@ -318,6 +318,14 @@ def test_missing_attribute_names_attribute_and_model(name, kind, labels, missing
         matrix(labels)
 
 
+def test_a_cost_function_returning_no_number_is_a_clear_error():
+    model = costs.custom(node_sub=lambda a, b: "x")
+    with pytest.raises(CostModelError, match=r"node substitution cost of \('C', 'C'\) is 'x', "
+                                             r"not a number"):
+        model.node_matrix(["C"])
+    assert costs.custom(node_sub=lambda a, b: np.float32(2)).node_matrix(["C"])[0, 0] == 2.0
+
+
 def test_bad_labels_are_clear_errors():
     with pytest.raises(CostModelError, match=r"letter.*'x'.*node_label='\*'"):
         costs.letter().node_matrix(["A"])

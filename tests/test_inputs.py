@@ -227,3 +227,15 @@ def test_option_spelling():
     assert Option("node_label", ["a", "b"]).render(cli=True) == "--node-label a,b"
     assert Option("node_label", ["a", "b"]).render(cli=False) == "node_label=['a', 'b']"
     assert Option("graph_dir").render(cli=True) == "--graph-dir GRAPH_DIR"
+
+
+@pytest.mark.parametrize("text, says", [
+    ("", "an empty name is no graph file"),
+    ("smiles:", "no SMILES string after 'smiles:'"),
+    (".", "is a folder, not a graph file"),
+])
+def test_empty_names_and_folders_are_no_graphs(text, says):
+    # '' was the current folder, read as a file of unknown format; 'smiles:' a molecule of no
+    # atom (a distance to nothing, silently)
+    with pytest.raises(gedkit.GedkitError, match=says):
+        gedkit.ged(text, "CCN")

@@ -206,12 +206,17 @@ def _call(function, args: tuple, what: str, labels: Any) -> Any:
     """``function(*args)``, with a failure reported as the exact cost and labels it was
     asked for."""
     try:
-        return function(*args)
+        value = function(*args)
     except CostModelError:
         raise
     except Exception as exc:  # a user callable failed on these labels: say which
         raise CostModelError(f"the {what} cost of {labels!r} failed: "
                              f"{type(exc).__name__}: {exc}") from exc
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise CostModelError(f"the {what} cost of {labels!r} is {value!r}, not a number") \
+            from None
 
 
 def _checked(mat: np.ndarray, k: int, model: CostModel, kind: str) -> np.ndarray:

@@ -366,6 +366,11 @@ def labels_for(path: str | Path, node_label: Any, edge_label: Any) -> tuple[Any,
 def _locate(path: str | Path) -> tuple[Path, str | None]:
     """The file and the graph selector of ``FILE#ID``; a path that exists wins."""
     text = str(path)
+    if not text.strip():
+        raise OptionError("an empty name is no graph file (give a file, FILE#ID, or a SMILES "
+                          "string)")
+    if Path(path).is_dir():
+        raise OptionError(f"{text} is a folder, not a graph file")
     if "#" not in text or Path(path).exists():
         return Path(path), None
     file, _, selector = text.rpartition("#")
