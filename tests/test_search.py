@@ -983,6 +983,9 @@ def test_shards_searched_apart_and_merged_equal_the_whole(tmp_path):
     parts = merge([s.knn("CCCO", 5) for s in shards])
     assert [h.distance for h in parts.hits] == [h.distance for h in whole.hits]
     assert parts.certified and parts.stats["screened"] == len(coll)
+    with pytest.raises(OptionError, match="at most one shard per graph"):  # no empty files
+        coll.split(len(coll) + 1, tmp_path / "more")
+    assert not (tmp_path / "more").exists()
 
 
 def test_node_maps_on_request():

@@ -381,7 +381,8 @@ def _write_csv(out: Any, results: list[SearchResult], node_map: bool) -> int:
                              *([""] if node_map else [])])
             rows += 1
         for rank, h, status in listed:
-            row = [result.query, rank, h.id, h.distance, h.lower_bound, h.upper_bound,
+            row = [result.query, rank, h.id,
+                   *(x + 0.0 for x in (h.distance, h.lower_bound, h.upper_bound)),  # no -0.0
                    "true" if h.optimal else "false",
                    "interrupted" if result.interrupted else status]
             if node_map:
@@ -483,11 +484,11 @@ def _bounds(h: Hit, fmt, always: bool = False) -> str:
 
 
 def _distance(x: float) -> str:
-    return f"{x:g}"
+    return f"{x + 0.0:g}"  # (+ 0.0: a bound of -0.0 prints as 0)
 
 
 def _similarity(x: float) -> str:
-    return f"{x:.4g}"
+    return f"{x + 0.0:.4g}"
 
 
 def _stages(stats: dict, ranked: bool) -> str:

@@ -354,6 +354,9 @@ class Collection:
         machines) and combine the answers with :func:`gedkit.search.merge`."""
         if not isinstance(parts, int) or isinstance(parts, bool) or parts < 1:
             raise OptionError(f"parts must be a positive integer, got {parts!r}")
+        if parts > max(len(self), 1):  # (empty shards: files that hold nothing)
+            raise OptionError(f"parts={parts} for {len(self)} graphs: at most one shard per "
+                              "graph")
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         node_label, edge_label = self._store.labels()

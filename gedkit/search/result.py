@@ -37,7 +37,7 @@ class Hit:
 
 
 def _num(x: float) -> float | None:
-    return None if math.isinf(x) else float(x)
+    return None if math.isinf(x) else float(x) + 0.0  # -0.0 as 0.0
 
 
 @dataclass
