@@ -216,6 +216,23 @@ def test_ctrl_c_while_building_keeps_the_batches_written(capsys, tmp_path, monke
     gedkit.write(gedkit.Graph({0: "C"}, name="c"), other)
     code, out, err = run(capsys, "collection", "build", tmp_path / "y.gdb", other)
     assert code == 130 and "nothing was written" in err and not (tmp_path / "y.gdb").exists()
+    # interrupted before the first batch was written: no empty file left to stop the same
+    # command next time ("exists already")
+    monkeypatch.setattr(collection, "BATCH", 100)
+    code, out, err = run(capsys, "collection", "build", tmp_path / "z.gdb", source,
+                         "--ids", "numbers")
+    assert code == 130 and "nothing was written" in err and not (tmp_path / "z.gdb").exists()
+    # --overwrite builds beside the old collection: interrupted, it is left as it was
+    before = (tmp_path / "x.gdb").read_bytes()
+    monkeypatch.setattr(collection, "BATCH", 10)
+    code, out, err = run(capsys, "collection", "build", tmp_path / "x.gdb", source,
+                         "--ids", "numbers", "--overwrite")
+    assert code == 130 and f"{tmp_path / 'x.gdb'} is as it was" in err
+    assert (tmp_path / "x.gdb").read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["unused.json", "unused.smi", "x.gdb"]
+    monkeypatch.undo()
+    code, out, _ = run(capsys, "collection", "build", tmp_path / "x.gdb", source, "--overwrite")
+    assert code == 0 and Collection.open(tmp_path / "x.gdb").ids == ["c"]
 
 
 def test_a_smiles_library_is_read_once(capsys, tmp_path, monkeypatch):

@@ -130,34 +130,46 @@ def run_build(args: argparse.Namespace) -> int:
         return 130
     finally:
         _note(args)
+    # --overwrite builds beside the old file and replaces it once done: an error or Ctrl-C
+    # midway leaves the old collection as it was
+    target = lib.with_name(f".{lib.name}.{os.getpid()}.building") if args.overwrite else lib
+    if existing is None and target.exists():
+        target.unlink()  # (a build of this process id that died midway)
     coll = existing if existing is not None else Collection.create(
-        lib, node_label=node_label, edge_label=edge_label, overwrite=args.overwrite)
+        target, node_label=node_label, edge_label=edge_label)
     before = len(coll)
     if graphs is None:
         graphs = _stream(args.files, options, args)
     try:
         added = coll.add(graphs, ids=ids)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, GedkitError, OSError) as err:
         committed = len(coll) - before
-        print(f"gedkit: interrupted: {committed:,} graphs were committed to {lib} (whole "
-              f"batches of {BATCH:,}; nothing of the batch under way)", file=sys.stderr)
-        return 130
-    except (GedkitError, OSError):
-        committed = len(coll) - before
+        stopped = isinstance(err, KeyboardInterrupt)
+        if existing is None and (args.overwrite or not committed):
+            coll.close()  # made by this command: nothing of it is kept
+            target.unlink()
+            if stopped:
+                print(f"gedkit: interrupted: nothing was written"
+                      f"{f'; {lib} is as it was' if args.overwrite else ''}", file=sys.stderr)
+                return 130
+            raise
+        if stopped:
+            print(f"gedkit: interrupted: {committed:,} graphs were committed to {lib} (whole "
+                  f"batches of {BATCH:,}; nothing of the batch under way)", file=sys.stderr)
+            return 130
         if committed:
             print(f"gedkit: note: {committed:,} graphs were committed to {lib} before the error",
                   file=sys.stderr)
-        elif existing is None:
-            coll.close()
-            lib.unlink()  # made by this command and still empty
         raise
     finally:
         _note(args)
     total = len(coll)
     coll.close()
     if not added and existing is None:
-        lib.unlink()
+        target.unlink()
         raise GedkitError(f"no graphs in {', '.join(args.files)}")
+    if target != lib:
+        os.replace(target, lib)
     tell_skipped(skipped)
     what = "names" if ids is not None else "numbers"
     print(f"{lib}: {counted(added, 'graph')} added ({total:,} in all; ids: {what}), "
