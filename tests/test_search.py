@@ -224,6 +224,23 @@ def test_a_reader_sees_what_another_writer_commits(tmp_path):
     assert [h.id for h in reader.knn("CCF", 1).hits] == ["f"] and len(reader) == 5
 
 
+def test_two_writers_of_one_file_each_see_what_the_other_added(tmp_path):
+    """Two handles (or processes) adding to one file in turn: each batch is encoded with the
+    labels and ids the other committed (a stale vocabulary made the second add fail with a
+    false "id is there already")."""
+    path = tmp_path / "lib.gdb"
+    Collection.create(path).close()
+    one, two = Collection.open(path, mode="a"), Collection.open(path, mode="a")
+    one.add(["C[Se]C"], ids=["se"])
+    two.add(["C[Te]C"], ids=["te"])  # a label the first one introduced meanwhile
+    one.add(["CCO"])
+    two.add(["CCN"])  # numbered after the other's
+    reader = Collection.open(path)
+    assert reader.ids == ["se", "te", 0, 1]
+    for graph_id, smiles in (("se", "C[Se]C"), ("te", "C[Te]C"), (0, "CCO"), (1, "CCN")):
+        assert reader.range(smiles, 0).ids == [graph_id]
+
+
 def test_records_held_in_memory_follow_adds_and_removes(tmp_path, monkeypatch):
     """The verification records a collection holds in memory give the answers the file's
     give, and an add or a remove after a search is seen by the next one (the held copy is

@@ -315,6 +315,9 @@ class Collection:
         return added
 
     def _write(self, batch: list[Graph], ids, added: int, next_id: int) -> tuple[int, int]:
+        if self._store.changed():  # another handle wrote since: its labels and ids count
+            self._forget()
+            next_id = max(next_id, int(self._store.meta["next_id"]))
         if ids is None:
             chosen = list(range(next_id, next_id + len(batch)))
             while self._store.existing([id_text(i) for i in chosen]):  # user ids in the way

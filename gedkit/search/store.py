@@ -281,9 +281,13 @@ class Store:
         except BaseException as err:
             for kind, v in self.vocab.items():
                 v.forget(sizes[kind])
-            if isinstance(err, sqlite3.IntegrityError):
+            if isinstance(err, sqlite3.IntegrityError) and "graphs.id" in str(err):
                 raise OptionError(f"{self.where}: a graph id of this batch is there already "
                                   "(ids must be unique)") from None
+            if isinstance(err, sqlite3.IntegrityError):  # label ordinals taken meanwhile
+                raise GedkitError(f"{self.where}: another process added graphs while this "
+                                  "batch was prepared; nothing of it was written, add it "
+                                  "again") from None
             if isinstance(err, sqlite3.DatabaseError):
                 raise GedkitError(f"{self.where}: cannot write ({err})") from None
             raise
