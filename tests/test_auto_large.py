@@ -73,3 +73,20 @@ def test_auto_on_large_pairs_is_never_worse_than_its_cheap_start(monkeypatch, pa
         assert r.upper_bound == min(s["upper_bound"] for s in r.stats["stages"])
         assert r.lower_bound == max(s["lower_bound"] for s in r.stats["stages"])
         assert r.lower_bound <= r.upper_bound
+
+
+def test_a_map_no_step_improved_says_why(monkeypatch):
+    # on thousands of nodes one assignment step may not fit what is left: IPFP, and auto
+    # after it, return the starting map and say why the gap is what it is (they said nothing)
+    from gedkit.solvers.heuristics import ipfp
+
+    rng = np.random.default_rng(4)
+    p = costs.uniform().compile(random_graph(rng, 40, p=0.2), random_graph(rng, 40, p=0.2))
+    monkeypatch.setattr(ipfp, "lsape_seconds", lambda n1, n2: 1e6)  # no step is affordable
+    r = get_solver("ipfp").solve(p, Budget(timeout=1))
+    assert r.stats["iterations"] == 0 and not r.optimal
+    assert r.stats["stopped"] == "time limit: one assignment step does not fit the time left"
+    monkeypatch.setattr(auto_module, "IPFP_FIRST_FROM_NODES", 10)
+    monkeypatch.setattr(auto_module, "lsape_seconds", lambda n1, n2: 1e6)
+    r = get_solver("auto").solve(p, Budget(timeout=0.2))
+    assert not r.optimal and r.stats["stopped"]  # the last stage's reason

@@ -140,10 +140,12 @@ class Auto(Solver):
         stages: list[dict] = []
         best: Result | None = None
         lower = 0.0
+        why = None  # the last stage's reason for stopping short
 
         def record(result: Result) -> None:
-            nonlocal best, lower
+            nonlocal best, lower, why
             lower = max(lower, result.lower_bound)
+            why = result.stats.get("stopped", why)
             stages.append({"method": result.method, "lower_bound": result.lower_bound,
                            "upper_bound": result.upper_bound, "time": result.time})
             if best is None or result.upper_bound < best.upper_bound:
@@ -225,9 +227,12 @@ class Auto(Solver):
         assert best is not None
         # a stage replaces the incumbent only by a strictly better map, so the winner is the
         # stage that found the final map (exact search may only have proved it optimal)
+        stats = {"winner": best.method, "stages": stages}
+        if why is not None and lower < best.upper_bound:  # unproven: the last reason given
+            stats["stopped"] = why
         return Result.from_assignment(
             problem, best.assignment, lower, self.name, time=time.perf_counter() - t0,
-            stats={"winner": best.method, "stages": stages},
+            stats=stats,
         )
 
     def _memory(self, budget: Budget) -> int | None:

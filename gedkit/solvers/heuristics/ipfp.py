@@ -224,7 +224,12 @@ class IPFP(Solver):
             iterations += its
             if cost < best_cost:
                 best, best_cost = forward, cost
+        stats: dict = {"iterations": iterations}
+        if not iterations and best_cost > s.lower_bound + tolerance(s.lower_bound):
+            # not one step paid for (an assignment on thousands of nodes): say why the map is
+            # the starting one
+            stats["stopped"] = "time limit: one assignment step does not fit the time left"
         return Result.from_assignment(
             problem, best, s.lower_bound, self.name, time=time.perf_counter() - t0,
-            stats={"iterations": iterations},
+            stats=stats,
         )
