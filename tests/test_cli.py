@@ -507,3 +507,25 @@ def test_an_sqlite_error_from_any_command_is_one_line(capsys, monkeypatch):
     monkeypatch.setattr(_info, "run_methods", damaged)
     code, out, err = run(capsys, "methods")
     assert_one_line_error(code, out, err, "SQLite: database disk image is malformed")
+
+
+def test_the_command_line_limit_covers_reading_the_graphs(capsys, monkeypatch):
+    # as gedkit.ged's limit covers its reading: a 2,000-node GraphML file takes most of a
+    # second to read, which the reported time left out and the solve did not give up
+    import gedkit.api
+    from gedkit.cli import _ged
+
+    real_read, real_ged, given = _ged.read_pair, gedkit.api.ged, []
+
+    def slow_read(args):
+        time.sleep(0.3)
+        return real_read(args)
+
+    def ged(*args, **kwargs):
+        given.append(kwargs["timeout"])
+        return real_ged(*args, **kwargs)
+
+    monkeypatch.setattr(_ged, "read_pair", slow_read)
+    monkeypatch.setattr(gedkit.api, "ged", ged)
+    code, out, _ = run(capsys, "ged", "smiles:CCO", "smiles:CCN", "--timeout", "5", "--json")
+    assert code == 0 and given[0] <= 4.7 and json.loads(out)["time"] >= 0.3

@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import time
 from typing import TYPE_CHECKING, Any
 
 from gedkit.cli._args import COMMAND_TIMEOUT, add_solver_arguments, print_result, solve_options
-from gedkit.cli._inputs import add_input_arguments, add_pair_arguments, read_pair
+from gedkit.cli._inputs import (
+    add_input_arguments,
+    add_pair_arguments,
+    left_after_reading,
+    read_pair,
+)
 from gedkit.errors import OptionError, counted
 
 if TYPE_CHECKING:  # the solvers load when a command runs, not when the parser is built
@@ -91,11 +97,15 @@ def run(args: argparse.Namespace) -> int:
     if args.steps and args.draw is None:
         raise OptionError("--steps draws the edit path step by step: give --draw OUT too")
     check_draw(args)
+    started = time.perf_counter()
     g1, g2 = read_pair(args)
     fixed = [node_pair(text, g1, g2, "--fixed") for text in args.fixed]
     forbidden = [node_pair(text, g1, g2, "--forbidden") for text in args.forbidden]
-    result = ged(g1, g2, costs=args.costs, method=args.method, timeout=args.timeout,
-                 fixed=fixed, forbidden=forbidden, **options)
+    reading = time.perf_counter() - started
+    result = ged(g1, g2, costs=args.costs, method=args.method,
+                 timeout=left_after_reading(args, started), fixed=fixed, forbidden=forbidden,
+                 **options)
+    result.time += reading  # what the command spent, its reading included
     drop = ("node_map", "edit_path") if args.no_path else ()
     text = "" if args.json else report(result, args.threshold, path=not args.no_path)
     print_result(result, args.json, drop, text)

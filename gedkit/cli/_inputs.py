@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -111,6 +112,15 @@ def read_options(args: argparse.Namespace) -> dict[str, Any]:
         "graph_dir": args.graph_dir,
     }
     return {key: value for key, value in given.items() if value is not None}
+
+
+def left_after_reading(args: argparse.Namespace, started: float) -> float | None:
+    """``--timeout`` less the seconds since ``started`` (reading the two graphs: a limit
+    covers the whole command, as ``gedkit.ged``'s covers its reading), at least a
+    millisecond; None without a limit."""
+    if args.timeout is None or not args.timeout > 0:  # (a bad one: the solve says so)
+        return args.timeout
+    return max(args.timeout - (time.perf_counter() - started), 1e-3)
 
 
 def read_pair(args: argparse.Namespace) -> tuple[Graph, Graph]:

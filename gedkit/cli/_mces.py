@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import time
 from typing import TYPE_CHECKING, Any
 
 from gedkit.cli._args import COMMAND_TIMEOUT, add_solver_arguments, parse_options, print_result
@@ -15,7 +16,12 @@ from gedkit.cli._ged import (
     finish,
     write_picture,
 )
-from gedkit.cli._inputs import add_input_arguments, add_pair_arguments, read_pair
+from gedkit.cli._inputs import (
+    add_input_arguments,
+    add_pair_arguments,
+    left_after_reading,
+    read_pair,
+)
 
 if TYPE_CHECKING:  # the methods load when the command runs, not when the parser is built
     from gedkit.mces.result import MCESResult
@@ -53,8 +59,12 @@ def run(args: argparse.Namespace) -> int:
     if args.memory is not None:
         options["memory"] = parse_size(args.memory)
     check_draw(args)
+    started = time.perf_counter()
     g1, g2 = read_pair(args)
-    result = mces(g1, g2, args.mces_method, timeout=args.timeout, **options)
+    reading = time.perf_counter() - started
+    result = mces(g1, g2, args.mces_method, timeout=left_after_reading(args, started),
+                  **options)
+    result.time += reading  # what the command spent, its reading included
     drop = ("node_map", "edges") if args.no_map else ()
     text = "" if args.json else report(result, mapping=not args.no_map)
     print_result(result, args.json, drop, text)
