@@ -241,6 +241,16 @@ def test_two_writers_of_one_file_each_see_what_the_other_added(tmp_path):
         assert reader.range(smiles, 0).ids == [graph_id]
 
 
+def test_numbered_ids_never_read_like_a_name_already_there():
+    # a collection named by digit strings ("0", "1": SMILES titles) and graphs added without
+    # ids: numbering them 0, 1 gave two graphs that print alike (CSV, text, FILE#1)
+    coll = Collection()
+    coll.add(["CCO", "CCN"], ids=["0", "1"])
+    coll.add(["CCC", "CCS"])
+    assert coll.ids == ["0", "1", 2, 3]
+    assert len({str(i) for i in coll.ids}) == 4
+
+
 def test_records_held_in_memory_follow_adds_and_removes(tmp_path, monkeypatch):
     """The verification records a collection holds in memory give the answers the file's
     give, and an add or a remove after a search is seen by the next one (the held copy is

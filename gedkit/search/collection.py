@@ -320,7 +320,9 @@ class Collection:
             next_id = max(next_id, int(self._store.meta["next_id"]))
         if ids is None:
             chosen = list(range(next_id, next_id + len(batch)))
-            while self._store.existing([id_text(i) for i in chosen]):  # user ids in the way
+            # user ids in the way, as numbers or as the same digits in a string (graph 1 and
+            # graph "1" would print alike in every output and FILE#1)
+            while self._store.existing([t for i in chosen for t in (id_text(i), id_text(str(i)))]):
                 next_id += len(batch)
                 chosen = list(range(next_id, next_id + len(batch)))
             next_id += len(batch)
