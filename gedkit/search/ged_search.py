@@ -270,9 +270,6 @@ def _verify_together(coll, pending: list, tau: float, verify: Verifier) -> dict[
         return {}  # one query: its own batch does the same
     tick = time.perf_counter()
     sig = coll._signatures_by_size()
-    if verify.query_timeout is not None:  # the likeliest hits first, for each query
-        together = [(i, _by_bound(rows, sig, filt, _within(tau)), stages, filt)
-                    for i, rows, stages, filt in together]
     batch = BatchVerifier(*shared, [p[3].record for p in together])
     rowids = [sig.rowids[p[1]] for p in together]
     which = np.repeat(np.arange(len(together)), [len(r) for r in rowids])
@@ -355,7 +352,7 @@ def range_queries(coll, queries: list[Graph], tau: float, model: CostModel, veri
     # place of the stages for a query without candidates
     pending: list = []
     waiting = 0  # their candidates
-    for first, ends, lefts, found, _, seconds in passes:
+    for first, ends, lefts, found, bounds, seconds in passes:
         interrupted = interrupted_now()  # the pass is one compiled call
         for i, (a, b, left) in enumerate(zip(ends, ends[1:], lefts, strict=False), first):
             if a == b:
@@ -368,7 +365,10 @@ def range_queries(coll, queries: list[Graph], tau: float, model: CostModel, veri
                 pending.append((i, None, answer, None))
             else:
                 stages = _Stages(len(sig))
-                rows = np.sort(found[a:b])
+                # under a time limit the likeliest hits first (the filter's bound, then row
+                # order); else row order, the records' order in memory
+                rows = (found[a:b][np.lexsort((found[a:b], bounds[a:b]))]
+                        if verify.query_timeout is not None else np.sort(found[a:b]))
                 stages.stats["candidates"] = left
                 stages.stats["seconds"]["filter"] = seconds
                 pending.append((i, rows, stages, GedFilter(model, queries[i], vocab,
@@ -397,7 +397,8 @@ def _answer_pending(coll, queries: list[Graph], pending: list, tau: float, limit
         stages.t = time.perf_counter()
         spent = stages.stats["seconds"].get("verify", 0.0)
         answers.append(_verified(coll, queries[j], tau, limit, rows, sig, model, verify, filt,
-                                 stages, progress, known.get(j), ids=False, spent=spent))
+                                 stages, progress, known.get(j), ids=False, spent=spent,
+                                 ordered=True))
         if answers[-1].interrupted:
             break
     found = [h for r in answers for h in r.hits + r.undecided]
@@ -446,11 +447,12 @@ def _filtered(filt: GedFilter, sig, limit: float, stages: _Stages) -> np.ndarray
 def _verified(coll, query: Graph, tau: float, limit: float, rows: np.ndarray, sig, model,
               verify: Verifier, filt: GedFilter | None, stages: _Stages,
               progress, known: dict[int, Outcome] | None = None, ids: bool = True,
-              spent: float = 0.0) -> SearchResult:
+              spent: float = 0.0, ordered: bool = False) -> SearchResult:
     """The range answer from the candidate ``rows``: each verified within ``tau`` (those in
     ``known`` already, in ``spent`` seconds), within ``verify.query_timeout`` seconds in all
-    (then the candidates not reached are undecided, with their filter bounds). Its hits' ids
-    are the collection's rowids unless ``ids``."""
+    (then the candidates not reached are undecided, with their filter bounds), in
+    increasing order of their filters' bound under that limit (``ordered``: ``rows`` are in
+    that order already). Its hits' ids are the collection's rowids unless ``ids``."""
     if not len(rows):
         stages.done("verify")
         return _none_within(query, tau, stages.stats)
@@ -462,7 +464,7 @@ def _verified(coll, query: Graph, tau: float, limit: float, rows: np.ndarray, si
     if progress is not None:
         progress.expect(len(rows))
     seconds = None if verify.query_timeout is None else max(verify.query_timeout - spent, 0.0)
-    if seconds is not None and filt is not None:  # the likeliest hits first
+    if seconds is not None and filt is not None and not ordered:  # the likeliest hits first
         rows = _by_bound(rows, sig, filt, limit)
     with within(seconds) as deadline:
         try:
