@@ -15,11 +15,13 @@ Range: the first ``--range-queries`` molecules of the collection itself as queri
 AIDS queries have few MOSES molecules within 7 edits) at ``τ = --range-tau`` (7: tens of
 thousands of candidates a query, up to minutes each), each without a limit and under each limit of
 ``--limits``, taking turns: seconds, candidates left unverified (undecided), and whether every
-hit found under the limit is a hit of the unlimited search with the same distance. Usage::
+hit found under the limit is a hit of the unlimited search with the same distance; with
+``--range-batch N``, N of them in one call too (their candidates verified in shared batches,
+each query held to its own limit). Usage::
 
     python benchmarks/search_query_timeout.py [--size 100000] [--k 3] [--limits 2,10] \\
         [--unbounded 3] [--cap 600] [--folder /tmp/gedkit-scale] [--range-tau 7] \\
-        [--range-queries 3] [--no-knn]
+        [--range-queries 3] [--range-batch 0] [--no-knn]
 
 Prints Markdown (paste it into benchmarks/RESULTS.md).
 """
@@ -69,6 +71,31 @@ def range_rows(coll, queries: list, tau: float, limits: list[float]) -> None:
                   f"{'yes' if agree else 'NO'} |", flush=True)
 
 
+def range_batch(coll, queries: list, tau: float, limits: list[float]) -> None:
+    """The ``queries`` answered in one call (their candidates verified in shared batches),
+    without a limit and under each of ``limits``: the call's seconds against the queries'
+    limits summed, and per query its hits, undecided graphs and its own seconds."""
+    print(f"\nRange at τ = {tau:g}, {len(queries)} queries in one call:\n")
+    print("| query_timeout | call s | limit x queries | hits | undecided | queries timed out | "
+          "largest s of a query | hits agree |")
+    print("|---:|---:|---:|---:|---:|---:|---:|:---:|")
+    whole = None
+    for limit in [None, *limits]:
+        t = time.perf_counter()
+        rs = coll.range(queries=queries, tau=tau, progress=False, query_timeout=limit)
+        seconds = time.perf_counter() - t
+        if whole is None:
+            whole = [{h.id: h.distance for h in r.hits} for r in rs]
+        agree = all(w.get(h.id) == h.distance for w, r in zip(whole, rs, strict=True)
+                    for h in r.hits)
+        own = max(sum(r.stats["seconds"].values()) for r in rs)
+        print(f"| {'none' if limit is None else f'{limit:g} s'} | {seconds:.2f} | "
+              f"{'' if limit is None else f'{limit * len(queries):g}'} | "
+              f"{sum(len(r.hits) for r in rs):,} | {sum(len(r.undecided) for r in rs):,} | "
+              f"{sum(r.timed_out for r in rs)} | {own:.2f} | {'yes' if agree else 'NO'} |",
+              flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
@@ -83,6 +110,8 @@ def main() -> None:
     ap.add_argument("--range-tau", type=float, default=7.0)
     ap.add_argument("--range-queries", type=int, default=3, help="0: no range part")
     ap.add_argument("--no-knn", action="store_true", help="the range part only")
+    ap.add_argument("--range-batch", type=int, default=0,
+                    help="also that many of the collection's molecules as queries of one call")
     args = ap.parse_args()
 
     queries = chang_queries(args.data, args.queries)
@@ -92,6 +121,9 @@ def main() -> None:
     if args.range_queries:
         own = [coll.get(i) for i in coll.ids[:args.range_queries]]
         range_rows(coll, own, args.range_tau, limits)
+    if args.range_batch:
+        batch = [coll.get(i) for i in coll.ids[:args.range_batch]]
+        range_batch(coll, batch, args.range_tau, limits)
     if args.no_knn:
         return
     runs = {}
