@@ -540,14 +540,16 @@ def test_csv_rows_of_an_interrupted_query_say_so(lib):
     answered = Collection.open(lib).knn("CCO", 2)
     stopped = dataclasses.replace(answered, query="stopped", interrupted=True)
     empty = dataclasses.replace(answered, query="empty", hits=[], interrupted=True)
+    late = dataclasses.replace(answered, query="late", hits=[], timed_out=True)
+    alone = dataclasses.replace(answered, query="alone", hits=[])
     out = io.StringIO()
-    _write_csv(out, [answered, stopped, empty], node_map=True)
+    _write_csv(out, [answered, stopped, empty, late, alone], node_map=True)
     rows = list(csv.DictReader(io.StringIO(out.getvalue())))
-    assert {r["status"] for r in rows if r["query"] not in ("stopped", "empty")} == {"hit"}
+    assert [r["status"] for r in rows if r["query"] == answered.query] == ["hit"] * 2
     assert [r["status"] for r in rows if r["query"] == "stopped"] == ["interrupted"] * 2
-    # stopped before it found anything: one row all the same, every column present
-    assert [(r["status"], r["id"], r["node_map"]) for r in rows if r["query"] == "empty"] == [
-        ("interrupted", "", "")]
+    # nothing to list: one row all the same, every column present, saying why
+    assert [(r["query"], r["status"], r["id"], r["node_map"]) for r in rows[4:]] == [
+        ("empty", "interrupted", "", ""), ("late", "timed out", "", ""), ("alone", "none", "", "")]
 
 
 @needs_mces

@@ -120,7 +120,8 @@ def register(subparsers: Any) -> None:
         "--csv", metavar="OUT",
         help=f"write one CSV row per hit to OUT ('-' = stdout): {', '.join(CSV_COLUMNS)} "
              "(status: hit, uncertain for a k-nearest hit whose place is not proven, "
-             "undecided, or interrupted for a query Ctrl-C stopped)",
+             "undecided, or interrupted for a query Ctrl-C stopped; a query with nothing to "
+             "list has one row: none, timed out or interrupted)",
     )
     add_draw_arguments(parser, "each query and its hits with their distances (up to 8 "
                        "queries)")
@@ -366,8 +367,9 @@ def _write_csv(out: Any, results: list[SearchResult], node_map: bool) -> int:
     proven: ``SearchResult.uncertain``) and per undecided graph (``status`` undecided, no
     rank); a ``node_map`` column (JSON) with ``--node-map``. Every row of a query that Ctrl-C
     stopped says ``interrupted`` instead: its hits so far are not its answer (a kNN query's
-    list may lack true neighbours), and a reader of the file must be able to tell; such a
-    query with nothing found yet gets one row of its own, with only its name and status."""
+    list may lack true neighbours), and a reader of the file must be able to tell. A query
+    with nothing to list gets one row of its own, with only its name and status: ``none``
+    (no graph near), ``timed out`` (its time limit came first) or ``interrupted``."""
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS + (("node_map",) if node_map else ()))
     rows = 0
@@ -376,8 +378,10 @@ def _write_csv(out: Any, results: list[SearchResult], node_map: bool) -> int:
         listed = [(rank, h, "uncertain" if h.id in doubted else "hit")
                   for rank, h in enumerate(result.hits, start=1)]
         listed += [("", h, "undecided") for h in result.undecided]
-        if result.interrupted and not listed:
-            writer.writerow([result.query, *[""] * (len(CSV_COLUMNS) - 2), "interrupted",
+        if not listed:  # every query has a row: "none" (no graph near), or why none yet
+            why = ("interrupted" if result.interrupted else
+                   "timed out" if result.timed_out else "none")
+            writer.writerow([result.query, *[""] * (len(CSV_COLUMNS) - 2), why,
                              *([""] if node_map else [])])
             rows += 1
         for rank, h, status in listed:
