@@ -481,6 +481,18 @@ def test_cli_ged_draw(capsys, graph_files, tmp_path):
     assert code == 0 and (tmp_path / "s.png").stat().st_size > 1000
 
 
+def test_cli_steps_of_a_long_path_are_drawn_all_the_same(capsys, tmp_path):
+    # 15 operations: more than a step strip's default 12, so a panel each up to the strip's
+    # most; 55: one picture, said (an exit 2 after the answer lost the picture for nothing)
+    for b, count, strip in (("smiles:OCC", 15, True), ("smiles:O", 55, False)):
+        out_svg = tmp_path / f"{count}.svg"
+        code, _, err = _cli(capsys, "ged", "smiles:" + "C" * (10 if strip else 28), b,
+                            "--draw", str(out_svg), "--steps")
+        assert code == 0 and out_svg.stat().st_size > 1000
+        assert ("drawn in one picture" in err) == (not strip)
+        assert (f"{count} operations" in out_svg.read_text()) or not strip
+
+
 def test_cli_mces_draw(capsys, graph_files, tmp_path):
     code, _, _ = _cli(capsys, "mces", *graph_files, "--draw", str(tmp_path / "m.png"))
     assert code == 0 and (tmp_path / "m.png").stat().st_size > 1000

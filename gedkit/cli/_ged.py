@@ -90,6 +90,22 @@ def write_picture(args: argparse.Namespace, picture: Any) -> None:
     print(f"gedkit: picture written to {args.draw}", file=sys.stderr)
 
 
+def _draw_pair(result: Any, out: str, steps: bool) -> None:
+    """The picture of ``--draw``: with ``--steps`` one panel per operation, as many as the
+    path has up to the strip's most; a longer path in one picture, said on stderr (the
+    answer is printed already: failing here lost the picture for nothing)."""
+    import sys
+
+    from gedkit.draw.steps import MAX_STEPS
+
+    count = len(result.edit_path) if steps else 0
+    if count > MAX_STEPS:
+        print(f"gedkit: note: the edit path has {count} operations, more than a step strip "
+              f"shows ({MAX_STEPS}); drawn in one picture", file=sys.stderr)
+        steps = False
+    result.draw(out, steps=steps, **({"max_steps": max(count, 1)} if steps else {}))
+
+
 def run(args: argparse.Namespace) -> int:
     from gedkit.api import ged
 
@@ -109,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
     drop = ("node_map", "edit_path") if args.no_path else ()
     text = "" if args.json else report(result, args.threshold, path=not args.no_path)
     print_result(result, args.json, drop, text)
-    write_picture(args, lambda out: result.draw(out, steps=args.steps))
+    write_picture(args, lambda out: _draw_pair(result, out, args.steps))
     return finish(result, args)
 
 
