@@ -132,6 +132,7 @@ def _polished(result, budget: Budget):
 
 
 _BLOCK = 1024  # candidates verified between checks for Ctrl-C
+_READ_AHEAD = 32  # graphs read at a time for the pairs solved one by one
 #: the share of the per-pair time limit a kNN scan gives a graph the batch kernel does not
 #: take (large label vocabularies: Protein, GREC; methods other than astar and exact)
 #: before setting it aside, as the kernel's first share does: the k-th distance falls from
@@ -201,12 +202,16 @@ class _Checker:
             if self.progress is not None:
                 self.progress.verified(decided)
             return outs
-        graphs = self.coll._store.graphs(rest)
+        graphs: dict = {}  # read a few at a time as the loop reaches them: a time limit
+        # may stop it after the first (decoding them all first took seconds past the limit)
+        ahead = iter([rest[k:k + _READ_AHEAD] for k in range(0, len(rest), _READ_AHEAD)])
         aside = (share is None and defer and kernel and self.batch is None
                  and self.verify.timeout is not None)
         share = PAIR_SHARE if aside else share
         for i, rowid in enumerate(rowids):
             if outs[i] is None and not self.interrupted:
+                if rowid not in graphs:
+                    graphs = self.coll._store.graphs(next(ahead))
                 outs[i] = out = self.verify(self.query, graphs[rowid], threshold, share)
                 self.interrupted = interrupted_now()
                 if (aside and not out.optimal and not self.interrupted
