@@ -529,3 +529,16 @@ def test_the_command_line_limit_covers_reading_the_graphs(capsys, monkeypatch):
     monkeypatch.setattr(gedkit.api, "ged", ged)
     code, out, _ = run(capsys, "ged", "smiles:CCO", "smiles:CCN", "--timeout", "5", "--json")
     assert code == 0 and given[0] <= 4.7 and json.loads(out)["time"] >= 0.3
+
+
+def test_sigterm_is_never_swallowed_where_ctrl_c_is_ignored():
+    # a background job of a non-interactive shell starts with SIGINT ignored: SIGTERM, which
+    # the command line takes as Ctrl-C, must still end it outside a solve
+    from gedkit.cli import _terminate_as_interrupt
+
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            _terminate_as_interrupt(signal.SIGTERM, None)
+    finally:
+        signal.signal(signal.SIGINT, previous)

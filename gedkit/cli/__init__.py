@@ -59,6 +59,8 @@ def _terminate_as_interrupt(signum: int, frame: object) -> None:
     handler = signal.getsignal(signal.SIGINT)
     if callable(handler):
         handler(signal.SIGINT, frame)
+    else:  # Ctrl-C ignored (a background job of a script): SIGTERM must still end it
+        raise KeyboardInterrupt
 
 
 def _default_terminate() -> None:
