@@ -179,8 +179,10 @@ def test_ged_threshold(capsys, files):
 
 
 def test_ged_budget_and_options(capsys, files):
-    for extra in (["--memory", "512M"], ["--memory", "2G"], ["-o", "memory=100000"],
-                  ["--timeout", "30"], ["--costs", "constant"]):
+    # (--memory none: the default cap, as `gedkit methods` shows the option's default)
+    for extra in (["--memory", "512M"], ["--memory", "2G"], ["--memory", "none"],
+                  ["--memory", "1e9"], ["-o", "memory=100000"], ["--timeout", "30"],
+                  ["--costs", "constant"]):
         code, out, err = run(capsys, "ged", files["a"], files["b"], *LABEL_ARGS, "--json", *extra)
         assert code == 0, err
         assert json.loads(out)["optimal"] is True

@@ -24,7 +24,8 @@ __all__ = [
 ]
 
 _UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
-_SIZE = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([kmgt]?)(?:i?b)?\s*", re.IGNORECASE)
+_SIZE = re.compile(r"\s*((?:\d+(?:\.\d*)?|\.\d+)(?:e\+?\d+)?)\s*([kmgt]?)(?:i?b)?\s*",
+                   re.IGNORECASE)
 
 
 def add_solver_arguments(parser: argparse.ArgumentParser, timeout: float,
@@ -42,7 +43,8 @@ def add_solver_arguments(parser: argparse.ArgumentParser, timeout: float,
         help=f"seconds per pair (default {timeout:g}); 'none' runs to the proof, however long",
     )
     group.add_argument(
-        "--memory", metavar="BYTES", help="memory cap per pair, in bytes or like 512M, 2G"
+        "--memory", metavar="BYTES",
+        help="memory cap per pair, in bytes or like 512M, 2G (none: the default cap)"
     )
     group.add_argument(
         "-o", "--option", action="append", default=[], metavar="KEY=VALUE", dest="options",
@@ -92,12 +94,17 @@ def print_result(result: Any, as_json: bool, drop: tuple[str, ...], text: str) -
         print(text)
 
 
-def parse_size(text: str) -> int:
-    """Bytes from ``"1000"``, ``"512M"``, ``"2G"``, ``"1.5GiB"``... (binary units).
+def parse_size(text: str) -> int | None:
+    """Bytes from ``"1000"``, ``"512M"``, ``"2G"``, ``"1.5GiB"``, ``"1e9"``... (binary units);
+    None from ``"none"``: the default cap (as ``gedkit methods`` shows the option's default).
 
-    >>> parse_size("512M"), parse_size("2g"), parse_size("1000")
-    (536870912, 2147483648, 1000)
+    >>> parse_size("512M"), parse_size("2g"), parse_size("1000"), parse_size("1e3")
+    (536870912, 2147483648, 1000, 1000)
+    >>> parse_size("none") is None
+    True
     """
+    if text.strip().lower() == "none":
+        return None
     match = _SIZE.fullmatch(text)
     value = int(float(match[1]) * _UNITS[match[2].lower()]) if match else 0
     if value <= 0:
