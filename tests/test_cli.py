@@ -4,6 +4,7 @@ entry point)."""
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 import os
@@ -544,3 +545,17 @@ def test_sigterm_is_never_swallowed_where_ctrl_c_is_ignored():
             _terminate_as_interrupt(signal.SIGTERM, None)
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def test_pairwise_names_two_graphs_of_one_name_by_their_files(capsys, tmp_path):
+    # x.json in two folders: rows "x" and "x" could not be told apart; each is named by the
+    # reference that reads it back (FILE, FILE#K in a file of several)
+    paths = []
+    unnamed = [node_link({0: "C", 1: atom}, [(0, 1, 1)]) for atom in ("O", "N")]
+    for folder, data in zip(("one", "two"), unnamed, strict=True):
+        (tmp_path / folder).mkdir()
+        paths.append(tmp_path / folder / "x.json")
+        paths[-1].write_text(json.dumps(data))
+    code, out, _ = run(capsys, "pairwise", *map(str, paths), *LABEL_ARGS, "--csv", "-")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert code == 0 and {r["row"] for r in rows} == {str(p) for p in paths}

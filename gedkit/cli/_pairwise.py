@@ -7,6 +7,7 @@ import csv
 import json
 import math
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -167,16 +168,22 @@ def _check_export(args: argparse.Namespace) -> None:
 
 
 def _load(files: list[str], args: argparse.Namespace) -> tuple[list[Graph], list[str]]:
-    graphs, names = [], []
+    """The graphs of ``files`` and their names in the output: each graph's own, or its
+    file's; a name two graphs share (x.gxl in two folders) becomes each one's reference,
+    FILE or FILE#K, so that no two rows of a table or CSV read alike."""
+    graphs, names, refs = [], [], []
     for file in files:
         found = read_file(file, args)
         graphs += found
         stem = Path(file).stem
         for k, g in enumerate(found):
             names.append(g.name or (stem if len(found) == 1 else f"{stem}[{k}]"))
+            refs.append(file if len(found) == 1 else f"{file}#{k}")
     if not graphs:
         raise GedkitError(f"no graphs in {', '.join(files)}")
-    return graphs, names
+    shared = {name for name, count in Counter(names).items() if count > 1}
+    return graphs, [ref if name in shared else name for name, ref in zip(names, refs,
+                                                                          strict=True)]
 
 
 def _as_dict(result: PairwiseResult, rows: list[str], cols: list[str]) -> dict:
