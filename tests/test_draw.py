@@ -537,3 +537,18 @@ def test_search_grid_in_python():
     buf = io.BytesIO()
     fig.savefig(buf, format="png")
     assert buf.tell() > 1000
+
+
+def test_directed_arcs_have_arrowheads():
+    # "delete 1->2, insert 2->1" looked like nothing changed without them
+    from matplotlib.text import Annotation
+
+    def heads(result):
+        fig = draw(result)
+        return sum(isinstance(c, Annotation) and c.arrow_patch is not None
+                   and c.get_text() == "" for ax in fig.axes for c in ax.get_children())
+
+    arrow = nx.DiGraph([(1, 2), (2, 3)]), nx.DiGraph([(2, 1), (2, 3)])
+    undirected = nx.Graph([(1, 2), (2, 3)]), nx.Graph([(1, 2), (1, 3)])
+    plain = heads(gedkit.ged(*undirected))
+    assert heads(gedkit.ged(*arrow)) == plain + 4  # two arcs a side

@@ -139,6 +139,8 @@ def draw_panel(ax: Any, panel: Panel, pos: np.ndarray, ctx: Context) -> None:
             ends = ((seg[len(seg) // 2], seg[len(seg) // 2]) if bent[k] or a == b
                     else (pos[a], pos[b]))
             _edge_text(ax, *ends, panel.edge_notes[k], st.color, ctx, bold=True)
+    if panel.directed:
+        _arrowheads(ax, panel, pos, bent, ctx)
     for (role, is_op), segs in groups.items():
         st = ROLES[role]
         ax.add_collection(LineCollection([np.asarray(g) for g in segs], colors=st.color,
@@ -260,3 +262,26 @@ def _edge_text(ax: Any, p: np.ndarray, q: np.ndarray, text: str, color: str, ctx
     ax.text(*mid, text, ha="center", va="center", fontsize=0.85 * ctx.font, color=color,
             zorder=5, fontweight="bold" if bold else "normal",
             bbox={"boxstyle": "round,pad=0.12", "fc": "white", "ec": "none", "alpha": 0.9})
+
+
+def _arrowheads(ax: Any, panel: Any, pos: np.ndarray, bent: np.ndarray, ctx: Any) -> None:
+    """An arrowhead at the head of each arc of a directed panel, just outside its node (a
+    deleted arc and its reverse inserted read alike without them)."""
+    radius = 0.5 * ctx.node_size / ctx.ppu
+    for k, ((a, b), role) in enumerate(zip(panel.edges.tolist(), panel.edge_roles,
+                                           strict=True)):
+        if a == b:
+            continue
+        # the direction the line arrives in: the last piece of an arc bent around a node
+        tail = _arc(pos[a], pos[b])[-2] if bent[k] else pos[a]
+        way = pos[b] - np.asarray(tail, dtype=float)
+        length = float(np.hypot(*way))
+        if length <= 2 * radius:
+            continue
+        tip = pos[b] - way / length * radius
+        st = ROLES[role]  # a head as wide as the line is thick, several times over
+        ax.annotate("", xy=tip, xytext=tip - way / length * radius,
+                    arrowprops={"arrowstyle": "-|>", "color": st.color, "lw": 0,
+                                "shrinkA": 0, "shrinkB": 0,
+                                "mutation_scale": max(8.0, 6.0 * st.linewidth * ctx.thin)},
+                    zorder=3)

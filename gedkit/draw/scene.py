@@ -42,6 +42,8 @@ class Panel:
     side : str
         ``"g1"`` or ``"g2"``: the SVG ids of a g2 element end in ``-g2`` so that each operation
         has exactly one element called ``op-K``.
+    directed : bool
+        Edges ``(a, b)`` are arcs from ``a`` to ``b``: drawn with an arrowhead at ``b``.
     """
 
     ids: tuple
@@ -56,6 +58,7 @@ class Panel:
     edge_notes: list[str | None] = field(default_factory=list)
     title: str = ""
     side: str = "g1"
+    directed: bool = False  # edges (a, b) are arcs a -> b, drawn with arrowheads
 
     @property
     def n(self) -> int:
@@ -83,7 +86,7 @@ def plain_panel(g: Graph, title: str = "", role: str = "kept", side: str = "g1")
         ids=g.ids, labels=g.node_labels, edges=edges,
         edge_labels=labels, node_roles=[role] * g.n, edge_roles=[role] * m,
         node_ops=[None] * g.n, edge_ops=[None] * m, node_notes=[None] * g.n,
-        edge_notes=[None] * m, title=title, side=side,
+        edge_notes=[None] * m, title=title, side=side, directed=g.directed,
     )
 
 
