@@ -276,8 +276,8 @@ def _verify_together(coll, pending: list, tau: float, verify: Verifier) -> dict[
     if len(together) < 2:
         return {}  # one query: its own batch does the same
     tick = time.perf_counter()
-    sig = coll._signatures_by_size()
     batch = BatchVerifier(*shared, [p[3].record for p in together])
+    sig = coll._signatures_by_size()
     rowids = [sig.rowids[p[1]] for p in together]
     which = np.repeat(np.arange(len(together)), [len(r) for r in rowids])
     flat = np.concatenate(rowids)
