@@ -559,3 +559,13 @@ def test_pairwise_names_two_graphs_of_one_name_by_their_files(capsys, tmp_path):
     code, out, _ = run(capsys, "pairwise", *map(str, paths), *LABEL_ARGS, "--csv", "-")
     rows = list(csv.DictReader(io.StringIO(out)))
     assert code == 0 and {r["row"] for r in rows} == {str(p) for p in paths}
+
+
+def test_an_option_of_another_method_says_which(capsys):
+    # argparse said "unrecognized arguments" after the whole usage
+    code, out, err = run(capsys, "ged", "smiles:CCO", "smiles:CCN", "--beam-width", "3")
+    assert_one_line_error(code, out, err, "--beam-width is an option of bp_beam",
+                          "add --method bp_beam")
+    code, out, _ = run(capsys, "ged", "smiles:CCO", "smiles:CCN", "--method", "bp_beam",
+                       "--beam-width", "3", "--json")
+    assert code == 0 and json.loads(out)["distance"] == 1

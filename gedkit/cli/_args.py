@@ -208,6 +208,8 @@ def translate_method_flags(argv: list[str], args: argparse.Namespace) -> list[st
         if flag.startswith("--") and flag not in known and negated:
             out += ["-o", f"{key[3:]}=false"]  # --no-KEY for a boolean option
             continue
+        if flag.startswith("--") and flag not in known and key not in declared:
+            _owned_elsewhere(flag, key, args, chosen)
         if not flag.startswith("--") or flag in known or key not in declared:
             out.append(token)
             continue
@@ -221,6 +223,22 @@ def translate_method_flags(argv: list[str], args: argparse.Namespace) -> list[st
                 raise OptionError(f"{flag} needs a value")
         out += ["-o", f"{key}={value}"]
     return out
+
+
+def _owned_elsewhere(flag: str, key: str, args: argparse.Namespace, chosen: type | None
+                     ) -> None:
+    """Raise when ``flag`` is an option of other methods than the chosen one: say which
+    (argparse would say "unrecognized arguments" after the whole usage)."""
+    if chosen is None:
+        return
+    if args.command == "mces" or chosen.__module__.startswith("gedkit.mces"):
+        from gedkit.mces.base import available
+    else:
+        from gedkit.solvers import available
+    owners = sorted(name for name, cls in available().items() if key in cls.options)
+    if owners:
+        raise OptionError(f"{flag} is an option of {' and '.join(owners)}, not of "
+                          f"{chosen.name}: add --method {owners[0]}")
 
 
 def _is_value(token: str) -> bool:
