@@ -123,4 +123,3 @@ def ged(
         elif result.lower_bound > limit:
             result.within_threshold = False
     return result
-

@@ -3,6 +3,7 @@ searches (``n_jobs=``, ``--jobs``)."""
 
 from __future__ import annotations
 
+import numbers
 import os
 from typing import Any
 
@@ -27,10 +28,10 @@ def resolve_jobs(n_jobs: Any, tasks: int | None = None) -> int:
     >>> resolve_jobs(1), resolve_jobs(-1) == cores(), resolve_jobs(-1, tasks=1)
     (1, True, 1)
     """
-    if not isinstance(n_jobs, int) or isinstance(n_jobs, bool) or n_jobs == 0:
+    if not isinstance(n_jobs, numbers.Integral) or isinstance(n_jobs, bool) or n_jobs == 0:
         raise OptionError(f"n_jobs must be a non-zero integer (-1 = all cores), got {n_jobs!r}")
     have = cores()
-    jobs = n_jobs if n_jobs > 0 else have + 1 + n_jobs
+    jobs = int(n_jobs) if n_jobs > 0 else have + 1 + int(n_jobs)
     if jobs < 1:
         raise OptionError(f"n_jobs={n_jobs} leaves no worker on {have} cores")
     if jobs > have:

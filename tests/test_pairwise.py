@@ -440,6 +440,7 @@ def test_more_jobs_than_cores_are_capped_with_a_warning(monkeypatch, graphs):
     with pytest.warns(UserWarning, match=r"n_jobs=100: this process may use 2 cores; 2 worker"):
         assert workers.resolve_jobs(100) == 2
     assert workers.resolve_jobs(-1) == 2 and workers.resolve_jobs(2, tasks=1) == 1
+    assert workers.resolve_jobs(np.int64(2)) == 2  # any integer, as pairwise took before
     with pytest.raises(gedkit.OptionError, match="leaves no worker on 2 cores"):
         workers.resolve_jobs(-3)
     with pytest.warns(UserWarning, match="n_jobs=8"):

@@ -54,6 +54,7 @@ class DirectedInput(GraphError):
                           Words("read the file with gedkit.read_all(..., directed='ignore')",
                                 "pass --directed ignore"), self._IGNORE)
 
+
 def check_label_spec(spec: Any, which: str) -> None:
     """Reject a ``node_label``/``edge_label`` value that is not None, a name or a list of names
     (or :class:`~gedkit.graph.Unnamed`, which stands for "none named")."""
