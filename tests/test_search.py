@@ -513,6 +513,17 @@ def test_under_a_time_limit_the_likeliest_hits_are_verified_first(monkeypatch):
     assert len(graphs) - 1 in res.ids
 
 
+def test_filter_bounds_are_never_negative_zero():
+    # np.maximum keeps a stage's -0.0, which undecided graphs then printed as "-0"
+    from types import SimpleNamespace
+
+    from gedkit.search.ged_search import _filter_bounds
+
+    filt = SimpleNamespace(stages=[("x", lambda sig, rows, limit: np.array([-0.0, 2.0]))])
+    lower = _filter_bounds(None, np.arange(2), filt, 3.0)
+    assert lower.tolist() == [0.0, 2.0] and math.copysign(1, lower[0]) == 1
+
+
 def test_under_a_time_limit_the_most_similar_are_verified_first(monkeypatch):
     from gedkit.search import mces_search
 

@@ -202,17 +202,15 @@ class _Checker:
             if self.progress is not None:
                 self.progress.verified(decided)
             return outs
-        graphs: dict = {}  # read a few at a time as the loop reaches them: a time limit
-        # may stop it after the first (decoding them all first took seconds past the limit)
-        ahead = iter([rest[k:k + _READ_AHEAD] for k in range(0, len(rest), _READ_AHEAD)])
+        # read a few at a time as the loop reaches them: a time limit may stop it after the
+        # first (decoding them all first took seconds past the limit)
+        reading = self.coll._store.each_graph(rest, _READ_AHEAD)
         aside = (share is None and defer and kernel and self.batch is None
                  and self.verify.timeout is not None)
         share = PAIR_SHARE if aside else share
-        for i, rowid in enumerate(rowids):
+        for i in range(len(rowids)):
             if outs[i] is None and not self.interrupted:
-                if rowid not in graphs:
-                    graphs = self.coll._store.graphs(next(ahead))
-                outs[i] = out = self.verify(self.query, graphs[rowid], threshold, share)
+                outs[i] = out = self.verify(self.query, next(reading), threshold, share)
                 self.interrupted = interrupted_now()
                 if (aside and not out.optimal and not self.interrupted
                         and (threshold is None or out.lower <= threshold)):
@@ -308,10 +306,17 @@ def _by_bound(rows: np.ndarray, sig, filt: GedFilter, limit: float) -> np.ndarra
     """The candidate ``rows`` in increasing order of their filters' lower bound (row order
     among equals): under a time limit the likeliest hits are verified first, the graph
     identical to the query before one at the threshold."""
+    return rows[np.argsort(_filter_bounds(sig, rows, filt, limit), kind="stable")]
+
+
+def _filter_bounds(sig, rows: np.ndarray, filt: GedFilter | None, limit: float) -> np.ndarray:
+    """The largest of ``filt``'s lower bounds on each of the candidate ``rows`` (0 without a
+    filter; never -0.0, which ``np.maximum`` keeps from a stage and outputs printed)."""
     lower = np.zeros(len(rows))
-    for _, bound in filt.stages:
-        lower = np.maximum(lower, bound(sig, rows, limit))
-    return rows[np.argsort(lower, kind="stable")]
+    if filt is not None and len(rows):
+        for _, bound in filt.stages:
+            lower = np.maximum(lower, bound(sig, rows, limit))
+    return lower + 0.0
 
 
 class _Stages:
@@ -521,11 +526,8 @@ def _unreached(sig, rows: np.ndarray, filt: GedFilter | None, limit: float) -> l
     """The candidates ``rows`` a range search's time limit left unverified, as undecided
     hits (rowids as ids): each with the largest of the filters' lower bounds, no upper
     bound."""
-    lower = np.zeros(len(rows))
-    if filt is not None and len(rows):
-        for _, bound in filt.stages:
-            lower = np.maximum(lower, bound(sig, rows, limit))
-    return [Hit(int(r), math.inf, float(lo), math.inf, False)
+    lower = _filter_bounds(sig, rows, filt, limit)
+    return [Hit(int(r), math.inf, lo, math.inf, False)
             for r, lo in zip(sig.rowids[rows].tolist(), lower.tolist(), strict=True)]
 
 

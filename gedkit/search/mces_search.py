@@ -360,17 +360,16 @@ def range_query(coll, query: Graph, min_similarity: float, model: Any, verify: V
             rows, ub = rows[first], ub[first]
         rowids = sig.rowids[rows].tolist()
         ids = coll._store.ids(rowids)
-        graphs: dict = {}  # read a block at a time, as the loop reaches them
+        reading = coll._store.each_graph(rowids, _READ_BLOCK)
         try:
-            for at, (rowid, bound) in enumerate(zip(rowids, ub.tolist(), strict=True)):
+            for rowid, bound in zip(rowids, ub.tolist(), strict=True):
                 if interrupted_now():
                     interrupted = True
                     break
-                if rowid not in graphs:
-                    graphs = coll._store.graphs(rowids[at:at + _READ_BLOCK])
+                graph = next(reading)
                 # stage "pairs": bounds from both graphs, before any search
                 tick = time.perf_counter()
-                problem = verify.problem(query, graphs[rowid])
+                problem = verify.problem(query, graph)
                 if bound > 0:
                     bound = min(bound, verify.pair_bound(problem))
                 screening += time.perf_counter() - tick
@@ -378,7 +377,7 @@ def range_query(coll, query: Graph, min_similarity: float, model: Any, verify: V
                 if bound < limit:
                     continue
                 passed += 1
-                out = verify(query, graphs[rowid], None, bound, problem)
+                out = verify(query, graph, None, bound, problem)
                 stages.stats["verified"] += 1
                 if progress is not None:
                     progress.step()

@@ -206,6 +206,14 @@ class Store:
         """The graphs of ``rowids``."""
         return {r: decode_graph(data, self.where) for r, data in self._rows("data", rowids)}
 
+    def each_graph(self, rowids: list[int], block: int) -> Iterator[Graph]:
+        """The graphs of ``rowids`` in that order, read ``block`` at a time as they are
+        reached: a loop a time limit or Ctrl-C stops early decodes no more than it uses."""
+        for start in range(0, len(rowids), block):
+            chunk = rowids[start:start + block]
+            found = self.graphs(chunk)
+            yield from (found[r] for r in chunk)
+
     def records(self, rowids: Iterable[int]) -> Records:
         """The :func:`~gedkit.search.signatures.record` arrays of ``rowids``, in that order."""
         rowids = list(rowids)
