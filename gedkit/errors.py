@@ -84,7 +84,21 @@ def render(parts: Sequence[Any], cli: bool = False) -> str:
     return "".join(p.render(cli) if isinstance(p, Option | Words) else str(p) for p in parts)
 
 
-class GedkitError(Exception):
+class _Worded:
+    """A message made of parts (see :func:`render`): worded for Python callers, or in the
+    command line's words where it prints it."""
+
+    args: tuple
+
+    def render(self, cli: bool = False) -> str:
+        """The message, in command-line words when ``cli``."""
+        return render(self.args, cli)
+
+    def __str__(self) -> str:
+        return self.render()
+
+
+class GedkitError(_Worded, Exception):
     """Base class of all errors raised on purpose by gedkit.
 
     The arguments are the parts of the message (see :func:`render`); most messages are one
@@ -96,13 +110,6 @@ class GedkitError(Exception):
     >>> err.render(cli=True)
     "graph 'g' is directed; pass --directed ignore"
     """
-
-    def render(self, cli: bool = False) -> str:
-        """The message, in command-line words when ``cli``."""
-        return render(self.args, cli)
-
-    def __str__(self) -> str:
-        return self.render()
 
 
 class GraphError(GedkitError, ValueError):
@@ -139,20 +146,13 @@ class UnseenLabelWarning(UserWarning):
     vocabulary (said once per solve) or a collection's graphs (said once per search)."""
 
 
-class Note(UserWarning):
+class Note(_Worded, UserWarning):
     """A warning whose message parts (see :func:`render`) are worded for Python callers or,
     printed by the command line, in its words.
 
     >>> Note(Words("n_jobs=8", "--jobs 8"), ": more than the cores").render(cli=True)
     '--jobs 8: more than the cores'
     """
-
-    def render(self, cli: bool = False) -> str:
-        """The message, in command-line words when ``cli``."""
-        return render(self.args, cli)
-
-    def __str__(self) -> str:
-        return self.render()
 
 
 class UnlabelledWarning(UserWarning):

@@ -15,7 +15,6 @@ from gedkit.cli._inputs import (
     _cli_words,
     _note,
     _notice,
-    _undirected_only,
     add_input_arguments,
     add_strict_argument,
     label_spec,
@@ -231,9 +230,10 @@ def _stream(files: list[str], options: dict, args: argparse.Namespace) -> Iterat
     """The graphs of ``files`` one at a time, read with ``options``."""
     from gedkit.inputs import as_graph
     from gedkit.io import labels_for, read_graphs
+    from gedkit.io.common import undirected_only
 
     notice = _notice(args)
-    with _cli_words(), _undirected_only("a collection"):
+    with _cli_words(), undirected_only("a collection"):
         for text in files:
             if text.startswith(_SMILES):
                 yield as_graph(text, options.get("node_label"), options.get("edge_label"),

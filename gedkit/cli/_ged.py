@@ -117,10 +117,9 @@ def run(args: argparse.Namespace) -> int:
     g1, g2 = read_pair(args)
     fixed = [node_pair(text, g1, g2, "--fixed") for text in args.fixed]
     forbidden = [node_pair(text, g1, g2, "--forbidden") for text in args.forbidden]
-    reading = time.perf_counter() - started
-    result = ged(g1, g2, costs=args.costs, method=args.method,
-                 timeout=left_after_reading(args, started), fixed=fixed, forbidden=forbidden,
-                 **options)
+    reading, timeout = left_after_reading(args, started)
+    result = ged(g1, g2, costs=args.costs, method=args.method, timeout=timeout, fixed=fixed,
+                 forbidden=forbidden, **options)
     result.time += reading  # what the command spent, its reading included
     drop = ("node_map", "edit_path") if args.no_path else ()
     text = "" if args.json else report(result, args.threshold, path=not args.no_path)

@@ -114,13 +114,14 @@ def read_options(args: argparse.Namespace) -> dict[str, Any]:
     return {key: value for key, value in given.items() if value is not None}
 
 
-def left_after_reading(args: argparse.Namespace, started: float) -> float | None:
-    """``--timeout`` less the seconds since ``started`` (reading the two graphs: a limit
-    covers the whole command, as ``gedkit.ged``'s covers its reading), at least a
-    millisecond; None without a limit."""
+def left_after_reading(args: argparse.Namespace, started: float) -> tuple[float, float | None]:
+    """The seconds since ``started`` (reading the two graphs) and ``--timeout`` less them, at
+    least a millisecond (None without a limit): a limit covers the whole command, as
+    ``gedkit.ged``'s covers its reading."""
+    reading = time.perf_counter() - started
     if args.timeout is None or not args.timeout > 0:  # (a bad one: the solve says so)
-        return args.timeout
-    return max(args.timeout - (time.perf_counter() - started), 1e-3)
+        return reading, args.timeout
+    return reading, max(args.timeout - reading, 1e-3)
 
 
 def read_pair(args: argparse.Namespace) -> tuple[Graph, Graph]:
@@ -214,14 +215,3 @@ def _cli_words() -> Iterator[None]:
         err.args = (err.render(cli=True),)
         raise
 
-
-@contextmanager
-def _undirected_only(what: str) -> Iterator[None]:
-    """A directed graph read inside is refused in the words of ``what`` (a collection), which
-    takes undirected graphs only: ``--directed ignore`` is the way out, not ``keep``."""
-    from gedkit.io.common import DirectedInput
-
-    try:
-        yield
-    except DirectedInput as err:
-        raise err.undirected_only(what) from None

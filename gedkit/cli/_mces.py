@@ -61,9 +61,8 @@ def run(args: argparse.Namespace) -> int:
     check_draw(args)
     started = time.perf_counter()
     g1, g2 = read_pair(args)
-    reading = time.perf_counter() - started
-    result = mces(g1, g2, args.mces_method, timeout=left_after_reading(args, started),
-                  **options)
+    reading, timeout = left_after_reading(args, started)
+    result = mces(g1, g2, args.mces_method, timeout=timeout, **options)
     result.time += reading  # what the command spent, its reading included
     drop = ("node_map", "edges") if args.no_map else ()
     text = "" if args.json else report(result, mapping=not args.no_map)

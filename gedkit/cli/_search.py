@@ -27,7 +27,6 @@ from gedkit.cli._inputs import (
     _is_smiles,
     _note,
     _notice,
-    _undirected_only,
     add_directed_argument,
     add_strict_argument,
     tell_skipped,
@@ -273,6 +272,7 @@ def read_queries(text: str, coll: Collection, args: argparse.Namespace
     batch (a collection or a file of several graphs) rather than one query."""
     from gedkit.inputs import as_graph
     from gedkit.io import labels_for, read_graphs
+    from gedkit.io.common import undirected_only
 
     labels = (coll.node_label, coll.edge_label)
     found = _collection_file(text)
@@ -281,7 +281,7 @@ def read_queries(text: str, coll: Collection, args: argparse.Namespace
     notice = _notice(args)
     # a molecule of a query file RDKit cannot read is left out, as when building
     skipped: list[str] | None = None if args.strict else []
-    with _cli_words(), _undirected_only("a collection search"):
+    with _cli_words(), undirected_only("a collection search"):
         if _is_smiles(text, args):
             graphs = [as_graph(text, *labels, notice=notice)]
         else:

@@ -154,13 +154,11 @@ def _values(labels: Sequence[Any], name: str, model: str, kind: str) -> list[Any
     out = []
     for lab in labels:
         if not isinstance(lab, Mapping):
-            err = CostModelError(
-                f"cost model {model!r} reads {kind} attribute {name!r}, but got the {kind} label "
-                f"{lab!r}; read the graphs with ", Option(f"{kind}_label", "*"),
-                " to keep all attributes",
-            )
-            err.needs = (f"cost model {model!r} reads {kind} attribute {name!r}, but got the "
-                         f"{kind} label {lab!r}", f"{kind}_label")  # for a collection's words
+            what = (f"cost model {model!r} reads {kind} attribute {name!r}, but got the {kind} "
+                    f"label {lab!r}")
+            err = CostModelError(what, "; read the graphs with ", Option(f"{kind}_label", "*"),
+                                 " to keep all attributes")
+            err.needs = (what, f"{kind}_label")  # for a collection's words, which differ
             raise err
         if name not in lab:
             have = ", ".join(sorted(map(str, lab))) or "none"

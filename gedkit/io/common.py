@@ -3,7 +3,8 @@ the directed-input policy, and errors that name the file they come from."""
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Hashable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
@@ -12,7 +13,7 @@ from gedkit.graph import Graph, Unnamed, pick_label
 
 __all__ = ["DEFAULT", "DIRECTED_POLICIES", "DirectedInput", "Unlabelled", "build_graph",
            "check_label_spec", "compressed", "graph_name", "gzip_errors", "inner", "open_text",
-           "shorten"]
+           "shorten", "undirected_only"]
 
 
 class _Default:
@@ -53,6 +54,16 @@ class DirectedInput(GraphError):
                           "takes undirected graphs only; ",
                           Words("read the file with gedkit.read_all(..., directed='ignore')",
                                 "pass --directed ignore"), self._IGNORE)
+
+
+@contextmanager
+def undirected_only(what: str) -> Iterator[None]:
+    """Graphs read inside go to ``what`` (a collection), which takes undirected graphs only: a
+    directed one is refused with the way out there is (``directed="ignore"``), not ``keep``."""
+    try:
+        yield
+    except DirectedInput as err:
+        raise err.undirected_only(what) from None
 
 
 def check_label_spec(spec: Any, which: str) -> None:

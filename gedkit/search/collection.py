@@ -588,7 +588,7 @@ class Collection:
 
     def _queries(self, items: Iterable, node_label: Any, edge_label: Any) -> list[Graph]:
         from gedkit.inputs import as_graphs
-        from gedkit.io.common import DirectedInput
+        from gedkit.io.common import undirected_only
 
         mine = self._store.labels()
         for given, stored, what in ((node_label, mine[0], "node_label"),
@@ -603,10 +603,8 @@ class Collection:
         items = list(items)
         if mine != (None, None):
             items = [_unnamed_read(item) for item in items]
-        try:
+        with undirected_only("a collection search"):
             graphs = as_graphs(items, *mine)
-        except DirectedInput as err:
-            raise err.undirected_only("a collection search") from None
         for g in graphs:
             refuse_directed(g, "collection search")
             if g.loops:  # the filters and batch verification price edges between two nodes
@@ -640,7 +638,7 @@ def _items(graphs: Any, node_label: Any, edge_label: Any,
     from gedkit.errors import GedkitError
     from gedkit.inputs import as_graph, is_file_reference
     from gedkit.io import labels_for, read_graphs
-    from gedkit.io.common import DirectedInput, Unlabelled
+    from gedkit.io.common import Unlabelled, undirected_only
 
     notice = Unlabelled()
     single = isinstance(graphs, os.PathLike) or (
@@ -649,28 +647,28 @@ def _items(graphs: Any, node_label: Any, edge_label: Any,
         raise OptionError("add takes an iterable of graphs or a graph file, got one graph; "
                           "pass [graph]")
     try:
-        for item in [graphs] if single else graphs:
-            if isinstance(item, os.PathLike) or (isinstance(item, str)
-                                                 and is_file_reference(item)):
-                # (a file whose labels have no names, t/v/e: its own, as the collection's)
-                yield from read_graphs(item, notice, *labels_for(item, node_label, edge_label),
-                                       skipped=skipped)
-                continue
-            try:
-                g = as_graph(item, node_label, edge_label, notice=notice)
-            except GedkitError as err:
-                if skipped is None:
-                    raise
-                skipped.append(str(err))
-                continue
-            yield g
+        with undirected_only("a collection"):
+            for item in [graphs] if single else graphs:
+                if isinstance(item, os.PathLike) or (isinstance(item, str)
+                                                     and is_file_reference(item)):
+                    # (a file whose labels have no names, t/v/e: its own, as the collection's)
+                    yield from read_graphs(item, notice,
+                                           *labels_for(item, node_label, edge_label),
+                                           skipped=skipped)
+                    continue
+                try:
+                    g = as_graph(item, node_label, edge_label, notice=notice)
+                except GedkitError as err:
+                    if skipped is None:
+                        raise
+                    skipped.append(str(err))
+                    continue
+                yield g
     except TypeError as err:
         if "iterable" in str(err):
             raise OptionError(f"add takes an iterable of graphs or a graph file, got "
                               f"{type(graphs).__name__}") from None
         raise
-    except DirectedInput as err:
-        raise err.undirected_only("a collection") from None
     finally:
         notice.warn()
 
