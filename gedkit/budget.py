@@ -34,7 +34,8 @@ __all__ = [
     "Budget",
     "Deadline", "InterruptedWarning", "LongRunNotice", "cancelled_by", "check_number",
     "forget_interrupt",
-    "interrupted", "interruptible", "resident", "solve_within", "within", "worker_interrupts",
+    "interrupted", "interruptible", "resident", "seconds_left", "solve_within", "within",
+    "worker_interrupts",
 ]
 
 #: seconds after which a solve without a time limit says it is still running
@@ -150,7 +151,12 @@ class Budget:
         cancel = _CANCEL.get()
         if _INTERRUPT.is_set() or (cancel is not None and cancel.is_set()):
             return 0.0
+        # a search's time limit per query bounds every solve inside it: a solve that plans
+        # its steps by the time left must see it (a kNN's pair given 1 s with 10 ms left)
+        left = cancel.left() if isinstance(cancel, Deadline) else math.inf
         if self.timeout is None:
+            if left < math.inf:
+                return left
             if self.what is not None and not self._noticed and self.elapsed() > NOTICE_AFTER:
                 self._noticed = True
                 warnings.warn(LongRunNotice(
@@ -158,7 +164,7 @@ class Budget:
                     "returns the best bounds found so far, and ",
                     Words("timeout=", "--timeout S"), " bounds a run"), stacklevel=2)
             return math.inf
-        return max(0.0, self.timeout - self.elapsed())
+        return max(0.0, min(self.timeout - self.elapsed(), left))
 
     def expired(self) -> bool:
         return self.remaining() <= 0.0
@@ -189,6 +195,12 @@ class Deadline:
         """Whether its time has run out (whatever ``outer`` says)."""
         return time.monotonic() >= self.at
 
+    def left(self) -> float:
+        """Seconds until it is set by its own clock or by an ``outer`` deadline's (inf where
+        ``outer`` is another kind of event, which has no clock)."""
+        own = max(0.0, self.at - time.monotonic())
+        return min(own, self.outer.left()) if isinstance(self.outer, Deadline) else own
+
     def is_set(self) -> bool:
         return self.passed() or (self.outer is not None and self.outer.is_set())
 
@@ -218,6 +230,23 @@ def within(seconds: float | None) -> Iterator[Deadline | None]:
     deadline = Deadline(seconds, _CANCEL.get())
     with cancelled_by(deadline):
         yield deadline
+
+
+def seconds_left() -> float:
+    """Seconds until this thread's time limit (:func:`within`) runs out: inf without one, 0
+    once it or Ctrl-C has stopped the call. Loops sizing their next step by it keep the limit
+    (a kernel call of 0.1 s under a 10 ms limit overran it tenfold).
+
+    >>> with within(60.0):
+    ...     0 < seconds_left() <= 60
+    True
+    >>> seconds_left()
+    inf
+    """
+    if interrupted():
+        return 0.0
+    cancel = _CANCEL.get()
+    return cancel.left() if isinstance(cancel, Deadline) else math.inf
 
 
 def interrupted() -> bool:

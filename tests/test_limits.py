@@ -5,6 +5,7 @@ must produce (bounds, a reason, a status), not how fast."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import signal
 import subprocess
@@ -87,6 +88,21 @@ def test_a_long_run_without_timeout_says_so(monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         b.expired()  # said once per solve
+
+
+def test_a_search_time_limit_bounds_the_time_every_solve_plans_for():
+    """Inside a search's limit per query (``within``), a solve's budget has no more time
+    left than the limit, whatever its own timeout (a kNN's pair planned a 1 s step with
+    10 ms left), and none once it ran out; nested limits keep the smaller."""
+    with budget_module.within(30.0):
+        assert 0 < Budget(timeout=3600).remaining() <= 30
+        assert 0 < Budget().remaining() <= 30  # no timeout of its own: the limit's
+        assert Budget(timeout=1).remaining() <= 1
+        with budget_module.within(3600):
+            assert budget_module.seconds_left() <= 30
+    with budget_module.within(0.0):
+        assert Budget(timeout=5).remaining() == 0 and budget_module.seconds_left() == 0
+    assert Budget(timeout=5).remaining() > 4 and budget_module.seconds_left() == math.inf
 
 
 def test_cold_kernel_cache_gives_cheap_bounds_in_time(tmp_path):

@@ -444,6 +444,9 @@ def test_a_query_time_limit_answers_with_what_was_found(question, n_jobs):
     assert not all(r.certified for r in late)
     for query, r, w in zip(queries, late, whole, strict=True):
         assert r.timed_out and not r.interrupted and r.to_dict()["timed_out"]
+        # k hits (the quick bounds found before the limit): fewer than asked, none at all
+        # under a limit the filters use up, was once the answer
+        assert len(r.hits) == 3, (question, r)
         # certified only where what it found proves the k nearest distances already (a graph
         # not reached may tie the k-th: the full search may pick it instead)
         if r.certified:
@@ -1316,16 +1319,21 @@ def test_knn_ceiling_without_the_batch_kernel(method, bounded):
     model = random_costs(rng)
     coll = _collection(graphs)
     query = _random_set(77, count=1)[0]
-    truth = np.sort(_exact(model, query, graphs))
+    exact = _exact(model, query, graphs)
+    truth = np.sort(exact)
     verify = ged_search.Verifier(model, get_solver(method), None, None, False)
     check = ged_search._Checker(coll, query, verify, model,
                                 GedFilter(model, query, coll._store.vocab),
                                 ged_search._Stages(len(graphs)), None)
     assert check.batch is None
     for k in (1, 5, 20):
-        ceiling = ged_search._ceiling(check, coll._signatures, np.arange(len(graphs)), k)
+        ceiling, rows, upper = ged_search._ceiling(check, coll._signatures,
+                                                   np.arange(len(graphs)), k)
         assert (ceiling < math.inf) == bounded
         assert ceiling >= truth[k - 1] - 1e-9
+        # each row's quick bound is an upper bound on its distance
+        assert all(exact[r] <= u + 1e-9 for r, u in zip(rows.tolist(), upper.tolist(),
+                                                          strict=True))
 
 
 def test_plain_progress_lines_end_on_the_finished_count(capfd, monkeypatch):

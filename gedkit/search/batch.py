@@ -181,7 +181,7 @@ class BatchVerifier:
         faster on range candidates, the same bounds where it finishes, but only the least
         bound on its stack where it does not; the retry is best-first)."""
         from gedkit._kernels.batch import FINISHED, GAVE_UP, verify_many
-        from gedkit.budget import interrupted
+        from gedkit.budget import interrupted, seconds_left
         from gedkit.pacing import OPS_PER_SECOND
 
         count = records.count
@@ -201,9 +201,17 @@ class BatchVerifier:
         seconds = PAIR_SECONDS if timeout is None else min(PAIR_SECONDS, timeout)
         out = Verdicts(lower, upper, status)
         # the first call learns this query's pace: one candidate, unless a query before it
-        # measured the pace already (then a call's worth at the worst share per candidate)
-        first, chunk = 0, 1 if _PACE[0] is None else max(1, int(CALL_SECONDS / seconds))
+        # measured the pace already (then a call's worth at the worst share per candidate);
+        # quick roots are set-up alone, all in one call
+        first, chunk = 0, (count if quick else 1 if _PACE[0] is None
+                           else max(1, int(CALL_SECONDS / seconds)))
         while first < count:
+            # a call, and each candidate's share, end within the query's time limit (a call
+            # of CALL_SECONDS under a limit of 10 ms overran it tenfold)
+            left = seconds_left()
+            if not quick and left < CALL_SECONDS:
+                seconds = min(seconds, left)
+                chunk = max(1, min(chunk, int(chunk * left / CALL_SECONDS)))
             last = min(count, first + chunk)
             settings = BatchSettings(  # the pace, hence max_ops, is learnt from call to call
                 counting=bool(self.counting), branch=bool(branch),
@@ -245,18 +253,20 @@ class BatchVerifier:
         """Candidates ``which`` again, each alone with :data:`RETRY_SECONDS` of work (or its
         ``timeout``), Ctrl-C checked between them."""
         from gedkit._kernels.batch import verify_many
-        from gedkit.budget import interrupted
+        from gedkit.budget import interrupted, seconds_left
         from gedkit.pacing import OPS_PER_SECOND
 
         seconds = RETRY_SECONDS if timeout is None else min(RETRY_SECONDS, timeout)
-        if seconds <= PAIR_SECONDS:
-            return  # no larger share to give
-        settings = tuple(BatchSettings(
-            counting=bool(self.counting), branch=bool(branch), root_branch=bool(root_branch),
-            integral=bool(self.integral), tol=float(self.tol), cutoff=cutoff, stop_at=-math.inf,
-            max_ops=float(seconds * self.pace), skip_ops=float(seconds * OPS_PER_SECOND),
-            chunk=256, depth_first=False))
         for i in which.tolist():
+            share = min(seconds, seconds_left())  # within the query's time limit too
+            if share <= PAIR_SECONDS:
+                return  # no larger share to give
+            settings = tuple(BatchSettings(
+                counting=bool(self.counting), branch=bool(branch),
+                root_branch=bool(root_branch), integral=bool(self.integral),
+                tol=float(self.tol), cutoff=cutoff, stop_at=-math.inf,
+                max_ops=float(share * self.pace), skip_ops=float(share * OPS_PER_SECOND),
+                chunk=256, depth_first=False))
             verify_many(self.queries, query_at, flat, offsets, i, i + 1, self.costs, settings,
                         tuple(self.frontier), tuple(out))
             if interrupted():

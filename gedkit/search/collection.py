@@ -460,7 +460,10 @@ class Collection:
         ``timeout`` per verified pair). A query far from every graph may have to verify most
         of the collection to prove its k nearest (minutes over 100,000 molecules); once its
         time is up its answer is the k best found so far, ``timed_out``, with its hits
-        ``uncertain`` and the graphs verified in part ``undecided`` (certified only when
+        ``uncertain`` and the graphs verified in part ``undecided``; where fewer than k were
+        verified, the first graphs by filter bound make up the number with the quick upper
+        bound each got at its search's root (no node map; ``stats["stopped"]`` says so)
+        rather than fewer hits than asked for (certified only when
         what it found proves the k nearest distances already; a graph it did not reach may
         then tie the k-th, which a whole search would have picked). It holds per query with
         ``n_jobs`` and ``client`` too (on a cluster from the query's first task on: its
@@ -511,7 +514,8 @@ class Collection:
                  **options: Any) -> SearchResult | list[SearchResult]:
         """The ``k`` graphs most similar to ``query`` by MCES (Johnson similarity), most
         similar first (parameters as in :meth:`mces_range`; ``query_timeout`` as in
-        :meth:`knn`)."""
+        :meth:`knn`, a graph not verified then ranked by its filter's bound, similarity 0
+        up to it)."""
         _check_k(k)
         check_number(query_timeout, "query_timeout", none=True)
         from gedkit.search import mces_search

@@ -539,7 +539,8 @@ _FEW_CEILING_GRAPHS = 16
 _SEARCHES = frozenset({"astar", "dfs", "exact"})
 
 
-def _ceiling(check: _Checker, sig, order: np.ndarray, k: int) -> float:
+def _ceiling(check: _Checker, sig, order: np.ndarray, k: int
+             ) -> tuple[float, np.ndarray, np.ndarray]:
     """An upper bound on the k-th distance to start kNN's scan with: the k-th smallest quick
     upper bound of the first graphs in bound order (the batch kernel's root assignment,
     :meth:`~gedkit.search.batch.BatchVerifier.upper_bounds`, and BRANCH's map pair by pair,
@@ -548,14 +549,17 @@ def _ceiling(check: _Checker, sig, order: np.ndarray, k: int) -> float:
     against it instead of against nothing keeps the first searches of the scan bounded: a
     graph within it is found exactly, the k graphs that gave it are within it, and a graph
     beyond it is ruled out by the search's first bound, not searched to its time limit
-    (Protein under PROTEIN: 112 s a query at k = 10 without it)."""
+    (Protein under PROTEIN: 112 s a query at k = 10 without it). Returns it with the rows
+    bounded and their quick upper bounds (what a scan stopped early answers with)."""
     batch = check.batch
+    none = (math.inf, order[:0], np.zeros(0))
     if len(order) < k or (batch is None and check.verify.solver.name not in _SEARCHES):
-        return math.inf
+        return none
     # without the batch kernel fewer graphs: a pair's BRANCH costs as much as a few hundred
     # of the kernel's roots
     first = _CEILING_GRAPHS if batch is not None else _FEW_CEILING_GRAPHS
-    rowids = sig.rowids[order[:max(first, _CEILING_PER_K * k)]].tolist()
+    rows = order[:max(first, _CEILING_PER_K * k)]
+    rowids = sig.rowids[rows].tolist()
     if batch is not None:
         upper = batch.upper_bounds(check.coll._records(np.array(rowids)))
         # pairs whose root does not fit the kernel's share (a query or graphs of thousands
@@ -573,8 +577,8 @@ def _ceiling(check: _Checker, sig, order: np.ndarray, k: int) -> float:
         for i in missing.tolist():
             upper[i] = check.verify.quick(check.query, graphs[rowids[i]]).upper
             if interrupted_now():
-                return math.inf
-    return float(np.partition(upper, k - 1)[k - 1])
+                return math.inf, rows, upper
+    return float(np.partition(upper, k - 1)[k - 1]), rows, upper
 
 
 def knn_query(coll, query: Graph, k: int, model: CostModel, verify: Verifier,
@@ -665,7 +669,7 @@ class _KnnScanner:
         self.interrupted = False
         self.scanned = 0  # graphs of ``order`` reached
         self.check = _Checker(coll, query, verify, model, filt, stages, progress)
-        self.ceiling = _ceiling(self.check, sig, self.order, k)
+        self.ceiling, *self.quick = _ceiling(self.check, sig, self.order, k)
         self.step = 1.0 if getattr(filt, "integral", False) else 0.0
         stages.done("ceiling")
         # row -> (the threshold the kernel gave up at, whether with its larger share)
@@ -682,11 +686,13 @@ class _KnnScanner:
             self._settle_aside()
         except KeyboardInterrupt:
             self.interrupted = True
+        self.stages.stats["scanned"] = len(self.seen)
+        if self.interrupted and len(self.best) < self.k:
+            self._fill_from_ceiling()
         if self.interrupted and self.scanned < len(self.order):
             # what Ctrl-C left unreached (a graph set aside keeps the bounds it has)
             self.frontier = min(self.frontier, float(self.lb[self.order[self.scanned]]))
         self.stages.done("verify")
-        self.stages.stats["scanned"] = len(self.seen)
         found = [(_negated(e[0]), e[1], e[2]) for e in self.best]
         kth = max(found)[0][0] if len(found) == self.k else math.inf
         if self.bound is not None:
@@ -695,6 +701,18 @@ class _KnnScanner:
         seen = [(r, o) for r, (_, o) in self.seen.items()
                 if o.lower < kth - tolerance(kth) or r in chosen]
         return KnnScan(found, seen, self.stages.stats, self.interrupted, self.frontier)
+
+    def _fill_from_ceiling(self) -> None:
+        """Stopped (Ctrl-C, the query's time limit) with fewer than k graphs found: the
+        quick upper bounds of the ceiling's graphs not verified make up the number, each
+        with its filter bound as lower bound (uncertain hits, no node map), rather than an
+        answer of fewer graphs than asked for (none, on MOSES 100k under 10 ms a query)."""
+        rows, upper = self.quick
+        for row, ub in zip(rows.tolist(), upper.tolist(), strict=True):
+            rowid = int(self.sig.rowids[row])
+            if rowid not in self.seen and ub < math.inf:
+                self._keep(row, rowid, Outcome(float(self.lb[row]) + 0.0, ub, None,
+                                               final=False, stopped=_STOPPED_EARLY))
 
     def _kth(self) -> tuple | None:
         kth = _negated(self.best[0][0]) if len(self.best) == self.k else None
@@ -877,6 +895,9 @@ class _KnnScanner:
     def _entry(self, row: int, rowid: int, out: Outcome) -> tuple:
         return (_negated(rank_key(out, float(self.first[row]), rowid)), rowid, out)
 
+
+#: why a kNN hit has only the ceiling's quick bounds (see _KnnScanner._fill_from_ceiling)
+_STOPPED_EARLY = "not verified: the search stopped first (its quick bound at the root)"
 
 #: kNN's tries of set-aside graphs through the kernel again (its first share, each time the
 #: k-th distance fell below the threshold a graph was tried at) go on while at least this

@@ -489,12 +489,24 @@ def _scan(coll, query: Graph, k: int, verify: Verifier, progress, floor: float):
                 break
     except KeyboardInterrupt:
         interrupted = True
+    if interrupted:
+        # fewer than k verified: the next graphs by bound make up the number, similarity 0
+        # proven (nothing in common) up to their bound, rather than fewer hits than asked
+        for row in order[scanned:scanned + k - len(best)].tolist():
+            rowid = int(sig.rowids[row])
+            out = MCESOutcome(0.0, float(ub[row]), None, solved=False, stopped=_STOPPED_EARLY)
+            seen.append((rowid, out))
+            heapq.heappush(best, (out.lower, out.upper, -rowid, out))
     stages.done("verify")
     stages.stats["candidates"]["pairs"] = solved
     stages.stats["scanned"] = scanned
     chosen = sorted(((e[0], e[1], -e[2]) for e in best), key=lambda c: (-c[0], -c[1], c[2]))
     frontier = float(ub[order[scanned]]) if interrupted and scanned < len(order) else -math.inf
     return chosen, seen, (stages.stats, interrupted, frontier)
+
+
+#: why a kNN hit has only its filter bound (see :func:`_scan`)
+_STOPPED_EARLY = "not verified: the search stopped first (its filter bound)"
 
 
 def _better(a: tuple, b: tuple) -> bool:
