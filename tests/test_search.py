@@ -251,6 +251,35 @@ def test_numbered_ids_never_read_like_a_name_already_there():
     assert len({str(i) for i in coll.ids}) == 4
 
 
+@pytest.mark.parametrize("named", [False, True])
+def test_many_ids_read_at_once_follow_adds_and_removes(tmp_path, monkeypatch, named):
+    """Many rowids' ids are read from a table of every id (whole-number ids) or row by row
+    (names, or a number past 64 bits): the same ids either way, and an add or a remove
+    (here or by another handle) is seen by the next read."""
+    from gedkit.search import store as store_module
+
+    monkeypatch.setattr(store_module, "_TABLE_FROM", 2)
+    path = tmp_path / "ids.gdb"
+    coll = Collection.create(path)
+    coll.add(["C", "CC", "CCC", "CCO"], ids=["a", "b", "c", "d"] if named else None)
+    store = coll._store
+    rowids = list(range(1, 5)) + [99]  # one no graph has
+
+    def one_by_one():
+        return {r: coll._store.ids([r]).get(r) for r in rowids if coll._store.ids([r])}
+
+    assert store.ids(rowids) == one_by_one() and len(one_by_one()) == 4
+    coll.remove([coll.ids[1]])
+    coll.add(["CCN"], ids=["e"] if named else None)
+    assert store.ids(rowids + [5]) == {**one_by_one(), 5: "e" if named else 4}
+    assert 2 not in store.ids(rowids)
+    with Collection.open(path, mode="a") as other:  # another writer: seen at the next search
+        other.add(["CCCC"], ids=["f"] if named else [2**70])  # (past 64 bits)
+    coll.range("C", 0, progress=False)
+    assert store.ids([6, 1])[6] == ("f" if named else 2**70)
+    assert store.ids([6, 1])[1] == ("a" if named else 0)
+
+
 def test_records_held_in_memory_follow_adds_and_removes(tmp_path, monkeypatch):
     """The verification records a collection holds in memory give the answers the file's
     give, and an add or a remove after a search is seen by the next one (the held copy is
@@ -584,6 +613,10 @@ def test_a_range_time_limit_leaves_the_candidates_not_reached_undecided(question
             for h in r.undecided:
                 assert h.lower_bound - 1e-9 <= truth[int(h.id)] <= h.upper_bound
                 assert h.lower_bound <= 8.0
+            # by lower bound, then upper bound, then the collection's order (ids numbered
+            # in it), verified in part and unreached alike
+            keys = [(h.lower_bound, h.upper_bound, h.id) for h in r.undecided]
+            assert keys == sorted(keys)
         assert r.to_dict()["timed_out"]
     assert merge([late[0], whole[0]]).timed_out
 

@@ -30,7 +30,7 @@ from gedkit.costs.base import CostModel
 from gedkit.graph import Graph
 from gedkit.numeric import tolerance
 from gedkit.search.filters import GedFilter, equality_terms, query_signatures, window_passes
-from gedkit.search.result import Hit, SearchResult
+from gedkit.search.result import Hit, SearchResult, gc_paused
 from gedkit.solvers.base import Solver
 
 __all__ = ["KnnScan", "Verifier", "combine_scans", "knn_answer", "knn_query", "knn_scan",
@@ -499,18 +499,18 @@ def _verified(coll, query: Graph, tau: float, limit: float, rows: np.ndarray, si
         except KeyboardInterrupt:
             interrupted = True
     timed_out = deadline is not None and deadline.ran_out(interrupted)
+    unreached = rows[:0]
     if timed_out:
         interrupted = False
         unreached = np.concatenate(missed) if missed else rows
         # out of time with every candidate decided (by the batch): a whole answer
         timed_out = len(unreached) > 0
-        undecided += _unreached(sig, unreached, filt, limit)
         stages.stats["unreached"] = len(unreached)
-    stages.done("verify")
     # ties in the collection's order (rowids, as kNN and the MCES searches break them), not
     # in the order the candidates were verified (by size)
     hits.sort(key=lambda h: (h.distance, h.lower_bound, h.id))
-    undecided.sort(key=lambda h: (h.lower_bound, h.upper_bound, h.id))
+    undecided = _undecided(undecided, sig, unreached, filt, limit)
+    stages.done("verify")
     if ids and (hits or undecided):
         named = coll._store.ids([h.id for h in hits + undecided])  # rowids so far
         for h in hits + undecided:
@@ -522,13 +522,25 @@ def _verified(coll, query: Graph, tau: float, limit: float, rows: np.ndarray, si
                         stats=stages.stats, interrupted=interrupted, timed_out=timed_out)
 
 
-def _unreached(sig, rows: np.ndarray, filt: GedFilter | None, limit: float) -> list[Hit]:
-    """The candidates ``rows`` a range search's time limit left unverified, as undecided
-    hits (rowids as ids): each with the largest of the filters' lower bounds, no upper
-    bound."""
-    lower = _filter_bounds(sig, rows, filt, limit)
-    return [Hit(int(r), math.inf, lo, math.inf, False)
-            for r, lo in zip(sig.rowids[rows].tolist(), lower.tolist(), strict=True)]
+def _undecided(verified: list[Hit], sig, unreached: np.ndarray, filt: GedFilter | None,
+               limit: float) -> list[Hit]:
+    """A range answer's undecided graphs (rowids as ids) by increasing lower bound, then
+    upper bound and rowid: those ``verified`` in part, and the candidates ``unreached``
+    before the time limit, each with the largest of the filters' lower bounds and no upper
+    bound. (Ordered by numpy, built with the collector paused: a third of 100,000 graphs
+    may be unreached, and sorting and collecting them in Python took seconds.)"""
+    if not len(unreached):
+        return sorted(verified, key=lambda h: (h.lower_bound, h.upper_bound, h.id))
+    lower = _filter_bounds(sig, unreached, filt, limit)
+    rowids = sig.rowids[unreached]
+    order = np.lexsort((
+        np.concatenate([np.array([h.id for h in verified], dtype=np.int64), rowids]),
+        np.concatenate([[h.upper_bound for h in verified], np.full(len(rowids), math.inf)]),
+        np.concatenate([[h.lower_bound for h in verified], lower])))
+    with gc_paused():
+        every = verified + [Hit(r, math.inf, lo, math.inf, False)
+                            for r, lo in zip(rowids.tolist(), lower.tolist(), strict=True)]
+        return [every[i] for i in order.tolist()]
 
 
 #: graphs (at least, and per neighbour asked for) whose quick upper bounds seed kNN's ceiling
