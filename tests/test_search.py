@@ -1286,6 +1286,39 @@ def test_ctrl_c_to_a_search_on_worker_processes_returns_what_was_answered(tmp_pa
     assert ended - sent < 10 and "Traceback" not in err
 
 
+def test_a_second_ctrl_c_to_a_search_on_worker_processes_keeps_the_answers_in(tmp_path):
+    """Ctrl-C twice to the parent of ``n_jobs=2`` (the second before the workers' answers
+    came): the queries answered before are kept, as in one process; the second Ctrl-C once
+    raised inside the pool's wait and lost every answer."""
+    script = textwrap.dedent("""
+        import json, sys, time, warnings, gedkit
+        from tests.helpers import random_graph
+        import numpy as np
+        rng = np.random.default_rng(3)
+        coll = gedkit.Collection()
+        graphs = [random_graph(rng, 13, p=0.5, n_labels=1, e_labels=1) for _ in range(400)]
+        coll.add(graphs)
+        far = random_graph(rng, 13, p=0.5, n_labels=1, e_labels=1)
+        print("ready", flush=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            rs = coll.knn(queries=[graphs[7], far], k=1, method="dfs", timeout=None,
+                          n_jobs=2)
+        print(json.dumps([[r.interrupted, r.ids] for r in rs]), flush=True)
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=str(REPO))
+    assert proc.stdout.readline().strip() == "ready"
+    time.sleep(4.0)  # the first query answered; the second far from done
+    proc.send_signal(signal.SIGINT)
+    time.sleep(0.2)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    (first_stopped, first_ids), (second_stopped, _) = json.loads(out.splitlines()[-1])
+    assert not first_stopped and first_ids == [7] and second_stopped
+
+
 def test_opening_does_not_parse_graphs(tmp_path, monkeypatch):
     path = tmp_path / "lib.gdb"
     with Collection.create(path) as coll:

@@ -258,6 +258,10 @@ def _on_workers(coll, run, graphs, parameter, model, verify, jobs: int,
         while time.monotonic() < late:
             try:
                 answers = answered.next(timeout=_POLL)
+            except KeyboardInterrupt:
+                # a second Ctrl-C: stop waiting, keeping the answers that came (as one
+                # process keeps its finished queries); the workers still busy are ended
+                break
             except multiprocessing.TimeoutError:
                 answers = None
                 ended = next((w.exitcode for w in workers if w.exitcode is not None), None)
