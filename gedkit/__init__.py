@@ -9,6 +9,7 @@ only when a solve needs them.
 from __future__ import annotations
 
 import importlib
+import time
 from typing import Any
 
 # public name -> module that defines it
@@ -58,7 +59,14 @@ def methods() -> dict[str, str]:
     return {name: cls.summary for name, cls in available().items()}
 
 
+#: ``(name, started, ended)`` of the last import a first use of a public name caused: the call
+#: that follows at once (``gedkit.ged(...)`` in a fresh process) starts its clock at the
+#: import, which its time limit and ``result.time`` then count (see budget.call_started)
+_FIRST_USE: list = [None]
+
+
 def __getattr__(name: str) -> Any:
+    started = time.perf_counter()
     if name in _LAZY:
         value = getattr(importlib.import_module(_LAZY[name]), name)
     elif name in _SUBMODULES:
@@ -66,6 +74,7 @@ def __getattr__(name: str) -> Any:
     else:
         raise AttributeError(f"module 'gedkit' has no attribute {name!r}")
     globals()[name] = value  # later lookups skip this function
+    _FIRST_USE[0] = (name, started, time.perf_counter())
     return value
 
 

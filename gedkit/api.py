@@ -6,7 +6,14 @@ from collections.abc import Callable
 from typing import Any
 
 from gedkit.anytime import Improvement, listener_for
-from gedkit.budget import Budget, InterruptedWarning, check_number, interruptible, solve_within
+from gedkit.budget import (
+    Budget,
+    InterruptedWarning,
+    call_started,
+    check_number,
+    interruptible,
+    solve_within,
+)
 from gedkit.costs import CostModel
 from gedkit.costs import get as get_costs
 from gedkit.errors import warn
@@ -99,7 +106,8 @@ def ged(
     # 0.3), as in a range search
     check_number(threshold, "threshold", strict=False, none=True)
     limit = None if threshold is None else threshold + tolerance(threshold)
-    budget = Budget(timeout=timeout, memory=memory, threshold=limit)
+    budget = Budget(timeout=timeout, memory=memory, threshold=limit,
+                    start=call_started("ged"))
     solver = get_solver(method, **options)
     g1, g2 = as_graphs((g1, g2), node_label, edge_label)
     problem = get_costs(costs).compile(g1, g2).constrained(fixed, forbidden)

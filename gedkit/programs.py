@@ -29,7 +29,8 @@ if TYPE_CHECKING:  # HiGHS and SciPy load when a program is built, not when gedk
     import highspy
     import scipy.sparse as sp
 
-__all__ = ["GAP", "MatchingProgram", "assemble", "new_highs", "program_fits", "solve_program"]
+__all__ = ["GAP", "MatchingProgram", "assemble", "drain", "new_highs", "program_fits",
+           "solve_program", "still_running"]
 
 #: the relative gap HiGHS solves a program to (its default, 1e-4, could stop short)
 GAP = 1e-6
@@ -280,7 +281,7 @@ def still_running() -> bool:
     return any(thread.is_alive() for _, thread in _DRAINING)
 
 
-def _drain() -> None:
+def drain() -> None:
     """At exit, wait for the solves left running (cancelled: they stop at HiGHS's next check)
     before the interpreter frees their solvers under them."""
     for _, thread in _DRAINING:
@@ -298,7 +299,7 @@ def _after_fork() -> None:
     _DRAINING.clear()
 
 
-atexit.register(_drain)
+atexit.register(drain)
 os.register_at_fork(after_in_child=_after_fork)
 
 

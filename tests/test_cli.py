@@ -13,6 +13,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import textwrap
 import time
 from pathlib import Path
 from typing import ClassVar
@@ -535,6 +536,28 @@ def test_the_command_line_limit_covers_reading_the_graphs(capsys, monkeypatch):
     monkeypatch.setattr(gedkit.api, "ged", ged)
     code, out, _ = run(capsys, "ged", "smiles:CCO", "smiles:CCN", "--timeout", "5", "--json")
     assert code == 0 and given[0] <= 4.7 and json.loads(out)["time"] >= 0.3
+
+
+def test_the_command_ends_without_teardown_but_with_its_exit_callbacks(tmp_path):
+    """The process's own command line ends at once after its answer (the interpreter's
+    teardown took 0.5 s after a solve that imported PyTorch), with its exit status, its
+    output delivered and the exit callbacks run (a temporary folder's removal, a Dask
+    client's close)."""
+    marker = tmp_path / "callback ran"
+    script = textwrap.dedent(f"""
+        import atexit, pathlib, sys
+        atexit.register(lambda: pathlib.Path({str(marker)!r}).write_text("yes"))
+        sys.argv = ["gedkit", "ged", "smiles:CCO", "smiles:CCN", "--timeout", "5"]
+        from gedkit.cli import main
+        sys.exit(main())
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "distance     1 (optimal)" in done.stdout and marker.read_text() == "yes"
+    bad = subprocess.run([sys.executable, "-c", script.replace('"5"', '"-1"')],
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "timeout" in bad.stderr and marker.exists()
 
 
 def test_sigterm_is_never_swallowed_where_ctrl_c_is_ignored():

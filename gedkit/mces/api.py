@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gedkit.budget import Budget, InterruptedWarning, interruptible, solve_within
+from gedkit.budget import Budget, InterruptedWarning, call_started, interruptible, solve_within
 from gedkit.errors import warn
 from gedkit.inputs import as_graphs
 from gedkit.mces.base import Method, available, get_method, method_class
@@ -82,7 +82,7 @@ def mces(
     [(1, 'c'), (2, 'b'), (3, 'a')]
     """
     # the clock starts here: reading, imports and kernels all count
-    budget = Budget(timeout=timeout, memory=memory)
+    budget = Budget(timeout=timeout, memory=memory, start=call_started("mces"))
     RING_MATCHES_RING_ONLY.check("ring_matches_ring_only", ring_matches_ring_only)
     solver = _configured(method, options)
     g1, g2 = as_graphs((g1, g2), node_label, edge_label)
