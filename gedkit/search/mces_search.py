@@ -46,7 +46,7 @@ from gedkit.budget import interrupted as interrupted_now
 from gedkit.graph import Graph
 from gedkit.numeric import tolerance
 from gedkit.search.ged_search import Outcome, _Stages, stopped_counts
-from gedkit.search.result import Hit, SearchResult
+from gedkit.search.result import Hit, SearchResult, gc_paused
 from gedkit.search.signatures import Signatures, Vocabulary, branch_keys, signature_of
 
 __all__ = ["MCESFilter", "Verifier", "knn_query", "range_query"]
@@ -390,20 +390,21 @@ def range_query(coll, query: Graph, min_similarity: float, model: Any, verify: V
         except KeyboardInterrupt:
             interrupted = True
     timed_out = deadline is not None and deadline.ran_out(interrupted)
+    unreached = 0
     if timed_out:
         # the candidates not reached: undecided, with the filters' bounds
         interrupted = False
-        for rowid, bound in zip(rowids[reached:], ub[reached:].tolist(), strict=True):
-            undecided.append((Hit(ids[rowid], 0.0, 0.0, bound, False), rowid))
-        stages.stats["unreached"] = len(rowids) - reached
+        unreached = len(rowids) - reached
+        stages.stats["unreached"] = unreached
+    # ties in the file's order, whatever order the rows are in
+    hits = [h for h, _ in sorted(hits, key=lambda e: range_key(e[0], e[1]))]
+    undecided = _undecided(undecided, rowids[len(rowids) - unreached:],
+                           ub[len(rowids) - unreached:], ids)
     stages.done("verify")
     seconds = stages.stats["seconds"]
     seconds["verify"] -= screening
     seconds["pairs"] = screening
     stages.stats["candidates"]["pairs"] = passed
-    # ties in the file's order, whatever order the rows are in
-    hits = [h for h, _ in sorted(hits, key=lambda e: range_key(e[0], e[1]))]
-    undecided = [h for h, _ in sorted(undecided, key=lambda e: undecided_key(e[0], e[1]))]
     certified = not interrupted and not undecided and all(h.optimal for h in hits)
     if reasons := stopped_counts(kept):
         stages.stats["stopped"] = reasons
@@ -414,6 +415,25 @@ def range_query(coll, query: Graph, min_similarity: float, model: Any, verify: V
 #: candidate graphs a range search reads at a time (parsed as the loop reaches them: a time
 #: limit or Ctrl-C may stop it long before the last)
 _READ_BLOCK = 256
+
+
+def _undecided(verified: list[tuple[Hit, int]], rowids: list[int], upper: np.ndarray,
+               ids: dict) -> list[Hit]:
+    """A range answer's undecided graphs in :func:`undecided_key` order: those ``verified``
+    in part (``(hit, rowid)``), and the candidates ``rowids`` not reached, each with its
+    filters' bound ``upper`` (ordered by numpy and built with the collector paused: tens of
+    thousands may be unreached, see :func:`~gedkit.search.result.gc_paused`)."""
+    if not len(rowids):
+        return [h for h, _ in sorted(verified, key=lambda e: undecided_key(*e))]
+    order = np.lexsort((
+        np.array([r for _, r in verified] + list(rowids), dtype=np.int64),
+        -np.concatenate([[h.lower_bound for h, _ in verified], np.zeros(len(rowids))]),
+        -np.concatenate([[h.upper_bound for h, _ in verified], upper])))
+    with gc_paused():
+        every = [h for h, _ in verified] + [
+            Hit(ids[r], 0.0, 0.0, u, False)
+            for r, u in zip(rowids, upper.tolist(), strict=True)]
+        return [every[i] for i in order.tolist()]
 
 
 def range_key(hit: Hit, rowid: int) -> tuple:
