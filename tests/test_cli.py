@@ -211,6 +211,24 @@ def restarts_method(monkeypatch):
     return seen
 
 
+def test_mces_text_says_why_an_answer_stopped_short():
+    # what --json said alone: why the search stopped (a start-up that did not fit its limit
+    # answered in 0.2 s of 1 s), what nga cut (its network not run), RASCAL's pair limit
+    import dataclasses
+
+    from gedkit.cli._mces import report
+
+    proven = gedkit.mces("CCCC", "CCCO")
+    assert "stopped by" not in report(proven) and "cut short" not in report(proven)
+    short = dataclasses.replace(proven, upper_bound=proven.upper_bound + 1, stats={
+        "stopped": "time limit: the search's start-up does not fit",
+        "cut": ["network not run: the torch import need ~2.0 s"],
+        "bond_pair_limit_exceeded": True})
+    text = report(short, mapping=False)
+    assert "stopped by    time limit: the search's start-up does not fit" in text
+    assert "cut short     network not run" in text and "max_bond_pairs" in text
+
+
 def test_mces_method_options_as_flags(capsys, files):
     code, out, err = run(capsys, "mces", files["a"], files["b"], *LABEL_ARGS, "--method", "ga",
                          "--restarts", "2", "--kicks", "0", "--no-refine", "--json")
