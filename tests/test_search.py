@@ -271,7 +271,7 @@ def test_many_ids_read_at_once_follow_adds_and_removes(tmp_path, monkeypatch, na
     assert store.ids(rowids) == one_by_one() and len(one_by_one()) == 4
     coll.remove([coll.ids[1]])
     coll.add(["CCN"], ids=["e"] if named else None)
-    assert store.ids(rowids + [5]) == {**one_by_one(), 5: "e" if named else 4}
+    assert store.ids([*rowids, 5]) == {**one_by_one(), 5: "e" if named else 4}
     assert 2 not in store.ids(rowids)
     with Collection.open(path, mode="a") as other:  # another writer: seen at the next search
         other.add(["CCCC"], ids=["f"] if named else [2**70])  # (past 64 bits)
