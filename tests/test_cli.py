@@ -613,3 +613,8 @@ def test_an_option_of_another_method_says_which(capsys):
     code, out, _ = run(capsys, "ged", "smiles:CCO", "smiles:CCN", "--method", "bp_beam",
                        "--beam-width", "3", "--json")
     assert code == 0 and json.loads(out)["distance"] == 1
+    # gedkit ged's --steps (pictures) given to gedkit mces, where it is nga's: said so
+    for method in ((), ("--method", "nga")):
+        code, out, err = run(capsys, "mces", "smiles:CCO", "smiles:CCN", *method, "--steps")
+        assert_one_line_error(code, out, err, "--steps",
+                              "for step-by-step pictures use gedkit ged")

@@ -366,7 +366,7 @@ def test_step_strip_refuses_long_paths():
     r = gedkit.ged(g1, Graph(), method="branch")
     assert len(r.edit_path) > 200
     with pytest.raises(OptionError, match=r"^the edit path has \d+ operations, more than a "
-                                          r"step strip of 12 shows"):
+                                          r"step strip of 30 shows"):
         draw(r, steps=True)
     with pytest.raises(OptionError, match="max_steps"):
         draw_steps(r, max_steps=500)
@@ -482,8 +482,9 @@ def test_cli_ged_draw(capsys, graph_files, tmp_path):
 
 
 def test_cli_steps_of_a_long_path_are_drawn_all_the_same(capsys, tmp_path):
-    # 15 operations: more than a step strip's default 12, so a panel each up to the strip's
-    # most; 55: one picture, said (an exit 2 after the answer lost the picture for nothing)
+    # 15 operations: a panel each, up to the strip's most (30), in the command line and in
+    # Python alike (Python's default was 12); 55: one picture, said (an exit 2 after the
+    # answer lost the picture for nothing)
     for b, count, strip in (("smiles:OCC", 15, True), ("smiles:O", 55, False)):
         out_svg = tmp_path / f"{count}.svg"
         code, _, err = _cli(capsys, "ged", "smiles:" + "C" * (10 if strip else 28), b,
@@ -491,6 +492,8 @@ def test_cli_steps_of_a_long_path_are_drawn_all_the_same(capsys, tmp_path):
         assert code == 0 and out_svg.stat().st_size > 1000
         assert ("drawn in one picture" in err) == (not strip)
         assert (f"{count} operations" in out_svg.read_text()) or not strip
+    r = gedkit.ged("C" * 10, "OCC")
+    assert len(r.edit_path) == 15 and draw(r, steps=True) is not None
 
 
 def test_cli_mces_draw(capsys, graph_files, tmp_path):

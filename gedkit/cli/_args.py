@@ -220,7 +220,7 @@ def translate_method_flags(argv: list[str], args: argparse.Namespace) -> list[st
             elif isinstance(declared[key].default, bool):
                 value = "true"
             else:
-                raise OptionError(f"{flag} needs a value")
+                raise OptionError(f"{flag} needs a value{_other_meaning(flag, args)}")
         out += ["-o", f"{key}={value}"]
     return out
 
@@ -238,7 +238,20 @@ def _owned_elsewhere(flag: str, key: str, args: argparse.Namespace, chosen: type
     owners = sorted(name for name, cls in available().items() if key in cls.options)
     if owners:
         raise OptionError(f"{flag} is an option of {' and '.join(owners)}, not of "
-                          f"{chosen.name}: add --method {owners[0]}")
+                          f"{chosen.name}: add --method {owners[0]}"
+                          f"{_other_meaning(flag, args)}")
+
+
+#: flags a method of one command declares that another command uses for something else
+_ELSEWHERE = {("mces", "--steps"): "nga's optimisation steps; for step-by-step pictures use "
+              "gedkit ged A B --draw FILE --steps: gedkit mces --draw draws one picture"}
+
+
+def _other_meaning(flag: str, args: argparse.Namespace) -> str:
+    """`` (...)`` saying what ``flag`` means here where another command gives it another
+    meaning (``--steps``: nga's optimisation steps, ``gedkit ged``'s step pictures)."""
+    text = _ELSEWHERE.get((args.command, flag))
+    return f" ({text})" if text else ""
 
 
 def _is_value(token: str) -> bool:

@@ -13,6 +13,7 @@ from gedkit.cli._inputs import (
     left_after_reading,
     read_pair,
 )
+from gedkit.draw import MAX_STEPS
 from gedkit.errors import OptionError, counted
 
 if TYPE_CHECKING:  # the solvers load when a command runs, not when the parser is built
@@ -58,7 +59,8 @@ def register(subparsers: Any) -> None:
     add_draw_arguments(parser, "the edit path on both graphs")
     parser.add_argument("--steps", action="store_true",
                         help="with --draw: a strip g1 -> ... -> g2, one operation per panel "
-                        "(paths of up to 12 operations)")
+                        f"(paths of up to {MAX_STEPS} operations; a longer one is drawn in "
+                        "one picture)")
     parser.set_defaults(run=run, command_parser=parser)
 
 
@@ -96,14 +98,12 @@ def _draw_pair(result: Any, out: str, steps: bool) -> None:
     answer is printed already: failing here lost the picture for nothing)."""
     import sys
 
-    from gedkit.draw.steps import MAX_STEPS
-
     count = len(result.edit_path) if steps else 0
     if count > MAX_STEPS:
         print(f"gedkit: note: the edit path has {count} operations, more than a step strip "
               f"shows ({MAX_STEPS}); drawn in one picture", file=sys.stderr)
         steps = False
-    result.draw(out, steps=steps, **({"max_steps": max(count, 1)} if steps else {}))
+    result.draw(out, steps=steps)
 
 
 def run(args: argparse.Namespace) -> int:

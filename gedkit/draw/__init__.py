@@ -21,7 +21,11 @@ from typing import Any
 
 from gedkit.errors import OptionError
 
-__all__ = ["draw", "draw_hits", "draw_steps"]
+__all__ = ["MAX_STEPS", "draw", "draw_hits", "draw_steps"]
+
+#: the most operations a step strip (``steps=True``) draws: beyond, panels get too small to
+#: read
+MAX_STEPS = 30
 
 
 def draw(
@@ -38,7 +42,7 @@ def draw(
     table: bool = True,
     figsize: tuple[float, float] | None = None,
     dpi: float = 100,
-    max_steps: int = 12,
+    max_steps: int = MAX_STEPS,
     collection: Any = None,
     query: Any = None,
     max_hits: int = 12,
@@ -58,7 +62,7 @@ def draw(
         Figure.
     steps : bool
         GED only: a strip of panels g1 → … → g2, one operation per panel (at most
-        ``max_steps`` operations).
+        ``max_steps`` operations, :data:`MAX_STEPS` by default and at most).
     molecule : bool, optional
         Draw as molecules (True) or as general graphs (False); by default molecules when
         every label reads as an element symbol and every edge label as a bond order.

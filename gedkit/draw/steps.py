@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from gedkit.draw import MAX_STEPS
 from gedkit.draw.caption import ged_caption
 from gedkit.draw.figure import draw_cell, legend_handles
 from gedkit.draw.pictures import pair_positions, treat_as_molecules
@@ -22,10 +23,8 @@ from gedkit.draw.scene import Panel
 from gedkit.draw.style import LEGENDS
 from gedkit.errors import OptionError, counted
 
-__all__ = ["MAX_STEPS", "draw_steps", "step_order"]
+__all__ = ["draw_steps", "step_order"]
 
-#: the largest ``max_steps`` allowed: beyond it panels get too small to read
-MAX_STEPS = 30
 _ORDER = ("edge_del", "node_del", "node_sub", "edge_sub", "node_ins", "edge_ins")
 
 
@@ -40,7 +39,7 @@ def step_order(ops: list) -> list[int]:
     return sorted(range(len(ops)), key=lambda k: (_ORDER.index(ops[k].kind), k))
 
 
-def draw_steps(result: Any, *, max_steps: int = 12, ncols: int | None = None,
+def draw_steps(result: Any, *, max_steps: int = MAX_STEPS, ncols: int | None = None,
                molecule: bool | None = None, labels: bool | None = None, ids: bool = False,
                carbons: bool = False, figsize: tuple | None = None, dpi: float = 100,
                ax: Any = None) -> Any:
