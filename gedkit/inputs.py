@@ -32,7 +32,7 @@ from gedkit.graph import Graph
 from gedkit.io import from_rdkit, from_smiles, read_one
 from gedkit.io.common import DEFAULT, Unlabelled
 
-__all__ = ["as_graph", "as_graphs"]
+__all__ = ["DEFAULT", "as_graph", "as_graph_read", "as_graphs"]
 
 _SMILES = "smiles:"
 
@@ -69,8 +69,16 @@ def as_graph(g: Any, node_label: Any = None, edge_label: Any = None, *,
     ...
     gedkit.errors.GraphError: expected a gedkit.Graph, a NetworkX graph, an RDKit molecule, ...
     """
+    return as_graph_read(g, _named(node_label), _named(edge_label), notice=notice)
+
+
+def as_graph_read(g: Any, node_label: Any = DEFAULT, edge_label: Any = DEFAULT, *,
+                  notice: Unlabelled | None = None) -> Graph:
+    """:func:`as_graph` with the labels named as :func:`gedkit.read` names them: left out,
+    the input's own; None, unlabelled (the command line's ``--no-edge-label`` on a SMILES
+    argument)."""
     told = Unlabelled() if notice is None else notice
-    graph = _convert(g, _named(node_label), _named(edge_label), told)
+    graph = _convert(g, node_label, edge_label, told)
     if notice is None:
         told.warn()
     return graph

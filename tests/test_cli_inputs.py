@@ -50,6 +50,20 @@ def test_smiles_arguments(capsys):
     assert "RDKit cannot parse the SMILES 'C((('" in err
 
 
+def test_no_label_flags_read_the_format_labels_away(capsys):
+    # SMILES are labelled by element and bond order: --no-edge-label compares the bonds
+    # unlabelled (CC=O against CCO: the same), --no-node-label the atoms (CCO against CCN)
+    pytest.importorskip("rdkit")
+    for flag, a, b in (("--no-edge-label", "CC=O", "CCO"), ("--no-node-label", "CCO", "CCN")):
+        code, out, _ = run(capsys, "ged", "smiles:" + a, "smiles:" + b, "--json")
+        assert code == 0 and json.loads(out)["distance"] == 1
+        code, out, _ = run(capsys, "ged", "smiles:" + a, "smiles:" + b, flag, "--json")
+        assert code == 0 and json.loads(out)["distance"] == 0
+    err = one_line_error(*run(capsys, "ged", "smiles:C", "smiles:C", "--no-edge-label",
+                              "--edge-label", "bond"))
+    assert "--no-edge-label and --edge-label contradict each other" in err
+
+
 def test_bare_smiles_arguments_as_in_python(capsys, tmp_path):
     # a string naming no file is SMILES, as gedkit.ged("CCO", "CCN") reads it
     pytest.importorskip("rdkit")

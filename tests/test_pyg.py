@@ -199,7 +199,15 @@ def test_cli_export(atoms, molecules, tmp_path, capsys):
     assert main(["pairwise", *bonded, "--node-label", "label", "--edge-label", "label",
                  "--export", "pyg", str(root)]) == 2
     out, err = capsys.readouterr()
-    assert "AIDS700nef has no edge labels" in err and not out and not (root / "raw").exists()
+    assert "AIDS700nef has no edge labels" in err and not out and not root.exists()
+    assert "--no-edge-label" in err  # the command line's way to compute them unlabelled
+    # SMILES: labelled by element and bond order; --no-edge-label drops the bonds' labels
+    smiles = tmp_path / "pw.smi"
+    smiles.write_text("CCO a\nCCN b\nCC=O c\n")
+    assert main(["pairwise", str(smiles), "--no-edge-label", "--export", "pyg",
+                 str(tmp_path / "smiles"), "--csv", str(tmp_path / "pw.csv")]) == 0
+    assert (tmp_path / "smiles" / "raw" / "AIDS700nef" / "ged.pickle").is_file()
+    capsys.readouterr()
     molecules = atoms
     files = []
     for g in molecules[:5]:

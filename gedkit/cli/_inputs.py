@@ -56,6 +56,11 @@ def add_input_arguments(parser: argparse.ArgumentParser, directed_too: bool = Tr
         help="edge attribute(s) that form the label, as --node-label (molecules: bond, "
         "aromatic bonds 1.5, or kekule, aromatic bonds as alternating 1 and 2)",
     )
+    for side in ("node", "edge"):
+        group.add_argument(
+            f"--no-{side}-label", action="store_true",
+            help=f"read the {side}s unlabelled, whatever the format's own labels (SMILES, "
+            "SDF: element, bond order)")
     group.add_argument("--format", help="file format (default: from the file name)")
     add_directed_argument(group, directed_too)
     group.add_argument(
@@ -111,7 +116,13 @@ def read_options(args: argparse.Namespace) -> dict[str, Any]:
         "directed": args.directed,
         "graph_dir": args.graph_dir,
     }
-    return {key: value for key, value in given.items() if value is not None}
+    out = {key: value for key, value in given.items() if value is not None}
+    for side in ("node", "edge"):
+        if getattr(args, f"no_{side}_label", False):
+            if f"{side}_label" in out:
+                raise OptionError(f"--no-{side}-label and --{side}-label contradict each other")
+            out[f"{side}_label"] = None  # named: unlabelled (left out: the format's own)
+    return out
 
 
 def left_after_reading(args: argparse.Namespace, started: float) -> tuple[float, float | None]:
@@ -181,10 +192,11 @@ def _is_smiles(text: str, args: argparse.Namespace) -> bool:
 
 
 def _molecule(text: str, args: argparse.Namespace) -> Graph:
-    from gedkit.inputs import as_graph
+    from gedkit.inputs import DEFAULT, as_graph_read
 
-    options = read_options(args)
-    return as_graph(text, options.get("node_label"), options.get("edge_label"))
+    options = read_options(args)  # (None: --no-node-label; left out: the format's own)
+    return as_graph_read(text, options.get("node_label", DEFAULT),
+                         options.get("edge_label", DEFAULT))
 
 
 def _notice(args: argparse.Namespace) -> Unlabelled:

@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from gedkit.errors import GraphError, MissingDependencyError, OptionError
+from gedkit.errors import GraphError, MissingDependencyError, OptionError, Words
 from gedkit.graph import Graph, label_key, refuse_directed
 
 __all__ = ["GEDDATASET_NAMES", "check_dataset_root", "dataset_name", "from_pyg",
@@ -251,11 +251,12 @@ def _is_number(value: Any) -> bool:
 
 
 def check_dataset_root(directory: str | os.PathLike) -> Path:
-    """``directory`` as a dataset root :func:`write_geddataset` may write (made if missing);
-    a one-line :class:`~gedkit.errors.OptionError` for a file, a folder that cannot be made,
-    or a root holding a dataset gedkit did not write (its ``raw``/``processed`` folders would
-    be replaced: a downloaded dataset is never deleted). Callers check before solving, so a
-    bad target costs no work."""
+    """``directory`` as a dataset root :func:`write_geddataset` may write (made there if
+    missing); a one-line :class:`~gedkit.errors.OptionError` for a file, a folder that
+    cannot be made, or a root holding a dataset gedkit did not write (its ``raw``/
+    ``processed`` folders would be replaced: a downloaded dataset is never deleted).
+    Callers check before solving, so a bad target costs no work; nothing is made here (a
+    job refused afterwards left an empty folder)."""
     root = Path(directory)
     if root.exists() and not root.is_dir():
         raise OptionError(f"{root} is not a folder (a GEDDataset root is one)")
@@ -264,10 +265,12 @@ def check_dataset_root(directory: str | os.PathLike) -> Path:
     if found and not ours:
         raise OptionError(f"{root} holds a dataset gedkit did not write ({'/, '.join(found)}/ "
                           "without gedkit/meta.json); export into another folder")
-    try:
-        root.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        raise OptionError(f"cannot make the folder {root}: {err.strerror or err}") from None
+    there = root.absolute()
+    while not there.exists():  # the folder it would be made in
+        there = there.parent
+    if not there.is_dir() or not os.access(there, os.W_OK | os.X_OK):
+        raise OptionError(f"cannot make the folder {root}: "
+                          f"{there} is {'not a folder' if not there.is_dir() else 'not writable'}")
     return root
 
 
@@ -444,7 +447,9 @@ def dataset_name(graphs: Sequence[Graph], name: str | None = None) -> str:
     if why is not None:
         raise OptionError(f"--export pyg: {why}: the exported graphs would not be the ones "
                           "the distances were computed on; compute them on what the dataset "
-                          "holds (atom symbols only, or no labels)")
+                          "holds (atom symbols only, or no labels: ",
+                          Words("node_label=None, edge_label=None",
+                                "--no-node-label, --no-edge-label"), ")")
     return name
 
 
