@@ -182,9 +182,8 @@ class PairStore:
             if differ:
                 what = ", ".join(_WHAT.get(key, key) for key in differ)
                 raise GedkitError(
-                    f"{self.path} holds another pairwise job (its {what} "
-                    f"differ{'' if len(differ) > 1 else 's'} from this one's), so it cannot be "
-                    "resumed with these inputs; ", _ANOTHER,
+                    f"{self.path} holds another pairwise job (not the same {what} as this "
+                    "one), so it cannot be resumed with these inputs; ", _ANOTHER,
                     ", or delete the file to start again",
                 )
 

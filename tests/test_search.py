@@ -1043,6 +1043,20 @@ def test_range_and_knn_order_equal_distances_alike():
     assert nearest.certified and [(h.distance, h.id) for h in nearest.hits] == ranged
 
 
+def test_merge_ranks_hits_as_the_searches_do():
+    # kNN: at one distance the better proven bound first (as rank_key; merge had it the
+    # other way round), whatever shard it came from; range: the lower bound up, as listed
+    from gedkit.search import Hit, SearchResult
+
+    loose, tight = Hit("x", 3.0, 2.0, 3.0, False), Hit("y", 3.0, 3.0, 3.0, True)
+    knn = [SearchResult("knn", "q", 1, [loose]), SearchResult("knn", "q", 1, [tight])]
+    assert merge(knn).ids == ["y"]
+    ranged = [SearchResult("range", "q", 3, [tight]), SearchResult("range", "q", 3, [loose])]
+    assert merge(ranged).ids == ["x", "y"]
+    assert "interrupted" in repr(SearchResult("knn", "q", 1, [], interrupted=True))
+    assert "timed out" in repr(SearchResult("knn", "q", 1, [], timed_out=True))
+
+
 def test_shards_searched_apart_and_merged_equal_the_whole(tmp_path):
     coll = _collection(MOLECULES)
     paths = coll.split(3, tmp_path)

@@ -275,6 +275,9 @@ def test_collections_refuse_loops_and_keep_what_they_had(tmp_path):
     with pytest.raises(GraphError, match=r"self-loop .*collections do not hold"):
         c.add([Graph({0: "C"}), LOOPED])
     assert len(c) == 0
+    # an unnamed graph is "a graph", not "graph None"
+    with pytest.raises(GraphError, match=r"^a graph has a self-loop \(on node 0\)"):
+        c.add([Graph({0: "C"}, [(0, 0)])])
     c.add([Graph({0: "C", 1: "O"}, [(0, 1)])])
     with pytest.raises(GraphError, match="query 'looped' has a self-loop"):
         c.range(LOOPED, 2)

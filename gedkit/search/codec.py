@@ -84,7 +84,8 @@ def encode_graph(g: Graph) -> bytes:
     refuse_directed(g, "a collection")
     if g.loops:  # batch verification and the filters price edges between two nodes only
         raise GraphError(
-            f"graph {g.name!r} has a self-loop (on {g.ids[next(iter(g.loops))]!r}), which "
+            f"{'a graph' if g.name is None else f'graph {g.name!r}'} has a self-loop (on "
+            f"node {g.ids[next(iter(g.loops))]!r}), which "
             "collections do not hold: search them for graphs without, or compare graphs with "
             "loops by gedkit.ged or gedkit.pairwise, which price loops"
         )

@@ -699,8 +699,13 @@ class _KnnScanner:
         except KeyboardInterrupt:
             self.interrupted = True
         self.stages.stats["scanned"] = len(self.seen)
-        if self.interrupted and len(self.best) < self.k:
-            self._fill_from_ceiling()
+        if self.interrupted:
+            for row in self.aside:  # their first share's bounds: stopped by the stop, not by
+                # a time limit (none may have been set)
+                out = self.seen[int(self.sig.rowids[row])][1]
+                out.stopped = out.stopped or _STOPPED_ASIDE
+            if len(self.best) < self.k:
+                self._fill_from_ceiling()
         if self.interrupted and self.scanned < len(self.order):
             # what Ctrl-C left unreached (a graph set aside keeps the bounds it has)
             self.frontier = min(self.frontier, float(self.lb[self.order[self.scanned]]))
@@ -908,6 +913,9 @@ class _KnnScanner:
         return (_negated(rank_key(out, float(self.first[row]), rowid)), rowid, out)
 
 
+#: why a graph set aside (see _KnnScanner) has only the bounds of its first try
+_STOPPED_ASIDE = ("set aside after a first short try, then the search stopped (Ctrl-C or the "
+                  "query's time limit) before trying it again")
 #: why a kNN hit has only the ceiling's quick bounds (see _KnnScanner._fill_from_ceiling)
 _STOPPED_EARLY = "not verified: the search stopped first (its quick bound at the root)"
 

@@ -18,7 +18,10 @@ def merge(results: Sequence[SearchResult]) -> SearchResult:
 
     Range answers are united; k-nearest answers keep the k best of all shards, certified when
     every shard's was (each shard's k best include every one of the overall k best that lies
-    in it). Statistics add up.
+    in it), ranked as a search ranks them (distance, then the bound on the other side); graphs
+    tied on both keep the order of ``results`` (a search of the whole collection breaks such
+    ties by its filters' bounds and its own order, which the answers do not carry: at a
+    tie on the k-th distance it may keep another of the tied graphs). Statistics add up.
 
     >>> from gedkit.search import Hit
     >>> a = SearchResult("knn", "q", 1, [Hit("x", 2.0, 2.0, 2.0, True)])
@@ -33,8 +36,15 @@ def merge(results: Sequence[SearchResult]) -> SearchResult:
         raise OptionError(f"cannot merge answers to different questions: {sorted(kinds)}")
     first = results[0]
     reverse = _BEST_FIRST[first.kind]
-    key = (lambda h: (-h.distance, -h.upper_bound)) if reverse else (
-        lambda h: (h.distance, h.lower_bound))
+    # as the searches rank: GED kNN a proven bound closer to the distance first
+    # (ged_search.rank_key), GED range the lower bound up (ged_search._verified), MCES the
+    # larger upper bound first
+    if reverse:
+        key = lambda h: (-h.distance, -h.upper_bound)  # noqa: E731
+    elif first.kind == "knn":
+        key = lambda h: (h.distance, -h.lower_bound)  # noqa: E731
+    else:
+        key = lambda h: (h.distance, h.lower_bound)  # noqa: E731
     hits = sorted((h for r in results for h in r.hits), key=key)
     undecided = [h for r in results for h in r.undecided]
     uncertain = [i for r in results for i in r.uncertain]

@@ -128,7 +128,8 @@ class SearchResult:
     def __repr__(self) -> str:
         what = f"{_PARAMETER[self.kind]}={self.parameter:g}"
         extra = f", {len(self.undecided)} undecided" if self.undecided else ""
-        cert = "certified" if self.certified else "not certified"
+        cert = ("interrupted" if self.interrupted else "timed out" if self.timed_out
+                else "certified" if self.certified else "not certified")
         # graphs, not verifications (kNN verifies a graph set aside again: "scanned")
         graphs = self.stats.get("scanned", self.stats.get("verified", 0))
         return (f"<SearchResult {self.kind} {what}: {len(self.hits)} hits{extra}, {cert}, "
