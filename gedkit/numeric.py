@@ -12,7 +12,8 @@ from collections.abc import Iterable
 
 import numpy as np
 
-__all__ = ["TOL", "all_integers", "round_up", "tolerance"]
+__all__ = ["TOL", "all_integers", "order_up_to_rounding", "round_up", "rounded_alike",
+           "tolerance"]
 
 #: relative tolerance of cost comparisons
 TOL = 1e-9
@@ -31,6 +32,40 @@ def tolerance(value: float | np.ndarray) -> float | np.ndarray:
         return TOL * np.where(np.isinf(magnitude), 1.0, np.maximum(1.0, magnitude))
     magnitude = abs(value)
     return TOL * (max(1.0, magnitude) if magnitude != math.inf else 1.0)
+
+
+def rounded_alike(values: Iterable[float]) -> list[float]:
+    """Each of ``values``, with the values equal to a smaller one up to rounding (within its
+    :func:`tolerance`, in a chain from the smallest of a run) replaced by that one: sort keys
+    by which 2.1999999999999997 and 2.2, one distance summed in two orders, tie.
+
+    >>> rounded_alike([2.2, 2.1999999999999997, 3.0, 1.0])
+    [2.1999999999999997, 2.1999999999999997, 3.0, 1.0]
+    """
+    values = list(values)
+    out = values[:]
+    start = None
+    for i in sorted(range(len(values)), key=values.__getitem__):
+        if start is None or values[i] - start > tolerance(start):
+            start = values[i]
+        out[i] = start
+    return out
+
+
+def order_up_to_rounding(keys: list[tuple]) -> list[int]:
+    """The positions of ``keys`` (tuples of numbers ending in a tie-breaker, e.g. a rowid)
+    in increasing order, each number but the last compared up to rounding
+    (:func:`rounded_alike`): a distance summed in two orders ties, and the last part decides.
+
+    >>> order_up_to_rounding([(2.2, 1), (2.1999999999999997, 2), (1.0, 3)])
+    [2, 0, 1]
+    """
+    if not keys:
+        return []
+    columns = [rounded_alike(column) for column in zip(*(k[:-1] for k in keys), strict=True)]
+    snapped = [(*parts, k[-1]) for parts, k in zip(zip(*columns, strict=True), keys,
+                                                    strict=True)] if columns else keys
+    return sorted(range(len(keys)), key=snapped.__getitem__)
 
 
 def all_integers(*costs: Iterable[float] | np.ndarray) -> bool:

@@ -1043,6 +1043,26 @@ def test_range_and_knn_order_equal_distances_alike():
     assert nearest.certified and [(h.distance, h.id) for h in nearest.hits] == ranged
 
 
+def test_range_ties_are_ties_up_to_rounding():
+    # a distance summed in two orders (2.1999999999999997 and 2.2 under these costs) is one
+    # distance: tied hits are listed in the collection's order, not by the last bits
+    costs_ = costs.custom(
+        node_sub=lambda a, b: 0 if a == b else (0.5 if {a, b} <= {"C", "N", "O"} else 1.5),
+        node_del=1.0, node_ins=1.0, edge_sub=lambda a, b: 0 if a == b else 0.3,
+        edge_del=0.7, edge_ins=0.7)
+    first = gedkit.Graph(dict(enumerate("NCCCCNCC")), [
+        (0, 1, 1), (1, 2, 1.5), (2, 3, 1.5), (3, 4, 1.5), (4, 5, 1), (4, 6, 1.5), (6, 7, 1.5),
+        (1, 7, 1.5)])
+    second = gedkit.Graph(dict(enumerate("CCCCCCO")),
+                          [(i, i + 1, 1) for i in range(5)] + [(4, 6, 1)])
+    query = "c1ccccc1O"
+    found = [gedkit.ged(query, g, costs_, timeout=None).distance for g in (first, second)]
+    assert found[0] != found[1] and abs(found[0] - found[1]) < 1e-9  # the two sums
+    for graphs in ([first, second], [second, first]):
+        coll = _collection(graphs)
+        assert coll.range(query, 3.5, costs=costs_, progress=False).ids == [0, 1]
+
+
 def test_merge_ranks_hits_as_the_searches_do():
     # kNN: at one distance the better proven bound first (as rank_key; merge had it the
     # other way round), whatever shard it came from; range: the lower bound up, as listed

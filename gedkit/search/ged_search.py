@@ -28,7 +28,7 @@ from gedkit.budget import Budget, solve_within, within
 from gedkit.budget import interrupted as interrupted_now
 from gedkit.costs.base import CostModel
 from gedkit.graph import Graph
-from gedkit.numeric import tolerance
+from gedkit.numeric import order_up_to_rounding, tolerance
 from gedkit.search.filters import GedFilter, equality_terms, query_signatures, window_passes
 from gedkit.search.result import Hit, SearchResult, gc_paused
 from gedkit.solvers.base import Solver
@@ -508,7 +508,9 @@ def _verified(coll, query: Graph, tau: float, limit: float, rows: np.ndarray, si
         stages.stats["unreached"] = len(unreached)
     # ties in the collection's order (rowids, as kNN and the MCES searches break them), not
     # in the order the candidates were verified (by size)
-    hits.sort(key=lambda h: (h.distance, h.lower_bound, h.id))
+    # (a distance summed in two orders, 2.1999999999999997 and 2.2, is one: ties all the same)
+    hits = [hits[i] for i in order_up_to_rounding([(h.distance, h.lower_bound, h.id)
+                                                    for h in hits])]
     undecided = _undecided(undecided, sig, unreached, filt, limit)
     stages.done("verify")
     if ids and (hits or undecided):

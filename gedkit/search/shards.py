@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from gedkit.numeric import order_up_to_rounding
 from gedkit.search.result import SearchResult
 
 if TYPE_CHECKING:
@@ -147,7 +148,8 @@ class Merger:
             for name, which in (("hits", 0), ("undecided", 1)):
                 keyed = [(key, h) for r, keys in parts
                          for key, h in zip(keys[which], getattr(r, name), strict=True)]
-                setattr(result, name, [h for _, h in sorted(keyed, key=lambda e: e[0])])
+                order = order_up_to_rounding([key for key, _ in keyed])
+                setattr(result, name, [keyed[i][1] for i in order])
             result.query = query.name
             return result
         if self.kind == "knn":
