@@ -361,6 +361,17 @@ def test_step_strip(general_result):
     assert len(_op_ids(_svg(fig))) == len(general_result.edit_path)
 
 
+def test_long_names_are_cut_in_panel_titles():
+    # two 45-atom SMILES as names ran into each other and off the picture; a tab in a SMILES
+    # file's title has no glyph
+    g1 = Graph({0: "C", 1: "O"}, [(0, 1)], name="C" * 60 + "\tx")
+    fig = draw(gedkit.ged(g1, Graph({0: "C"}, name="short")))
+    texts = [t.get_text() for ax in fig.axes for t in ax.texts]
+    first = next(t for t in texts if t.startswith("g1: "))
+    assert first.splitlines()[0] == "g1: " + "C" * 31 + "…"
+    assert any(t.startswith("g2: short") for t in texts)
+
+
 def test_step_strip_refuses_long_paths():
     g1 = Graph.from_networkx(nx.path_graph(120))
     r = gedkit.ged(g1, Graph(), method="branch")

@@ -10,7 +10,7 @@ import numpy as np
 from gedkit.draw.caption import ged_caption, mces_caption
 from gedkit.draw.layout import layout, seeded_layout
 from gedkit.draw.molecule import is_molecule, rdkit_available
-from gedkit.draw.scene import Panel, ged_panels, kept_anchors, mces_panels
+from gedkit.draw.scene import Panel, ged_panels, kept_anchors, mces_panels, name_part
 from gedkit.graph import Graph
 from gedkit.problem import label_text
 
@@ -60,8 +60,7 @@ def pair_positions(g1: Graph, g2: Graph, forward: np.ndarray,
 def _titles(p1: Panel, p2: Panel, g1: Graph, g2: Graph, molecule: bool) -> None:
     node, edge = ("atom", "bond") if molecule else ("node", "edge")
     for panel, side, g in ((p1, "g1", g1), (p2, "g2", g2)):
-        name = f": {g.name}" if g.name else ""
-        panel.title = (f"{side}{name}\n{g.n} {node}{'s' * (g.n != 1)}, "
+        panel.title = (f"{side}{name_part(g)}\n{g.n} {node}{'s' * (g.n != 1)}, "
                        f"{g.m} {edge}{'s' * (g.m != 1)}")
 
 

@@ -16,7 +16,8 @@ import numpy as np
 from gedkit.graph import Graph, components
 from gedkit.problem import label_text
 
-__all__ = ["Panel", "ged_panels", "kept_anchors", "mces_panels", "plain_panel"]
+__all__ = ["NAME_CHARS", "Panel", "ged_panels", "kept_anchors", "mces_panels", "name_part",
+           "plain_panel"]
 
 
 @dataclass
@@ -189,8 +190,21 @@ def kept_anchors(g1: Graph, g2: Graph, forward: np.ndarray) -> np.ndarray:
 
 
 def _title(side: str, g: Graph) -> str:
-    name = f": {g.name}" if g.name else ""
-    return f"{side}{name}  ({g.n} nodes, {g.m} edges)"
+    return f"{side}{name_part(g)}  ({g.n} nodes, {g.m} edges)"
+
+
+#: characters of a graph's name a panel's title shows: two titles side by side (a SMILES of 45
+#: atoms each) ran into each other and off the picture
+NAME_CHARS = 32
+
+
+def name_part(g: Graph) -> str:
+    """``": NAME"`` for a panel's title, the name on one line (a tab or newline in a SMILES
+    file's title has no glyph) and cut to :data:`NAME_CHARS` with "…"; "" without one."""
+    if not g.name:
+        return ""
+    name = " ".join(str(g.name).split())
+    return ": " + (name if len(name) <= NAME_CHARS else name[:NAME_CHARS - 1] + "…")
 
 
 def _mark(panel: Panel, what: str, index: int, role: str, op: int,
