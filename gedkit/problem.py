@@ -78,6 +78,8 @@ class EditOperation:
         'insert node c (H), cost 1'
         >>> EditOperation("node_sub", 1, "b", 2.0, "C", "N").describe()
         'relabel node 1 → b: C → N'
+        >>> EditOperation("node_sub", 0, 0, 1.0, 1, "1").describe()  # labels that read alike
+        "relabel node 0: 1 → '1'"
         """
         element = self.kind[:4]
         edge = element == "edge"
@@ -93,9 +95,9 @@ class EditOperation:
             if not _same_id(self.source, self.target):
                 where += f" → {_id_text(self.target, edge, join)}"
             a, b = label_text(self.source_label), label_text(self.target_label)
-            text = f"relabel {element} {where}"
-            if a or b:
-                text += f": {a or '-'} → {b or '-'}"
+            if a == b:  # labels that read alike (1 and "1", "" and None): as Python writes them
+                a, b = repr(self.source_label), repr(self.target_label)
+            text = f"relabel {element} {where}: {a or '-'} → {b or '-'}"
         return f"{text}, cost {self.cost:g}" if cost else text
 
     def __str__(self) -> str:
