@@ -62,6 +62,10 @@ def test_no_label_flags_read_the_format_labels_away(capsys):
     err = one_line_error(*run(capsys, "ged", "smiles:C", "smiles:C", "--no-edge-label",
                               "--edge-label", "bond"))
     assert "--no-edge-label and --edge-label contradict each other" in err
+    # a collection records the labels it is built with, the format's own when none is named:
+    # no unlabelled build (the flag was taken and the bonds kept their labels)
+    assert main(["collection", "build", "x.gdb", "smiles:CCO", "--no-edge-label"]) == 2
+    assert "unrecognized arguments: --no-edge-label" in capsys.readouterr().err
 
 
 def test_bare_smiles_arguments_as_in_python(capsys, tmp_path):
