@@ -1436,6 +1436,32 @@ def test_knn_ceiling_without_the_batch_kernel(method, bounded):
                                                           strict=True))
 
 
+def test_knn_quick_bounds_find_the_query_itself():
+    # the root's assignment among alike atoms picks one of many zero-cost assignments and its
+    # map costs edits (4 for CCCCSCC against itself): a graph whose filter bound is 0 is
+    # searched for a map of cost 0 first, so the query's own graph is at 0 (what a kNN out
+    # of time answers)
+    from gedkit.search import ged_search
+    from gedkit.solvers import get_solver
+
+    chain = gedkit.Graph(dict(enumerate("CCCCSCC")), [(i, i + 1, 1) for i in range(6)])
+    coll = _collection([*_random_set(8, count=6, n=(4, 9)), chain])
+    model = costs.uniform()
+    verify = ged_search.Verifier(model, get_solver("astar"), 1.0, None, False)
+    filt = GedFilter(model, chain, coll._store.vocab)
+    check = ged_search._Checker(coll, chain, verify, model, filt,
+                                ged_search._Stages(len(coll)), None)
+    sig = coll._signatures
+    lower = np.zeros(len(sig))
+    for _, bound in filt.stages:
+        lower = np.maximum(lower, bound(sig, None))
+    order = np.argsort(lower, kind="stable")
+    own = int(np.flatnonzero(sig.rowids == coll._store.rowid(6))[0])
+    for given, expected in ((None, 4.0), (lower, 0.0)):  # the root's map alone: 4 edits
+        _, rows, upper = ged_search._ceiling(check, sig, order, 1, given)
+        assert upper[rows.tolist().index(own)] == expected
+
+
 def test_plain_progress_lines_end_on_the_finished_count(capfd, monkeypatch):
     """Where stderr is not a terminal a long search prints a line every few seconds and,
     having printed any, a last one when it ends (a log never stops at a count short of the

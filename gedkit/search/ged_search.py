@@ -553,7 +553,7 @@ _FEW_CEILING_GRAPHS = 16
 _SEARCHES = frozenset({"astar", "dfs", "exact"})
 
 
-def _ceiling(check: _Checker, sig, order: np.ndarray, k: int
+def _ceiling(check: _Checker, sig, order: np.ndarray, k: int, lower: np.ndarray | None = None
              ) -> tuple[float, np.ndarray, np.ndarray]:
     """An upper bound on the k-th distance to start kNN's scan with: the k-th smallest quick
     upper bound of the first graphs in bound order (the batch kernel's root assignment,
@@ -564,7 +564,12 @@ def _ceiling(check: _Checker, sig, order: np.ndarray, k: int
     graph within it is found exactly, the k graphs that gave it are within it, and a graph
     beyond it is ruled out by the search's first bound, not searched to its time limit
     (Protein under PROTEIN: 112 s a query at k = 10 without it). Returns it with the rows
-    bounded and their quick upper bounds (what a scan stopped early answers with)."""
+    bounded and their quick upper bounds (what a scan stopped early answers with).
+
+    ``lower``: each row's filter bound; a graph bounded at 0 is first searched for a map of
+    cost 0 (a search that stops at the first edit: microseconds), which the root's
+    assignment misses where alike atoms make many zero-cost assignments (a query's own
+    molecule then came out at 10-24 edits)."""
     batch = check.batch
     none = (math.inf, order[:0], np.zeros(0))
     if len(order) < k or (batch is None and check.verify.solver.name not in _SEARCHES):
@@ -581,6 +586,12 @@ def _ceiling(check: _Checker, sig, order: np.ndarray, k: int
         # them in bound order, as many as a finite k-th needs, rather than no ceiling (a
         # 2,000-node query's scan verified all 4,991 NCI molecules, ~4 ms each, up to its 60 s
         # limit, before its one near graph, of 2,000 nodes too, had a bound ruling them out)
+        if lower is not None:
+            same = np.flatnonzero((lower[rows] <= 0) & (upper > 0))
+            if len(same):
+                _, found, done = batch.run(check.coll._records(np.array(rowids)[same]), 0.0,
+                                           check.verify.timeout, retry=False)
+                upper[same[done & (found <= 0)]] = 0.0
         short = k - int(np.isfinite(upper).sum())
         missing = np.flatnonzero(np.isinf(upper))[:max(short, 0)]
     else:
@@ -683,7 +694,7 @@ class _KnnScanner:
         self.interrupted = False
         self.scanned = 0  # graphs of ``order`` reached
         self.check = _Checker(coll, query, verify, model, filt, stages, progress)
-        self.ceiling, *self.quick = _ceiling(self.check, sig, self.order, k)
+        self.ceiling, *self.quick = _ceiling(self.check, sig, self.order, k, lb)
         self.step = 1.0 if getattr(filt, "integral", False) else 0.0
         stages.done("ceiling")
         # row -> (the threshold the kernel gave up at, whether with its larger share)
