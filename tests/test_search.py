@@ -1457,8 +1457,8 @@ def test_knn_quick_bounds_find_the_query_itself():
         lower = np.maximum(lower, bound(sig, None))
     order = np.argsort(lower, kind="stable")
     own = int(np.flatnonzero(sig.rowids == coll._store.rowid(6))[0])
-    for given, expected in ((None, 4.0), (lower, 0.0)):  # the root's map alone: 4 edits
-        _, rows, upper = ged_search._ceiling(check, sig, order, 1, given)
+    for bounds, expected in ((None, 4.0), (lower, 0.0)):  # the root's map alone: 4 edits
+        _, rows, upper = ged_search._ceiling(check, sig, order, 1, bounds)
         assert upper[rows.tolist().index(own)] == expected
 
 
