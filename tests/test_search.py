@@ -1063,6 +1063,16 @@ def test_range_ties_are_ties_up_to_rounding():
         assert coll.range(query, 3.5, costs=costs_, progress=False).ids == [0, 1]
 
 
+def test_no_hit_has_its_lower_bound_above_its_upper():
+    # CHEM_2's filter sum 3.575000000000001 against the map's 3.575: one distance, which a
+    # hit printed with its lower bound above its upper
+    coll = _collection(["CCO", "CCN", "CCCC", "c1ccccc1", "CCCO", "OCCO"])
+    for res in (coll.knn("CCCO", 3, costs="chem_2", progress=False),
+                coll.range("CCCO", 5, costs="chem_2", progress=False)):
+        assert res.certified and res.hits
+        assert all(h.lower_bound <= h.upper_bound for h in res.hits), res.hits
+
+
 def test_merge_ranks_hits_as_the_searches_do():
     # kNN: at one distance the better proven bound first (as rank_key; merge had it the
     # other way round), whatever shard it came from; range: the lower bound up, as listed

@@ -87,8 +87,9 @@ def register(subparsers: Any) -> None:
     # not "method": the GED commands' --KEY option spelling looks GED methods up by that name
     group.add_argument(
         "--method", dest="search_method", metavar="M",
-        help="the method verifying candidates (default: astar for GED, auto for MCES; see "
-        "'gedkit methods'); its options as -o KEY=VALUE",
+        help=f"the method verifying candidates (default: {DEFAULT_METHOD['ged']} for GED, "
+        f"{DEFAULT_METHOD['mces']} for MCES; see 'gedkit methods'); its options as -o "
+        "KEY=VALUE",
     )
     group.add_argument("--node-map", action="store_true", help="give each hit its node map")
     group.add_argument(
@@ -120,7 +121,8 @@ def register(subparsers: Any) -> None:
         help=f"write one CSV row per hit to OUT ('-' = stdout): {', '.join(CSV_COLUMNS)} "
              "(status: hit, uncertain for a k-nearest hit whose place is not proven, "
              "undecided, or interrupted for a query Ctrl-C stopped; a query with nothing to "
-             "list has one row: none, timed out or interrupted)",
+             "list has one row: none, timed out or interrupted; with --node-map, a node_map "
+             "column)",
     )
     add_draw_arguments(parser, "each query and its hits with their distances (up to 8 "
                        "queries)")

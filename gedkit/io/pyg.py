@@ -422,7 +422,7 @@ def dataset_name(graphs: Sequence[Graph], name: str | None = None) -> str:
     >>> dataset_name([Graph({0: "C", 1: "Na"}, [(0, 1)])])
     Traceback (most recent call last):
     ...
-    gedkit.errors.OptionError: --export pyg: GEDDataset's AIDS700nef knows ... not 'Na': ...
+    gedkit.errors.OptionError: write_geddataset: GEDDataset's AIDS700nef knows ... not 'Na': ...
     """
     if name is not None and name not in GEDDATASET_NAMES:
         raise OptionError(f"GEDDataset reads only the names {', '.join(GEDDATASET_NAMES)}; got "
@@ -445,7 +445,8 @@ def dataset_name(graphs: Sequence[Graph], name: str | None = None) -> str:
         why = (f"GEDDataset's {name} holds the structure only (these graphs have {what} "
                f"labels, e.g. {node if node is not None else edge!r})")
     if why is not None:
-        raise OptionError(f"--export pyg: {why}: the exported graphs would not be the ones "
+        raise OptionError(Words("write_geddataset", "--export pyg"),
+                          f": {why}: the exported graphs would not be the ones "
                           "the distances were computed on; compute them on what the dataset "
                           "holds (atom symbols only, or no labels: ",
                           Words("node_label=None, edge_label=None",

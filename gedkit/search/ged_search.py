@@ -225,6 +225,13 @@ class _Checker:
         return outs  # None where Ctrl-C came first
 
 
+def _at_most(lower: float, upper: float) -> float:
+    """``lower``, or ``upper`` where ``lower`` exceeds it by rounding alone (a filter's sum
+    3.575000000000001 against a map's 3.575: one distance, which a hit printed with its lower
+    bound above its upper)."""
+    return upper if upper < lower <= upper + tolerance(upper) else lower
+
+
 def _within(threshold: float | None) -> float | None:
     """The threshold searched to: a distance equal to it up to rounding is within it."""
     return None if threshold is None else threshold + tolerance(threshold)
@@ -488,7 +495,8 @@ def _verified(coll, query: Graph, tau: float, limit: float, rows: np.ndarray, si
                     missed.append(block[[out is None for out in outs]])
                 for rowid, out in zip(rowids, outs, strict=True):
                     if out is not None and out.lower <= limit:
-                        hit = Hit(rowid, out.upper, out.lower, out.upper, out.optimal,
+                        hit = Hit(rowid, out.upper, _at_most(out.lower, out.upper),
+                                  out.upper, out.optimal,
                                   out.node_map)
                         (hits if out.upper <= limit else undecided).append(hit)
                         kept.append(out)
@@ -897,6 +905,7 @@ class _KnnScanner:
             if earlier[1].upper < out.upper and (earlier[1].node_map is not None
                                                  or out.node_map is None):
                 out.upper, out.node_map = earlier[1].upper, earlier[1].node_map
+        out.lower = _at_most(out.lower, out.upper)
         self.seen[rowid] = (row, out)
         if rowid in self.held:
             at = next(i for i, held in enumerate(self.best) if held[1] == rowid)
