@@ -14,8 +14,9 @@ def register(subparsers: Any) -> None:
         help="compile gedkit's kernels ahead of the first solve",
         description="Compile every numba kernel family into numba's cache (two to three "
         "minutes on a fresh 2-core install, seconds when already cached), so that the first "
-        "solve of any method in any later process starts at once. Without it, a first solve with a time "
-        "limit answers with cheaper bounds while the kernels compile in the background.",
+        "solve of any method in any later process starts at once. Without it, a first solve "
+        "with a time limit answers with cheaper bounds while the kernels compile in the "
+        "background.",
         allow_abbrev=False,
     )
     parser.add_argument(
