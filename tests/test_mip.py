@@ -175,7 +175,7 @@ def test_a_solve_that_ignores_its_cancel_is_left_running_with_what_it_found(monk
     assert p.cost(r.assignment) == r.upper_bound and r.lower_bound <= r.upper_bound
     assert r.stats["status"].startswith("Interrupted (left running")
     released.set()
-    programs._drain()
+    programs.drain()
     assert not any(t.is_alive() for _, t in programs._DRAINING)
 
 
