@@ -17,7 +17,7 @@ from typing import Any
 
 from gedkit.errors import GedkitError, MissingDependencyError, OptionError
 
-__all__ = ["as_client", "connect", "distributed", "parallelism", "run_tasks",
+__all__ = ["as_client", "connect", "distributed", "on_scheduler", "parallelism", "run_tasks",
            "stop_when_cancelled"]
 
 #: seconds the command line waits for a scheduler before giving up
@@ -53,16 +53,61 @@ def as_client(client: Any, feature: str = "pairwise(client=...)") -> Any:
     return client
 
 
+@contextlib.contextmanager
+def on_scheduler(address: str) -> Iterator[Any]:
+    """A client on the Dask scheduler at ``address`` (``tcp://host:8786``...) for the body,
+    closed after it. A scheduler that cannot be reached, or that is lost during the body
+    (killed: Dask then retries for 30 s and says it "timed out trying to connect"), is a
+    one-line error."""
+    client = connect(address)
+    try:
+        yield client
+    except (OSError, TimeoutError) as exc:  # (Dask's lost connections are OSErrors)
+        raise GedkitError(f"lost the Dask scheduler at {address} during the job "
+                          f"({_said(exc)})") from None
+    finally:
+        with contextlib.suppress(Exception):  # a client whose scheduler is gone
+            client.close()
+
+
 def connect(address: str) -> Any:
-    """A client on the Dask scheduler at ``address`` (``tcp://host:8786``...); a scheduler
-    that cannot be reached is a one-line error."""
+    """A client on the Dask scheduler at ``address``; one that cannot be reached is a
+    one-line error within :data:`CONNECT_TIMEOUT` seconds and a little more, whatever
+    answers there: a server that accepts and never answers held Dask's handshake for 5
+    minutes, and one that sends its own greeting (ssh) made Dask's reader allocate exabytes
+    and fail with a traceback."""
     module = distributed("--scheduler")
     _refused(address)
-    try:
-        return module.Client(address, timeout=CONNECT_TIMEOUT)
-    except (OSError, TimeoutError, ValueError) as exc:
-        text = " ".join(str(exc).split()) or type(exc).__name__
-        raise GedkitError(f"cannot reach the Dask scheduler at {address}: {text}") from None
+    outcome: dict[str, Any] = {}
+
+    def attempt() -> None:
+        try:
+            outcome["client"] = module.Client(address, timeout=CONNECT_TIMEOUT)
+        except Exception as exc:  # whatever the connection raised: said in one line below
+            outcome["error"] = exc
+
+    trying = threading.Thread(target=attempt, name="gedkit-dask-connect", daemon=True)
+    trying.start()
+    trying.join(CONNECT_TIMEOUT + _CONNECT_GRACE)
+    if "client" in outcome:
+        return outcome["client"]
+    exc = outcome.get("error")
+    if exc is None:
+        why = f"nothing answered as a Dask scheduler within {CONNECT_TIMEOUT:g} s"
+    elif isinstance(exc, OSError | TimeoutError | ValueError):
+        why = _said(exc)
+    else:  # not Dask's protocol that answered
+        why = f"what answers there does not speak Dask's protocol ({type(exc).__name__})"
+    raise GedkitError(f"cannot reach the Dask scheduler at {address}: {why} (a scheduler "
+                      "listens on port 8786 unless told otherwise)")
+
+
+#: seconds past :data:`CONNECT_TIMEOUT` that :func:`connect` leaves Dask to give up itself
+_CONNECT_GRACE = 5
+
+
+def _said(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
 
 
 def _refused(address: str) -> None:

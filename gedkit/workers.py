@@ -25,15 +25,21 @@ def resolve_jobs(n_jobs: Any, tasks: int | None = None) -> int:
     multiplies the memory: each worker loads gedkit and its kernels, ~150 MB), and at most
     one per task where ``tasks`` says how many there are.
 
-    >>> resolve_jobs(1), resolve_jobs(-1) == cores(), resolve_jobs(-1, tasks=1)
-    (1, True, 1)
+    None is one process, as in scikit-learn and joblib.
+
+    >>> resolve_jobs(1), resolve_jobs(-1) == cores(), resolve_jobs(-1, tasks=1), resolve_jobs(None)
+    (1, True, 1, 1)
     """
+    if n_jobs is None:
+        n_jobs = 1
     if not isinstance(n_jobs, numbers.Integral) or isinstance(n_jobs, bool) or n_jobs == 0:
-        raise OptionError(f"n_jobs must be a non-zero integer (-1 = all cores), got {n_jobs!r}")
+        raise OptionError(Words("n_jobs", "--jobs"), " must be a non-zero integer (-1 = all "
+                          f"cores), got {n_jobs!r}")
     have = cores()
     jobs = int(n_jobs) if n_jobs > 0 else have + 1 + int(n_jobs)
     if jobs < 1:
-        raise OptionError(f"n_jobs={n_jobs} leaves no worker on {have} cores")
+        raise OptionError(Words(f"n_jobs={n_jobs}", f"--jobs {n_jobs}"),
+                          f" leaves no worker on {have} cores")
     if jobs > have:
         warn(Note(Words(f"n_jobs={n_jobs}", f"--jobs {n_jobs}"),
                   f": this process may use {have} {'core' if have == 1 else 'cores'}; {have} "

@@ -7,6 +7,9 @@ from __future__ import annotations
 import logging
 import os
 import sqlite3
+import subprocess
+import sys
+import textwrap
 
 import numpy as np
 import pytest
@@ -181,6 +184,68 @@ def test_a_scheduler_address_nothing_listens_at_is_told_at_once(monkeypatch):
         port = s.getsockname()[1]
     with pytest.raises(gedkit.GedkitError, match="nothing listens there"):
         connect(f"tcp://127.0.0.1:{port}")
+
+
+def test_an_address_that_does_not_answer_as_dask_is_told_in_one_line(tmp_path):
+    """A server that sends its own greeting (ssh: Dask's reader then tried to allocate
+    exabytes, a traceback) and one that accepts and never answers (Dask's handshake waited 5
+    minutes, not its 30 s): one line each, within the connect timeout and a little more.
+    In a process of its own: the unanswered client's thread is left behind."""
+    script = textwrap.dedent("""
+        import socket, threading, time
+        import gedkit.cluster as cluster
+        cluster.CONNECT_TIMEOUT, cluster._CONNECT_GRACE = 2, 1
+
+        def serve(greeting):
+            s = socket.socket()
+            s.bind(("127.0.0.1", 0))
+            s.listen(5)
+            held = []
+            def loop():
+                while True:
+                    c, _ = s.accept()
+                    held.append(c)
+                    if greeting:
+                        c.sendall(b"SSH-2.0-OpenSSH_8.9p1 Ubuntu-3\\r\\n")
+            threading.Thread(target=loop, daemon=True).start()
+            return s.getsockname()[1]
+
+        for greeting in (True, False):
+            port = serve(greeting)
+            t = time.monotonic()
+            try:
+                cluster.connect(f"tcp://127.0.0.1:{port}")
+            except cluster.GedkitError as err:
+                print(round(time.monotonic() - t), str(err).count("\\n"), err, flush=True)
+        import os
+        os._exit(0)
+    """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=120)
+    lines = out.stdout.splitlines()
+    assert len(lines) == 2, out.stderr
+    assert "does not speak Dask's protocol" in lines[0] and lines[0].startswith(("0 0", "1 0"))
+    assert "nothing answered as a Dask scheduler within 2 s" in lines[1]
+    assert int(lines[1].split()[0]) <= 10
+
+
+def test_a_scheduler_lost_during_the_job_is_said_so(monkeypatch):
+    # Dask says "timed out trying to connect" 30 s after its scheduler was killed mid-job:
+    # the command line says it was lost during the job, and closes the client
+    import gedkit.cluster as cluster
+
+    closed = []
+
+    class Gone:
+        def close(self):
+            closed.append(True)
+            raise OSError("stream closed")  # a client whose scheduler is gone
+
+    monkeypatch.setattr(cluster, "connect", lambda address: Gone())
+    lost = r"^lost the Dask scheduler at tcp://x:1 during the job \(Timed out trying"
+    with pytest.raises(gedkit.GedkitError, match=lost), cluster.on_scheduler("tcp://x:1"):
+        raise TimeoutError("Timed out trying to connect to tcp://x:1 after 30 s")
+    assert closed
 
 
 # -- collection searches on the cluster ------------------------------------------------------

@@ -443,6 +443,12 @@ def test_more_jobs_than_cores_are_capped_with_a_warning(monkeypatch, graphs):
     assert workers.resolve_jobs(np.int64(2)) == 2  # any integer, as pairwise took before
     with pytest.raises(gedkit.OptionError, match="leaves no worker on 2 cores"):
         workers.resolve_jobs(-3)
+    assert workers.resolve_jobs(None) == 1  # as scikit-learn and joblib read None
+    with pytest.raises(gedkit.OptionError) as zero:
+        workers.resolve_jobs(0)
+    # the command line's words there (--jobs), Python's here
+    assert zero.value.render(cli=True).startswith("--jobs must be a non-zero integer")
+    assert str(zero.value).startswith("n_jobs must be a non-zero integer")
     with pytest.warns(UserWarning, match="n_jobs=8"):
         m = gedkit.pairwise(graphs[:3], n_jobs=8, **EXACT)
     assert m.counts()["optimal"] == 6

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import json
 import math
@@ -107,17 +108,12 @@ def run(args: argparse.Namespace) -> int:
         from gedkit.io.pyg import dataset_name
 
         dataset_name([g for g in rows + (cols or []) if g is not None], args.pyg_name)
-    client = None
-    if args.scheduler is not None:
-        from gedkit.cluster import connect
+    from gedkit.cluster import on_scheduler
 
-        client = connect(args.scheduler)
-    try:
+    with (on_scheduler(args.scheduler) if args.scheduler is not None
+          else contextlib.nullcontext()) as client:
         result = pairwise(rows, cols, client=client, out=args.out,
                           node_maps=args.export is not None, **options)
-    finally:
-        if client is not None:
-            client.close()
     if result.resumed:
         print(f"gedkit: resumed {result.resumed} pairs from {args.out}; solved "
               f"{len(result.pairs) - result.resumed - result.counts()['pending']}",

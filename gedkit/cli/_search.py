@@ -4,6 +4,7 @@ graph edit distance or by MCES similarity."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import importlib.util
 import json
@@ -152,21 +153,19 @@ def run(args: argparse.Namespace) -> int:
                               f"records ({recorded}); leave {flag} out")
     queries, labels, batch = read_queries(args.query, coll, args)
     search = getattr(coll, kind)
-    if args.scheduler is not None:
-        if args.jobs != 1:
-            raise OptionError("--jobs (local processes) and --scheduler (a Dask cluster) "
-                              "cannot be combined")
-        from gedkit.cluster import connect
+    if args.scheduler is not None and args.jobs != 1:
+        raise OptionError("--jobs (local processes) and --scheduler (a Dask cluster) cannot "
+                          "be combined")
+    from gedkit.cluster import on_scheduler
 
-        kwargs["client"] = connect(args.scheduler)
-    try:
+    with (on_scheduler(args.scheduler) if args.scheduler is not None
+          else contextlib.nullcontext()) as client:
+        if client is not None:
+            kwargs["client"] = client
         if batch:
             results = search(None, value, queries=queries, **kwargs)
         else:
             results = [search(queries[0], value, **kwargs)]
-    finally:
-        if args.scheduler is not None:
-            kwargs["client"].close()
     for result, label in zip(results, labels, strict=True):
         result.query = label
     # the queries Ctrl-C stopped before they began (empty stats) keep their line in JSON

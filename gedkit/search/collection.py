@@ -419,9 +419,10 @@ class Collection:
             path: a shared disk) and keeps its shards for the next tasks. The answers equal
             a search here, in the same order (see :mod:`gedkit.search.distributed`).
         shards : int, optional
-            With ``client``: how many shards (default: as few as give each worker thread
-            four tasks with the queries cut into batches, of at least 2,000 graphs: one for
-            many queries, more for a few).
+            With ``client``: how many shards, of at least 200 graphs each by default: for a
+            range search one per worker thread; for kNN as few as give each worker thread
+            four tasks with the queries cut into batches (one for many queries, more for a
+            few).
         query_timeout : float, optional
             Seconds for each query's verifications in all (None, the default: only
             ``timeout`` per pair). A large threshold over a large collection leaves tens of

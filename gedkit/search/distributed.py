@@ -46,8 +46,9 @@ from gedkit.search.shards import Merger, range_answers, shard_of, until_interrup
 
 __all__ = ["search"]
 
-#: fewest graphs in a default shard (a task costs the cluster a few milliseconds)
-MIN_SHARD = 2000
+#: fewest graphs in a default shard (a task costs the cluster a few milliseconds; at 2,000 a
+#: 2,000-graph collection was one shard, and one MCES range query of 50 s left a worker idle)
+MIN_SHARD = 200
 #: seconds a range task takes, about, once the first ones have shown the pace: long
 #: enough that the cluster's few milliseconds a task do not count, short enough that the
 #: progress moves and no worker waits long for another's last task
