@@ -122,6 +122,10 @@ class PairwiseResult:
         The results file the pairs were written to (``out=``).
     resumed : int
         How many pairs were read from ``out`` instead of solved.
+    stopped : dict
+        ``reason -> count`` of the pairs solved here that stopped unproven for another reason
+        than the time limit (the memory cap, kernels not compiled in time...), as their
+        solves' ``stats["stopped"]`` says it.
     """
 
     lower_bound: np.ndarray
@@ -136,6 +140,7 @@ class PairwiseResult:
     node_maps: dict[tuple[int, int], np.ndarray] | None = None
     out: str | None = None
     resumed: int = 0
+    stopped: dict[str, int] = field(default_factory=dict)
 
     @property
     def distance(self) -> np.ndarray:
@@ -185,9 +190,12 @@ class PairwiseResult:
         if counts["bounded"]:
             bounded = self.status[tuple(self.pairs.T)] == "bounded"
             gaps = self.gap[tuple(self.pairs.T)][bounded]
+            # what stopped them, where not the time limit (the memory cap: a pair stopped in
+            # 1 s of 5 read as if more time would prove it)
+            why = "".join(f"; {n} stopped by: {reason}" for reason, n in self.stopped.items())
             parts.append(
                 f"{counts['bounded']} not proven optimal (mean gap {100 * gaps.mean():.1f}%, "
-                f"at most {100 * gaps.max():.1f}%)"
+                f"at most {100 * gaps.max():.1f}%{why})"
             )
         if counts["failed"]:
             parts.append(f"{counts['failed']} failed")
@@ -403,6 +411,7 @@ class _Entry(NamedTuple):
     error: str | None = None
     interrupted: bool = False  # the solve was stopped by Ctrl-C: stop the batch
     node_map: bytes | None = None  # int32 indices into the column graph, -1: deleted
+    stopped: str | None = None  # why an unproven solve stopped, where not the time limit
 
     @classmethod
     def failed(cls, reason: str, seconds: float = 0.0) -> _Entry:
@@ -464,12 +473,20 @@ class _PairSolver:
             result = _solve(self.solver, problem, budget)
         except Exception as exc:  # a user cost function, a label the model rejects, memory...
             return _Entry.failed(_reason(exc), budget.elapsed())
+        stopped = result.stats.get("stopped")
         return _Entry(
             result.lower_bound, result.upper_bound, result.time,
             "optimal" if result.optimal else "bounded",
-            interrupted=result.stats.get("stopped") == "interrupted",
+            interrupted=stopped == "interrupted",
             node_map=_packed(result.assignment),
+            stopped=None if result.optimal or not _other_than_time(stopped) else str(stopped),
         )
+
+
+def _other_than_time(stopped: Any) -> bool:
+    """Whether a solve's ``stats["stopped"]`` names another cause than its time limit."""
+    return (isinstance(stopped, str) and stopped != "interrupted"
+            and not stopped.startswith(("time limit", "timeout")))
 
 
 def _packed(forward: Any) -> bytes:
@@ -573,6 +590,8 @@ class _Gather:
             result.time[a, b], result.status[a, b] = entry.time, entry.status
             if entry.error is not None:
                 result.errors[a, b] = entry.error
+        if entry.stopped is not None and entry.status == "bounded":
+            result.stopped[entry.stopped] = result.stopped.get(entry.stopped, 0) + 1
         if result.node_maps is not None and entry.node_map is not None:
             result.node_maps[i, j] = _unpacked(entry.node_map)
 

@@ -432,6 +432,19 @@ def test_one_process_pays_its_start_ups_before_the_pairs_limits():
     assert int(out[0]) == 15  # every pair (diagonal too) of these small molecules proven
 
 
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_the_summary_names_a_cause_other_than_the_time_limit(n_jobs):
+    # a pair the memory cap stopped in 1 s of 5 was summed up as if more time would prove it
+    pair = ["CCOC(=O)c1ccc(N)cc1", "O=C(O)c1ccccc1O"]
+    tight = gedkit.pairwise(pair, timeout=5, memory=1, n_jobs=n_jobs, progress=False)
+    assert tight.counts()["bounded"] >= 1
+    assert sum(tight.stopped.values()) == tight.counts()["bounded"]
+    assert all("memory" in reason for reason in tight.stopped)
+    assert "stopped by: memory" in tight.summary()
+    roomy = gedkit.pairwise(pair, timeout=5, n_jobs=n_jobs, progress=False)
+    assert roomy.stopped == {} and "stopped by" not in roomy.summary()
+
+
 def test_more_jobs_than_cores_are_capped_with_a_warning(monkeypatch, graphs):
     # 100 workers on 2 cores: 101 processes, GBs of memory and no speed; one per core instead
     from gedkit import workers

@@ -201,6 +201,7 @@ def _as_dict(result: PairwiseResult, rows: list[str], cols: list[str]) -> dict:
             for i, j in _failed(result)
         ],
         "counts": result.counts(),
+        "stopped": result.stopped,  # reason -> pairs, where not the time limit
         "interrupted": result.interrupted,
     }
 
@@ -258,8 +259,8 @@ def _table(result: PairwiseResult, rows: list[str], cols: list[str]) -> str:
 
 _MARKS = {"optimal": "", "bounded": "*"}
 _NOTES = {
-    "bounded": "* upper bound, not proven optimal (--timeout S proves more; --json or --csv "
-    "give the lower bounds)",
+    "bounded": "* upper bound, not proven optimal (--timeout S or --memory M proves more, as "
+    "the line below says; --json or --csv give the lower bounds)",
     "failed": "x failed (the reasons are on stderr)",
     "pending": "? not done (interrupted)",
 }
