@@ -281,7 +281,7 @@ def test_undeclared_flags_are_usage_errors(capsys, files):
         (["ged", "{a}", "{b}", "-o", "starts"], ["KEY=VALUE"]),
         (["ged", "{a}", "{b}", "--timeout", "-1"], ["timeout"]),
         (["ged", "{a}", "{b}", "--node-label", "charge"], ["no attribute 'charge'"]),
-        (["pairwise", "{a}", "--jobs", "0"], ["n_jobs"]),
+        (["pairwise", "{a}", "--jobs", "0"], ["--jobs must be a non-zero integer"]),
         (["pairwise", "{a}", "--against", "{tmp}/missing.json"], ["missing.json"]),
         (["pairwise", "{a}", "{b}", "--method", "nope"], ["unknown method"]),
     ],
@@ -305,7 +305,7 @@ def test_pairwise_json_matches_api(capsys, files):
     data = json.loads(out)
     assert data.keys() == {
         "rows", "columns", "method", "timeout", "distance", "lower_bound", "upper_bound",
-        "optimal", "time", "status", "errors", "counts", "interrupted",
+        "optimal", "time", "status", "errors", "counts", "stopped", "interrupted",
     }
     graphs = read_all(files["both"], **LABELS) + read_all(files["c"], **LABELS)
     expected = gedkit.pairwise(graphs, progress=False)
@@ -400,7 +400,7 @@ def test_pairwise_failed_pairs_are_reported_and_the_rest_done(capsys, files, tmp
 
 def test_pairwise_option_errors_are_one_line(capsys, files):
     assert_one_line_error(*run(capsys, "pairwise", files["a"], "--timeout", "-1"), "timeout")
-    assert_one_line_error(*run(capsys, "pairwise", files["a"], "--jobs", "0"), "n_jobs")
+    assert_one_line_error(*run(capsys, "pairwise", files["a"], "--jobs", "0"), "--jobs")
     # an output that cannot be written is told before the matrix is computed (it was lost
     # after the whole job): the table would otherwise come first on stdout
     folder = Path(files["a"]).parent
