@@ -12,7 +12,7 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "warmup",
         help="compile gedkit's kernels ahead of the first solve",
-        description="Compile every numba kernel family into numba's cache (two to three "
+        description="Compile every numba kernel family into numba's cache (one to three "
         "minutes on a fresh 2-core install, seconds when already cached), so that the first "
         "solve of any method in any later process starts at once. Without it, a first solve "
         "with a time limit answers with cheaper bounds while the kernels compile in the "
