@@ -1073,6 +1073,18 @@ def test_no_hit_has_its_lower_bound_above_its_upper():
         assert all(h.lower_bound <= h.upper_bound for h in res.hits), res.hits
 
 
+@pytest.mark.parametrize(("question", "name", "stand_in"), [
+    ("range", "tau", "threshold"), ("knn", "k", "n"),
+    ("mces_range", "min_similarity", "threshold"), ("mces_knn", "k", "top"),
+])
+def test_a_keyword_in_place_of_the_searchs_own_is_named(question, name, stand_in):
+    # mces_range(q, threshold=0.6) said "min_similarity must be a number >= 0, got None"
+    coll = _collection(["CCO", "CCN"])
+    with pytest.raises(gedkit.OptionError, match=rf"^{name} is missing: give {name}= "
+                                                 rf"\({stand_in}= is not a parameter"):
+        getattr(coll, question)("CCO", **{stand_in: 1})
+
+
 def test_merge_ranks_hits_as_the_searches_do():
     # kNN: at one distance the better proven bound first (as rank_key; merge had it the
     # other way round), whatever shard it came from; range: the lower bound up, as listed

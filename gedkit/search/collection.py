@@ -439,6 +439,7 @@ class Collection:
         Ctrl-C, those it stopped say ``interrupted``, with no hit where their search had
         not begun)
         """
+        _stand_in("tau", tau, options)
         check_number(tau, "tau", strict=False)
         check_number(query_timeout, "query_timeout", none=True)
         return self._run("range", query, queries, float(tau), costs, method, timeout, memory,
@@ -470,6 +471,7 @@ class Collection:
         ``n_jobs`` and ``client`` too (on a cluster from the query's first task on: its
         shards are scanned in waves, each given what the query has left).
         """
+        _stand_in("k", k, options)
         _check_k(k)
         check_number(query_timeout, "query_timeout", none=True)
         return self._run("knn", query, queries, int(k), costs, method, timeout, memory,
@@ -493,6 +495,7 @@ class Collection:
         ``distance`` (its proven lower bound; exact when ``optimal``) with
         ``lower_bound``/``upper_bound`` on it.
         """
+        _stand_in("min_similarity", min_similarity, options)
         check_number(min_similarity, "min_similarity", strict=False)
         check_number(query_timeout, "query_timeout", none=True)
         if min_similarity > 1:
@@ -517,6 +520,7 @@ class Collection:
         similar first (parameters as in :meth:`mces_range`; ``query_timeout`` as in
         :meth:`knn`, a graph not verified then ranked by its filter's bound, similarity 0
         up to it)."""
+        _stand_in("k", k, options)
         _check_k(k)
         check_number(query_timeout, "query_timeout", none=True)
         from gedkit.search import mces_search
@@ -618,6 +622,16 @@ class Collection:
                     f"{g.ids[next(iter(g.loops))]!r}), which collection searches do not "
                     "price: compare graphs with loops by gedkit.ged or gedkit.pairwise")
         return graphs
+
+
+def _stand_in(name: str, value: Any, options: dict) -> None:
+    """A one-line error where the search's own parameter ``name`` is missing and other
+    keywords stand in its place (``mces_range(q, threshold=0.6)`` said "min_similarity must
+    be a number, got None", and the method's options would refuse ``threshold`` after)."""
+    if value is None and options:
+        given = ", ".join(f"{key}=" for key in options)
+        raise OptionError(f"{name} is missing: give {name}= ({given} is not a parameter of "
+                          "this search)")
 
 
 def _check_k(k: Any) -> None:
