@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from gedkit.errors import GedkitError, MissingDependencyError, OptionError
+from gedkit.errors import ClusterError, GedkitError, MissingDependencyError, OptionError
 
 __all__ = ["as_client", "connect", "distributed", "on_scheduler", "parallelism", "run_tasks",
            "stop_when_cancelled"]
@@ -63,8 +63,8 @@ def on_scheduler(address: str) -> Iterator[Any]:
     try:
         yield client
     except (OSError, TimeoutError) as exc:  # (Dask's lost connections are OSErrors)
-        raise GedkitError(f"lost the Dask scheduler at {address} during the job "
-                          f"({_said(exc)})") from None
+        raise ClusterError(f"lost the Dask scheduler at {address} during the job "
+                           f"({_said(exc)})") from None
     finally:
         with contextlib.suppress(Exception):  # a client whose scheduler is gone
             client.close()

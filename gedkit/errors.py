@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "ClusterError",
     "CostModelError",
     "FormatError",
     "GedkitError",
@@ -128,6 +129,11 @@ class CostModelError(GedkitError, ValueError):
 
 class OptionError(GedkitError, ValueError):
     """An unknown method or an invalid solver option."""
+
+
+class ClusterError(GedkitError, RuntimeError):
+    """A Dask cluster failed during a job (its scheduler lost): not the caller's input (the
+    command line exits with status 1, not 2)."""
 
 
 class MissingDependencyError(GedkitError, ImportError):

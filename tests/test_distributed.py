@@ -16,6 +16,7 @@ import pytest
 from helpers import random_graph
 
 import gedkit
+from gedkit.errors import ClusterError
 
 distributed = pytest.importorskip(
     "distributed", reason="Dask distributed is not installed (pip install 'gedkit[dask]')"
@@ -243,9 +244,25 @@ def test_a_scheduler_lost_during_the_job_is_said_so(monkeypatch):
 
     monkeypatch.setattr(cluster, "connect", lambda address: Gone())
     lost = r"^lost the Dask scheduler at tcp://x:1 during the job \(Timed out trying"
-    with pytest.raises(gedkit.GedkitError, match=lost), cluster.on_scheduler("tcp://x:1"):
+    with pytest.raises(ClusterError, match=lost), cluster.on_scheduler("tcp://x:1"):
         raise TimeoutError("Timed out trying to connect to tcp://x:1 after 30 s")
     assert closed
+    # on the command line: exit status 1 (the cluster failed), not 2 (bad input)
+    import importlib
+
+    from gedkit.cli import main
+
+    module = importlib.import_module("gedkit.pairwise")
+    real = module.pairwise
+
+    def lost_job(rows, *args, **kwargs):
+        if not rows:  # the options' check before any file is read
+            return real(rows, *args, **kwargs)
+        raise TimeoutError("Timed out trying to connect to tcp://x:1 after 30 s")
+
+    monkeypatch.setattr(module, "pairwise", lost_job)
+    assert main(["pairwise", "smiles:CCO", "smiles:CCN", "--scheduler", "tcp://x:1"]) == 1
+    assert len(closed) == 2
 
 
 # -- collection searches on the cluster ------------------------------------------------------

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from gedkit import __version__
 from gedkit.cli import _collection, _ged, _info, _mces, _pairwise, _search, _train, _warmup
 from gedkit.cli._args import translate_method_flags
-from gedkit.errors import GedkitError
+from gedkit.errors import ClusterError, GedkitError
 
 __all__ = ["build_parser", "main"]
 
@@ -115,6 +115,9 @@ def _command(argv: list[str]) -> int:
         # complaining again when it flushes stdout at exit
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115
         return 0
+    except ClusterError as exc:  # the job's cluster failed, not its input
+        print(f"gedkit: error: {_one_line(exc)}", file=sys.stderr)
+        return 1
     except (GedkitError, OSError) as exc:
         print(f"gedkit: error: {_one_line(exc)}", file=sys.stderr)
         return 2
