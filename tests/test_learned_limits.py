@@ -170,6 +170,19 @@ def test_gelato_without_time_for_the_network_completes_greedily_without_torch(tm
         assert answer["upper"] <= stats["branch_cost"]
 
 
+def test_gelato_polishes_only_where_numbas_start_up_fits(monkeypatch):
+    # a 0.1 s call in a process that had run no kernel loaded them to polish its map: 0.7 s
+    from gedkit._kernels import warm
+    from gedkit.learned.solver import GelatoSolver
+
+    rng = np.random.default_rng(8)
+    problem = costs.uniform().compile(random_graph(rng, 12, p=0.3), random_graph(rng, 12, p=0.3))
+    monkeypatch.setattr(warm, "started", lambda: False)  # no kernel run yet
+    r = GelatoSolver().solve(problem, Budget(timeout=0.5))
+    assert any(c.startswith("polish not run") for c in r.stats["cut"]), r.stats["cut"]
+    assert r.upper_bound == problem.cost(r.assignment)
+
+
 def test_greedy_completion_takes_the_cheapest_action_at_every_step():
     def reference(states, row, n1, n2):
         # one argmin over every action of the state per decision, as the decoder once did

@@ -284,10 +284,13 @@ def _polish(problem: Problem, forwards: list[np.ndarray], budget: Budget,
             stats: dict) -> tuple[np.ndarray, float]:
     """:func:`~gedkit.solvers.heuristics.polish.polish` when its first step and its rounding
     fit the time left and its assignments the memory; the best map as it is otherwise."""
+    from gedkit.pacing import start_up_seconds
     from gedkit.solvers.heuristics.polish import polish
 
     best = forwards[0]
-    need = POLISH_ASSIGNMENTS * assignment_seconds
+    # (and numba's start-up where no kernel has run yet in this process: polishing a 0.1 s
+    # call's map loaded them for 0.6 s)
+    need = POLISH_ASSIGNMENTS * assignment_seconds + start_up_seconds(kernels=True, scipy=True)
     held = _ASSIGNMENT_BYTES * (problem.n1 + problem.n2) ** 2
     if need > budget.remaining() or held > allowance.left():
         stats["cut"].append(f"polish not run (needs ~{need:.2f} s and ~{held / 2**20:.0f} "
