@@ -125,6 +125,15 @@ def test_labels_the_model_never_saw_are_said_once_per_solve(torch):
     message = str(said[0].message)
     assert "1 node label ('Xx')" in message and "2 edge labels (" in message
     assert "1.25" in message and "2.25" in message and "'molecules'" in message
+    assert "kekule" not in message
+    # aromatic bonds (SMILES read as they are): the cure is reading them kekulized
+    aromatic = costs.uniform().compile(gedkit.from_smiles("c1ccc2ccccc2c1CCCCO"),
+                                       gedkit.from_smiles("c1ccc(cc1)c1ccccc1CCN"))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        GelatoSolver(k=2, polish=0, directions=2).solve(aromatic, Budget())
+    said = [str(w.message) for w in caught if issubclass(w.category, UnseenLabelWarning)]
+    assert len(said) == 1 and "edge_label='kekule', --edge-label kekule" in said[0]
 
 
 # -- gelato within its limits ---------------------------------------------------------------------

@@ -317,11 +317,17 @@ def _warn_unseen(net: Any, problem: Problem, name: str) -> None:
         return
     parts = [f"{counted(len(found), what + ' label')} ({describe_unseen(found)})"
              for what, found in (("node", nodes), ("edge", edges)) if found]
+    # aromatic bonds (1.5: SMILES read as they are) against a model trained on kekulized
+    # molecules: the reading is the cure, not a new model
+    kekule = (" (aromatic bonds, 1.5: read the molecules with edge_label='kekule', "
+              "--edge-label kekule, and they are its 1 and 2)"
+              if 1.5 in edges and {1, 2} <= set(net.vocab.edges) else "")
     warn(UnseenLabelWarning(
         f"gelato: model {name!r} was trained without {' and '.join(parts)} of this pair: "
         "they share its 'other' channel, so the network cannot tell them apart (the bounds "
         "stay valid, the maps may be worse). Labels are matched in a canonical form (1, 1.0 "
-        "and '1' are one label); train a model on such labels with 'gedkit train gelato'."))
+        "and '1' are one label); train a model on such labels with 'gedkit train gelato'"
+        f"{kekule}."))
 
 
 def _is_network(value: Any) -> bool:
