@@ -380,8 +380,15 @@ def test_weights_round_trip(torch, trained, tmp_path):
     with torch.no_grad():
         assert torch.equal(net.eval()(batch), back(batch))
     (tmp_path / "junk.pt").write_bytes(b"not weights")
-    with pytest.raises(gedkit.FormatError, match=r"junk\.pt"):
+    with pytest.raises(gedkit.FormatError, match=r"junk\.pt: not a Gelato weights file "
+                                                 r"\(unreadable as a PyTorch file"):
         load(tmp_path / "junk.pt")
+    # the model card given for the weights: said so, not PyTorch's advice to load the file
+    # with weights_only=False (running what it holds)
+    (tmp_path / "w.json").write_text('{"format": "card"}')
+    with pytest.raises(gedkit.FormatError, match=r"a JSON file: a model card\?") as card:
+        load(tmp_path / "w.json")
+    assert "weights_only" not in str(card.value)
 
 
 def test_model_card_is_written(torch, trained, tmp_path):

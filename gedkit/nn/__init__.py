@@ -24,6 +24,18 @@ def require_torch(feature: str = "the learned solver gelato") -> ModuleType:
     return import_torch(feature)
 
 
+def _looks_like(path: str | os.PathLike) -> str:
+    """What a file that is not a weights file looks like, from its first bytes."""
+    with open(path, "rb") as f:
+        head = f.read(64).lstrip()
+    if head.startswith((b"{", b"[")):
+        return ("a JSON file: a model card? the weights are the .pt file 'gedkit train' wrote "
+                "beside it")
+    if head.startswith(b"PK"):
+        return "a PyTorch file that holds more than tensors and plain values"
+    return "unreadable as a PyTorch file: truncated, or another kind of file"
+
+
 def load_checked(path: str | os.PathLike, fmt: str, what: str) -> dict:
     """The dict saved at ``path`` by ``torch.save``, read without running code (weights
     only); a file that is unreadable as such, or that does not say it holds ``fmt``, raises a
@@ -33,8 +45,10 @@ def load_checked(path: str | os.PathLike, fmt: str, what: str) -> dict:
         saved = torch.load(path, map_location="cpu", weights_only=True)
     except OSError:
         raise
-    except Exception as exc:  # a truncated or foreign file: say which file and why
-        raise FormatError(f"{path}: not {what} ({exc})") from None
+    except Exception:  # a truncated or foreign file: say which file and what it looks like
+        # (not PyTorch's own text, which advises loading with weights_only=False: running
+        # whatever code the file holds)
+        raise FormatError(f"{path}: not {what} ({_looks_like(path)})") from None
     if not isinstance(saved, dict) or saved.get("format") != fmt:
         raise FormatError(f"{path}: not {what} (expected format {fmt!r})")
     return saved
