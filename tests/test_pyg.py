@@ -60,6 +60,20 @@ def test_graph_to_pyg_and_back(molecules):
         assert gedkit.ged(back, g).distance == 0
 
 
+def test_a_graphs_own_vocabulary_travels_with_its_data():
+    # without a vocabulary each graph's labels are one-hot over its own sorted ones: 'S' of
+    # one graph and 'N' of another were both column 1, and read back as the same label
+    # (GED 0 between graphs at 1); the vocabulary kept on the Data reads them back as they were
+    pair = [gedkit.Graph({0: "C", 1: "S"}, [(0, 1, "s")]),
+            gedkit.Graph({0: "C", 1: "N"}, [(0, 1, "d")])]
+    data = [g.to_pyg() for g in pair]
+    assert data[0].node_vocabulary == ["C", "S"] and data[1].edge_vocabulary == ["d"]
+    back = [gedkit.Graph.from_pyg(d) for d in data]
+    assert back == pair and gedkit.ged(*back).distance == gedkit.ged(*pair).distance == 2
+    given = pair[0].to_pyg(node_vocabulary=["C", "N", "S"], edge_vocabulary=["d", "s"])
+    assert "node_vocabulary" not in given and "edge_vocabulary" not in given
+
+
 def test_pyg_data_to_graph_and_back():
     # a Data as PyG datasets give them: one-hot x, both directions, no edge features
     x = torch.eye(3)[torch.tensor([0, 2, 2, 1])]

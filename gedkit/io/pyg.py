@@ -79,8 +79,10 @@ def from_pyg(
         ``x`` (node features) and ``edge_attr`` (edge features) optional.
     node_vocabulary, edge_vocabulary : sequence, optional
         The labels one-hot feature rows stand for (row ``[0, 1, 0]`` is label
-        ``vocabulary[1]``). Without one, a one-hot row becomes its index, a one-column row its
-        number, any other row the tuple of its values; no features, no labels.
+        ``vocabulary[1]``). Without one, the ``Data``'s own ``node_vocabulary``
+        (``edge_vocabulary``) where :func:`to_pyg` kept one; else a one-hot row becomes its
+        index, a one-column row its number, any other row the tuple of its values; no
+        features, no labels.
     name : str, optional
         The graph's name.
 
@@ -104,6 +106,9 @@ def from_pyg(
     n = int(data.num_nodes or 0)
     where = f" in graph {name!r}" if name else ""
     x = getattr(data, "x", None)
+    # without one given, the vocabulary to_pyg kept on the Data (a graph's own labels)
+    node_vocabulary = _kept(data, "node_vocabulary", node_vocabulary)
+    edge_vocabulary = _kept(data, "edge_vocabulary", edge_vocabulary)
     labels = _labels(x, node_vocabulary, n, "node", where)
     edge_index = getattr(data, "edge_index", None)
     pairs = (np.zeros((0, 2), dtype=np.int64) if edge_index is None
@@ -134,6 +139,14 @@ def from_pyg(
                  name=name)
 
 
+def _kept(data: Any, name: str, given: Sequence[Any] | None) -> Sequence[Any] | None:
+    """``given``, or the vocabulary ``name`` that :func:`to_pyg` kept on ``data``."""
+    if given is not None:
+        return given
+    kept = getattr(data, name, None)
+    return list(kept) if isinstance(kept, list | tuple) else None
+
+
 def to_pyg(
     graph: Graph,
     *,
@@ -150,8 +163,11 @@ def to_pyg(
     node_vocabulary, edge_vocabulary : sequence, optional
         Labels to one-hot encode over (every label present must be in it). Without one:
         numbers (or equal-length tuples of numbers) are the features as they are, other labels
-        are one-hot over the graph's own sorted labels, and a graph without labels has no
-        ``x`` (``edge_attr``).
+        are one-hot over the graph's own sorted labels, kept on the ``Data`` as
+        ``node_vocabulary`` (``edge_vocabulary``) for :func:`from_pyg` to read back, and a
+        graph without labels has no ``x`` (``edge_attr``). Graphs converted one by one that
+        are to be compared (batched, fed to one model) need one vocabulary for them all:
+        their own ones differ ('S' of one and 'N' of another can both be column 1).
 
     Examples
     --------
@@ -177,12 +193,17 @@ def to_pyg(
     sort = np.lexsort((both[:, 1], both[:, 0])) if len(both) else np.zeros(0, int)
     data = Data(edge_index=torch.as_tensor(both[sort].T.copy()).reshape(2, -1).long(),
                 num_nodes=graph.n)
-    x = _features(torch, graph.node_labels, node_vocabulary, "node")
+    x, own = _features(torch, graph.node_labels, node_vocabulary, "node")
     if x is not None:
         data.x = x
-    edge_attr = _features(torch, [both_labels[k] for k in sort.tolist()], edge_vocabulary, "edge")
+    if own is not None:
+        data.node_vocabulary = own
+    edge_attr, own = _features(torch, [both_labels[k] for k in sort.tolist()], edge_vocabulary,
+                               "edge")
     if edge_attr is not None:
         data.edge_attr = edge_attr
+    if own is not None:
+        data.edge_vocabulary = own
     return data
 
 
@@ -218,21 +239,27 @@ def _number(value: float) -> Any:
 
 
 def _features(torch: Any, labels: Sequence[Any], vocabulary: Sequence[Any] | None,
-              what: str) -> Any:
-    """Feature rows for ``labels`` (see :func:`to_pyg`); None where there are no labels."""
+              what: str) -> tuple[Any, list | None]:
+    """Feature rows for ``labels`` (see :func:`to_pyg`), None where there are no labels; and
+    the graph's own vocabulary where none was given and the labels needed one."""
+    own = None
     if vocabulary is None:
         if not labels or all(lab is None for lab in labels):
-            return None
+            return None, None
         if all(_is_number(lab) for lab in labels):
-            return torch.tensor([[float(lab)] for lab in labels], dtype=torch.float)
+            return torch.tensor([[float(lab)] for lab in labels], dtype=torch.float), None
         if all(isinstance(lab, tuple | list) and lab and all(map(_is_number, lab))
                for lab in labels) and len({len(lab) for lab in labels}) == 1:
-            return torch.tensor([[float(v) for v in lab] for lab in labels], dtype=torch.float)
-        keys = {label_key(lab) for lab in labels}
+            return (torch.tensor([[float(v) for v in lab] for lab in labels],
+                                 dtype=torch.float), None)
+        firsts: dict = {}  # each key's first label: what the vocabulary names
+        for lab in labels:
+            firsts.setdefault(label_key(lab), lab)
         try:
-            vocabulary = sorted(keys)
+            keys = sorted(firsts)
         except TypeError:
-            vocabulary = sorted(keys, key=repr)
+            keys = sorted(firsts, key=repr)
+        vocabulary = own = [firsts[k] for k in keys]
     index = {label_key(lab): k for k, lab in enumerate(vocabulary)}
     x = np.zeros((len(labels), len(vocabulary)), dtype=np.float32)
     for row, lab in enumerate(labels):
@@ -240,7 +267,7 @@ def _features(torch: Any, labels: Sequence[Any], vocabulary: Sequence[Any] | Non
         if key not in index:
             raise OptionError(f"{what} label {lab!r} is not in {what}_vocabulary")
         x[row, index[key]] = 1.0
-    return torch.from_numpy(x)
+    return torch.from_numpy(x), own
 
 
 def _is_number(value: Any) -> bool:
