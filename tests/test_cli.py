@@ -229,6 +229,15 @@ def test_mces_text_says_why_an_answer_stopped_short():
     assert "cut short     network not run" in text and "max_bond_pairs" in text
 
 
+def test_ged_text_says_what_a_learned_method_cut():
+    # gelato's "network not run" (its bounds then far looser) was in --json alone
+    from gedkit.cli._ged import report
+
+    r = gedkit.ged("CCO", "CCN")
+    r.stats["cut"] = ["network not run: torch import ~2.1 s > 0.9 s left"]
+    assert "cut short    network not run: torch import" in report(r, None)
+
+
 def test_mces_method_options_as_flags(capsys, files):
     code, out, err = run(capsys, "mces", files["a"], files["b"], *LABEL_ARGS, "--method", "ga",
                          "--restarts", "2", "--kicks", "0", "--no-refine", "--json")

@@ -21,6 +21,7 @@ __all__ = [
     "parse_value",
     "solve_options",
     "translate_method_flags",
+    "why_short",
 ]
 
 _UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
@@ -262,3 +263,20 @@ def _is_value(token: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def why_short(result: Any) -> list[tuple[str, str]]:
+    """Rows of a GED or MCES answer's text for what ``--json`` alone said of one that stopped
+    short: why it stopped (an MCES search whose start-up did not fit its limit answers with
+    a greedy map in 0.2 s of 1 s), what a learned method cut (gelato's or nga's network not
+    run: looser bounds), RASCAL's limit."""
+    stats = result.stats
+    rows = []
+    if not result.optimal and stats.get("stopped"):
+        rows.append(("stopped by", str(stats["stopped"])))
+    if stats.get("cut"):
+        rows.append(("cut short", "; ".join(map(str, stats["cut"]))))
+    if stats.get("bond_pair_limit_exceeded"):
+        rows.append(("note", "more compatible bond pairs than RASCAL accepts (max_bond_pairs):"
+                     " it did not search"))
+    return rows

@@ -6,7 +6,13 @@ import argparse
 import time
 from typing import TYPE_CHECKING, Any
 
-from gedkit.cli._args import COMMAND_TIMEOUT, add_solver_arguments, print_result, solve_options
+from gedkit.cli._args import (
+    COMMAND_TIMEOUT,
+    add_solver_arguments,
+    print_result,
+    solve_options,
+    why_short,
+)
 from gedkit.cli._inputs import (
     add_input_arguments,
     add_pair_arguments,
@@ -195,8 +201,7 @@ def report(result: Result, threshold: float | None, *, path: bool = True) -> str
         ("method", result.method),
         ("time", _duration(result.time)),
     ]
-    if not result.optimal and result.stats.get("stopped"):
-        rows.append(("stopped by", result.stats["stopped"]))
+    rows += why_short(result)
     if threshold is not None:
         answer = {True: "yes", False: "no", None: "undecided"}[result.within_threshold]
         rows.append((f"distance <= {threshold:g}", answer))

@@ -6,7 +6,13 @@ import argparse
 import time
 from typing import TYPE_CHECKING, Any
 
-from gedkit.cli._args import COMMAND_TIMEOUT, add_solver_arguments, parse_options, print_result
+from gedkit.cli._args import (
+    COMMAND_TIMEOUT,
+    add_solver_arguments,
+    parse_options,
+    print_result,
+    why_short,
+)
 from gedkit.cli._ged import (
     _columns,
     _duration,
@@ -83,7 +89,7 @@ def report(result: MCESResult, *, mapping: bool = True) -> str:
         ("method", result.method),
         ("time", _duration(result.time)),
     ]
-    rows += _why_short(result)
+    rows += why_short(result)
     width = max(len(key) for key, _ in rows) + 2
     lines = [f"{key:<{width}}{value}" for key, value in rows]
     if mapping:
@@ -94,22 +100,6 @@ def report(result: MCESResult, *, mapping: bool = True) -> str:
         lines += _columns([(_show(e1), "->", _show(e2), _edge_label(g1, e1))
                            for e1, e2 in result.edges])
     return "\n".join(lines)
-
-
-def _why_short(result: MCESResult) -> list[tuple[str, str]]:
-    """What ``--json`` says of an answer that stopped short, in the text too: why it stopped
-    (a search whose start-up did not fit the limit answers with a greedy map in 0.2 s of
-    1 s), what a learned method cut (its network not run, fewer samples), RASCAL's limit."""
-    stats = result.stats
-    rows = []
-    if not result.optimal and stats.get("stopped"):
-        rows.append(("stopped by", str(stats["stopped"])))
-    if stats.get("cut"):
-        rows.append(("cut short", "; ".join(map(str, stats["cut"]))))
-    if stats.get("bond_pair_limit_exceeded"):
-        rows.append(("note", "more compatible bond pairs than RASCAL accepts (max_bond_pairs):"
-                     " it did not search"))
-    return rows
 
 
 def _edge_label(g: Any, edge: tuple) -> str:
