@@ -26,8 +26,11 @@ def require_torch(feature: str = "the learned solver gelato") -> ModuleType:
 
 def _looks_like(path: str | os.PathLike) -> str:
     """What a file that is not a weights file looks like, from its first bytes."""
-    with open(path, "rb") as f:
-        head = f.read(64).lstrip()
+    try:
+        with open(path, "rb") as f:
+            head = f.read(64).lstrip()
+    except (OSError, TypeError):  # (a resource inside an archive: no file to open)
+        head = b""
     if head.startswith((b"{", b"[")):
         return ("a JSON file: a model card? the weights are the .pt file 'gedkit train' wrote "
                 "beside it")
