@@ -447,15 +447,35 @@ def test_cli_ctrl_c_says_what_is_kept(torch, tmp_path, capsys, monkeypatch):
     assert "interrupted while labelling; 2 labelled pairs kept in" in err
     assert str(out) + ".pairs.jsonl" in err
 
-    def train_then_stop(*args, checkpoint, **kw):  # a checkpoint written, then Ctrl-C
-        Path(checkpoint).write_bytes(b"")
-        raise KeyboardInterrupt
-
     monkeypatch.setattr(data, "label_pairs", real_label)
-    monkeypatch.setattr(training, "train", train_then_stop)
-    assert main(argv) == 130
+    real_loss, calls, stop_after = training._loss, [], [0]
+
+    def loss_then_stop(*args, **kw):  # Ctrl-C once ``stop_after`` steps have run
+        calls.append(1)
+        if len(calls) > stop_after[0]:
+            raise KeyboardInterrupt
+        return real_loss(*args, **kw)
+
+    monkeypatch.setattr(training, "_loss", loss_then_stop)
+    # Ctrl-C in the first epoch: nothing to write
+    assert main([*argv[:-1], "3"]) == 130
     err = capsys.readouterr().err
-    assert "interrupted while training; the last checkpoint is" in err and "--resume" in err
+    assert "interrupted while training; no epoch was finished" in err and not out.exists()
+    # ... in the second: the best epoch so far is written (a checkpoint alone was kept, which
+    # the solver refuses as weights)
+    stop_after[0] = 10**9
+    calls.clear()
+    assert main(argv) == 0  # one epoch: its steps counted
+    capsys.readouterr()
+    out.unlink()
+    stop_after[0], calls[:] = len(calls), []
+    assert main([*argv[:-1], "3"]) == 130
+    err = capsys.readouterr().err
+    assert "interrupted after epoch 1 of 3" in err and "holds the best of them" in err
+    assert "--resume" in err and out.exists()
+    card = json.loads(out.with_suffix(".json").read_text())
+    assert card["training"]["interrupted_after_epoch"] == 1
+    gedkit.ged("CCO", "CCN", method="gelato", model=str(out))  # usable
 
 
 def test_cli_keeps_graphs_within_the_size_range(torch, tmp_path, capsys):

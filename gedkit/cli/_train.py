@@ -160,10 +160,8 @@ def run(args: argparse.Namespace) -> int:
         trained = train(train_set, val_set, vocab, config, checkpoint=checkpoint,
                         resume=args.resume, start=start, progress=True,
                         log=lambda line: print(line, file=sys.stderr))
-    except KeyboardInterrupt:
-        where = (f"the last checkpoint is {checkpoint} (the same command with --resume goes "
-                 "on from it)" if checkpoint.exists() else "no epoch was finished")
-        print(f"gedkit: interrupted while training; {where}", file=sys.stderr)
+    except KeyboardInterrupt:  # before the first epoch ended: nothing to write
+        print("gedkit: interrupted while training; no epoch was finished", file=sys.stderr)
         return 130
     vocab = trained.net.vocab
 
@@ -200,8 +198,16 @@ def run(args: argparse.Namespace) -> int:
         "metrics": trained.metrics,
         "history": trained.history,
     }
+    if trained.interrupted:
+        card["training"]["interrupted_after_epoch"] = len(trained.history)
     card_path = write_model(trained.net, out, card)
     print(f"wrote {out} ({trained.net.size} parameters) and its model card {card_path}")
+    if trained.interrupted:
+        # the best finished epoch is written: Ctrl-C kept it rather than losing the training
+        print(f"gedkit: interrupted after epoch {len(trained.history)} of {args.epochs}: "
+              f"{out} holds the best of them (epoch {trained.best_epoch}); the same command "
+              f"with --resume goes on from {checkpoint}", file=sys.stderr)
+        return 130
     if trained.metrics.get("val_exact_hit") is not None:
         print(f"validation: exact hits {100 * trained.metrics['val_exact_hit']:.1f}%, nMAE "
               f"{100 * trained.metrics['val_nmae']:.2f}% on {trained.metrics['val_pairs']} pairs")

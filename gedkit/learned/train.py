@@ -78,6 +78,8 @@ class Trained:
     seconds: float = 0.0
     n_states: int = 0
     best_epoch: int | None = None
+    #: Ctrl-C stopped the training after ``len(history)`` epochs: the net is the best of them
+    interrupted: bool = False
 
 
 def evaluate(net: GelatoNet, pairs: Sequence[LabelledPair], k: int = 8,
@@ -132,6 +134,9 @@ def train(
         Show a progress bar on stderr when it is a terminal.
     log : callable, optional
         Receives one line per epoch.
+
+    Ctrl-C once an epoch has finished returns the best epoch so far (``interrupted``); before,
+    it raises :class:`KeyboardInterrupt` as usual.
     """
     config = config or TrainConfig()
     if config.lr_schedule not in LR_SCHEDULES:
@@ -167,6 +172,32 @@ def train(
 
     steps_per_epoch = -(-len(states) // config.batch_size)
     bar = _bar(progress, (config.epochs - len(history)) * steps_per_epoch)
+    interrupted = False
+    try:
+        _epochs(net, optimiser, instances, states, val_pairs, config, history, best, bar, log,
+                path, spent, t_start)
+    except KeyboardInterrupt:
+        # the best finished epoch is an answer; before any, there is none to give
+        if not best:
+            raise
+        interrupted = True
+    bar.close()
+    if best:
+        net.load_state_dict(best["state_dict"])
+    net.eval()
+    metrics = {k: v for k, v in best.get("metrics", {}).items() if k != "seconds"}
+    return Trained(net, history, metrics, spent + time.perf_counter() - t_start, len(states),
+                   best.get("epoch"), interrupted)
+
+
+def _epochs(net: GelatoNet, optimiser: torch.optim.Optimizer, instances: Sequence[Instance],
+            states: Sequence[TrainingState], val_pairs: Sequence[LabelledPair],
+            config: TrainConfig, history: list[dict], best: dict, bar: object,
+            log: Callable[[str], object] | None, path: Path | None, spent: float,
+            t_start: float) -> None:
+    """The epochs left of :func:`train`, each appended to ``history``, the best kept in
+    ``best`` (updated in place: what Ctrl-C leaves is kept), a checkpoint after each."""
+    steps_per_epoch = -(-len(states) // config.batch_size)
     for epoch in range(len(history), config.epochs):
         t0 = time.perf_counter()
         net.train()
@@ -189,8 +220,8 @@ def train(
                "seconds": time.perf_counter() - t0}
         history.append(row)
         if not best or _better(row, best["metrics"]):
-            best = {"epoch": epoch + 1, "metrics": row,
-                    "state_dict": {k: v.clone() for k, v in net.state_dict().items()}}
+            best.update(epoch=epoch + 1, metrics=row,
+                        state_dict={k: v.clone() for k, v in net.state_dict().items()})
         if log is not None:
             log(_describe(row))
         if path is not None:
@@ -198,13 +229,6 @@ def train(
                         "state_dict": net.state_dict(), "optimizer": optimiser.state_dict(),
                         "history": history, "best": best,
                         "seconds": spent + time.perf_counter() - t_start}, path)
-    bar.close()
-    if best:
-        net.load_state_dict(best["state_dict"])
-    net.eval()
-    metrics = {k: v for k, v in best.get("metrics", {}).items() if k != "seconds"}
-    return Trained(net, history, metrics, spent + time.perf_counter() - t_start, len(states),
-                   best.get("epoch"))
 
 
 def _loss(net: GelatoNet, instances: Sequence[Instance], chunk: Sequence[TrainingState],
