@@ -264,7 +264,7 @@ _TOGETHER = 4096
 
 def _verify_together(coll, pending: list, tau: float, verify: Verifier) -> dict[int, dict]:
     """Verify the candidates of several range queries in one batch: ``pending`` holds
-    ``(position, rows, stages, filter)`` per query; the queries whose filters share the
+    ``(position, rows, stages, filter, bounds)`` per query; the queries whose filters share the
     collection's cost matrices (their labels are all the collection's) go together, each
     candidate against its own query. Returns position -> {rowid: outcome} for what the
     kernel decided; the rest (other queries, pairs the kernel did not finish) is left to
@@ -307,13 +307,6 @@ def _verify_together(coll, pending: list, tau: float, verify: Verifier) -> dict[
     for p, weight in zip(together, weights.tolist(), strict=True):
         p[2].stats["seconds"]["verify"] = seconds * weight
     return found
-
-
-def _by_bound(rows: np.ndarray, sig, filt: GedFilter, limit: float) -> np.ndarray:
-    """The candidate ``rows`` in increasing order of their filters' lower bound (row order
-    among equals): under a time limit the likeliest hits are verified first, the graph
-    identical to the query before one at the threshold."""
-    return rows[np.argsort(_filter_bounds(sig, rows, filt, limit), kind="stable")]
 
 
 def _filter_bounds(sig, rows: np.ndarray, filt: GedFilter | None, limit: float) -> np.ndarray:
@@ -367,8 +360,8 @@ def range_queries(coll, queries: list[Graph], tau: float, model: CostModel, veri
         return
     prepared = query_signatures(queries, vocab)
     passes = window_passes(sig, prepared, vocab, equality_terms(model.equality_costs), limit)
-    # (position, rows, stages, filter) of the queries filtered, not answered; the answer in
-    # place of the stages for a query without candidates
+    # (position, rows, stages, filter, bounds) of the queries filtered, not answered; the
+    # answer in place of the stages for a query without candidates
     pending: list = []
     waiting = 0  # their candidates
     for first, ends, lefts, found, bounds, seconds in passes:
@@ -381,17 +374,20 @@ def range_queries(coll, queries: list[Graph], tau: float, model: CostModel, veri
                 if not pending:
                     yield answer
                     continue
-                pending.append((i, None, answer, None))
+                pending.append((i, None, answer, None, None))
             else:
                 stages = _Stages(len(sig))
                 # under a time limit the likeliest hits first (the filter's bound, then row
-                # order); else row order, the records' order in memory
-                rows = (found[a:b][np.lexsort((found[a:b], bounds[a:b]))]
-                        if verify.query_timeout is not None else np.sort(found[a:b]))
+                # order), with their bounds; else row order, the records' order in memory
+                if verify.query_timeout is not None:
+                    order = np.lexsort((found[a:b], bounds[a:b]))
+                    rows, lower = found[a:b][order], bounds[a:b][order]
+                else:
+                    rows, lower = np.sort(found[a:b]), None
                 stages.stats["candidates"] = left
                 stages.stats["seconds"]["filter"] = seconds
                 pending.append((i, rows, stages, GedFilter(model, queries[i], vocab,
-                                                           prepared[i])))
+                                                           prepared[i]), lower))
                 waiting += b - a
             if waiting < _TOGETHER and i + 1 < len(queries):
                 continue
@@ -409,7 +405,7 @@ def _answer_pending(coll, queries: list[Graph], pending: list, tau: float, limit
     with within(verify.query_timeout):
         known = _verify_together(coll, pending, tau, verify)
     answers = []
-    for j, rows, stages, filt in pending:
+    for j, rows, stages, filt, lower in pending:
         if rows is None:
             answers.append(stages)
             continue
@@ -417,7 +413,7 @@ def _answer_pending(coll, queries: list[Graph], pending: list, tau: float, limit
         spent = stages.stats["seconds"].get("verify", 0.0)
         answers.append(_verified(coll, queries[j], tau, limit, rows, sig, model, verify, filt,
                                  stages, progress, known.get(j), ids=False, spent=spent,
-                                 ordered=True))
+                                 bounds=lower))
         if answers[-1].interrupted:
             break
     found = [h for r in answers for h in r.hits + r.undecided]
@@ -466,25 +462,29 @@ def _filtered(filt: GedFilter, sig, limit: float, stages: _Stages) -> np.ndarray
 def _verified(coll, query: Graph, tau: float, limit: float, rows: np.ndarray, sig, model,
               verify: Verifier, filt: GedFilter | None, stages: _Stages,
               progress, known: dict[int, Outcome] | None = None, ids: bool = True,
-              spent: float = 0.0, ordered: bool = False) -> SearchResult:
+              spent: float = 0.0, bounds: np.ndarray | None = None) -> SearchResult:
     """The range answer from the candidate ``rows``: each verified within ``tau`` (those in
     ``known`` already, in ``spent`` seconds), within ``verify.query_timeout`` seconds in all
-    (then the candidates not reached are undecided, with their filter bounds), in
-    increasing order of their filters' bound under that limit (``ordered``: ``rows`` are in
-    that order already). Its hits' ids are the collection's rowids unless ``ids``."""
+    (then the candidates not reached are undecided, with their filter bounds), under that
+    limit in increasing order of their filters' bound, row order among equals (the
+    likeliest hits first: the graph identical to the query before one at the threshold;
+    ``bounds``: those of ``rows``, which are in that order already). Its hits' ids are the
+    collection's rowids unless ``ids``."""
     if not len(rows):
         stages.done("verify")
         return _none_within(query, tau, stages.stats)
     hits, undecided = [], []
     kept = []  # their outcomes
-    missed: list[np.ndarray] = []  # rows Ctrl-C or the time limit left unverified
+    missed: list[np.ndarray] = []  # positions Ctrl-C or the time limit left unverified
     interrupted = False
     check = _Checker(coll, query, verify, model, filt, stages, progress, ranged=True)
     if progress is not None:
         progress.expect(len(rows))
     seconds = None if verify.query_timeout is None else max(verify.query_timeout - spent, 0.0)
-    if seconds is not None and filt is not None and not ordered:  # the likeliest hits first
-        rows = _by_bound(rows, sig, filt, limit)
+    if seconds is not None and filt is not None and bounds is None:  # the likeliest first
+        bounds = _filter_bounds(sig, rows, filt, limit)
+        order = np.argsort(bounds, kind="stable")
+        rows, bounds = rows[order], bounds[order]
     with within(seconds) as deadline:
         try:
             for first in range(0, len(rows), _BLOCK):
@@ -492,7 +492,7 @@ def _verified(coll, query: Graph, tau: float, limit: float, rows: np.ndarray, si
                 rowids = sig.rowids[block].tolist()
                 outs = check(rowids, tau, known)
                 if deadline is not None:
-                    missed.append(block[[out is None for out in outs]])
+                    missed.append(first + np.flatnonzero([out is None for out in outs]))
                 for rowid, out in zip(rowids, outs, strict=True):
                     if out is not None and out.lower <= limit:
                         hit = Hit(rowid, out.upper, _at_most(out.lower, out.upper),
@@ -502,15 +502,15 @@ def _verified(coll, query: Graph, tau: float, limit: float, rows: np.ndarray, si
                         kept.append(out)
                 if check.interrupted:
                     interrupted = True
-                    missed.append(rows[first + _BLOCK:])
+                    missed.append(np.arange(first + _BLOCK, len(rows)))
                     break
         except KeyboardInterrupt:
             interrupted = True
     timed_out = deadline is not None and deadline.ran_out(interrupted)
-    unreached = rows[:0]
+    unreached = np.zeros(0, dtype=np.int64)  # positions in rows
     if timed_out:
         interrupted = False
-        unreached = np.concatenate(missed) if missed else rows
+        unreached = np.concatenate(missed) if missed else np.arange(len(rows))
         # out of time with every candidate decided (by the batch): a whole answer
         timed_out = len(unreached) > 0
         stages.stats["unreached"] = len(unreached)
@@ -519,7 +519,11 @@ def _verified(coll, query: Graph, tau: float, limit: float, rows: np.ndarray, si
     # (a distance summed in two orders, 2.1999999999999997 and 2.2, is one: ties all the same)
     hits = [hits[i] for i in order_up_to_rounding([(h.distance, h.lower_bound, h.id)
                                                     for h in hits])]
-    undecided = _undecided(undecided, sig, unreached, filt, limit)
+    # the filters' bounds of the unreached, as the order above had them (-0.0 from the pass
+    # printed as such); without a filter 0
+    lower = (bounds[unreached] + 0.0 if bounds is not None
+             else _filter_bounds(sig, rows[unreached], filt, limit))
+    undecided = _undecided(undecided, sig.rowids[rows[unreached]], lower)
     stages.done("verify")
     if ids and (hits or undecided):
         named = coll._store.ids([h.id for h in hits + undecided])  # rowids so far
@@ -532,17 +536,14 @@ def _verified(coll, query: Graph, tau: float, limit: float, rows: np.ndarray, si
                         stats=stages.stats, interrupted=interrupted, timed_out=timed_out)
 
 
-def _undecided(verified: list[Hit], sig, unreached: np.ndarray, filt: GedFilter | None,
-               limit: float) -> list[Hit]:
+def _undecided(verified: list[Hit], rowids: np.ndarray, lower: np.ndarray) -> list[Hit]:
     """A range answer's undecided graphs (rowids as ids) by increasing lower bound, then
-    upper bound and rowid: those ``verified`` in part, and the candidates ``unreached``
-    before the time limit, each with the largest of the filters' lower bounds and no upper
+    upper bound and rowid: those ``verified`` in part, and the candidates ``rowids`` not
+    reached before the time limit, each with its filters' bound ``lower`` and no upper
     bound. (Ordered by numpy, built with the collector paused: a third of 100,000 graphs
     may be unreached, and sorting and collecting them in Python took seconds.)"""
-    if not len(unreached):
+    if not len(rowids):
         return sorted(verified, key=lambda h: (h.lower_bound, h.upper_bound, h.id))
-    lower = _filter_bounds(sig, unreached, filt, limit)
-    rowids = sig.rowids[unreached]
     order = np.lexsort((
         np.concatenate([np.array([h.id for h in verified], dtype=np.int64), rowids]),
         np.concatenate([[h.upper_bound for h in verified], np.full(len(rowids), math.inf)]),
