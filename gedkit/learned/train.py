@@ -174,8 +174,37 @@ def train(
     bar = _bar(progress, (config.epochs - len(history)) * steps_per_epoch)
     interrupted = False
     try:
-        _epochs(net, optimiser, instances, states, val_pairs, config, history, best, bar, log,
-                path, spent, t_start)
+        for epoch in range(len(history), config.epochs):
+            t0 = time.perf_counter()
+            net.train()
+            order = np.random.default_rng([config.seed, epoch]).permutation(len(states))
+            losses = []
+            for step, first in enumerate(range(0, len(order), config.batch_size)):
+                chunk = [states[i] for i in order[first:first + config.batch_size]]
+                for group in optimiser.param_groups:
+                    group["lr"] = learning_rate(config, epoch * steps_per_epoch + step,
+                                                config.epochs * steps_per_epoch)
+                loss = _loss(net, instances, chunk, config.ranking)
+                optimiser.zero_grad()
+                loss.backward()
+                optimiser.step()
+                losses.append(loss.item())
+                bar.update(1)
+                bar.set_postfix(epoch=epoch + 1, loss=f"{losses[-1]:.4f}")
+            row = {"epoch": epoch + 1, "loss": float(np.mean(losses)) if losses else None,
+                   **{f"val_{k}": v for k, v in evaluate(net, val_pairs, config.val_k).items()},
+                   "seconds": time.perf_counter() - t0}
+            history.append(row)
+            if not best or _better(row, best["metrics"]):
+                best = {"epoch": epoch + 1, "metrics": row,
+                        "state_dict": {k: v.clone() for k, v in net.state_dict().items()}}
+            if log is not None:
+                log(_describe(row))
+            if path is not None:
+                torch.save({"format": _CHECKPOINT, "config": asdict(config), "net": net.config(),
+                            "state_dict": net.state_dict(), "optimizer": optimiser.state_dict(),
+                            "history": history, "best": best,
+                            "seconds": spent + time.perf_counter() - t_start}, path)
     except KeyboardInterrupt:
         # the best finished epoch is an answer; before any, there is none to give
         if not best:
@@ -188,47 +217,6 @@ def train(
     metrics = {k: v for k, v in best.get("metrics", {}).items() if k != "seconds"}
     return Trained(net, history, metrics, spent + time.perf_counter() - t_start, len(states),
                    best.get("epoch"), interrupted)
-
-
-def _epochs(net: GelatoNet, optimiser: torch.optim.Optimizer, instances: Sequence[Instance],
-            states: Sequence[TrainingState], val_pairs: Sequence[LabelledPair],
-            config: TrainConfig, history: list[dict], best: dict, bar: object,
-            log: Callable[[str], object] | None, path: Path | None, spent: float,
-            t_start: float) -> None:
-    """The epochs left of :func:`train`, each appended to ``history``, the best kept in
-    ``best`` (updated in place: what Ctrl-C leaves is kept), a checkpoint after each."""
-    steps_per_epoch = -(-len(states) // config.batch_size)
-    for epoch in range(len(history), config.epochs):
-        t0 = time.perf_counter()
-        net.train()
-        order = np.random.default_rng([config.seed, epoch]).permutation(len(states))
-        losses = []
-        for step, first in enumerate(range(0, len(order), config.batch_size)):
-            chunk = [states[i] for i in order[first:first + config.batch_size]]
-            for group in optimiser.param_groups:
-                group["lr"] = learning_rate(config, epoch * steps_per_epoch + step,
-                                            config.epochs * steps_per_epoch)
-            loss = _loss(net, instances, chunk, config.ranking)
-            optimiser.zero_grad()
-            loss.backward()
-            optimiser.step()
-            losses.append(loss.item())
-            bar.update(1)
-            bar.set_postfix(epoch=epoch + 1, loss=f"{losses[-1]:.4f}")
-        row = {"epoch": epoch + 1, "loss": float(np.mean(losses)) if losses else None,
-               **{f"val_{k}": v for k, v in evaluate(net, val_pairs, config.val_k).items()},
-               "seconds": time.perf_counter() - t0}
-        history.append(row)
-        if not best or _better(row, best["metrics"]):
-            best.update(epoch=epoch + 1, metrics=row,
-                        state_dict={k: v.clone() for k, v in net.state_dict().items()})
-        if log is not None:
-            log(_describe(row))
-        if path is not None:
-            torch.save({"format": _CHECKPOINT, "config": asdict(config), "net": net.config(),
-                        "state_dict": net.state_dict(), "optimizer": optimiser.state_dict(),
-                        "history": history, "best": best,
-                        "seconds": spent + time.perf_counter() - t_start}, path)
 
 
 def _loss(net: GelatoNet, instances: Sequence[Instance], chunk: Sequence[TrainingState],
