@@ -74,7 +74,7 @@ def register(subparsers: Any) -> None:
                       help="add to the existing collection LIB (read with its labels)")
     mode.add_argument("--overwrite", action="store_true",
                       help="replace LIB when it exists (only a collection file is replaced)")
-    add_input_arguments(build, directed_too=False, unlabelled_too=False)
+    add_input_arguments(build, collection=True)
     build.set_defaults(run=run_build, command_parser=build)
 
     info = actions.add_parser(

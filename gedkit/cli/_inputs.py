@@ -36,13 +36,12 @@ def add_pair_arguments(parser: argparse.ArgumentParser) -> None:
                             help=f"the {which} graph: a file, FILE#ID or SMILES")
 
 
-def add_input_arguments(parser: argparse.ArgumentParser, directed_too: bool = True,
-                        unlabelled_too: bool = True) -> None:
+def add_input_arguments(parser: argparse.ArgumentParser, collection: bool = False) -> None:
     """How graphs are read: ``--node-label``, ``--edge-label``, ``--no-node-label``,
-    ``--no-edge-label``, ``--format``, ``--directed``, ``--graph-dir``; without
-    ``directed_too`` (a collection: undirected graphs only), ``--directed`` is error or
-    ignore, no keep; without ``unlabelled_too`` (a collection, which records its label
-    attributes, the format's own when none is named), no ``--no-*-label``."""
+    ``--no-edge-label``, ``--format``, ``--directed``, ``--graph-dir``. For a
+    ``collection``: ``--directed`` is error or ignore, no keep (it holds undirected graphs
+    only), and no ``--no-*-label`` (it records its label attributes, the format's own when
+    none is named)."""
     group = parser.add_argument_group(
         "reading graphs",
         "A graph argument is a file, FILE#ID for one graph of a collection file (by name, or "
@@ -59,13 +58,13 @@ def add_input_arguments(parser: argparse.ArgumentParser, directed_too: bool = Tr
         help="edge attribute(s) that form the label, as --node-label (molecules: bond, "
         "aromatic bonds 1.5, or kekule, aromatic bonds as alternating 1 and 2)",
     )
-    for side in ("node", "edge") if unlabelled_too else ():
+    for side in () if collection else ("node", "edge"):
         group.add_argument(
             f"--no-{side}-label", action="store_true",
             help=f"read the {side}s unlabelled, whatever the format's own labels (SMILES, "
             "SDF: element, bond order)")
     group.add_argument("--format", help="file format (default: from the file name)")
-    add_directed_argument(group, directed_too)
+    add_directed_argument(group, directed_too=not collection)
     group.add_argument(
         "--graph-dir", metavar="DIR",
         help="CXL collections: the folder holding the listed GXL files (default: the CXL "
