@@ -421,6 +421,13 @@ def test_cli_trains_resumes_and_reuses_labels(torch, tmp_path, capsys):
     card = json.loads(out.with_suffix(".json").read_text())
     assert [row["epoch"] for row in card["history"]] == [1, 2]
     assert labels.read_text() == cached  # nothing labelled again
+    # fewer epochs than the checkpoint has done: refused, the model left as it was
+    weights = out.read_bytes()
+    capsys.readouterr()
+    assert main([*argv, "--epochs", "1", "--resume"]) == 2
+    err = capsys.readouterr().err
+    assert "2 epochs done, more than the 1 asked for" in err and len(err.splitlines()) == 1
+    assert out.read_bytes() == weights
     r = gedkit.ged(path3(), triangle(), method="gelato", model=str(out), k=2)
     assert r.upper_bound == r.problem.cost(r.assignment)
 

@@ -169,6 +169,10 @@ def train(
         net.load_state_dict(saved["state_dict"])
         optimiser.load_state_dict(saved["optimizer"])
         history, best, spent = saved["history"], saved["best"], saved["seconds"]
+        if len(history) > config.epochs:  # its model would be one of more epochs than asked
+            raise OptionError(
+                f"{path} has {len(history)} epochs done, more than the {config.epochs} asked "
+                f"for; ask for {len(history)} or more to go on from it, or train afresh")
 
     steps_per_epoch = -(-len(states) // config.batch_size)
     bar = _bar(progress, (config.epochs - len(history)) * steps_per_epoch)
