@@ -417,6 +417,14 @@ def test_pairwise_option_errors_are_one_line(capsys, files):
                          (folder, "is a folder")):
         code, out, err = run(capsys, "pairwise", files["a"], files["b"], "--csv", target)
         assert_one_line_error(code, out, err, "--csv", says)
+    # nor may an output be an input: the graphs would be lost to the table
+    before = Path(files["b"]).read_bytes()
+    for argv in (("pairwise", files["a"], files["b"], "--csv", files["b"]),
+                 ("pairwise", files["a"] + "#0", "--against", files["b"], "--csv",
+                  str(folder / "." / Path(files["b"]).name))):
+        code, out, err = run(capsys, *argv)
+        assert_one_line_error(code, out, err, "--csv", "is the input")
+    assert Path(files["b"]).read_bytes() == before
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process")

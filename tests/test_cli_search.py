@@ -410,6 +410,13 @@ def test_csv_rows_and_conventions(capsys, lib, tmp_path):
     assert code == 0 and err.startswith("gedkit: 1 query, 1 hit, ")
     assert rows[0]["id"] == "ethanol" and json.loads(rows[0]["node_map"]) == [[0, 0], [1, 1],
                                                                              [2, 2]]
+    # the collection or the query file as --csv: refused, both left whole
+    for target in (lib, lib.parent / "queries.gdb"):
+        before = Path(target).read_bytes()
+        code, out, err = run(capsys, "search", lib, lib.parent / "queries.gdb", "--within",
+                             "1", "--csv", target)
+        assert code == 2 and not out and "is the input" in err and len(err.splitlines()) == 1
+        assert Path(target).read_bytes() == before
 
 
 def test_batch_queries(capsys, lib):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -55,19 +56,41 @@ def add_solver_arguments(parser: argparse.ArgumentParser, timeout: float,
     return group
 
 
-def check_output(path: str | None, option: str) -> None:
+#: the arguments of the commands that name input files (graphs, collections, training data)
+_INPUTS = ("a", "b", "files", "against", "lib", "query", "data")
+
+
+def check_output(path: str | None, option: str, args: argparse.Namespace | None = None) -> None:
     """A one-line error unless ``path`` (an option's output file; None or ``-``: none, or
-    stdout) can be written: checked before any work, so a typo in it loses no result."""
+    stdout) can be written and is none of the command's input files (in ``args``): checked
+    before any work, so a typo in it loses no result and no input."""
     if path is None or path == "-":
         return
     p = Path(path)
     folder = p.parent
     if p.is_dir():
         raise OptionError(f"{option} {path}: is a folder; give a file name")
+    if args is not None and (same := _input_at(p, args)) is not None:
+        raise OptionError(f"{option} {path}: is the input {same}; give another file name")
     if not folder.is_dir():
         raise OptionError(f"{option} {path}: folder {str(folder)!r} does not exist")
     if not os.access(p if p.exists() else folder, os.W_OK):
         raise OptionError(f"{option} {path}: not allowed to write there")
+
+
+def _input_at(path: Path, args: argparse.Namespace) -> str | None:
+    """The input argument of ``args`` that names the file ``path`` is, if any (``FILE#ID``
+    names FILE)."""
+    if not path.is_file():
+        return None
+    for name in _INPUTS:
+        given = getattr(args, name, None)
+        for text in [given] if isinstance(given, str) else given or []:
+            for candidate in {text, text.rpartition("#")[0] or text}:
+                with contextlib.suppress(OSError):
+                    if Path(candidate).is_file() and os.path.samefile(candidate, path):
+                        return text
+    return None
 
 
 def parse_seconds(text: str) -> float | None:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from gedkit.cli._args import (
     COMMAND_TIMEOUT,
     add_solver_arguments,
+    check_output,
     print_result,
     solve_options,
     why_short,
@@ -85,6 +86,7 @@ def check_draw(args: argparse.Namespace) -> None:
     from gedkit.draw.output import check_path, require_matplotlib
 
     check_path(args.draw)
+    check_output(args.draw, "--draw", args)
     require_matplotlib()
 
 

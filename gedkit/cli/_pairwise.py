@@ -99,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
         "timeout": args.timeout, "n_jobs": args.jobs,
     }
     pairwise([], progress=False, **options)  # every option checked before any file is read
-    check_output(args.csv, "--csv")
+    check_output(args.csv, "--csv", args)
     if args.export is not None:
         _check_export(args)
     rows, row_names = _load(args.files, args)

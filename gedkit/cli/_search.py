@@ -143,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
             raise OptionError(f"--query-timeout {args.query_timeout:g}: give seconds > 0")
         kwargs["query_timeout"] = args.query_timeout
     check_draw(args)
-    check_output(args.csv, "--csv")
+    check_output(args.csv, "--csv", args)
     coll = Collection.open(args.lib)
     for flag, given, stored in (("--node-label", args.node_label, coll.node_label),
                                 ("--edge-label", args.edge_label, coll.edge_label)):

@@ -233,7 +233,7 @@ def _check(args: argparse.Namespace) -> None:
         raise OptionError("--exact-timeout and --lr must be positive")
     if not 0 <= args.ranking < float("inf"):
         raise OptionError(f"--ranking must be a finite weight of at least 0, got {args.ranking}")
-    check_output(args.out, "--out")  # before the labelling and the training it would lose
+    check_output(args.out, "--out", args)  # before the labelling and the training it would lose
 
 
 def _lines(path: Path) -> int:
