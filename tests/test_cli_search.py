@@ -122,8 +122,8 @@ def test_build_summary_ids_and_append(capsys, tmp_path):
     assert code == 0 and "has a graph with id 'c' already" in err
     assert Collection.open(tmp_path / "x.gdb").ids[-2:] == [4, 5]
     code, out, _ = run(capsys, "collection", "build", tmp_path / "x.gdb", "--append",
-                       "smiles:CCCCO")
-    assert code == 0 and "1 graph added (" in out
+                       "smiles:CCCCO", "CCCCCO")  # a SMILES with or without its prefix
+    assert code == 0 and "2 graphs added (" in out
     code, out, _ = run(capsys, "collection", "build", tmp_path / "x.gdb", "--overwrite",
                        "--ids", "numbers", tmp_path / "y.smi")
     assert code == 0 and Collection.open(tmp_path / "x.gdb").ids == [0, 1]
@@ -610,7 +610,9 @@ def test_mces_searches_equal_the_api(capsys, lib):
     (["collection", "build", "{smi}", "{smi}", "--overwrite"], ["not a gedkit collection"]),
     (["collection", "build", "{dir}", "{smi}"], ["is not a file"]),
     (["collection", "build", "{dir}", "{smi}", "--append"], ["is not a file"]),
-    (["collection", "build", "{new}", "missing.smi"], ["no such file: missing.smi"]),
+    (["collection", "build", "{new}", "missing.smi"],
+     ["'missing.smi' is neither an existing file nor a SMILES"]),
+    (["collection", "build", "{dir}/none/new.gdb", "CCO"], ["none' does not exist"]),
     (["collection", "build", "{lib}", "{lib}", "--append"], ["not an input of itself"]),
     (["collection", "build", "{new}", "{bad}", "--strict"], ["RDKit cannot parse"]),
 ])

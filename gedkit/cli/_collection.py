@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from gedkit.cli._inputs import (
     _cli_words,
+    _is_smiles,
     _note,
     _notice,
     add_input_arguments,
@@ -98,7 +99,7 @@ def run_build(args: argparse.Namespace) -> int:
     lib = Path(args.lib)
     node_label, edge_label = label_spec(args.node_label), label_spec(args.edge_label)
     _check_target(lib, args)
-    _check_inputs(args.files, lib)
+    _check_inputs(args.files, lib, args)
     existing: Collection | None = None
     if args.append:
         existing = Collection.open(lib, mode="a")
@@ -187,6 +188,8 @@ def _check_target(lib: Path, args: argparse.Namespace) -> None:
                               "(leave it out to make a new one)")
         return
     if not lib.exists():
+        if not lib.parent.is_dir():
+            raise OptionError(f"{lib}: folder {str(lib.parent)!r} does not exist")
         return
     if not args.overwrite:
         raise OptionError(f"{lib} exists already; --append adds to it, --overwrite replaces it")
@@ -197,12 +200,14 @@ def _check_target(lib: Path, args: argparse.Namespace) -> None:
                           "files only") from None
 
 
-def _check_inputs(files: list[str], lib: Path) -> None:
-    """Every input there before anything is written (and LIB not among them)."""
+def _check_inputs(files: list[str], lib: Path, args: argparse.Namespace) -> None:
+    """Every input there before anything is written (and LIB not among them); an argument
+    that names no file is a SMILES (read as one, or said to be neither) unless --format
+    says it is a file."""
     from gedkit.inputs import is_file_reference
 
     for text in files:
-        if text.startswith(_SMILES):
+        if _is_smiles(text, args):
             continue
         if not is_file_reference(text):
             raise FileNotFoundError(f"no such file: {text}")
@@ -235,7 +240,7 @@ def _stream(files: list[str], options: dict, args: argparse.Namespace) -> Iterat
     notice = _notice(args)
     with _cli_words(), undirected_only("a collection"):
         for text in files:
-            if text.startswith(_SMILES):
+            if _is_smiles(text, args):
                 yield as_graph(text, options.get("node_label"), options.get("edge_label"),
                                notice=notice)
             elif args.append:  # the labels the collection records: a t/v/e file's are its own
