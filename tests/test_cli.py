@@ -85,6 +85,11 @@ def test_version(capsys):
     assert code == 0 and out.strip() == f"gedkit {gedkit.__version__}"
 
 
+def test_warmup_jobs_checked_as_elsewhere(capsys):
+    assert_one_line_error(*run(capsys, "warmup", "--jobs", "0"), "--jobs", "non-zero")
+    assert_one_line_error(*run(capsys, "warmup", "--jobs", "-999"), "leaves no worker")
+
+
 def test_help_lists_commands(capsys):
     code, out, _ = run(capsys, "--help")
     assert code == 0

@@ -20,7 +20,8 @@ def register(subparsers: Any) -> None:
         allow_abbrev=False,
     )
     parser.add_argument(
-        "--jobs", type=int, default=2, metavar="N", help="compiling processes (default 2)"
+        "--jobs", type=int, metavar="N",
+        help="compiling processes (default 2, or 1 on one core; -1 = one per core)"
     )
     parser.set_defaults(run=run, command_parser=parser)
 
@@ -28,10 +29,13 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from gedkit._kernels.warm import FAMILIES, marker_dir, warm_up
     from gedkit.cli._info import listing
+    from gedkit.workers import cores, resolve_jobs
 
     tick = time.perf_counter()
+    # (--jobs checked as everywhere: 0 or fewer than the cores' negative is an error)
+    jobs = min(2, cores()) if args.jobs is None else resolve_jobs(args.jobs)
     try:
-        spent = warm_up(jobs=max(1, args.jobs))
+        spent = warm_up(jobs=jobs)
     except KeyboardInterrupt:
         print("gedkit: interrupted; the kernel families compiled so far are kept, 'gedkit "
               "warmup' compiles the rest", file=sys.stderr)
