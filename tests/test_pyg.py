@@ -237,6 +237,8 @@ def test_cli_export(atoms, molecules, tmp_path, capsys):
     assert len(GEDDataset(str(root), "AIDS700nef", train=False)) == 2
     assert main(["pairwise", *files, "--export", "csv", str(root)]) == 2
     assert "--export knows one format" in capsys.readouterr().err
+    assert main(["pairwise", *files, "--pyg-name", "LINUX"]) == 2  # without --export
+    assert "give --export too" in capsys.readouterr().err
     # a bad target is an error before any pair is solved (it was one after the whole job)
     # (the matrix's table would come first on stdout)
     assert main(["pairwise", *files, "--export", "pyg", files[0]]) == 2

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from gedkit.budget import PAIR_TIMEOUT as DEFAULT_TIMEOUT
 from gedkit.cli._args import add_solver_arguments, check_output, solve_options
 from gedkit.cli._inputs import add_input_arguments, read_file
-from gedkit.errors import GedkitError, counted
+from gedkit.errors import GedkitError, OptionError, counted
 
 if TYPE_CHECKING:  # numpy and the solvers load when the command runs
     from gedkit.graph import Graph
@@ -70,7 +70,7 @@ def register(subparsers: Any) -> None:
         "are atom symbols) or LINUX, IMDBMulti, ALKANE (structure only)",
     )
     scale.add_argument(
-        "--pyg-test", metavar="N", type=_count_or_fraction, default=0.2,
+        "--pyg-test", metavar="N", type=_count_or_fraction, default=None,
         help="without --against: how many of the graphs (or which fraction) form --export's "
         "test split (default 0.2); with --against the columns do",
     )
@@ -102,6 +102,10 @@ def run(args: argparse.Namespace) -> int:
     check_output(args.csv, "--csv", args)
     if args.export is not None:
         _check_export(args)
+    elif args.pyg_name is not None or args.pyg_test is not None:
+        flag = "--pyg-name" if args.pyg_name is not None else "--pyg-test"
+        raise OptionError(f"{flag} says how --export pyg DIR writes the dataset: give --export "
+                          "too, or leave it out")
     rows, row_names = _load(args.files, args)
     cols, col_names = _load(args.against, args) if args.against else (None, row_names)
     if args.export is not None:  # labels the dataset cannot hold: said before any solve
@@ -135,7 +139,8 @@ def run(args: argparse.Namespace) -> int:
         from gedkit.io.pyg import write_geddataset
 
         root = write_geddataset(args.export[1], result, rows, cols, name=args.pyg_name,
-                                test=args.pyg_test, names=(row_names, col_names))
+                                test=0.2 if args.pyg_test is None else args.pyg_test,
+                                names=(row_names, col_names))
         name = json.loads((root / "gedkit" / "meta.json").read_text())["name"]
         print(f"gedkit: wrote GEDDataset files to {root} (load them with "
               f"torch_geometric.datasets.GEDDataset({str(root)!r}, {name!r}))", file=sys.stderr)
