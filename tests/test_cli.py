@@ -272,6 +272,13 @@ def test_method_options_as_flags(capsys, files, restarts_method):
 def test_undeclared_flags_are_usage_errors(capsys, files):
     code, _, err = run(capsys, "ged", files["a"], files["b"], "--no-such-flag", "5")
     assert code == 2 and "unrecognized arguments: --no-such-flag 5" in err
+    # the command's own usage, and a near miss named (of the command or of its method)
+    code, _, err = run(capsys, "ged", files["a"], files["b"], "--method", "bp_beam",
+                       "--beam-widht", "3")
+    assert code == 2 and err.startswith("usage: gedkit ged ")
+    assert "--beam-widht 3 (did you mean --beam-width?)" in err
+    code, _, err = run(capsys, "pairwise", files["a"], "--csvv", "x.csv")
+    assert code == 2 and "(did you mean --csv?)" in err
     # one another method declares: that one is named
     code, _, err = run(capsys, "ged", files["a"], files["b"], "--starts", "5")
     assert code == 2 and "--starts is an option of ipfp, not of auto" in err

@@ -141,7 +141,33 @@ def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespa
         # The first pass may have taken an option's value for a positional argument; parse
         # again once the method's options are spelled as -o key=value.
         argv = translate_method_flags(argv, args)
-    return parser.parse_args(argv)
+        args, unknown = parser.parse_known_args(argv)
+    if unknown:  # said by the command's own parser (its usage), with the nearest flag
+        command = getattr(args, "command_parser", parser)
+        command.error(f"unrecognized arguments: {' '.join(unknown)}{_nearest(unknown, args)}")
+    return args
+
+
+def _nearest(unknown: list[str], args: argparse.Namespace) -> str:
+    """``" (did you mean --x?)"`` for the first unknown flag close to one the command (or its
+    chosen method, as --key) takes."""
+    import difflib
+
+    from gedkit.cli._args import method_class
+
+    command = getattr(args, "command_parser", None)
+    if command is None:
+        return ""
+    flags = [u.partition("=")[0] for u in unknown if u.startswith("--")]
+    known = [f for f in command._option_string_actions if f.startswith("--")]
+    with contextlib.suppress(Exception):  # (a method name that is not one: said elsewhere)
+        chosen = method_class(args)
+        known += [f"--{key.replace('_', '-')}" for key in (chosen.options if chosen else {})]
+    for flag in flags:
+        close = difflib.get_close_matches(flag, known, n=1, cutoff=0.75)
+        if close:
+            return f" (did you mean {close[0]}?)"
+    return ""
 
 
 def _one_line(exc: BaseException) -> str:
