@@ -114,6 +114,9 @@ class Configurable:
 T = TypeVar("T", bound=Configurable)
 
 
+_REGISTRIES: list[Registry] = []  # every registry made, for a name given to the wrong one
+
+
 class Registry(Generic[T]):
     """Name → class. Registering a class makes it available to every caller and test.
 
@@ -122,10 +125,14 @@ class Registry(Generic[T]):
     methods nobody uses, and those modules may import the registry's package freely.
     """
 
-    def __init__(self, kind: str):
+    def __init__(self, kind: str, question: str = "", other: str | None = None):
         self.kind = kind
+        # the question its methods answer (GED, MCES), and the package whose registry answers
+        # the other: a name of its methods given here is said to be one of those
+        self.question, self.other = question, other
         self._classes: dict[str, type[T]] = {}
         self._paths: dict[str, str] = {}
+        _REGISTRIES.append(self)
 
     def register(self, cls: type[T]) -> type[T]:
         """Class decorator: make ``method=cls.name`` select ``cls``."""
@@ -163,9 +170,20 @@ class Registry(Generic[T]):
             return self._classes[name]
         except KeyError:
             raise OptionError(
-                f"unknown {self.kind} {name!r}{did_you_mean(name, self.names())}; choose one "
-                f"of: {', '.join(self.names())}"
+                f"unknown {self.kind} {name!r}{self._elsewhere(name)}"
+                f"{did_you_mean(name, self.names())}; choose one of: {', '.join(self.names())}"
             ) from None
+
+    def _elsewhere(self, name: str) -> str:
+        """``" (it is an MCES method)"`` when another registry has ``name``."""
+        if self.other is not None:
+            import importlib
+
+            importlib.import_module(self.other)
+        owners = [r.question for r in _REGISTRIES if r is not self and name in r.names()]
+        if not owners or not owners[0]:
+            return ""
+        return f" (it is {'an' if owners[0][0] in 'AEFHILMNORSX' else 'a'} {owners[0]} method)"
 
     def create(self, name: str, **options: Any) -> T:
         """An instance of the class registered as ``name``, configured with ``options``."""

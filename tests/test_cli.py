@@ -294,6 +294,9 @@ def test_undeclared_flags_are_usage_errors(capsys, files):
         (["ged", "{a}", "{b}", "--method", "astr"], ["unknown method 'astr' (did you mean "
                                                      "'astar'?)"]),
         (["ged", "{a}", "{b}", "--costs", "chem2"], ["(did you mean 'chem_2'?)"]),
+        # the other question's method is named as one
+        (["ged", "{a}", "{b}", "--method", "ga"], ["unknown method 'ga' (it is an MCES method)"]),
+        (["mces", "{a}", "{b}", "--method", "astar"], ["'astar' (it is a GED method)"]),
         (["ged", "{a}", "{b}", "--format", "jsn"], ["unknown format 'jsn' (did you mean "
                                                     "'json'?)"]),
         (["ged", "{a}", "{b}", "--memory", "lots"], ["--memory 'lots'"]),

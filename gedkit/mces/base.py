@@ -46,7 +46,7 @@ class Method(Configurable, ABC):
         return result
 
 
-_METHODS: Registry[Method] = Registry("MCES method")
+_METHODS: Registry[Method] = Registry("MCES method", "MCES", other="gedkit.solvers")
 register = _METHODS.register
 register_path = _METHODS.register_path
 available = _METHODS.available

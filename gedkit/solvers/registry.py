@@ -8,7 +8,7 @@ from gedkit.solvers.base import Solver
 __all__ = ["available", "directed_methods", "get_solver", "register", "register_path",
            "solver_class"]
 
-_SOLVERS: Registry[Solver] = Registry("method")
+_SOLVERS: Registry[Solver] = Registry("method", "GED", other="gedkit.mces")
 
 register = _SOLVERS.register
 register_path = _SOLVERS.register_path
