@@ -488,6 +488,12 @@ def test_a_query_time_limit_answers_with_what_was_found(question, n_jobs):
                 assert h.lower_bound - 1e-9 <= truth[h.id] <= h.upper_bound + 1e-9
     merged = merge([late[0], whole[0]])
     assert merged.timed_out and not merged.interrupted
+    # more neighbours asked for than the collection has: every graph of it, not those found
+    # before the limit (19 of 150 once, while k = 150 gave 150)
+    everything = search(queries=queries, k=len(graphs) + 5, progress=False, n_jobs=n_jobs,
+                        query_timeout=1e-9)
+    assert [len(r.hits) for r in everything] == [len(graphs)] * len(queries)
+    assert all(len(set(r.ids)) == len(graphs) and r.timed_out for r in everything)
 
 
 def test_a_batch_of_range_queries_gives_each_query_its_own_time(monkeypatch):

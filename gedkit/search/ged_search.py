@@ -573,7 +573,8 @@ def _ceiling(check: _Checker, sig, order: np.ndarray, k: int, lower: np.ndarray 
     graph within it is found exactly, the k graphs that gave it are within it, and a graph
     beyond it is ruled out by the search's first bound, not searched to its time limit
     (Protein under PROTEIN: 112 s a query at k = 10 without it). Returns it with the rows
-    bounded and their quick upper bounds (what a scan stopped early answers with).
+    bounded and their quick upper bounds (what a scan stopped early answers with; inf
+    ceiling with them all when the collection has fewer than ``k`` graphs).
 
     ``lower``: each row's filter bound; a graph bounded at 0 is first searched for a map of
     cost 0 (a search that stops at the first edit: microseconds), which the root's
@@ -581,7 +582,7 @@ def _ceiling(check: _Checker, sig, order: np.ndarray, k: int, lower: np.ndarray 
     molecule then came out at 10-24 edits)."""
     batch = check.batch
     none = (math.inf, order[:0], np.zeros(0))
-    if len(order) < k or (batch is None and check.verify.solver.name not in _SEARCHES):
+    if not len(order) or (batch is None and check.verify.solver.name not in _SEARCHES):
         return none
     # without the batch kernel fewer graphs: a pair's BRANCH costs as much as a few hundred
     # of the kernel's roots
@@ -612,7 +613,10 @@ def _ceiling(check: _Checker, sig, order: np.ndarray, k: int, lower: np.ndarray 
             upper[i] = check.verify.quick(check.query, graphs[rowids[i]]).upper
             if interrupted_now():
                 return math.inf, rows, upper
-    return float(np.partition(upper, k - 1)[k - 1]), rows, upper
+    # fewer graphs than k: all of them are the answer, the k-th distance is not bounded (the
+    # quick bounds still answer for the graphs a scan stopped early does not reach)
+    ceiling = float(np.partition(upper, k - 1)[k - 1]) if len(upper) >= k else math.inf
+    return ceiling, rows, upper
 
 
 def knn_query(coll, query: Graph, k: int, model: CostModel, verify: Verifier,
