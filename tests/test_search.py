@@ -280,6 +280,25 @@ def test_many_ids_read_at_once_follow_adds_and_removes(tmp_path, monkeypatch, na
     assert store.ids([6, 1])[1] == ("a" if named else 0)
 
 
+def test_graphs_another_process_removes_mid_search_are_one_error(tmp_path):
+    """A search (or a read) that meets graphs another writer removed after it began: one
+    GedkitError saying so (a kNN scan's map polishing raised KeyError from a dict)."""
+    path = tmp_path / "c.gdb"
+    graphs = _random_set(31, count=12, n=(3, 7))
+    with Collection.create(path) as coll:
+        coll.add(graphs)
+    reader = Collection.open(path)
+    rowids = list(range(1, 13))
+    with Collection.open(path, mode="a") as writer:
+        reader.range(graphs[0], 0, progress=False)  # read: signatures and records held
+        writer.remove(reader.ids[:6])
+        for read in (lambda: reader._store.graphs(rowids),
+                     lambda: reader._store.records(rowids),
+                     lambda: list(reader._store.each_graph(rowids, 4))):
+            with pytest.raises(GedkitError, match="another process removed graphs"):
+                read()
+
+
 def test_records_held_in_memory_follow_adds_and_removes(tmp_path, monkeypatch):
     """The verification records a collection holds in memory give the answers the file's
     give, and an add or a remove after a search is seen by the next one (the held copy is

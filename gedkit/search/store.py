@@ -222,7 +222,11 @@ class Store:
 
     def graphs(self, rowids: Iterable[int]) -> dict[int, Graph]:
         """The graphs of ``rowids``."""
-        return {r: decode_graph(data, self.where) for r, data in self._rows("data", rowids)}
+        rowids = list(rowids)
+        found = {r: decode_graph(data, self.where) for r, data in self._rows("data", rowids)}
+        if len(found) < len(set(rowids)):
+            raise GedkitError(self.gone())
+        return found
 
     def each_graph(self, rowids: list[int], block: int) -> Iterator[Graph]:
         """The graphs of ``rowids`` in that order, read ``block`` at a time as they are
@@ -242,8 +246,8 @@ class Store:
 
     def gone(self) -> str:
         """The error when graphs this reader knows were removed by another writer."""
-        return (f"{self.where}: graphs were removed from the file by another process while "
-                "this collection was open; open it again")
+        return (f"{self.where}: another process removed graphs from the file while this one "
+                "was reading them; search (or read) again, which sees the file as it is then")
 
     def records_between(self, first: int, last: int) -> tuple[np.ndarray, Records]:
         """The rowid (increasing) and record of every graph whose rowid is from ``first`` to
@@ -253,26 +257,29 @@ class Store:
         return (np.fromiter((r for r, _ in rows), dtype=np.int64, count=len(rows)),
                 Records.pack([b for _, b in rows]))
 
-    def ids(self, rowids: Iterable[int] | None = None) -> dict[int, Any]:
-        """rowid -> id, for ``rowids`` or for every graph. Many rowids of a collection
-        numbered by whole numbers are looked up in a table of all its ids read once (a
-        range answer under a time limit may name a third of 100,000 graphs: reading and
-        parsing their ids took 3 s for 30 queries)."""
+    def ids(self, rowids: Iterable[int] | None = None, strict: bool = False) -> dict[int, Any]:
+        """rowid -> id, for ``rowids`` or for every graph; ``strict``: every one of
+        ``rowids`` (a search naming its answers), else :meth:`gone` is raised. Many rowids of
+        a collection numbered by whole numbers are looked up in a table of all its ids read
+        once (a range answer under a time limit may name a third of 100,000 graphs: reading
+        and parsing their ids took 3 s for 30 queries)."""
         with gc_paused():  # many rows, no cycles (see gc_paused)
             if rowids is None:
-                rows = self.conn.execute("SELECT rowid, id FROM graphs ORDER BY rowid"
-                                         ).fetchall()
+                return _decoded(self.conn.execute("SELECT rowid, id FROM graphs ORDER BY "
+                                                  "rowid").fetchall())
+            wanted = np.fromiter(rowids, dtype=np.int64)
+            table = self._id_table() if len(wanted) >= _TABLE_FROM else None
+            if table is not None:
+                keys, values = table
+                at = np.minimum(np.searchsorted(keys, wanted), max(len(keys) - 1, 0))
+                there = keys[at] == wanted if len(keys) else np.zeros(len(wanted), bool)
+                found = dict(zip(wanted[there].tolist(), values[at[there]].tolist(),
+                                 strict=True))
             else:
-                wanted = np.fromiter(rowids, dtype=np.int64)
-                table = self._id_table() if len(wanted) >= _TABLE_FROM else None
-                if table is not None:
-                    keys, values = table
-                    at = np.minimum(np.searchsorted(keys, wanted), max(len(keys) - 1, 0))
-                    there = keys[at] == wanted if len(keys) else np.zeros(len(wanted), bool)
-                    return dict(zip(wanted[there].tolist(), values[at[there]].tolist(),
-                                    strict=True))
-                rows = list(self._rows("id", wanted.tolist()))
-            return _decoded(rows)
+                found = _decoded(list(self._rows("id", wanted.tolist())))
+        if strict and len(found) < len(np.unique(wanted)):
+            raise GedkitError(self.gone())
+        return found
 
     def _id_table(self) -> tuple[np.ndarray, np.ndarray] | None:
         """Every graph's rowid (increasing) and id, when every id is a whole number that
