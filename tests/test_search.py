@@ -1212,6 +1212,33 @@ def test_a_damaged_file_or_a_closed_collection_is_one_line(tmp_path):
             use(coll)
 
 
+@pytest.mark.parametrize("edit", [
+    "UPDATE meta SET value = '{' WHERE key = 'node_label'",
+    "UPDATE graphs SET id = 'not json' WHERE rowid = 1",
+    "UPDATE blocks SET data = substr(data, 1, length(data) / 2)",
+    "UPDATE graphs SET data = x'deadbeef', record = x'00' WHERE rowid = 1",
+    "UPDATE graphs SET record = x'0500000000000000' WHERE rowid = 1",
+])
+def test_a_row_edited_by_hand_is_one_line(tmp_path, edit):
+    """A file whose meta, id, signature block or record was damaged by hand: a FormatError
+    naming the file, from whichever use reads it (they were JSON, zip and numpy tracebacks,
+    and a record too short for its node count would have been read past its end)."""
+    path = tmp_path / "lib.gdb"
+    with Collection.create(path) as coll:
+        coll.add(["CCO", "CCN", "CCC", "c1ccccc1"])
+    with sqlite3.connect(path) as db:
+        db.execute(edit)
+    said = []
+    for use in (lambda c: c.range("CCO", 9), lambda c: c.knn("CCO", 4), list,
+                lambda c: c.ids):
+        try:
+            with Collection.open(path) as coll:
+                use(coll)
+        except FormatError as err:
+            said.append(str(err))
+    assert said and all(m.startswith(str(path)) and "damaged" in m for m in said)
+
+
 def test_a_cost_model_needing_attributes_the_collection_lacks_says_to_build_it_again():
     # the query cannot be read again with other labels: the collection's were fixed when it
     # was built, so that is what the advice is about

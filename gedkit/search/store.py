@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import zipfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -92,15 +93,18 @@ def _id_of(text: str) -> Any:
 _TABLE_FROM = 2048
 
 
-def _decoded(rows: list[tuple[int, str]]) -> dict[int, Any]:
-    """rowid -> id from ``(rowid, stored id)`` rows."""
+def _decoded(rows: list[tuple[int, str]], where: str) -> dict[int, Any]:
+    """rowid -> id from ``(rowid, stored id)`` rows (of the file ``where``)."""
     if not rows:
         return {}
     found, texts = zip(*rows, strict=True)
     try:  # every id a whole number (stored as its digits): read at C speed
         values = list(map(int, texts))
-    except ValueError:  # a string id (stored quoted) among them
-        values = list(map(_id_of, texts))
+    except (TypeError, ValueError):  # a string id (stored quoted) among them
+        try:
+            values = list(map(_id_of, texts))
+        except (TypeError, ValueError, IndexError):
+            raise FormatError(f"{where}: a stored graph id is damaged") from None
     return dict(zip(found, values, strict=True))
 
 
@@ -119,13 +123,22 @@ class Store:
         if int(self.meta.get("version", 0)) > VERSION:
             raise FormatError(f"{self.where} was written by a newer gedkit (collection format "
                               f"{self.meta['version']}); upgrade gedkit to read it")
+        try:
+            self._labels = tuple(decode_value(json.loads(self.meta[f"{k}_label"]))
+                                 for k in ("node", "edge"))
+        except (KeyError, TypeError, ValueError) as err:  # (JSON's errors are ValueErrors)
+            raise FormatError(f"{self.where}: its record of the label attributes is damaged "
+                              f"({type(err).__name__})") from None
         self.vocab = {k: Vocabulary() for k in KINDS}
         rows = self.conn.execute("SELECT kind, ord, key FROM vocabulary ORDER BY kind, ord")
         for kind, ordinal, key in rows:
-            v = self.vocab[kind]
-            if ordinal != len(v):
+            v = self.vocab.get(kind)
+            if v is None or ordinal != len(v):
                 raise FormatError(f"{self.where}: the label vocabulary is damaged")
-            v.ordinal(*_key_value(kind, key))
+            try:
+                v.ordinal(*_key_value(kind, key))
+            except (TypeError, ValueError, IndexError):
+                raise FormatError(f"{self.where}: the label vocabulary is damaged") from None
         self._version = self._data_version()
         self._numbered: tuple | bool | None = None  # see _id_table
 
@@ -190,8 +203,7 @@ class Store:
 
     # -- reading -----------------------------------------------------------------------------
     def labels(self) -> tuple[Any, Any]:
-        return (decode_value(json.loads(self.meta["node_label"])),
-                decode_value(json.loads(self.meta["edge_label"])))
+        return self._labels
 
     def signatures(self) -> Signatures:
         """Every live graph's signature, in rowid order."""
@@ -202,8 +214,11 @@ class Store:
             raise FormatError(
                 f"{self.where}: its stored signatures lack {err.args[0]} (the file was written "
                 "by an earlier gedkit); build the collection again from its graphs") from None
-        except (ValueError, OSError) as err:
-            raise FormatError(f"{self.where}: the stored signatures are damaged ({err})") from None
+        except (ValueError, OSError, EOFError, zipfile.BadZipFile) as err:
+            said = str(err) if str(err).isprintable() and len(str(err)) < 80 else \
+                type(err).__name__  # (numpy's says the header's bytes)
+            raise FormatError(f"{self.where}: the stored signatures are damaged ({said})"
+                              ) from None
         sig = Signatures.concat(parts)
         removed = np.fromiter((r for (r,) in self.conn.execute("SELECT rowid FROM removed")),
                               dtype=np.int64)
@@ -242,7 +257,7 @@ class Store:
         found = dict(self._rows("record", rowids))
         if len(found) < len(set(rowids)):
             raise GedkitError(self.gone())
-        return Records.pack([found[r] for r in rowids])
+        return Records.pack([found[r] for r in rowids], self.where)
 
     def gone(self) -> str:
         """The error when graphs this reader knows were removed by another writer."""
@@ -255,7 +270,7 @@ class Store:
         rows = self.conn.execute("SELECT rowid, record FROM graphs WHERE rowid BETWEEN ? AND ? "
                                  "ORDER BY rowid", (first, last)).fetchall()
         return (np.fromiter((r for r, _ in rows), dtype=np.int64, count=len(rows)),
-                Records.pack([b for _, b in rows]))
+                Records.pack([b for _, b in rows], self.where))
 
     def ids(self, rowids: Iterable[int] | None = None, strict: bool = False) -> dict[int, Any]:
         """rowid -> id, for ``rowids`` or for every graph; ``strict``: every one of
@@ -266,7 +281,7 @@ class Store:
         with gc_paused():  # many rows, no cycles (see gc_paused)
             if rowids is None:
                 return _decoded(self.conn.execute("SELECT rowid, id FROM graphs ORDER BY "
-                                                  "rowid").fetchall())
+                                                  "rowid").fetchall(), self.where)
             wanted = np.fromiter(rowids, dtype=np.int64)
             table = self._id_table() if len(wanted) >= _TABLE_FROM else None
             if table is not None:
@@ -276,7 +291,7 @@ class Store:
                 found = dict(zip(wanted[there].tolist(), values[at[there]].tolist(),
                                  strict=True))
             else:
-                found = _decoded(list(self._rows("id", wanted.tolist())))
+                found = _decoded(list(self._rows("id", wanted.tolist())), self.where)
         if strict and len(found) < len(np.unique(wanted)):
             raise GedkitError(self.gone())
         return found
@@ -304,8 +319,9 @@ class Store:
         return self.conn.execute("SELECT COUNT(*) FROM graphs").fetchone()[0]
 
     def iterate(self) -> Iterator[tuple[Any, Graph]]:
-        for text, data in self.conn.execute("SELECT id, data FROM graphs ORDER BY rowid"):
-            yield json.loads(text), decode_graph(data, self.where)
+        for rowid, text, data in self.conn.execute("SELECT rowid, id, data FROM graphs "
+                                                   "ORDER BY rowid"):
+            yield _decoded([(rowid, text)], self.where)[rowid], decode_graph(data, self.where)
 
     # -- writing -----------------------------------------------------------------------------
     def _check_writable(self) -> None:
@@ -387,11 +403,22 @@ class Records(NamedTuple):
     offsets: np.ndarray
 
     @classmethod
-    def pack(cls, blobs: list[bytes]) -> Records:
+    def pack(cls, blobs: list[bytes], where: str = "collection") -> Records:
+        """The records ``blobs`` of the file ``where``, each checked to be as long as its
+        ``n`` and ``m`` say (the kernel trusts them: a damaged one would read past it)."""
         sizes = np.fromiter((len(b) // 4 for b in blobs), dtype=np.int64, count=len(blobs))
         offsets = np.zeros(len(blobs), dtype=np.int64)
         np.cumsum(sizes[:-1], out=offsets[1:])
-        return cls(np.frombuffer(b"".join(blobs), dtype=np.int32), offsets)
+        joined = b"".join(blobs)
+        whole = 4 * int(sizes.sum()) == len(joined)  # (no blob of a length past whole ints)
+        flat = np.frombuffer(joined[:len(joined) // 4 * 4], dtype=np.int32)
+        if len(blobs) and (
+                not whole or sizes.min() < 2
+                or not np.array_equal(sizes, 2 + flat[offsets].astype(np.int64)
+                                      + 3 * flat[offsets + 1].astype(np.int64))):
+            raise FormatError(f"{where}: a stored graph record is damaged; build the "
+                              "collection again from its sources")
+        return cls(flat, offsets)
 
     def take(self, positions: np.ndarray) -> Records:
         """The records at ``positions`` (the same array, other offsets: nothing copied)."""
