@@ -137,13 +137,13 @@ def run_build(args: argparse.Namespace) -> int:
         target.unlink()  # (a build of this process id that died midway)
     coll = existing if existing is not None else Collection.create(
         target, node_label=node_label, edge_label=edge_label)
-    before = len(coll)
     if graphs is None:
         graphs = _stream(args.files, options, args)
     try:
         added = coll.add(graphs, ids=ids)
     except (KeyboardInterrupt, GedkitError, OSError) as err:
-        committed = len(coll) - before
+        # this command's batches (not len(coll) before and after: another writer's count)
+        committed = coll._last_added
         stopped = isinstance(err, KeyboardInterrupt)
         if existing is None and (args.overwrite or not committed):
             coll.close()  # made by this command: nothing of it is kept

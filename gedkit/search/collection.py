@@ -115,6 +115,7 @@ class Collection:
         self._sig = None
         self._held: tuple[np.ndarray, Records] | bool | None = None  # see _records
         self._kept = None  # worker processes kept for the next search (search.parallel)
+        self._last_added = 0  # graphs the last add committed, also where it raised
 
     # -- files -------------------------------------------------------------------------------
     @classmethod
@@ -267,6 +268,8 @@ class Collection:
         """
         if errors not in ("raise", "skip"):
             raise OptionError(f"errors must be 'raise' or 'skip', got {errors!r}")
+        self._store.changed()  # (a closed collection says so here, before any reading)
+        self._store.check_writable()
         named = isinstance(ids, str) and ids == "names"
         if isinstance(ids, str) and not named:
             raise OptionError(f"ids must be a list of ids or 'names', got {ids!r}")
@@ -289,7 +292,7 @@ class Collection:
                 raise OptionError(f"the collection has a graph with id {clash[0]} already")
         skipped: list | None = [] if errors == "skip" else None
         items = _items(graphs, *self._store.labels(), skipped)
-        added = 0
+        added = self._last_added = 0  # (what an error or Ctrl-C midway leaves committed)
         batch: list[Graph] = []
         shown = GraphCounter(progress, "adding")
         next_id = int(self._store.meta["next_id"])
@@ -315,29 +318,36 @@ class Collection:
         return added
 
     def _write(self, batch: list[Graph], ids, added: int, next_id: int) -> tuple[int, int]:
-        if self._store.changed():  # another handle wrote since: its labels and ids count
-            self._forget()
-            next_id = max(next_id, int(self._store.meta["next_id"]))
-        if ids is None:
-            chosen = list(range(next_id, next_id + len(batch)))
+        """Write ``batch`` (graphs ``added..`` of this add), its ids chosen under the file's
+        write lock (:meth:`Store.write_batch`); returns the graphs added and the next
+        automatic id."""
+        named = ids.of(batch) if isinstance(ids, _Names) else None  # checked once each
+        if isinstance(ids, list) and len(ids) < added + len(batch):
+            raise OptionError(f"more graphs than ids: {len(ids)} ids given")
+
+        def choose(stored: int) -> tuple[list[str], int]:
+            """The batch's id texts and the next automatic id, the file's next one
+            ``stored`` (another writer may have taken ids since this one last read it)."""
+            if named is not None:
+                clash = self._store.existing([id_text(i) for i in named])
+                if clash:
+                    raise OptionError(f"ids='names': the collection has a graph with id "
+                                      f"{clash[0]} already")
+                return [id_text(i) for i in named], max(next_id, stored)
+            if ids is not None:
+                return [id_text(i) for i in ids[added:added + len(batch)]], max(next_id, stored)
+            first = max(next_id, stored)
+            chosen = list(range(first, first + len(batch)))
             # user ids in the way, as numbers or as the same digits in a string (graph 1 and
             # graph "1" would print alike in every output and FILE#1)
             while self._store.existing([t for i in chosen for t in (id_text(i), id_text(str(i)))]):
-                next_id += len(batch)
-                chosen = list(range(next_id, next_id + len(batch)))
-            next_id += len(batch)
-        elif isinstance(ids, _Names):
-            chosen = ids.of(batch)
-            clash = self._store.existing([id_text(i) for i in chosen])
-            if clash:
-                raise OptionError(f"ids='names': the collection has a graph with id "
-                                  f"{clash[0]} already")
-        else:
-            chosen = ids[added:added + len(batch)]
-            if len(chosen) < len(batch):
-                raise OptionError(f"more graphs than ids: {len(ids)} ids given")
-        self._store.write_batch(batch, [id_text(i) for i in chosen], next_id)
-        return added + len(batch), next_id
+                first += len(batch)
+                chosen = list(range(first, first + len(batch)))
+            return [id_text(i) for i in chosen], first + len(batch)
+
+        self._store.write_batch(batch, choose)
+        self._last_added = added + len(batch)
+        return added + len(batch), int(self._store.meta["next_id"])
 
     @_reads_file
     def remove(self, ids: Iterable[Any]) -> None:

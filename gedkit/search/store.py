@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import zipfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -318,13 +318,23 @@ class Store:
     def count(self) -> int:
         return self.conn.execute("SELECT COUNT(*) FROM graphs").fetchone()[0]
 
-    def iterate(self) -> Iterator[tuple[Any, Graph]]:
-        for rowid, text, data in self.conn.execute("SELECT rowid, id, data FROM graphs "
-                                                   "ORDER BY rowid"):
-            yield _decoded([(rowid, text)], self.where)[rowid], decode_graph(data, self.where)
+    def iterate(self, block: int = 500) -> Iterator[tuple[Any, Graph]]:
+        """``(id, graph)`` of every graph in rowid order, read ``block`` at a time: no read
+        lock is held between blocks (a loop over the graphs that paused inside held one,
+        and other processes' adds failed after SQLite's 5 s wait)."""
+        last = 0
+        while True:
+            rows = self.conn.execute("SELECT rowid, id, data FROM graphs WHERE rowid > ? "
+                                     "ORDER BY rowid LIMIT ?", (last, block)).fetchall()
+            if not rows:
+                return
+            ids = _decoded([(r, text) for r, text, _ in rows], self.where)
+            for rowid, _, data in rows:
+                yield ids[rowid], decode_graph(data, self.where)
+            last = rows[-1][0]
 
     # -- writing -----------------------------------------------------------------------------
-    def _check_writable(self) -> None:
+    def check_writable(self) -> None:
         if not self.writable:
             raise OptionError(f"{self.where} is open read-only; open it with mode='a' to "
                               "change it")
@@ -339,23 +349,27 @@ class Store:
                 f"SELECT id FROM graphs WHERE id IN ({marks})", chunk)]
         return found
 
-    def next_ids(self, count: int) -> list[int]:
-        start = int(self.meta["next_id"])
-        return list(range(start, start + count))
-
-    def write_batch(self, graphs: list[Graph], id_texts: list[str], next_id: int) -> None:
-        """One transaction: the graphs, their new vocabulary and their signature block. On
-        any error (or Ctrl-C) nothing of the batch stays, in the file or in memory."""
-        self._check_writable()
+    def write_batch(self, graphs: list[Graph], choose: Callable[[int], tuple[list[str], int]]
+                    ) -> None:
+        """One transaction: the graphs, their new vocabulary and their signature block, with
+        the ids ``choose(next_id)`` gives (the id texts and the next automatic id, from the
+        file's own next automatic id), chosen under the file's write lock: several writers
+        at once each wait their turn (SQLite's busy timeout) instead of taking the same
+        ordinals or ids. On any error (or Ctrl-C) nothing of the batch stays, in the file or
+        in memory."""
+        self.check_writable()
         self._numbered = None
-        new = {k: [] for k in KINDS}
         sizes = {k: len(v) for k, v in self.vocab.items()}  # to forget a failed batch
         try:
-            both = [signature_of(g, self.vocab, new) for g in graphs]
-            signatures = [s for s, _ in both]
             blobs = [encode_graph(g) for g in graphs]
+            new, both = self._signed(graphs)
             with self.conn:
                 cur = self.conn.cursor()
+                cur.execute("BEGIN IMMEDIATE")  # the write lock, before reading what it decides
+                if self.changed():  # another writer committed since: its labels, its ids
+                    sizes = {k: len(v) for k, v in self.vocab.items()}
+                    new, both = self._signed(graphs)
+                id_texts, next_id = choose(int(self.meta["next_id"]))
                 # rowids are never reused: SQLite would give a removed last graph's rowid to
                 # the next one, which the ``removed`` table would then hide from every search
                 (last,) = cur.execute(
@@ -369,26 +383,29 @@ class Store:
                 cur.executemany("INSERT INTO vocabulary VALUES (?, ?, ?)",
                                 [(k, i, _value_text(k, self.vocab[k].values[i]))
                                  for k in KINDS for i in new[k]])
-                block = Signatures.build(rowids, signatures)
+                block = Signatures.build(rowids, [s for s, _ in both])
                 cur.execute("INSERT INTO blocks (data) VALUES (?)", (block.to_bytes(),))
                 cur.execute("UPDATE meta SET value = ? WHERE key = 'next_id'", (str(next_id),))
         except BaseException as err:
             for kind, v in self.vocab.items():
-                v.forget(sizes[kind])
+                v.forget(min(sizes[kind], len(v)))
             if isinstance(err, sqlite3.IntegrityError) and "graphs.id" in str(err):
                 raise OptionError(f"{self.where}: a graph id of this batch is there already "
                                   "(ids must be unique)") from None
-            if isinstance(err, sqlite3.IntegrityError):  # label ordinals taken meanwhile
-                raise GedkitError(f"{self.where}: another process added graphs while this "
-                                  "batch was prepared; nothing of it was written, add it "
-                                  "again") from None
             if isinstance(err, sqlite3.DatabaseError):
                 raise GedkitError(f"{self.where}: cannot write ({err})") from None
             raise
         self.meta["next_id"] = str(next_id)
+        self._version = self._data_version()  # its own commit is not another's
+
+    def _signed(self, graphs: list[Graph]) -> tuple[dict[str, list], list]:
+        """The labels ``graphs`` add to the vocabulary, and each graph's signature and
+        record over it."""
+        new: dict[str, list] = {k: [] for k in KINDS}
+        return new, [signature_of(g, self.vocab, new) for g in graphs]
 
     def remove(self, rowids: list[int]) -> None:
-        self._check_writable()
+        self.check_writable()
         self._numbered = None
         with self.conn:
             self.conn.executemany("DELETE FROM graphs WHERE rowid = ?", [(r,) for r in rowids])
