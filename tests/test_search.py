@@ -24,6 +24,7 @@ from gedkit import Collection, costs
 from gedkit.errors import FormatError, GedkitError, OptionError, UnseenLabelWarning
 from gedkit.search import merge
 from gedkit.search.filters import GedFilter
+from gedkit.search.result import SearchResult
 from tests.helpers import REPO, random_costs, random_graph
 
 MOLECULES = ["CCO", "CCN", "CCCC", "c1ccccc1", "CC(=O)O", "CC(=O)N", "OCCO", "C1CCCCC1",
@@ -505,7 +506,8 @@ def test_a_query_time_limit_answers_with_what_was_found(question, n_jobs):
             truth = _exact(costs.uniform(), query, graphs)
             for h in [*r.hits, *r.undecided]:
                 assert h.lower_bound - 1e-9 <= truth[h.id] <= h.upper_bound + 1e-9
-    merged = merge([late[0], whole[0]])
+    # (another shard's answer: none of its graphs)
+    merged = merge([late[0], SearchResult(late[0].kind, late[0].query, late[0].parameter)])
     assert merged.timed_out and not merged.interrupted
     # more neighbours asked for than the collection has: every graph of it, not those found
     # before the limit (19 of 150 once, while k = 150 gave 150)
@@ -643,7 +645,8 @@ def test_a_range_time_limit_leaves_the_candidates_not_reached_undecided(question
             keys = [(h.lower_bound, h.upper_bound, h.id) for h in r.undecided]
             assert keys == sorted(keys)
         assert r.to_dict()["timed_out"]
-    assert merge([late[0], whole[0]]).timed_out
+    assert merge([late[0], SearchResult(late[0].kind, late[0].query,
+                                        late[0].parameter)]).timed_out
 
 
 @pytest.mark.parametrize("value", [0, -1, "5", True, math.nan])
@@ -1184,6 +1187,11 @@ def test_shards_searched_apart_and_merged_equal_the_whole(tmp_path):
     parts = merge([s.knn("CCCO", 5) for s in shards])
     assert [h.distance for h in parts.hits] == [h.distance for h in whole.hits]
     assert parts.certified and parts.stats["screened"] == len(coll)
+    # answers to other queries, or one shard's answer twice: refused, not joined
+    with pytest.raises(OptionError, match="different queries"):
+        merge([shards[0].range("CCCO", 3), shards[1].range("c1ccccc1", 3)])
+    with pytest.raises(OptionError, match="in two of the answers"):
+        merge([shards[0].range("CCCO", 3)] * 2)
     with pytest.raises(OptionError, match="at most one shard per graph"):  # no empty files
         coll.split(len(coll) + 1, tmp_path / "more")
     assert not (tmp_path / "more").exists()

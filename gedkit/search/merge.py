@@ -22,6 +22,7 @@ def merge(results: Sequence[SearchResult]) -> SearchResult:
     tied on both keep the order of ``results`` (a search of the whole collection breaks such
     ties by its filters' bounds and its own order, which the answers do not carry: at a
     tie on the k-th distance it may keep another of the tied graphs). Statistics add up.
+    Answers to different queries (by name), or listing one graph twice, are refused.
 
     >>> from gedkit.search import Hit
     >>> a = SearchResult("knn", "q", 1, [Hit("x", 2.0, 2.0, 2.0, True)])
@@ -34,6 +35,19 @@ def merge(results: Sequence[SearchResult]) -> SearchResult:
     kinds = {(r.kind, r.parameter) for r in results}
     if len(kinds) > 1:
         raise OptionError(f"cannot merge answers to different questions: {sorted(kinds)}")
+    queries = list(dict.fromkeys(r.query for r in results))
+    if len(queries) > 1:
+        raise OptionError(f"cannot merge answers to different queries: {queries[:3]}")
+    # shards hold each graph once: a graph in two answers is one shard's answer given twice
+    # (or answers of overlapping collections), which would list it twice
+    seen: set = set()
+    for r in results:
+        ids = {h.id for h in [*r.hits, *r.undecided]}
+        if ids & seen:
+            raise OptionError(f"cannot merge: graph {sorted(ids & seen, key=repr)[0]!r} is in "
+                              "two of the answers (one shard's answer given twice, or "
+                              "shards that overlap)")
+        seen |= ids
     first = results[0]
     reverse = _BEST_FIRST[first.kind]
     # as the searches rank: GED kNN a proven bound closer to the distance first
