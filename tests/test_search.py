@@ -1223,6 +1223,9 @@ def test_result_serialises():
     (lambda c: c.range("CCO", 1, method="nope"), "nope"),
     (lambda c: c.add(["C", "N"], ids=["a", "a"]), "'a' is given twice"),
     (lambda c: c.add(["C"], ids=[0]), "id 0 already"),
+    # an id that prints as one there already (graph 1 and graph "1"), in the file or the batch
+    (lambda c: c.add(["C"], ids=["0"]), "id 0 already .1 and '1' are one id"),
+    (lambda c: c.add(["C", "N"], ids=[7, "7"]), "'7' is given twice"),
     (lambda c: c.add(["C"], ids=[1.5]), "strings or integers"),
     (lambda c: c.add(gedkit.Graph({0: 1})), "pass \\[graph\\]"),
     (lambda c: c.range("CCO", 1, n_jobs=0), "n_jobs"),

@@ -28,7 +28,7 @@ from gedkit.graph import Graph, refuse_directed
 from gedkit.search.progress import GraphCounter
 from gedkit.search.result import SearchResult
 from gedkit.search.signatures import Signatures
-from gedkit.search.store import Records, Store, id_text
+from gedkit.search.store import Records, Store, alike_texts, id_text
 from gedkit.search.unseen import unseen_note
 from gedkit.workers import resolve_jobs
 
@@ -281,15 +281,17 @@ class Collection:
             ids = _Names()
         elif ids is not None:
             ids = list(ids)
-            texts = [id_text(i) for i in ids]
+            alike = [alike_texts(i) for i in ids]  # (1 and "1" print alike: one of them)
             seen: set[str] = set()
-            for graph_id, text in zip(ids, texts, strict=True):
-                if text in seen:
-                    raise OptionError(f"graph id {graph_id!r} is given twice")
-                seen.add(text)
-            clash = self._store.existing(texts)
+            for graph_id, texts in zip(ids, alike, strict=True):
+                if seen.intersection(texts):
+                    raise OptionError(f"graph id {graph_id!r} is given twice (1 and '1' are "
+                                      "one id: they print alike)")
+                seen.add(texts[0])
+            clash = self._store.existing([t for texts in alike for t in texts])
             if clash:
-                raise OptionError(f"the collection has a graph with id {clash[0]} already")
+                raise OptionError(f"the collection has a graph with id {clash[0]} already "
+                                  "(1 and '1' are one id: they print alike)")
         skipped: list | None = [] if errors == "skip" else None
         items = _items(graphs, *self._store.labels(), skipped)
         added = self._last_added = 0  # (what an error or Ctrl-C midway leaves committed)
@@ -329,7 +331,7 @@ class Collection:
             """The batch's id texts and the next automatic id, the file's next one
             ``stored`` (another writer may have taken ids since this one last read it)."""
             if named is not None:
-                clash = self._store.existing([id_text(i) for i in named])
+                clash = self._store.existing([t for i in named for t in alike_texts(i)])
                 if clash:
                     raise OptionError(f"ids='names': the collection has a graph with id "
                                       f"{clash[0]} already")
@@ -340,7 +342,7 @@ class Collection:
             chosen = list(range(first, first + len(batch)))
             # user ids in the way, as numbers or as the same digits in a string (graph 1 and
             # graph "1" would print alike in every output and FILE#1)
-            while self._store.existing([t for i in chosen for t in (id_text(i), id_text(str(i)))]):
+            while self._store.existing([t for i in chosen for t in alike_texts(i)]):
                 first += len(batch)
                 chosen = list(range(first, first + len(batch)))
             return [id_text(i) for i in chosen], first + len(batch)

@@ -74,6 +74,22 @@ def id_text(graph_id: Any) -> str:
     return json.dumps(graph_id if isinstance(graph_id, str) else int(graph_id))
 
 
+def alike_texts(graph_id: Any) -> list[str]:
+    """The stored texts of ``graph_id`` and of the id that prints like it (1 and "1": every
+    output and ``FILE#1`` would show both alike), which a collection never holds both of.
+
+    >>> alike_texts(1), alike_texts("1"), alike_texts("01"), alike_texts("a")
+    (['1', '"1"'], ['"1"', '1'], ['"01"'], ['"a"'])
+    """
+    text = id_text(graph_id)
+    if isinstance(graph_id, str):
+        digits = graph_id.lstrip("-")
+        if digits.isascii() and digits.isdigit() and str(int(graph_id)) == graph_id:
+            return [text, id_text(int(graph_id))]
+        return [text]
+    return [text, id_text(str(int(graph_id)))]
+
+
 def _id_of(text: str) -> Any:
     """The id :func:`id_text` stored as ``text``: a plain string or a whole number read
     directly (JSON's parser costs ~6 µs an id: a range answer under a time limit may list
