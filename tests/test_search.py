@@ -321,7 +321,7 @@ def test_records_held_in_memory_follow_adds_and_removes(tmp_path, monkeypatch):
     assert coll._held not in (None, False)  # held again
     coll.add([queries[0]], ids=["copy"])
     assert ("copy", 0.0) in [(h.id, h.distance) for h in coll.range(queries[0], 0).hits]
-    coll.remove(["copy"])
+    coll.remove(["copy", "copy"])  # an id listed twice: removed once (it was "damaged")
     assert "copy" not in [h.id for h in coll.range(queries[0], 0).hits]
 
 

@@ -361,7 +361,7 @@ class Collection:
             if rowid is None:
                 raise KeyError(f"no graph with id {graph_id!r} in {self._store.where}")
             rowids.append(rowid)
-        self._store.remove(rowids)
+        self._store.remove(list(dict.fromkeys(rowids)))  # (an id listed twice goes once)
         self._forget()
 
     @_reads_file

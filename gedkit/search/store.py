@@ -423,9 +423,13 @@ class Store:
     def remove(self, rowids: list[int]) -> None:
         self.check_writable()
         self._numbered = None
-        with self.conn:
-            self.conn.executemany("DELETE FROM graphs WHERE rowid = ?", [(r,) for r in rowids])
-            self.conn.executemany("INSERT INTO removed VALUES (?)", [(r,) for r in rowids])
+        try:
+            with self.conn:
+                self.conn.executemany("DELETE FROM graphs WHERE rowid = ?",
+                                      [(r,) for r in rowids])
+                self.conn.executemany("INSERT INTO removed VALUES (?)", [(r,) for r in rowids])
+        except sqlite3.OperationalError as err:  # (a read-only file or folder, a lock held)
+            raise GedkitError(f"{self.where}: cannot write ({err})") from None
 
 
 class Records(NamedTuple):
