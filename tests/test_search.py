@@ -865,6 +865,28 @@ def test_crash_mid_add_keeps_every_committed_batch(tmp_path):
     assert len(coll._signatures) == n == sum(1 for _ in coll)
 
 
+def test_a_writer_killed_mid_commit_is_rolled_back_on_a_read_only_open(tmp_path):
+    """A process killed in the middle of a transaction leaves its journal beside the file;
+    a reader's open (read-only, which cannot roll it back) said "not a gedkit collection".
+    It is rolled back first, and the file reads as before that transaction."""
+    path = tmp_path / "lib.gdb"
+    with Collection.create(path) as coll:
+        coll.add(["CCO", "CCN", "CCC"])
+    script = textwrap.dedent(f"""
+        import os, sqlite3
+        db = sqlite3.connect({str(path)!r})
+        db.execute("PRAGMA cache_size = 10")  # spills to the file before the commit
+        db.execute("BEGIN")
+        for i in range(3000):
+            db.execute("INSERT INTO blocks (data) VALUES (?)", (os.urandom(4000),))
+        os.kill(os.getpid(), 9)
+    """)
+    subprocess.run([sys.executable, "-c", script], timeout=120)
+    assert path.with_name("lib.gdb-journal").exists()
+    with Collection.open(path) as coll:
+        assert coll.ids == [0, 1, 2] and coll.range("CCO", 0).ids == [0]
+
+
 @pytest.mark.parametrize("named", [False, True])
 def test_two_processes_adding_at_once_both_succeed(tmp_path, named):
     """Two writers adding to one file at once each wait for the other's batch (the file's

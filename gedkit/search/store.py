@@ -212,6 +212,30 @@ class Store:
             return cls(conn, str(path), writable)
         except sqlite3.DatabaseError as err:
             conn.close()
+            journal = path.with_name(path.name + "-journal")
+            if not writable and "readonly" in str(err) and journal.exists():
+                # a writer stopped mid-commit left its journal: SQLite rolls it back on the
+                # first open that may write, which a reader's is not
+                return cls._rolled_back(path, journal)
+            raise FormatError(f"{path} is not a gedkit collection ({err})") from None
+
+    @classmethod
+    def _rolled_back(cls, path: Path, journal: Path) -> Store:
+        """``path`` opened read-only after rolling back the unfinished write ``journal``
+        holds (an open that may write does it), or a one-line error saying how to."""
+        try:
+            fixer = _connect(str(path), str(path), readonly=False)
+            fixer.execute("SELECT COUNT(*) FROM meta").fetchone()  # (the rollback)
+            fixer.close()
+        except (GedkitError, sqlite3.DatabaseError) as err:
+            raise FormatError(f"{path} has an unfinished write (a writer stopped mid-commit "
+                              f"left {journal.name}), which this process cannot roll back "
+                              f"({err}); open it once where it may be written") from None
+        conn = _connect(str(path), str(path), readonly=True)
+        try:
+            return cls(conn, str(path), False)
+        except sqlite3.DatabaseError as err:
+            conn.close()
             raise FormatError(f"{path} is not a gedkit collection ({err})") from None
 
     def close(self) -> None:
