@@ -7,6 +7,7 @@ import csv
 import importlib.util
 import io
 import json
+import os
 import re
 import subprocess
 import sys
@@ -97,6 +98,19 @@ def test_build_names_graphs_and_info_describes_them(capsys, lib):
     assert code == 0 and f"graphs       {len(LIBRARY)}" in out and "3 node labels" in out
     edges = next(line for line in out.splitlines() if line.startswith("edge labels"))
     assert "1.5 (" in edges and "1 (" in edges
+
+
+def test_build_clears_an_overwrite_abandoned_by_a_killed_build(capsys, tmp_path):
+    """``--overwrite`` builds beside the old file; a build killed midway left that file (and
+    every later one kept it). The next build removes those of dead processes only."""
+    lib = tmp_path / "x.gdb"
+    dead = tmp_path / ".x.gdb.4194304999.building"  # no such process
+    alive = tmp_path / f".x.gdb.{os.getppid()}.building"
+    for left in (dead, alive):
+        left.write_bytes(b"half a collection")
+    assert run(capsys, "collection", "build", lib, "smiles:CCO")[0] == 0
+    assert run(capsys, "collection", "build", lib, "smiles:CCN", "--overwrite")[0] == 0
+    assert not dead.exists() and alive.exists() and Collection.open(lib).ids == ["CCN"]
 
 
 def test_build_summary_ids_and_append(capsys, tmp_path):

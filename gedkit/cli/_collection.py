@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import glob
 import json
 import os
 import sys
@@ -54,10 +56,11 @@ def register(subparsers: Any) -> None:
         "CSV/TSV table the molecules of its smiles column; smiles:SMILES adds one molecule). "
         "A graph's id is its name (the SMILES title column, the file name of a GXL graph...) "
         "when every name is unique, otherwise its number. Graphs are written in batches, "
-        "each whole or not at all: Ctrl-C keeps every batch written. --append adds "
-        "graphs to an existing collection.",
+        "each whole or not at all: Ctrl-C keeps every batch written (with --overwrite, the "
+        "old collection as it was instead). --append adds graphs to an existing collection.",
         epilog="Exit status: 0 when done, 2 for bad input (nothing written when it is found "
-        "before writing starts), 130 after Ctrl-C (the batches written are kept).",
+        "before writing starts), 130 after Ctrl-C (the batches written are kept; with "
+        "--overwrite the old file).",
         allow_abbrev=False,
     )
     build.add_argument("lib", metavar="LIB", help="the collection file to write (LIB.gdb)")
@@ -133,6 +136,7 @@ def run_build(args: argparse.Namespace) -> int:
     # --overwrite builds beside the old file and replaces it once done: an error or Ctrl-C
     # midway leaves the old collection as it was
     target = lib.with_name(f".{lib.name}.{os.getpid()}.building") if args.overwrite else lib
+    _remove_abandoned(lib)
     if existing is None and target.exists():
         target.unlink()  # (a build of this process id that died midway)
     coll = existing if existing is not None else Collection.create(
@@ -175,6 +179,22 @@ def run_build(args: argparse.Namespace) -> int:
     print(f"{lib}: {counted(added, 'graph')} added ({total:,} in all; ids: {what}), "
           f"{_file_size(os.path.getsize(lib))}, {time.perf_counter() - start:.1f} s")
     return 0
+
+
+def _remove_abandoned(lib: Path) -> None:
+    """Delete the ``--overwrite`` builds of ``lib`` left by processes that died midway (killed:
+    no clean-up ran); a live process's is its own."""
+    for left in lib.parent.glob(f".{glob.escape(lib.name)}.*.building"):
+        pid = left.name[len(lib.name) + 2:-len(".building")]
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except (ProcessLookupError, OverflowError):  # (no such process; none could be)
+            with contextlib.suppress(OSError):
+                left.unlink()
+        except OSError:  # (alive, another user's)
+            continue
 
 
 def _check_target(lib: Path, args: argparse.Namespace) -> None:

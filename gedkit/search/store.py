@@ -177,6 +177,8 @@ class Store:
         where = "in-memory collection" if path is None else str(path)
         if path is not None:
             path = Path(path)
+            if not path.parent.is_dir():
+                raise OptionError(f"{path}: folder {str(path.parent)!r} does not exist")
             if path.exists():
                 if not path.is_file():
                     raise OptionError(f"{path} is not a file (a collection is one file)")
