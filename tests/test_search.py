@@ -1226,6 +1226,21 @@ def test_node_maps_on_request():
     assert coll.range("CCO", 1).hits[0].node_map is None
 
 
+def test_knn_undecided_carry_their_maps_on_request():
+    """kNN's undecided graphs carry the best map found, as its hits and range answers do
+    (under general costs, verified pair by pair, they came without)."""
+    weights = np.random.default_rng(4).uniform(0.2, 2.5, size=(8, 8))
+    cm = costs.custom(node_sub=lambda a, b: float(weights[hash(a) % 8, hash(b) % 8]),
+                      node_del=lambda a: 0.5 + (hash(a) % 3) / 3, node_ins=lambda a: 1.3,
+                      edge_sub=0.7, edge_del=1.7, edge_ins=0.15)
+    coll = _collection(_random_set(3, count=40, n=(9, 13)))
+    query = _random_set(50, count=1, n=(11, 12))[0]
+    res = coll.knn(query, 5, costs=cm, node_map=True, timeout=0.002, progress=False)
+    assert res.undecided
+    for h in [*res.hits, *res.undecided]:
+        assert h.node_map is not None and len(h.node_map) >= query.n
+
+
 def test_result_serialises():
     res = _collection(MOLECULES).knn("CCO", 2)
     data = json.loads(res.to_json())

@@ -1009,7 +1009,7 @@ def knn_answer(coll, query: Graph, k: int, scan: KnnScan) -> SearchResult:
     if doubtful:
         extra = coll._store.ids(doubtful, strict=True)
         undecided = [Hit(extra[r], outcomes[r].upper, outcomes[r].lower, outcomes[r].upper,
-                         False) for r in doubtful]
+                         False, outcomes[r].node_map) for r in doubtful]
         undecided.sort(key=lambda h: (h.lower_bound, h.upper_bound))
     # a hit is uncertain when its distance is not proven, or when some graph left out could
     # still beat it

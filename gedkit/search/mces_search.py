@@ -556,7 +556,7 @@ def _knn_result(coll, query: Graph, k: int, chosen, seen, state) -> SearchResult
     if doubtful:
         extra = coll._store.ids(doubtful, strict=True)
         undecided = [Hit(extra[r], outcomes[r].lower, outcomes[r].lower, outcomes[r].upper,
-                         False) for r in doubtful]
+                         False, outcomes[r].node_map) for r in doubtful]
         undecided.sort(key=lambda h: (-h.upper_bound, -h.lower_bound))
     # a hit is uncertain when its similarity is not proven, or when some graph left out could
     # still beat it
