@@ -112,6 +112,36 @@ def resident() -> int:
         return peak if sys.platform == "darwin" else peak * 1024
 
 
+#: the wall time a call must have run before :meth:`Budget.slowdown` reads the machine's load
+SLOWDOWN_AFTER = 0.05
+#: the most :meth:`Budget.slowdown` stretches an estimate by (a process waiting on another,
+#: not starved of CPU, reads as slow too)
+MAX_SLOWDOWN = 4.0
+
+
+_CROWDING: list[float] = [0.0, 1.0]  # when last read, and what
+
+
+def crowding() -> float:
+    """Threads ready to run on this machine (this one included) per core this process may
+    use, as Linux's ``/proc/loadavg`` says at this moment (read at most every 0.1 s); 1
+    where there is none to read."""
+    now = time.monotonic()
+    if now - _CROWDING[0] < 0.1:
+        return _CROWDING[1]
+    ratio = 1.0
+    try:
+        with open("/proc/loadavg") as f:
+            running = int(f.read().split()[3].partition("/")[0])
+        from gedkit.workers import cores
+
+        ratio = running / cores()
+    except (OSError, ValueError, IndexError):
+        pass
+    _CROWDING[:] = [now, ratio]
+    return ratio
+
+
 @dataclass
 class Budget:
     """Limits for one solve.
@@ -131,6 +161,9 @@ class Budget:
     decide: bool = True
     start: float = field(default_factory=time.perf_counter)
     what: str | None = field(default=None, repr=False)
+    # the process's CPU time when the call started: with ``start``, how much of the wall
+    # time it got (see slowdown)
+    start_cpu: float = field(default_factory=time.process_time, repr=False)
     # the process's size when the call started: ``memory`` caps the growth from here
     start_resident: int = field(default_factory=resident, repr=False)
     _noticed: bool = field(default=False, init=False, repr=False)
@@ -145,6 +178,20 @@ class Budget:
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.start
+
+    def slowdown(self) -> float:
+        """How much slower than its estimates the call's work runs now, between 1 and
+        :data:`MAX_SLOWDOWN`: the processes ready to run per core at this moment (Linux),
+        or the call's wall time over the CPU time the process got since the budget's start
+        (once :data:`SLOWDOWN_AFTER` seconds have passed), whichever is larger: 1 on an
+        idle machine, 1.5 with two other busy processes on two cores. Estimates of work
+        are stretched by it before they are weighed against the time left: on such a
+        machine a 2 s limit let a 2,000-node assignment start that ended at 3.1-3.5 s."""
+        ratio = crowding()
+        wall = self.elapsed()
+        if wall >= SLOWDOWN_AFTER:
+            ratio = max(ratio, wall / max(time.process_time() - self.start_cpu, 1e-9))
+        return min(MAX_SLOWDOWN, max(1.0, ratio))
 
     def remaining(self) -> float:
         """Seconds left (infinity without a timeout; 0 once interrupted or cancelled)."""

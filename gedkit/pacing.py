@@ -68,7 +68,9 @@ def affordable(seconds: float, budget) -> bool:
     >>> affordable(0.001, Budget(timeout=1e-9)), affordable(2.0, Budget(timeout=1.0))
     (True, False)
     """
-    return seconds < max(budget.remaining(), NEGLIGIBLE_SECONDS)
+    # (stretched by how much less CPU the call gets than its wall time: a loaded machine)
+    slowdown = budget.slowdown() if hasattr(budget, "slowdown") else 1.0
+    return seconds * slowdown < max(budget.remaining(), NEGLIGIBLE_SECONDS)
 
 
 def start_up_seconds(kernels: bool = False, scipy: bool = False,
