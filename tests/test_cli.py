@@ -85,6 +85,19 @@ def test_version(capsys):
     assert code == 0 and out.strip() == f"gedkit {gedkit.__version__}"
 
 
+def test_messages_in_command_line_words(capsys, files):
+    """Advice names the command line's flags, a write error its file, a bad value its flag;
+    ged and mces say their exit statuses."""
+    cxl = Path(__file__).parent / "data" / "io" / "missing_entry.cxl"
+    assert_one_line_error(*run(capsys, "ged", str(cxl), files["a"]), "--graph-dir DIR")
+    if Path("/dev/full").exists():
+        assert_one_line_error(*run(capsys, "pairwise", files["a"], files["b"], "--csv",
+                                   "/dev/full"), "/dev/full: No space left on device")
+    for command in ("ged", "mces"):
+        code, out, _ = run(capsys, command, "--help")
+        assert code == 0 and "Exit status: 0 when answered" in " ".join(out.split())
+
+
 def test_warmup_jobs_checked_as_elsewhere(capsys):
     assert_one_line_error(*run(capsys, "warmup", "--jobs", "0"), "--jobs", "non-zero")
     assert_one_line_error(*run(capsys, "warmup", "--jobs", "-999"), "leaves no worker")
@@ -440,6 +453,24 @@ def test_pairwise_option_errors_are_one_line(capsys, files):
         code, out, err = run(capsys, *argv)
         assert_one_line_error(code, out, err, "--csv", "is the input")
     assert Path(files["b"]).read_bytes() == before
+
+
+def test_pairwise_ctrl_c_before_any_pair_leaves_an_earlier_csv(capsys, files, tmp_path,
+                                                                monkeypatch):
+    """Ctrl-C before the first pair is done: the CSV of an earlier run stays as it was (it
+    was replaced by one of pending pairs only)."""
+    import gedkit.pairwise as pairwise_module
+
+    out = tmp_path / "pairs.csv"
+    assert run(capsys, "pairwise", files["a"], files["b"], "--csv", str(out))[0] == 0
+    before = out.read_text()
+
+    def stopped_at_once(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(pairwise_module, "_run", stopped_at_once)
+    code, _, err = run(capsys, "pairwise", files["a"], files["b"], "--csv", str(out))
+    assert code == 130 and out.read_text() == before and "left as it was" in err
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process")

@@ -7,6 +7,7 @@ import contextlib
 import json
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ __all__ = [
     "solve_options",
     "translate_method_flags",
     "why_short",
+    "written",
 ]
 
 _UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
@@ -76,6 +78,19 @@ def check_output(path: str | None, option: str, args: argparse.Namespace | None 
         raise OptionError(f"{option} {path}: folder {str(folder)!r} does not exist")
     if not os.access(p if p.exists() else folder, os.W_OK):
         raise OptionError(f"{option} {path}: not allowed to write there")
+
+
+@contextlib.contextmanager
+def written(path: str) -> Iterator[Any]:
+    """``path`` open for writing text (a CSV: no newline translation), an error while
+    writing it naming it (a full disk said "[Errno 28] No space left on device" alone)."""
+    try:
+        with open(path, "w", newline="", encoding="utf-8") as out:
+            yield out
+    except OSError as err:
+        if err.filename is None and err.strerror:
+            raise OSError(err.errno, err.strerror, path) from None
+        raise
 
 
 def _input_at(path: Path, args: argparse.Namespace) -> str | None:

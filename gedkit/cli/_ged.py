@@ -42,6 +42,8 @@ def register(subparsers: Any) -> None:
         help="graph edit distance between two graphs",
         description="Graph edit distance between graphs A and B, with proven "
         "bounds, the node map and the edit path that realise it.",
+        epilog="Exit status: 0 when answered (proven or not: the output says), 2 for bad "
+        "input, 130 after Ctrl-C or SIGTERM (the best bounds found so far are printed).",
         allow_abbrev=False,
     )
     add_pair_arguments(parser)

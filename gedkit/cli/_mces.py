@@ -41,6 +41,8 @@ def register(subparsers: Any) -> None:
         "be equal to match, the common subgraph may be disconnected. Prints the common edge "
         "count with a proven upper bound, the Johnson similarity, the node map and the "
         "common edges.",
+        epilog="Exit status: 0 when answered (proven or not: the output says), 2 for bad "
+        "input, 130 after Ctrl-C or SIGTERM (the best bounds found so far are printed).",
         allow_abbrev=False,
     )
     add_pair_arguments(parser)

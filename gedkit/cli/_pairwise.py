@@ -7,13 +7,14 @@ import contextlib
 import csv
 import json
 import math
+import os
 import sys
 from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gedkit.budget import PAIR_TIMEOUT as DEFAULT_TIMEOUT
-from gedkit.cli._args import add_solver_arguments, check_output, solve_options
+from gedkit.cli._args import add_solver_arguments, check_output, solve_options, written
 from gedkit.cli._inputs import add_input_arguments, read_file
 from gedkit.errors import GedkitError, OptionError, counted
 
@@ -128,8 +129,14 @@ def run(args: argparse.Namespace) -> int:
     elif args.csv == "-":
         _write_csv(sys.stdout, result, row_names, col_names)
         print(f"gedkit: {summary}", file=sys.stderr)
+    elif (args.csv and result.interrupted and os.path.exists(args.csv)
+          and result.counts()["pending"] == len(result.pairs)):
+        # stopped before any pair: an earlier run's file is worth more than a table of
+        # pending pairs
+        print(f"gedkit: interrupted before any pair was done; {args.csv} left as it was",
+              file=sys.stderr)
     elif args.csv:
-        with open(args.csv, "w", newline="", encoding="utf-8") as out:
+        with written(args.csv) as out:
             _write_csv(out, result, row_names, col_names)
         print(f"wrote {counted(len(result.pairs), 'pair')} to {args.csv}: {summary}")
     else:

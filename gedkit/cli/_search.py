@@ -21,6 +21,7 @@ from gedkit.cli._args import (
     parse_options,
     parse_seconds,
     parse_size,
+    written,
 )
 from gedkit.cli._ged import _duration, _show, add_draw_arguments, check_draw, write_picture
 from gedkit.cli._inputs import (
@@ -354,7 +355,7 @@ def write(results: list[SearchResult], args: argparse.Namespace, batch: bool,
         rows = _write_csv(sys.stdout, [*results, *unreached], args.node_map)
         print(f"gedkit: {_summary(results)}", file=sys.stderr)
     elif args.csv:
-        with open(args.csv, "w", newline="", encoding="utf-8") as out:
+        with written(args.csv) as out:
             rows = _write_csv(out, [*results, *unreached], args.node_map)
         print(f"wrote {counted(rows, 'row')} to {args.csv}: {_summary(results)}")
     elif results:

@@ -229,8 +229,9 @@ def _check(args: argparse.Namespace) -> None:
     if args.label_method not in available():
         raise OptionError(f"--label-method must be a GED method ({', '.join(available())}), "
                           f"got {args.label_method!r}")
-    if not args.exact_timeout > 0 or not args.lr > 0:
-        raise OptionError("--exact-timeout and --lr must be positive")
+    for flag, value in (("--exact-timeout", args.exact_timeout), ("--lr", args.lr)):
+        if not 0 < value < float("inf"):
+            raise OptionError(f"{flag} must be a positive number, got {value}")
     if not 0 <= args.ranking < float("inf"):
         raise OptionError(f"--ranking must be a finite weight of at least 0, got {args.ranking}")
     check_output(args.out, "--out", args)  # before the labelling and the training it would lose

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from gedkit.errors import FormatError
+from gedkit.errors import FormatError, Words
 from gedkit.graph import Graph
 from gedkit.io.gxl import read_gxl
 from gedkit.io.xmlparse import parse_xml
@@ -45,6 +45,7 @@ def read_cxl(path: Path, node_label: Any, edge_label: Any, directed: str,
     for file, _ in cxl_entries(path):
         gxl = folder / file
         if not gxl.is_file():
-            hint = "" if graph_dir is not None else "; pass graph_dir= if the graphs live elsewhere"
-            raise FormatError(f"{path}: listed graph {file!r} not found in {folder}{hint}")
+            hint = () if graph_dir is not None else (
+                "; pass ", Words("graph_dir=", "--graph-dir DIR"), " if the graphs live elsewhere")
+            raise FormatError(f"{path}: listed graph {file!r} not found in {folder}", *hint)
         yield from read_gxl(gxl, node_label, edge_label, directed)
