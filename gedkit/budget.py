@@ -112,10 +112,7 @@ def resident() -> int:
         return peak if sys.platform == "darwin" else peak * 1024
 
 
-#: the wall time a call must have run before :meth:`Budget.slowdown` reads the machine's load
-SLOWDOWN_AFTER = 0.05
-#: the most :meth:`Budget.slowdown` stretches an estimate by (a process waiting on another,
-#: not starved of CPU, reads as slow too)
+#: the most :meth:`Budget.slowdown` stretches an estimate by
 MAX_SLOWDOWN = 4.0
 
 
@@ -161,9 +158,6 @@ class Budget:
     decide: bool = True
     start: float = field(default_factory=time.perf_counter)
     what: str | None = field(default=None, repr=False)
-    # the process's CPU time when the call started: with ``start``, how much of the wall
-    # time it got (see slowdown)
-    start_cpu: float = field(default_factory=time.process_time, repr=False)
     # the process's size when the call started: ``memory`` caps the growth from here
     start_resident: int = field(default_factory=resident, repr=False)
     _noticed: bool = field(default=False, init=False, repr=False)
@@ -180,18 +174,14 @@ class Budget:
         return time.perf_counter() - self.start
 
     def slowdown(self) -> float:
-        """How much slower than its estimates the call's work runs now, between 1 and
-        :data:`MAX_SLOWDOWN`: the processes ready to run per core at this moment (Linux),
-        or the call's wall time over the CPU time the process got since the budget's start
-        (once :data:`SLOWDOWN_AFTER` seconds have passed), whichever is larger: 1 on an
-        idle machine, 1.5 with two other busy processes on two cores. Estimates of work
-        are stretched by it before they are weighed against the time left: on such a
-        machine a 2 s limit let a 2,000-node assignment start that ended at 3.1-3.5 s."""
-        ratio = crowding()
-        wall = self.elapsed()
-        if wall >= SLOWDOWN_AFTER:
-            ratio = max(ratio, wall / max(time.process_time() - self.start_cpu, 1e-9))
-        return min(MAX_SLOWDOWN, max(1.0, ratio))
+        """How much slower than its estimates the call's work runs now: the threads ready to
+        run per core this process may use, at this moment (:func:`crowding`), between 1 and
+        :data:`MAX_SLOWDOWN`: 1 on an idle machine, 1.5 with two other busy processes on two
+        cores. Estimates of work are stretched by it before they are weighed against the
+        time left: on such a machine a 2 s limit let a 2,000-node assignment start that
+        ended at 3.1-3.5 s. (Not the call's wall over CPU time: a call that waited, for a
+        compile in another process, would read as slow for the rest of it.)"""
+        return min(MAX_SLOWDOWN, max(1.0, crowding()))
 
     def remaining(self) -> float:
         """Seconds left (infinity without a timeout; 0 once interrupted or cancelled)."""

@@ -92,9 +92,9 @@ def test_a_long_run_without_timeout_says_so(monkeypatch):
 
 def test_a_crowded_machine_stretches_the_estimates_a_solve_plans_by(monkeypatch):
     """On a machine with more work ready than cores, a call's work runs slower than its
-    estimates: they are stretched by the crowding (and by the call's own wall over CPU
-    time), so that a step that would end past the limit is not started (2,000 nodes at
-    2 s ended at 3.1-3.5 s with two other busy processes on two cores)."""
+    estimates: they are stretched by the crowding, so that a step that would end past the
+    limit is not started (2,000 nodes at 2 s ended at 3.1-3.5 s with two other busy
+    processes on two cores)."""
     from gedkit.pacing import affordable
 
     assert 1.0 <= Budget(timeout=5).slowdown() <= budget_module.MAX_SLOWDOWN
@@ -104,10 +104,8 @@ def test_a_crowded_machine_stretches_the_estimates_a_solve_plans_by(monkeypatch)
     assert b.slowdown() == 1.5 and not affordable(0.8, b) and affordable(0.5, b)
     monkeypatch.setattr(budget_module, "crowding", lambda: 40.0)
     assert b.slowdown() == budget_module.MAX_SLOWDOWN
-    # a call that got far less CPU than its wall time so far: slow as well
-    monkeypatch.setattr(budget_module, "crowding", lambda: 0.5)
-    late = Budget(timeout=1.0, start=time.perf_counter() - 0.3)
-    assert late.slowdown() > 2
+    monkeypatch.setattr(budget_module, "crowding", lambda: 0.5)  # an idle machine
+    assert b.slowdown() == 1.0 and affordable(0.8, b)
 
 
 def test_a_search_time_limit_bounds_the_time_every_solve_plans_for():
