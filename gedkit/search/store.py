@@ -302,7 +302,12 @@ class Store:
         return Records.pack([found[r] for r in rowids], self.where)
 
     def gone(self) -> str:
-        """The error when graphs this reader knows were removed by another writer."""
+        """The error when graphs this reader knows of are not in the file: removed by
+        another writer since it read the file, or, when nobody wrote to it since, lost
+        from the file itself (rows deleted by hand), which searching again cannot mend."""
+        if self._data_version() == self._version:
+            return (f"{self.where} is damaged (graphs its signatures list are not in it): "
+                    "build it again from its sources")
         return (f"{self.where}: another process removed graphs from the file while this one "
                 "was reading them; search (or read) again, which sees the file as it is then")
 
