@@ -241,7 +241,7 @@ class Collection:
         keys, held = self._held
         at = np.minimum(np.searchsorted(keys, rowids), max(len(keys) - 1, 0))
         if len(rowids) and (not len(keys) or (keys[at] != rowids).any()):
-            raise GedkitError(self._store.gone())
+            raise self._store.gone()
         return held.take(at)
 
     def _signatures_by_size(self) -> Signatures:

@@ -282,7 +282,7 @@ class Store:
         rowids = list(rowids)
         found = {r: decode_graph(data, self.where) for r, data in self._rows("data", rowids)}
         if len(found) < len(set(rowids)):
-            raise GedkitError(self.gone())
+            raise self.gone()
         return found
 
     def each_graph(self, rowids: list[int], block: int) -> Iterator[Graph]:
@@ -298,18 +298,19 @@ class Store:
         rowids = list(rowids)
         found = dict(self._rows("record", rowids))
         if len(found) < len(set(rowids)):
-            raise GedkitError(self.gone())
+            raise self.gone()
         return Records.pack([found[r] for r in rowids], self.where)
 
-    def gone(self) -> str:
+    def gone(self) -> GedkitError:
         """The error when graphs this reader knows of are not in the file: removed by
         another writer since it read the file, or, when nobody wrote to it since, lost
         from the file itself (rows deleted by hand), which searching again cannot mend."""
         if self._data_version() == self._version:
-            return (f"{self.where} is damaged (graphs its signatures list are not in it): "
-                    "build it again from its sources")
-        return (f"{self.where}: another process removed graphs from the file while this one "
-                "was reading them; search (or read) again, which sees the file as it is then")
+            return FormatError(f"{self.where} is damaged (graphs its signatures list are not "
+                               "in it): build it again from its sources")
+        return GedkitError(f"{self.where}: another process removed graphs from the file while "
+                           "this one was reading them; search (or read) again, which sees the "
+                           "file as it is then")
 
     def records_between(self, first: int, last: int) -> tuple[np.ndarray, Records]:
         """The rowid (increasing) and record of every graph whose rowid is from ``first`` to
@@ -340,7 +341,7 @@ class Store:
             else:
                 found = _decoded(list(self._rows("id", wanted.tolist())), self.where)
         if strict and len(found) < len(np.unique(wanted)):
-            raise GedkitError(self.gone())
+            raise self.gone()
         return found
 
     def _id_table(self) -> tuple[np.ndarray, np.ndarray] | None:
