@@ -340,6 +340,14 @@ def test_round_trip_json_labels_and_ids(tmp_path):
     unlabelled = Graph(["x", "y"], [("x", "y")])
     gedkit.write(unlabelled, tmp_path / "u.json", node_label="atom")
     assert gedkit.read(tmp_path / "u.json") == unlabelled
+    # read back with the labels named, and a file whose later graph is unlabelled (the
+    # attribute was left out where every label of a kind was None: both failed)
+    assert gedkit.read(tmp_path / "u.json", node_label="atom", edge_label="label") == unlabelled
+    labelled = Graph({0: "C", 1: "O"}, [(0, 1, 1)], name="a")
+    gedkit.write([labelled, unlabelled], tmp_path / "both.json")
+    assert gedkit.read_all(tmp_path / "both.json") == [labelled, unlabelled]
+    assert gedkit.read_all(tmp_path / "both.json", node_label="label",
+                           edge_label="label") == [labelled, unlabelled]
     dicts = Graph({1: {"atom": "C"}, 2: {}}, [(1, 2, {"bond": 2})])
     gedkit.write(dicts, tmp_path / "d.json", node_label="*", edge_label="*")
     assert gedkit.read(tmp_path / "d.json", node_label="*", edge_label="*") == dicts

@@ -427,7 +427,7 @@ def write(
     format : {"json", "tve"}, optional
         Overrides the extension.
     node_label, edge_label : str
-        JSON: the attribute holding each label (omitted when the whole graph is
+        JSON: the attribute holding each label (null where a node or edge is
         unlabelled), or ``"*"`` to store attribute-dict labels as the attributes
         themselves. t/v/e: must be ``"label"``.
     renumber : bool

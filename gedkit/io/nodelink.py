@@ -114,7 +114,10 @@ def _dumps(value: Any) -> str:
 def _to_dict(g: Graph, path: Path, node_label: str, edge_label: str) -> dict:
     what = f"graph {g.name!r}" if g.name else "graph"
     nodes = []
-    node_named = any(lab is not None for lab in g.node_labels)
+    # every node and edge carries the attribute, null where unlabelled: a graph or a kind
+    # left without it read back unlabelled, but not with the attribute named, and a file of
+    # several graphs whose first was labelled not at all (its lone attribute is the label)
+    node_named = edge_named = True
     for node, lab in zip(g.ids, g.node_labels, strict=True):
         if isinstance(node, list | tuple | dict | set | frozenset):
             raise FormatError(f"{path}: node id {node!r} in {what} cannot be written as JSON: "
@@ -123,7 +126,6 @@ def _to_dict(g: Graph, path: Path, node_label: str, edge_label: str) -> dict:
         _put(entry, lab, node_label, node_named, ("id",), path, f"node {node!r} in {what}")
         nodes.append(entry)
     links = []
-    edge_named = any(lab is not None for lab in (*g.edge_labels, *g.loops.values()))
     for (a, b), lab in zip(g.edges.tolist(), g.edge_labels, strict=True):
         entry = {"source": nodes[a]["id"], "target": nodes[b]["id"]}
         _put(entry, lab, edge_label, edge_named, ("source", "target"), path,
