@@ -354,6 +354,21 @@ def test_round_trip_json_labels_and_ids(tmp_path):
     assert '{"id": 1, "atom": "C"}' in (tmp_path / "d.json").read_text()
 
 
+@pytest.mark.parametrize("name", ["g.json.gz", "g.txt.gz"])
+def test_written_gz_files_are_compressed_and_read_back(tmp_path, name):
+    """A .gz name is written gzipped (it was plain text, which gedkit then refused to read
+    as gzip), and a text file starting with a byte-order mark reads as without it."""
+    g = Graph({0: "C", 1: "O"}, [(0, 1, 1)], name="g")
+    gedkit.write(g, tmp_path / name)
+    assert (tmp_path / name).read_bytes()[:2] == b"\x1f\x8b"
+    assert gedkit.read(tmp_path / name) == g
+    plain = tmp_path / name.removesuffix(".gz")
+    gedkit.write(g, plain)
+    marked = tmp_path / ("bom" + plain.suffix)
+    marked.write_bytes(b"\xef\xbb\xbf" + plain.read_bytes())
+    assert gedkit.read(marked) == gedkit.read(plain)
+
+
 def test_round_trip_tve_renumber(tmp_path):
     g = Graph({"_1": "C", "_2": "O"}, [("_1", "_2", 2)], name="CO")
     with pytest.raises(FormatError, match=r"node id '_1'.*renumber=True"):

@@ -162,14 +162,16 @@ def inner(path: Path) -> Path:
     return path.with_suffix("") if compressed(path) else path
 
 
-def open_text(path: Path) -> IO[str]:
-    """``path`` opened as UTF-8 text, through gzip for a ``.gz`` file (what reading a
-    damaged one raises: :func:`gzip_errors`)."""
+def open_text(path: Path, mode: str = "r") -> IO[str]:
+    """``path`` opened as UTF-8 text for reading (a byte-order mark skipped) or writing
+    (``mode="w"``), through gzip for a ``.gz`` file (what reading a damaged one raises:
+    :func:`gzip_errors`): a ``.json.gz`` gedkit wrote as plain text it could not read."""
+    encoding = "utf-8-sig" if mode == "r" else "utf-8"
     if not compressed(path):
-        return open(path, encoding="utf-8")
+        return open(path, mode, encoding=encoding)
     import gzip
 
-    return gzip.open(path, "rt", encoding="utf-8")
+    return gzip.open(path, mode + "t", encoding=encoding)
 
 
 def gzip_errors() -> tuple[type[BaseException], ...]:

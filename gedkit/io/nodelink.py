@@ -92,7 +92,7 @@ def write_json(graphs: Sequence[Graph], path: Path, node_label: Any, edge_label:
         if not isinstance(spec, str):
             raise OptionError(f"writing JSON, {which} must be an attribute name or '*'")
     texts = [_layout(_to_dict(g, path, node_label, edge_label)) for g in graphs]
-    with open(path, "w", encoding="utf-8") as f:
+    with open_text(path, "w") as f:
         f.write((texts[0] if single else "[\n" + ",\n".join(texts) + "\n]") + "\n")
 
 

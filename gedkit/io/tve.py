@@ -183,7 +183,7 @@ def write_tve(graphs: Sequence[Graph], path: Path, node_label: Any, edge_label: 
             lines.append(f"e {ids[a]} {ids[b]}{_token(lab, path, g, f'edge ({ids[a]}, {ids[b]})')}")
         for a, lab in g.loops.items():
             lines.append(f"e {ids[a]} {ids[a]}{_token(lab, path, g, f'edge ({ids[a]}, {ids[a]})')}")
-    with open(path, "w", encoding="utf-8") as f:
+    with open_text(path, "w") as f:
         f.write("\n".join(lines) + "\n")
 
 
