@@ -738,3 +738,27 @@ def test_a_label_attribute_equal_to_some_node_ids_is_kept_on_every_node(tmp_path
         echo.nodes[v]["label"] = str(v)  # the id again on every node: no label
     (nx.write_graphml if suffix == ".graphml" else nx.write_gexf)(echo, path)
     assert gedkit.read(path).node_labels == (None, None, None)
+    # unless named: then it is what was asked for (it was "no attribute 'label'")
+    assert gedkit.read(path, node_label="label").node_labels == ("0", "1", "2")
+
+
+def test_every_graph_of_a_graphml_file_is_read_and_nested_graphs_refused(tmp_path):
+    """A GraphML file of several graphs gives them all (the second was dropped, and FILE#1
+    said the file held one); a node holding a graph of its own is refused (NetworkX drops
+    it)."""
+    head = ('<?xml version="1.0"?><graphml xmlns="http://graphml.graphdrawing.org/xmlns">'
+            '<key id="d0" for="node" attr.name="symbol" attr.type="string"/>')
+    two = tmp_path / "two.graphml"
+    two.write_text(head + '<graph id="G1" edgedefault="undirected"><node id="0"><data '
+                   'key="d0">C</data></node></graph><graph id="G2" edgedefault="undirected">'
+                   '<node id="0"><data key="d0">C</data></node><node id="1"><data key="d0">O'
+                   '</data></node><edge source="0" target="1"/></graph></graphml>')
+    graphs = gedkit.read_all(two)
+    assert [(g.name, g.n, g.m) for g in graphs] == [("two[0]", 1, 0), ("two[1]", 2, 1)]
+    assert gedkit.read(f"{two}#1").node_labels == ("C", "O")
+    nested = tmp_path / "nested.graphml"
+    nested.write_text(head + '<graph id="G" edgedefault="undirected"><node id="a"><graph '
+                      'id="a:" edgedefault="undirected"><node id="a::x"/></graph></node>'
+                      '<node id="b"/></graph></graphml>')
+    with pytest.raises(FormatError, match="nested graphs"):
+        gedkit.read(nested)
