@@ -472,7 +472,7 @@ def test_kekulized_bonds_are_read_only_when_named():
     assert mol.GetBondWithIdx(0).GetIsAromatic()
 
 
-def test_mol_and_sdf_files():
+def test_mol_and_sdf_files(tmp_path):
     chem()
     caffeine = gedkit.io.from_smiles(CAFFEINE)
     assert gedkit.read(FIX / "caffeine.mol") == caffeine
@@ -486,6 +486,12 @@ def test_mol_and_sdf_files():
         gedkit.read(FIX / "bad.mol")
     with pytest.raises(FormatError, match=r"bad\.sdf: RDKit cannot parse molecule number 1"):
         gedkit.read_all(FIX / "bad.sdf")
+    # a .mol holding several molecules: refused (RDKit read the first and dropped the rest)
+    several = tmp_path / "two.mol"
+    several.write_bytes((FIX / "caffeine.sdf").read_bytes())
+    with pytest.raises(FormatError, match=r"two\.mol: a MOL file holds one molecule"):
+        gedkit.read_all(several)
+    assert gedkit.read_all(several, format="sdf") == both
 
 
 def test_smiles_tables_csv_and_tsv(tmp_path):

@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from gedkit.errors import FormatError, MissingDependencyError
+from gedkit.errors import FormatError, MissingDependencyError, Words
 from gedkit.graph import Graph
 from gedkit.io.common import (
     build_graph,
@@ -332,8 +332,14 @@ def _kept(skipped: list | None, make: Callable[..., Graph], *args: Any) -> Graph
 
 
 def read_mol(path: Path, node_label: Any, edge_label: Any) -> Iterator[Graph]:
-    """Yield the molecule of a MOL file."""
+    """Yield the molecule of a MOL file (one: a file of several, ``$$$$`` apart, is SDF)."""
     Chem, rdBase = _chem()
+    with open(path, "rb") as f:
+        _, sep, rest = f.read().partition(b"$$$$")
+    if sep and rest.strip():  # RDKit reads the first and drops the rest without a word
+        raise FormatError(f"{path}: a MOL file holds one molecule, this one several ($$$$ "
+                          "apart): name it .sdf (or pass ", Words("format='sdf'", "--format sdf"),
+                          ") to read them all")
     with rdBase.BlockLogs():
         mol = Chem.MolFromMolFile(str(path))
     if mol is None:
