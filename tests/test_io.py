@@ -494,6 +494,26 @@ def test_mol_and_sdf_files(tmp_path):
     assert gedkit.read_all(several, format="sdf") == both
 
 
+def test_one_molecule_of_a_smiles_file_is_picked_without_parsing_the_others(tmp_path):
+    """``FILE#ID`` on a SMILES file or table finds the record by name, else by number,
+    and parses that molecule alone (MOSES's ``test.csv.gz#0`` parsed all 176,000 looking
+    for one named "0": 77 s); a record RDKit rejects elsewhere in the file is not read."""
+    chem()
+    smi = tmp_path / "f.smi"
+    smi.write_text("C1CC(( broken\nCCO ethanol\nCCN\n")
+    assert gedkit.read(f"{smi}#ethanol") == gedkit.io.from_smiles("CCO")
+    picked = gedkit.read(f"{smi}#2")
+    assert picked == gedkit.io.from_smiles("CCN") and picked.name == "f[2]"
+    table = tmp_path / "t.csv"
+    table.write_text("smiles,id\nC1CC((,x\nc1ccccc1,benzene\n")
+    assert gedkit.read(f"{table}#benzene").n == 6 and gedkit.read(f"{table}#1").n == 6
+    with pytest.raises(FormatError, match=r"no graph named 'zz' \(it holds 3 graphs; its "
+                                          r"names: 'broken', 'ethanol', 'f\[2\]'"):
+        gedkit.read(f"{smi}#zz")
+    with pytest.raises(FormatError, match="RDKit cannot parse"):
+        gedkit.read(f"{smi}#0")
+
+
 def test_smiles_tables_csv_and_tsv(tmp_path):
     chem()
     plain = gedkit.read_all(FIX / "molecules.smi")

@@ -71,6 +71,7 @@ from gedkit.io.common import (
     compressed,
     gzip_errors,
     inner,
+    no_graph,
 )
 from gedkit.io.cxl import cxl_entries, read_cxl
 from gedkit.io.gdb import read_gdb
@@ -117,9 +118,9 @@ _FORMATS = {
     "json": _Format((".json",), read_json, writer=write_json, gzip=True),
     "tve": _Format((".txt", ".tve", ".graph"), read_tve, "label", "label", (), write_tve,
                    gzip=True, unnamed=True),
-    "smiles": _Format((".smi", ".smiles"), read_smiles, "atom", "bond", ("skipped",),
+    "smiles": _Format((".smi", ".smiles"), read_smiles, "atom", "bond", ("skipped", "select"),
                       gzip=True),
-    "csv": _Format((".csv", ".tsv"), read_smiles_table, "atom", "bond", ("skipped",),
+    "csv": _Format((".csv", ".tsv"), read_smiles_table, "atom", "bond", ("skipped", "select"),
                    gzip=True),
     "sdf": _Format((".sdf",), read_sdf, "atom", "bond", ("skipped",), gzip=True),
     "mol": _Format((".mol",), read_mol, "atom", "bond", ()),
@@ -395,11 +396,7 @@ def _select(graphs: Iterator[Graph], selector: str, path: Path) -> Iterator[Grap
     finally:
         graphs.close()
     if by_number is None:
-        numbers = f" and no graph number {number}" if number is not None else ""
-        # what the names look like, so that a mistyped one can be told from a wrong file
-        seen = f"; its names: {', '.join(map(repr, names))}..." if names else ""
-        raise FormatError(f"{path}: no graph named {selector!r}{numbers} (it holds "
-                          f"{count:,} graphs{seen})")
+        raise no_graph(path, selector, count, names)
     yield by_number
 
 

@@ -39,6 +39,7 @@ from gedkit.io.common import (
     compressed,
     graph_name,
     inner,
+    no_graph,
     open_text,
     shorten,
 )
@@ -147,23 +148,25 @@ def from_smiles(smiles: str, node_label: Any = "atom", edge_label: Any = "bond",
 
 
 def read_smiles(path: Path, node_label: Any, edge_label: Any,
-                skipped: list | None = None) -> Iterator[Graph]:
+                skipped: list | None = None, select: str | None = None) -> Iterator[Graph]:
     """Yield the molecules of a SMILES file: one per line, ``SMILES [title]`` (``#`` starts a
     comment line; gzip-compressed as ``.smi.gz``). A line RDKit cannot read raises, or with a
-    ``skipped`` list is told there and left out."""
-    return _molecules(_smiles_records(path), path, node_label, edge_label, skipped)
+    ``skipped`` list is told there and left out. ``select``: only the molecule of that name,
+    or else of that number (``FILE#ID``), found without parsing the others."""
+    return _molecules(_smiles_records(path), path, node_label, edge_label, skipped, select)
 
 
 def read_smiles_table(path: Path, node_label: Any, edge_label: Any,
-                      skipped: list | None = None) -> Iterator[Graph]:
+                      skipped: list | None = None, select: str | None = None
+                      ) -> Iterator[Graph]:
     """Yield the molecules of a CSV or TSV table with a header (gzip-compressed as
     ``.csv.gz``/``.tsv.gz``): the SMILES from the column named ``smiles`` (any case; else the
     first whose name contains it), each named by the first column called ``id``, ``name``,
     ``title``, ``identifier`` or ending in ``_id``/``_name`` (``zinc_id``), else after the
     file. Other columns are ignored. The delimiter is a tab for ``.tsv``, else whichever of
     comma, tab and semicolon the header holds most of. A row RDKit cannot read raises, or
-    with a ``skipped`` list is told there and left out."""
-    return _molecules(_table_records(path), path, node_label, edge_label, skipped)
+    with a ``skipped`` list is told there and left out. ``select`` as for :func:`read_smiles`."""
+    return _molecules(_table_records(path), path, node_label, edge_label, skipped, select)
 
 
 def record_names(path: Path, table: bool) -> list[str]:
@@ -243,10 +246,12 @@ def _table_columns(header: list[str], path: Path) -> tuple[int, int | None]:
 
 
 def _molecules(records: Iterator[_Record], path: Path, node_label: Any, edge_label: Any,
-               skipped: list | None) -> Iterator[Graph]:
+               skipped: list | None, select: str | None = None) -> Iterator[Graph]:
     """The molecules of ``records``, in order; an untitled one named after the file (with its
     index when the file holds several). A record that cannot be read raises, or with a
-    ``skipped`` list is told there and left out."""
+    ``skipped`` list is told there and left out. ``select``: the one record of that name,
+    else of that number, the others not parsed (``FILE#0`` of MOSES's 176,000 molecules
+    parsed them all to look for a molecule named "0": 77 s)."""
     Chem, rdBase = _chem()
 
     def parsed(where: str, smiles: str, name: str, problem: str | None) -> Graph:
@@ -258,10 +263,31 @@ def _molecules(records: Iterator[_Record], path: Path, node_label: Any, edge_lab
             raise FormatError(f"{where}: RDKit cannot parse the SMILES {shorten(smiles)!r}")
         return from_rdkit(mol, node_label, edge_label, name=name, source=path)
 
-    for (where, smiles, _, problem), name in _named(records, path):
+    named = _named(records, path)
+    if select is not None:
+        named = iter([_picked(named, select, path)])
+    for (where, smiles, _, problem), name in named:
         graph = _kept(skipped, parsed, where, smiles, name, problem)
         if graph is not None:
             yield graph
+
+
+def _picked(named: Iterator[tuple[_Record, str]], select: str, path: Path
+            ) -> tuple[_Record, str]:
+    """The record named ``select``, else record number ``select`` (from 0), or the error of
+    :func:`gedkit.io.read_graphs`'s ``FILE#ID`` naming neither."""
+    number = int(select) if select.isascii() and select.isdigit() else None
+    by_number, count, names = None, 0, []
+    for count, (record, name) in enumerate(named, start=1):
+        if name == select:
+            return record, name
+        if count - 1 == number:
+            by_number = record, name
+        if len(names) < 3:
+            names.append(name)
+    if by_number is None:
+        raise no_graph(path, select, count, names)
+    return by_number
 
 
 def _named(records: Iterator[_Record], path: Path) -> Iterator[tuple[_Record, str]]:

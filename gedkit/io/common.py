@@ -8,7 +8,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
-from gedkit.errors import GraphError, Option, OptionError, UnlabelledWarning, Words, warn
+from gedkit.errors import (
+    FormatError,
+    GraphError,
+    Option,
+    OptionError,
+    UnlabelledWarning,
+    Words,
+    warn,
+)
 from gedkit.graph import Graph, Unnamed, pick_label
 
 __all__ = ["DEFAULT", "DIRECTED_POLICIES", "DirectedInput", "Unlabelled", "build_graph",
@@ -181,6 +189,17 @@ def gzip_errors() -> tuple[type[BaseException], ...]:
     import zlib
 
     return (gzip.BadGzipFile, zlib.error, EOFError)
+
+
+def no_graph(path: Path, selector: str, count: int, names: list[str]) -> FormatError:
+    """The error of ``FILE#ID`` when ``path``'s ``count`` graphs (the first ``names``) have
+    neither that name nor, for a number, that position."""
+    numbered = selector.isascii() and selector.isdigit()
+    numbers = f" and no graph number {int(selector)}" if numbered else ""
+    # what the names look like, so that a mistyped one can be told from a wrong file
+    seen = f"; its names: {', '.join(map(repr, names))}..." if names else ""
+    return FormatError(f"{path}: no graph named {selector!r}{numbers} (it holds {count:,} "
+                       f"graphs{seen})")
 
 
 def graph_name(path: Path, index: int, several: bool) -> str:
