@@ -74,6 +74,17 @@ def test_a_graphs_own_vocabulary_travels_with_its_data():
     assert "node_vocabulary" not in given and "edge_vocabulary" not in given
 
 
+@pytest.mark.parametrize("label", [0.1, 2**24 + 1, (1, 0), 7, 2.5, (1.5, -3.0)])
+def test_numbers_read_back_exactly_and_names_travel(label):
+    """Numeric labels come back as they were (float32 features rounded 0.1 and 2**24 + 1,
+    and a tuple that looked one-hot came back as an index), and the graph keeps its name."""
+    g = gedkit.Graph({0: label, 1: label}, [(0, 1, label)], name="p")
+    back = gedkit.Graph.from_pyg(g.to_pyg())
+    assert back == g and back.name == "p" and gedkit.ged(g, back).distance == 0
+    assert [gedkit.graph.label_key(x) for x in back.node_labels] == [
+        gedkit.graph.label_key(label)] * 2
+
+
 def test_pyg_data_to_graph_and_back():
     # a Data as PyG datasets give them: one-hot x, both directions, no edge features
     x = torch.eye(3)[torch.tensor([0, 2, 2, 1])]

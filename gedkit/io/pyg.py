@@ -84,7 +84,7 @@ def from_pyg(
         index, a one-column row its number, any other row the tuple of its values; no
         features, no labels.
     name : str, optional
-        The graph's name.
+        The graph's name (default: the ``Data``'s ``name``, which :func:`to_pyg` sets).
 
     Raises
     ------
@@ -103,6 +103,8 @@ def from_pyg(
     (('C', 'O', 'C'), [[0, 1], [1, 2]])
     """
     require_pyg("Graph.from_pyg")
+    if name is None and isinstance(getattr(data, "name", None), str):
+        name = data.name
     n = int(data.num_nodes or 0)
     where = f" in graph {name!r}" if name else ""
     x = getattr(data, "x", None)
@@ -193,6 +195,8 @@ def to_pyg(
     sort = np.lexsort((both[:, 1], both[:, 0])) if len(both) else np.zeros(0, int)
     data = Data(edge_index=torch.as_tensor(both[sort].T.copy()).reshape(2, -1).long(),
                 num_nodes=graph.n)
+    if graph.name is not None:
+        data.name = graph.name
     x, own = _features(torch, graph.node_labels, node_vocabulary, "node")
     if x is not None:
         data.x = x
@@ -246,12 +250,12 @@ def _features(torch: Any, labels: Sequence[Any], vocabulary: Sequence[Any] | Non
     if vocabulary is None:
         if not labels or all(lab is None for lab in labels):
             return None, None
-        if all(_is_number(lab) for lab in labels):
-            return torch.tensor([[float(lab)] for lab in labels], dtype=torch.float), None
-        if all(isinstance(lab, tuple | list) and lab and all(map(_is_number, lab))
-               for lab in labels) and len({len(lab) for lab in labels}) == 1:
-            return (torch.tensor([[float(v) for v in lab] for lab in labels],
-                                 dtype=torch.float), None)
+        # numbers as the features themselves where PyG's float32 holds each exactly and
+        # they read back as numbers: else (0.1, 2**24 + 1, tuples that look one-hot) one-hot
+        # over the graph's own labels, which from_pyg reads back as they were
+        rows = _numeric_rows(labels)
+        if rows is not None:
+            return torch.from_numpy(rows), None
         firsts: dict = {}  # each key's first label: what the vocabulary names
         for lab in labels:
             firsts.setdefault(label_key(lab), lab)
@@ -272,6 +276,26 @@ def _features(torch: Any, labels: Sequence[Any], vocabulary: Sequence[Any] | Non
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _numeric_rows(labels: Sequence[Any]) -> np.ndarray | None:
+    """``labels`` as float32 feature rows when they are numbers (or equal-length tuples of
+    numbers) that the rows hold exactly and :func:`_labels` reads back as themselves; else
+    None."""
+    if all(_is_number(lab) for lab in labels):
+        values = [[lab] for lab in labels]
+    elif all(isinstance(lab, tuple) and lab and all(map(_is_number, lab)) for lab in labels) \
+            and len({len(lab) for lab in labels}) == 1:
+        values = [list(lab) for lab in labels]
+    else:
+        return None
+    rows = np.array(values, dtype=np.float32)
+    exact = np.array(values, dtype=np.float64)
+    if not np.array_equal(rows.astype(np.float64), exact):
+        return None  # float32 would round them (0.1, 16777217)
+    one_hot = rows.shape[1] > 1 and bool(np.all((rows == 0) | (rows == 1))) and bool(
+        np.all(rows.sum(axis=1) == 1))
+    return None if one_hot else rows  # (read back as indices, not tuples)
 
 
 # -- GEDDataset ------------------------------------------------------------------------------
