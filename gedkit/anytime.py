@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from gedkit.errors import OptionError
 from gedkit.numeric import tolerance
 
 __all__ = ["Improvement", "ged_iter", "report"]
@@ -123,6 +124,9 @@ def listener_for(problem: Any, callback: Callable[[Improvement], Any] | None,
     if callback is None:
         yield None
         return
+    if not callable(callback):
+        raise OptionError(f"on_improve must be a function taking each improvement, got "
+                          f"{type(callback).__name__} {callback!r}")
     listener = _Listener(problem, callback, start)
     token = _LISTENER.set(listener)
     try:

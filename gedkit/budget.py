@@ -393,6 +393,8 @@ def solve_within(method: Any, problem: Any, budget: Budget) -> Any:
         # (whether numba's start-up is paid is read from numba itself, see warm.started: a
         # method with kernels may have solved this problem without running any)
         result = method.solve(problem, budget)
+    if not type(method).__module__.startswith("gedkit."):
+        _check_plugin(method, problem, result)
     if listening():  # an anytime stream (gedkit.ged_iter, on_improve=) hears of it
         report(result.assignment, result.lower_bound, result.method)
     if _INTERRUPT.is_set():
@@ -402,3 +404,29 @@ def solve_within(method: Any, problem: Any, budget: Budget) -> Any:
         result.stats.setdefault("stopped", "time limit")
     result.time = budget.elapsed()
     return result
+
+
+def _check_plugin(method: Any, problem: Any, result: Any) -> None:
+    """A method registered from outside gedkit keeps the contract every answer is held to:
+    its own result type, on this problem, lower bound at most the upper, and (GED) the upper
+    bound the cost of its node map by ``Problem.cost`` (without this check a faulty plug-in's
+    answer reached the user as it was: upper 6.5 for a map of cost 7, "optimal" with lower
+    7.5). A one-line error names what broke."""
+    from gedkit.errors import GedkitError
+    from gedkit.numeric import tolerance
+    from gedkit.result import Result
+
+    name = getattr(method, "name", type(method).__name__)
+    kind = getattr(result, "__class__", type(result)).__name__
+    if not hasattr(result, "lower_bound") or getattr(result, "problem", None) is not problem:
+        raise GedkitError(f"method {name!r} returned {kind}, not the result of the problem it "
+                          "was given (see gedkit.testing.check_solver)")
+    if result.lower_bound > result.upper_bound + tolerance(result.upper_bound):
+        raise GedkitError(f"method {name!r} returned lower bound {result.lower_bound:g} above "
+                          f"its upper bound {result.upper_bound:g}")
+    if isinstance(result, Result):
+        cost = problem.cost(result.assignment)
+        if abs(cost - result.upper_bound) > tolerance(cost):
+            raise GedkitError(f"method {name!r} returned upper bound {result.upper_bound:g}, "
+                              f"but its node map costs {cost:g} (the upper bound is the map's "
+                              "cost: see gedkit.testing.check_solver)")

@@ -41,6 +41,13 @@ class GEDBenchmark:
     splits: np.ndarray
     ged: np.ndarray
 
+    def __repr__(self) -> str:
+        # (the dataclass's own listed every graph and the whole matrix: 30 kB for AIDS700nef)
+        known = int((self.ged >= 0).sum())
+        return (f"<GEDBenchmark {self.name}: {len(self.graphs)} graphs "
+                f"({int((self.splits == 'train').sum())} train, "
+                f"{int((self.splits == 'test').sum())} test), {known:,} known distances>")
+
     def pairs(self, first: str = "test", second: str = "train") -> np.ndarray:
         """Index pairs (i, j) with known ground truth, i in split ``first``, j in ``second``."""
         a = np.flatnonzero(self.splits == first)

@@ -26,6 +26,7 @@ from gedkit.errors import OptionError
 from gedkit.inputs import as_graphs
 from gedkit.numeric import tolerance
 from gedkit.result import Result
+from gedkit.result_base import json_ready
 from gedkit.solvers import get_solver
 
 __all__ = ["EditPaths", "optimal_edit_paths"]
@@ -90,7 +91,7 @@ class EditPaths:
     def to_dict(self) -> dict:
         """JSON-ready dict: ``distance``, ``lower_bound``, ``complete``, ``node_maps``,
         ``edit_paths`` (operation dicts), ``method``, ``time``, ``stats``."""
-        return {
+        return json_ready({
             "distance": self.distance,
             "lower_bound": self.lower_bound,
             "complete": self.complete,
@@ -99,7 +100,7 @@ class EditPaths:
             "method": self.method,
             "time": self.time,
             "stats": self.stats,
-        }
+        })
 
     def __len__(self) -> int:
         return len(self.paths)

@@ -10,7 +10,7 @@ import numpy as np
 
 from gedkit.numeric import tolerance
 from gedkit.problem import EditOperation, Problem
-from gedkit.result_base import PairResult
+from gedkit.result_base import PairResult, json_ready
 
 __all__ = ["Result"]
 
@@ -119,7 +119,7 @@ class Result(PairResult):
         }
         if self.within_threshold is not None:
             out["within_threshold"] = self.within_threshold
-        return out
+        return json_ready(out)  # (numpy node ids, tuple labels in the edit path)
 
     def __repr__(self) -> str:
         tag = "optimal" if self.optimal else f"lower={self.lower_bound:g}"

@@ -89,6 +89,16 @@ def _html_of(result: Any) -> str | None:
             f"<div style='max-width:100%'>{body}</div></div>")
 
 
+def json_ready(data: Any) -> Any:
+    """``data`` as plain JSON values (numpy scalars as numbers, tuples as lists...: what
+    :func:`jsonable` makes of them), so that ``json.dumps`` takes it as it is.
+
+    >>> json_ready({"ids": (np.int64(1), "a")})
+    {'ids': [1, 'a']}
+    """
+    return json.loads(json.dumps(data, default=jsonable))
+
+
 def jsonable(x: Any) -> Any:
     """``json.dumps``'s ``default=`` for what JSON lacks: numpy scalars as numbers, tuples and
     sets as lists, anything else as its text."""

@@ -60,6 +60,60 @@ def test_the_checks_catch_broken_methods():
         check_mces_method(_Miscounting)
 
 
+class _Mispriced(Solver):
+    """Reports an upper bound one below its map's cost."""
+
+    name = "mispriced"
+    summary = "broken on purpose"
+    options: ClassVar[dict] = {}
+
+    def solve(self, problem, budget):
+        forward = np.full(problem.n1, -1, dtype=np.int64)
+        cost = problem.cost(forward)
+        return Result(problem, forward, cost - 2, cost - 1, self.name)
+
+
+class _NotAResult(_Mispriced):
+    name = "not_a_result"
+
+    def solve(self, problem, budget):
+        return {"distance": 0}
+
+
+@pytest.mark.parametrize(("cls", "says"), [
+    (_Mispriced, "returned upper bound 11, but its node map costs 12"),
+    (_NotAResult, "returned dict, not the result of the problem"),
+])
+def test_a_registered_plugin_is_held_to_the_contract(cls, says, monkeypatch):
+    """An answer of a method registered from outside gedkit is checked before it reaches the
+    user (its upper bound was reported whatever its map cost; a dict came out as an
+    AttributeError): one GedkitError, and in a batch one failed pair."""
+    from gedkit.solvers import registry
+
+    monkeypatch.setattr(registry._SOLVERS, "_classes", dict(registry._SOLVERS._classes))
+    cls.__module__ = "my_plugin"
+    gedkit.solvers.register(cls)
+    with pytest.raises(gedkit.GedkitError, match=says):
+        gedkit.ged("CCO", "CCCN", method=cls.name)
+    result = gedkit.pairwise(["CCO", "CCCN"], method=cls.name, progress=False)
+    assert result.counts()["failed"] == 1
+
+
+def test_results_to_dict_are_json_ready_with_numpy_ids():
+    """``to_dict`` is what ``json.dumps`` takes as it is, NetworkX graphs of numpy integer
+    nodes included (it raised "int64 is not JSON serializable"); ``on_improve`` that is not
+    a function is one OptionError before the solve."""
+    import json
+
+    import networkx as nx
+
+    g1, g2 = nx.Graph([(np.int64(0), np.int64(1))]), nx.Graph([(0, 1), (1, 2)])
+    for result in (gedkit.ged(g1, g2), gedkit.mces(g1, g2)):
+        assert json.loads(json.dumps(result.to_dict())) == result.to_dict()
+    with pytest.raises(OptionError, match="on_improve must be a function"):
+        gedkit.ged("CCO", "CCN", on_improve=5)
+
+
 def test_unknown_method_is_rejected():
     with pytest.raises(OptionError, match="unknown method 'nope'"):
         gedkit.solvers.get_solver("nope")

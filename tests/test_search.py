@@ -1241,6 +1241,16 @@ def test_knn_undecided_carry_their_maps_on_request():
         assert h.node_map is not None and len(h.node_map) >= query.n
 
 
+def test_a_collection_says_it_cannot_be_pickled():
+    import copy
+    import pickle
+
+    coll = _collection(["CCO"])
+    for use in (pickle.dumps, copy.deepcopy):
+        with pytest.raises(GedkitError, match="cannot be pickled or copied: pass its file's"):
+            use(coll)
+
+
 def test_result_serialises():
     res = _collection(MOLECULES).knn("CCO", 2)
     data = json.loads(res.to_json())

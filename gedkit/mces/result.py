@@ -11,7 +11,7 @@ import numpy as np
 
 from gedkit.mces.problem import MCESProblem, johnson_similarity
 from gedkit.numeric import TOL
-from gedkit.result_base import PairResult
+from gedkit.result_base import PairResult, json_ready
 
 __all__ = ["MCESResult"]
 
@@ -122,7 +122,7 @@ class MCESResult(PairResult):
 
     def to_dict(self) -> dict:
         """JSON-ready dict; keys are the attribute names."""
-        return {
+        return json_ready({
             "num_edges": self.num_edges,
             "lower_bound": self.lower_bound,
             "upper_bound": self.upper_bound,
@@ -133,7 +133,7 @@ class MCESResult(PairResult):
             "method": self.method,
             "time": self.time,
             "stats": self.stats,
-        }
+        })
 
     def __repr__(self) -> str:
         tag = "optimal" if self.optimal else f"upper={self.upper_bound}"

@@ -138,6 +138,11 @@ class Collection:
     def __enter__(self) -> Collection:
         return self
 
+    def __reduce__(self):
+        # (pickle and copy came to SQLite's connection: "cannot pickle 'sqlite3.Connection'")
+        raise GedkitError(f"a Collection ({self._store.where}) cannot be pickled or copied: "
+                          "pass its file's path and open it there (Collection.open)")
+
     def __exit__(self, *exc: object) -> None:
         self.close()
 
