@@ -7,6 +7,7 @@ methods``, the command line's ``--KEY VALUE`` flags and the method's docstring a
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
@@ -135,9 +136,20 @@ class Registry(Generic[T]):
         _REGISTRIES.append(self)
 
     def register(self, cls: type[T]) -> type[T]:
-        """Class decorator: make ``method=cls.name`` select ``cls``."""
-        self._classes[cls.name] = cls
-        self._paths.pop(cls.name, None)
+        """Class decorator: make ``method=cls.name`` select ``cls`` (a warning when the name
+        was another class's: every caller of that name gets the new one)."""
+        name = getattr(cls, "name", None)
+        if not isinstance(cls, type) or not isinstance(name, str) or not name \
+                or not callable(getattr(cls, "solve", None)):
+            raise OptionError(f"register takes a {self.kind} class with a string name and a "
+                              f"solve method, got {cls!r}")
+        old = self._classes.get(name)
+        if old is not None and old is not cls:  # (a name registered by path is this class)
+            warnings.warn(f"{self.kind} {name!r} is now {cls.__module__}.{cls.__qualname__}: "
+                          "it replaces the one registered before, for every caller",
+                          stacklevel=2)
+        self._classes[name] = cls
+        self._paths.pop(name, None)
         return cls
 
     def register_path(self, name: str, path: str) -> None:

@@ -114,6 +114,29 @@ def test_results_to_dict_are_json_ready_with_numpy_ids():
         gedkit.ged("CCO", "CCN", on_improve=5)
 
 
+def test_registries_check_what_they_are_given_and_say_when_they_replace(monkeypatch):
+    """A registry takes a method class or a model factory, one line otherwise; replacing a
+    registered name (a built-in's: every caller gets the new one) warns."""
+    from gedkit.costs import CostModelError
+    from gedkit.solvers import registry
+
+    monkeypatch.setattr(registry._SOLVERS, "_classes", dict(registry._SOLVERS._classes))
+    with pytest.raises(OptionError, match="takes a method class with a string name"):
+        gedkit.solvers.register(int)
+    clone = type("Exact2", (_Overclaiming,), {"name": "exact"})
+    with pytest.warns(UserWarning, match="method 'exact' is now .*Exact2: it replaces"):
+        gedkit.solvers.register(clone)
+    with pytest.raises(CostModelError, match="non-empty string without ':'"):
+        gedkit.costs.register(3, gedkit.costs.uniform)
+    monkeypatch.setattr(gedkit.costs, "_REGISTRY", dict(gedkit.costs._REGISTRY))
+    monkeypatch.setattr(gedkit.costs, "_BUILT", {})
+    with pytest.warns(UserWarning, match="costs='uniform' now builds another model"):
+        gedkit.costs.register("uniform", lambda: gedkit.costs.constant(node_sub=7))
+    gedkit.costs.register("answer", lambda: 42)
+    with pytest.raises(CostModelError, match="built a int, not a CostModel"):
+        gedkit.ged("C", "C", costs="answer")
+
+
 def test_unknown_method_is_rejected():
     with pytest.raises(OptionError, match="unknown method 'nope'"):
         gedkit.solvers.get_solver("nope")

@@ -9,6 +9,7 @@ arguments (``"constant:node_sub=3,edge_sub=3"``), so command lines reach it too.
 from __future__ import annotations
 
 import inspect
+import warnings
 from collections.abc import Callable
 
 from gedkit.costs.base import CostModel, intern_labels
@@ -51,7 +52,18 @@ _BUILT: dict[str, CostModel] = {}
 
 
 def register(name: str, factory: Callable[[], CostModel]) -> None:
-    """Make ``costs=name`` build a model with ``factory()``."""
+    """Make ``costs=name`` build a model with ``factory()`` (a warning when ``name`` was
+    another factory's: every caller of that name gets the new one)."""
+    if not isinstance(name, str) or not name or ":" in name:
+        raise CostModelError(f"a cost model's name is a non-empty string without ':', got "
+                             f"{name!r}")
+    if not callable(factory):
+        raise CostModelError(f"register({name!r}, ...) needs a function that builds the "
+                             f"model, got {type(factory).__name__}")
+    old = _REGISTRY.get(name.lower())
+    if old is not None and old is not factory:
+        warnings.warn(f"costs={name.lower()!r} now builds another model: it replaces the one "
+                      "registered before, for every caller", stacklevel=2)
     _REGISTRY[name.lower()] = factory
     _BUILT.pop(name.lower(), None)
 
@@ -95,7 +107,11 @@ def get(costs: str | CostModel) -> CostModel:
                     f"unknown cost model {costs!r}{did_you_mean(key, available())}; choose "
                     f"one of: {', '.join(available())}, or constant:KEY=VALUE,..."
                 )
-            _BUILT[key] = factory()
+            built = factory()
+            if not isinstance(built, CostModel):
+                raise CostModelError(f"the factory registered as costs={key!r} built a "
+                                     f"{type(built).__name__}, not a CostModel")
+            _BUILT[key] = built
         return _BUILT[key]
     raise CostModelError(
         f"costs must be a cost-model name or a CostModel, got {type(costs).__name__}"
