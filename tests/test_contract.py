@@ -58,6 +58,24 @@ def test_the_checks_catch_broken_methods():
         check_solver(_Overclaiming)
     with pytest.raises(AssertionError, match=r"miscounting on pair .*common edge count"):
         check_mces_method(_Miscounting)
+    # a breach of any kind is an AssertionError naming the method (they were AttributeError,
+    # TimeoutError... from inside the suite)
+    returns_none = type("ReturnsNone", (_Overclaiming,), {
+        "name": "returns_none", "solve": lambda self, problem, budget: None})
+    with pytest.raises(AssertionError, match=r"returns_none on pair 0 .*returned NoneType, "
+                                             r"not a Result"):
+        check_solver(returns_none)
+
+    def timing_out(self, problem, budget):
+        raise TimeoutError("out of time")
+
+    raises = type("Raises", (_Overclaiming,), {"name": "raises", "solve": timing_out})
+    with pytest.raises(AssertionError, match=r"raises on pair 0 .*solve raised TimeoutError"):
+        check_solver(raises)
+    with pytest.raises(AssertionError, match="takes a GED solver"):
+        check_solver(int)
+    with pytest.raises(AssertionError, match="takes an MCES method"):
+        check_mces_method(_Overclaiming)
 
 
 class _Mispriced(Solver):

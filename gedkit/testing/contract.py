@@ -90,8 +90,8 @@ def check_solver(method: str | type, *, pairs: int = 25, seed: int = 7,
         g2 = random_graph(rng, int(rng.integers(0, 6)))
         model = random_costs(rng) if trial % 2 else costs.uniform()
         problem = model.compile(g1, g2)
-        result = solver.solve(problem, Budget(timeout=timeout))
         where = f"{cls.name} on pair {trial} (seed {seed}, {g1.n} and {g2.n} nodes)"
+        result = _solved(solver, problem, Budget(timeout=timeout), where)
         exact = brute_force_ged(problem)
         _check(result.lower_bound <= exact + _TOL <= result.upper_bound + 2 * _TOL,
                f"{where}: bounds {result.lower_bound}..{result.upper_bound} miss the distance "
@@ -117,7 +117,7 @@ def check_solver(method: str | type, *, pairs: int = 25, seed: int = 7,
     g2 = random_graph(rng, 24, p=0.3, n_labels=2)
     problem = costs.uniform().compile(g1, g2)
     start = time.perf_counter()
-    result = solver.solve(problem, Budget(timeout=_LIMIT))
+    result = _solved(solver, problem, Budget(timeout=_LIMIT), f"{cls.name} under a time limit")
     spent = time.perf_counter() - start
     _check(spent < _SLACK, f"{cls.name}: a {_LIMIT} s limit came back after {spent:.1f} s")
     _check(result.lower_bound <= result.upper_bound == problem.cost(result.assignment),
@@ -141,7 +141,7 @@ def check_mces_method(method: str | type, *, pairs: int = 25, seed: int = 3) -> 
         where = f"{cls.name} on pair {trial} (seed {seed}, {g1.n} and {g2.n} nodes)"
         problem = MCESProblem(g1, g2)
         try:
-            result = solver.solve(problem, Budget(timeout=30.0))
+            result = _solved(solver, problem, Budget(timeout=30.0), where)
         except MissingDependencyError as err:
             raise unittest.SkipTest(str(err)) from None
         check_mces_result(result, g1, g2, where)
@@ -156,7 +156,8 @@ def check_mces_method(method: str | type, *, pairs: int = 25, seed: int = 3) -> 
     g1, g2 = (random_graph(rng, 30, p=0.2, node_values=_ATOMS[:1], edge_values=_BONDS[:1])
               for _ in range(2))
     start = time.perf_counter()
-    result = solver.solve(MCESProblem(g1, g2), Budget(timeout=_LIMIT))
+    result = _solved(solver, MCESProblem(g1, g2), Budget(timeout=_LIMIT),
+                     f"{cls.name} under a time limit")
     spent = time.perf_counter() - start
     _check(spent < _SLACK, f"{cls.name}: a {_LIMIT} s limit came back after {spent:.1f} s")
     check_mces_result(result, g1, g2, f"{cls.name} under a time limit")
@@ -223,7 +224,7 @@ def _check_constrained(cls: type, solver: Any, pairs: int, seed: int, timeout: f
         problem = model.compile(g1, g2).constrained(fixed, forbidden)
         where = (f"{cls.name} on constrained pair {trial} (seed {seed}, {g1.n} and {g2.n} "
                  f"nodes, fixed={fixed}, forbidden={forbidden})")
-        result = solver.solve(problem, Budget(timeout=timeout))
+        result = _solved(solver, problem, Budget(timeout=timeout), where)
         _check(problem.satisfies(result.assignment),
                f"{where}: node map {result.node_map} breaks the constraints")
         exact = brute_force_ged(problem)
@@ -246,9 +247,9 @@ def _check_looped(cls: type, solver: Any, pairs: int, seed: int, timeout: float)
     for trial in range(pairs):
         g1, g2 = (random_graph(rng, int(rng.integers(1, 5)), loops=0.5) for _ in range(2))
         model = random_costs(rng) if trial % 2 else costs.uniform()
-        result = solver.solve(model.compile(g1, g2), Budget(timeout=timeout))
         where = (f"{cls.name} on looped pair {trial} (seed {seed}, {g1.n} and {g2.n} nodes, "
                  f"{len(g1.loops)} and {len(g2.loops)} loops)")
+        result = _solved(solver, model.compile(g1, g2), Budget(timeout=timeout), where)
         _check_priced(cls, result, g1, g2, model, where)
 
 
@@ -271,7 +272,8 @@ def _check_arcs(cls: type, solver: Any, pairs: int, seed: int, timeout: float) -
                        f"{where}: the refusal is not one line naming directed graphs: {err}")
                 return
             raise AssertionError(f"{where}: a solver without 'directed' solved a directed pair")
-        _check_priced(cls, solver.solve(problem, Budget(timeout=timeout)), g1, g2, model, where)
+        _check_priced(cls, _solved(solver, problem, Budget(timeout=timeout), where), g1, g2,
+                      model, where)
 
 
 def _check_priced(cls: type, result: Any, g1: Graph, g2: Graph, model: Any, where: str) -> None:
@@ -297,17 +299,43 @@ def _check(condition: bool, message: str) -> None:
         raise AssertionError(message)
 
 
-def _solver_class(method: str | type) -> type:
-    from gedkit.solvers import solver_class
+def _solved(solver: Any, problem: Any, budget: Budget, where: str) -> Any:
+    """``solver.solve(problem, budget)``, whose raising (a time limit must return bounds)
+    or returning anything but the question's result type is a breach named by ``where``."""
+    from gedkit.mces.problem import MCESProblem
+    from gedkit.mces.result import MCESResult
+    from gedkit.result import Result
 
-    return solver_class(method) if isinstance(method, str) else method
+    try:
+        result = solver.solve(problem, budget)
+    except (AssertionError, MissingDependencyError, unittest.SkipTest):
+        raise
+    except Exception as err:
+        raise AssertionError(f"{where}: solve raised {type(err).__name__}: {err}") from err
+    expected = MCESResult if isinstance(problem, MCESProblem) else Result
+    _check(isinstance(result, expected),
+           f"{where}: solve returned {type(result).__name__}, not a {expected.__name__}")
+    return result
+
+
+def _solver_class(method: str | type) -> type:
+    from gedkit.solvers import Solver, solver_class
+
+    cls = solver_class(method) if isinstance(method, str) else method
+    _check(isinstance(cls, type) and issubclass(cls, Solver),
+           f"check_solver takes a GED solver (a Solver subclass, or its name), got {method!r}")
+    return cls
 
 
 def _mces_class(method: str | type) -> type:
     import gedkit.mces  # noqa: F401  (registers the built-in methods)
-    from gedkit.mces.base import method_class
+    from gedkit.mces.base import Method, method_class
 
-    return method_class(method) if isinstance(method, str) else method
+    cls = method_class(method) if isinstance(method, str) else method
+    _check(isinstance(cls, type) and issubclass(cls, Method),
+           f"check_mces_method takes an MCES method (a Method subclass, or its name), got "
+           f"{method!r}")
+    return cls
 
 
 def _create(cls: type) -> Any:
