@@ -78,17 +78,15 @@ def test_the_checks_catch_broken_methods():
         check_mces_method(_Overclaiming)
 
 
-class _Mispriced(Solver):
+class _Mispriced(_Overclaiming):
     """Reports an upper bound one below its map's cost."""
 
     name = "mispriced"
-    summary = "broken on purpose"
-    options: ClassVar[dict] = {}
 
     def solve(self, problem, budget):
-        forward = np.full(problem.n1, -1, dtype=np.int64)
-        cost = problem.cost(forward)
-        return Result(problem, forward, cost - 2, cost - 1, self.name)
+        cost = super().solve(problem, budget).upper_bound
+        return Result(problem, np.full(problem.n1, -1, dtype=np.int64), cost - 2, cost - 1,
+                      self.name)
 
 
 class _NotAResult(_Mispriced):
