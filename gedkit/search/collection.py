@@ -273,7 +273,7 @@ class Collection:
         """
         if errors not in ("raise", "skip"):
             raise OptionError(f"errors must be 'raise' or 'skip', got {errors!r}")
-        self._store.changed()  # (a closed collection says so here, before any reading)
+        self._follow()  # (another writer's graphs seen; a closed collection says so here)
         self._store.check_writable()
         named = isinstance(ids, str) and ids == "names"
         if isinstance(ids, str) and not named:
