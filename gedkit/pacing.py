@@ -68,7 +68,7 @@ def affordable(seconds: float, budget) -> bool:
     >>> affordable(0.001, Budget(timeout=1e-9)), affordable(2.0, Budget(timeout=1.0))
     (True, False)
     """
-    # (stretched by how much less CPU the call gets than its wall time: a loaded machine)
+    # (stretched by how crowded the machine is: its work runs that much slower than planned)
     slowdown = budget.slowdown() if hasattr(budget, "slowdown") else 1.0
     return seconds * slowdown < max(budget.remaining(), NEGLIGIBLE_SECONDS)
 
