@@ -23,6 +23,8 @@ NEGLIGIBLE_SECONDS = 0.01
 # SciPy (its assignment routine is loaded without the rest of scipy.optimize, which would cost
 # 0.3-0.7 s more)
 NUMBA_START_SECONDS = 1.25
+# the start-up measured on the machine (numba_start_seconds) is planned for at this much more
+START_UP_MARGIN = 1.5
 SCIPY_START_SECONDS = 0.1
 SPARSE_START_SECONDS = 0.4  # scipy.sparse, for association graphs and programs
 # how much of them a first call may spend beyond its time limit (the documented tolerance of
@@ -73,6 +75,20 @@ def affordable(seconds: float, budget) -> bool:
     return seconds * slowdown < max(budget.remaining(), NEGLIGIBLE_SECONDS)
 
 
+def numba_start_seconds() -> float:
+    """What numba's start-up costs a process here: as ``gedkit warmup`` measured it on this
+    machine (:func:`gedkit._kernels.warm.recorded_start_up`), with a margin of
+    :data:`START_UP_MARGIN`, at most :data:`NUMBA_START_SECONDS`; that constant without a
+    measure. (The constant alone, against the ~0.5 s numba takes on a quiet 2-core VM, made a
+    fresh process's first exact solve at a 1 s limit give up in about half the runs.)"""
+    from gedkit._kernels import warm
+
+    measured = warm.recorded_start_up()
+    if measured is None:
+        return NUMBA_START_SECONDS
+    return min(NUMBA_START_SECONDS, START_UP_MARGIN * measured + 0.1)
+
+
 def start_up_seconds(kernels: bool = False, scipy: bool = False,
                      sparse: bool = False) -> float:
     """What work that runs compiled ``kernels``, SciPy's assignment and/or its ``sparse``
@@ -84,7 +100,7 @@ def start_up_seconds(kernels: bool = False, scipy: bool = False,
 
     seconds = 0.0
     if kernels and not warm.started():
-        seconds += NUMBA_START_SECONDS
+        seconds += numba_start_seconds()
     if scipy and "scipy" not in sys.modules:
         seconds += SCIPY_START_SECONDS
     if sparse and "scipy.sparse" not in sys.modules:

@@ -90,6 +90,31 @@ def test_a_long_run_without_timeout_says_so(monkeypatch):
         b.expired()  # said once per solve
 
 
+def test_the_start_up_planned_for_is_the_machines_measured_one(monkeypatch, tmp_path):
+    """``gedkit warmup`` measures numba's start-up in a fresh process and records it; a
+    first call plans with it (and a margin) instead of the constant, which is for machines
+    without a record (against ~0.5 s here, the constant 1.25 s made a fresh process's first
+    exact solve at a 1 s limit give up in about half the runs)."""
+    from gedkit import pacing
+    from gedkit._kernels import warm
+
+    monkeypatch.setattr(warm, "recorded_start_up", lambda: None)
+    assert pacing.numba_start_seconds() == pacing.NUMBA_START_SECONDS
+    monkeypatch.setattr(warm, "recorded_start_up", lambda: 0.4)
+    assert pacing.numba_start_seconds() == pytest.approx(pacing.START_UP_MARGIN * 0.4 + 0.1)
+    monkeypatch.setattr(warm, "recorded_start_up", lambda: 3.0)  # a slow machine: the cap
+    assert pacing.numba_start_seconds() == pacing.NUMBA_START_SECONDS
+    monkeypatch.undo()
+    monkeypatch.setattr(warm, "_start_up_file", lambda: tmp_path / "start-up")
+    warm.recorded_start_up.cache_clear()
+    try:
+        measured = warm.record_start_up(runs=1)
+        assert measured is not None and 0 < measured < 60
+        assert warm.recorded_start_up() == pytest.approx(measured, abs=1e-3)
+    finally:
+        warm.recorded_start_up.cache_clear()
+
+
 def test_a_crowded_machine_stretches_the_estimates_a_solve_plans_by(monkeypatch):
     """On a machine with more work ready than cores, a call's work runs slower than its
     estimates: they are stretched by the crowding, so that a step that would end past the

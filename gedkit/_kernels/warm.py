@@ -442,6 +442,58 @@ def wait(families: Iterable[str], budget) -> bool:
         time.sleep(_POLL)
 
 
+# what a fresh process pays before its first compiled call returns: numba's import, its
+# registries, one kernel loaded from the cache (measured by :func:`record_start_up`)
+_START_UP_SCRIPT = """
+import time
+import numpy as np
+from gedkit import Graph, costs
+p = costs.uniform().compile(Graph({0: "C", 1: "O"}, [(0, 1)]), Graph({0: "C"}))
+t = time.perf_counter()
+from gedkit._kernels.cost_kernel import map_cost
+map_cost(np.full(p.n1, -1, dtype=np.int64), p.node_costs, p.adj1, p.adj2, p.edge_label_matrix,
+         p.g1.edges, p.edge_labels1, p.g2.edges, p.edge_labels2)
+print(time.perf_counter() - t)
+"""
+
+
+def _start_up_file() -> Path:
+    from importlib.metadata import version  # (numba's own, without importing numba)
+
+    return marker_dir() / f"start-up-numba-{version('numba')}"
+
+
+def record_start_up(runs: int = 3) -> float | None:
+    """Measure numba's start-up in this machine's fresh processes (the slowest of ``runs``;
+    the ``cost`` kernels must be compiled) and keep it beside the markers, where
+    :func:`recorded_start_up` finds it; None when it cannot be measured."""
+    seconds = []
+    for _ in range(runs):
+        try:
+            done = subprocess.run([sys.executable, "-c", _START_UP_SCRIPT], capture_output=True,
+                                  text=True, timeout=120)
+            seconds.append(float(done.stdout.strip().splitlines()[-1]))
+        except (OSError, ValueError, IndexError, subprocess.SubprocessError):
+            return None
+    try:
+        _start_up_file().write_text(f"{max(seconds):.4f}\n")
+    except OSError:
+        return None
+    recorded_start_up.cache_clear()
+    return max(seconds)
+
+
+@cache
+def recorded_start_up() -> float | None:
+    """numba's start-up as :func:`record_start_up` measured it on this machine (``gedkit
+    warmup`` does), or None."""
+    try:
+        value = float(_start_up_file().read_text())
+    except (OSError, ValueError):
+        return None
+    return value if 0 < value < 60 else None
+
+
 def warm_up(jobs: int = 2, families: Iterable[str] | None = None) -> dict[str, float]:
     """Compile every kernel family (or those named) ahead of time, in ``jobs`` processes.
 
@@ -460,8 +512,14 @@ def warm_up(jobs: int = 2, families: Iterable[str] | None = None) -> dict[str, f
         from gedkit.errors import OptionError
 
         raise OptionError(f"unknown kernel families {unknown}; choose from {list(FAMILIES)}")
-    if jobs <= 1 or len(names) <= 1:
-        return _compile(names)
+    spent = _compile(names) if jobs <= 1 or len(names) <= 1 else _compile_apart(names, jobs)
+    if families is None:  # a whole warm-up: what a first call pays, measured here
+        record_start_up()
+    return spent
+
+
+def _compile_apart(names: list[str], jobs: int) -> dict[str, float]:
+    """:func:`warm_up`'s compile of the families ``names`` in ``jobs`` processes."""
     # longest first, each to the least loaded process
     groups: list[list[str]] = [[] for _ in range(min(jobs, len(names)))]
     for family in sorted(names, key=lambda f: -FAMILIES[f][0]):
