@@ -54,11 +54,14 @@ def as_client(client: Any, feature: str = "pairwise(client=...)") -> Any:
 
 
 @contextlib.contextmanager
-def on_scheduler(address: str) -> Iterator[Any]:
+def on_scheduler(address: str | None) -> Iterator[Any]:
     """A client on the Dask scheduler at ``address`` (``tcp://host:8786``...) for the body,
-    closed after it. A scheduler that cannot be reached, or that is lost during the body
-    (killed: Dask then retries for 30 s and says it "timed out trying to connect"), is a
-    one-line error."""
+    closed after it (None without an address: the job runs here). A scheduler that cannot
+    be reached, or that is lost during the body (killed: Dask then retries for 30 s and says
+    it "timed out trying to connect"), is a one-line error."""
+    if address is None:
+        yield None
+        return
     client = connect(address)
     try:
         yield client

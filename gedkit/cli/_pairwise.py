@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import csv
 import json
 import math
@@ -115,8 +114,7 @@ def run(args: argparse.Namespace) -> int:
         dataset_name([g for g in rows + (cols or []) if g is not None], args.pyg_name)
     from gedkit.cluster import on_scheduler
 
-    with (on_scheduler(args.scheduler) if args.scheduler is not None
-          else contextlib.nullcontext()) as client:
+    with on_scheduler(args.scheduler) as client:
         result = pairwise(rows, cols, client=client, out=args.out,
                           node_maps=args.export is not None, **options)
     if result.resumed:

@@ -4,7 +4,6 @@ graph edit distance or by MCES similarity."""
 from __future__ import annotations
 
 import argparse
-import contextlib
 import csv
 import importlib.util
 import json
@@ -159,8 +158,7 @@ def run(args: argparse.Namespace) -> int:
                           "be combined")
     from gedkit.cluster import on_scheduler
 
-    with (on_scheduler(args.scheduler) if args.scheduler is not None
-          else contextlib.nullcontext()) as client:
+    with on_scheduler(args.scheduler) as client:
         if client is not None:
             kwargs["client"] = client
         if batch:
