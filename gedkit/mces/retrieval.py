@@ -69,7 +69,7 @@ def rank(
     if interrupted:
         warnings.warn(f"interrupted: {len(seen)} of {len(graphs) - 1} candidates ranked",
                       InterruptedWarning, stacklevel=2)
-    index = coll._store.ids([rowid for rowid, _ in seen], strict=True)
+    index = coll._store.ids([rowid for rowid, _ in seen])
     hits = [Hit(index[rowid], out.result.similarity, out.result) for rowid, out in seen]
     return sorted(hits, key=lambda h: (-h.similarity, h.index))
 

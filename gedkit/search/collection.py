@@ -391,7 +391,7 @@ class Collection:
             for start in range(0, len(chunk), BATCH):
                 part = chunk[start:start + BATCH].tolist()
                 graphs = self._store.graphs(part)
-                names = self._store.ids(part, strict=True)
+                names = self._store.ids(part)
                 shard.add([graphs[r] for r in part], ids=[names[r] for r in part],
                           progress=False)
             shard.close()

@@ -418,7 +418,7 @@ def _answer_pending(coll, queries: list[Graph], pending: list, tau: float, limit
             break
     found = [h for r in answers for h in r.hits + r.undecided]
     if found:
-        ids = coll._store.ids([h.id for h in found], strict=True)  # rowids so far
+        ids = coll._store.ids([h.id for h in found])  # rowids so far
         for h in found:
             h.id = ids[h.id]
     yield from answers
@@ -526,7 +526,7 @@ def _verified(coll, query: Graph, tau: float, limit: float, rows: np.ndarray, si
     undecided = _undecided(undecided, sig.rowids[rows[unreached]], lower)
     stages.done("verify")
     if ids and (hits or undecided):
-        named = coll._store.ids([h.id for h in hits + undecided], strict=True)  # rowids so far
+        named = coll._store.ids([h.id for h in hits + undecided])  # rowids so far
         for h in hits + undecided:
             h.id = named[h.id]
     certified = not interrupted and not undecided and all(h.optimal for h in hits)
@@ -992,7 +992,7 @@ def knn_answer(coll, query: Graph, k: int, scan: KnnScan) -> SearchResult:
     best = sorted(scan.best)[:k]
     chosen = sorted((key[0], -key[1], rowid) for key, rowid, _ in best)
     kth = chosen[-1][0] if chosen else math.inf
-    ids = coll._store.ids([r for _, _, r in chosen], strict=True)
+    ids = coll._store.ids([r for _, _, r in chosen])
     outcomes = {rowid: out for rowid, out in scan.seen}
     outcomes.update({rowid: out for _, rowid, out in best})
     hits = [Hit(ids[r], u, lo, u, outcomes[r].optimal, outcomes[r].node_map)
@@ -1007,7 +1007,7 @@ def knn_answer(coll, query: Graph, k: int, scan: KnnScan) -> SearchResult:
     unproven = [h.id for h in hits if not h.optimal]
     undecided = []
     if doubtful:
-        extra = coll._store.ids(doubtful, strict=True)
+        extra = coll._store.ids(doubtful)
         undecided = [Hit(extra[r], outcomes[r].upper, outcomes[r].lower, outcomes[r].upper,
                          False, outcomes[r].node_map) for r in doubtful]
         undecided.sort(key=lambda h: (h.lower_bound, h.upper_bound))

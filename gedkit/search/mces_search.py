@@ -359,7 +359,7 @@ def range_query(coll, query: Graph, min_similarity: float, model: Any, verify: V
             first = np.lexsort((rows, -ub))
             rows, ub = rows[first], ub[first]
         rowids = sig.rowids[rows].tolist()
-        ids = coll._store.ids(rowids, strict=True)
+        ids = coll._store.ids(rowids)
         reading = coll._store.each_graph(rowids, _READ_BLOCK)
         try:
             for rowid, bound in zip(rowids, ub.tolist(), strict=True):
@@ -542,7 +542,7 @@ def _knn_result(coll, query: Graph, k: int, chosen, seen, state) -> SearchResult
     stats, interrupted, frontier, timed_out = state
     kth = chosen[-1][0] if chosen else -math.inf
     unreached = frontier > -math.inf and (len(chosen) < k or frontier > kth + tolerance(kth))
-    ids = coll._store.ids([r for _, _, r in chosen], strict=True)
+    ids = coll._store.ids([r for _, _, r in chosen])
     outcomes = dict(seen)
     hits = [Hit(ids[r], lo, lo, u, outcomes[r].optimal, outcomes[r].node_map)
             for lo, u, r in chosen]
@@ -554,7 +554,7 @@ def _knn_result(coll, query: Graph, k: int, chosen, seen, state) -> SearchResult
     unproven = [h.id for h in hits if not h.optimal]
     undecided = []
     if doubtful:
-        extra = coll._store.ids(doubtful, strict=True)
+        extra = coll._store.ids(doubtful)
         undecided = [Hit(extra[r], outcomes[r].lower, outcomes[r].lower, outcomes[r].upper,
                          False, outcomes[r].node_map) for r in doubtful]
         undecided.sort(key=lambda h: (-h.upper_bound, -h.lower_bound))

@@ -320,9 +320,10 @@ class Store:
         return (np.fromiter((r for r, _ in rows), dtype=np.int64, count=len(rows)),
                 Records.pack([b for _, b in rows], self.where))
 
-    def ids(self, rowids: Iterable[int] | None = None, strict: bool = False) -> dict[int, Any]:
+    def ids(self, rowids: Iterable[int] | None = None, strict: bool = True) -> dict[int, Any]:
         """rowid -> id, for ``rowids`` or for every graph; ``strict``: every one of
-        ``rowids`` (a search naming its answers), else :meth:`gone` is raised. Many rowids of
+        ``rowids`` (a search naming its answers), else :meth:`gone` is raised (not
+        ``strict``: those there). Many rowids of
         a collection numbered by whole numbers are looked up in a table of all its ids read
         once (a range answer under a time limit may name a third of 100,000 graphs: reading
         and parsing their ids took 3 s for 30 queries)."""
