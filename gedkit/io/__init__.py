@@ -71,7 +71,7 @@ from gedkit.io.common import (
     compressed,
     gzip_errors,
     inner,
-    no_graph,
+    picked,
 )
 from gedkit.io.cxl import cxl_entries, read_cxl
 from gedkit.io.gdb import read_gdb
@@ -382,22 +382,10 @@ def _locate(path: str | Path) -> tuple[Path, str | None]:
 
 def _select(graphs: Iterator[Graph], selector: str, path: Path) -> Iterator[Graph]:
     """The graph named ``selector``, or else graph number ``selector``."""
-    number = int(selector) if selector.isascii() and selector.isdigit() else None
-    by_number, count, names = None, 0, []
     try:
-        for count, g in enumerate(graphs, start=1):
-            if g.name == selector:
-                yield g
-                return
-            if count - 1 == number:
-                by_number = g
-            if g.name is not None and len(names) < 3:
-                names.append(g.name)
+        yield picked(graphs, lambda g: g.name, selector, path)
     finally:
         graphs.close()
-    if by_number is None:
-        raise no_graph(path, selector, count, names)
-    yield by_number
 
 
 def write(

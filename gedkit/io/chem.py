@@ -39,8 +39,8 @@ from gedkit.io.common import (
     compressed,
     graph_name,
     inner,
-    no_graph,
     open_text,
+    picked,
     shorten,
 )
 
@@ -265,29 +265,11 @@ def _molecules(records: Iterator[_Record], path: Path, node_label: Any, edge_lab
 
     named = _named(records, path)
     if select is not None:
-        named = iter([_picked(named, select, path)])
+        named = iter([picked(named, lambda item: item[1], select, path)])
     for (where, smiles, _, problem), name in named:
         graph = _kept(skipped, parsed, where, smiles, name, problem)
         if graph is not None:
             yield graph
-
-
-def _picked(named: Iterator[tuple[_Record, str]], select: str, path: Path
-            ) -> tuple[_Record, str]:
-    """The record named ``select``, else record number ``select`` (from 0), or the error of
-    :func:`gedkit.io.read_graphs`'s ``FILE#ID`` naming neither."""
-    number = int(select) if select.isascii() and select.isdigit() else None
-    by_number, count, names = None, 0, []
-    for count, (record, name) in enumerate(named, start=1):
-        if name == select:
-            return record, name
-        if count - 1 == number:
-            by_number = record, name
-        if len(names) < 3:
-            names.append(name)
-    if by_number is None:
-        raise no_graph(path, select, count, names)
-    return by_number
 
 
 def _named(records: Iterator[_Record], path: Path) -> Iterator[tuple[_Record, str]]:

@@ -3,10 +3,10 @@ the directed-input policy, and errors that name the file they come from."""
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 from gedkit.errors import (
     FormatError,
@@ -21,7 +21,9 @@ from gedkit.graph import Graph, Unnamed, pick_label
 
 __all__ = ["DEFAULT", "DIRECTED_POLICIES", "DirectedInput", "Unlabelled", "build_graph",
            "check_label_spec", "compressed", "graph_name", "gzip_errors", "inner", "open_text",
-           "shorten", "undirected_only"]
+           "picked", "shorten", "undirected_only"]
+
+T = TypeVar("T")
 
 
 class _Default:
@@ -191,15 +193,29 @@ def gzip_errors() -> tuple[type[BaseException], ...]:
     return (gzip.BadGzipFile, zlib.error, EOFError)
 
 
-def no_graph(path: Path, selector: str, count: int, names: list[str]) -> FormatError:
-    """The error of ``FILE#ID`` when ``path``'s ``count`` graphs (the first ``names``) have
-    neither that name nor, for a number, that position."""
-    numbered = selector.isascii() and selector.isdigit()
-    numbers = f" and no graph number {int(selector)}" if numbered else ""
-    # what the names look like, so that a mistyped one can be told from a wrong file
-    seen = f"; its names: {', '.join(map(repr, names))}..." if names else ""
-    return FormatError(f"{path}: no graph named {selector!r}{numbers} (it holds {count:,} "
-                       f"graphs{seen})")
+def picked(items: Iterable[T], name_of: Callable[[T], str | None], selector: str,
+           path: Path) -> T:
+    """The item of ``items`` (a file's graphs, or its records) whose name (``name_of``) is
+    ``selector``, or else item number ``selector`` (from 0): ``FILE#ID``; an error naming
+    neither when there is none (with the first names, so that a mistyped one can be told
+    from a wrong file)."""
+    number = int(selector) if selector.isascii() and selector.isdigit() else None
+    by_number: list[T] = []
+    count, names = 0, []
+    for count, item in enumerate(items, start=1):
+        name = name_of(item)
+        if name == selector:
+            return item
+        if count - 1 == number:
+            by_number.append(item)
+        if name is not None and len(names) < 3:
+            names.append(name)
+    if not by_number:
+        numbers = f" and no graph number {number}" if number is not None else ""
+        seen = f"; its names: {', '.join(map(repr, names))}..." if names else ""
+        raise FormatError(f"{path}: no graph named {selector!r}{numbers} (it holds {count:,} "
+                          f"graphs{seen})")
+    return by_number[0]
 
 
 def graph_name(path: Path, index: int, several: bool) -> str:
