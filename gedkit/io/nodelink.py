@@ -114,26 +114,23 @@ def _dumps(value: Any) -> str:
 def _to_dict(g: Graph, path: Path, node_label: str, edge_label: str) -> dict:
     what = f"graph {g.name!r}" if g.name else "graph"
     nodes = []
-    # every node and edge carries the attribute, null where unlabelled: a graph or a kind
-    # left without it read back unlabelled, but not with the attribute named, and a file of
-    # several graphs whose first was labelled not at all (its lone attribute is the label)
-    node_named = edge_named = True
+    # every node and edge carries the attribute, null where unlabelled (see _put)
     for node, lab in zip(g.ids, g.node_labels, strict=True):
         if isinstance(node, list | tuple | dict | set | frozenset):
             raise FormatError(f"{path}: node id {node!r} in {what} cannot be written as JSON: "
                               "ids must be strings or numbers")
         entry = {"id": _exact(node, path, f"node id {node!r}")}
-        _put(entry, lab, node_label, node_named, ("id",), path, f"node {node!r} in {what}")
+        _put(entry, lab, node_label, ("id",), path, f"node {node!r} in {what}")
         nodes.append(entry)
     links = []
     for (a, b), lab in zip(g.edges.tolist(), g.edge_labels, strict=True):
         entry = {"source": nodes[a]["id"], "target": nodes[b]["id"]}
-        _put(entry, lab, edge_label, edge_named, ("source", "target"), path,
+        _put(entry, lab, edge_label, ("source", "target"), path,
              f"edge ({g.ids[a]!r}, {g.ids[b]!r}) in {what}")
         links.append(entry)
     for a, lab in g.loops.items():
         entry = {"source": nodes[a]["id"], "target": nodes[a]["id"]}
-        _put(entry, lab, edge_label, edge_named, ("source", "target"), path,
+        _put(entry, lab, edge_label, ("source", "target"), path,
              f"self-loop on {g.ids[a]!r} in {what}")
         links.append(entry)
     return {
@@ -145,14 +142,15 @@ def _to_dict(g: Graph, path: Path, node_label: str, edge_label: str) -> dict:
     }
 
 
-def _put(entry: dict, label: Any, spec: str, named: bool, reserved: tuple[str, ...], path: Path,
+def _put(entry: dict, label: Any, spec: str, reserved: tuple[str, ...], path: Path,
          what: str) -> None:
-    """Store ``label`` in ``entry`` as attribute ``spec``, or spread it when ``spec == "*"``."""
+    """Store ``label`` in ``entry`` as attribute ``spec`` (null for None: a graph left without
+    the attribute read back unlabelled, but not with the attribute named, and a file of
+    several graphs whose first was unlabelled not at all), or spread it when ``spec == "*"``."""
     if spec != "*":
         if spec in reserved:
             raise OptionError(f"cannot store labels under {spec!r}: the format uses that key")
-        if named:
-            entry[spec] = _exact(label, path, f"label of {what}")
+        entry[spec] = _exact(label, path, f"label of {what}")
         return
     if not isinstance(label, dict):
         raise FormatError(f"{path}: writing with label '*' needs attribute-dict labels, "
