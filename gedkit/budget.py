@@ -417,7 +417,7 @@ def _check_plugin(method: Any, problem: Any, result: Any) -> None:
     from gedkit.result import Result
 
     name = getattr(method, "name", type(method).__name__)
-    kind = getattr(result, "__class__", type(result)).__name__
+    kind = type(result).__name__
     if not hasattr(result, "lower_bound") or getattr(result, "problem", None) is not problem:
         raise GedkitError(f"method {name!r} returned {kind}, not the result of the problem it "
                           "was given (see gedkit.testing.check_solver)")
