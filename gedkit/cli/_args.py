@@ -18,6 +18,7 @@ __all__ = [
     "COMMAND_TIMEOUT",
     "add_solver_arguments",
     "check_output",
+    "input_at",
     "parse_seconds",
     "parse_size",
     "parse_value",
@@ -72,7 +73,7 @@ def check_output(path: str | None, option: str, args: argparse.Namespace | None 
     folder = p.parent
     if p.is_dir():
         raise OptionError(f"{option} {path}: is a folder; give a file name")
-    if args is not None and (same := _input_at(p, args)) is not None:
+    if args is not None and (same := input_at(p, _inputs(args))) is not None:
         raise OptionError(f"{option} {path}: is the input {same}; give another file name")
     if not folder.is_dir():
         raise OptionError(f"{option} {path}: folder {str(folder)!r} does not exist")
@@ -93,18 +94,25 @@ def written(path: str) -> Iterator[Any]:
         raise
 
 
-def _input_at(path: Path, args: argparse.Namespace) -> str | None:
-    """The input argument of ``args`` that names the file ``path`` is, if any (``FILE#ID``
-    names FILE)."""
-    if not path.is_file():
-        return None
+def _inputs(args: argparse.Namespace) -> list[str]:
+    """The input arguments of ``args`` (graph, collection and data files)."""
+    texts: list[str] = []
     for name in _INPUTS:
         given = getattr(args, name, None)
-        for text in [given] if isinstance(given, str) else given or []:
-            for candidate in {text, text.rpartition("#")[0] or text}:
-                with contextlib.suppress(OSError):
-                    if Path(candidate).is_file() and os.path.samefile(candidate, path):
-                        return text
+        texts += [given] if isinstance(given, str) else given or []
+    return texts
+
+
+def input_at(path: Path, texts: list[str]) -> str | None:
+    """The one of the input arguments ``texts`` that names the file ``path`` is, if any
+    (``FILE#ID`` names FILE; the same file by another path too)."""
+    if not path.is_file():
+        return None
+    for text in texts:
+        for candidate in {text, text.rpartition("#")[0] or text}:
+            with contextlib.suppress(OSError):
+                if Path(candidate).is_file() and os.path.samefile(candidate, path):
+                    return text
     return None
 
 

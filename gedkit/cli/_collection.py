@@ -224,17 +224,15 @@ def _check_inputs(files: list[str], lib: Path, args: argparse.Namespace) -> None
     """Every input there before anything is written (and LIB not among them); an argument
     that names no file is a SMILES (read as one, or said to be neither) unless --format
     says it is a file."""
+    from gedkit.cli._args import input_at
     from gedkit.inputs import is_file_reference
 
     for text in files:
-        if _is_smiles(text, args):
-            continue
-        if not is_file_reference(text):
+        if not _is_smiles(text, args) and not is_file_reference(text):
             raise FileNotFoundError(f"no such file: {text}")
-        file = Path(text) if Path(text).exists() else Path(text.rpartition("#")[0])
-        if lib.exists() and file.resolve() == lib.resolve():
-            raise OptionError(f"{text} is the collection being written; a collection is not "
-                              "an input of itself")
+    if (same := input_at(lib, files)) is not None:
+        raise OptionError(f"{same} is the collection being written; a collection is not an "
+                          "input of itself")
 
 
 def _recorded(stored: Any, given: Any, flag: str, lib: Path) -> Any:
