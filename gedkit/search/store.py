@@ -209,36 +209,19 @@ class Store:
         path = Path(path)
         if not path.is_file():
             raise FileNotFoundError(f"no such collection file: {path}")
-        conn = _connect(str(path), str(path), readonly=not writable)
-        try:
-            return cls(conn, str(path), writable)
-        except sqlite3.DatabaseError as err:
-            conn.close()
-            journal = path.with_name(path.name + "-journal")
-            if not writable and "readonly" in str(err) and journal.exists():
+        for first in (True, False):
+            conn = _connect(str(path), str(path), readonly=not writable)
+            try:
+                return cls(conn, str(path), writable)
+            except sqlite3.DatabaseError as err:
+                conn.close()
+                journal = path.with_name(path.name + "-journal")
+                if not (first and not writable and "readonly" in str(err) and journal.exists()):
+                    raise FormatError(f"{path} is not a gedkit collection ({err})") from None
                 # a writer stopped mid-commit left its journal: SQLite rolls it back on the
                 # first open that may write, which a reader's is not
-                return cls._rolled_back(path, journal)
-            raise FormatError(f"{path} is not a gedkit collection ({err})") from None
-
-    @classmethod
-    def _rolled_back(cls, path: Path, journal: Path) -> Store:
-        """``path`` opened read-only after rolling back the unfinished write ``journal``
-        holds (an open that may write does it), or a one-line error saying how to."""
-        try:
-            fixer = _connect(str(path), str(path), readonly=False)
-            fixer.execute("SELECT COUNT(*) FROM meta").fetchone()  # (the rollback)
-            fixer.close()
-        except (GedkitError, sqlite3.DatabaseError) as err:
-            raise FormatError(f"{path} has an unfinished write (a writer stopped mid-commit "
-                              f"left {journal.name}), which this process cannot roll back "
-                              f"({err}); open it once where it may be written") from None
-        conn = _connect(str(path), str(path), readonly=True)
-        try:
-            return cls(conn, str(path), False)
-        except sqlite3.DatabaseError as err:
-            conn.close()
-            raise FormatError(f"{path} is not a gedkit collection ({err})") from None
+                _roll_back(path, journal)
+        raise AssertionError("unreachable")  # (the second open returns or raises)
 
     def close(self) -> None:
         self.conn.close()
@@ -497,6 +480,19 @@ class Records(NamedTuple):
     @property
     def count(self) -> int:
         return len(self.offsets)
+
+
+def _roll_back(path: Path, journal: Path) -> None:
+    """Roll back the unfinished write ``journal`` holds (an open that may write does it), or
+    a one-line error saying how to."""
+    try:
+        fixer = _connect(str(path), str(path), readonly=False)
+        fixer.execute("SELECT COUNT(*) FROM meta").fetchone()  # (the rollback)
+        fixer.close()
+    except (GedkitError, sqlite3.DatabaseError) as err:
+        raise FormatError(f"{path} has an unfinished write (a writer stopped mid-commit left "
+                          f"{journal.name}), which this process cannot roll back ({err}); "
+                          "open it once where it may be written") from None
 
 
 def _connect(target: str, where: str, readonly: bool) -> sqlite3.Connection:
