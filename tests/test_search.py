@@ -1325,6 +1325,9 @@ def test_a_damaged_file_or_a_closed_collection_is_one_line(tmp_path):
     "UPDATE graphs SET record = x'0500000000000000' WHERE rowid = 1",
     # a graph gone with nobody writing since: damage, not another process's remove
     "DELETE FROM graphs WHERE rowid = 2",
+    # a table gone: opening says so (``collection info`` read no graph and described it)
+    "DROP TABLE graphs",
+    "DROP TABLE removed",
 ])
 def test_a_row_edited_by_hand_is_one_line(tmp_path, edit):
     """A file whose meta, id, signature block or record was damaged by hand: a FormatError

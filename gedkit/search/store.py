@@ -48,6 +48,8 @@ CREATE TABLE vocabulary (kind TEXT NOT NULL, ord INTEGER NOT NULL, key TEXT NOT 
 CREATE TABLE blocks (block INTEGER PRIMARY KEY, data BLOB NOT NULL);
 CREATE TABLE removed (rowid INTEGER PRIMARY KEY);
 """
+#: the tables of _SCHEMA
+_TABLES = frozenset({"meta", "graphs", "vocabulary", "blocks", "removed"})
 
 
 def _value_text(kind: str, value: Any) -> str:
@@ -136,6 +138,12 @@ class Store:
         self.meta = dict(self.conn.execute("SELECT key, value FROM meta"))
         if self.meta.get("format") != FORMAT:
             raise FormatError(f"{self.where} is an SQLite file but not a gedkit collection")
+        tables = {name for (name,) in self.conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not tables >= _TABLES:  # (info reads no graph: it would describe what is gone)
+            raise FormatError(f"{self.where} is damaged (no table "
+                              f"{', '.join(sorted(_TABLES - tables))}): build it again from "
+                              "its sources")
         if int(self.meta.get("version", 0)) > VERSION:
             raise FormatError(f"{self.where} was written by a newer gedkit (collection format "
                               f"{self.meta['version']}); upgrade gedkit to read it")
