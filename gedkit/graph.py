@@ -32,8 +32,10 @@ MAX_LABEL_DEPTH = 64
 def label_key(label: Any) -> Hashable:
     """A hashable stand-in for ``label`` (attribute dicts become sorted item tuples).
 
-    Two labels have the same key exactly when they compare equal, which is what label
-    interning and label-equality cost models need.
+    Two labels that compare equal have the same key, which is what label interning and
+    label-equality cost models need. So do a few that do not: a list and a tuple of equal
+    items (a tuple written to JSON reads back as a list), and a dict and the tuple of its
+    sorted ``(key, value)`` pairs.
 
     >>> label_key({"b": 2, "a": 1})
     (('a', 1), ('b', 2))
