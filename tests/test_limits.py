@@ -172,7 +172,9 @@ def test_cold_kernel_cache_gives_cheap_bounds_in_time(tmp_path):
     out = _child("""
         import json, gedkit
         from gedkit._kernels import warm
-        r = gedkit.ged("CC(C)CC(=O)O", "CCCCC(=O)O", method="astar", timeout=1)  # label-set bound 0
+        # isomers of 15 atoms (label-set bound 0), beyond the plain-Python search of pairs of
+        # a few nodes
+        r = gedkit.ged("CC(C)CCCCCCCCCC(=O)O", "CCCCCCCCCCCCC(=O)O", method="astar", timeout=1)
         print(json.dumps([r.lower_bound, r.upper_bound, r.stats.get("stopped", "")]))
         if warm._BACKGROUND is not None:
             warm._BACKGROUND.kill()
@@ -193,15 +195,18 @@ def test_cold_kernel_cache_answers_pairs_its_cheap_bounds_prove_without_waiting(
         two = gedkit.Graph({0: "C", 1: "O", 2: "N", 3: "S"}, [(0, 1), (2, 3)])
         r = gedkit.ged("CCO", "CCN")
         m = gedkit.mces(two, two, connected=True, timeout=0.5)
+        # beyond the label-set bound and the greedy maps (3, unproven, before): searched
+        acid = gedkit.ged("CCO", "CC(=O)O", timeout=1)
         print(json.dumps([r.distance, r.optimal, r.stats.get("fallback", ""), m.num_edges,
-                          m.upper_bound]))
+                          m.upper_bound, acid.distance, acid.optimal]))
         if warm._BACKGROUND is not None:
             warm._BACKGROUND.kill()
     """, env={"NUMBA_CACHE_DIR": str(tmp_path)})
     assert out.returncode == 0, out.stderr
-    distance, optimal, fallback, common, upper = json.loads(out.stdout.splitlines()[-1])
+    distance, optimal, fallback, common, upper, *acid = json.loads(out.stdout.splitlines()[-1])
     assert (distance, optimal, fallback) == (1, True, "cheap bounds")
     assert (common, upper) == (1, 2)  # one fragment kept, not both edges
+    assert acid == [2, True]
     assert "CompileNotice" not in out.stderr
 
 

@@ -10,7 +10,11 @@ short time limit, say) falls back on:
   deleted, every node of g2 substituted or inserted, and edge costs are never negative);
 - upper bound: the cost of the cheapest of a greedy map (equal labels first, then cheapest
   substitutions), a map grown edge-aware in breadth-first order (graphs up to ~200 nodes: alike
-  graphs map onto each other) and the ``node`` assignment's map when it fits the budget.
+  graphs map onto each other) and the ``node`` assignment's map when it fits the budget;
+- both, for pairs of a few nodes: a plain-Python depth-first search from that map
+  (:func:`small_search`), which proves the distance when it finishes in its share of the time
+  (a fresh process's first call under a 1 s limit, whose numba start-up does not fit, left
+  ``ged("CCO", "CC(=O)O")`` at 3, unproven, against 2).
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from gedkit.problem import Problem
 from gedkit.result import Result
 from gedkit.solvers.heuristics.assignment import lsape_fits
 
-__all__ = ["cheap_bounds", "greedy_map", "grown_map", "labelset_bound"]
+__all__ = ["cheap_bounds", "greedy_map", "grown_map", "labelset_bound", "small_search"]
 
 
 def labelset_bound(problem: Problem) -> float:
@@ -125,6 +129,121 @@ def grown_map(problem: Problem) -> np.ndarray:
     return forward
 
 
+#: largest graphs (nodes, each side) :func:`small_search` runs on, and the share of the time
+#: left it may take, at most SMALL_SECONDS (it stops there with its best map, unproven)
+SMALL_NODES = 12
+SMALL_SHARE = 0.3
+SMALL_SECONDS = 0.25
+#: expansions between two reads of the clock
+_CLOCK_EVERY = 256
+
+
+def small_search(problem: Problem, forward: np.ndarray, budget: Budget
+                 ) -> tuple[np.ndarray, bool]:
+    """A node map at least as cheap as ``forward``, and whether it is optimal: a depth-first
+    search in plain Python over g1's nodes in breadth-first order, each onto a free node of
+    g2 or deletion (cheapest first), pruned by the cost so far plus each remaining node's
+    cheapest option against the best complete map's cost. It stops, unproven, once
+    :data:`SMALL_SHARE` of the time left (at most :data:`SMALL_SECONDS`) has passed or
+    Ctrl-C. For pairs of a few nodes
+    (:data:`SMALL_NODES`), when compiled kernels are not at hand.
+
+    >>> from gedkit import Graph, costs
+    >>> ethanol = Graph({0: "C", 1: "C", 2: "O"}, [(0, 1, 1), (1, 2, 1)])
+    >>> acid = Graph({0: "C", 1: "C", 2: "O", 3: "O"}, [(0, 1, 1), (1, 2, 2), (1, 3, 1)])
+    >>> p = costs.uniform().compile(ethanol, acid)
+    >>> better, optimal = small_search(p, np.array([0, 1, 2]), Budget())
+    >>> p.cost([0, 1, 2]), p.cost(better), optimal
+    (3.0, 2.0, True)
+    """
+    import time
+
+    n1, n2 = problem.n1, problem.n2
+    costs = problem.node_costs.tolist()
+    edges = problem.edge_label_matrix.tolist()
+    none = len(edges) - 1  # the edge-label id of "no edge"
+    adj1 = [[none if x < 0 else x for x in row] for row in problem.adj1.tolist()]
+    # g2's adjacency with a last row and column for "deleted": no edge to it
+    adj2 = [[none if x < 0 else x for x in row] + [none] for row in problem.adj2.tolist()]
+    adj2.append([none] * (n2 + 1))
+    directed = problem.directed
+    order = breadth_first(problem.adj1)
+    # the cheapest option of each node of g1 (free or not), summed over those after the k-th
+    cheapest = [min(costs[u]) for u in order]
+    rest = [0.0] * (n1 + 1)
+    for k in range(n1 - 1, -1, -1):
+        rest[k] = rest[k + 1] + cheapest[k]
+    inserted = [costs[n1][j] for j in range(n2)]
+    g2_edges = [(int(a), int(b), none if lab < 0 else int(lab)) for (a, b), lab in
+                zip(problem.g2.edges.tolist(), problem.edge_labels2.tolist(), strict=True)]
+    tol = 1e-9 * max(1.0, problem.cost(forward))
+    best, best_map = problem.cost(forward), np.array(forward, dtype=np.int64)
+    images = [0] * n1  # by position in order; n2 = deleted
+    used = [False] * n2
+    stop_at = time.perf_counter() + min(SMALL_SHARE * budget.remaining(), SMALL_SECONDS)
+    count = 0
+    stopped = False
+
+    def completed(so_far: float) -> float:
+        """The cost of the map in ``images``: g2's nodes and edges not reached, inserted."""
+        total = so_far + sum(c for j, c in enumerate(inserted) if not used[j])
+        for a, b, lab in g2_edges:
+            if not (used[a] and used[b]):
+                total += edges[none][lab]
+        return total
+
+    def dive(k: int, so_far: float) -> None:
+        nonlocal best, best_map, count, stopped
+        if k == n1:
+            total = completed(so_far)
+            if total < best - tol:
+                best = total
+                mapped = np.full(n1, -1, dtype=np.int64)
+                for at, v in enumerate(images):
+                    if v < n2:
+                        mapped[order[at]] = v
+                best_map = mapped
+            return
+        count += 1
+        if count % _CLOCK_EVERY == 0 and (time.perf_counter() > stop_at or budget.expired()):
+            stopped = True
+        if stopped:
+            return
+        u = order[k]
+        row, out = costs[u], adj1[u]
+        options = []
+        for v in range(n2 + 1):
+            if v < n2 and used[v]:
+                continue
+            add = row[v]
+            into = adj2[v]
+            for at in range(k):
+                w, x = order[at], images[at]
+                a, b = out[w], into[x]
+                if a != none or b != none:
+                    add += edges[a][b]
+                if directed:
+                    a, b = adj1[w][u], adj2[x][v]
+                    if a != none or b != none:
+                        add += edges[a][b]
+            options.append((add, v))
+        options.sort()
+        for add, v in options:
+            if so_far + add + rest[k + 1] >= best - tol:
+                break  # (sorted: every later option costs as much)
+            images[k] = v
+            if v < n2:
+                used[v] = True
+            dive(k + 1, so_far + add)
+            if v < n2:
+                used[v] = False
+            if stopped:
+                return
+
+    dive(0, 0.0)
+    return best_map, not stopped
+
+
 def cheap_bounds(problem: Problem, budget: Budget, method: str) -> Result:
     """Bounds and a map from the cheapest means that fit ``budget`` (module docstring)."""
     from gedkit.solvers.heuristics.assignment import lsape
@@ -147,5 +266,9 @@ def cheap_bounds(problem: Problem, budget: Budget, method: str) -> Result:
         maps.append(assigned)
     # each map's cost once; ties keep the earlier map
     forward = maps[0] if len(maps) == 1 else min(maps, key=problem.cost)
+    if max(problem.n1, problem.n2) <= SMALL_NODES and problem.cost(forward) > lower:
+        forward, optimal = small_search(problem, forward, budget)
+        if optimal:
+            lower = problem.cost(forward)
     return Result.from_assignment(problem, forward, round_up(problem, lower), method,
                                   stats={"fallback": "cheap bounds"})
