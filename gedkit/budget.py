@@ -373,8 +373,9 @@ def solve_within(method: Any, problem: Any, budget: Budget) -> Any:
     before they are compiled, the fallback's bounds already meet.
 
     The result's ``time`` is the whole call's, from the budget's start; a solve stopped by
-    Ctrl-C says so in ``stats["stopped"]``, and an unproven one whose time ran out says "time
-    limit" there unless the method gave its own reason.
+    Ctrl-C says so in ``stats["stopped"]``, an unproven one whose time ran out says "time
+    limit" there unless the method gave its own reason, and a proven one gives no limit as
+    its reason.
     """
     from gedkit._kernels import warm
     from gedkit.anytime import listening, report
@@ -399,6 +400,10 @@ def solve_within(method: Any, problem: Any, budget: Budget) -> Any:
         report(result.assignment, result.lower_bound, result.method)
     if _INTERRUPT.is_set():
         result.stats["stopped"] = "interrupted"
+    elif result.optimal and result.stats.get("stopped") not in (None, "optimal"):
+        # a step the limit left out ("one expansion of the search does not fit") did not
+        # stop a solve that proved its answer without it: no reason to give
+        del result.stats["stopped"]
     elif not result.optimal and budget.expired():
         # the method may not have said why it stopped short; its budget does
         result.stats.setdefault("stopped", "time limit")

@@ -388,3 +388,19 @@ def test_the_exact_search_sizes_itself_without_importing_numba():
     """)
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines()[-1] == "True []"
+
+
+def test_a_proven_answer_names_no_limit_as_its_reason():
+    """Two 301-node stars, one with self-loops: the steps a 2 s limit leaves out (an
+    expansion, an assignment, a program) were named in ``stats["stopped"]`` of answers the
+    cheap bounds had proven, which read as if the limit had stopped them."""
+    import networkx as nx
+
+    g1, g2 = nx.star_graph(300), nx.star_graph(300)
+    g1.add_edges_from((i, i) for i in range(1, 301, 3))
+    for method in ("exact", "bipartite", "ipfp", "mip"):
+        r = gedkit.ged(g1, g2, method=method, timeout=2)
+        assert r.optimal and r.distance == 100
+        assert "stopped" not in r.stats, (method, r.stats["stopped"])
+    path = gedkit.mces(nx.path_graph(300), nx.path_graph(299), method="exact", timeout=5)
+    assert path.optimal and path.stats["stopped"] == "optimal"
