@@ -90,29 +90,33 @@ _BYTES_PER_SECOND = 1e9
 _CELLS_PER_SECOND = 4e6
 
 
-def _state_fits(p: MCESProblem, connected: bool, budget: Budget) -> bool:
-    """Whether the search's inputs and state (:func:`gedkit._kernels.mces_search.new_state`)
-    fit the memory cap and can be built in the time left. The state: four int64 tables of a
-    row per depth (a node of g1 each, and in connected mode a deferral per end of each edge)
-    by a column per image a node may have (g2's nodes of its label, and "none"), and in
-    connected mode a node-pair table; the inputs: a candidate list of that width per node of
-    g1, g2's dense class matrix and the bounds' two node-pair tables. Counted with every
-    node of g2 an image first (no label count on the small pairs that pass that way)."""
+def state_seconds(problem: MCESProblem, connected: bool, budget: Budget) -> float:
+    """Seconds to build the search's inputs and state (:func:`gedkit._kernels.mces_search.
+    new_state`) for ``problem`` (inf where they do not fit the memory cap). The state: four
+    int64 tables of a row per depth (a node of the smaller graph each, and in connected mode
+    a deferral per end of each edge) by a column per image a node may have (the other
+    graph's nodes of its label, and "none"), and in connected mode a node-pair table; the
+    inputs: a candidate list of that width per node, the other graph's dense class matrix
+    and the bounds' two node-pair tables. Counted with every node an image first (no label
+    count on the small pairs that pass that way)."""
+    p = problem.transposed() if problem.n1 > problem.n2 else problem
     memory = budget.memory if budget.memory is not None else DEFAULT_MEMORY
     n1, n2 = p.n1, p.n2
     rows = n1 + (2 * p.g1.m if connected else 0)
     pairs = n1 * n2 if connected else 0
 
-    def fits(width: int) -> bool:
+    def seconds(width: int) -> float:
         cells = n1 * width + n2 * n2
         size = 32 * (rows + 1) * width + pairs + 8 * cells + 16 * n1 * n2  # (+ the bounds')
-        seconds = size / _BYTES_PER_SECOND + cells / _CELLS_PER_SECOND
-        return size <= memory and affordable(seconds, budget)
+        if size > memory:
+            return math.inf
+        return size / _BYTES_PER_SECOND + cells / _CELLS_PER_SECOND
 
-    if fits(n2 + 1) or not (n1 and n2):
-        return True
+    every = seconds(n2 + 1)
+    if not (n1 and n2) or affordable(every, budget):
+        return every
     top = int(max(p.node_labels1.max(), p.node_labels2.max())) + 1
-    return fits(1 + int(np.bincount(p.node_labels2, minlength=top)[p.node_labels1].max()))
+    return seconds(1 + int(np.bincount(p.node_labels2, minlength=top)[p.node_labels1].max()))
 
 
 def branch_and_bound(
@@ -159,7 +163,7 @@ def branch_and_bound(
         if connected:
             seed = problem.largest_fragment(seed)
         best_map = problem.inverse(seed) if swap else seed.copy()
-    too_big = not _state_fits(p, connected, budget)
+    too_big = not affordable(state_seconds(p, connected, budget), budget)
     if too_big or not affordable(start_up_seconds(kernels=True), budget):
         # numba's start-up alone would overrun, or the search's state (a row of children per
         # depth: large graphs in connected mode, with a depth per deferral too): the map in
