@@ -1,5 +1,7 @@
 """Property tests: invariances every exact GED must satisfy."""
 
+import itertools
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -108,6 +110,35 @@ def test_the_small_search_of_the_cheap_bounds_is_exact(seed, directed, fixed):
     assert problem.cost(found) == pytest.approx(brute_force_ged(problem), abs=1e-9)
 
 
+@given(st.integers(0, 2**32 - 1), st.booleans())
+def test_the_small_search_of_the_mces_cheap_bounds_is_exact(seed, rings):
+    """Its MCES counterpart: the brute-force number of common edges, from an empty map,
+    under ``ring_matches_ring_only`` too (rings are labels of the problem's edges)."""
+    from gedkit.budget import Budget
+    from gedkit.mces.bounds import class_count_bound
+    from gedkit.mces.cheap import small_search
+    from gedkit.mces.problem import MCESProblem
+    from gedkit.testing import random_graph
+    from gedkit.testing.brute import brute_force_mces
+
+    rng = np.random.default_rng(seed)
+    g1, g2 = (random_graph(rng, int(rng.integers(0, 6)), p=0.5, n_labels=2)
+              for _ in range(2))
+    problem = MCESProblem(g1, g2, ring_matches_ring_only=rings)
+    found, optimal = small_search(problem, np.full(g1.n, -1, dtype=np.int64),
+                                  class_count_bound(problem), Budget())
+    assert optimal
+    # every map of g1's nodes onto distinct nodes of g2 or none, counted by the problem
+    best = max(problem.count(list(images)) for images in itertools.product(
+        range(-1, g2.n), repeat=g1.n) if len({i for i in images if i >= 0}) ==
+        sum(i >= 0 for i in images) and all(
+            i < 0 or problem.node_labels1[u] == problem.node_labels2[i]
+            for u, i in enumerate(images)))
+    assert problem.count(found) == best
+    if not rings:
+        assert best == brute_force_mces(g1, g2)
+
+
 def test_a_first_call_without_kernels_proves_a_small_pair():
     """A fresh process whose numba start-up does not fit its limit answers with the cheap
     bounds: on pairs of a few nodes they now search them through (3 against 2 before)."""
@@ -117,6 +148,13 @@ def test_a_first_call_without_kernels_proves_a_small_pair():
     problem = costs.uniform().compile(gedkit.from_smiles("CCO"), gedkit.from_smiles("CC(=O)O"))
     cheap = cheap_bounds(problem, Budget(timeout=1), "test")
     assert (cheap.upper_bound, cheap.optimal) == (2, True)
+    from gedkit.mces.cheap import cheap_bounds as mces_cheap_bounds
+    from gedkit.mces.problem import MCESProblem
+
+    common = mces_cheap_bounds(MCESProblem(gedkit.from_smiles("CCO"),
+                                           gedkit.from_smiles("CC(=O)O")), Budget(timeout=1),
+                               "test")
+    assert (common.num_edges, common.optimal) == (2, True)  # (1, unproven, before)
 
 
 def test_cheap_bounds_see_through_a_new_node_order():

@@ -140,7 +140,7 @@ def branch_and_bound(
     the best map to the end: the integer program's maps may fall apart)."""
     # (the later phases' imports are made where they run: a few µs on a small pair's call)
     from gedkit.mces.bounds import class_count_bound, upper_bound
-    from gedkit.mces.cheap import greedy_map
+    from gedkit.mces.cheap import greedy_map, searched_map
 
     t0 = time.perf_counter()
     stats = dict(stats or {})
@@ -171,9 +171,10 @@ def branch_and_bound(
         stats["stopped"] = ("time or memory limit: the search's state does not fit" if too_big
                             else "time limit: the search's start-up does not fit")
         forward = p.inverse(best_map) if swap else best_map
-        if incumbent is None:
-            forward = greedy_map(problem)
-            forward = problem.largest_fragment(forward) if connected else forward
+        # (searched further on pairs of a few nodes, which it may prove)
+        forward, proven = searched_map(problem, budget, connected,
+                                       forward if incumbent is not None else None)
+        root = min(root, proven)
         return MCESResult.from_map(problem, forward, root, method,
                                    time=time.perf_counter() - t0, stats=stats)
     first = None

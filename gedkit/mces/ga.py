@@ -171,7 +171,7 @@ def graduated_assignment(
     fits.
     """
     from gedkit.mces.bounds import tightened, upper_bound
-    from gedkit.mces.cheap import greedy_map
+    from gedkit.mces.cheap import greedy_map, searched_map
     from gedkit.mces.refine import kick
     from gedkit.mces.refine import refine as local_search
 
@@ -190,6 +190,10 @@ def graduated_assignment(
     ceiling = stats["upper_bound"] = upper_bound(problem, budget)
     if not fits:
         stats["stopped"] = "time or memory limit: the association graph does not fit"
+        # (pairs of a few nodes searched through instead, which may prove them)
+        best, proven = searched_map(problem, budget, start=best)
+        best_count = problem.count(best)
+        ceiling = stats["upper_bound"] = min(ceiling, proven)
     rng = np.random.default_rng(seed)
     groups = _Groups(assoc) if fits else None
     for run in range(restarts if fits else 0):
