@@ -91,8 +91,14 @@ def check_number(value: Any, name: str, *, minimum: float = 0.0, strict: bool = 
           and not isinstance(value, bool))) and not math.isnan(value)
     if not ok or not (value > minimum if strict else value >= minimum):
         bound = f"> {minimum:g}" if strict else f">= {minimum:g}"
-        raise OptionError(f"{name} must be a number {bound}{' (or None)' if none else ''}, "
-                          f"got {value!r}")
+        # (on the command line: its flag, and "none" as the flag spells it)
+        flag = _FLAGS.get(name, "--" + name.replace("_", "-"))
+        raise OptionError(Words(name, flag), f" must be a number {bound}",
+                          Words(" (or None)", " (or none)") if none else "", f", got {value!r}")
+
+
+#: the command-line flags of check_number's arguments where not ``--`` and the name
+_FLAGS = {"tau": "--within", "min_similarity": "--similarity"}
 
 
 _STATM: dict[int, int] = {}  # process id -> its open /proc/<pid>/statm (a fork reopens it)
@@ -400,7 +406,7 @@ def solve_within(method: Any, problem: Any, budget: Budget) -> Any:
         report(result.assignment, result.lower_bound, result.method)
     if _INTERRUPT.is_set():
         result.stats["stopped"] = "interrupted"
-    elif result.optimal and result.stats.get("stopped") not in (None, "optimal"):
+    elif result.optimal and result.stats.get("stopped") not in (None, "optimal", "interrupted"):
         # a step the limit left out ("one expansion of the search does not fit") did not
         # stop a solve that proved its answer without it: no reason to give
         del result.stats["stopped"]

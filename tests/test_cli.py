@@ -288,8 +288,9 @@ def test_undeclared_flags_are_usage_errors(capsys, files):
     # the command's own usage, and a near miss named (of the command or of its method)
     code, _, err = run(capsys, "ged", files["a"], files["b"], "--method", "bp_beam",
                        "--beam-widht", "3")
-    assert code == 2 and err.startswith("usage: gedkit ged ")
-    assert "--beam-widht 3 (did you mean --beam-width?)" in err
+    assert code == 2 and err.startswith("gedkit ged: error: ")
+    assert "--beam-widht 3 (did you mean --beam-width?); see gedkit ged --help" in err
+    assert err.count("\n") == 1  # one line, as gedkit's own errors (the usage: 8 lines)
     code, _, err = run(capsys, "pairwise", files["a"], "--csvv", "x.csv")
     assert code == 2 and "(did you mean --csv?)" in err
     # one another method declares: that one is named
