@@ -140,6 +140,81 @@ def test_another_job_is_refused_in_one_line(graphs, tmp_path, change, what):
     assert "\n" not in str(info.value) and "give another out= path" in str(info.value)
 
 
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [("constant:node_del=1234567,node_ins=1234567", "constant:node_del=1234568,node_ins=1234568"),
+     ("constant:node_sub=2.0000004", "constant:node_sub=2.0000001")],
+)
+def test_costs_differing_past_six_digits_are_another_job(graphs, tmp_path, first, second):
+    """The cost model's repr rounds to 6 significant digits; the job's record must not."""
+    out = tmp_path / "pairs.sqlite"
+    gedkit.pairwise(graphs[:3], costs=first, out=out, **EXACT)
+    assert gedkit.pairwise(graphs[:3], costs=first, out=out, **EXACT).resumed == 6
+    with pytest.raises(gedkit.GedkitError, match="not the same cost model as"):
+        gedkit.pairwise(graphs[:3], costs=second, out=out, **EXACT)
+
+
+def _sub(a, b, w):
+    return 0.0 if a == b else w
+
+
+class _Sub:
+    def __init__(self, w):
+        self.w = w
+
+    def __call__(self, a, b):
+        return 0.0 if a == b else self.w
+
+
+_WEIGHT = 1.0
+
+
+def _sub_global(a, b):
+    return 0.0 if a == b else _WEIGHT
+
+
+@pytest.mark.parametrize("kind", ["partial", "instance", "global"])
+def test_custom_costs_another_value_is_another_job(tmp_path, monkeypatch, kind):
+    """A partial's arguments, a callable object's state, a module global a function reads:
+    each is part of the cost function; resuming with another would mix results."""
+    import functools
+
+    from gedkit.costs import custom
+
+    def costs(w):
+        if kind == "partial":
+            return custom(node_sub=functools.partial(_sub, w=w))
+        if kind == "instance":
+            return custom(node_sub=_Sub(w))
+        monkeypatch.setattr(sys.modules[__name__], "_WEIGHT", w)
+        return custom(node_sub=_sub_global)
+
+    gs = [gedkit.Graph({0: "C", 1: "O"}, [(0, 1)]), gedkit.Graph({0: "C"}),
+          gedkit.Graph({0: "N", 1: "N", 2: "C"}, [(0, 1), (1, 2)])]
+    out = tmp_path / "pairs.sqlite"
+    gedkit.pairwise(gs, costs=costs(1.0), out=out, **EXACT)
+    assert gedkit.pairwise(gs, costs=costs(1.0), out=out, **EXACT).resumed == 9
+    with pytest.raises(gedkit.GedkitError, match="not the same cost model as"):
+        gedkit.pairwise(gs, costs=costs(3.0), out=out, **EXACT)
+
+
+def test_custom_costs_that_cannot_be_checked_are_not_resumed(tmp_path):
+    """A function reading a random generator: nothing tells whether it is the same."""
+    import random
+
+    from gedkit.costs import custom
+
+    draw = random.Random(1)
+    costs = custom(node_sub=lambda a, b: draw.random())
+    out = tmp_path / "pairs.sqlite"
+    gedkit.pairwise([gedkit.Graph({0: "C"}), gedkit.Graph({0: "N"})], costs=costs, out=out,
+                    **EXACT)
+    with pytest.raises(gedkit.GedkitError, match="cannot be checked to be the same") as info:
+        gedkit.pairwise([gedkit.Graph({0: "C"}), gedkit.Graph({0: "N"})], costs=costs,
+                        out=out, **EXACT)
+    assert "\n" not in str(info.value)
+
+
 def test_other_graphs_are_refused(graphs, tmp_path):
     out = tmp_path / "pairs.sqlite"
     gedkit.pairwise(graphs[:3], out=out, **EXACT)
