@@ -681,3 +681,22 @@ def test_an_option_of_another_method_says_which(capsys):
         code, out, err = run(capsys, "mces", "smiles:CCO", "smiles:CCN", *method, "--steps")
         assert_one_line_error(code, out, err, "--steps",
                               "for step-by-step pictures use gedkit ged")
+
+
+def test_pairwise_csv_naming_the_out_file_is_refused_up_front(capsys, files, tmp_path):
+    """--csv writing over --out would lose every finished pair; by another path too."""
+    out = tmp_path / "same.db"
+    code, stdout, err = run(capsys, "pairwise", files["a"], files["b"], *LABEL_ARGS,
+                            "--out", out, "--csv", out)
+    assert_one_line_error(code, stdout, err, "is the --out results file")
+    assert not out.exists()
+    assert run(capsys, "pairwise", files["a"], files["b"], *LABEL_ARGS, "--out", out)[0] == 0
+    before = out.read_bytes()
+    other = tmp_path / "." / "same.db"
+    code, stdout, err = run(capsys, "pairwise", files["a"], files["b"], *LABEL_ARGS,
+                            "--out", out, "--csv", other)
+    assert_one_line_error(code, stdout, err, "is the --out results file")
+    assert out.read_bytes() == before
+    code, stdout, err = run(capsys, "pairwise", files["a"], files["b"], *LABEL_ARGS,
+                            "--out", files["a"])
+    assert_one_line_error(code, stdout, err, "--out", "is the input")

@@ -100,6 +100,7 @@ def run(args: argparse.Namespace) -> int:
     }
     pairwise([], progress=False, **options)  # every option checked before any file is read
     check_output(args.csv, "--csv", args)
+    _check_out(args)
     if args.export is not None:
         _check_export(args)
     elif args.pyg_name is not None or args.pyg_test is not None:
@@ -157,6 +158,26 @@ def run(args: argparse.Namespace) -> int:
         print(f"gedkit: interrupted; the pairs done are kept ({summary})", file=sys.stderr)
         return 130
     return 1 if result.counts()["failed"] else 0
+
+
+def _check_out(args: argparse.Namespace) -> None:
+    """A bad --out is an error before any pair is solved: an input file, or the file --csv
+    writes (which would overwrite every finished pair with the table)."""
+    if args.out is None:
+        return
+    check_output(args.out, "--out", args)
+    if args.csv not in (None, "-") and _same_file(args.csv, args.out):
+        raise OptionError(f"--csv {args.csv}: is the --out results file; give another file name")
+
+
+def _same_file(a: str, b: str) -> bool:
+    """Whether paths ``a`` and ``b`` name one file (by any path; one not there yet too)."""
+    try:
+        if os.path.exists(a) and os.path.exists(b):
+            return os.path.samefile(a, b)
+        return Path(a).resolve() == Path(b).resolve()
+    except OSError:
+        return False
 
 
 def _check_export(args: argparse.Namespace) -> None:
