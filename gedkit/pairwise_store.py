@@ -141,6 +141,10 @@ class PairStore:
             self._open(header)
         except sqlite3.DatabaseError as exc:
             self.db.close()
+            if _cannot_write(exc):
+                raise GedkitError(
+                    f"cannot write {self.path} (read-only file or folder? {exc}); ", _ANOTHER
+                ) from None
             raise GedkitError(
                 f"{self.path} is not a gedkit pairwise results file ({exc}); ", _ANOTHER
             ) from None
@@ -169,6 +173,9 @@ class PairStore:
             if row is None:
                 db.execute("INSERT INTO job (id, header) VALUES (0, ?)",
                            (json.dumps(header, sort_keys=True),))
+            # a write, now: a file SQLite opened read-only (its permissions, its folder's) lets
+            # BEGIN IMMEDIATE by, then fails the first chunk's commit, after the solving
+            db.execute("UPDATE job SET header = header")
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
@@ -221,13 +228,16 @@ class PairStore:
         if not self._rows:
             return
         rows, self._rows = self._rows, []
-        with self.db:  # BEGIN ... COMMIT (rolled back on error)
-            self.db.execute("BEGIN")
-            self.db.executemany(
-                "INSERT OR REPLACE INTO pairs "
-                "(i, j, lower, upper, status, optimal, time, error, node_map, method) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows
-            )
+        try:
+            with self.db:  # BEGIN ... COMMIT (rolled back on error)
+                self.db.execute("BEGIN")
+                self.db.executemany(
+                    "INSERT OR REPLACE INTO pairs "
+                    "(i, j, lower, upper, status, optimal, time, error, node_map, method) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows
+                )
+        except sqlite3.Error as exc:  # a full disk, the file made read-only meanwhile
+            raise GedkitError(f"cannot write pairwise results to {self.path} ({exc})") from None
 
     def close(self) -> None:
         """Commit what is queued and close the file."""
@@ -360,6 +370,14 @@ def _names(code: types.CodeType) -> set[str]:
         if isinstance(const, types.CodeType):
             names |= _names(const)
     return names
+
+
+def _cannot_write(exc: sqlite3.Error) -> bool:
+    """Whether SQLite failed for want of write access (a read-only file, or a folder where
+    its journal cannot be made), not because the file is not a database."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code is not None and code & 0xFF in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_PERM,
+                                                 sqlite3.SQLITE_CANTOPEN)
 
 
 def _has_contents(cell: Any) -> bool:

@@ -402,3 +402,28 @@ def test_without_pyg_export_and_conversions_say_how_to_install(graphs, monkeypat
     assert main(["pairwise", *files[:2], "--export", "pyg", "out"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "gedkit[pyg]" in err
+
+
+def test_an_out_file_that_cannot_be_written_is_refused_before_any_solve(graphs, tmp_path,
+                                                                         monkeypatch,
+                                                                         count_solves):
+    """A results file SQLite can only read (opened read-only here: as root, permissions do
+    not stop a write) is refused at open, in one line, not after a chunk is solved."""
+    from gedkit import pairwise_store
+
+    out = tmp_path / "pairs.sqlite"
+    gedkit.pairwise(graphs[:3], out=out, **EXACT)
+    with sqlite3.connect(out) as db:
+        db.execute("DELETE FROM pairs WHERE i = 1")
+    real = sqlite3.connect
+
+    def read_only(path, **kwargs):
+        return real(f"file:{path}?mode=ro", uri=True, **kwargs)
+
+    monkeypatch.setattr(pairwise_store.sqlite3, "connect", read_only)
+    solved = len(count_solves)
+    with pytest.raises(gedkit.GedkitError, match="cannot write") as info:
+        gedkit.pairwise(graphs[:3], out=out, **EXACT)
+    assert "\n" not in str(info.value) and "not a gedkit pairwise results file" not in str(
+        info.value)
+    assert len(count_solves) == solved
