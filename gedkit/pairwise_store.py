@@ -30,7 +30,11 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import os
+import pickle
 import sqlite3
+import sys
+import sysconfig
 import types
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -329,10 +333,13 @@ def _instance(value: Any, seen: set[int]) -> str:
     """An object (a callable instance, a model's helper): its class's code and plain values,
     and its own state."""
     kind = type(value)
-    if not hasattr(value, "__dict__") and not getattr(kind, "__slots__", None):
-        raise _Unchecked(value)
+    if _library(kind) or (not hasattr(value, "__dict__") and not any(
+            getattr(klass, "__slots__", None) for klass in kind.__mro__)):
+        return _pickled(value)  # its state may be held in C, out of __dict__'s reach
     members = {}
     for klass in reversed(kind.__mro__[:-1]):  # the class's code: __call__ and what it uses
+        if _library(klass):
+            continue
         for name, member in vars(klass).items():
             if isinstance(member, (types.FunctionType, *_PLAIN, tuple, frozenset)):
                 members[f"{klass.__qualname__}.{name}"] = member
@@ -344,12 +351,35 @@ def _instance(value: Any, seen: set[int]) -> str:
     return f"{kind.__module__}.{kind.__qualname__}({_value(members, seen)}, {_value(state, seen)})"
 
 
+def _library(thing: Any) -> bool:
+    """Whether a function or class comes with Python or an installed package: its code and
+    the globals it reads are that package's version's, not the job's (walking them would
+    reach every module the package uses)."""
+    module = sys.modules.get(getattr(thing, "__module__", None) or "")
+    path = getattr(module, "__file__", None)
+    if module is None or path is None:
+        return module is not None  # built into the interpreter
+    folders = {sysconfig.get_paths()[key] for key in ("stdlib", "platstdlib", "purelib",
+                                                       "platlib")}
+    return any(os.path.abspath(path).startswith(os.path.abspath(f) + os.sep) for f in folders)
+
+
+def _pickled(value: Any) -> str:
+    """An object whose state only pickling reaches (a random generator's, held in C)."""
+    try:
+        data = pickle.dumps(value, protocol=4)
+    except Exception:  # whatever stops pickling, the object cannot be checked
+        raise _Unchecked(value) from None
+    return f"{type(value).__qualname__}:pickle:{hashlib.sha256(data).hexdigest()[:16]}"
+
+
 def _function(f: types.FunctionType, seen: set[int]) -> str:
     """A function by its code (nested functions' included), the values it closes over, its
     defaults, and the module globals its code reads."""
     cells = [c.cell_contents for c in f.__closure__ or () if _has_contents(c)]
-    names = _names(f.__code__)
-    globals_ = {name: f.__globals__[name] for name in sorted(names) if name in f.__globals__}
+    globals_ = {} if _library(f) else {
+        name: f.__globals__[name] for name in sorted(_names(f.__code__)) if name in f.__globals__
+    }
     text = (f"{_code(f.__code__)} {_value(cells, seen)} {_value(f.__defaults__, seen)} "
             f"{_value(f.__kwdefaults__, seen)} {_value(globals_, seen)}")
     digest = hashlib.sha256(text.encode("utf-8", "backslashreplace")).hexdigest()
