@@ -569,10 +569,14 @@ class _Gather:
         return done
 
     def pair(self, i: int, j: int, entry: _Entry) -> None:
-        """One pair done: recorded, queued for the file (unless Ctrl-C cut its solve short,
-        so a resumed job solves it again in full), counted."""
+        """One pair done: recorded, queued for the file, counted. A solve Ctrl-C cut short
+        leaves its pair pending, as it leaves the file (a resumed job solves it again in
+        full): recorded, it was counted done but missing from the file, or "bounded" under
+        no time limit; one that proved its bounds all the same is done."""
+        if entry.interrupted and entry.status != "optimal":
+            return
         self._record(i, j, entry)
-        if self.store is not None and not entry.interrupted:
+        if self.store is not None:
             self.store.add(i, j, entry.lower, entry.upper, entry.time, entry.status,
                            entry.error, entry.node_map, self.method)
         if self.shown is not None:

@@ -341,6 +341,31 @@ def test_cli_killed_part_way_resumes_to_the_same_matrix(files, tmp_path, sig):
         assert row["optimal"] == "true" and row["status"] == whole.status[i, j]
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="signals to a child process")
+def test_ctrl_c_reports_done_exactly_the_pairs_written(files, tmp_path):
+    """The pair whose solve Ctrl-C cuts is pending in the table (not done, not 'bounded' under
+    no time limit) unless written: every pair reported done is in --out."""
+    out, table = tmp_path / "pairs.sqlite", tmp_path / "cut.csv"
+    proc = cli(*files, "--out", str(out), "--csv", str(table))
+    try:
+        wait_for_rows(out, 12, proc)
+        proc.send_signal(signal.SIGINT)  # lands in a solve's 50 ms: that solve is cut
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, stderr.decode()
+    names = [Path(f).stem for f in files]
+    with open(table, encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    done = {(names.index(r["row"]), names.index(r["column"])): r["status"] for r in rows
+            if r["status"] != "pending"}
+    kept = stored(out)
+    assert set(done) == set(kept)
+    assert all(status == kept[pair][2] == "optimal" for pair, status in done.items())
+    assert f"{len(kept)} of 55 pairs" in stderr.decode() or f"{55 - len(kept)} not done" in (
+        stderr.decode())
+
+
 def _children(pid: int) -> set[int]:
     """The processes whose parent is ``pid`` (Linux /proc)."""
     found = set()
