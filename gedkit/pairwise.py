@@ -123,9 +123,9 @@ class PairwiseResult:
     resumed : int
         How many pairs were read from ``out`` instead of solved.
     stopped : dict
-        ``reason -> count`` of the pairs solved here that stopped unproven for another reason
-        than the time limit (the memory cap, kernels not compiled in time...), as their
-        solves' ``stats["stopped"]`` says it.
+        ``reason -> count`` of the pairs that stopped unproven for another reason than the
+        time limit (the memory cap, kernels not compiled in time...), as their solves'
+        ``stats["stopped"]`` says it; resumed pairs count as their ``out`` file recorded.
     """
 
     lower_bound: np.ndarray
@@ -560,10 +560,11 @@ class _Gather:
         if self.store is None:
             return done
         shape = self.result.shape
-        for i, j, lower, upper, seconds, status, node_map in self.store.done():
+        for i, j, lower, upper, seconds, status, node_map, stopped in self.store.done():
             if not (0 <= i < shape[0] and 0 <= j < shape[1]):
                 continue
-            self._record(i, j, _Entry(lower, upper, seconds, status, node_map=node_map))
+            self._record(i, j, _Entry(lower, upper, seconds, status, node_map=node_map,
+                                      stopped=stopped))
             done.add((i, j))
         self.result.resumed = len(done)
         return done
@@ -578,7 +579,7 @@ class _Gather:
         self._record(i, j, entry)
         if self.store is not None:
             self.store.add(i, j, entry.lower, entry.upper, entry.time, entry.status,
-                           entry.error, entry.node_map, self.method)
+                           entry.error, entry.node_map, self.method, entry.stopped)
         if self.shown is not None:
             self.shown.add(entry.status)
 

@@ -7,8 +7,9 @@ One SQLite file (stdlib :mod:`sqlite3`, write-ahead log) with two tables:
   matrix's shape. Resuming with inputs that differ is refused, naming what differs.
 - ``pairs``: one row per pair done, keyed by ``(i, j)``: ``lower``, ``upper``, ``status``
   (``optimal``, ``bounded`` or ``failed``), ``optimal`` (0/1), ``time``, ``error``, ``node_map``
-  (the node map as little-endian int32 indices into ``graphs_b[j]``, -1 for a deletion) and
-  ``method``.
+  (the node map as little-endian int32 indices into ``graphs_b[j]``, -1 for a deletion),
+  ``method`` and ``stopped`` (why a bounded pair's solve stopped, where not the time limit;
+  NULL otherwise, and in files written before the column: added when such a file is opened).
 
 Rows are committed once per chunk of pairs, so a killed process loses at most the chunks in
 flight; a resumed job skips every optimal or bounded pair and solves the others again (failed
@@ -66,6 +67,7 @@ CREATE TABLE IF NOT EXISTS pairs (
     error TEXT,
     node_map BLOB,
     method TEXT NOT NULL,
+    stopped TEXT,
     PRIMARY KEY (i, j)
 ) WITHOUT ROWID;
 """
@@ -173,6 +175,7 @@ class PairStore:
             for statement in _SCHEMA.split(";"):
                 if statement.strip():
                     db.execute(statement)
+            _add_stopped(db)
             row = db.execute("SELECT header FROM job").fetchone()
             if row is None:
                 db.execute("INSERT INTO job (id, header) VALUES (0, ?)",
@@ -215,17 +218,21 @@ class PairStore:
             )
 
     def done(self) -> Iterator[tuple]:
-        """``(i, j, lower, upper, time, status, node_map)`` of every pair not to solve again."""
+        """``(i, j, lower, upper, time, status, node_map, stopped)`` of every pair not to
+        solve again."""
         yield from self.db.execute(
-            "SELECT i, j, lower, upper, time, status, node_map FROM pairs "
+            "SELECT i, j, lower, upper, time, status, node_map, stopped FROM pairs "
             f"WHERE status IN ({', '.join('?' * len(DONE))}) ORDER BY i, j", DONE
         )
 
     def add(self, i: int, j: int, lower: float, upper: float, time: float, status: str,
-            error: str | None, node_map: bytes | None, method: str) -> None:
-        """Queue one pair; it is written by the next :meth:`commit`."""
+            error: str | None, node_map: bytes | None, method: str,
+            stopped: str | None = None) -> None:
+        """Queue one pair (``stopped``: why its solve stopped unproven, where not the time
+        limit); it is written by the next :meth:`commit`."""
         self._rows.append((int(i), int(j), float(lower), float(upper), status,
-                           int(status == "optimal"), float(time), error, node_map, method))
+                           int(status == "optimal"), float(time), error, node_map, method,
+                           stopped))
 
     def commit(self) -> None:
         """Write the queued pairs in one transaction."""
@@ -237,8 +244,8 @@ class PairStore:
                 self.db.execute("BEGIN")
                 self.db.executemany(
                     "INSERT OR REPLACE INTO pairs "
-                    "(i, j, lower, upper, status, optimal, time, error, node_map, method) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows
+                    "(i, j, lower, upper, status, optimal, time, error, node_map, method, "
+                    "stopped) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows
                 )
         except sqlite3.Error as exc:  # a full disk, the file made read-only meanwhile
             raise GedkitError(f"cannot write pairwise results to {self.path} ({exc})") from None
@@ -400,6 +407,14 @@ def _names(code: types.CodeType) -> set[str]:
         if isinstance(const, types.CodeType):
             names |= _names(const)
     return names
+
+
+def _add_stopped(db: sqlite3.Connection) -> None:
+    """Give a file written before pairs had a ``stopped`` column one (NULL for its pairs:
+    the reason was not kept), so that it resumes, and records the reason from then on."""
+    columns = {row[1] for row in db.execute("PRAGMA table_info(pairs)")}
+    if "stopped" not in columns:
+        db.execute("ALTER TABLE pairs ADD COLUMN stopped TEXT")
 
 
 def _cannot_write(exc: sqlite3.Error) -> bool:

@@ -453,3 +453,32 @@ def test_an_out_file_that_cannot_be_written_is_refused_before_any_solve(graphs, 
     assert "\n" not in str(info.value) and "not a gedkit pairwise results file" not in str(
         info.value)
     assert len(count_solves) == solved
+
+
+# two molecules whose exact search the memory cap stops well within its time limit
+CAPPED = ["CCOC(=O)c1ccc(N)cc1CCCCOC1CCCC(C)C1", "O=C(O)c1ccccc1OC1CCC(CC)C(OC)C1N"]
+CAPPED_JOB = {"method": "exact", "timeout": 3, "memory": 100_000, "progress": False}
+
+
+def test_why_a_pair_stopped_unproven_is_kept_on_resume(tmp_path):
+    out = tmp_path / "pairs.sqlite"
+    first = gedkit.pairwise(CAPPED, out=out, **CAPPED_JOB)
+    assert first.counts()["bounded"] == 1 and first.stopped  # the memory cap, not the time
+    again = gedkit.pairwise(CAPPED, out=out, **CAPPED_JOB)
+    assert again.resumed == len(first.pairs)
+    assert again.stopped == first.stopped and again.summary() == first.summary()
+
+
+def test_a_file_without_the_stopped_column_resumes(tmp_path):
+    """A file written before pairs recorded why they stopped: resumed, the column added."""
+    out = tmp_path / "pairs.sqlite"
+    graphs = [gedkit.Graph({0: "C"}), gedkit.Graph({0: "N"}), gedkit.Graph({0: "O"})]
+    first = gedkit.pairwise(graphs, out=out, **EXACT)
+    with sqlite3.connect(out) as db:
+        db.execute("ALTER TABLE pairs DROP COLUMN stopped")
+        db.execute("DELETE FROM pairs WHERE i = 2")
+    again = gedkit.pairwise(graphs, out=out, **EXACT)
+    assert again.resumed == len(first.pairs) - 1
+    assert_same(first, again)
+    with sqlite3.connect(out) as db:
+        assert db.execute("SELECT COUNT(*) FROM pairs WHERE stopped IS NULL").fetchone() == (6,)
