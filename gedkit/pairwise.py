@@ -337,6 +337,9 @@ def pairwise(
         raise OptionError(f"chunk_size must be a positive integer, got {chunk_size!r}")
     if progress not in (None, True, False):
         raise OptionError(f"progress must be True, False or None (automatic), got {progress!r}")
+    if out is not None and not _is_path(out):
+        raise OptionError(f"out must be a file path (a non-empty str or os.PathLike), got "
+                          f"{out!r}")
     if node_maps not in (True, False):
         raise OptionError(f"node_maps must be True or False, got {node_maps!r}")
     rows, bad_rows = _graphs(graphs_a, "graphs_a", node_label, edge_label)
@@ -540,6 +543,15 @@ def _pairs(n_rows: int, n_cols: int, square: bool, mirror: bool) -> np.ndarray:
     i, j = np.indices((n_rows, n_cols)).reshape(2, -1)
     keep = i <= j if mirror else np.ones(len(i), dtype=bool)
     return np.stack([i[keep], j[keep]], axis=1)
+
+
+def _is_path(value: Any) -> bool:
+    """Whether ``value`` names a file as ``out=`` takes it: ``""`` named the current folder
+    in the error, bytes and numbers raised a raw TypeError."""
+    if not isinstance(value, (str, os.PathLike)):
+        return False
+    text = os.fspath(value)
+    return isinstance(text, str) and text != ""
 
 
 def _is_int(value: Any, minimum: int) -> bool:

@@ -700,3 +700,8 @@ def test_pairwise_csv_naming_the_out_file_is_refused_up_front(capsys, files, tmp
     code, stdout, err = run(capsys, "pairwise", files["a"], files["b"], *LABEL_ARGS,
                             "--out", files["a"])
     assert_one_line_error(code, stdout, err, "--out", "is the input")
+
+
+def test_pairwise_empty_out_is_named_as_given(capsys, files):
+    code, stdout, err = run(capsys, "pairwise", files["a"], *LABEL_ARGS, "--out", "")
+    assert_one_line_error(code, stdout, err, "--out needs a file name, got ''")

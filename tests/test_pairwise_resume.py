@@ -482,3 +482,10 @@ def test_a_file_without_the_stopped_column_resumes(tmp_path):
     assert_same(first, again)
     with sqlite3.connect(out) as db:
         assert db.execute("SELECT COUNT(*) FROM pairs WHERE stopped IS NULL").fetchone() == (6,)
+
+
+@pytest.mark.parametrize("out", ["", 123, True, b"x", ["x"]])
+def test_out_that_is_not_a_path_is_an_option_error(out):
+    with pytest.raises(gedkit.OptionError, match="out must be a file path") as info:
+        gedkit.pairwise([gedkit.Graph({0: "C"})], out=out, **EXACT)
+    assert repr(out) in str(info.value)

@@ -165,6 +165,8 @@ def _check_out(args: argparse.Namespace) -> None:
     writes (which would overwrite every finished pair with the table)."""
     if args.out is None:
         return
+    if not args.out:  # Path("") is the current folder: the error named "."
+        raise OptionError("--out needs a file name, got ''")
     check_output(args.out, "--out", args)
     if args.csv not in (None, "-") and _same_file(args.csv, args.out):
         raise OptionError(f"--csv {args.csv}: is the --out results file; give another file name")
