@@ -366,18 +366,25 @@ def pairwise(
     try:
         gather = _Gather(result, mirror, store, solver.name)
         done = gather.resume()
-        todo = []
+        worker = _PairSolver(rows, cols, model, solver, timeout, memory, diagonal=square)
+        todo, freed = [], 0
         for i, j in pairs.tolist():
             if (i, j) in done:
                 continue
             reason = bad_rows.get(i) or bad_cols.get(j)
-            if reason is None:
+            # the diagonal is done before any solve: Ctrl-C left it pending ("?") otherwise
+            free = None if reason is not None or not square or i != j else worker.free(i)
+            if free is not None:
+                gather.pair(i, j, free)
+                freed += 1
+            elif reason is None:
                 todo.append((i, j))
             else:
                 gather.pair(i, j, _Entry.failed(reason))
         gather.chunk_done()
-        gather.shown = shown = _Progress(progress, len(todo), timeout, rows, cols)
-        worker = _PairSolver(rows, cols, model, solver, timeout, memory, diagonal=square)
+        gather.shown = shown = _Progress(progress, len(todo) + freed, timeout, rows, cols)
+        for _ in range(freed):  # the progress counts every pair to do, as before
+            shown.add("optimal")
         try:
             result.interrupted = _run(worker, todo, jobs, client, chunk_size, gather, shown)
         except KeyboardInterrupt:
@@ -463,6 +470,22 @@ class _PairSolver:
         except Exception:  # the pairs themselves will say what is wrong
             pass
 
+    def free(self, i: int) -> _Entry | None:
+        """Entry ``(i, i)`` of a square matrix where matching the graph to itself is free
+        (distance 0, no solve); None where it is not, the pair cannot be compiled (its
+        solve will say why), or compiling it runs the user's code: that runs in the workers,
+        where a cost function that kills its process fails its pair, not the batch."""
+        if not _built_in(self.model):
+            return None
+        try:
+            problem = self.model.compile(self.rows[i], self.cols[i])
+            identity = np.arange(problem.n1)
+            if problem.cost(identity) == 0:
+                return _Entry(0.0, 0.0, 0.0, "optimal", node_map=_packed(identity))
+        except Exception:  # a user cost function, a label the model rejects...
+            pass
+        return None
+
     def entry(self, i: int, j: int) -> _Entry:
         """Bounds for ``rows[i]`` → ``cols[j]``; any error becomes a failed entry (only
         KeyboardInterrupt goes through)."""
@@ -484,6 +507,14 @@ class _PairSolver:
             node_map=_packed(result.assignment),
             stopped=None if result.optimal or not _other_than_time(stopped) else str(stopped),
         )
+
+
+def _built_in(model: CostModel) -> bool:
+    """Whether ``model`` is one of gedkit's own (no user code in it)."""
+    from gedkit.costs import CallableCosts
+
+    return (type(model).__module__.startswith("gedkit.costs.")
+            and not isinstance(model, CallableCosts))
 
 
 def _other_than_time(stopped: Any) -> bool:

@@ -489,3 +489,30 @@ def test_out_that_is_not_a_path_is_an_option_error(out):
     with pytest.raises(gedkit.OptionError, match="out must be a file path") as info:
         gedkit.pairwise([gedkit.Graph({0: "C"})], out=out, **EXACT)
     assert repr(out) in str(info.value)
+
+
+def test_the_diagonal_is_done_however_early_ctrl_c_comes(graphs, tmp_path, monkeypatch):
+    """Entries (i, i) are 0 without a solve: Ctrl-C at the first solve leaves none pending,
+    and the out file holds them."""
+    module = importlib.import_module("gedkit.pairwise")
+
+    def interrupt(solver, problem, budget):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(module, "_solve", interrupt)
+    out = tmp_path / "pairs.sqlite"
+    with pytest.warns(InterruptedWarning):
+        cut = gedkit.pairwise(graphs, out=out, **EXACT)
+    n = len(graphs)
+    assert (cut.status.diagonal() == "optimal").all() and (cut.distance.diagonal() == 0).all()
+    assert cut.counts()["pending"] == len(cut.pairs) - n
+    assert {(i, i) for i in range(n)} <= set(stored(out))
+
+
+def test_with_no_time_limit_the_table_does_not_suggest_more_time(capsys):
+    from gedkit.cli._pairwise import _table
+
+    result = gedkit.pairwise(CAPPED, **{**CAPPED_JOB, "timeout": None})
+    assert result.counts()["bounded"] == 1
+    table = _table(result, ["a", "b"], ["a", "b"])
+    assert "--timeout S" not in table and "--memory M proves more" in table

@@ -285,7 +285,8 @@ def _table(result: PairwiseResult, rows: list[str], cols: list[str]) -> str:
     counts = result.counts()
     for status, note in _NOTES.items():
         if counts[status]:
-            lines.append(note)
+            lines.append(_NO_TIME_LIMIT_NOTE if status == "bounded" and result.timeout is None
+                         else note)
     lines.append(result.summary())
     return "\n".join(lines)
 
@@ -297,6 +298,9 @@ _NOTES = {
     "failed": "x failed (the reasons are on stderr)",
     "pending": "? not done (interrupted)",
 }
+# with no time limit, more time proves nothing more: the memory cap stopped those pairs
+_NO_TIME_LIMIT_NOTE = ("* upper bound, not proven optimal (--memory M proves more, as the line "
+                       "below says; --json or --csv give the lower bounds)")
 
 
 def _cell(distance: float, status: str) -> str:
