@@ -705,3 +705,10 @@ def test_pairwise_csv_naming_the_out_file_is_refused_up_front(capsys, files, tmp
 def test_pairwise_empty_out_is_named_as_given(capsys, files):
     code, stdout, err = run(capsys, "pairwise", files["a"], *LABEL_ARGS, "--out", "")
     assert_one_line_error(code, stdout, err, "--out needs a file name, got ''")
+
+
+def test_pairwise_the_same_file_twice_gives_distinct_row_names(capsys, files):
+    code, out, _ = run(capsys, "pairwise", files["a"], files["a"], *LABEL_ARGS, "--csv", "-")
+    assert code == 0
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert len({(r["row"], r["column"]) for r in rows}) == len(rows) == 3

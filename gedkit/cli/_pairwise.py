@@ -199,7 +199,8 @@ def _check_export(args: argparse.Namespace) -> None:
 def _load(files: list[str], args: argparse.Namespace) -> tuple[list[Graph], list[str]]:
     """The graphs of ``files`` and their names in the output: each graph's own, or its
     file's; a name two graphs share (x.gxl in two folders) becomes each one's reference,
-    FILE or FILE#K, so that no two rows of a table or CSV read alike."""
+    FILE or FILE#K, so that no two rows of a table or CSV read alike (a file given twice:
+    the second ``FILE (2)``)."""
     graphs, names, refs = [], [], []
     for file in files:
         found = read_file(file, args)
@@ -211,8 +212,23 @@ def _load(files: list[str], args: argparse.Namespace) -> tuple[list[Graph], list
     if not graphs:
         raise GedkitError(f"no graphs in {', '.join(files)}")
     shared = {name for name, count in Counter(names).items() if count > 1}
-    return graphs, [ref if name in shared else name for name, ref in zip(names, refs,
-                                                                          strict=True)]
+    return graphs, _distinct([ref if name in shared else name
+                              for name, ref in zip(names, refs, strict=True)])
+
+
+def _distinct(names: list[str]) -> list[str]:
+    """``names`` with each repeat (the same file given twice) numbered, ``FILE (2)``: not
+    ``FILE#2``, which names graph 2 of a collection file.
+
+    >>> _distinct(["a.gxl", "b.gxl", "a.gxl"])
+    ['a.gxl', 'b.gxl', 'a.gxl (2)']
+    """
+    seen: Counter[str] = Counter()
+    out = []
+    for name in names:
+        seen[name] += 1
+        out.append(name if seen[name] == 1 else f"{name} ({seen[name]})")
+    return out
 
 
 def _as_dict(result: PairwiseResult, rows: list[str], cols: list[str]) -> dict:
