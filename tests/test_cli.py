@@ -6,7 +6,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 import os
 import select
 import shutil
@@ -514,11 +513,10 @@ def test_pairwise_ctrl_c_writes_the_pairs_done(tmp_path, jobs, sig):
     rows = {(r["row"], r["column"]): r for r in csv.DictReader(out.open())}
     assert len(rows) == 15
     hard = rows["big0", "big1"]
-    if jobs == "1":  # the solve in this process returned its bounds, and the batch stopped
-        assert hard["status"] == "bounded" and rows["big1", "big1"]["status"] == "pending"
-        assert 0 < float(hard["lower_bound"]) <= float(hard["upper_bound"]) < math.inf
-    else:  # its worker was stopped
-        assert hard["status"] == "pending" and hard["upper_bound"] == "inf"
+    # the solve cut short (in this process, or its worker stopped) is not done: it is not
+    # in an --out file either, and was 'bounded' under no time limit; the diagonal is done
+    assert hard["status"] == "pending" and hard["upper_bound"] == "inf"
+    assert rows["big1", "big1"]["status"] == "optimal"
     done = [key for key, r in rows.items() if r["status"] == "optimal"]
     assert len(done) >= 13
     names = {g.name: g for g in graphs}

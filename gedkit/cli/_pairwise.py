@@ -128,8 +128,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.csv == "-":
         _write_csv(sys.stdout, result, row_names, col_names)
         print(f"gedkit: {summary}", file=sys.stderr)
-    elif (args.csv and result.interrupted and os.path.exists(args.csv)
-          and result.counts()["pending"] == len(result.pairs)):
+    elif args.csv and result.interrupted and os.path.exists(args.csv) and _none_solved(result):
         # stopped before any pair: an earlier run's file is worth more than a table of
         # pending pairs
         print(f"gedkit: interrupted before any pair was done; {args.csv} left as it was",
@@ -158,6 +157,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"gedkit: interrupted; the pairs done are kept ({summary})", file=sys.stderr)
         return 130
     return 1 if result.counts()["failed"] else 0
+
+
+def _none_solved(result: PairwiseResult) -> bool:
+    """Whether every pair is pending but the diagonal done without a solve (in no time)."""
+    return all(result.status[i, j] == "pending" or (i == j and result.time[i, j] == 0)
+               for i, j in result.pairs.tolist())
 
 
 def _check_out(args: argparse.Namespace) -> None:
