@@ -123,9 +123,9 @@ class PairwiseResult:
     resumed : int
         How many pairs were read from ``out`` instead of solved.
     stopped : dict
-        ``reason -> count`` of the pairs solved here that stopped unproven for another reason
-        than the time limit (the memory cap, kernels not compiled in time...), as their
-        solves' ``stats["stopped"]`` says it.
+        ``reason -> count`` of the pairs that stopped unproven for another reason than the
+        time limit (the memory cap, kernels not compiled in time...), as their solves'
+        ``stats["stopped"]`` says it; resumed pairs count as their ``out`` file recorded.
     """
 
     lower_bound: np.ndarray
@@ -337,6 +337,9 @@ def pairwise(
         raise OptionError(f"chunk_size must be a positive integer, got {chunk_size!r}")
     if progress not in (None, True, False):
         raise OptionError(f"progress must be True, False or None (automatic), got {progress!r}")
+    if out is not None and not _is_path(out):
+        raise OptionError(f"out must be a file path (a non-empty str or os.PathLike), got "
+                          f"{out!r}")
     if node_maps not in (True, False):
         raise OptionError(f"node_maps must be True or False, got {node_maps!r}")
     rows, bad_rows = _graphs(graphs_a, "graphs_a", node_label, edge_label)
@@ -363,18 +366,25 @@ def pairwise(
     try:
         gather = _Gather(result, mirror, store, solver.name)
         done = gather.resume()
-        todo = []
+        worker = _PairSolver(rows, cols, model, solver, timeout, memory, diagonal=square)
+        todo, freed = [], 0
         for i, j in pairs.tolist():
             if (i, j) in done:
                 continue
             reason = bad_rows.get(i) or bad_cols.get(j)
-            if reason is None:
+            # the diagonal is done before any solve: Ctrl-C left it pending ("?") otherwise
+            free = None if reason is not None or not square or i != j else worker.free(i)
+            if free is not None:
+                gather.pair(i, j, free)
+                freed += 1
+            elif reason is None:
                 todo.append((i, j))
             else:
                 gather.pair(i, j, _Entry.failed(reason))
         gather.chunk_done()
-        gather.shown = shown = _Progress(progress, len(todo), timeout, rows, cols)
-        worker = _PairSolver(rows, cols, model, solver, timeout, memory, diagonal=square)
+        gather.shown = shown = _Progress(progress, len(todo) + freed, timeout, rows, cols)
+        for _ in range(freed):  # the progress counts every pair to do, as before
+            shown.add("optimal")
         try:
             result.interrupted = _run(worker, todo, jobs, client, chunk_size, gather, shown)
         except KeyboardInterrupt:
@@ -460,6 +470,22 @@ class _PairSolver:
         except Exception:  # the pairs themselves will say what is wrong
             pass
 
+    def free(self, i: int) -> _Entry | None:
+        """Entry ``(i, i)`` of a square matrix where matching the graph to itself is free
+        (distance 0, no solve); None where it is not, the pair cannot be compiled (its
+        solve will say why), or compiling it runs the user's code: that runs in the workers,
+        where a cost function that kills its process fails its pair, not the batch."""
+        if not _built_in(self.model):
+            return None
+        try:
+            problem = self.model.compile(self.rows[i], self.cols[i])
+            identity = np.arange(problem.n1)
+            if problem.cost(identity) == 0:
+                return _Entry(0.0, 0.0, 0.0, "optimal", node_map=_packed(identity))
+        except Exception:  # a user cost function, a label the model rejects...
+            pass
+        return None
+
     def entry(self, i: int, j: int) -> _Entry:
         """Bounds for ``rows[i]`` → ``cols[j]``; any error becomes a failed entry (only
         KeyboardInterrupt goes through)."""
@@ -481,6 +507,14 @@ class _PairSolver:
             node_map=_packed(result.assignment),
             stopped=None if result.optimal or not _other_than_time(stopped) else str(stopped),
         )
+
+
+def _built_in(model: CostModel) -> bool:
+    """Whether ``model`` is one of gedkit's own (no user code in it)."""
+    from gedkit.costs import CallableCosts
+
+    return (type(model).__module__.startswith("gedkit.costs.")
+            and not isinstance(model, CallableCosts))
 
 
 def _other_than_time(stopped: Any) -> bool:
@@ -542,6 +576,15 @@ def _pairs(n_rows: int, n_cols: int, square: bool, mirror: bool) -> np.ndarray:
     return np.stack([i[keep], j[keep]], axis=1)
 
 
+def _is_path(value: Any) -> bool:
+    """Whether ``value`` names a file as ``out=`` takes it: ``""`` named the current folder
+    in the error, bytes and numbers raised a raw TypeError."""
+    if not isinstance(value, (str, os.PathLike)):
+        return False
+    text = os.fspath(value)
+    return isinstance(text, str) and text != ""
+
+
 def _is_int(value: Any, minimum: int) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= minimum
 
@@ -560,21 +603,26 @@ class _Gather:
         if self.store is None:
             return done
         shape = self.result.shape
-        for i, j, lower, upper, seconds, status, node_map in self.store.done():
+        for i, j, lower, upper, seconds, status, node_map, stopped in self.store.done():
             if not (0 <= i < shape[0] and 0 <= j < shape[1]):
                 continue
-            self._record(i, j, _Entry(lower, upper, seconds, status, node_map=node_map))
+            self._record(i, j, _Entry(lower, upper, seconds, status, node_map=node_map,
+                                      stopped=stopped))
             done.add((i, j))
         self.result.resumed = len(done)
         return done
 
     def pair(self, i: int, j: int, entry: _Entry) -> None:
-        """One pair done: recorded, queued for the file (unless Ctrl-C cut its solve short,
-        so a resumed job solves it again in full), counted."""
+        """One pair done: recorded, queued for the file, counted. A solve Ctrl-C cut short
+        leaves its pair pending, as it leaves the file (a resumed job solves it again in
+        full): recorded, it was counted done but missing from the file, or "bounded" under
+        no time limit; one that proved its bounds all the same is done."""
+        if entry.interrupted and entry.status != "optimal":
+            return
         self._record(i, j, entry)
-        if self.store is not None and not entry.interrupted:
+        if self.store is not None:
             self.store.add(i, j, entry.lower, entry.upper, entry.time, entry.status,
-                           entry.error, entry.node_map, self.method)
+                           entry.error, entry.node_map, self.method, entry.stopped)
         if self.shown is not None:
             self.shown.add(entry.status)
 

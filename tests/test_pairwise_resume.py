@@ -140,6 +140,82 @@ def test_another_job_is_refused_in_one_line(graphs, tmp_path, change, what):
     assert "\n" not in str(info.value) and "give another out= path" in str(info.value)
 
 
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [("constant:node_del=1234567,node_ins=1234567", "constant:node_del=1234568,node_ins=1234568"),
+     ("constant:node_sub=2.0000004", "constant:node_sub=2.0000001")],
+)
+def test_costs_differing_past_six_digits_are_another_job(graphs, tmp_path, first, second):
+    """The cost model's repr rounds to 6 significant digits; the job's record must not."""
+    out = tmp_path / "pairs.sqlite"
+    gedkit.pairwise(graphs[:3], costs=first, out=out, **EXACT)
+    assert gedkit.pairwise(graphs[:3], costs=first, out=out, **EXACT).resumed == 6
+    with pytest.raises(gedkit.GedkitError, match="not the same cost model as"):
+        gedkit.pairwise(graphs[:3], costs=second, out=out, **EXACT)
+
+
+def _sub(a, b, w):
+    return 0.0 if a == b else w
+
+
+class _Sub:
+    def __init__(self, w):
+        self.w = w
+
+    def __call__(self, a, b):
+        return 0.0 if a == b else self.w
+
+
+_WEIGHT = 1.0
+
+
+def _sub_global(a, b):
+    return 0.0 if a == b else _WEIGHT
+
+
+@pytest.mark.parametrize("kind", ["partial", "instance", "global"])
+def test_custom_costs_another_value_is_another_job(tmp_path, monkeypatch, kind):
+    """A partial's arguments, a callable object's state, a module global a function reads:
+    each is part of the cost function; resuming with another would mix results."""
+    import functools
+
+    from gedkit.costs import custom
+
+    def costs(w):
+        if kind == "partial":
+            return custom(node_sub=functools.partial(_sub, w=w))
+        if kind == "instance":
+            return custom(node_sub=_Sub(w))
+        monkeypatch.setattr(sys.modules[__name__], "_WEIGHT", w)
+        return custom(node_sub=_sub_global)
+
+    gs = [gedkit.Graph({0: "C", 1: "O"}, [(0, 1)]), gedkit.Graph({0: "C"}),
+          gedkit.Graph({0: "N", 1: "N", 2: "C"}, [(0, 1), (1, 2)])]
+    out = tmp_path / "pairs.sqlite"
+    gedkit.pairwise(gs, costs=costs(1.0), out=out, **EXACT)
+    assert gedkit.pairwise(gs, costs=costs(1.0), out=out, **EXACT).resumed == 9
+    with pytest.raises(gedkit.GedkitError, match="not the same cost model as"):
+        gedkit.pairwise(gs, costs=costs(3.0), out=out, **EXACT)
+
+
+def test_custom_costs_that_cannot_be_checked_are_not_resumed(tmp_path):
+    """A function reading a lock (no state to compare): nothing tells whether it is the
+    same."""
+    import threading
+
+    from gedkit.costs import custom
+
+    lock = threading.Lock()
+    costs = custom(node_sub=lambda a, b: 0.0 if lock.locked() or a == b else 1.0)
+    out = tmp_path / "pairs.sqlite"
+    gedkit.pairwise([gedkit.Graph({0: "C"}), gedkit.Graph({0: "N"})], costs=costs, out=out,
+                    **EXACT)
+    with pytest.raises(gedkit.GedkitError, match="cannot be checked to be the same") as info:
+        gedkit.pairwise([gedkit.Graph({0: "C"}), gedkit.Graph({0: "N"})], costs=costs,
+                        out=out, **EXACT)
+    assert "\n" not in str(info.value)
+
+
 def test_other_graphs_are_refused(graphs, tmp_path):
     out = tmp_path / "pairs.sqlite"
     gedkit.pairwise(graphs[:3], out=out, **EXACT)
@@ -265,6 +341,31 @@ def test_cli_killed_part_way_resumes_to_the_same_matrix(files, tmp_path, sig):
         assert row["optimal"] == "true" and row["status"] == whole.status[i, j]
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="signals to a child process")
+def test_ctrl_c_reports_done_exactly_the_pairs_written(files, tmp_path):
+    """The pair whose solve Ctrl-C cuts is pending in the table (not done, not 'bounded' under
+    no time limit) unless written: every pair reported done is in --out."""
+    out, table = tmp_path / "pairs.sqlite", tmp_path / "cut.csv"
+    proc = cli(*files, "--out", str(out), "--csv", str(table))
+    try:
+        wait_for_rows(out, 12, proc)
+        proc.send_signal(signal.SIGINT)  # lands in a solve's 50 ms: that solve is cut
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, stderr.decode()
+    names = [Path(f).stem for f in files]
+    with open(table, encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    done = {(names.index(r["row"]), names.index(r["column"])): r["status"] for r in rows
+            if r["status"] != "pending"}
+    kept = stored(out)
+    assert set(done) == set(kept)
+    assert all(status == kept[pair][2] == "optimal" for pair, status in done.items())
+    assert f"{len(kept)} of 55 pairs" in stderr.decode() or f"{55 - len(kept)} not done" in (
+        stderr.decode())
+
+
 def _children(pid: int) -> set[int]:
     """The processes whose parent is ``pid`` (Linux /proc)."""
     found = set()
@@ -327,3 +428,91 @@ def test_without_pyg_export_and_conversions_say_how_to_install(graphs, monkeypat
     assert main(["pairwise", *files[:2], "--export", "pyg", "out"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "gedkit[pyg]" in err
+
+
+def test_an_out_file_that_cannot_be_written_is_refused_before_any_solve(graphs, tmp_path,
+                                                                         monkeypatch,
+                                                                         count_solves):
+    """A results file SQLite can only read (opened read-only here: as root, permissions do
+    not stop a write) is refused at open, in one line, not after a chunk is solved."""
+    from gedkit import pairwise_store
+
+    out = tmp_path / "pairs.sqlite"
+    gedkit.pairwise(graphs[:3], out=out, **EXACT)
+    with sqlite3.connect(out) as db:
+        db.execute("DELETE FROM pairs WHERE i = 1")
+    real = sqlite3.connect
+
+    def read_only(path, **kwargs):
+        return real(f"file:{path}?mode=ro", uri=True, **kwargs)
+
+    monkeypatch.setattr(pairwise_store.sqlite3, "connect", read_only)
+    solved = len(count_solves)
+    with pytest.raises(gedkit.GedkitError, match="cannot write") as info:
+        gedkit.pairwise(graphs[:3], out=out, **EXACT)
+    assert "\n" not in str(info.value) and "not a gedkit pairwise results file" not in str(
+        info.value)
+    assert len(count_solves) == solved
+
+
+# two molecules whose exact search the memory cap stops well within its time limit
+CAPPED = ["CCOC(=O)c1ccc(N)cc1CCCCOC1CCCC(C)C1", "O=C(O)c1ccccc1OC1CCC(CC)C(OC)C1N"]
+CAPPED_JOB = {"method": "exact", "timeout": 3, "memory": 100_000, "progress": False}
+
+
+def test_why_a_pair_stopped_unproven_is_kept_on_resume(tmp_path):
+    out = tmp_path / "pairs.sqlite"
+    first = gedkit.pairwise(CAPPED, out=out, **CAPPED_JOB)
+    assert first.counts()["bounded"] == 1 and first.stopped  # the memory cap, not the time
+    again = gedkit.pairwise(CAPPED, out=out, **CAPPED_JOB)
+    assert again.resumed == len(first.pairs)
+    assert again.stopped == first.stopped and again.summary() == first.summary()
+
+
+def test_a_file_without_the_stopped_column_resumes(tmp_path):
+    """A file written before pairs recorded why they stopped: resumed, the column added."""
+    out = tmp_path / "pairs.sqlite"
+    graphs = [gedkit.Graph({0: "C"}), gedkit.Graph({0: "N"}), gedkit.Graph({0: "O"})]
+    first = gedkit.pairwise(graphs, out=out, **EXACT)
+    with sqlite3.connect(out) as db:
+        db.execute("ALTER TABLE pairs DROP COLUMN stopped")
+        db.execute("DELETE FROM pairs WHERE i = 2")
+    again = gedkit.pairwise(graphs, out=out, **EXACT)
+    assert again.resumed == len(first.pairs) - 1
+    assert_same(first, again)
+    with sqlite3.connect(out) as db:
+        assert db.execute("SELECT COUNT(*) FROM pairs WHERE stopped IS NULL").fetchone() == (6,)
+
+
+@pytest.mark.parametrize("out", ["", 123, True, b"x", ["x"]])
+def test_out_that_is_not_a_path_is_an_option_error(out):
+    with pytest.raises(gedkit.OptionError, match="out must be a file path") as info:
+        gedkit.pairwise([gedkit.Graph({0: "C"})], out=out, **EXACT)
+    assert repr(out) in str(info.value)
+
+
+def test_the_diagonal_is_done_however_early_ctrl_c_comes(graphs, tmp_path, monkeypatch):
+    """Entries (i, i) are 0 without a solve: Ctrl-C at the first solve leaves none pending,
+    and the out file holds them."""
+    module = importlib.import_module("gedkit.pairwise")
+
+    def interrupt(solver, problem, budget):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(module, "_solve", interrupt)
+    out = tmp_path / "pairs.sqlite"
+    with pytest.warns(InterruptedWarning):
+        cut = gedkit.pairwise(graphs, out=out, **EXACT)
+    n = len(graphs)
+    assert (cut.status.diagonal() == "optimal").all() and (cut.distance.diagonal() == 0).all()
+    assert cut.counts()["pending"] == len(cut.pairs) - n
+    assert {(i, i) for i in range(n)} <= set(stored(out))
+
+
+def test_with_no_time_limit_the_table_does_not_suggest_more_time(capsys):
+    from gedkit.cli._pairwise import _table
+
+    result = gedkit.pairwise(CAPPED, **{**CAPPED_JOB, "timeout": None})
+    assert result.counts()["bounded"] == 1
+    table = _table(result, ["a", "b"], ["a", "b"])
+    assert "--timeout S" not in table and "--memory M proves more" in table

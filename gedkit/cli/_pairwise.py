@@ -100,6 +100,7 @@ def run(args: argparse.Namespace) -> int:
     }
     pairwise([], progress=False, **options)  # every option checked before any file is read
     check_output(args.csv, "--csv", args)
+    _check_out(args)
     if args.export is not None:
         _check_export(args)
     elif args.pyg_name is not None or args.pyg_test is not None:
@@ -127,8 +128,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.csv == "-":
         _write_csv(sys.stdout, result, row_names, col_names)
         print(f"gedkit: {summary}", file=sys.stderr)
-    elif (args.csv and result.interrupted and os.path.exists(args.csv)
-          and result.counts()["pending"] == len(result.pairs)):
+    elif args.csv and result.interrupted and os.path.exists(args.csv) and _none_solved(result):
         # stopped before any pair: an earlier run's file is worth more than a table of
         # pending pairs
         print(f"gedkit: interrupted before any pair was done; {args.csv} left as it was",
@@ -159,6 +159,34 @@ def run(args: argparse.Namespace) -> int:
     return 1 if result.counts()["failed"] else 0
 
 
+def _none_solved(result: PairwiseResult) -> bool:
+    """Whether every pair is pending but the diagonal done without a solve (in no time)."""
+    return all(result.status[i, j] == "pending" or (i == j and result.time[i, j] == 0)
+               for i, j in result.pairs.tolist())
+
+
+def _check_out(args: argparse.Namespace) -> None:
+    """A bad --out is an error before any pair is solved: an input file, or the file --csv
+    writes (which would overwrite every finished pair with the table)."""
+    if args.out is None:
+        return
+    if not args.out:  # Path("") is the current folder: the error named "."
+        raise OptionError("--out needs a file name, got ''")
+    check_output(args.out, "--out", args)
+    if args.csv not in (None, "-") and _same_file(args.csv, args.out):
+        raise OptionError(f"--csv {args.csv}: is the --out results file; give another file name")
+
+
+def _same_file(a: str, b: str) -> bool:
+    """Whether paths ``a`` and ``b`` name one file (by any path; one not there yet too)."""
+    try:
+        if os.path.exists(a) and os.path.exists(b):
+            return os.path.samefile(a, b)
+        return Path(a).resolve() == Path(b).resolve()
+    except OSError:
+        return False
+
+
 def _check_export(args: argparse.Namespace) -> None:
     """A bad --export is an error before any pair is solved."""
     kind, directory = args.export
@@ -176,7 +204,8 @@ def _check_export(args: argparse.Namespace) -> None:
 def _load(files: list[str], args: argparse.Namespace) -> tuple[list[Graph], list[str]]:
     """The graphs of ``files`` and their names in the output: each graph's own, or its
     file's; a name two graphs share (x.gxl in two folders) becomes each one's reference,
-    FILE or FILE#K, so that no two rows of a table or CSV read alike."""
+    FILE or FILE#K, so that no two rows of a table or CSV read alike (a file given twice:
+    the second ``FILE (2)``)."""
     graphs, names, refs = [], [], []
     for file in files:
         found = read_file(file, args)
@@ -188,8 +217,23 @@ def _load(files: list[str], args: argparse.Namespace) -> tuple[list[Graph], list
     if not graphs:
         raise GedkitError(f"no graphs in {', '.join(files)}")
     shared = {name for name, count in Counter(names).items() if count > 1}
-    return graphs, [ref if name in shared else name for name, ref in zip(names, refs,
-                                                                          strict=True)]
+    return graphs, _distinct([ref if name in shared else name
+                              for name, ref in zip(names, refs, strict=True)])
+
+
+def _distinct(names: list[str]) -> list[str]:
+    """``names`` with each repeat (the same file given twice) numbered, ``FILE (2)``: not
+    ``FILE#2``, which names graph 2 of a collection file.
+
+    >>> _distinct(["a.gxl", "b.gxl", "a.gxl"])
+    ['a.gxl', 'b.gxl', 'a.gxl (2)']
+    """
+    seen: Counter[str] = Counter()
+    out = []
+    for name in names:
+        seen[name] += 1
+        out.append(name if seen[name] == 1 else f"{name} ({seen[name]})")
+    return out
 
 
 def _as_dict(result: PairwiseResult, rows: list[str], cols: list[str]) -> dict:
@@ -262,7 +306,8 @@ def _table(result: PairwiseResult, rows: list[str], cols: list[str]) -> str:
     counts = result.counts()
     for status, note in _NOTES.items():
         if counts[status]:
-            lines.append(note)
+            lines.append(_NO_TIME_LIMIT_NOTE if status == "bounded" and result.timeout is None
+                         else note)
     lines.append(result.summary())
     return "\n".join(lines)
 
@@ -274,6 +319,9 @@ _NOTES = {
     "failed": "x failed (the reasons are on stderr)",
     "pending": "? not done (interrupted)",
 }
+# with no time limit, more time proves nothing more: the memory cap stopped those pairs
+_NO_TIME_LIMIT_NOTE = ("* upper bound, not proven optimal (--memory M proves more, as the line "
+                       "below says; --json or --csv give the lower bounds)")
 
 
 def _cell(distance: float, status: str) -> str:
