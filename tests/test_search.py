@@ -592,11 +592,11 @@ def test_under_a_time_limit_the_most_similar_are_verified_first(monkeypatch):
     seen = []
     real = mces_search.Verifier.problem
 
-    def noted(query, graph):
+    def noted(self, query, graph):
         seen.append(int(graph.name[1:]))  # g<position>
-        return real(query, graph)
+        return real(self, query, graph)
 
-    monkeypatch.setattr(mces_search.Verifier, "problem", staticmethod(noted))
+    monkeypatch.setattr(mces_search.Verifier, "problem", noted)
     res = coll.mces_range(graphs[-1], 0.3, progress=False, query_timeout=600)
     sig = coll._signatures
     ub = np.full(len(sig), np.inf)

@@ -41,11 +41,11 @@ def _random_set(seed: int, count: int = 12, n: tuple[int, int] = (1, 7)):
             for i in range(count)]
 
 
-def _check(coll, query, truth):
+def _check(coll, query, truth, **rule):
     """mces_range and mces_knn against the pairwise truth (ties: insertion order)."""
     ranked = sorted(range(len(truth)), key=lambda i: (-truth[i], i))
     for s in (0.0, 0.25, 0.5, 0.7, 1.0):
-        res = coll.mces_range(query, s, method="exact", timeout=None)
+        res = coll.mces_range(query, s, method="exact", timeout=None, **rule)
         assert res.kind == "mces_range" and res.certified and not res.undecided
         want = [i for i in ranked if truth[i] >= s - 1e-9]
         assert res.ids == want
@@ -55,7 +55,7 @@ def _check(coll, query, truth):
         assert res.stats["verified"] <= res.stats["candidates"]["pairs"] \
             <= res.stats["candidates"]["branches"] <= res.stats["candidates"]["labels"]
     for k in (1, 3, len(truth)):
-        res = coll.mces_knn(query, k, method="exact", timeout=None)
+        res = coll.mces_knn(query, k, method="exact", timeout=None, **rule)
         assert res.kind == "mces_knn" and res.certified and not res.uncertain
         assert res.ids == ranked[:k]
         assert [h.distance for h in res.hits] == [truth[i] for i in ranked[:k]]
@@ -74,6 +74,22 @@ def test_molecules_equal_pairwise_and_sort():
     coll = _collection(MOLECULES)
     for query in ("CCO", "CC(=O)O", "c1ccccc1O", "CC(N)C(=O)OC"):
         _check(coll, query, _truth(gedkit.from_smiles(query), graphs))
+
+
+def test_ring_matches_ring_only_as_gedkit_mces_takes_it():
+    """The rule of gedkit.mces applies to searches too (it was refused as an option no
+    method has): rings and chains of six carbons share no bond under it."""
+    graphs = [gedkit.from_smiles(s) for s in MOLECULES]
+    coll = _collection(MOLECULES)
+    for query in ("CCCCCC", "OC1CCCCC1", "c1ccc(O)cc1"):
+        q = gedkit.from_smiles(query)
+        truth = [gedkit.mces(q, g, method="exact", ring_matches_ring_only=True).similarity
+                 for g in graphs]
+        _check(coll, query, truth, ring_matches_ring_only=True)
+    hits = coll.mces_range("CCCCCC", 0.5, ring_matches_ring_only=True).ids
+    assert MOLECULES.index("CCCCCC") in hits and MOLECULES.index("C1CCCCC1") not in hits
+    with pytest.raises(gedkit.OptionError, match="ring_matches_ring_only"):
+        coll.mces_knn("CCO", 2, ring_matches_ring_only="yes")
 
 
 def test_filters_screen_a_molecule_library():

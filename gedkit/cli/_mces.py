@@ -53,6 +53,9 @@ def register(subparsers: Any) -> None:
         "--method", dest="mces_method", default="auto",
         help="MCES method: auto, exact, ga, nga or rascal (see 'gedkit methods')",
     )
+    group.add_argument("--ring-matches-ring-only", action="store_true",
+                       help="a ring bond matches only a ring bond, a chain bond only a chain "
+                       "bond (RDKit's ringMatchesRingOnly), for every method")
     parser.add_argument("--json", action="store_true", help="print JSON for programs")
     parser.add_argument("--no-map", action="store_true", help="leave out node map and edges")
     add_draw_arguments(parser, "the common edges on both graphs")
@@ -64,6 +67,8 @@ def run(args: argparse.Namespace) -> int:
     from gedkit.mces.api import mces
 
     options = parse_options(args.options)
+    if args.ring_matches_ring_only:
+        options["ring_matches_ring_only"] = True
     if args.memory is not None:
         options["memory"] = parse_size(args.memory)
     check_draw(args)

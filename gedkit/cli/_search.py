@@ -93,6 +93,9 @@ def register(subparsers: Any) -> None:
         "KEY=VALUE",
     )
     group.add_argument("--node-map", action="store_true", help="give each hit its node map")
+    group.add_argument("--ring-matches-ring-only", action="store_true",
+                       help="MCES searches: a ring bond matches only a ring bond, a chain bond "
+                       "only a chain bond (RDKit's ringMatchesRingOnly)")
     group.add_argument(
         "--query-timeout", type=parse_seconds, default=COMMAND_TIMEOUT, metavar="S",
         help=f"seconds for each query's search (default {COMMAND_TIMEOUT:g}, as 'gedkit ged' per "
@@ -253,8 +256,13 @@ def _call_options(args: argparse.Namespace, question: str) -> dict[str, Any]:
         "n_jobs": args.jobs,
     }
     if question == "ged":
+        if args.ring_matches_ring_only:
+            raise OptionError("--ring-matches-ring-only applies to MCES searches "
+                              "(--similarity, --mces-nearest)")
         kwargs["costs"] = args.costs or "uniform"
     else:
+        if args.ring_matches_ring_only:
+            kwargs["ring_matches_ring_only"] = True
         if args.costs is not None:
             raise OptionError("--costs applies to GED searches (--within, --nearest); MCES "
                               "similarity has no costs")

@@ -508,7 +508,8 @@ class Collection:
 
         ``method`` is an MCES method (see :func:`gedkit.mces.methods`); the other parameters
         are as in :meth:`range` (a candidate ``query_timeout`` left unverified is undecided
-        with similarity bounds 0 and its filters' upper bound). Hits carry the similarity as
+        with similarity bounds 0 and its filters' upper bound), and
+        ``ring_matches_ring_only=True`` as in :func:`gedkit.mces`. Hits carry the similarity as
         ``distance`` (its proven lower bound; exact when ``optimal``) with
         ``lower_bound``/``upper_bound`` on it.
         """

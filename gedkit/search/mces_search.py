@@ -240,8 +240,13 @@ class Verifier:
                  query_timeout: float | None = None):
         import gedkit.mces  # noqa: F401  (registers the methods)
         from gedkit.mces.base import get_method
+        from gedkit.mces.options import RING_MATCHES_RING_ONLY
 
-        self.solver = get_method(method, **(options or {}))
+        options = dict(options or {})
+        # (a rule of the problem, not an option of a method: as gedkit.mces takes it)
+        self.rings = options.pop("ring_matches_ring_only", False)
+        RING_MATCHES_RING_ONLY.check("ring_matches_ring_only", self.rings)
+        self.solver = get_method(method, **options)
         Budget(timeout=timeout, memory=memory)  # checks both
         self.timeout, self.memory, self.node_map, self.keep = timeout, memory, node_map, keep
         # seconds a kNN scan has, None for no limit (see _knn)
@@ -253,11 +258,10 @@ class Verifier:
                        f"{problem.n2} nodes")
         return budget
 
-    @staticmethod
-    def problem(query: Graph, graph: Graph):
+    def problem(self, query: Graph, graph: Graph):
         from gedkit.mces.problem import MCESProblem
 
-        return MCESProblem(query, graph)
+        return MCESProblem(query, graph, ring_matches_ring_only=self.rings)
 
     @staticmethod
     def _touchable(problem) -> tuple[int, tuple[np.ndarray, np.ndarray]]:
