@@ -711,3 +711,15 @@ def test_pairwise_the_same_file_twice_gives_distinct_row_names(capsys, files):
     assert code == 0
     rows = list(csv.DictReader(io.StringIO(out)))
     assert len({(r["row"], r["column"]) for r in rows}) == len(rows) == 3
+
+
+def test_mces_offers_what_it_compares(capsys):
+    """``gedkit mces``: no ``--directed keep`` (MCES refuses every directed graph), and
+    ``--ring-matches-ring-only`` as ``gedkit.mces`` takes it (only ``-o`` reached it)."""
+    code, _, err = run(capsys, "mces", "CCO", "CCN", "--directed", "keep")
+    assert code == 2 and "invalid choice: 'keep'" in err
+    code, out, _ = run(capsys, "mces", "C1CCCCC1", "CCCCCC", "--json")
+    assert code == 0 and json.loads(out)["num_edges"] == 5
+    code, out, _ = run(capsys, "mces", "C1CCCCC1", "CCCCCC", "--json",
+                       "--ring-matches-ring-only")
+    assert code == 0 and json.loads(out)["num_edges"] == 0

@@ -788,3 +788,17 @@ def test_every_graph_of_a_graphml_file_is_read_and_nested_graphs_refused(tmp_pat
                       '<node id="b"/></graph></graphml>')
     with pytest.raises(FormatError, match="nested graphs"):
         gedkit.read(nested)
+
+
+def test_read_and_write_take_file_paths_and_say_so():
+    """A graph object (a NetworkX graph, say) given to read, or a number to write: one
+    line naming what was given, not pathlib's TypeError."""
+    import networkx as nx
+
+    with pytest.raises(gedkit.OptionError, match=r"read takes a file path \(str or Path\), "
+                                                  r"got Graph; a graph object needs no reading"):
+        gedkit.read(nx.path_graph(3))
+    with pytest.raises(gedkit.OptionError, match=r"read takes a file path .*got int$"):
+        gedkit.read_all(7)
+    with pytest.raises(gedkit.OptionError, match=r"write takes a file path .*got int$"):
+        gedkit.write(gedkit.Graph({0: "C"}), 7)

@@ -36,12 +36,14 @@ def add_pair_arguments(parser: argparse.ArgumentParser) -> None:
                             help=f"the {which} graph: a file, FILE#ID or SMILES")
 
 
-def add_input_arguments(parser: argparse.ArgumentParser, collection: bool = False) -> None:
+def add_input_arguments(parser: argparse.ArgumentParser, collection: bool = False,
+                        undirected: str | None = None) -> None:
     """How graphs are read: ``--node-label``, ``--edge-label``, ``--no-node-label``,
     ``--no-edge-label``, ``--format``, ``--directed``, ``--graph-dir``. For a
     ``collection``: ``--directed`` is error or ignore, no keep (it holds undirected graphs
     only), and no ``--no-*-label`` (it records its label attributes, the format's own when
-    none is named)."""
+    none is named); ``undirected``: the same ``--directed`` for a command comparing
+    undirected graphs only, saying why."""
     group = parser.add_argument_group(
         "reading graphs",
         "A graph argument is a file, FILE#ID for one graph of a collection file (by name, or "
@@ -64,7 +66,12 @@ def add_input_arguments(parser: argparse.ArgumentParser, collection: bool = Fals
             help=f"read the {side}s unlabelled, whatever the format's own labels (SMILES, "
             "SDF: element, bond order)")
     group.add_argument("--format", help="file format (default: from the file name)")
-    add_directed_argument(group, directed_too=not collection)
+    if collection:
+        add_directed_argument(group, directed_too=False)
+    elif undirected is not None:
+        add_directed_argument(group, directed_too=False, why=undirected)
+    else:
+        add_directed_argument(group)
     group.add_argument(
         "--graph-dir", metavar="DIR",
         help="CXL collections: the folder holding the listed GXL files (default: the CXL "
@@ -72,8 +79,10 @@ def add_input_arguments(parser: argparse.ArgumentParser, collection: bool = Fals
     )
 
 
-def add_directed_argument(group: Any, directed_too: bool = True) -> None:
-    """``--directed``: what a graph its file says is directed becomes."""
+def add_directed_argument(group: Any, directed_too: bool = True,
+                          why: str = "a collection holds undirected graphs only") -> None:
+    """``--directed``: what a graph its file says is directed becomes (``directed_too``:
+    kept directed is one of the choices; else not, for the reason ``why``)."""
     if directed_too:
         group.add_argument(
             "--directed", choices=DIRECTED_POLICIES,
@@ -84,9 +93,8 @@ def add_directed_argument(group: Any, directed_too: bool = True) -> None:
     else:
         group.add_argument(
             "--directed", choices=("error", "ignore"),
-            help="a directed graph is an error (default: a collection holds undirected graphs "
-            "only) or is read without edge directions (ignore: opposite edges become one, "
-            "labelled by the first in the file)",
+            help=f"a directed graph is an error (default: {why}) or is read without edge "
+            "directions (ignore: opposite edges become one, labelled by the first in the file)",
         )
 
 

@@ -46,7 +46,7 @@ def register(subparsers: Any) -> None:
         allow_abbrev=False,
     )
     add_pair_arguments(parser)
-    add_input_arguments(parser)
+    add_input_arguments(parser, undirected="MCES compares undirected graphs only")
     group = add_solver_arguments(parser, timeout=COMMAND_TIMEOUT, method=False)
     # not "method": the GED commands' --KEY option spelling looks methods up by that name
     group.add_argument(

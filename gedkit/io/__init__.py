@@ -48,6 +48,7 @@ reads anything through an XML entity (see :mod:`gedkit.io.xmlparse`).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -307,6 +308,7 @@ def read_graphs(path: str | Path, notice: Unlabelled, node_label: Any = DEFAULT,
     time, with the attributes left out told to ``notice``. With a ``skipped`` list, formats
     of independent records (SMILES, SDF) leave out a record that cannot be read and append its
     error message there; other formats raise as always."""
+    _check_path(path, "read")
     file, selector = _locate(path)
     name = detect_format(file, format)
     fmt = _FORMATS[name]
@@ -419,6 +421,7 @@ def write(
         t/v/e only: write nodes as ``0..n-1`` in graph order instead of their ids, which
         t/v/e requires to be non-negative integers.
     """
+    _check_path(path, "write")
     name = detect_format(path, format)
     writer = _FORMATS[name].writer
     if writer is None:
@@ -435,6 +438,18 @@ def write(
         writer(items, Path(path), node_label, edge_label, renumber)
     else:
         writer(items, Path(path), node_label, edge_label, single)
+
+
+def _check_path(path: Any, what: str) -> None:
+    """A one-line error where ``path`` is no file path (a graph object given to ``read``
+    raised pathlib's TypeError)."""
+    if isinstance(path, str | os.PathLike):
+        return
+    hint = ("" if what != "read" or isinstance(path, int | float | bytes) else
+            "; a graph object needs no reading: gedkit.ged and the others take it as it is "
+            "(gedkit.Graph.from_networkx converts a NetworkX graph)")
+    raise OptionError(f"{what} takes a file path (str or Path), got {type(path).__name__}"
+                      f"{hint}")
 
 
 def _decoded(graphs: Iterator[Graph], path: Path, name: str,
