@@ -113,8 +113,8 @@ def label_text(label: Any, width: int = 24) -> str:
 
     >>> label_text(None), label_text(2.0), label_text({"atom": "C", "charge": 0})
     ('', '2', 'C')
-    >>> label_text({"x": 1.25, "y": 0.5})
-    'x=1.25 y=0.5'
+    >>> label_text({"x": 1.25, "y": 0.5}), label_text("a" + chr(0))  # (escaped)
+    ('x=1.25 y=0.5', 'a\\\\x00')
     """
     if label is None:
         return ""
@@ -128,6 +128,8 @@ def label_text(label: Any, width: int = 24) -> str:
         text = "(" + ", ".join(label_text(v, width) for v in label) + ")"
     else:
         text = str(label)
+        if not text.isprintable():  # a NUL or a newline would break the line it is in
+            text = repr(text)[1:-1]
     return text if len(text) <= width else text[: width - 1] + "…"
 
 

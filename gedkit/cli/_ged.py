@@ -231,7 +231,8 @@ def _labels(op: Any) -> str:
 
     a, b = label_text(op.source_label), label_text(op.target_label)
     if op.kind.endswith("_sub"):
-        return f"{a or '-'} -> {b or '-'}" if a or b else ""
+        # (not "-": the node map's "no node")
+        return f"{a or '(unlabelled)'} -> {b or '(unlabelled)'}" if a or b else ""
     return f"({a or b})" if a or b else ""
 
 
