@@ -37,6 +37,10 @@ def register(subparsers: Any) -> None:
         help="train a learned solver (gelato)",
         description="Train the learned GED solver on graph pairs it labels itself with the "
         "exact solver; write the weights and a model card (OUT with .json).",
+        epilog="Exit status: 0 when the weights are written, 2 for bad input, 130 after "
+        "Ctrl-C or SIGTERM (while labelling: the pairs labelled are kept and the same command "
+        "goes on from them; while training: the best epoch finished is written, and --resume "
+        "goes on).",
         allow_abbrev=False,
     )
     parser.add_argument("learner", choices=["gelato"], help="what to train")
@@ -44,9 +48,10 @@ def register(subparsers: Any) -> None:
                         help="graph files (collections too); pairs are drawn among their graphs")
     parser.add_argument("--out", required=True, metavar="MODEL.pt", help="weights file to write")
     parser.add_argument("--costs", default="uniform", help="cost model (see 'gedkit costs')")
-    add_input_arguments(parser)
+    add_input_arguments(parser, undirected="gelato compares undirected graphs only")
     data = parser.add_argument_group("training pairs")
-    data.add_argument("--pairs", type=int, default=1000, metavar="N", help="training pairs")
+    data.add_argument("--pairs", type=int, default=1000, metavar="N",
+                      help="training pairs (default 1000)")
     data.add_argument("--val-pairs", type=int, metavar="N",
                       help="validation pairs (default: a tenth of --pairs, at least 1)")
     data.add_argument("--max-nodes", type=int, metavar="N",
@@ -63,16 +68,19 @@ def register(subparsers: Any) -> None:
     data.add_argument("--keep-unproven", action="store_true",
                       help="also train on maps the exact solver did not prove optimal in time")
     model = parser.add_argument_group("network and optimisation")
-    model.add_argument("--epochs", type=int, default=30, metavar="E")
+    model.add_argument("--epochs", type=int, default=30, metavar="E",
+                       help="passes over the training pairs (default 30)")
     model.add_argument("--width", type=int, default=128, help="hidden width (default 128)")
     model.add_argument("--layers", type=int, default=5, help="GINE layers (default 5)")
-    model.add_argument("--batch-size", type=int, default=64, metavar="B", help="states per step")
-    model.add_argument("--lr", type=float, default=1e-3, help="AdamW learning rate")
+    model.add_argument("--batch-size", type=int, default=64, metavar="B",
+                       help="states per step (default 64)")
+    model.add_argument("--lr", type=float, default=1e-3, help="AdamW learning rate (default 0.001)")
     model.add_argument("--states-per-pair", type=int, default=40, metavar="S",
                        help="partial states drawn from each labelled pair (default 40)")
     model.add_argument("--val-k", type=int, default=8, metavar="K",
                        help="decoding branches during validation (default 8)")
-    model.add_argument("--seed", type=int, default=0)
+    model.add_argument("--seed", type=int, default=0,
+                       help="of the pairs drawn and the weights (default 0)")
     model.add_argument("--lr-schedule", choices=["constant", "cosine"], default="constant",
                        help="constant, or a cosine decay to a twentieth of --lr over the epochs")
     model.add_argument("--ranking", type=float, default=0.0, metavar="W",
