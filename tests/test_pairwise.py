@@ -433,7 +433,7 @@ def test_one_process_pays_its_start_ups_before_the_pairs_limits():
         mols = ["CC(=O)Nc1ccc(O)cc1", "CCOc1ccc(NC(C)=O)cc1", "CC(=O)Oc1ccccc1C(=O)O",
                 "Cn1cnc2c1c(=O)n(C)c(=O)n2C", "Cn1cnc2c1c(=O)[nH]c(=O)n2C"]
         graphs = [gedkit.from_smiles(s) for s in mols]
-        m = gedkit.pairwise(graphs, n_jobs=1, timeout=0.2, progress=False)  # < start-up
+        m = gedkit.pairwise(graphs, n_jobs=1, timeout=0.4, progress=False)  # < start-up
         print(m.counts()["optimal"], warm.started())
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
