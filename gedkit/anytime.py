@@ -119,10 +119,19 @@ def report(forward: Any | None, lower: float, method: str) -> None:
 @contextmanager
 def listener_for(problem: Any, callback: Callable[[Improvement], Any] | None,
                  start: float) -> Iterator[_Listener | None]:
-    """Within it, reports of the solve of ``problem`` reach ``callback`` (nothing without
-    one)."""
+    """Within it, reports of the solve of ``problem`` reach ``callback``; without one they
+    reach nobody, not the listener of a call this one runs inside (a ``gedkit.ged`` made by
+    an ``on_improve`` callback reported its bounds to the outer solve, which took the inner
+    pair's lower bound for its own and claimed a distance optimal that was not)."""
     if callback is None:
-        yield None
+        if _LISTENER.get() is None:
+            yield None
+            return
+        token = _LISTENER.set(None)
+        try:
+            yield None
+        finally:
+            _LISTENER.reset(token)
         return
     if not callable(callback):
         raise OptionError(f"on_improve must be a function taking each improvement, got "

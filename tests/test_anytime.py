@@ -88,3 +88,29 @@ def test_errors_reach_the_consumer():
         list(gedkit.ged_iter("CCO", "CCN", method="no-such-method"))
     with pytest.raises(gedkit.OptionError, match="timeout"):
         next(gedkit.ged_iter("CCO", "CCN", timeout=-1))
+
+
+def test_a_call_inside_a_callback_reports_to_nobody_outside():
+    """``gedkit.ged`` called from an ``on_improve`` callback: its bounds reached the outer
+    solve's listener (the callback ran again inside itself, and the outer call took the
+    inner pair's lower bound for its own: "optimal" at a distance that was not)."""
+    inside, heard_inside, inner = [False], [], []
+
+    def on_step(step):
+        if inside[0]:
+            heard_inside.append(step)
+            return
+        if not inner:
+            inside[0] = True
+            try:
+                inner.append(gedkit.ged(gedkit.Graph({i: "C" for i in range(6)}),
+                                        gedkit.Graph({i: "C" for i in range(6)},
+                                                     [(i, j) for i in range(6)
+                                                      for j in range(i + 1, 6)])))
+            finally:
+                inside[0] = False
+
+    r = gedkit.ged("CC(=O)Nc1ccc(O)cc1", "CCOc1ccc(NC(C)=O)cc1", on_improve=on_step)
+    assert inner and inner[0].distance == 15 and not heard_inside
+    assert r.optimal and r.distance == gedkit.ged("CC(=O)Nc1ccc(O)cc1",
+                                                  "CCOc1ccc(NC(C)=O)cc1").distance
