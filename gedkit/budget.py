@@ -399,6 +399,11 @@ def solve_within(method: Any, problem: Any, budget: Budget) -> Any:
     else:
         # (whether numba's start-up is paid is read from numba itself, see warm.started: a
         # method with kernels may have solved this problem without running any)
+        if method.kernels and not warm.started():
+            from gedkit.pacing import affordable, start_up_seconds
+
+            if affordable(start_up_seconds(kernels=True), budget):
+                warm.start()  # one thread at a time (threads' first solves at once)
         result = method.solve(problem, budget)
     if not type(method).__module__.startswith("gedkit."):
         _check_plugin(method, problem, result)

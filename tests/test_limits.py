@@ -404,3 +404,25 @@ def test_a_proven_answer_names_no_limit_as_its_reason():
         assert "stopped" not in r.stats, (method, r.stats["stopped"])
     path = gedkit.mces(nx.path_graph(300), nx.path_graph(299), method="exact", timeout=5)
     assert path.optimal and path.stats["stopped"] == "optimal"
+
+
+def test_threads_first_solves_at_once_pay_the_start_up_one_at_a_time():
+    """Three threads' first solves in a fresh process: each imported numba at the same time
+    and failed with numba's partly initialised modules or Python's import deadlock error
+    (6 runs of 6); numba's start-up is now paid by one thread while the others wait."""
+    from gedkit._kernels import warm
+
+    if not all(warm.ready(f) for f in ("cost", "tree_search", "assignment")):
+        pytest.skip("kernels not compiled here (gedkit warmup)")
+    out = _child("""
+        import json, gedkit
+        from concurrent.futures import ThreadPoolExecutor
+        g1 = gedkit.Graph({i: "C" for i in range(12)}, [(i, i + 1) for i in range(11)])
+        g2 = gedkit.Graph({i: "C" for i in range(12)}, [(i, (i + 5) % 12) for i in range(12)])
+        with ThreadPoolExecutor(3) as ex:
+            futures = [ex.submit(gedkit.ged, g1, g2, method=m, timeout=30)
+                       for m in ("astar", "dfs", "branch")]
+            print(json.dumps([f.result().distance for f in futures]))
+    """)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout.splitlines()[-1]) == [1, 1, 23]

@@ -29,6 +29,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import warnings
 from collections.abc import Callable, Iterable
@@ -247,17 +248,40 @@ _STARTED = False  # has a kernel run in this process (numba's own start-up, ~0.5
 def started() -> bool:
     """Whether compiled kernels run in this process, so that numba's start-up (half a second
     or more, even when every kernel loads from the cache) is paid: numba's compiler context
-    holds its registries once the first kernel has been compiled or loaded."""
+    holds its registries once the first kernel has been compiled or loaded. (Read from the
+    modules numba has loaded, never importing one: another thread may be importing numba.)"""
     global _STARTED
     if not _STARTED and "numba" in sys.modules:
+        registry = sys.modules.get("numba.core.registry")
+        if registry is None or getattr(getattr(registry, "__spec__", None), "_initializing",
+                                       False):
+            return False  # not loaded, or being loaded by another thread
+        target = getattr(registry, "cpu_target", None)
+        if target is None:  # another numba: count it paid, as before
+            _STARTED = True
+            return True
+        context = target.__dict__.get("_toplevel_target_context")  # never creates it
         try:
-            from numba.core.registry import cpu_target
-
-            context = cpu_target.__dict__.get("_toplevel_target_context")  # never creates it
             _STARTED = context is not None and bool(context._registries)
-        except (ImportError, AttributeError):  # another numba: count it paid, as before
+        except AttributeError:
             _STARTED = True
     return _STARTED
+
+
+_START = threading.Lock()  # one thread at a time pays numba's start-up
+
+
+def start() -> None:
+    """Pay numba's start-up in this process (its import, its registries, one kernel loaded
+    from the cache), one thread at a time: threads whose first solves imported numba at once
+    failed with numba's partly initialised modules ("module 'numba' has no attribute
+    'core'") or Python's import deadlock error. Nothing when started, or when the ``cost``
+    kernels are not compiled (their compile is not this call's to wait for)."""
+    if started() or not ready("cost"):
+        return
+    with _START:
+        if not started():
+            _warm_cost(_problems()[:1])
 
 
 _READY: set[str] = set()
