@@ -404,6 +404,8 @@ def solve_within(method: Any, problem: Any, budget: Budget) -> Any:
 
             if affordable(start_up_seconds(kernels=True), budget):
                 warm.start()  # one thread at a time (threads' first solves at once)
+            else:
+                warm.start_later()
         result = method.solve(problem, budget)
     if not type(method).__module__.startswith("gedkit."):
         _check_plugin(method, problem, result)

@@ -728,6 +728,9 @@ class _Ticker(threading.Thread):
 
 def _context(worker: _PairSolver) -> Any:
     """A multiprocessing context that can hand ``worker`` over; None (run here) if none can."""
+    from gedkit._kernels import warm
+
+    warm.settle()  # (a fork while a thread imports numba)
     methods = multiprocessing.get_all_start_methods()
     # fork hands the state over without pickling, so user cost callables (lambdas) work too
     context = multiprocessing.get_context("fork" if "fork" in methods else None)

@@ -426,3 +426,29 @@ def test_threads_first_solves_at_once_pay_the_start_up_one_at_a_time():
     """)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout.splitlines()[-1]) == [1, 1, 23]
+
+
+def test_a_process_whose_calls_never_fit_the_start_up_pays_it_in_the_background():
+    """On a crowded machine (every estimate stretched) a process whose calls all had 1 s
+    never paid numba's start-up: every call gave up at once. From its second such call on,
+    a background thread pays it, and the calls after it solve."""
+    from gedkit._kernels import warm
+
+    if not all(warm.ready(f) for f in ("cost", "tree_search")):
+        pytest.skip("kernels not compiled here (gedkit warmup)")
+    out = _child("""
+        import json, gedkit
+        import gedkit.budget as budget
+        from gedkit._kernels import warm
+        budget.crowding = lambda: budget.MAX_SLOWDOWN  # a crowded machine
+        g1 = gedkit.Graph({i: "CN"[i % 2] for i in range(14)},
+                          [(i, i + 1) for i in range(13)] + [(0, 5), (2, 7)])
+        g2 = gedkit.Graph({i: "CN"[i % 3 % 2] for i in range(14)},
+                          [(i, (i + 3) % 14) for i in range(14)])
+        first = [gedkit.ged(g1, g2, method="astar", timeout=1).optimal for _ in range(2)]
+        warm.settle()
+        print(json.dumps([first, warm.started(),
+                          gedkit.ged(g1, g2, method="astar", timeout=1).optimal]))
+    """)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout.splitlines()[-1]) == [[False, False], True, True]

@@ -284,6 +284,31 @@ def start() -> None:
             _warm_cost(_problems()[:1])
 
 
+_SKIPPED = [0]  # solves of this process that left their kernels out for numba's start-up
+_STARTING: list[threading.Thread] = []  # the background start, once there is one
+
+
+def start_later() -> None:
+    """A solve left its kernels out because numba's start-up did not fit its time limit:
+    from the second such solve of a process on, the start-up is paid in a background thread,
+    so that later solves find it paid (on a crowded machine, where every estimate is
+    stretched, a process whose calls all had 1 s never paid it: every call gave up at once,
+    "one expansion of the search does not fit"). Not at the first: a one-shot process (the
+    command line) ends before it would pay off."""
+    _SKIPPED[0] += 1
+    if _SKIPPED[0] >= 2 and not _STARTING and not started() and ready("cost"):
+        thread = threading.Thread(target=start, name="gedkit-numba-start-up", daemon=True)
+        _STARTING.append(thread)
+        thread.start()
+
+
+def settle() -> None:
+    """Wait for the background start (:func:`start_later`), if one runs: a process forked
+    while a thread of it imports numba would inherit the import's locks held."""
+    if _STARTING and _STARTING[0].is_alive():
+        _STARTING[0].join()
+
+
 _READY: set[str] = set()
 _MISSED: dict[str, float] = {}  # family -> when its marker was last found missing
 

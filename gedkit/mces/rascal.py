@@ -340,6 +340,9 @@ def _isolated(mol1: Any, mol2: Any, settings: dict[str, Any], seconds: float) ->
 
     Falls back to running here when no process can be started.
     """
+    from gedkit._kernels import warm
+
+    warm.settle()  # (a fork while a thread imports numba)
     methods = multiprocessing.get_all_start_methods()
     # fork starts in milliseconds and sends nothing; spawn pickles the molecules
     context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")

@@ -97,6 +97,9 @@ def _pool(coll, path: str, method: str, task: tuple, loaded: tuple | None,
     if packed is not None and kept is not None and kept.fits(jobs, loaded):
         return kept.pool
     release(coll)
+    from gedkit._kernels import warm
+
+    warm.settle()  # (a fork while a thread imports numba)
     pool = multiprocessing.get_context(method).Pool(
         jobs, initializer=_start, initargs=(path, None if packed is not None else task, loaded))
     if packed is not None:
