@@ -1826,3 +1826,34 @@ def test_an_exact_search_that_cannot_step_leaves_its_time_to_polishing(monkeypat
     assert len(given) == 1 and given[0] > 1.5  # the 2 s limit less the first bounds' time
     verify.quick(query, graph, polish=True)
     assert given[1] == pytest.approx(ged_search.POLISH_SHARE * 2.0)
+
+
+def test_two_threads_searching_on_worker_processes_keep_their_own_workers(tmp_path):
+    """Two collections searched at once from two threads with ``n_jobs=2``: the second
+    search's start ended the workers the first was using (kept for its next searches):
+    every query of one search lost, "a worker process ended" and "interrupted"."""
+    import warnings
+    from concurrent.futures import ThreadPoolExecutor
+
+    path = tmp_path / "lib.gdb"
+    rng = np.random.default_rng(0)
+    with Collection.create(path) as coll:
+        coll.add([random_graph(rng, int(rng.integers(5, 12)), p=0.3, n_labels=3)
+                  for _ in range(60)])
+    queries = [gedkit.Graph({i: i % 3 for i in range(n)},
+                            [(i, i + 1, 0) for i in range(n - 1)] + [(0, n - 1, 1)])
+               for n in range(6, 14)] * 3
+
+    def search(_):
+        with Collection.open(path) as lib:
+            return [(r.interrupted, r.ids) for r in lib.knn(queries=queries, k=3, timeout=5,
+                                                             n_jobs=2, progress=False)]
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with ThreadPoolExecutor(2) as pool:
+            both = list(pool.map(search, range(2)))
+    with Collection.open(path) as lib:
+        alone = [(False, r.ids) for r in lib.knn(queries=queries, k=3, timeout=5,
+                                                 progress=False)]
+    assert both[0] == both[1] == alone

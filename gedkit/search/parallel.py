@@ -24,6 +24,7 @@ import pickle
 import sqlite3
 import sys
 import tempfile
+import threading
 import time
 import weakref
 from collections.abc import Iterator
@@ -82,35 +83,52 @@ class _Kept:
     jobs: int
     loaded: tuple
     ended: Any  # the collection's finalizer that ends them
+    busy: bool = False  # serving a search (of this thread or another)
 
     def fits(self, jobs: int, loaded: tuple) -> bool:
         return jobs == self.jobs and all(a is b for a, b in zip(loaded, self.loaded,
                                                                  strict=True))
 
 
+#: kept workers are handed out and released under it: searches in several threads
+_LOCK = threading.Lock()
+
+
 def _pool(coll, path: str, method: str, task: tuple, loaded: tuple | None,
-          packed: bytes | None, jobs: int) -> Any:
-    """The pool of ``jobs`` workers for a search of ``coll``: the one it keeps if it fits,
-    else new ones, kept when the search's task pickles (``packed``)."""
+          packed: bytes | None, jobs: int) -> tuple[Any, bool]:
+    """The pool of ``jobs`` workers for a search of ``coll``, and whether it is kept: the
+    one it keeps if it fits and no other search uses it, else new ones, kept when the
+    search's task pickles (``packed``) and no other search uses the workers kept now (two
+    collections searched at once from two threads ended each other's workers: one search
+    lost every query, "a worker process ended" and "interrupted")."""
     global _KEEPER
-    kept = coll._kept
-    if packed is not None and kept is not None and kept.fits(jobs, loaded):
-        return kept.pool
-    release(coll)
     from gedkit._kernels import warm
 
+    with _LOCK:
+        kept = coll._kept
+        if packed is not None and kept is not None and not kept.busy and kept.fits(jobs,
+                                                                                    loaded):
+            kept.busy = True
+            return kept.pool, True
+        other = _KEEPER()
+        mine_free = kept is None or not kept.busy
+        if mine_free:
+            release(coll)  # (workers that do not fit this search)
+        keep = packed is not None and mine_free and (
+            other is None or other is coll or other._kept is None or not other._kept.busy)
+        if keep and other is not None and other is not coll:
+            # one collection's workers at a time: ten collections searched in turn with
+            # n_jobs=8 would otherwise hold eighty idle processes
+            release(other)
     warm.settle()  # (a fork while a thread imports numba)
     pool = multiprocessing.get_context(method).Pool(
         jobs, initializer=_start, initargs=(path, None if packed is not None else task, loaded))
-    if packed is not None:
-        # one collection's workers at a time: ten collections searched in turn with n_jobs=8
-        # would otherwise hold eighty idle processes
-        other = _KEEPER()
-        if other is not None and other is not coll:
-            release(other)
-        coll._kept = _Kept(pool, jobs, loaded, weakref.finalize(coll, pool.terminate))
-        _KEEPER = weakref.ref(coll)
-    return pool
+    if keep:
+        with _LOCK:
+            coll._kept = _Kept(pool, jobs, loaded, weakref.finalize(coll, pool.terminate),
+                               busy=True)
+            _KEEPER = weakref.ref(coll)
+    return pool, keep
 
 
 def release(coll) -> None:
@@ -118,6 +136,20 @@ def release(coll) -> None:
     kept, coll._kept = coll._kept, None
     if kept is not None:
         kept.ended()  # terminates the pool, once
+
+
+def _done_with(coll, pool: Any, kept: bool, finished: bool) -> None:
+    """After a search on ``pool``: workers not kept end; kept ones are free for the next
+    search, or end too where the search did not finish (workers still busy, or broken)."""
+    if not kept:
+        pool.terminate()
+        return
+    with _LOCK:
+        mine = coll._kept
+        if mine is not None and mine.pool is pool:
+            mine.busy = False
+            if not finished:
+                release(coll)
 
 
 def answers(coll, run, graphs: list, parameter, model, verify, progress=None) -> Iterator:
@@ -239,7 +271,7 @@ def _on_workers(coll, run, graphs, parameter, model, verify, jobs: int,
             packed = pickle.dumps(task)
         except Exception:  # a custom cost's lambda: the workers inherit it
             packed = None
-    pool = _pool(coll, path, method, task, loaded, packed, jobs)
+    pool, kept = _pool(coll, path, method, task, loaded, packed, jobs)
     results = []
     finished = False
     ended = None  # the exit code of a worker that ended during the search
@@ -297,10 +329,7 @@ def _on_workers(coll, run, graphs, parameter, model, verify, jobs: int,
                 # alone did not, and their batches are dropped when the pool ends
                 late = time.monotonic() + _GRACE
     finally:
-        if packed is None:
-            pool.terminate()
-        elif not finished:  # workers still busy (or broken) are not kept
-            release(coll)
+        _done_with(coll, pool, kept, finished)
         if temp is not None:
             os.unlink(temp)
     return (merger.results(coll, graphs) if ranged else results), ended
