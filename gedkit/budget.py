@@ -192,7 +192,7 @@ class Budget:
     def remaining(self) -> float:
         """Seconds left (infinity without a timeout; 0 once interrupted or cancelled)."""
         cancel = _CANCEL.get()
-        if _INTERRUPT.is_set() or (cancel is not None and cancel.is_set()):
+        if _heard_here() or (cancel is not None and cancel.is_set()):
             return 0.0
         # a search's time limit per query bounds every solve inside it: a solve that plans
         # its steps by the time left must see it (a kNN's pair given 1 s with 10 ms left)
@@ -311,11 +311,18 @@ def seconds_left() -> float:
     return cancel.left() if isinstance(cancel, Deadline) else math.inf
 
 
+def _heard_here() -> bool:
+    """Whether Ctrl-C stops this thread's solves: it reaches the main thread's (a process's
+    signals are its main thread's), not those of the application's other threads, which it
+    stopped or not as a sub-millisecond race went (they run to their own limits)."""
+    return _INTERRUPT.is_set() and threading.current_thread() is threading.main_thread()
+
+
 def interrupted() -> bool:
-    """Whether Ctrl-C was pressed inside :func:`interruptible`, or this thread's call was
-    cancelled (:func:`cancelled_by`: a Dask task whose client went away stops its search
-    loops as Ctrl-C stops them)."""
-    if _INTERRUPT.is_set():
+    """Whether Ctrl-C was pressed inside :func:`interruptible` (a solve of the main thread),
+    or this thread's call was cancelled (:func:`cancelled_by`: a Dask task whose client went
+    away stops its search loops as Ctrl-C stops them)."""
+    if _heard_here():
         return True
     cancel = _CANCEL.get()
     return cancel is not None and cancel.is_set()
@@ -411,7 +418,7 @@ def solve_within(method: Any, problem: Any, budget: Budget) -> Any:
         _check_plugin(method, problem, result)
     if listening():  # an anytime stream (gedkit.ged_iter, on_improve=) hears of it
         report(result.assignment, result.lower_bound, result.method)
-    if _INTERRUPT.is_set():
+    if _heard_here():
         result.stats["stopped"] = "interrupted"
     elif result.optimal and result.stats.get("stopped") not in (None, "optimal", "interrupted"):
         # a step the limit left out ("one expansion of the search does not fit") did not

@@ -452,3 +452,45 @@ def test_a_process_whose_calls_never_fit_the_start_up_pays_it_in_the_background(
     """)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout.splitlines()[-1]) == [[False, False], True, True]
+
+
+def test_ctrl_c_stops_the_main_threads_solve_not_the_other_threads():
+    """Ctrl-C during a solve of the main thread while an application's worker threads solve
+    too: the main thread's stops with its bounds; the others run to their own limits (they
+    stopped as "interrupted", or not, as a race with the flag's clearing went)."""
+    out = _child("""
+        import json, os, signal, threading, time, warnings
+        import networkx as nx
+        import gedkit
+
+        def rg(n, p, seed):
+            g = nx.gnp_random_graph(n, p, seed=seed)
+            return gedkit.Graph({v: "C" for v in g}, list(g.edges))
+
+        def worker(seeds):
+            r = gedkit.ged(rg(20, .25, seeds[0]), rg(20, .25, seeds[1]), method="dfs",
+                           timeout=2.5)
+            return r.stats.get("stopped"), r.time
+
+        def slow(step):  # the main call's last report takes its time: the flag stays set
+            if step.final:
+                time.sleep(0.5)
+
+        gedkit.ged("CCO", "CCN", method="dfs")  # numba's start-up paid
+        warnings.simplefilter("ignore")
+        threads = [threading.Thread(target=lambda s=s: done.append(worker(s)))
+                   for s in ((5, 6), (7, 8))]
+        done = []
+        for t in threads:
+            t.start()
+        threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+        main = gedkit.ged(rg(20, .25, 3), rg(20, .25, 4), method="dfs", timeout=5,
+                          on_improve=slow)
+        for t in threads:
+            t.join()
+        print(json.dumps([main.stats.get("stopped"), done]))
+    """)
+    assert out.returncode == 0, out.stderr
+    main, threads = json.loads(out.stdout.splitlines()[-1])
+    assert main == "interrupted"
+    assert all(stopped != "interrupted" and seconds > 2 for stopped, seconds in threads)
