@@ -515,3 +515,50 @@ def test_costs_between_is_the_square_matrix_sliced(name, kind):
         np.testing.assert_allclose(sub, m[:len(a), len(a):k])
         np.testing.assert_allclose(delete, m[:len(a), k])
         np.testing.assert_allclose(insert, m[k, len(a):k])
+
+
+@pytest.mark.parametrize("value, words", [(1e-10, "not told apart"), (1.7e308, "overflow"),
+                                          (1e308, "overflow")])
+def test_costs_too_small_to_tell_apart_or_too_large_to_sum_are_refused(value, words):
+    """Every cost 1e-10: every solver stopped at a distance it took for equal to its bound
+    (7e-10 "optimal" against 5e-10); 1.7e308: sums overflowed (exact search never ended,
+    the time limit ignored), 1e308 with a fixed pair: an OverflowError traceback. Now one
+    line, from every entry point."""
+    g1 = gedkit.Graph({0: "C", 1: "O", 2: "N"}, [(0, 1, 1), (1, 2, 2)])
+    g2 = gedkit.Graph({0: "C", 1: "N", 2: "S", 3: "C"}, [(0, 1, 1), (1, 2, 1), (2, 3, 2),
+                                                          (0, 3, 1)])
+    model = costs.constant(*[value] * 6)
+    calls = [lambda: gedkit.ged(g1, g2, costs=model, method="exact", timeout=2),
+             lambda: gedkit.ged(g1, g2, costs=model, fixed=[(0, 0)], timeout=2),
+             lambda: gedkit.pairwise([g1, g2], costs=model, progress=False).errors]
+    for call in calls:
+        try:
+            out = call()
+        except gedkit.CostModelError as err:
+            assert words in str(err) and "\n" not in str(err)
+        else:  # pairwise: a failed entry with the reason
+            assert any(words in e for e in out.values())
+    coll = gedkit.Collection()
+    coll.add([g1, g2])
+    with pytest.raises(gedkit.CostModelError, match=words):
+        coll.range(g1, 3 * value, costs=model)
+    assert gedkit.ged(g1, g2, costs=costs.constant(*[1e-5] * 6)).distance == pytest.approx(5e-5)
+
+
+def test_a_custom_model_declared_symmetric_is_checked():
+    """``custom(..., symmetric=True)`` with deletion 0.5 and insertion 3: pairwise solved
+    one of each pair and mirrored it (8.4 where the other way is 2.4); such a model is now
+    refused, naming what differs, and a symmetric one mirrors rightly."""
+    a = gedkit.Graph({0: "C", 1: "O", 2: "N"}, [(0, 1, 1), (1, 2, 2)])
+    b = gedkit.Graph({0: "C", 1: "N", 2: "S", 3: "C"}, [(0, 1, 1), (1, 2, 1), (2, 3, 2),
+                                                         (0, 3, 1)])
+    lopsided = costs.custom(node_del=0.5, node_ins=3, edge_del=0.25, edge_ins=2, edge_sub=0.4,
+                            symmetric=True)
+    with pytest.raises(gedkit.CostModelError, match="declared symmetric, but deleting and "
+                                                     "inserting a node label cost 0.5 and 3"):
+        gedkit.ged(b, a, costs=lopsided)
+    assert "declared symmetric" in next(iter(
+        gedkit.pairwise([a, b], costs=lopsided, progress=False).errors.values()))
+    even = costs.custom(node_del=2, node_ins=2, node_sub=lambda x, y: 1.5, symmetric=True)
+    m = gedkit.pairwise([a, b], costs=even, progress=False)
+    assert m.distance[0, 1] == m.distance[1, 0] == gedkit.ged(b, a, costs=even).distance

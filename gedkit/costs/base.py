@@ -105,6 +105,10 @@ class CostModel:
         if not self.trusted_matrices:
             node_matrix = _checked(node_matrix, len(node_labels), self, "node")
             edge_matrix = _checked(edge_matrix, len(edge_labels), self, "edge")
+            if self.symmetric:  # (pairwise solves one of each pair on that word)
+                _check_symmetric(self, node_matrix, "node")
+                _check_symmetric(self, edge_matrix, "edge")
+        _check_scale(self, node_matrix, edge_matrix, g1.n + g2.n + g1.m + g2.m)
         loops = None
         if g1.loops or g2.loops:
             node_matrix, nid1, nid2, loops = self._fold_loops(g1, g2, node_matrix, nid1, nid2)
@@ -217,6 +221,47 @@ def _call(function, args: tuple, what: str, labels: Any) -> Any:
     except (TypeError, ValueError):
         raise CostModelError(f"the {what} cost of {labels!r} is {value!r}, not a number") \
             from None
+
+
+#: the largest cost of a model must be at least this: costs are compared with an absolute
+#: slack of 1e-9 below 1 (:func:`gedkit.numeric.tolerance`), and a model of costs near it
+#: had every solver stop at distances it took for equal (7e-10 "optimal" against 5e-10)
+SMALLEST_SCALE = 1e-6
+#: and the sum of a pair's edits at that cost at most this (beyond, sums overflow to inf:
+#: exact search never ended, other methods answered inf or raised)
+LARGEST_SUM = 1e300
+
+
+def _check_scale(model: CostModel, node_matrix: np.ndarray, edge_matrix: np.ndarray,
+                 items: int) -> None:
+    """Refuse a model whose costs are all too small to tell apart, or so large that the
+    edits of a pair of graphs with ``items`` nodes and edges in all overflow when summed."""
+    largest = max(float(node_matrix.max(initial=0.0)), float(edge_matrix.max(initial=0.0)))
+    if 0 < largest < SMALLEST_SCALE:
+        raise CostModelError(
+            f"cost model {model.name!r}: its largest cost is {largest:g}, and costs are "
+            "compared to 1e-9, so distances this small are not told apart: scale the model "
+            "up (every cost times one factor gives the same optimal edit paths)")
+    if largest * (items + 1) > LARGEST_SUM:
+        raise CostModelError(
+            f"cost model {model.name!r}: costs up to {largest:g} overflow when summed over "
+            f"{items} nodes and edges: scale the model down (every cost times one factor "
+            "gives the same optimal edit paths)")
+
+
+def _check_symmetric(model: CostModel, matrix: np.ndarray, kind: str) -> None:
+    """Refuse a model declared symmetric whose ``kind`` costs are not (substitutions both
+    ways alike, insertion as deletion): ``pairwise`` mirrored its one answer of each pair
+    (8.4 for a pair whose distance the other way is 2.4)."""
+    if not np.allclose(matrix, matrix.T, rtol=1e-9, atol=0.0):
+        i, j = np.unravel_index(np.argmax(np.abs(matrix - matrix.T)), matrix.shape)
+        last = len(matrix) - 1
+        what = (f"deleting and inserting a {kind} label cost {matrix[min(i, j), last]:g} "
+                f"and {matrix[last, min(i, j)]:g}" if last in (i, j) else
+                f"{kind} substitutions cost {matrix[i, j]:g} one way and {matrix[j, i]:g} "
+                "the other")
+        raise CostModelError(f"cost model {model.name!r} is declared symmetric, but {what}: "
+                             "leave symmetric=True out")
 
 
 def _checked(mat: np.ndarray, k: int, model: CostModel, kind: str) -> np.ndarray:

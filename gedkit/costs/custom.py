@@ -74,6 +74,9 @@ def custom(
     substitution: free between equal labels, that number otherwise).
 
     Functions are called once per pair of *distinct* labels, not once per node pair.
+    ``symmetric=True`` says every substitution costs the same both ways and each insertion
+    as much as the deletion of its label (``pairwise`` then solves one of each pair of
+    graphs); a model that is not is refused when its costs are computed.
 
     Examples
     --------

@@ -549,12 +549,15 @@ def window_passes(sig: Signatures, queries: QuerySignatures, vocab: dict[str, Vo
             done = upto
 
 
+#: nodes and edges of a query and a graph together the scale of a search's costs is checked
+#: for (:func:`gedkit.costs.base._check_scale`)
+_SEARCH_ITEMS = 100_000
 #: largest vocabulary (distinct node or edge labels) full cost matrices are built for
 MAX_VOCABULARY = 1024
 
 
 def _vocabulary_matrices(model: CostModel, views: dict[str, Vocabulary]):
-    from gedkit.costs.base import _checked
+    from gedkit.costs.base import _check_scale, _checked
     from gedkit.problem import _constant_structure, capped_edge_costs
 
     nk, ek = len(views["node"]), len(views["edge"])
@@ -565,6 +568,8 @@ def _vocabulary_matrices(model: CostModel, views: dict[str, Vocabulary]):
     if not model.trusted_matrices:  # checked as CostModel.compile checks them
         nmat = _checked(nmat, nk, model, "node")
         emat = _checked(emat, ek, model, "edge")
+    # (as CostModel.compile refuses them, for pairs of up to _SEARCH_ITEMS nodes and edges)
+    _check_scale(model, nmat, emat, _SEARCH_ITEMS)
     capped = capped_edge_costs(emat)[0]  # as Problem prices them
     const = model.equality_costs
     if const is None:
