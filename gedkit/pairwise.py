@@ -731,7 +731,16 @@ def _context(worker: _PairSolver) -> Any:
     from gedkit._kernels import warm
 
     warm.settle()  # (a fork while a thread imports numba)
+    from gedkit.workers import fork_is_safe
+
     methods = multiprocessing.get_all_start_methods()
+    if "fork" in methods and not fork_is_safe():
+        # (spawn would run the caller's script again in each worker: most scripts on Linux
+        # have no __main__ guard)
+        warnings.warn("running pairwise in one process: another thread of this process is "
+                      "inside a collection's call, and a worker forked now could wait for "
+                      "ever on a lock it holds", RuntimeWarning, stacklevel=4)
+        return None
     # fork hands the state over without pickling, so user cost callables (lambdas) work too
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
     if context.get_start_method() != "fork":

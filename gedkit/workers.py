@@ -5,11 +5,16 @@ from __future__ import annotations
 
 import numbers
 import os
+import threading
 from typing import Any
 
 from gedkit.errors import Note, OptionError, Words, warn
 
-__all__ = ["cores", "resolve_jobs"]
+__all__ = ["cores", "fork_is_safe", "inside", "resolve_jobs"]
+
+#: daemon threads of gedkit's own that may hold locks while they run (a fork then copies
+#: them held): a HiGHS solve left to drain, numba's start-up paid in the background
+_BUSY_DAEMONS = ("gedkit-highs", "gedkit-numba-start-up")
 
 
 def cores() -> int:
@@ -46,3 +51,41 @@ def resolve_jobs(n_jobs: Any, tasks: int | None = None) -> int:
                   f"worker {'process' if have == 1 else 'processes'} instead"))
         jobs = have
     return jobs if tasks is None else max(1, min(jobs, tasks))
+
+
+def fork_is_safe() -> bool:
+    """Whether worker processes may be forked from this process now: no other thread is
+    inside a collection's call (:class:`inside`), nor a busy daemon of gedkit's. A fork
+    copies every lock as it is held at that moment, and SQLite (unlike malloc) does not
+    release its own in the child: two threads each searching with ``n_jobs=2`` forked a
+    worker while the other thread was inside SQLite, and the worker waited for SQLite's
+    lock for ever."""
+    me = threading.get_ident()
+    with _INSIDE_LOCK:
+        if any(ident != me for ident in _INSIDE):
+            return False
+    return not any(t.is_alive() and t.name in _BUSY_DAEMONS for t in threading.enumerate())
+
+
+_INSIDE: dict[int, int] = {}  # thread ident -> how deep in collection calls it is
+_INSIDE_LOCK = threading.Lock()
+
+
+class inside:
+    """Marks the thread as inside a call that holds SQLite (a collection's) until it
+    returns (see :func:`fork_is_safe`)."""
+
+    __slots__ = ()
+
+    def __enter__(self) -> None:
+        me = threading.get_ident()
+        with _INSIDE_LOCK:
+            _INSIDE[me] = _INSIDE.get(me, 0) + 1
+
+    def __exit__(self, *exc: object) -> None:
+        me = threading.get_ident()
+        with _INSIDE_LOCK:
+            if _INSIDE[me] == 1:
+                del _INSIDE[me]
+            else:
+                _INSIDE[me] -= 1

@@ -554,8 +554,8 @@ def test_a_custom_model_declared_symmetric_is_checked():
                                                          (0, 3, 1)])
     lopsided = costs.custom(node_del=0.5, node_ins=3, edge_del=0.25, edge_ins=2, edge_sub=0.4,
                             symmetric=True)
-    with pytest.raises(gedkit.CostModelError, match="declared symmetric, but deleting and "
-                                                     "inserting a node label cost 0.5 and 3"):
+    with pytest.raises(gedkit.CostModelError, match=r"declared symmetric, but deleting and "
+                                                     r"inserting a node label cost 0.5 and 3"):
         gedkit.ged(b, a, costs=lopsided)
     assert "declared symmetric" in next(iter(
         gedkit.pairwise([a, b], costs=lopsided, progress=False).errors.values()))

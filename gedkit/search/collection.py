@@ -30,7 +30,7 @@ from gedkit.search.result import SearchResult
 from gedkit.search.signatures import Signatures
 from gedkit.search.store import Records, Store, alike_texts, id_text
 from gedkit.search.unseen import unseen_note
-from gedkit.workers import resolve_jobs
+from gedkit.workers import inside, resolve_jobs
 
 __all__ = ["Collection", "SkippedWarning"]
 
@@ -63,7 +63,8 @@ def _reads_file(method: Callable) -> Callable:
     @functools.wraps(method)
     def calling(self, *args, **kwargs):
         try:
-            return method(self, *args, **kwargs)
+            with inside():  # (no other thread forks workers meanwhile: SQLite's locks)
+                return method(self, *args, **kwargs)
         except sqlite3.Error as err:
             raise _file_error(self._store.where, err) from None
     return calling
@@ -756,7 +757,7 @@ def _run_queries(coll: Collection, run, graphs: list[Graph], parameter, model, v
     results: list[SearchResult] = []
     try:
         with interruptible():
-            if jobs > 1:
+            if jobs > 1 and parallel.can_fork():
                 results = parallel.run(coll, run, graphs, parameter, model, verify, jobs,
                                        shown)
             else:

@@ -36,7 +36,7 @@ import numpy as np
 from gedkit.budget import forget_interrupt, interrupted, worker_interrupts
 from gedkit.errors import warn
 
-__all__ = ["answers", "query_batches", "range_batches", "release", "run"]
+__all__ = ["answers", "can_fork", "query_batches", "range_batches", "release", "run"]
 
 #: queries per task at most
 QUERIES_PER_TASK = 256
@@ -219,6 +219,22 @@ def range_batches(count: int, parallel: int, shards: int,
                            pairs))
     edges = np.linspace(0, count, parts + 1).round().astype(int).tolist()
     return [list(range(a, b)) for a, b in itertools.pairwise(edges)]
+
+
+def can_fork() -> bool:
+    """Whether worker processes can start here: not where they would be forked while
+    another thread is inside a collection's call (a fork copies the locks it holds: two
+    threads searching with ``n_jobs=2`` forked a worker that waited for SQLite's lock for
+    ever; spawning instead would run the caller's script again in each worker). Said once
+    per search."""
+    from gedkit.workers import fork_is_safe
+
+    if not sys.platform.startswith("linux") or fork_is_safe():
+        return True
+    warn(UserWarning("searching in this process, not on worker processes: another thread "
+                     "of this process is inside a collection's call, and a worker forked now "
+                     "could wait for ever on a lock it holds"))
+    return False
 
 
 def run(coll, run, graphs, parameter, model, verify, jobs: int, shown) -> list:
