@@ -214,6 +214,30 @@ class Budget:
 
 
 
+class StepClock:
+    """When a plain-Python search of a small pair stops: once ``share`` of the time
+    ``budget`` has left when it starts (at most ``most`` seconds) has passed, the budget
+    has expired or Ctrl-C came; the clock is read every ``every`` steps (:meth:`step`). The
+    cheap bounds' searches of both questions (:func:`gedkit.solvers.cheap.small_search`,
+    :func:`gedkit.mces.cheap.small_search`) stop by it."""
+
+    __slots__ = ("budget", "count", "every", "stop_at", "stopped")
+
+    def __init__(self, budget: Budget, share: float = 0.3, most: float = 0.25,
+                 every: int = 256):
+        self.budget, self.every = budget, every
+        self.stop_at = time.perf_counter() + min(share * budget.remaining(), most)
+        self.count, self.stopped = 0, False
+
+    def step(self) -> bool:
+        """One more step; whether the search must stop (and stays stopped)."""
+        self.count += 1
+        if self.count % self.every == 0 and (time.perf_counter() > self.stop_at
+                                              or self.budget.expired()):
+            self.stopped = True
+        return self.stopped
+
+
 @contextmanager
 def cancelled_by(event: threading.Event | Deadline) -> Iterator[None]:
     """Within it, every budget of this thread expires once ``event`` is set."""

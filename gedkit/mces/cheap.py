@@ -58,13 +58,8 @@ def greedy_map(problem: MCESProblem) -> np.ndarray:
     return forward
 
 
-#: largest graphs (nodes, each side) :func:`small_search` runs on, and the share of the time
-#: left it may take, at most SMALL_SECONDS (it stops there with its best map, unproven)
+#: largest graphs (nodes, each side) :func:`small_search` runs on
 SMALL_NODES = 16
-SMALL_SHARE = 0.3
-SMALL_SECONDS = 0.25
-#: expansions between two reads of the clock
-_CLOCK_EVERY = 256
 
 
 def small_search(problem: MCESProblem, forward: np.ndarray, upper: int, budget: Budget
@@ -74,8 +69,8 @@ def small_search(problem: MCESProblem, forward: np.ndarray, upper: int, budget: 
     each onto a free node of g2 with its label (the most edges kept first) or none, pruned by
     the edges kept so far plus those of g1 not decided yet against the best map's; it ends
     at once where a map reaches ``upper`` (a bound proven elsewhere), and stops, unproven,
-    once :data:`SMALL_SHARE` of the time left (at most :data:`SMALL_SECONDS`) has passed or
-    Ctrl-C. For pairs of a few nodes (:data:`SMALL_NODES`), when compiled kernels are not at
+    by its :class:`~gedkit.budget.StepClock` (30% of the time left, at most 0.25 s, or
+    Ctrl-C). For pairs of a few nodes (:data:`SMALL_NODES`), when compiled kernels are not at
     hand.
 
     >>> from gedkit import Graph
@@ -86,7 +81,7 @@ def small_search(problem: MCESProblem, forward: np.ndarray, upper: int, budget: 
     >>> p.count([0, 1, 2]), p.count(better), optimal
     (1, 2, True)
     """
-    import time
+    from gedkit.budget import StepClock
 
     n1, n2 = problem.n1, problem.n2
     labels1, labels2 = problem.node_labels1.tolist(), problem.node_labels2.tolist()
@@ -104,20 +99,15 @@ def small_search(problem: MCESProblem, forward: np.ndarray, upper: int, budget: 
     best, best_map = problem.count(forward), np.array(forward, dtype=np.int64)
     images = [-1] * n1  # by node of g1
     used = [False] * n2
-    stop_at = time.perf_counter() + min(SMALL_SHARE * budget.remaining(), SMALL_SECONDS)
-    count = 0
-    stopped = False
+    clock = StepClock(budget)
 
     def dive(k: int, kept: int) -> None:
-        nonlocal best, best_map, count, stopped
+        nonlocal best, best_map
         if k == n1:
             if kept > best:
                 best, best_map = kept, np.array(images, dtype=np.int64)
             return
-        count += 1
-        if count % _CLOCK_EVERY == 0 and (time.perf_counter() > stop_at or budget.expired()):
-            stopped = True
-        if stopped:
+        if clock.step():
             return
         u = order[k]
         row = adj1[u]
@@ -143,11 +133,11 @@ def small_search(problem: MCESProblem, forward: np.ndarray, upper: int, budget: 
             if v >= 0:
                 used[v] = False
             images[u] = -1
-            if stopped:
+            if clock.stopped:
                 return
 
     dive(0, 0)
-    return best_map, not stopped or best >= upper
+    return best_map, not clock.stopped or best >= upper
 
 
 def cheap_bounds(problem: MCESProblem, budget: Budget, method: str, *,

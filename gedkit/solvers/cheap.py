@@ -129,13 +129,8 @@ def grown_map(problem: Problem) -> np.ndarray:
     return forward
 
 
-#: largest graphs (nodes, each side) :func:`small_search` runs on, and the share of the time
-#: left it may take, at most SMALL_SECONDS (it stops there with its best map, unproven)
+#: largest graphs (nodes, each side) :func:`small_search` runs on
 SMALL_NODES = 12
-SMALL_SHARE = 0.3
-SMALL_SECONDS = 0.25
-#: expansions between two reads of the clock
-_CLOCK_EVERY = 256
 
 
 def small_search(problem: Problem, forward: np.ndarray, budget: Budget
@@ -143,10 +138,9 @@ def small_search(problem: Problem, forward: np.ndarray, budget: Budget
     """A node map at least as cheap as ``forward``, and whether it is optimal: a depth-first
     search in plain Python over g1's nodes in breadth-first order, each onto a free node of
     g2 or deletion (cheapest first), pruned by the cost so far plus each remaining node's
-    cheapest option against the best complete map's cost. It stops, unproven, once
-    :data:`SMALL_SHARE` of the time left (at most :data:`SMALL_SECONDS`) has passed or
-    Ctrl-C. For pairs of a few nodes
-    (:data:`SMALL_NODES`), when compiled kernels are not at hand.
+    cheapest option against the best complete map's cost. It stops, unproven, by its
+    :class:`~gedkit.budget.StepClock` (30% of the time left, at most 0.25 s, or Ctrl-C).
+    For pairs of a few nodes (:data:`SMALL_NODES`), when compiled kernels are not at hand.
 
     >>> from gedkit import Graph, costs
     >>> ethanol = Graph({0: "C", 1: "C", 2: "O"}, [(0, 1, 1), (1, 2, 1)])
@@ -156,7 +150,7 @@ def small_search(problem: Problem, forward: np.ndarray, budget: Budget
     >>> p.cost([0, 1, 2]), p.cost(better), optimal
     (3.0, 2.0, True)
     """
-    import time
+    from gedkit.budget import StepClock
 
     n1, n2 = problem.n1, problem.n2
     costs = problem.node_costs.tolist()
@@ -180,9 +174,7 @@ def small_search(problem: Problem, forward: np.ndarray, budget: Budget
     best, best_map = problem.cost(forward), np.array(forward, dtype=np.int64)
     images = [0] * n1  # by position in order; n2 = deleted
     used = [False] * n2
-    stop_at = time.perf_counter() + min(SMALL_SHARE * budget.remaining(), SMALL_SECONDS)
-    count = 0
-    stopped = False
+    clock = StepClock(budget)
 
     def completed(so_far: float) -> float:
         """The cost of the map in ``images``: g2's nodes and edges not reached, inserted."""
@@ -193,7 +185,7 @@ def small_search(problem: Problem, forward: np.ndarray, budget: Budget
         return total
 
     def dive(k: int, so_far: float) -> None:
-        nonlocal best, best_map, count, stopped
+        nonlocal best, best_map
         if k == n1:
             total = completed(so_far)
             if total < best - tol:
@@ -204,10 +196,7 @@ def small_search(problem: Problem, forward: np.ndarray, budget: Budget
                         mapped[order[at]] = v
                 best_map = mapped
             return
-        count += 1
-        if count % _CLOCK_EVERY == 0 and (time.perf_counter() > stop_at or budget.expired()):
-            stopped = True
-        if stopped:
+        if clock.step():
             return
         u = order[k]
         row, out = costs[u], adj1[u]
@@ -237,11 +226,11 @@ def small_search(problem: Problem, forward: np.ndarray, budget: Budget
             dive(k + 1, so_far + add)
             if v < n2:
                 used[v] = False
-            if stopped:
+            if clock.stopped:
                 return
 
     dive(0, 0.0)
-    return best_map, not stopped
+    return best_map, not clock.stopped
 
 
 def cheap_bounds(problem: Problem, budget: Budget, method: str) -> Result:
