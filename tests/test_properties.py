@@ -89,11 +89,12 @@ def test_cheap_bounds_bound_the_exact_distance(g1, g2, directed, rnd):
     assert cheap.upper_bound == problem.cost(cheap.assignment)
 
 
-@given(st.integers(0, 2**32 - 1), st.booleans(), st.booleans())
-def test_the_small_search_of_the_cheap_bounds_is_exact(seed, directed, fixed):
+@given(st.integers(0, 2**32 - 1), st.booleans(), st.booleans(), st.booleans())
+def test_the_small_search_of_the_cheap_bounds_is_exact(seed, directed, fixed, constant):
     """The plain-Python search a solve without compiled kernels runs on small pairs: the
-    brute-force distance under random costs (not symmetric), on arcs, with self-loops and
-    with fixed pairs, from whatever map it starts; its map's cost is the distance."""
+    brute-force distance under random costs (not symmetric; or random constant costs, where
+    it prunes by label counts), on arcs, with self-loops and with fixed pairs, from whatever
+    map it starts; its map's cost is the distance."""
     from gedkit.budget import Budget
     from gedkit.solvers.cheap import small_search
     from gedkit.testing import brute_force_ged, random_costs, random_graph
@@ -101,7 +102,9 @@ def test_the_small_search_of_the_cheap_bounds_is_exact(seed, directed, fixed):
     rng = np.random.default_rng(seed)
     g1, g2 = (random_graph(rng, int(rng.integers(0, 6)), p=0.5, loops=0.2, directed=directed)
               for _ in range(2))
-    problem = random_costs(rng).compile(g1, g2)
+    model = (costs.constant(*rng.uniform(0.1, 3.0, 6).round(2).tolist()) if constant
+             else random_costs(rng))
+    problem = model.compile(g1, g2)
     if fixed and g1.n and g2.n:
         problem = problem.constrained(fixed=[(int(rng.integers(g1.n)), int(rng.integers(g2.n)))])
     start = np.full(g1.n, -1, dtype=np.int64)  # everything deleted, inserted

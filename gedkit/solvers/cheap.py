@@ -175,6 +175,7 @@ def small_search(problem: Problem, forward: np.ndarray, budget: Budget
     images = [0] * n1  # by position in order; n2 = deleted
     used = [False] * n2
     clock = StepClock(budget)
+    left = _Left(problem, order) if problem.constant_costs is not None else None
 
     def completed(so_far: float) -> float:
         """The cost of the map in ``images``: g2's nodes and edges not reached, inserted."""
@@ -196,10 +197,12 @@ def small_search(problem: Problem, forward: np.ndarray, budget: Budget
                         mapped[order[at]] = v
                 best_map = mapped
             return
-        if clock.step():
+        if clock.step() or (left is not None and so_far + left.bound() >= best - tol):
             return
         u = order[k]
         row, out = costs[u], adj1[u]
+        if left is not None:
+            left.place(k)
         options = []
         for v in range(n2 + 1):
             if v < n2 and used[v]:
@@ -223,14 +226,96 @@ def small_search(problem: Problem, forward: np.ndarray, budget: Budget
             images[k] = v
             if v < n2:
                 used[v] = True
+                if left is not None:
+                    left.use(v, used)
             dive(k + 1, so_far + add)
             if v < n2:
                 used[v] = False
+                if left is not None:
+                    left.free(v, used)
             if clock.stopped:
-                return
+                break
+        if left is not None:
+            left.unplace(k)
 
     dive(0, 0.0)
     return best_map, not clock.stopped
+
+
+class _Left:
+    """What a partial map of :func:`small_search` leaves to price, under label-equality
+    costs, as label counts: g1's nodes not placed and g2's free ones, g1's edges with an
+    end not placed and g2's with an end free. Those edges can only map onto each other, so
+    the label-set bound of both pairs of multisets bounds the rest of the cost (the search
+    ordered by node costs alone proved 1 of 200 random pairs of molecules of at most 12
+    atoms in its time)."""
+
+    def __init__(self, problem: Problem, order: list[int]):
+        ins, dele, sub, eins, edel, esub = problem.constant_costs
+        self.node_costs = (ins, dele, min(sub, ins + dele))
+        self.edge_costs = (eins, edel, min(esub, eins + edel))
+        self.labels1 = problem.node_labels1.tolist()
+        self.labels2 = problem.node_labels2.tolist()
+        top = max(self.labels1 + self.labels2, default=-1) + 1
+        self.nodes1, self.nodes2 = [0] * top, [0] * top
+        for label in self.labels1:
+            self.nodes1[label] += 1
+        for label in self.labels2:
+            self.nodes2[label] += 1
+        at = {u: k for k, u in enumerate(order)}
+        kinds = int(max(problem.edge_labels1.max(initial=-1),
+                        problem.edge_labels2.max(initial=-1))) + 1
+        self.edges1, self.edges2 = [0] * kinds, [0] * kinds
+        self.closing: list[list[int]] = [[] for _ in order]  # g1's edges decided at k
+        for (a, b), label in zip(problem.g1.edges.tolist(), problem.edge_labels1.tolist(),
+                                 strict=True):
+            self.edges1[label] += 1
+            self.closing[max(at[a], at[b])].append(label)
+        self.touching: list[list[tuple[int, int]]] = [[] for _ in range(problem.n2)]
+        for (a, b), label in zip(problem.g2.edges.tolist(), problem.edge_labels2.tolist(),
+                                 strict=True):
+            self.edges2[label] += 1
+            self.touching[a].append((b, label))
+            self.touching[b].append((a, label))
+        self.order = order
+
+    def bound(self) -> float:
+        return (_multiset_counts(self.nodes1, self.nodes2, *self.node_costs)
+                + _multiset_counts(self.edges1, self.edges2, *self.edge_costs))
+
+    def place(self, k: int) -> None:
+        """g1's node at position ``k`` placed: it and the edges it closes leave the rest."""
+        self.nodes1[self.labels1[self.order[k]]] -= 1
+        for label in self.closing[k]:
+            self.edges1[label] -= 1
+
+    def unplace(self, k: int) -> None:
+        self.nodes1[self.labels1[self.order[k]]] += 1
+        for label in self.closing[k]:
+            self.edges1[label] += 1
+
+    def use(self, v: int, used: list[bool]) -> None:
+        """g2's node ``v`` taken (``used[v]`` set): it and its edges to taken nodes leave."""
+        self.nodes2[self.labels2[v]] -= 1
+        for x, label in self.touching[v]:
+            if used[x] and x != v:
+                self.edges2[label] -= 1
+
+    def free(self, v: int, used: list[bool]) -> None:
+        """g2's node ``v`` given back (``used[v]`` cleared)."""
+        self.nodes2[self.labels2[v]] += 1
+        for x, label in self.touching[v]:
+            if used[x] and x != v:
+                self.edges2[label] += 1
+
+
+def _multiset_counts(a: list[int], b: list[int], ins: float, dele: float, sub: float) -> float:
+    """:func:`_multiset_cost` of two multisets given as counts per label (substitution
+    already at most deletion + insertion)."""
+    common = sum(min(x, y) for x, y in zip(a, b, strict=True))
+    total_a, total_b = sum(a), sum(b)
+    low = min(total_a, total_b)
+    return (low - common) * sub + (total_a - low) * dele + (total_b - low) * ins
 
 
 def cheap_bounds(problem: Problem, budget: Budget, method: str) -> Result:
