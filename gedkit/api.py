@@ -117,7 +117,7 @@ def ged(
             # a first map at once (milliseconds), whatever the method finds later
             from gedkit.solvers.cheap import cheap_bounds
 
-            first = cheap_bounds(problem, budget, "cheap")
+            first = cheap_bounds(problem, budget, "cheap", search=False)  # at once
             listener.offer(first.assignment, first.lower_bound, "cheap")
         result = solve_within(solver, problem, budget)
         if listener is not None:

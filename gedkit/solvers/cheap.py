@@ -318,8 +318,10 @@ def _multiset_counts(a: list[int], b: list[int], ins: float, dele: float, sub: f
     return (low - common) * sub + (total_a - low) * dele + (total_b - low) * ins
 
 
-def cheap_bounds(problem: Problem, budget: Budget, method: str) -> Result:
-    """Bounds and a map from the cheapest means that fit ``budget`` (module docstring)."""
+def cheap_bounds(problem: Problem, budget: Budget, method: str, search: bool = True) -> Result:
+    """Bounds and a map from the cheapest means that fit ``budget`` (module docstring);
+    without ``search``, no :func:`small_search` (a first map at once, for an anytime
+    stream)."""
     from gedkit.solvers.heuristics.assignment import lsape
     from gedkit.solvers.heuristics.lsape import round_up
 
@@ -340,7 +342,7 @@ def cheap_bounds(problem: Problem, budget: Budget, method: str) -> Result:
         maps.append(assigned)
     # each map's cost once; ties keep the earlier map
     forward = maps[0] if len(maps) == 1 else min(maps, key=problem.cost)
-    if max(problem.n1, problem.n2) <= SMALL_NODES and problem.cost(forward) > lower:
+    if search and max(problem.n1, problem.n2) <= SMALL_NODES and problem.cost(forward) > lower:
         forward, optimal = small_search(problem, forward, budget)
         if optimal:
             lower = problem.cost(forward)
