@@ -348,6 +348,7 @@ def pairwise(
         (rows, bad_rows) if square else _graphs(graphs_b, "graphs_b", node_label, edge_label)
     )
 
+    _check_scale_once(model, rows, cols)
     mirror = square and model.symmetric
     pairs = _pairs(len(rows), len(cols), square, mirror)
     shape = (len(rows), len(cols))
@@ -507,6 +508,20 @@ class _PairSolver:
             node_map=_packed(result.assignment),
             stopped=None if result.optimal or not _other_than_time(stopped) else str(stopped),
         )
+
+
+def _check_scale_once(model: CostModel, rows: list, cols: list) -> None:
+    """A label-equality model too small to tell distances apart, or whose sums overflow on
+    the largest pair, is refused once, as ``gedkit.ged`` refuses it (every pair failed with
+    the same reason, one stderr line each on the command line)."""
+    from gedkit.costs.base import _check_scale
+
+    const = model.equality_costs
+    if const is None:
+        return
+    largest = [max((g.n + g.m for g in side if g is not None), default=0)
+               for side in (rows, cols)]
+    _check_scale(model, np.array([[max(const)]]), np.zeros((1, 1)), sum(largest))
 
 
 def _built_in(model: CostModel) -> bool:
