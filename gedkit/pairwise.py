@@ -521,7 +521,7 @@ def _check_scale_once(model: CostModel, rows: list, cols: list) -> None:
         return
     largest = [max((g.n + g.m for g in side if g is not None), default=0)
                for side in (rows, cols)]
-    _check_scale(model, np.array([[max(const)]]), np.zeros((1, 1)), sum(largest))
+    _check_scale(model, max(const), sum(largest))
 
 
 def _built_in(model: CostModel) -> bool:
@@ -743,9 +743,6 @@ class _Ticker(threading.Thread):
 
 def _context(worker: _PairSolver) -> Any:
     """A multiprocessing context that can hand ``worker`` over; None (run here) if none can."""
-    from gedkit._kernels import warm
-
-    warm.settle()  # (a fork while a thread imports numba)
     from gedkit.workers import fork_is_safe
 
     methods = multiprocessing.get_all_start_methods()

@@ -59,7 +59,11 @@ def fork_is_safe() -> bool:
     copies every lock as it is held at that moment, and SQLite (unlike malloc) does not
     release its own in the child: two threads each searching with ``n_jobs=2`` forked a
     worker while the other thread was inside SQLite, and the worker waited for SQLite's
-    lock for ever."""
+    lock for ever. Waits first for numba's start-up being paid in the background
+    (:func:`gedkit._kernels.warm.settle`)."""
+    from gedkit._kernels import warm
+
+    warm.settle()
     me = threading.get_ident()
     with _INSIDE_LOCK:
         if any(ident != me for ident in _INSIDE):

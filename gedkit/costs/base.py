@@ -108,7 +108,7 @@ class CostModel:
             if self.symmetric:  # (pairwise solves one of each pair on that word)
                 _check_symmetric(self, node_matrix, "node")
                 _check_symmetric(self, edge_matrix, "edge")
-        _check_scale(self, node_matrix, edge_matrix, g1.n + g2.n + g1.m + g2.m)
+        _check_scale(self, _largest(node_matrix, edge_matrix), g1.n + g2.n + g1.m + g2.m)
         loops = None
         if g1.loops or g2.loops:
             node_matrix, nid1, nid2, loops = self._fold_loops(g1, g2, node_matrix, nid1, nid2)
@@ -232,11 +232,15 @@ SMALLEST_SCALE = 1e-6
 LARGEST_SUM = 1e300
 
 
-def _check_scale(model: CostModel, node_matrix: np.ndarray, edge_matrix: np.ndarray,
-                 items: int) -> None:
-    """Refuse a model whose costs are all too small to tell apart, or so large that the
-    edits of a pair of graphs with ``items`` nodes and edges in all overflow when summed."""
-    largest = max(float(node_matrix.max(initial=0.0)), float(edge_matrix.max(initial=0.0)))
+def _largest(node_matrix: np.ndarray, edge_matrix: np.ndarray) -> float:
+    """The largest cost of a model's two matrices."""
+    return max(float(node_matrix.max(initial=0.0)), float(edge_matrix.max(initial=0.0)))
+
+
+def _check_scale(model: CostModel, largest: float, items: int) -> None:
+    """Refuse a model whose costs, ``largest`` the largest, are all too small to tell apart,
+    or so large that the edits of a pair of graphs with ``items`` nodes and edges in all
+    overflow when summed."""
     if 0 < largest < SMALLEST_SCALE:
         raise CostModelError(
             f"cost model {model.name!r}: its largest cost is {largest:g}, and costs are "

@@ -557,7 +557,7 @@ MAX_VOCABULARY = 1024
 
 
 def _vocabulary_matrices(model: CostModel, views: dict[str, Vocabulary]):
-    from gedkit.costs.base import _check_scale, _checked
+    from gedkit.costs.base import _check_scale, _checked, _largest
     from gedkit.problem import _constant_structure, capped_edge_costs
 
     nk, ek = len(views["node"]), len(views["edge"])
@@ -569,7 +569,7 @@ def _vocabulary_matrices(model: CostModel, views: dict[str, Vocabulary]):
         nmat = _checked(nmat, nk, model, "node")
         emat = _checked(emat, ek, model, "edge")
     # (as CostModel.compile refuses them, for pairs of up to _SEARCH_ITEMS nodes and edges)
-    _check_scale(model, nmat, emat, _SEARCH_ITEMS)
+    _check_scale(model, _largest(nmat, emat), _SEARCH_ITEMS)
     capped = capped_edge_costs(emat)[0]  # as Problem prices them
     const = model.equality_costs
     if const is None:

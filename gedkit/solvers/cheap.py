@@ -47,9 +47,16 @@ def labelset_bound(problem: Problem) -> float:
 def _multiset_cost(a: np.ndarray, b: np.ndarray, ins: float, dele: float, sub: float) -> float:
     k = int(max(a.max(initial=-1), b.max(initial=-1))) + 1
     common = int(np.minimum(np.bincount(a, minlength=k), np.bincount(b, minlength=k)).sum())
-    low = min(len(a), len(b))
-    return float((low - common) * min(sub, ins + dele) + (len(a) - low) * dele
-                 + (len(b) - low) * ins)
+    return _unmatched_cost(common, len(a), len(b), ins, dele, min(sub, ins + dele))
+
+
+def _unmatched_cost(common: int, size_a: int, size_b: int, ins: float, dele: float,
+                    sub: float) -> float:
+    """The least cost of turning a multiset of ``size_a`` labels into one of ``size_b``
+    sharing ``common`` of them: the others substituted (``sub``, at most deletion +
+    insertion) as far as both sides have them, the rest deleted or inserted."""
+    low = min(size_a, size_b)
+    return float((low - common) * sub + (size_a - low) * dele + (size_b - low) * ins)
 
 
 def greedy_map(problem: Problem) -> np.ndarray:
@@ -170,8 +177,8 @@ def small_search(problem: Problem, forward: np.ndarray, budget: Budget
     inserted = [costs[n1][j] for j in range(n2)]
     g2_edges = [(int(a), int(b), none if lab < 0 else int(lab)) for (a, b), lab in
                 zip(problem.g2.edges.tolist(), problem.edge_labels2.tolist(), strict=True)]
-    tol = 1e-9 * max(1.0, problem.cost(forward))
     best, best_map = problem.cost(forward), np.array(forward, dtype=np.int64)
+    tol = 1e-9 * max(1.0, best)
     images = [0] * n1  # by position in order; n2 = deleted
     used = [False] * n2
     clock = StepClock(budget)
@@ -313,9 +320,7 @@ def _multiset_counts(a: list[int], b: list[int], ins: float, dele: float, sub: f
     """:func:`_multiset_cost` of two multisets given as counts per label (substitution
     already at most deletion + insertion)."""
     common = sum(min(x, y) for x, y in zip(a, b, strict=True))
-    total_a, total_b = sum(a), sum(b)
-    low = min(total_a, total_b)
-    return (low - common) * sub + (total_a - low) * dele + (total_b - low) * ins
+    return _unmatched_cost(common, sum(a), sum(b), ins, dele, sub)
 
 
 def cheap_bounds(problem: Problem, budget: Budget, method: str, search: bool = True) -> Result:
