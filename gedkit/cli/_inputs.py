@@ -66,12 +66,8 @@ def add_input_arguments(parser: argparse.ArgumentParser, collection: bool = Fals
             help=f"read the {side}s unlabelled, whatever the format's own labels (SMILES, "
             "SDF: element, bond order)")
     group.add_argument("--format", help="file format (default: from the file name)")
-    if collection:
-        add_directed_argument(group, directed_too=False)
-    elif undirected is not None:
-        add_directed_argument(group, directed_too=False, why=undirected)
-    else:
-        add_directed_argument(group)
+    why = "a collection holds undirected graphs only" if collection else undirected
+    add_directed_argument(group, directed_too=why is None, why=why or "")
     group.add_argument(
         "--graph-dir", metavar="DIR",
         help="CXL collections: the folder holding the listed GXL files (default: the CXL "

@@ -20,6 +20,7 @@ read-only and may be many at once.
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import zipfile
 from collections.abc import Callable, Iterable, Iterator
@@ -49,7 +50,7 @@ CREATE TABLE blocks (block INTEGER PRIMARY KEY, data BLOB NOT NULL);
 CREATE TABLE removed (rowid INTEGER PRIMARY KEY);
 """
 #: the tables of _SCHEMA
-_TABLES = frozenset({"meta", "graphs", "vocabulary", "blocks", "removed"})
+_TABLES = frozenset(re.findall(r"CREATE TABLE (\w+)", _SCHEMA))
 
 
 def _value_text(kind: str, value: Any) -> str:
