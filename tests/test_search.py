@@ -1857,3 +1857,21 @@ def test_two_threads_searching_on_worker_processes_keep_their_own_workers(tmp_pa
         alone = [(False, r.ids) for r in lib.knn(queries=queries, k=3, timeout=5,
                                                  progress=False)]
     assert both[0] == both[1] == alone
+
+
+def test_ctrl_c_after_a_knn_scan_decided_everything_leaves_it_answered(monkeypatch):
+    """Ctrl-C arriving once every graph of a kNN scan was decided (here: just after the
+    graphs set aside were settled) costs the answer nothing: certified, and not counted as
+    interrupted (the command line counted such a query as not answered)."""
+    from gedkit.search import ged_search
+
+    settle = ged_search._KnnScanner._settle_aside
+
+    def stop(self):
+        settle(self)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ged_search._KnnScanner, "_settle_aside", stop)
+    res = _collection(MOLECULES).knn("CCO", 3)
+    assert res.certified and not res.interrupted
+    assert [h.optimal for h in res.hits] == [True] * 3
