@@ -1875,3 +1875,13 @@ def test_ctrl_c_after_a_knn_scan_decided_everything_leaves_it_answered(monkeypat
     res = _collection(MOLECULES).knn("CCO", 3)
     assert res.certified and not res.interrupted
     assert [h.optimal for h in res.hits] == [True] * 3
+
+
+def test_ctrl_c_after_an_mces_knn_scan_decided_everything_leaves_it_answered(monkeypatch):
+    """As for GED: Ctrl-C once the k-th best is proven and no graph left could beat it."""
+    from gedkit.search import mces_search
+
+    monkeypatch.setattr(mces_search, "interrupted_now", lambda: True)  # after the first
+    res = _collection(MOLECULES).mces_knn("CCO", 1)
+    assert res.ids == [0] and res.hits[0].distance == 1.0
+    assert res.certified and not res.interrupted

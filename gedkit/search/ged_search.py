@@ -1023,8 +1023,12 @@ def knn_answer(coll, query: Graph, k: int, scan: KnnScan) -> SearchResult:
     stats = scan.stats
     if reasons := stopped_counts(outcomes[r] for r in [*picked, *doubtful]):
         stats = {**stats, "stopped": reasons}
+    # Ctrl-C that came once the scan had decided everything cost the answer nothing: it is
+    # complete, not interrupted (a result said both, and the command line then counted a
+    # certified query among those not answered in full)
     return SearchResult("knn", query.name, k, hits, undecided, certified, uncertain,
-                        stats=stats, interrupted=scan.interrupted, timed_out=scan.timed_out)
+                        stats=stats, interrupted=scan.interrupted and not certified,
+                        timed_out=scan.timed_out)
 
 
 def combine_scans(scans: list[KnnScan], k: int) -> KnnScan:

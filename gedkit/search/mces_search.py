@@ -574,5 +574,7 @@ def _knn_result(coll, query: Graph, k: int, chosen, seen, state) -> SearchResult
     certified = not uncertain and not undecided and not unreached
     if reasons := stopped_counts(outcomes[r] for r in [*picked, *doubtful]):
         stats = {**stats, "stopped": reasons}
+    # (Ctrl-C once everything was decided: complete, as ged_search.knn_answer says)
     return SearchResult("mces_knn", query.name, k, hits, undecided, certified, uncertain,
-                        stats=stats, interrupted=interrupted, timed_out=timed_out)
+                        stats=stats, interrupted=interrupted and not certified,
+                        timed_out=timed_out)

@@ -106,13 +106,6 @@ class SearchResult:
     interrupted: bool = False
     timed_out: bool = False
 
-    def __post_init__(self) -> None:
-        # Ctrl-C that came once a kNN scan had decided everything cost the answer nothing:
-        # it is complete, so not interrupted (a result said both, and the command line then
-        # counted a certified query among those not answered in full)
-        if self.certified:
-            self.interrupted = False
-
     @property
     def ids(self) -> list:
         """The hits' ids, best first."""
