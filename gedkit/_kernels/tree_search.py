@@ -117,7 +117,11 @@ def remaining_bound(in_rest1, used2, anc_a, anc_b, n_anc, pair, bufa, bufb, nhis
     return h
 
 
-@njit(cache=True, nogil=True)
+# inlined, as _children_counting below: called per child and per expansion, a separate
+# compiled function booked a reference count in and out on every array it was handed (13% of
+# a range search's verification time in NRT_incref/decref, by perf); inlined, 15-40% less
+# time per candidate on the peer benchmark's IAM AIDS candidates at τ = 3
+@njit(cache=True, nogil=True, inline="always")
 def _assign_delta(u, v, anc_a, anc_b, n_anc, node_costs, adj1, adj2, emat):
     """Exact cost added by mapping u → v (v = -1: delete) given the anchors so far."""
     n2 = adj2.shape[0]
@@ -138,7 +142,7 @@ def _assign_delta(u, v, anc_a, anc_b, n_anc, node_costs, adj1, adj2, emat):
     return d
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _children_counting(k, u, maps_row, used2, in_rest1, pair, counts, cand, child_h):
     """:func:`remaining_bound` for every child of one state at once, label-equality costs.
 
