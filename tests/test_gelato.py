@@ -386,9 +386,34 @@ def test_weights_round_trip(torch, trained, tmp_path):
     # the model card given for the weights: said so, not PyTorch's advice to load the file
     # with weights_only=False (running what it holds)
     (tmp_path / "w.json").write_text('{"format": "card"}')
-    with pytest.raises(gedkit.FormatError, match=r"a JSON file: a model card\?") as card:
+    with pytest.raises(gedkit.FormatError, match=r"a JSON file, such as a model card") as card:
         load(tmp_path / "w.json")
     assert "weights_only" not in str(card.value)
+
+
+def test_a_bad_model_file_is_refused_when_the_options_are_read(torch, trained, tmp_path,
+                                                               capsys):
+    """Not when the network first runs: a pair proven without it (CCO against itself) would
+    pass a text file over unnoticed, and pairwise would fail pair after pair."""
+    good = tmp_path / "m.pt"
+    trained[1].net.save(good)
+    text, cut, checkpoint = tmp_path / "notw.pt", tmp_path / "cut.pt", tmp_path / "m.pt.ckpt"
+    text.write_text("hello\n")
+    cut.write_bytes(good.read_bytes()[:665])  # a save interrupted by Ctrl-C
+    torch.save({"format": "gedkit-gelato-checkpoint/1", "state_dict": {}}, checkpoint)
+    for bad, says in ((text, "unreadable as a PyTorch file"), (cut, "damaged or cut short"),
+                      (checkpoint, "it holds 'gedkit-gelato-checkpoint/1'")):
+        with pytest.raises(gedkit.FormatError, match=says):
+            get_solver("gelato", model=str(bad))
+        with pytest.raises(gedkit.FormatError, match=says):
+            gedkit.pairwise(["CCO", "CCC"], method="gelato", model=str(bad))
+        capsys.readouterr()
+        assert main(["ged", "CCO", "CCO", "--method", "gelato", "--model", str(bad)]) != 0
+        err = capsys.readouterr().err
+        assert says in err and len(err.splitlines()) == 1
+    get_solver("gelato", model=str(good))
+    with pytest.raises(OptionError, match=r"nosuch\.pt: no such file"):
+        get_solver("gelato", model=str(tmp_path / "nosuch.pt"))
 
 
 def test_model_card_is_written(torch, trained, tmp_path):

@@ -29,6 +29,7 @@ import torch
 from torch import nn
 
 from gedkit.errors import OptionError
+from gedkit.learned import FORMAT
 from gedkit.learned.features import CANDIDATE_FEATURES, Encoded, Vocabulary
 from gedkit.nn import load_checked
 from gedkit.nn.layers import GINELayer
@@ -36,7 +37,6 @@ from gedkit.nn.layers import GINELayer
 __all__ = ["FORMAT", "Embedded", "GelatoNet", "evaluating", "load", "resolve_device",
            "to_tensors"]
 
-FORMAT = "gedkit-gelato/1"  # what a weights file says it holds
 
 
 class Embedded(NamedTuple):

@@ -34,6 +34,7 @@ from torch.nn import functional
 
 from gedkit.errors import FormatError
 from gedkit.mces.ga import AssociationGraph
+from gedkit.mces.nga import FORMAT
 from gedkit.mces.nga.features import EDGE_BUCKETS, FEATURES, GraphArrays
 from gedkit.nn import load_checked
 from gedkit.nn.layers import GINELayer
@@ -42,7 +43,6 @@ __all__ = [
     "FORMAT", "NGAConfig", "NGANet", "PairTensors", "gumbel", "load", "objective", "sinkhorn",
 ]
 
-FORMAT = "gedkit-nga/1"  # what a weights file says it holds
 
 
 @dataclass(frozen=True)
