@@ -510,6 +510,48 @@ def test_cli_ctrl_c_says_what_is_kept(torch, tmp_path, capsys, monkeypatch):
     gedkit.ged("CCO", "CCN", method="gelato", model=str(out))  # usable
 
 
+def test_ctrl_c_while_saving_keeps_the_previous_checkpoint(torch, tmp_path, capsys,
+                                                           monkeypatch):
+    """The checkpoint is written beside and moved into place: a Ctrl-C during the save
+    leaves the previous epoch's whole, which --resume then goes on from."""
+    out = tmp_path / "model.pt"
+    checkpoint = tmp_path / "model.pt.ckpt"
+    argv = ["train", "gelato", "--data", str(AIDS_SAMPLE), "--out", str(out), "--pairs", "4",
+            "--val-pairs", "1", "--width", "8", "--layers", "1", "--states-per-pair", "2"]
+    assert main([*argv, "--epochs", "1"]) == 0
+    before = checkpoint.read_bytes()
+    real_save = torch.save
+
+    def cut_short(obj, f, *args, **kw):  # what Ctrl-C in the middle of a save leaves
+        if isinstance(obj, dict) and obj.get("format") == "gedkit-gelato-checkpoint/1":
+            Path(f).write_bytes(before[:665])
+            raise KeyboardInterrupt
+        return real_save(obj, f, *args, **kw)
+
+    monkeypatch.setattr(torch, "save", cut_short)
+    capsys.readouterr()
+    assert main([*argv, "--epochs", "2", "--resume"]) == 130
+    assert "--resume" in capsys.readouterr().err
+    assert checkpoint.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "model.json", "model.pt", "model.pt.ckpt", "model.pt.pairs.jsonl"]  # nothing left over
+    monkeypatch.setattr(torch, "save", real_save)
+    assert main([*argv, "--epochs", "2", "--resume"]) == 0
+    card = json.loads(out.with_suffix(".json").read_text())
+    assert [row["epoch"] for row in card["history"]] == [1, 2]
+
+
+def test_a_checkpoint_cut_short_is_said_to_be_damaged(torch, tmp_path):
+    from gedkit.learned.train import _load_checkpoint
+
+    path = tmp_path / "m.pt.ckpt"
+    torch.save({"format": "gedkit-gelato-checkpoint/1", "x": torch.zeros(1000)}, path)
+    path.write_bytes(path.read_bytes()[:665])
+    with pytest.raises(gedkit.FormatError, match="damaged or cut short") as caught:
+        _load_checkpoint(path, None, None)
+    assert "more than tensors" not in str(caught.value)
+
+
 def test_cli_keeps_graphs_within_the_size_range(torch, tmp_path, capsys):
     out = tmp_path / "model.pt"
     argv = ["train", "gelato", "--data", str(AIDS_SAMPLE), "--out", str(out), "--pairs", "4",

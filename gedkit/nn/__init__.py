@@ -8,14 +8,18 @@ Importing this package does not import torch; :mod:`~gedkit.nn.layers` does.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickletools
+import tempfile
 import zipfile
+from collections.abc import Callable
+from pathlib import Path
 from types import ModuleType
 
 from gedkit.errors import FormatError
 
-__all__ = ["check_weights_file", "load_checked", "require_torch"]
+__all__ = ["check_weights_file", "load_checked", "require_torch", "write_atomically"]
 
 
 def require_torch(feature: str = "the learned solver gelato") -> ModuleType:
@@ -105,3 +109,27 @@ def load_checked(path: str | os.PathLike, fmt: str, what: str) -> dict:
     if not isinstance(saved, dict) or saved.get("format") != fmt:
         raise FormatError(f"{path}: not {what} (expected format {fmt!r})")
     return saved
+
+
+def write_atomically(path: str | os.PathLike, write: Callable[[Path], None]) -> None:
+    """``write(tmp)`` to a temporary file beside ``path``, then moved onto ``path`` in one
+    step: a Ctrl-C or a full disk during the writing leaves the previous file whole (a
+    checkpoint cut short would lose the training it holds) and no temporary file behind."""
+    path = Path(path)
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        write(tmp)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp's file is private; a saved one is not
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)  # reading the mask means setting it: set it back at once
+    os.umask(mask)
+    return mask
