@@ -501,7 +501,7 @@ def test_cli_ctrl_c_says_what_is_kept(torch, tmp_path, capsys, monkeypatch):
     capsys.readouterr()
     out.unlink()
     stop_after[0], calls[:] = len(calls), []
-    assert main([*argv[:-1], "3"]) == 130
+    assert main([*argv[:-1], "3", "--overwrite"]) == 130  # (the one-epoch run's checkpoint)
     err = capsys.readouterr().err
     assert "interrupted after epoch 1 of 3" in err and "holds the best of them" in err
     assert "--resume" in err and out.exists()
@@ -550,6 +550,65 @@ def test_a_checkpoint_cut_short_is_said_to_be_damaged(torch, tmp_path):
     with pytest.raises(gedkit.FormatError, match="damaged or cut short") as caught:
         _load_checkpoint(path, None, None)
     assert "more than tensors" not in str(caught.value)
+
+
+def test_cli_refuses_to_replace_a_trained_model_unasked(torch, tmp_path, capsys):
+    out, checkpoint = tmp_path / "model.pt", tmp_path / "model.pt.ckpt"
+    argv = ["train", "gelato", "--data", str(AIDS_SAMPLE), "--out", str(out), "--pairs", "4",
+            "--val-pairs", "1", "--width", "8", "--layers", "1", "--states-per-pair", "2"]
+    # --resume with nothing to resume from: said, and trained from epoch 1
+    assert main([*argv, "--epochs", "2", "--resume"]) == 0
+    assert f"no checkpoint at {checkpoint}: starting from epoch 1" in capsys.readouterr().err
+    weights, saved = out.read_bytes(), checkpoint.read_bytes()
+    # the same again without --resume: refused in one line, nothing replaced
+    assert main([*argv, "--epochs", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "--resume" in err and "--overwrite" in err and len(err.splitlines()) == 1
+    assert out.read_bytes() == weights and checkpoint.read_bytes() == saved
+    checkpoint.unlink()
+    for extra in ([], ["--resume"]):  # the weights alone: --resume has nothing to go on from
+        assert main([*argv, "--epochs", "1", *extra]) == 2
+        err = capsys.readouterr().err
+        assert f"{out} exists" in err and "--overwrite" in err and len(err.splitlines()) == 1
+        assert out.read_bytes() == weights
+    assert main([*argv, "--epochs", "1", "--overwrite"]) == 0
+    assert len(json.loads(out.with_suffix(".json").read_text())["history"]) == 1
+
+
+def test_cli_checks_every_output_and_init_before_the_labelling(torch, tmp_path, capsys):
+    argv = ["train", "gelato", "--data", str(AIDS_SAMPLE), "--pairs", "4", "--val-pairs", "1",
+            "--width", "8", "--layers", "1", "--states-per-pair", "2", "--epochs", "1"]
+    notw = tmp_path / "notw.pt"
+    notw.write_text("hello\n")
+    for sibling in ("m.pt.ckpt", "m.json", "m.pt.pairs.jsonl"):
+        (tmp_path / sibling).mkdir()
+        assert main([*argv, "--out", str(tmp_path / "m.pt")]) == 2
+        assert f"{tmp_path / sibling} is a folder" in capsys.readouterr().err
+        (tmp_path / sibling).rmdir()
+    for init, says in (("nosuch", "--init nosuch: no such file; name shipped weights"),
+                       (str(notw), "not a Gelato weights file")):
+        assert main([*argv, "--out", str(tmp_path / "m.pt"), "--init", init]) == 2
+        err = capsys.readouterr().err
+        assert says in err and len(err.splitlines()) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notw.pt"]  # nothing labelled
+    if Path("/proc").is_dir():
+        assert main([*argv, "--out", "/proc/x.pt"]) == 2
+        assert "cannot create files in '/proc'" in capsys.readouterr().err
+    # a shipped model's name, as --model takes it
+    assert main([*argv, "--out", str(tmp_path / "m.pt"), "--init", "molecules"]) == 0
+    card = json.loads((tmp_path / "m.json").read_text())
+    assert card["training"]["init"] == "molecules" and card["network"]["width"] == 128
+
+
+def test_cli_says_once_that_unproven_validation_labels_validate_nothing(torch, tmp_path,
+                                                                        capsys):
+    out = tmp_path / "m.pt"
+    assert main(["train", "gelato", "--data", str(AIDS_SAMPLE), "--out", str(out), "--pairs",
+                 "4", "--val-pairs", "1", "--width", "8", "--layers", "1",
+                 "--states-per-pair", "2", "--epochs", "2", "--label-method", "ipfp",
+                 "--keep-unproven"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("no validation") == 1 and "lowest training loss" in err
 
 
 def test_cli_keeps_graphs_within_the_size_range(torch, tmp_path, capsys):
