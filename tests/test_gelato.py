@@ -181,8 +181,34 @@ def test_label_cache_resumes_and_restarts_on_other_settings(tmp_path):
     assert calls == [[2]]  # only the new pair is labelled
     assert [lp.cost for lp in again[:2]] == [lp.cost for lp in first]
     assert all(lp.optimal for lp in again)
-    label_pairs(problems[:1], keys[:1], timeout=5, cache=cache, header={"a": 2})
+    notes = []
+    label_pairs(problems[:1], keys[:1], timeout=5, cache=cache, header={"a": 2},
+                note=notes.append)
     assert len(cache.read_text().splitlines()) == 2  # another header: a fresh cache
+    assert notes == [f"{cache}: 3 cached labels made with other settings discarded"]
+
+
+def test_label_cache_keeps_proven_labels_under_another_time_limit(tmp_path):
+    problems = list(small_pairs(0, 3, sizes=(3, 5)))
+    keys = [[i, i + 1] for i in range(3)]
+    cache = tmp_path / "labels.jsonl"
+    label_pairs(problems, keys, timeout=5, cache=cache, header={"a": 1, "exact_timeout": 5})
+    rows = cache.read_text().splitlines()
+    unproven = json.loads(rows[3]) | {"optimal": False}  # as if the time had run out
+    cache.write_text("\n".join([*rows[:3], json.dumps(unproven)]) + "\n")
+    calls, notes = [], []
+    again = label_pairs(problems, keys, timeout=9, cache=cache,
+                        header={"a": 1, "exact_timeout": 9}, note=notes.append,
+                        progress=lambda todo: calls.append(list(todo)) or todo)
+    assert calls == [[2]]  # only the unproven label is made again
+    assert notes == [f"{cache}: 1 cached label made with other settings discarded "
+                     "(2 proven-optimal ones kept)"]
+    assert all(lp.optimal for lp in again)
+    assert json.loads(cache.read_text().splitlines()[0])["exact_timeout"] == 9
+    notes.clear()
+    label_pairs(problems, keys, timeout=9, cache=cache, header={"a": 1, "exact_timeout": 9},
+                note=notes.append)
+    assert notes == []  # all valid now
 
 
 def test_distinct_graphs_drops_isomorphic_copies_and_excluded_graphs():

@@ -148,6 +148,7 @@ def run(args: argparse.Namespace) -> int:
             problems, [[int(i), int(j)] for i, j in everything], timeout=args.exact_timeout,
             method=args.label_method, cache=cache, header=header,
             progress=lambda todo: _bar(todo, "labelling", "pair"),
+            note=lambda line: print(f"gedkit: note: {line}", file=sys.stderr),
         )
     except KeyboardInterrupt:
         kept = max(0, _lines(cache) - 1)  # its first line is the header
