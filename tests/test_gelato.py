@@ -181,8 +181,34 @@ def test_label_cache_resumes_and_restarts_on_other_settings(tmp_path):
     assert calls == [[2]]  # only the new pair is labelled
     assert [lp.cost for lp in again[:2]] == [lp.cost for lp in first]
     assert all(lp.optimal for lp in again)
-    label_pairs(problems[:1], keys[:1], timeout=5, cache=cache, header={"a": 2})
+    notes = []
+    label_pairs(problems[:1], keys[:1], timeout=5, cache=cache, header={"a": 2},
+                note=notes.append)
     assert len(cache.read_text().splitlines()) == 2  # another header: a fresh cache
+    assert notes == [f"{cache}: 3 cached labels made with other settings discarded"]
+
+
+def test_label_cache_keeps_proven_labels_under_another_time_limit(tmp_path):
+    problems = list(small_pairs(0, 3, sizes=(3, 5)))
+    keys = [[i, i + 1] for i in range(3)]
+    cache = tmp_path / "labels.jsonl"
+    label_pairs(problems, keys, timeout=5, cache=cache, header={"a": 1, "exact_timeout": 5})
+    rows = cache.read_text().splitlines()
+    unproven = json.loads(rows[3]) | {"optimal": False}  # as if the time had run out
+    cache.write_text("\n".join([*rows[:3], json.dumps(unproven)]) + "\n")
+    calls, notes = [], []
+    again = label_pairs(problems, keys, timeout=9, cache=cache,
+                        header={"a": 1, "exact_timeout": 9}, note=notes.append,
+                        progress=lambda todo: calls.append(list(todo)) or todo)
+    assert calls == [[2]]  # only the unproven label is made again
+    assert notes == [f"{cache}: 1 cached label made with other settings discarded "
+                     "(2 proven-optimal ones kept)"]
+    assert all(lp.optimal for lp in again)
+    assert json.loads(cache.read_text().splitlines()[0])["exact_timeout"] == 9
+    notes.clear()
+    label_pairs(problems, keys, timeout=9, cache=cache, header={"a": 1, "exact_timeout": 9},
+                note=notes.append)
+    assert notes == []  # all valid now
 
 
 def test_distinct_graphs_drops_isomorphic_copies_and_excluded_graphs():
@@ -386,9 +412,34 @@ def test_weights_round_trip(torch, trained, tmp_path):
     # the model card given for the weights: said so, not PyTorch's advice to load the file
     # with weights_only=False (running what it holds)
     (tmp_path / "w.json").write_text('{"format": "card"}')
-    with pytest.raises(gedkit.FormatError, match=r"a JSON file: a model card\?") as card:
+    with pytest.raises(gedkit.FormatError, match=r"a JSON file, such as a model card") as card:
         load(tmp_path / "w.json")
     assert "weights_only" not in str(card.value)
+
+
+def test_a_bad_model_file_is_refused_when_the_options_are_read(torch, trained, tmp_path,
+                                                               capsys):
+    """Not when the network first runs: a pair proven without it (CCO against itself) would
+    pass a text file over unnoticed, and pairwise would fail pair after pair."""
+    good = tmp_path / "m.pt"
+    trained[1].net.save(good)
+    text, cut, checkpoint = tmp_path / "notw.pt", tmp_path / "cut.pt", tmp_path / "m.pt.ckpt"
+    text.write_text("hello\n")
+    cut.write_bytes(good.read_bytes()[:665])  # a save interrupted by Ctrl-C
+    torch.save({"format": "gedkit-gelato-checkpoint/1", "state_dict": {}}, checkpoint)
+    for bad, says in ((text, "unreadable as a PyTorch file"), (cut, "damaged or cut short"),
+                      (checkpoint, "it holds 'gedkit-gelato-checkpoint/1'")):
+        with pytest.raises(gedkit.FormatError, match=says):
+            get_solver("gelato", model=str(bad))
+        with pytest.raises(gedkit.FormatError, match=says):
+            gedkit.pairwise(["CCO", "CCC"], method="gelato", model=str(bad))
+        capsys.readouterr()
+        assert main(["ged", "CCO", "CCO", "--method", "gelato", "--model", str(bad)]) != 0
+        err = capsys.readouterr().err
+        assert says in err and len(err.splitlines()) == 1
+    get_solver("gelato", model=str(good))
+    with pytest.raises(OptionError, match=r"nosuch\.pt: no such file"):
+        get_solver("gelato", model=str(tmp_path / "nosuch.pt"))
 
 
 def test_model_card_is_written(torch, trained, tmp_path):
@@ -476,13 +527,114 @@ def test_cli_ctrl_c_says_what_is_kept(torch, tmp_path, capsys, monkeypatch):
     capsys.readouterr()
     out.unlink()
     stop_after[0], calls[:] = len(calls), []
-    assert main([*argv[:-1], "3"]) == 130
+    assert main([*argv[:-1], "3", "--overwrite"]) == 130  # (the one-epoch run's checkpoint)
     err = capsys.readouterr().err
     assert "interrupted after epoch 1 of 3" in err and "holds the best of them" in err
     assert "--resume" in err and out.exists()
     card = json.loads(out.with_suffix(".json").read_text())
     assert card["training"]["interrupted_after_epoch"] == 1
     gedkit.ged("CCO", "CCN", method="gelato", model=str(out))  # usable
+
+
+def test_ctrl_c_while_saving_keeps_the_previous_checkpoint(torch, tmp_path, capsys,
+                                                           monkeypatch):
+    """The checkpoint is written beside and moved into place: a Ctrl-C during the save
+    leaves the previous epoch's whole, which --resume then goes on from."""
+    out = tmp_path / "model.pt"
+    checkpoint = tmp_path / "model.pt.ckpt"
+    argv = ["train", "gelato", "--data", str(AIDS_SAMPLE), "--out", str(out), "--pairs", "4",
+            "--val-pairs", "1", "--width", "8", "--layers", "1", "--states-per-pair", "2"]
+    assert main([*argv, "--epochs", "1"]) == 0
+    before = checkpoint.read_bytes()
+    real_save = torch.save
+
+    def cut_short(obj, f, *args, **kw):  # what Ctrl-C in the middle of a save leaves
+        if isinstance(obj, dict) and obj.get("format") == "gedkit-gelato-checkpoint/1":
+            Path(f).write_bytes(before[:665])
+            raise KeyboardInterrupt
+        return real_save(obj, f, *args, **kw)
+
+    monkeypatch.setattr(torch, "save", cut_short)
+    capsys.readouterr()
+    assert main([*argv, "--epochs", "2", "--resume"]) == 130
+    assert "--resume" in capsys.readouterr().err
+    assert checkpoint.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "model.json", "model.pt", "model.pt.ckpt", "model.pt.pairs.jsonl"]  # nothing left over
+    monkeypatch.setattr(torch, "save", real_save)
+    assert main([*argv, "--epochs", "2", "--resume"]) == 0
+    card = json.loads(out.with_suffix(".json").read_text())
+    assert [row["epoch"] for row in card["history"]] == [1, 2]
+
+
+def test_a_checkpoint_cut_short_is_said_to_be_damaged(torch, tmp_path):
+    from gedkit.learned.train import _load_checkpoint
+
+    path = tmp_path / "m.pt.ckpt"
+    torch.save({"format": "gedkit-gelato-checkpoint/1", "x": torch.zeros(1000)}, path)
+    path.write_bytes(path.read_bytes()[:665])
+    with pytest.raises(gedkit.FormatError, match="damaged or cut short") as caught:
+        _load_checkpoint(path, None, None)
+    assert "more than tensors" not in str(caught.value)
+
+
+def test_cli_refuses_to_replace_a_trained_model_unasked(torch, tmp_path, capsys):
+    out, checkpoint = tmp_path / "model.pt", tmp_path / "model.pt.ckpt"
+    argv = ["train", "gelato", "--data", str(AIDS_SAMPLE), "--out", str(out), "--pairs", "4",
+            "--val-pairs", "1", "--width", "8", "--layers", "1", "--states-per-pair", "2"]
+    # --resume with nothing to resume from: said, and trained from epoch 1
+    assert main([*argv, "--epochs", "2", "--resume"]) == 0
+    assert f"no checkpoint at {checkpoint}: starting from epoch 1" in capsys.readouterr().err
+    weights, saved = out.read_bytes(), checkpoint.read_bytes()
+    # the same again without --resume: refused in one line, nothing replaced
+    assert main([*argv, "--epochs", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "--resume" in err and "--overwrite" in err and len(err.splitlines()) == 1
+    assert out.read_bytes() == weights and checkpoint.read_bytes() == saved
+    checkpoint.unlink()
+    for extra in ([], ["--resume"]):  # the weights alone: --resume has nothing to go on from
+        assert main([*argv, "--epochs", "1", *extra]) == 2
+        err = capsys.readouterr().err
+        assert f"{out} exists" in err and "--overwrite" in err and len(err.splitlines()) == 1
+        assert out.read_bytes() == weights
+    assert main([*argv, "--epochs", "1", "--overwrite"]) == 0
+    assert len(json.loads(out.with_suffix(".json").read_text())["history"]) == 1
+
+
+def test_cli_checks_every_output_and_init_before_the_labelling(torch, tmp_path, capsys):
+    argv = ["train", "gelato", "--data", str(AIDS_SAMPLE), "--pairs", "4", "--val-pairs", "1",
+            "--width", "8", "--layers", "1", "--states-per-pair", "2", "--epochs", "1"]
+    notw = tmp_path / "notw.pt"
+    notw.write_text("hello\n")
+    for sibling in ("m.pt.ckpt", "m.json", "m.pt.pairs.jsonl"):
+        (tmp_path / sibling).mkdir()
+        assert main([*argv, "--out", str(tmp_path / "m.pt")]) == 2
+        assert f"{tmp_path / sibling} is a folder" in capsys.readouterr().err
+        (tmp_path / sibling).rmdir()
+    for init, says in (("nosuch", "--init nosuch: no such file; name shipped weights"),
+                       (str(notw), "not a Gelato weights file")):
+        assert main([*argv, "--out", str(tmp_path / "m.pt"), "--init", init]) == 2
+        err = capsys.readouterr().err
+        assert says in err and len(err.splitlines()) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notw.pt"]  # nothing labelled
+    if Path("/proc").is_dir():
+        assert main([*argv, "--out", "/proc/x.pt"]) == 2
+        assert "cannot create files in '/proc'" in capsys.readouterr().err
+    # a shipped model's name, as --model takes it
+    assert main([*argv, "--out", str(tmp_path / "m.pt"), "--init", "molecules"]) == 0
+    card = json.loads((tmp_path / "m.json").read_text())
+    assert card["training"]["init"] == "molecules" and card["network"]["width"] == 128
+
+
+def test_cli_says_once_that_unproven_validation_labels_validate_nothing(torch, tmp_path,
+                                                                        capsys):
+    out = tmp_path / "m.pt"
+    assert main(["train", "gelato", "--data", str(AIDS_SAMPLE), "--out", str(out), "--pairs",
+                 "4", "--val-pairs", "1", "--width", "8", "--layers", "1",
+                 "--states-per-pair", "2", "--epochs", "2", "--label-method", "ipfp",
+                 "--keep-unproven"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("no validation") == 1 and "lowest training loss" in err
 
 
 def test_cli_keeps_graphs_within_the_size_range(torch, tmp_path, capsys):

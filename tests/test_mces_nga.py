@@ -155,3 +155,23 @@ def test_shipped_initialisation_loads():
         pytest.skip("no shipped NGA initialisation in this checkout")
     net = load(source)
     assert net.card.get("training")
+
+
+def test_a_bad_init_file_is_refused_when_the_options_are_read(tmp_path, capsys):
+    """Even on a pair solved before the network would run."""
+    from gedkit.cli import main
+
+    text, card = tmp_path / "notw.pt", tmp_path / "w.json"
+    text.write_text("hello\n")
+    card.write_text('{"model": "nga"}')
+    g = gedkit.Graph({0: "C", 1: "C"}, [(0, 1)])
+    for bad, says in ((text, "unreadable as a PyTorch file"), (card, "a JSON file")):
+        with pytest.raises(FormatError, match=says) as caught:
+            gedkit.mces(g, g, "nga", init=str(bad))
+        assert "gedkit train" not in str(caught.value)  # it cannot make NGA weights
+        assert main(["mces", "CCO", "CCO", "--method", "nga", "--init", str(bad)]) != 0
+        assert says in capsys.readouterr().err
+    with pytest.raises(OptionError, match="'molecules' is a Gelato"):
+        gedkit.mces(g, g, "nga", init="molecules")
+    with pytest.raises(OptionError, match="no such file"):
+        gedkit.mces(g, g, "nga", init=str(tmp_path / "nosuch.pt"))

@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import errno
 import sys
+import tempfile
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -87,12 +90,17 @@ def register(subparsers: Any) -> None:
                        help="weight of a listwise term that trains each state's best-scored "
                        "choice (default 0: the published loss; 1 worked well)")
     model.add_argument("--init", metavar="MODEL.pt",
-                       help="start from these trained weights (fine-tuning); their labels, "
-                       "width and layers are kept")
+                       help="start from these trained weights, a file or a shipped model's name "
+                       "such as molecules (fine-tuning); their labels, width and layers are kept")
     model.add_argument("--device", default="cpu",
                        help="where to train: cpu (default), cuda, cuda:N, mps or auto")
-    model.add_argument("--resume", action="store_true",
-                       help="continue training from OUT.ckpt")
+    again = model.add_mutually_exclusive_group()
+    again.add_argument("--resume", action="store_true",
+                       help="continue training from OUT.ckpt; with no OUT.ckpt yet (and no "
+                       "OUT), start from epoch 1 and say so")
+    again.add_argument("--overwrite", action="store_true",
+                       help="train afresh although OUT or OUT.ckpt exists, replacing them and "
+                       "the model card (without this or --resume, an existing one is refused)")
     parser.set_defaults(run=run, command_parser=parser)
 
 
@@ -110,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
 
     _check(args)
     resolve_device(args.device)  # before the labelling: an unusable device fails at once
-    start = load(args.init) if args.init else None
+    start = _start(args.init, load) if args.init else None
     out = Path(args.out)
     costs = get_costs(args.costs)
     graphs, counts = _graphs(args)
@@ -140,6 +148,7 @@ def run(args: argparse.Namespace) -> int:
             problems, [[int(i), int(j)] for i, j in everything], timeout=args.exact_timeout,
             method=args.label_method, cache=cache, header=header,
             progress=lambda todo: _bar(todo, "labelling", "pair"),
+            note=lambda line: print(f"gedkit: note: {line}", file=sys.stderr),
         )
     except KeyboardInterrupt:
         kept = max(0, _lines(cache) - 1)  # its first line is the header
@@ -153,6 +162,7 @@ def run(args: argparse.Namespace) -> int:
     if not train_set:
         raise OptionError("no training pair was solved to optimality in --exact-timeout; raise "
                           "it, lower --max-nodes, or pass --keep-unproven")
+    _note_unvalidated(val_set, args.label_method)
     spec = read_options(args)
     vocab = Vocabulary.fit(  # a single label attribute also names it within dict labels
         (graphs[i] for i in train_idx),
@@ -164,6 +174,9 @@ def run(args: argparse.Namespace) -> int:
                          lr_schedule=args.lr_schedule, ranking=args.ranking,
                          device=args.device)
     checkpoint = out.with_name(out.name + ".ckpt")
+    if args.resume and not checkpoint.exists():
+        print(f"gedkit: note: no checkpoint at {checkpoint}: starting from epoch 1",
+              file=sys.stderr)
     try:
         trained = train(train_set, val_set, vocab, config, checkpoint=checkpoint,
                         resume=args.resume, start=start, progress=True,
@@ -243,6 +256,91 @@ def _check(args: argparse.Namespace) -> None:
     if not 0 <= args.ranking < float("inf"):
         raise OptionError(f"--ranking must be a finite weight of at least 0, got {args.ranking}")
     check_output(args.out, "--out", args)  # before the labelling and the training it would lose
+    _check_outputs(Path(args.out))
+    _check_again(Path(args.out), args.resume, args.overwrite)
+    if args.init:
+        _check_init(args.init)
+
+
+def _siblings(out: Path) -> dict[str, Path]:
+    """The files a training writes beside OUT, by what they are."""
+    return {"model card": out.with_suffix(".json"),
+            "checkpoint": out.with_name(out.name + ".ckpt"),
+            "label cache": out.with_name(out.name + ".pairs.jsonl")}
+
+
+def _check_outputs(out: Path) -> None:
+    """Every file the training writes can be: found now, not after the labelling or, for the
+    model card, after the weights were written."""
+    for what, path in _siblings(out).items():
+        if path.is_dir():
+            raise OptionError(f"--out {out}: its {what} {path} is a folder; move it away or "
+                              "give another --out")
+    try:  # the folder's permissions can say yes where writing fails (/proc, a read-only mount)
+        with tempfile.TemporaryFile(dir=out.parent):
+            pass
+    except OSError as exc:
+        # (/proc answers "No such file or directory" of the file it would not create)
+        why = "" if exc.errno == errno.ENOENT else f" ({exc.strerror or exc})"
+        raise OptionError(f"--out {out}: cannot create files in {str(out.parent)!r}{why}") \
+            from None
+
+
+def _check_again(out: Path, resume: bool, overwrite: bool) -> None:
+    """Refuse to replace a trained model (or the checkpoint of one) unasked."""
+    checkpoint = _siblings(out)["checkpoint"]
+    if overwrite or (resume and checkpoint.exists()):
+        return
+    if resume:  # no checkpoint: training from epoch 1 would replace OUT
+        if out.exists():
+            raise OptionError(f"--resume: there is no checkpoint {checkpoint} to go on from, "
+                              f"and {out} exists; pass --overwrite to train afresh over it")
+        return
+    if checkpoint.exists():
+        raise OptionError(f"{checkpoint} exists (a training of {out}): pass --resume to go on "
+                          "from it, or --overwrite to train afresh over it")
+    if out.exists():
+        raise OptionError(f"{out} exists: pass --overwrite to train afresh over it (and its "
+                          "model card), or give another --out")
+
+
+def _check_init(init: str) -> None:
+    """--init names shipped weights or a Gelato weights file (checked without torch)."""
+    from gedkit.learned import FORMAT
+    from gedkit.learned.solver import shipped_models
+    from gedkit.nn import check_weights_file
+
+    if init in shipped_models():
+        return
+    if not Path(init).is_file():
+        raise OptionError(f"--init {init}: no such file; name shipped weights "
+                          f"({', '.join(shipped_models())}) or a weights file written by "
+                          "'gedkit train gelato'")
+    check_weights_file(init, FORMAT, "a Gelato weights file")
+
+
+def _start(init: str, load: Callable[[Any], Any]) -> Any:
+    """The network --init names: shipped weights by name, else the file."""
+    from importlib import resources
+
+    from gedkit.learned.solver import shipped_models
+
+    if init in shipped_models():
+        with resources.as_file(shipped_models()[init]) as path:
+            return load(path)
+    return load(init)
+
+
+def _note_unvalidated(val_set: list, method: str) -> None:
+    """Say once that validation pairs without a proven-optimal label validate nothing (every
+    epoch would print no validation, and the best epoch would silently be the lowest loss)."""
+    if not val_set or any(lp.optimal for lp in val_set):
+        return
+    why = (f"--label-method {method} proved none optimal" if method != "exact"
+           else "none was proven optimal within --exact-timeout")
+    print(f"gedkit: note: no validation: {counted(len(val_set), 'validation pair')}, none with "
+          f"a proven-optimal label ({why}); the epoch kept is the one of lowest training loss",
+          file=sys.stderr)
 
 
 def _lines(path: Path) -> int:

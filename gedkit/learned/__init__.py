@@ -20,7 +20,10 @@ install it (``pip install 'gedkit[learn]'``).
 
 from __future__ import annotations
 
-__all__ = ["DECODINGS"]
+__all__ = ["DECODINGS", "FORMAT"]
 
 #: decoding strategies of the ``gelato`` method (see :mod:`gedkit.learned.decode`)
 DECODINGS = ("branches", "beam", "sampling")
+
+#: what a Gelato weights file says it holds (here, not in the model: checked without torch)
+FORMAT = "gedkit-gelato/1"

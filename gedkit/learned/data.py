@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from gedkit.errors import FormatError
+from gedkit.errors import FormatError, counted
 from gedkit.graph import Graph, intern
 from gedkit.learned.features import Encoded, Instance, States, Vocabulary, encode
 from gedkit.problem import Problem
@@ -83,6 +83,7 @@ def label_pairs(
     cache: str | Path | None = None,
     header: dict | None = None,
     progress: Callable[[Iterable], Iterable] | None = None,
+    note: Callable[[str], None] | None = None,
 ) -> list[LabelledPair]:
     """Label every problem, reusing and extending the JSON-lines ``cache``.
 
@@ -97,11 +98,16 @@ def label_pairs(
         The labelling solver (default ``"exact"``); part of what the cache depends on.
     cache : path, optional
         The cache file. Its first line is ``header``; a cache written with another header (other
-        data, costs or time limit) is started afresh.
+        data, costs or labelling method) is started afresh, except that under another time
+        limit (header key ``exact_timeout``) the proven-optimal labels are kept: a proof holds
+        whatever the time it took.
     header : dict, optional
         What the labels depend on.
     progress : callable, optional
         Wraps the iteration over the problems still to label (e.g. a progress bar).
+    note : callable, optional
+        Receives one line saying how many cached labels were discarded (made with other
+        settings), if any.
     """
     header = {"gelato_labels": 1, **(header or {})}
     if method != "exact":  # caches written before the option existed stay valid
@@ -109,7 +115,13 @@ def label_pairs(
     known: dict[str, dict] = {}
     path = Path(cache) if cache is not None else None
     if path is not None and path.exists():
-        known = _read_cache(path, header)
+        known, discarded = _read_cache(path, header)
+        if discarded:
+            _rewrite(path, header, known)  # the kept labels under the header they now fit
+            if note is not None:
+                kept = f" ({len(known)} proven-optimal ones kept)" if known else ""
+                note(f"{path}: {counted(discarded, 'cached label')} made with other settings "
+                     f"discarded{kept}")
     if path is not None and not known:
         path.write_text(json.dumps(header) + "\n")
     todo = [i for i, key in enumerate(keys) if _k(key) not in known]
@@ -136,14 +148,44 @@ def _k(key: Any) -> str:
     return json.dumps(key)
 
 
-def _read_cache(path: Path, header: dict) -> dict[str, dict]:
+#: header keys that only limit the labelling's time: a label proven optimal under one holds
+#: under any other
+_TIME_KEYS = ("exact_timeout",)
+
+
+def _read_cache(path: Path, header: dict) -> tuple[dict[str, dict], int]:
+    """(labels of ``path`` valid under ``header``, how many others it holds)."""
     lines = path.read_text().splitlines()
     try:
         first = json.loads(lines[0]) if lines else None
     except json.JSONDecodeError:
         first = None
-    if first != json.loads(json.dumps(header)):
-        return {}
+    header = json.loads(json.dumps(header))
+    if first == header:
+        return _rows(path, lines), 0
+    rows = _rows(path, lines) if _only_time_differs(first, header) else {}
+    proven = {k: row for k, row in rows.items() if row.get("optimal")}
+    return proven, max(0, len(lines) - 1) - len(proven)
+
+
+def _only_time_differs(first: Any, header: dict) -> bool:
+    if not isinstance(first, dict):
+        return False
+    def rest(h: dict) -> dict:
+        return {k: v for k, v in h.items() if k not in _TIME_KEYS}
+
+    return rest(first) == rest(header)
+
+
+def _rewrite(path: Path, header: dict, known: dict[str, dict]) -> None:
+    from gedkit.nn import write_atomically  # (no torch)
+
+    lines = [json.dumps(header), *(json.dumps(row) for row in known.values())]
+    text = "".join(line + "\n" for line in lines)
+    write_atomically(path, lambda tmp: tmp.write_text(text))  # a crash keeps the old labels
+
+
+def _rows(path: Path, lines: list[str]) -> dict[str, dict]:
     known = {}
     for number, line in enumerate(lines[1:], start=2):
         try:

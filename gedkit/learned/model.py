@@ -29,14 +29,14 @@ import torch
 from torch import nn
 
 from gedkit.errors import OptionError
+from gedkit.learned import FORMAT
 from gedkit.learned.features import CANDIDATE_FEATURES, Encoded, Vocabulary
-from gedkit.nn import load_checked
+from gedkit.nn import load_checked, write_atomically
 from gedkit.nn.layers import GINELayer
 
 __all__ = ["FORMAT", "Embedded", "GelatoNet", "evaluating", "load", "resolve_device",
            "to_tensors"]
 
-FORMAT = "gedkit-gelato/1"  # what a weights file says it holds
 
 
 class Embedded(NamedTuple):
@@ -129,8 +129,9 @@ class GelatoNet(nn.Module):
         """Write the weights with everything needed to rebuild the network (no pickled code:
         the file loads with ``torch.load(weights_only=True)``)."""
         weights = {k: v.cpu() for k, v in self.state_dict().items()}  # loads without a GPU
-        torch.save({"format": FORMAT, "config": self.config(), "meta": self.meta,
-                    "state_dict": weights}, path)
+        saved = {"format": FORMAT, "config": self.config(), "meta": self.meta,
+                 "state_dict": weights}
+        write_atomically(path, lambda tmp: torch.save(saved, tmp))
 
     @classmethod
     def untrained(cls, vocab: Vocabulary | None = None, seed: int = 0, **sizes: int) -> GelatoNet:

@@ -54,7 +54,7 @@ import numpy as np
 
 from gedkit.configurable import Option, choice, number
 from gedkit.errors import MissingDependencyError, OptionError, UnseenLabelWarning, counted, warn
-from gedkit.learned import DECODINGS
+from gedkit.learned import DECODINGS, FORMAT
 from gedkit.learned.features import greedy_completion, needs_epsilon
 from gedkit.learned.sizing import (
     CANDIDATE_BYTES,
@@ -64,6 +64,7 @@ from gedkit.learned.sizing import (
     instance_bytes,
     state_bytes,
 )
+from gedkit.nn import check_weights_file
 from gedkit.nn.budgeting import (
     DEFAULT_MEMORY,
     Allowance,
@@ -342,11 +343,19 @@ def _is_network(value: Any) -> bool:
 def _check_model(value: Any) -> None:
     if value is None or _is_network(value):
         return
+    names = ", ".join(shipped_models()) or "none shipped yet"
     if isinstance(value, (str, os.PathLike)):
         text = os.fspath(value)
-        if text == UNTRAINED or text in shipped_models() or Path(text).is_file():
+        if text == UNTRAINED or text in shipped_models():
             return
-    names = ", ".join(shipped_models()) or "none shipped yet"
+        if Path(text).is_file():
+            # a bad file is refused here, once, not by every pair the network runs on
+            # (nor passed over unnoticed when the search proves a pair without it)
+            check_weights_file(text, FORMAT, "a Gelato weights file")
+            return
+        raise OptionError(
+            f"option model: {text}: no such file; name shipped weights ({names}), "
+            f"{UNTRAINED!r}, or a weights file written by 'gedkit train gelato'")
     raise OptionError(
         f"option model must name shipped weights ({names}), be {UNTRAINED!r}, or the path of a "
         f"weights file written by 'gedkit train gelato'; got {value!r}"

@@ -40,7 +40,7 @@ from gedkit.learned.data import LabelledPair, TrainingState, training_states
 from gedkit.learned.decode import decode
 from gedkit.learned.features import Instance, States, Vocabulary, concat, encode
 from gedkit.learned.model import GelatoNet, resolve_device, to_tensors
-from gedkit.nn import load_checked
+from gedkit.nn import load_checked, write_atomically
 from gedkit.numeric import tolerance
 
 __all__ = ["LR_SCHEDULES", "TrainConfig", "Trained", "evaluate", "train", "write_model"]
@@ -205,10 +205,12 @@ def train(
             if log is not None:
                 log(_describe(row))
             if path is not None:
-                torch.save({"format": _CHECKPOINT, "config": asdict(config), "net": net.config(),
-                            "state_dict": net.state_dict(), "optimizer": optimiser.state_dict(),
-                            "history": history, "best": best,
-                            "seconds": spent + time.perf_counter() - t_start}, path)
+                saved = {"format": _CHECKPOINT, "config": asdict(config), "net": net.config(),
+                         "state_dict": net.state_dict(), "optimizer": optimiser.state_dict(),
+                         "history": history, "best": best,
+                         "seconds": spent + time.perf_counter() - t_start}
+                # a Ctrl-C during the save keeps the previous epoch's checkpoint whole
+                write_atomically(path, lambda tmp, saved=saved: torch.save(saved, tmp))
     except KeyboardInterrupt:
         # the best finished epoch is an answer; before any, there is none to give
         if not best:
@@ -319,5 +321,6 @@ def write_model(net: GelatoNet, path: str | Path, card: dict) -> Path:
     net.meta = {**net.meta, "trained": True, "card": card}
     net.save(path)
     card_path = path.with_suffix(".json")
-    card_path.write_text(json.dumps(card, indent=2) + "\n")
+    text = json.dumps(card, indent=2) + "\n"
+    write_atomically(card_path, lambda tmp: tmp.write_text(text))
     return card_path

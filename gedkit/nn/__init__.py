@@ -8,12 +8,18 @@ Importing this package does not import torch; :mod:`~gedkit.nn.layers` does.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import pickletools
+import tempfile
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
 from types import ModuleType
 
 from gedkit.errors import FormatError
 
-__all__ = ["load_checked", "require_torch"]
+__all__ = ["check_weights_file", "load_checked", "require_torch", "write_atomically"]
 
 
 def require_torch(feature: str = "the learned solver gelato") -> ModuleType:
@@ -32,11 +38,59 @@ def _looks_like(path: str | os.PathLike) -> str:
     except (OSError, TypeError):  # (a resource inside an archive: no file to open)
         head = b""
     if head.startswith((b"{", b"[")):
-        return ("a JSON file: a model card? the weights are the .pt file 'gedkit train' wrote "
-                "beside it")
+        # (NGA's weights are shipped, not trained by 'gedkit train': name no command)
+        return "a JSON file, such as a model card: the weights are the .pt file of that name"
     if head.startswith(b"PK"):
+        if _damaged(path):
+            return ("damaged or cut short: its writing was interrupted, or it was copied "
+                    "in part")
         return "a PyTorch file that holds more than tensors and plain values"
     return "unreadable as a PyTorch file: truncated, or another kind of file"
+
+
+def _damaged(path: str | os.PathLike) -> bool:
+    """Whether the zip archive at ``path`` (what ``torch.save`` writes) is unreadable or
+    fails its checksums: a file cut short by an interrupted save, not a foreign one."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return archive.testzip() is not None
+    except (OSError, zipfile.BadZipFile, EOFError, ValueError):
+        return True
+
+
+def _saved_format(data: bytes) -> str | None:
+    """The value saved under the key ``"format"`` of the pickle ``data`` (torch's
+    ``data.pkl``), read opcode by opcode: nothing in it is run."""
+    key = False
+    try:
+        for _op, arg, _ in pickletools.genops(data):
+            if isinstance(arg, str):
+                if key:
+                    return arg
+                key = arg == "format"
+    except (ValueError, EOFError):  # (a pickle cut short)
+        return None
+    return None
+
+
+def check_weights_file(path: str | os.PathLike, fmt: str, what: str) -> None:
+    """A :class:`~gedkit.errors.FormatError` unless ``path`` is a whole ``torch.save`` archive
+    that says it holds ``fmt``: the check of a weights option when it is read, without
+    importing torch (seconds) or building a network. The archive's checksums are verified,
+    so a file cut short or damaged is caught here too, not when the network first runs."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            pickles = [n for n in archive.namelist() if n.rsplit("/", 1)[-1] == "data.pkl"]
+            if archive.testzip() is not None or not pickles:
+                raise zipfile.BadZipFile
+            found = _saved_format(archive.read(pickles[0]))
+    except OSError as exc:
+        raise FormatError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    except (zipfile.BadZipFile, EOFError, ValueError):
+        raise FormatError(f"{path}: not {what} ({_looks_like(path)})") from None
+    if found != fmt:
+        holds = f"; it holds {found!r}" if found else ""
+        raise FormatError(f"{path}: not {what} (expected format {fmt!r}{holds})")
 
 
 def load_checked(path: str | os.PathLike, fmt: str, what: str) -> dict:
@@ -55,3 +109,27 @@ def load_checked(path: str | os.PathLike, fmt: str, what: str) -> dict:
     if not isinstance(saved, dict) or saved.get("format") != fmt:
         raise FormatError(f"{path}: not {what} (expected format {fmt!r})")
     return saved
+
+
+def write_atomically(path: str | os.PathLike, write: Callable[[Path], None]) -> None:
+    """``write(tmp)`` to a temporary file beside ``path``, then moved onto ``path`` in one
+    step: a Ctrl-C or a full disk during the writing leaves the previous file whole (a
+    checkpoint cut short would lose the training it holds) and no temporary file behind."""
+    path = Path(path)
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        write(tmp)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp's file is private; a saved one is not
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)  # reading the mask means setting it: set it back at once
+    os.umask(mask)
+    return mask

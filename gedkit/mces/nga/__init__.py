@@ -9,3 +9,8 @@ Graduated Assignment for Maximum Common Edge Subgraphs", ICLR 2026, written for 
 
 Importing this package does not import torch.
 """
+
+__all__ = ["FORMAT"]
+
+#: what an NGA weights file says it holds (here, not in the model: checked without torch)
+FORMAT = "gedkit-nga/1"

@@ -55,8 +55,10 @@ from gedkit.configurable import Option, number
 from gedkit.errors import MissingDependencyError, OptionError
 from gedkit.mces.base import Budget, Method, register
 from gedkit.mces.ga import SEARCH_OPTIONS
+from gedkit.mces.nga import FORMAT
 from gedkit.mces.problem import MCESProblem
 from gedkit.mces.result import MCESResult
+from gedkit.nn import check_weights_file
 from gedkit.nn.budgeting import (
     Allowance,
     entry_seconds,
@@ -345,11 +347,29 @@ def _optimise(problem, budget, allowance, net, pair, assoc, optimiser, generator
 
 def check_nga_options(config: dict) -> None:
     init = config["init"]
-    if not isinstance(init, str) or (init not in INITS and not Path(init).is_file()):
+    if isinstance(init, str) and init in INITS:
+        return
+    if isinstance(init, str) and Path(init).is_file():
+        # a bad file is refused here, once, not by each pair that gets to the network (nor
+        # passed over unnoticed on a pair solved before it)
+        check_weights_file(init, FORMAT, "an NGA weights file")
+        return
+    if isinstance(init, str) and init in _gelato_names():
         raise OptionError(
-            f"option init must be one of {', '.join(INITS)} or the path of an NGA weights "
-            f"file, got {init!r}"
-        )
+            f"option init: {init!r} is a Gelato (GED) model; NGA starts from "
+            f"{', '.join(INITS)} or the path of an NGA weights file")
+    missing = f"{init}: no such file; " if isinstance(init, str) else ""
+    raise OptionError(
+        f"option init: {missing}must be one of {', '.join(INITS)} or the path of an NGA "
+        f"weights file, got {init!r}"
+    )
+
+
+def _gelato_names() -> set[str]:
+    """The shipped Gelato models' names, which ``--model`` takes but NGA cannot use."""
+    from gedkit.learned.solver import shipped_models
+
+    return set(shipped_models())
 
 
 @register

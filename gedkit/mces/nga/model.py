@@ -34,15 +34,15 @@ from torch.nn import functional
 
 from gedkit.errors import FormatError
 from gedkit.mces.ga import AssociationGraph
+from gedkit.mces.nga import FORMAT
 from gedkit.mces.nga.features import EDGE_BUCKETS, FEATURES, GraphArrays
-from gedkit.nn import load_checked
+from gedkit.nn import load_checked, write_atomically
 from gedkit.nn.layers import GINELayer
 
 __all__ = [
     "FORMAT", "NGAConfig", "NGANet", "PairTensors", "gumbel", "load", "objective", "sinkhorn",
 ]
 
-FORMAT = "gedkit-nga/1"  # what a weights file says it holds
 
 
 @dataclass(frozen=True)
@@ -160,8 +160,9 @@ class NGANet(nn.Module):
         return s
 
     def save(self, path: str | Path, card: dict | None = None) -> None:
-        torch.save({"format": FORMAT, "config": self.config(), "state_dict": self.state_dict(),
-                    "card": card or {}}, path)
+        saved = {"format": FORMAT, "config": self.config(), "state_dict": self.state_dict(),
+                 "card": card or {}}
+        write_atomically(path, lambda tmp: torch.save(saved, tmp))
 
 
 def gumbel(shape: tuple[int, int], generator: torch.Generator) -> torch.Tensor:
