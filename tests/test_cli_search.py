@@ -618,6 +618,8 @@ def test_mces_searches_equal_the_api(capsys, lib):
     (["collection", "build", "{new}", "{directed}"],
      ["a collection takes undirected graphs only", "pass --directed ignore"]),
     (["collection", "info", "{missing}"], ["no such collection file"]),
+    (["collection", "info", "{dir}"], ["is a folder, not a collection file"]),
+    (["search", "{dir}", "CCO", "--within", "1"], ["is a folder, not a collection file"]),
     (["collection", "info", "{smi}"], ["not a gedkit collection"]),
     (["collection", "build", "{lib}", "{smi}"], ["exists already"]),
     (["collection", "build", "{missing}", "{smi}", "--append"], ["does not exist", "--append"]),
@@ -641,6 +643,71 @@ def test_bad_input_is_one_line(capsys, lib, tmp_path, argv, fragments):
     one_line_error(*run(capsys, *[a.format(**names) for a in argv]), *fragments)
     assert (lib.stat().st_size, lib.stat().st_mtime_ns) == before
     assert not (tmp_path / "new.gdb").exists()
+
+
+def test_a_name_too_long_for_sqlites_journal_is_refused_up_front(capsys, tmp_path):
+    smi(tmp_path / "a.smi", LIBRARY[:2])
+    limit = os.pathconf(tmp_path, "PC_NAME_MAX")
+    # the name fits the folder, its SQLite journal (name + "-journal") does not
+    long = tmp_path / ("a" * (limit - 7 - len(".gdb")) + ".gdb")
+    one_line_error(*run(capsys, "collection", "build", long, tmp_path / "a.smi"),
+                   "the file name is too long", "-journal", f"at most {limit - 8} bytes")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.smi"]  # no 0-byte file left
+    # --overwrite writes beside the file under a longer name first: that one is checked
+    fits = tmp_path / ("b" * (limit - 8 - len(".gdb")) + ".gdb")
+    assert run(capsys, "collection", "build", fits, tmp_path / "a.smi")[0] == 0
+    one_line_error(*run(capsys, "collection", "build", fits, tmp_path / "a.smi",
+                        "--overwrite"), "the file name is too long")
+    with pytest.raises(gedkit.errors.OptionError, match="too long"):
+        Collection.create(long)
+    assert not long.exists()
+
+
+def test_a_failed_create_removes_the_file_it_made_only(tmp_path, monkeypatch):
+    import sqlite3
+
+    from gedkit.search import store
+
+    def failing(*args, **kwargs):
+        raise sqlite3.OperationalError("unable to open database file")
+
+    monkeypatch.setattr(store.Store, "_load", failing)
+    with pytest.raises(gedkit.errors.GedkitError, match="cannot create"):
+        Collection.create(tmp_path / "new.gdb")
+    assert not (tmp_path / "new.gdb").exists()
+
+
+def test_overwrite_replaces_an_empty_file(capsys, tmp_path):
+    smi(tmp_path / "a.smi", LIBRARY[:2])
+    (tmp_path / "empty.gdb").write_bytes(b"")  # (what a failed build of an older gedkit left)
+    code, out, _ = run(capsys, "collection", "build", tmp_path / "empty.gdb",
+                       tmp_path / "a.smi", "--overwrite")
+    assert code == 0 and "2 graphs added" in out
+    one_line_error(*run(capsys, "collection", "build", tmp_path / "a.smi", tmp_path / "a.smi",
+                        "--overwrite"), "not a gedkit collection")
+
+
+def test_a_folder_that_cannot_be_written_is_named(capsys, tmp_path, monkeypatch):
+    from gedkit.search import store
+
+    smi(tmp_path / "a.smi", LIBRARY[:2])
+    # (a read-only mount, or a folder of another user's: root may write anywhere)
+    monkeypatch.setattr(store.os, "access", lambda path, mode: Path(path) != tmp_path / "ro")
+    (tmp_path / "ro").mkdir()
+    one_line_error(*run(capsys, "collection", "build", tmp_path / "ro" / "new.gdb",
+                        tmp_path / "a.smi"), "not allowed to write in folder")
+    assert not (tmp_path / "ro" / "new.gdb").exists()
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root writes anywhere")
+def test_a_read_only_folder_is_named(capsys, tmp_path):
+    smi(tmp_path / "a.smi", LIBRARY[:2])
+    (tmp_path / "ro").mkdir(mode=0o555)
+    try:
+        one_line_error(*run(capsys, "collection", "build", tmp_path / "ro" / "new.gdb",
+                            tmp_path / "a.smi"), "not allowed to write in folder")
+    finally:
+        (tmp_path / "ro").chmod(0o755)
 
 
 def test_end_to_end_in_a_subprocess(tmp_path):

@@ -135,7 +135,7 @@ def run_build(args: argparse.Namespace) -> int:
         _note(args)
     # --overwrite builds beside the old file and replaces it once done: an error or Ctrl-C
     # midway leaves the old collection as it was
-    target = lib.with_name(f".{lib.name}.{os.getpid()}.building") if args.overwrite else lib
+    target = _building(lib) if args.overwrite else lib
     _remove_abandoned(lib)
     if existing is None and target.exists():
         target.unlink()  # (a build of this process id that died midway)
@@ -197,8 +197,14 @@ def _remove_abandoned(lib: Path) -> None:
             continue
 
 
+def _building(lib: Path) -> Path:
+    """The file an ``--overwrite`` build writes beside ``lib`` and then renames to it."""
+    return lib.with_name(f".{lib.name}.{os.getpid()}.building")
+
+
 def _check_target(lib: Path, args: argparse.Namespace) -> None:
-    from gedkit.search import Collection
+    """A one-line error, before any input is read, unless ``lib`` can be written as asked."""
+    from gedkit.search.store import check_new_file, check_replaceable
 
     if lib.exists() and not lib.is_file():
         raise OptionError(f"{lib} is not a file (a collection is one file)")
@@ -207,14 +213,13 @@ def _check_target(lib: Path, args: argparse.Namespace) -> None:
             raise OptionError(f"{lib} does not exist; --append adds to an existing collection "
                               "(leave it out to make a new one)")
         return
+    check_new_file(_building(lib) if args.overwrite else lib, shown=lib)
     if not lib.exists():
-        if not lib.parent.is_dir():
-            raise OptionError(f"{lib}: folder {str(lib.parent)!r} does not exist")
         return
     if not args.overwrite:
         raise OptionError(f"{lib} exists already; --append adds to it, --overwrite replaces it")
-    try:
-        Collection.open(lib).close()
+    try:  # (an empty file, what a failed build may leave, is replaced too)
+        check_replaceable(lib)
     except GedkitError:
         raise OptionError(f"{lib} is not a gedkit collection; --overwrite replaces collection "
                           "files only") from None
