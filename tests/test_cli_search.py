@@ -132,8 +132,11 @@ def test_build_summary_ids_and_append(capsys, tmp_path):
     assert code == 0 and "2 graphs added (6 in all; ids: names)" in out
     assert Collection.open(tmp_path / "x.gdb").ids[-2:] == ["c", "d"]
     code, out, err = run(capsys, "collection", "build", tmp_path / "x.gdb", "--append",
-                         tmp_path / "y.smi")
-    assert code == 0 and "has a graph with id 'c' already" in err
+                         tmp_path / "y.smi")  # the same graphs again: skipped
+    assert code == 0 and "0 graphs added (6 in all; ids: names, 2 in x.gdb already" in out
+    code, out, err = run(capsys, "collection", "build", tmp_path / "x.gdb", "--append",
+                         smi(tmp_path / "y.smi", [("CCCI", "c"), ("CCBr", "d")]))
+    assert code == 0 and "has a graph with id 'c' already (another graph)" in err
     assert Collection.open(tmp_path / "x.gdb").ids[-2:] == [4, 5]
     code, out, _ = run(capsys, "collection", "build", tmp_path / "x.gdb", "--append",
                        "smiles:CCCCO", "CCCCCO")  # a SMILES with or without its prefix
@@ -247,6 +250,45 @@ def test_ctrl_c_while_building_keeps_the_batches_written(capsys, tmp_path, monke
     monkeypatch.undo()
     code, out, _ = run(capsys, "collection", "build", tmp_path / "x.gdb", source, "--overwrite")
     assert code == 0 and Collection.open(tmp_path / "x.gdb").ids == ["c"]
+
+
+def test_append_continues_an_interrupted_build(capsys, tmp_path, monkeypatch):
+    from gedkit.cli import _collection
+    from gedkit.search import collection
+
+    table = tmp_path / "mols.csv"  # no id column: the ids are 'mols[0]', 'mols[1]'...
+    table.write_text("SMILES\n" + "".join(f"{s}\n" for s, _ in LIBRARY))
+    read = _collection._stream
+
+    def interrupted(files, options, args):
+        for k, g in enumerate(read(files, options, args)):
+            if k == 7:
+                raise KeyboardInterrupt
+            yield g
+
+    monkeypatch.setattr(collection, "BATCH", 5)
+    monkeypatch.setattr(_collection, "_stream", interrupted)
+    lib = tmp_path / "x.gdb"
+    code, _, err = run(capsys, "collection", "build", lib, table)
+    assert code == 130 and "5 graphs were committed" in err
+    assert "with --append" in err and "are skipped" in err
+    monkeypatch.setattr(_collection, "_stream", read)
+    code, out, _ = run(capsys, "collection", "build", lib, table, "--append")
+    assert code == 0, out
+    assert f"7 graphs added (12 in all; ids: names, 5 in {lib.name} already skipped)" in out
+    assert Collection.open(lib).ids == [f"mols[{k}]" for k in range(12)]
+    code, out, _ = run(capsys, "collection", "build", lib, table, "--append")
+    assert code == 0 and "0 graphs added (12 in all; ids: names, 12 in" in out
+    # an id LIB has for another graph (the input changed): numbered, as before, and said
+    table.write_text("SMILES\nCCCCCCC\n" + "".join(f"{s}\n" for s, _ in LIBRARY[1:]))
+    code, out, err = run(capsys, "collection", "build", lib, table, "--append")
+    assert code == 0 and "12 graphs added (24 in all; ids: numbers)" in out
+    assert "has a graph with id 'mols[0]' already (another graph)" in err
+    # numbered graphs cannot be matched: the interrupt message says so
+    monkeypatch.setattr(_collection, "_stream", interrupted)
+    code, _, err = run(capsys, "collection", "build", tmp_path / "y.gdb", table,
+                       "--ids", "numbers")
+    assert code == 130 and "would add them all again" in err
 
 
 def test_a_smiles_library_is_read_once(capsys, tmp_path, monkeypatch):
