@@ -591,6 +591,23 @@ def test_interrupted_search_prints_what_was_answered(capsys, lib, monkeypatch):
     assert code == 130 and [r["status"] for r in rows] == ["hit", "interrupted"]
     assert f"found so far is in {csv_out}" in err
     assert rows[1]["query"] == answers[1]["query"] and rows[1]["id"] == ""
+    # the text output names the query never searched too (it printed nothing of it)
+    calls.clear()
+    code, out, err = run(capsys, "search", lib, lib.parent / "queries.gdb", "--nearest", "1")
+    assert code == 130 and out.rstrip().endswith(
+        "1 query not started (Ctrl-C came before its search began)")
+
+
+def test_the_summary_time_is_the_wall_clocks(capsys, lib, monkeypatch):
+    """With --jobs the queries run side by side: their own times add up to more than the
+    search took (32.9 s said for a 19.8 s search)."""
+    from gedkit.cli import _search
+
+    monkeypatch.setattr(_search, "_seconds", lambda result: 500.0)  # each query's own
+    code, out, _ = run(capsys, "search", lib, lib.parent / "queries.gdb", "--within", "1",
+                       "--csv", lib.parent / "wall.csv")
+    assert code == 0 and "certified, " in out and "1e+03 s" not in out
+    assert float(out.split("certified, ")[1].split()[0]) < 100
 
 
 def test_csv_rows_of_an_interrupted_query_say_so(lib):
