@@ -129,7 +129,7 @@ def test_build_summary_ids_and_append(capsys, tmp_path):
     assert len(Collection.open(tmp_path / "x.gdb")) == 4  # nothing written
     code, out, _ = run(capsys, "collection", "build", tmp_path / "x.gdb", "--append",
                        smi(tmp_path / "y.smi", [("CCCl", "c"), ("CCBr", "d")]))
-    assert code == 0 and "2 graphs added (6 in all; ids: names)" in out
+    assert code == 0 and "2 graphs added (6 in all; ids: names such as 'c')" in out
     assert Collection.open(tmp_path / "x.gdb").ids[-2:] == ["c", "d"]
     code, out, err = run(capsys, "collection", "build", tmp_path / "x.gdb", "--append",
                          tmp_path / "y.smi")  # the same graphs again: skipped
@@ -155,7 +155,7 @@ def test_build_from_a_compressed_table_of_smiles(capsys, tmp_path):
     with gzip.open(table, "wt") as f:
         f.write("mol_id,SMILES\nm1,CCO\nm2,CCN\nm3,C1CC(\nm4,CCCO\n")
     code, out, err = run(capsys, "collection", "build", tmp_path / "t.gdb", table)
-    assert code == 0 and "3 graphs added (3 in all; ids: names)" in out
+    assert code == 0 and "3 graphs added (3 in all; ids: names such as 'm1')" in out
     assert "lib.csv.gz:4: RDKit cannot parse the SMILES 'C1CC('" in err
     assert Collection.open(tmp_path / "t.gdb").ids == ["m1", "m2", "m4"]
     code, out, _ = run(capsys, "search", tmp_path / "t.gdb", "smiles:CCO", "--nearest", "1",
@@ -275,7 +275,8 @@ def test_append_continues_an_interrupted_build(capsys, tmp_path, monkeypatch):
     monkeypatch.setattr(_collection, "_stream", read)
     code, out, _ = run(capsys, "collection", "build", lib, table, "--append")
     assert code == 0, out
-    assert f"7 graphs added (12 in all; ids: names, 5 in {lib.name} already skipped)" in out
+    assert (f"7 graphs added (12 in all; ids: names such as 'mols[5]', 5 in {lib.name} "
+            "already skipped)") in out
     assert Collection.open(lib).ids == [f"mols[{k}]" for k in range(12)]
     code, out, _ = run(capsys, "collection", "build", lib, table, "--append")
     assert code == 0 and "0 graphs added (12 in all; ids: names, 12 in" in out
@@ -304,7 +305,7 @@ def test_a_smiles_library_is_read_once(capsys, tmp_path, monkeypatch):
     rows = [("CCO", "ethanol"), ("C1CC(", "broken"), ("CCN", "ethylamine")]
     code, out, err = run(capsys, "collection", "build", tmp_path / "x.gdb",
                          smi(tmp_path / "x.smi", rows))
-    assert code == 0 and "2 graphs added (2 in all; ids: names)" in out
+    assert code == 0 and "2 graphs added (2 in all; ids: names such as 'ethanol')" in out
     assert "cannot parse the SMILES 'C1CC('" in err
     coll = Collection.open(tmp_path / "x.gdb")
     assert coll.ids == ["ethanol", "ethylamine"]

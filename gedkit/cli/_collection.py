@@ -189,11 +189,18 @@ def run_build(args: argparse.Namespace) -> int:
     if target != lib:
         os.replace(target, lib)
     tell_skipped(skipped)
-    what = "names" if ids is not None else "numbers"
+    what = "numbers" if ids is None else _shown_names(names, there)
     kept = f", {len(there):,} in {lib.name} already skipped" if there else ""
     print(f"{lib}: {counted(added, 'graph')} added ({total:,} in all; ids: {what}{kept}), "
           f"{_file_size(os.path.getsize(lib))}, {time.perf_counter() - start:.1f} s")
     return 0
+
+
+def _shown_names(names: list, there: set) -> str:
+    """The summary's word on named ids, with the first one added: a name a reader would
+    not guess (a table without an id column names its rows 'moses30k[0]'...) is seen."""
+    first = next((name for name in names if name not in there), None)
+    return "names" if first is None else f"names such as {first!r}"
 
 
 def _how_to_continue(ids: Any) -> str:
