@@ -129,11 +129,14 @@ def test_build_summary_ids_and_append(capsys, tmp_path):
     assert len(Collection.open(tmp_path / "x.gdb")) == 4  # nothing written
     code, out, _ = run(capsys, "collection", "build", tmp_path / "x.gdb", "--append",
                        smi(tmp_path / "y.smi", [("CCCl", "c"), ("CCBr", "d")]))
-    assert code == 0 and "2 graphs added (6 in all; ids: names)" in out
+    assert code == 0 and "2 graphs added (6 in all; ids: names such as 'c')" in out
     assert Collection.open(tmp_path / "x.gdb").ids[-2:] == ["c", "d"]
     code, out, err = run(capsys, "collection", "build", tmp_path / "x.gdb", "--append",
-                         tmp_path / "y.smi")
-    assert code == 0 and "has a graph with id 'c' already" in err
+                         tmp_path / "y.smi")  # the same graphs again: skipped
+    assert code == 0 and "0 graphs added (6 in all; ids: names, 2 in x.gdb already" in out
+    code, out, err = run(capsys, "collection", "build", tmp_path / "x.gdb", "--append",
+                         smi(tmp_path / "y.smi", [("CCCI", "c"), ("CCBr", "d")]))
+    assert code == 0 and "has a graph with id 'c' already (another graph)" in err
     assert Collection.open(tmp_path / "x.gdb").ids[-2:] == [4, 5]
     code, out, _ = run(capsys, "collection", "build", tmp_path / "x.gdb", "--append",
                        "smiles:CCCCO", "CCCCCO")  # a SMILES with or without its prefix
@@ -152,7 +155,7 @@ def test_build_from_a_compressed_table_of_smiles(capsys, tmp_path):
     with gzip.open(table, "wt") as f:
         f.write("mol_id,SMILES\nm1,CCO\nm2,CCN\nm3,C1CC(\nm4,CCCO\n")
     code, out, err = run(capsys, "collection", "build", tmp_path / "t.gdb", table)
-    assert code == 0 and "3 graphs added (3 in all; ids: names)" in out
+    assert code == 0 and "3 graphs added (3 in all; ids: names such as 'm1')" in out
     assert "lib.csv.gz:4: RDKit cannot parse the SMILES 'C1CC('" in err
     assert Collection.open(tmp_path / "t.gdb").ids == ["m1", "m2", "m4"]
     code, out, _ = run(capsys, "search", tmp_path / "t.gdb", "smiles:CCO", "--nearest", "1",
@@ -249,6 +252,46 @@ def test_ctrl_c_while_building_keeps_the_batches_written(capsys, tmp_path, monke
     assert code == 0 and Collection.open(tmp_path / "x.gdb").ids == ["c"]
 
 
+def test_append_continues_an_interrupted_build(capsys, tmp_path, monkeypatch):
+    from gedkit.cli import _collection
+    from gedkit.search import collection
+
+    table = tmp_path / "mols.csv"  # no id column: the ids are 'mols[0]', 'mols[1]'...
+    table.write_text("SMILES\n" + "".join(f"{s}\n" for s, _ in LIBRARY))
+    read = _collection._stream
+
+    def interrupted(files, options, args):
+        for k, g in enumerate(read(files, options, args)):
+            if k == 7:
+                raise KeyboardInterrupt
+            yield g
+
+    monkeypatch.setattr(collection, "BATCH", 5)
+    monkeypatch.setattr(_collection, "_stream", interrupted)
+    lib = tmp_path / "x.gdb"
+    code, _, err = run(capsys, "collection", "build", lib, table)
+    assert code == 130 and "5 graphs were committed" in err
+    assert "with --append" in err and "are skipped" in err
+    monkeypatch.setattr(_collection, "_stream", read)
+    code, out, _ = run(capsys, "collection", "build", lib, table, "--append")
+    assert code == 0, out
+    assert (f"7 graphs added (12 in all; ids: names such as 'mols[5]', 5 in {lib.name} "
+            "already skipped)") in out
+    assert Collection.open(lib).ids == [f"mols[{k}]" for k in range(12)]
+    code, out, _ = run(capsys, "collection", "build", lib, table, "--append")
+    assert code == 0 and "0 graphs added (12 in all; ids: names, 12 in" in out
+    # an id LIB has for another graph (the input changed): numbered, as before, and said
+    table.write_text("SMILES\nCCCCCCC\n" + "".join(f"{s}\n" for s, _ in LIBRARY[1:]))
+    code, out, err = run(capsys, "collection", "build", lib, table, "--append")
+    assert code == 0 and "12 graphs added (24 in all; ids: numbers)" in out
+    assert "has a graph with id 'mols[0]' already (another graph)" in err
+    # numbered graphs cannot be matched: the interrupt message says so
+    monkeypatch.setattr(_collection, "_stream", interrupted)
+    code, _, err = run(capsys, "collection", "build", tmp_path / "y.gdb", table,
+                       "--ids", "numbers")
+    assert code == 130 and "would add them all again" in err
+
+
 def test_a_smiles_library_is_read_once(capsys, tmp_path, monkeypatch):
     """Named apart by their titles (or after the file), SMILES records become ids without
     the molecules being read twice (a first pass only to check the names: 1.6 million MOSES
@@ -262,7 +305,7 @@ def test_a_smiles_library_is_read_once(capsys, tmp_path, monkeypatch):
     rows = [("CCO", "ethanol"), ("C1CC(", "broken"), ("CCN", "ethylamine")]
     code, out, err = run(capsys, "collection", "build", tmp_path / "x.gdb",
                          smi(tmp_path / "x.smi", rows))
-    assert code == 0 and "2 graphs added (2 in all; ids: names)" in out
+    assert code == 0 and "2 graphs added (2 in all; ids: names such as 'ethanol')" in out
     assert "cannot parse the SMILES 'C1CC('" in err
     coll = Collection.open(tmp_path / "x.gdb")
     assert coll.ids == ["ethanol", "ethylamine"]
@@ -549,6 +592,23 @@ def test_interrupted_search_prints_what_was_answered(capsys, lib, monkeypatch):
     assert code == 130 and [r["status"] for r in rows] == ["hit", "interrupted"]
     assert f"found so far is in {csv_out}" in err
     assert rows[1]["query"] == answers[1]["query"] and rows[1]["id"] == ""
+    # the text output names the query never searched too (it printed nothing of it)
+    calls.clear()
+    code, out, err = run(capsys, "search", lib, lib.parent / "queries.gdb", "--nearest", "1")
+    assert code == 130 and out.rstrip().endswith(
+        "1 query not started (Ctrl-C came before its search began)")
+
+
+def test_the_summary_time_is_the_wall_clocks(capsys, lib, monkeypatch):
+    """With --jobs the queries run side by side: their own times add up to more than the
+    search took (32.9 s said for a 19.8 s search)."""
+    from gedkit.cli import _search
+
+    monkeypatch.setattr(_search, "_seconds", lambda result: 500.0)  # each query's own
+    code, out, _ = run(capsys, "search", lib, lib.parent / "queries.gdb", "--within", "1",
+                       "--csv", lib.parent / "wall.csv")
+    assert code == 0 and "certified, " in out and "1e+03 s" not in out
+    assert float(out.split("certified, ")[1].split()[0]) < 100
 
 
 def test_csv_rows_of_an_interrupted_query_say_so(lib):
@@ -618,6 +678,8 @@ def test_mces_searches_equal_the_api(capsys, lib):
     (["collection", "build", "{new}", "{directed}"],
      ["a collection takes undirected graphs only", "pass --directed ignore"]),
     (["collection", "info", "{missing}"], ["no such collection file"]),
+    (["collection", "info", "{dir}"], ["is a folder, not a collection file"]),
+    (["search", "{dir}", "CCO", "--within", "1"], ["is a folder, not a collection file"]),
     (["collection", "info", "{smi}"], ["not a gedkit collection"]),
     (["collection", "build", "{lib}", "{smi}"], ["exists already"]),
     (["collection", "build", "{missing}", "{smi}", "--append"], ["does not exist", "--append"]),
@@ -641,6 +703,71 @@ def test_bad_input_is_one_line(capsys, lib, tmp_path, argv, fragments):
     one_line_error(*run(capsys, *[a.format(**names) for a in argv]), *fragments)
     assert (lib.stat().st_size, lib.stat().st_mtime_ns) == before
     assert not (tmp_path / "new.gdb").exists()
+
+
+def test_a_name_too_long_for_sqlites_journal_is_refused_up_front(capsys, tmp_path):
+    smi(tmp_path / "a.smi", LIBRARY[:2])
+    limit = os.pathconf(tmp_path, "PC_NAME_MAX")
+    # the name fits the folder, its SQLite journal (name + "-journal") does not
+    long = tmp_path / ("a" * (limit - 7 - len(".gdb")) + ".gdb")
+    one_line_error(*run(capsys, "collection", "build", long, tmp_path / "a.smi"),
+                   "the file name is too long", "-journal", f"at most {limit - 8} bytes")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.smi"]  # no 0-byte file left
+    # --overwrite writes beside the file under a longer name first: that one is checked
+    fits = tmp_path / ("b" * (limit - 8 - len(".gdb")) + ".gdb")
+    assert run(capsys, "collection", "build", fits, tmp_path / "a.smi")[0] == 0
+    one_line_error(*run(capsys, "collection", "build", fits, tmp_path / "a.smi",
+                        "--overwrite"), "the file name is too long")
+    with pytest.raises(gedkit.errors.OptionError, match="too long"):
+        Collection.create(long)
+    assert not long.exists()
+
+
+def test_a_failed_create_removes_the_file_it_made_only(tmp_path, monkeypatch):
+    import sqlite3
+
+    from gedkit.search import store
+
+    def failing(*args, **kwargs):
+        raise sqlite3.OperationalError("unable to open database file")
+
+    monkeypatch.setattr(store.Store, "_load", failing)
+    with pytest.raises(gedkit.errors.GedkitError, match="cannot create"):
+        Collection.create(tmp_path / "new.gdb")
+    assert not (tmp_path / "new.gdb").exists()
+
+
+def test_overwrite_replaces_an_empty_file(capsys, tmp_path):
+    smi(tmp_path / "a.smi", LIBRARY[:2])
+    (tmp_path / "empty.gdb").write_bytes(b"")  # (what a failed build of an older gedkit left)
+    code, out, _ = run(capsys, "collection", "build", tmp_path / "empty.gdb",
+                       tmp_path / "a.smi", "--overwrite")
+    assert code == 0 and "2 graphs added" in out
+    one_line_error(*run(capsys, "collection", "build", tmp_path / "a.smi", tmp_path / "a.smi",
+                        "--overwrite"), "not a gedkit collection")
+
+
+def test_a_folder_that_cannot_be_written_is_named(capsys, tmp_path, monkeypatch):
+    from gedkit.search import store
+
+    smi(tmp_path / "a.smi", LIBRARY[:2])
+    # (a read-only mount, or a folder of another user's: root may write anywhere)
+    monkeypatch.setattr(store.os, "access", lambda path, mode: Path(path) != tmp_path / "ro")
+    (tmp_path / "ro").mkdir()
+    one_line_error(*run(capsys, "collection", "build", tmp_path / "ro" / "new.gdb",
+                        tmp_path / "a.smi"), "not allowed to write in folder")
+    assert not (tmp_path / "ro" / "new.gdb").exists()
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root writes anywhere")
+def test_a_read_only_folder_is_named(capsys, tmp_path):
+    smi(tmp_path / "a.smi", LIBRARY[:2])
+    (tmp_path / "ro").mkdir(mode=0o555)
+    try:
+        one_line_error(*run(capsys, "collection", "build", tmp_path / "ro" / "new.gdb",
+                            tmp_path / "a.smi"), "not allowed to write in folder")
+    finally:
+        (tmp_path / "ro").chmod(0o755)
 
 
 def test_end_to_end_in_a_subprocess(tmp_path):

@@ -1675,6 +1675,35 @@ def test_plain_progress_lines_end_on_the_finished_count(capfd, monkeypatch):
     assert [line[:29] for line in err] == ["gedkit: search: 2/2 queries, "]
 
 
+def test_progress_lines_go_on_while_workers_answer_and_end_on_the_answered(capfd):
+    """A range search split in shards over worker processes gets its answers when each
+    worker's share is done: the lines still come, saying the workers are at work; an answer
+    Ctrl-C cut short is not counted in the last line (it agrees with "40 of 300 answered")."""
+    from gedkit.search import progress
+
+    shown = progress.Progress(None, 40)
+    shown.on_workers(2)
+    shown.next_line = shown.start  # a line due at once, with nothing counted yet
+    shown.tick()
+    err = capfd.readouterr().err
+    assert err.startswith("gedkit: search: 0/40 queries, 0 pairs verified, ")
+    assert "2 worker processes at work" in err
+    shown.query_done(41)  # the 41st came back interrupted
+    shown.settle(40)
+    shown.close()
+    assert capfd.readouterr().err.startswith("gedkit: search: 40/40 queries, ")
+
+
+def test_worker_processes_tell_the_progress(monkeypatch):
+    from gedkit.search import progress
+
+    told: list[int] = []
+    monkeypatch.setattr(progress.Progress, "on_workers", lambda self, n: told.append(n))
+    graphs = _random_set(5, count=20)
+    _collection(graphs).range(queries=graphs[:3], tau=2.0, n_jobs=2, progress=False)
+    assert told == [2]
+
+
 def test_a_one_query_range_search_says_how_many_candidates_it_verifies(capfd, monkeypatch):
     """Its candidates are known once the filters have run: the lines say "k of n" (a range
     query at a large threshold may verify most of a collection)."""

@@ -57,7 +57,9 @@ def register(subparsers: Any) -> None:
         "A graph's id is its name (the SMILES title column, the file name of a GXL graph...) "
         "when every name is unique, otherwise its number. Graphs are written in batches, "
         "each whole or not at all: Ctrl-C keeps every batch written (with --overwrite, the "
-        "old collection as it was instead). --append adds graphs to an existing collection.",
+        "old collection as it was instead). --append adds graphs to an existing collection, "
+        "skipping those it holds already (same id and graph): it continues an interrupted "
+        "build.",
         epilog="Exit status: 0 when done, 2 for bad input (nothing written when it is found "
         "before writing starts), 130 after Ctrl-C (the batches written are kept; with "
         "--overwrite the old file).",
@@ -75,7 +77,10 @@ def register(subparsers: Any) -> None:
     add_strict_argument(build)
     mode = build.add_mutually_exclusive_group()
     mode.add_argument("--append", action="store_true",
-                      help="add to the existing collection LIB (read with its labels)")
+                      help="add to the existing collection LIB (read with its labels); a "
+                      "graph named by an id LIB has, with the same graph, is skipped (and "
+                      "counted), so the same command with --append continues an interrupted "
+                      "build (graphs named, not numbered)")
     mode.add_argument("--overwrite", action="store_true",
                       help="replace LIB when it exists (only a collection file is replaced)")
     add_input_arguments(build, collection=True)
@@ -116,16 +121,22 @@ def run_build(args: argparse.Namespace) -> int:
 
     graphs: Any = None
     ids = None
+    there: set = set()  # names of graphs LIB holds already, the same graph: not added again
     try:
         if args.ids != "numbers":
             names = _record_names(args.files, args)
-            if names and _naming_problem(names, existing, lib) is None:
+            if names and _naming_problem(names) is None and not _held(names, existing):
                 ids = "names"  # SMILES records named apart: the molecules are read once
             else:
-                names, buffer = _scan(args.files, options, args)
+                names, buffer, there, other = _scan(args.files, options, args, existing)
                 if not names:
                     raise GedkitError(f"no graphs in {', '.join(args.files)}")
-                ids = _named_ids(names, existing, lib, args.ids == "names")
+                problem = _naming_problem(names) or (
+                    None if other is None else f"{lib} has a graph with id {other!r} already "
+                    "(another graph)")
+                ids = _named_ids(names, problem, args.ids == "names")
+                if ids is None:
+                    there = set()  # (numbered graphs are not matched with LIB's)
                 graphs = buffer
     except KeyboardInterrupt:
         print("gedkit: interrupted while reading the graphs; nothing was written",
@@ -135,7 +146,7 @@ def run_build(args: argparse.Namespace) -> int:
         _note(args)
     # --overwrite builds beside the old file and replaces it once done: an error or Ctrl-C
     # midway leaves the old collection as it was
-    target = lib.with_name(f".{lib.name}.{os.getpid()}.building") if args.overwrite else lib
+    target = _building(lib) if args.overwrite else lib
     _remove_abandoned(lib)
     if existing is None and target.exists():
         target.unlink()  # (a build of this process id that died midway)
@@ -143,6 +154,8 @@ def run_build(args: argparse.Namespace) -> int:
         target, node_label=node_label, edge_label=edge_label)
     if graphs is None:
         graphs = _stream(args.files, options, args)
+    if there:  # the ids are the names of the graphs left
+        graphs, ids = (g for g in graphs if g.name not in there), "names"
     try:
         added = coll.add(graphs, ids=ids)
     except (KeyboardInterrupt, GedkitError, OSError) as err:
@@ -159,7 +172,8 @@ def run_build(args: argparse.Namespace) -> int:
             raise
         if stopped:
             print(f"gedkit: interrupted: {committed:,} graphs were committed to {lib} (whole "
-                  f"batches of {BATCH:,}; nothing of the batch under way)", file=sys.stderr)
+                  f"batches of {BATCH:,}; nothing of the batch under way); "
+                  f"{_how_to_continue(ids)}", file=sys.stderr)
             return 130
         if committed:
             print(f"gedkit: note: {committed:,} graphs were committed to {lib} before the error",
@@ -175,10 +189,27 @@ def run_build(args: argparse.Namespace) -> int:
     if target != lib:
         os.replace(target, lib)
     tell_skipped(skipped)
-    what = "names" if ids is not None else "numbers"
-    print(f"{lib}: {counted(added, 'graph')} added ({total:,} in all; ids: {what}), "
+    what = "numbers" if ids is None else _shown_names(names, there)
+    kept = f", {len(there):,} in {lib.name} already skipped" if there else ""
+    print(f"{lib}: {counted(added, 'graph')} added ({total:,} in all; ids: {what}{kept}), "
           f"{_file_size(os.path.getsize(lib))}, {time.perf_counter() - start:.1f} s")
     return 0
+
+
+def _shown_names(names: list, there: set) -> str:
+    """The summary's word on named ids, with the first one added: a name a reader would
+    not guess (a table without an id column names its rows 'moses30k[0]'...) is seen."""
+    first = next((name for name in names if name not in there), None)
+    return "names" if first is None else f"names such as {first!r}"
+
+
+def _how_to_continue(ids: Any) -> str:
+    """What the interrupt message of a build advises to add the rest."""
+    if ids is None:
+        return ("the graphs are numbered, so --append would add them all again: --overwrite "
+                "builds the collection anew")
+    return ("the same command with --append (and without --overwrite) adds the rest: the "
+            "graphs the collection has already, by id and graph, are skipped")
 
 
 def _remove_abandoned(lib: Path) -> None:
@@ -197,8 +228,14 @@ def _remove_abandoned(lib: Path) -> None:
             continue
 
 
+def _building(lib: Path) -> Path:
+    """The file an ``--overwrite`` build writes beside ``lib`` and then renames to it."""
+    return lib.with_name(f".{lib.name}.{os.getpid()}.building")
+
+
 def _check_target(lib: Path, args: argparse.Namespace) -> None:
-    from gedkit.search import Collection
+    """A one-line error, before any input is read, unless ``lib`` can be written as asked."""
+    from gedkit.search.store import check_new_file, check_replaceable
 
     if lib.exists() and not lib.is_file():
         raise OptionError(f"{lib} is not a file (a collection is one file)")
@@ -207,14 +244,13 @@ def _check_target(lib: Path, args: argparse.Namespace) -> None:
             raise OptionError(f"{lib} does not exist; --append adds to an existing collection "
                               "(leave it out to make a new one)")
         return
+    check_new_file(_building(lib) if args.overwrite else lib, shown=lib)
     if not lib.exists():
-        if not lib.parent.is_dir():
-            raise OptionError(f"{lib}: folder {str(lib.parent)!r} does not exist")
         return
     if not args.overwrite:
         raise OptionError(f"{lib} exists already; --append adds to it, --overwrite replaces it")
-    try:
-        Collection.open(lib).close()
+    try:  # (an empty file, what a failed build may leave, is replaced too)
+        check_replaceable(lib)
     except GedkitError:
         raise OptionError(f"{lib} is not a gedkit collection; --overwrite replaces collection "
                           "files only") from None
@@ -269,18 +305,26 @@ def _stream(files: list[str], options: dict, args: argparse.Namespace) -> Iterat
                 yield from read_graphs(text, notice, **options)
 
 
-def _scan(files: list[str], options: dict, args: argparse.Namespace
-          ) -> tuple[list, list[Graph] | None]:
-    """Every graph's name, and the graphs themselves while they are few enough to keep."""
+def _scan(files: list[str], options: dict, args: argparse.Namespace,
+          existing: Collection | None) -> tuple[list, list[Graph] | None, set, Any]:
+    """Every graph's name, the graphs themselves while they are few enough to keep, the
+    names that are ids of ``existing`` with the same graph (an interrupted build's, added
+    again) and the first that is the id of another graph there (or None)."""
     from gedkit.search.progress import GraphCounter
 
     names: list = []
     buffer: list[Graph] | None = []
     items = 0
+    held, same, other = _ids_of(existing), set(), None
     shown = GraphCounter(None, "reading")
     try:
         for g in _stream(files, options, args):
             names.append(g.name)
+            if g.name in held:
+                if existing.get(g.name) == g:
+                    same.add(g.name)
+                elif other is None:
+                    other = g.name
             if buffer is not None:
                 buffer.append(g)
                 items += g.n + g.m
@@ -289,7 +333,20 @@ def _scan(files: list[str], options: dict, args: argparse.Namespace
             shown.update(len(names))
     finally:
         shown.close()
-    return names, buffer
+    return names, buffer, same, other
+
+
+def _ids_of(existing: Collection | None) -> set:
+    """The string ids of ``existing`` (those a graph's name may be)."""
+    if existing is None or not len(existing):
+        return set()
+    return {i for i in existing.ids if isinstance(i, str)}
+
+
+def _held(names: list, existing: Collection | None) -> bool:
+    """Whether any of ``names`` is an id ``existing`` has."""
+    held = _ids_of(existing)
+    return any(name in held for name in names)
 
 
 def _record_names(files: list[str], args: argparse.Namespace) -> list | None:
@@ -313,8 +370,8 @@ def _record_names(files: list[str], args: argparse.Namespace) -> list | None:
     return names
 
 
-def _naming_problem(names: list, existing: Collection | None, lib: Path) -> str | None:
-    """Why ``names`` cannot be the ids (one missing, one twice, one ``lib`` has), or None."""
+def _naming_problem(names: list) -> str | None:
+    """Why ``names`` cannot be the ids (one missing, one twice), or None."""
     seen: dict = {}
     for k, name in enumerate(names):
         if not isinstance(name, str) or not name:
@@ -322,19 +379,12 @@ def _naming_problem(names: list, existing: Collection | None, lib: Path) -> str 
         if name in seen:
             return f"graphs {seen[name]} and {k} are both named {name!r}"
         seen[name] = k
-    if existing is not None and len(existing):
-        taken = {i for i in existing.ids if isinstance(i, str)}
-        clash = next((name for name in names if name in taken), None)
-        if clash is not None:
-            return f"{lib} has a graph with id {clash!r} already"
     return None
 
 
-def _named_ids(names: list, existing: Collection | None, lib: Path, required: bool
-               ) -> list | None:
-    """``names`` as the ids, when they can be; else None (numbers), with a note saying why,
-    or an error with ``--ids names``."""
-    problem = _naming_problem(names, existing, lib)
+def _named_ids(names: list, problem: str | None, required: bool) -> list | None:
+    """``names`` as the ids, unless there is a ``problem``; then None (numbers), with a note
+    saying why, or an error with ``--ids names``."""
     if problem is None:
         return names
     if required:

@@ -9,6 +9,7 @@ import importlib.util
 import json
 import math
 import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -164,16 +165,20 @@ def run(args: argparse.Namespace) -> int:
     with on_scheduler(args.scheduler) as client:
         if client is not None:
             kwargs["client"] = client
+        began = time.perf_counter()
         if batch:
             results = search(None, value, queries=queries, **kwargs)
         else:
             results = [search(queries[0], value, **kwargs)]
+        # the summary's time: the wall clock's (with --jobs the queries' own times add up
+        # to more, as they run side by side)
+        seconds = time.perf_counter() - began
     for result, label in zip(results, labels, strict=True):
         result.query = label
     # the queries Ctrl-C stopped before they began (empty stats) keep their line in JSON
     # and CSV, marked interrupted: a reader of the file must tell "no hit" from "not searched"
     started = [r for r in results if r.stats]
-    write(started, args, batch, results[len(started):])
+    write(started, args, batch, results[len(started):], seconds)
     if started:  # nothing answered (Ctrl-C at once): no picture to draw
         write_picture(args, lambda out: _draw_grid(out, started, coll, queries))
     _tell_limits(started, args)
@@ -351,23 +356,34 @@ def _label(label: Any) -> str:
 # -- output -------------------------------------------------------------------------------------
 
 def write(results: list[SearchResult], args: argparse.Namespace, batch: bool,
-          unreached: list[SearchResult] = ()) -> None:
+          unreached: list[SearchResult] = (), seconds: float | None = None) -> None:
     """The answers on stdout or into ``--csv``; ``unreached`` (queries Ctrl-C stopped before
-    their search began) only in the machine-readable outputs, as interrupted answers."""
+    their search began) as interrupted answers in the machine-readable outputs, counted in
+    one line of the text output. ``seconds``: the search's wall-clock time (default: the
+    queries' own times added up)."""
     if args.json:
         for result in [*results, *unreached]:
             print(json.dumps(result.to_dict(), default=str))
     elif args.csv == "-":
         rows = _write_csv(sys.stdout, [*results, *unreached], args.node_map)
-        print(f"gedkit: {_summary(results)}", file=sys.stderr)
+        print(f"gedkit: {_summary(results, seconds)}", file=sys.stderr)
     elif args.csv:
         with written(args.csv) as out:
             rows = _write_csv(out, [*results, *unreached], args.node_map)
-        print(f"wrote {counted(rows, 'row')} to {args.csv}: {_summary(results)}")
-    elif results:
-        print("\n\n".join(report(result) for result in results))
-        if batch:
-            print(f"\n{_summary(results)}")
+        print(f"wrote {counted(rows, 'row')} to {args.csv}: {_summary(results, seconds)}")
+    else:
+        if results:
+            print("\n\n".join(report(result) for result in results))
+            if batch:
+                print(f"\n{_summary(results, seconds)}")
+        if unreached:  # (else a reader of the text sees no trace of them)
+            print(f"{chr(10) if results else ''}{_not_started(len(unreached))}")
+
+
+def _not_started(count: int) -> str:
+    many = count != 1
+    return (f"{counted(count, 'query', 'queries')} not started (Ctrl-C came before "
+            f"{'their' if many else 'its'} search began)")
 
 
 def _write_csv(out: Any, results: list[SearchResult], node_map: bool) -> int:
@@ -404,11 +420,14 @@ def _write_csv(out: Any, results: list[SearchResult], node_map: bool) -> int:
     return rows
 
 
-def _summary(results: list[SearchResult]) -> str:
+def _summary(results: list[SearchResult], seconds: float | None = None) -> str:
+    """The batch's counts and time: ``seconds`` of the wall clock, or else the queries' own
+    times added up (more than the wall clock's when they ran side by side)."""
     hits = sum(len(r.hits) for r in results)
     undecided = sum(len(r.undecided) for r in results)
     certified = sum(r.certified for r in results)
-    seconds = sum(_seconds(r) for r in results)
+    if seconds is None:
+        seconds = sum(_seconds(r) for r in results)
     parts = [counted(len(results), "query", "queries"), counted(hits, "hit")]
     if undecided:
         parts.append(f"{undecided} undecided")

@@ -306,7 +306,9 @@ def _on_workers(coll, run, graphs, parameter, model, verify, jobs: int,
                                        for shard, b in tasks])
         late = math.inf  # after Ctrl-C: when to stop waiting for the workers
         done = 0
+        shown.on_workers(len(workers))
         while time.monotonic() < late:
+            shown.tick()  # (a long wait for the workers' answers: the line says so)
             try:
                 answers = answered.next(timeout=_POLL)
             except KeyboardInterrupt:
@@ -328,7 +330,8 @@ def _on_workers(coll, run, graphs, parameter, model, verify, jobs: int,
                     results.extend(answers)
                     for answer in answers:  # (the workers verify without a progress)
                         shown.verified(answer.stats.get("verified", 0))
-                        shown.query_done()
+                        if not answer.interrupted:  # (cut short: not an answer)
+                            shown.query_done()
                 else:
                     for i, answer in zip(batch, answers, strict=False):
                         merger.add(i, answer)

@@ -24,6 +24,8 @@ class Progress:
         self.start = time.perf_counter()
         self.next_line = self.start + _LINE_EVERY
         self.printed: tuple[int, int] | None = None  # the counts of the last line printed
+        self.workers = 0  # worker processes answering (their counts come with their answers)
+        self.next_refresh = self.start
         self.active = progress is not False
         self.bar: Any = None
         self.lines = self.active and progress is None and not _is_terminal(sys.stderr)
@@ -57,6 +59,29 @@ class Progress:
         if self.bar is not None and not self.many:
             self.bar.total = self.expected  # shown from its next update (after its delay)
 
+    def on_workers(self, count: int) -> None:
+        """The queries are answered by ``count`` worker processes: what they verify and
+        answer is counted as their answers come back (a range search's, split by shards,
+        at the end), so the line says they are at work while the counts stand still."""
+        self.workers = count
+        if self.bar is not None:
+            self.bar.set_postfix_str(f"{count} workers", refresh=False)
+
+    def tick(self) -> None:
+        """Time passed with nothing counted (waiting for workers): the line every 10 s,
+        the bar's clock every second, all the same."""
+        if self.bar is not None and time.perf_counter() >= self.next_refresh:
+            self.bar.refresh()
+            self.next_refresh = time.perf_counter() + 1.0
+        self._line()
+
+    def settle(self, answered: int) -> None:
+        """The queries answered in full, at the end: an answer Ctrl-C cut short came back
+        and was counted, but it is not an answer (the last line agrees with the summary)."""
+        if answered != self.answered and self.bar is not None and self.many:
+            self.bar.n = answered
+        self.answered = answered
+
     def query_done(self, count: int = 1) -> None:
         self.answered += count
         if self.bar is not None and self.many:
@@ -67,8 +92,10 @@ class Progress:
         if self.lines and (last or time.perf_counter() >= self.next_line):
             done = (f"{self.pairs:,} of {counted(self.expected, 'candidate')}"
                     if self.queries == 1 and self.expected else counted(self.pairs, "pair"))
+            busy = f" ({self.workers} worker processes at work; what they verify is counted " \
+                "as their answers come back)" if self.workers and not last else ""
             print(f"gedkit: search: {self.answered:,}/{self.queries:,} queries, {done} "
-                  f"verified, {time.perf_counter() - self.start:.0f} s", file=sys.stderr,
+                  f"verified, {time.perf_counter() - self.start:.0f} s{busy}", file=sys.stderr,
                   flush=True)
             self.next_line = time.perf_counter() + _LINE_EVERY
             self.printed = (self.answered, self.pairs)

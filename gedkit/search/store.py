@@ -19,7 +19,9 @@ read-only and may be many at once.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import re
 import sqlite3
 import zipfile
@@ -127,6 +129,52 @@ def _decoded(rows: list[tuple[int, str]], where: str) -> dict[int, Any]:
     return dict(zip(found, values, strict=True))
 
 
+#: the file SQLite writes beside a collection while it commits (its rollback journal)
+JOURNAL = "-journal"
+
+
+def check_new_file(path: Path, shown: Path | None = None) -> None:
+    """A one-line error unless a collection file can be made at ``path`` (named ``shown``
+    to the user, when it is a temporary name beside it): its folder exists and may be
+    written, and its name leaves room for SQLite's journal beside it (SQLite says only
+    "unable to open database file" at the first commit otherwise)."""
+    shown = path if shown is None else shown
+    folder = path.parent
+    if not folder.is_dir():
+        raise OptionError(f"{shown}: folder {str(folder)!r} does not exist")
+    _check_name_length(path, shown)  # (first: looking up a name past the limit fails)
+    if path.exists() and not path.is_file():
+        raise OptionError(f"{shown} is not a file (a collection is one file)")
+    if not os.access(folder, os.W_OK):  # (SQLite writes its journal beside the file)
+        raise OptionError(f"{shown}: not allowed to write in folder {str(folder)!r}")
+
+
+def _check_name_length(path: Path, shown: Path) -> None:
+    try:
+        limit = os.pathconf(path.parent, "PC_NAME_MAX")
+    except (OSError, ValueError):  # (a system that does not say)
+        return
+    longest = len(os.fsencode(path.name + JOURNAL))
+    if longest > limit:
+        room = limit - (longest - len(os.fsencode(shown.name)))
+        raise OptionError(
+            f"{shown}: the file name is too long: SQLite writes a file of its name plus "
+            f"'{JOURNAL}' beside it, past the folder's limit of {limit} bytes a name; give a "
+            f"name of at most {max(room, 0)} bytes")
+
+
+def check_replaceable(path: Path) -> None:
+    """A one-line error unless the existing file ``path`` is one that replacing it may
+    delete: a collection, or an empty file (what a create that failed may leave), never
+    another file that happens to be there."""
+    if path.stat().st_size == 0:
+        return
+    try:
+        Store.open(path, writable=False).close()
+    except GedkitError as err:
+        raise OptionError(f"{err}; overwrite replaces collection files only") from None
+
+
 class Store:
     """Low-level access to one collection file (see the module docstring)."""
 
@@ -186,36 +234,44 @@ class Store:
         where = "in-memory collection" if path is None else str(path)
         if path is not None:
             path = Path(path)
-            if not path.parent.is_dir():
-                raise OptionError(f"{path}: folder {str(path.parent)!r} does not exist")
+            check_new_file(path)
             if path.exists():
-                if not path.is_file():
-                    raise OptionError(f"{path} is not a file (a collection is one file)")
                 if not overwrite:
                     raise FileExistsError(f"{path} exists already; open it with "
                                           "Collection.open(path, mode='a') to add to it")
-                # overwrite replaces a collection, never another file that happens to be
-                # there: it must open as one first
-                try:
-                    cls.open(path, writable=False).close()
-                except GedkitError as err:
-                    raise OptionError(f"{err}; overwrite replaces collection files only"
-                                      ) from None
+                check_replaceable(path)
                 path.unlink()
-        conn = _connect(":memory:" if path is None else str(path), where, readonly=False)
-        with conn:
-            conn.executescript(_SCHEMA)
-            conn.executemany("INSERT INTO meta VALUES (?, ?)", [
-                ("format", FORMAT), ("version", str(VERSION)),
-                ("node_label", json.dumps(encode_value(node_label))),
-                ("edge_label", json.dumps(encode_value(edge_label))),
-                ("next_id", "0"),
-            ])
-        return cls(conn, where, writable=True)
+        made = path is not None and not path.exists()  # (what a failure may delete)
+        conn = None
+        try:
+            conn = _connect(":memory:" if path is None else str(path), where, readonly=False)
+            with conn:
+                conn.executescript(_SCHEMA)
+                conn.executemany("INSERT INTO meta VALUES (?, ?)", [
+                    ("format", FORMAT), ("version", str(VERSION)),
+                    ("node_label", json.dumps(encode_value(node_label))),
+                    ("edge_label", json.dumps(encode_value(edge_label))),
+                    ("next_id", "0"),
+                ])
+            return cls(conn, where, writable=True)
+        except BaseException as err:
+            # a failed create deletes the file it made (a 0-byte one would then read as
+            # "exists already" and "not a collection"), never one it found there
+            if conn is not None:
+                conn.close()
+            if made:
+                with contextlib.suppress(OSError):
+                    path.unlink()
+            if isinstance(err, sqlite3.DatabaseError):
+                raise FormatError(f"cannot create {where} ({err})") from None
+            raise
 
     @classmethod
     def open(cls, path: str | Path, writable: bool) -> Store:
         path = Path(path)
+        if path.is_dir():
+            raise OptionError(f"{path} is a folder, not a collection file (a collection is "
+                              "one file)")
         if not path.is_file():
             raise FileNotFoundError(f"no such collection file: {path}")
         for first in (True, False):
@@ -224,7 +280,7 @@ class Store:
                 return cls(conn, str(path), writable)
             except sqlite3.DatabaseError as err:
                 conn.close()
-                journal = path.with_name(path.name + "-journal")
+                journal = path.with_name(path.name + JOURNAL)
                 if not (first and not writable and "readonly" in str(err) and journal.exists()):
                     raise FormatError(f"{path} is not a gedkit collection ({err})") from None
                 # a writer stopped mid-commit left its journal: SQLite rolls it back on the
