@@ -777,3 +777,19 @@ def test_shipped_models_load_with_cards_and_beat_branch_on_molecules(torch):
     assert r.upper_bound == problem.cost(r.assignment)
     assert r.upper_bound <= r.stats["branch_cost"]
     assert r.upper_bound == gedkit.ged(g1, g2, method="exact").distance
+
+
+def test_train_resume_without_a_checkpoint_says_so(torch, tmp_path):
+    """resume=True with no checkpoint file trains afresh with a warning (a mistyped path
+    silently threw the resume away); with no checkpoint path at all it is refused."""
+    from gedkit.learned.train import TrainConfig, train
+
+    pairs = [label(p, timeout=10) for p in small_pairs(1, 4)]
+    vocab = Vocabulary.fit([g for lp in pairs for g in (lp.problem.g1, lp.problem.g2)])
+    config = TrainConfig(epochs=1, states_per_pair=3, **TINY)
+    with pytest.warns(UserWarning, match="no checkpoint at .*typo.ckpt: training from epoch 1"):
+        result = train(pairs, [], vocab, config, checkpoint=tmp_path / "typo.ckpt",
+                       resume=True)
+    assert len(result.history) == 1
+    with pytest.raises(OptionError, match="resume=True needs the checkpoint"):
+        train(pairs, [], vocab, config, resume=True)

@@ -179,7 +179,7 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
     try:
         trained = train(train_set, val_set, vocab, config, checkpoint=checkpoint,
-                        resume=args.resume, start=start, progress=True,
+                        resume=args.resume and checkpoint.exists(), start=start, progress=True,
                         log=lambda line: print(line, file=sys.stderr))
     except KeyboardInterrupt:  # before the first epoch ended: nothing to write
         print("gedkit: interrupted while training; no epoch was finished", file=sys.stderr)

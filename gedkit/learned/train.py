@@ -35,7 +35,7 @@ import numpy as np
 import torch
 from torch.nn import functional
 
-from gedkit.errors import OptionError
+from gedkit.errors import OptionError, warn
 from gedkit.learned.data import LabelledPair, TrainingState, training_states
 from gedkit.learned.decode import decode
 from gedkit.learned.features import Instance, States, Vocabulary, concat, encode
@@ -164,7 +164,11 @@ def train(
     best: dict = {}
     spent = 0.0
     path = Path(checkpoint) if checkpoint is not None else None
-    if resume and path is not None and path.exists():
+    if resume and path is None:
+        raise OptionError("resume=True needs the checkpoint= to go on from")
+    if resume and not path.exists():  # (a mistyped path would silently train afresh)
+        warn(UserWarning(f"no checkpoint at {path}: training from epoch 1"))
+    elif resume:
         saved = _load_checkpoint(path, net, config)
         net.load_state_dict(saved["state_dict"])
         optimiser.load_state_dict(saved["optimizer"])
