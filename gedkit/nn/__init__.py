@@ -9,6 +9,7 @@ Importing this package does not import torch; :mod:`~gedkit.nn.layers` does.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import pickletools
 import tempfile
@@ -79,7 +80,21 @@ def check_weights_file(path: str | os.PathLike, fmt: str, what: str) -> None:
     importing torch (seconds) or building a network. The archive's checksums are verified,
     so a file cut short or damaged is caught here too, not when the network first runs."""
     try:
-        with zipfile.ZipFile(path) as archive:
+        st = os.stat(path)
+    except OSError as exc:
+        raise FormatError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    # once per version of the file: the check reads all of it, and a loop of calls naming the
+    # same weights checks them at every call
+    _check_archive(os.path.realpath(path), st.st_size, st.st_mtime_ns, os.fspath(path), fmt,
+                   what)
+
+
+@functools.lru_cache(maxsize=64)
+def _check_archive(real: str, size: int, mtime: int, path: str, fmt: str, what: str) -> None:
+    """:func:`check_weights_file` of the file at ``real`` as it is (``size``, ``mtime``);
+    only a file that passes is remembered (an error is raised again at every call)."""
+    try:
+        with zipfile.ZipFile(real) as archive:
             pickles = [n for n in archive.namelist() if n.rsplit("/", 1)[-1] == "data.pkl"]
             if archive.testzip() is not None or not pickles:
                 raise zipfile.BadZipFile
