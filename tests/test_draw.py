@@ -566,3 +566,42 @@ def test_directed_arcs_have_arrowheads():
     undirected = nx.Graph([(1, 2), (2, 3)]), nx.Graph([(1, 2), (1, 3)])
     plain = heads(gedkit.ged(*undirected))
     assert heads(gedkit.ged(*arrow)) == plain + 4  # two arcs a side
+
+
+# -- labels are drawn as written --------------------------------------------------------------
+
+def _math_texts(fig) -> list[str]:
+    """The texts of ``fig`` that matplotlib would read as mathtext."""
+    from matplotlib.cbook import is_math_text
+    from matplotlib.text import Text
+
+    return [t.get_text() for t in fig.findobj(Text) if t.get_parse_math() and
+            is_math_text(t.get_text())]
+
+
+def _png_saves(fig) -> None:
+    fig.savefig(io.BytesIO(), format="png")  # '$x^$' as mathtext: ParseSyntaxException
+
+
+@pytest.mark.parametrize("label", ["costs $5 or $10", "$x^$"])
+def test_dollar_labels_are_text_not_mathtext(label, tmp_path):
+    g1 = _labelled([label, "B"], [(0, 1, "$e$")], name="$n$")
+    g2 = _labelled(["Q", "B"], [(0, 1, "$e$")], name="n$")
+    r = gedkit.ged(g1, g2)
+    figures = [draw(r), draw(r, steps=True), draw(gedkit.mces(g1, g2)),
+               draw(r, labels=True, edge_labels=True, ids=True)]
+    from matplotlib.figure import Figure
+
+    ax = Figure().add_subplot()
+    figures.append(draw(r, ax=ax).figure)
+    coll = gedkit.Collection()
+    coll.add([g1, g2], ids=["$a$", "b$"])
+    result = coll.knn(g1, 2, node_map=True)
+    figures.append(draw(result, collection=coll, query=g1))
+    for fig in figures:
+        assert _math_texts(fig) == []
+        _png_saves(fig)
+    from matplotlib.text import Text
+
+    assert any(label in t.get_text() for t in figures[0].findobj(Text))
+    r.draw(tmp_path / "dollar.svg")

@@ -108,13 +108,14 @@ def draw(
     ['op-0', 'op-0-g2']
     >>> draw(r, "picture.svg")  # doctest: +SKIP
     """
-    from gedkit.draw.output import require_matplotlib, save
+    from gedkit.draw.output import literal_text, require_matplotlib, save
 
     require_matplotlib()
-    fig = _figure(result, ax=ax, steps=steps, molecule=molecule, labels=labels, ids=ids,
-                  edge_labels=edge_labels, carbons=carbons, table=table, figsize=figsize,
-                  dpi=dpi, max_steps=max_steps, collection=collection, query=query,
-                  max_hits=max_hits)
+    with literal_text():  # labels are text, not mathtext ('$5')
+        fig = _figure(result, ax=ax, steps=steps, molecule=molecule, labels=labels, ids=ids,
+                      edge_labels=edge_labels, carbons=carbons, table=table,
+                      figsize=figsize, dpi=dpi, max_steps=max_steps, collection=collection,
+                      query=query, max_hits=max_hits)
     if path is not None:
         save(fig if ax is None else ax.figure, path)
     return fig
@@ -193,11 +194,12 @@ def draw_steps(result: Any, path: str | Path | None = None, **options: Any) -> A
     >>> fig._gedkit_caption
     'GED = 1 (optimal, uniform)'
     """
-    from gedkit.draw.output import require_matplotlib, save
+    from gedkit.draw.output import literal_text, require_matplotlib, save
     from gedkit.draw.steps import draw_steps as strip
 
     require_matplotlib()
-    fig = strip(result, **options)
+    with literal_text():
+        fig = strip(result, **options)
     if path is not None:
         save(fig, path)
     return fig
@@ -226,10 +228,11 @@ def draw_hits(result: Any, collection: Any, path: str | Path | None = None, *,
     matplotlib.figure.Figure
     """
     from gedkit.draw.grid import draw_hits as grid
-    from gedkit.draw.output import require_matplotlib, save
+    from gedkit.draw.output import literal_text, require_matplotlib, save
 
     require_matplotlib()
-    fig = grid(result, collection, query=query, **options)
+    with literal_text():
+        fig = grid(result, collection, query=query, **options)
     if path is not None:
         save(fig, path)
     return fig

@@ -11,7 +11,8 @@ from xml.sax.saxutils import escape
 
 from gedkit.errors import MissingDependencyError, OptionError
 
-__all__ = ["FORMATS", "check_path", "require_matplotlib", "save", "svg_text"]
+__all__ = ["FORMATS", "check_path", "escaped", "literal_text", "require_matplotlib", "save",
+           "svg_text"]
 
 FORMATS = (".svg", ".png", ".pdf")
 
@@ -41,6 +42,26 @@ def check_path(path: str | Path) -> Path:
         raise OptionError(f"cannot write a picture to {str(path)!r}: folder "
                           f"{str(p.parent)!r} does not exist")
     return p
+
+
+def literal_text() -> Any:
+    """rc settings under which every text artist made is drawn as written: a label such as
+    ``costs $5 or $10`` is no mathtext (its dollars would vanish, ``$x^$`` would not even
+    parse). A Text reads the setting when it is made, so the picture keeps it when saved."""
+    import matplotlib
+
+    return matplotlib.rc_context({"text.parse_math": False})
+
+
+def escaped(text: str) -> str:
+    """``text`` for a Text drawn with ``wrap=True`` and ``parse_math=True``: matplotlib
+    measures the lines of a wrapped text as mathtext whenever they hold dollars, whatever
+    ``parse_math`` says, so such a text escapes its dollars instead (``\\$`` is drawn ``$``).
+
+    >>> escaped("costs $5")
+    'costs \\\\$5'
+    """
+    return text.replace("$", r"\$")
 
 
 def _fixed():
