@@ -605,3 +605,19 @@ def test_dollar_labels_are_text_not_mathtext(label, tmp_path):
 
     assert any(label in t.get_text() for t in figures[0].findobj(Text))
     r.draw(tmp_path / "dollar.svg")
+
+
+@pytest.mark.parametrize("g1, says", [
+    (Graph({0: "foo", 1: "bar"}, [(0, 1, "zz")]), "node label 'foo' is no element symbol"),
+    (Graph({0: "C", 1: "O"}, [(0, 1, "double")], name="x"),
+     "in graph 'x' edge label 'double' is no bond order"),
+])
+def test_molecule_true_on_no_molecule_is_one_line_error(g1, says):
+    # RDKit failed deep inside (Boost.Python.ArgumentError, KeyError: None)
+    r = gedkit.ged(g1, Graph({0: "C"}))
+    for options in ({}, {"steps": True}):
+        with pytest.raises(OptionError, match=f"molecule=True draws molecules, but {says}.*; "
+                                              "pass molecule=False"):
+            draw(r, molecule=True, **options)
+    with pytest.raises(OptionError, match=says):
+        draw(gedkit.mces(g1, Graph({0: "C"})), molecule=True)
