@@ -621,3 +621,39 @@ def test_molecule_true_on_no_molecule_is_one_line_error(g1, says):
             draw(r, molecule=True, **options)
     with pytest.raises(OptionError, match=says):
         draw(gedkit.mces(g1, Graph({0: "C"})), molecule=True)
+
+
+def test_search_grid_refuses_a_query_that_was_not_searched(tmp_path):
+    # the grid drew the given query under the title naming the searched one
+    pytest.importorskip("rdkit")
+    path = tmp_path / "lib.gdb"
+    with gedkit.Collection.create(path) as coll:
+        coll.add(["CCO", "CCN", "CCCC"], ids=["a", "b", "c"])
+    with gedkit.Collection.open(path) as lib:
+        k = lib.knn("CCO", 2)
+        with pytest.raises(OptionError, match=r"query='c1ccccc1CCCCN' is not the query this "
+                                              r"result answers \('CCO'\)"):
+            draw(k, collection=lib, query="c1ccccc1CCCCN")
+        with pytest.raises(OptionError, match="the query= graph is not the query"):
+            draw(k, collection=lib, query=Graph({0: "C"}))
+        # the same graph, however written, is the query
+        for same in ("CCO", "OCC", gedkit.from_smiles("OCC")):
+            assert draw(k, collection=lib, query=same).axes[0].get_title() == "query"
+        # a query that keeps no name cannot be checked: drawn as given
+        unnamed = lib.knn(Graph({0: "C", 1: "C"}, [(0, 1, 1)]), 1)
+        assert draw(unnamed, collection=lib, query=Graph({0: "N"})) is not None
+
+
+def test_search_grid_takes_the_path_of_a_collection(tmp_path):
+    path = tmp_path / "lib.gdb"
+    with gedkit.Collection.create(path) as coll:
+        coll.add([_labelled("CCO", [(0, 1), (1, 2)]), _labelled("CCN", [(0, 1), (1, 2)])],
+                 ids=["a", "b"])
+    with gedkit.Collection.open(path) as lib:
+        k = lib.knn(_labelled("CCO", [(0, 1), (1, 2)]), 2)
+    fig = draw(k, collection=str(path), path=tmp_path / "grid.png")
+    assert fig.axes[0].get_title() == "1. a\nGED = 0"
+    assert draw(k, collection=path) is not None
+    with pytest.raises(OptionError, match=r"collection= takes a gedkit\.Collection or the "
+                                          r"path of a collection file, got int"):
+        draw(k, collection=42)

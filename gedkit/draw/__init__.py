@@ -84,10 +84,10 @@ def draw(
         Dots per inch of the Figure and of a PNG.
     max_steps : int
         The step strip's limit (a longer path raises :class:`~gedkit.errors.OptionError`).
-    collection : Collection, optional
-        Search results: where the hits' graphs are read from.
+    collection : Collection, str or Path, optional
+        Search results: where the hits' graphs are read from (a collection or its file).
     query : Graph, optional
-        Search results: the query graph, drawn first.
+        Search results: the query graph, drawn first; it must be the query searched.
     max_hits : int
         Search results: draw at most this many hits per query.
 
@@ -214,8 +214,9 @@ def draw_hits(result: Any, collection: Any, path: str | Path | None = None, *,
     ----------
     result : SearchResult or list of SearchResult
         One row per query.
-    collection : Collection
-        Where the hits' graphs are read from.
+    collection : Collection, str or Path
+        Where the hits' graphs are read from (a path: the collection file, opened for the
+        drawing).
     path : str or Path, optional
         Also write the picture there.
     query : Graph or list of Graph, optional
