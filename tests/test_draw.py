@@ -7,10 +7,12 @@ optional: molecule tests skip without it (general graphs are drawn either way).
 from __future__ import annotations
 
 import io
+import os
 import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import networkx as nx
 import numpy as np
@@ -657,3 +659,57 @@ def test_search_grid_takes_the_path_of_a_collection(tmp_path):
     with pytest.raises(OptionError, match=r"collection= takes a gedkit\.Collection or the "
                                           r"path of a collection file, got int"):
         draw(k, collection=42)
+
+
+# -- sizes and output paths: one line, before drawing -----------------------------------------
+
+@pytest.mark.parametrize("options, says", [
+    ({"figsize": (0, 0)}, r"figsize=\(0, 0\): give a width and a height in inches, both "
+                          "positive"),
+    ({"figsize": (float("nan"), 3)}, "both positive"),
+    ({"figsize": (-1, 2)}, "both positive"),
+    ({"figsize": (3,)}, r"such as \(8, 4\)"),
+    ({"figsize": "ab"}, r"such as \(8, 4\)"),
+    ({"figsize": (1000, 1000)}, r"100,000 pixels a side, more than a picture may have"),
+    ({"figsize": (50, 4), "dpi": 1000}, "50,000 pixels a side"),
+    ({"dpi": 0}, "dpi=0: give a positive number"),
+])
+def test_bad_sizes_are_one_line_errors(general_result, options, says):
+    # figsize=(0, 0) was a ZeroDivisionError, (1000, 1000) a matplotlib ValueError
+    for steps in (False, True):
+        with pytest.raises(OptionError, match=says):
+            draw(general_result, steps=steps, **options)
+    assert draw(general_result, figsize=(np.float64(4), np.int64(3))) is not None
+
+
+def test_picture_paths_are_checked_before_drawing(general_result, tmp_path):
+    (tmp_path / "p.png").write_bytes(b"x")
+    with pytest.raises(OptionError, match=r"'.*p\.png' is a file, not a folder$"):
+        draw(general_result, tmp_path / "p.png" / "x.png")
+    from gedkit.draw.output import check_path
+
+    # trying to write leaves no file behind, and an existing one as it was
+    assert check_path(tmp_path / "new.png") and not (tmp_path / "new.png").exists()
+    assert check_path(tmp_path / "p.png") and (tmp_path / "p.png").read_bytes() == b"x"
+    if Path("/proc/self").is_dir():  # a folder that lets no file be made, even by root
+        with pytest.raises(OptionError, match=r"cannot write a picture to '/proc/x\.png': "):
+            draw(general_result, "/proc/x.png")
+
+
+def test_cli_unwritable_picture_fails_before_solving(capsys, graph_files, tmp_path):
+    (tmp_path / "p.png").write_bytes(b"x")
+    code, out, err = _cli(capsys, "ged", *graph_files, "--draw", str(tmp_path / "p.png" / "x.png"))
+    assert code == 2 and out == "" and "is a file, not a folder" in err
+    if Path("/proc/self").is_dir():
+        code, out, err = _cli(capsys, "ged", *graph_files, "--draw", "/proc/x.png")
+        assert code == 2 and out == "", out  # the answer was printed, then the error
+        assert err.count("\n") == 1 and "cannot write a picture to '/proc/x.png'" in err
+
+
+def test_cli_unknown_matplotlib_backend_is_one_line(graph_files, tmp_path):
+    env = {**os.environ, "MPLBACKEND": "nosuch"}
+    done = subprocess.run([sys.executable, "-m", "gedkit", "ged", *graph_files, "--draw",
+                           str(tmp_path / "t.png")], capture_output=True, text=True, env=env)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == ("gedkit: error: matplotlib does not start: MPLBACKEND='nosuch' is "
+                           "no backend it knows (unset it, or set it to agg)\n")

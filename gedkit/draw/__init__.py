@@ -111,6 +111,7 @@ def draw(
     from gedkit.draw.output import literal_text, require_matplotlib, save
 
     require_matplotlib()
+    _check_output(path, figsize, dpi)
     with literal_text():  # labels are text, not mathtext ('$5')
         fig = _figure(result, ax=ax, steps=steps, molecule=molecule, labels=labels, ids=ids,
                       edge_labels=edge_labels, carbons=carbons, table=table,
@@ -156,6 +157,16 @@ def _figure(result: Any, *, ax: Any, steps: bool, molecule: bool | None, collect
                       "MCESResult or a SearchResult")
 
 
+def _check_output(path: str | Path | None, figsize: Any, dpi: Any) -> None:
+    """One-line errors for a picture that cannot be made or written, before drawing it
+    (matplotlib said "float division by zero" of figsize=(0, 0))."""
+    from gedkit.draw.output import check_path, check_size
+
+    check_size(figsize, dpi)
+    if path is not None:
+        check_path(path)
+
+
 def _only(options: dict, *names: str) -> dict:
     return {k: v for k, v in options.items() if k in names}
 
@@ -198,6 +209,7 @@ def draw_steps(result: Any, path: str | Path | None = None, **options: Any) -> A
     from gedkit.draw.steps import draw_steps as strip
 
     require_matplotlib()
+    _check_output(path, options.get("figsize"), options.get("dpi", 100))
     with literal_text():
         fig = strip(result, **options)
     if path is not None:
@@ -232,6 +244,7 @@ def draw_hits(result: Any, collection: Any, path: str | Path | None = None, *,
     from gedkit.draw.output import literal_text, require_matplotlib, save
 
     require_matplotlib()
+    _check_output(path, options.get("figsize"), options.get("dpi", 100))
     with literal_text():
         fig = grid(result, collection, query=query, **options)
     if path is not None:
