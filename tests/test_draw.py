@@ -600,6 +600,9 @@ def test_dollar_labels_are_text_not_mathtext(label, tmp_path):
     coll.add([g1, g2], ids=["$a$", "b$"])
     result = coll.knn(g1, 2, node_map=True)
     figures.append(draw(result, collection=coll, query=g1))
+    from gedkit.draw.grid import draw_hits  # as the command line calls it
+
+    figures.append(draw_hits(result, coll, query=g1))
     for fig in figures:
         assert _math_texts(fig) == []
         _png_saves(fig)

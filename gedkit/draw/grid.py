@@ -85,7 +85,10 @@ def draw_hits(results: Any, collection: Any, *, query: Any = None, max_hits: int
     queries = list(query) if isinstance(query, list | tuple) else [query] * len(results)
     if len(queries) != len(results):
         raise OptionError(f"{len(results)} search results but {len(queries)} query graphs")
-    with _opened(collection) as coll:
+    from gedkit.draw.output import literal_text
+
+    # literal_text: the command line calls this, not gedkit.draw.draw ('$' in an id)
+    with _opened(collection) as coll, literal_text():
         return _grid(results, coll, queries, max_hits=max_hits, ncols=ncols,
                      molecule=molecule, labels=labels, ids=ids, carbons=carbons,
                      figsize=figsize, dpi=dpi)
