@@ -11,7 +11,8 @@
 - a SMILES string, ``"CCO"`` or ``"smiles:CCO"``.
 
 A string is read as a file when that file exists (``FILE#ID`` included: the file before the
-last ``#``), as SMILES otherwise; one that is neither gets one error naming both readings.
+first ``#`` that leaves an existing file before it), as SMILES otherwise (a string too long
+to be a file name too); one that is neither gets one error naming both readings.
 ``"smiles:..."`` is always SMILES, and a :class:`~pathlib.Path` always a file.
 
 ``node_label=None`` (the default) means that no label was named: files take their format's
@@ -24,13 +25,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
 from gedkit.errors import GedkitError, GraphError
 from gedkit.graph import Graph
 from gedkit.io import from_rdkit, from_smiles, read_one
-from gedkit.io.common import DEFAULT, Unlabelled
+from gedkit.io.common import DEFAULT, Unlabelled, path_is, split_reference
 
 __all__ = ["DEFAULT", "as_graph", "as_graph_read", "as_graphs"]
 
@@ -146,7 +146,9 @@ def is_file_reference(text: str) -> bool:
     >>> is_file_reference(__file__), is_file_reference(__file__ + "#0"), is_file_reference("C#N")
     (True, True, False)
     """
-    return Path(text).exists() or ("#" in text and Path(text.rpartition("#")[0]).is_file())
+    file, selector = split_reference(text)
+    # a failed check (a name too long for the system) means no file: the text is SMILES
+    return path_is(file) if selector is None else path_is(file, "is_file")
 
 
 def _molecule_labels(node_label: Any, edge_label: Any) -> tuple[Any, Any]:

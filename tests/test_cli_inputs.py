@@ -98,6 +98,28 @@ def test_one_graph_of_a_collection(capsys, tmp_path):
     assert "read_all" not in err
 
 
+def test_ids_holding_a_hash_and_long_smiles(capsys, tmp_path):
+    path = tmp_path / "h#.txt"
+    path.write_text("t # cmpd#1\nv 0 C\nv 1 O\ne 0 1\nt # cmpd#2\nv 0 C\nv 1 N\ne 0 1\n")
+    code, out, _ = run(capsys, "ged", f"{path}#cmpd#1", f"{path}#cmpd#2", "--json")
+    assert code == 0 and json.loads(out)["distance"] == 1
+    pytest.importorskip("rdkit")
+    # over 255 characters: no file name (the system refuses to look), so a SMILES string
+    code, out, err = run(capsys, "ged", "C" * 300, "CCC", "--json")
+    assert code == 0 and json.loads(out)["distance"] == 594, err
+
+
+def test_search_for_a_collection_graph_whose_id_holds_a_hash(capsys, tmp_path):
+    pytest.importorskip("rdkit")
+    smi = tmp_path / "h.smi"
+    smi.write_text("CCO cmpd#1\nCCN cmpd#2\n")
+    lib = tmp_path / "plain.gdb"
+    assert run(capsys, "collection", "build", lib, smi)[0] == 0
+    code, out, err = run(capsys, "search", lib, f"{lib}#cmpd#2", "--nearest", "1", "--json")
+    assert code == 0, err
+    assert "cmpd#2" in out
+
+
 def test_one_note_per_command_in_cli_words(capsys, tmp_path):
     paths = write_molecules(tmp_path, 3, x=0.5)
     code, _, err = run(capsys, "pairwise", *paths, "--json")

@@ -7,10 +7,12 @@ optional: molecule tests skip without it (general graphs are drawn either way).
 from __future__ import annotations
 
 import io
+import os
 import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import networkx as nx
 import numpy as np
@@ -566,3 +568,151 @@ def test_directed_arcs_have_arrowheads():
     undirected = nx.Graph([(1, 2), (2, 3)]), nx.Graph([(1, 2), (1, 3)])
     plain = heads(gedkit.ged(*undirected))
     assert heads(gedkit.ged(*arrow)) == plain + 4  # two arcs a side
+
+
+# -- labels are drawn as written --------------------------------------------------------------
+
+def _math_texts(fig) -> list[str]:
+    """The texts of ``fig`` that matplotlib would read as mathtext."""
+    from matplotlib.cbook import is_math_text
+    from matplotlib.text import Text
+
+    return [t.get_text() for t in fig.findobj(Text) if t.get_parse_math() and
+            is_math_text(t.get_text())]
+
+
+def _png_saves(fig) -> None:
+    fig.savefig(io.BytesIO(), format="png")  # '$x^$' as mathtext: ParseSyntaxException
+
+
+@pytest.mark.parametrize("label", ["costs $5 or $10", "$x^$"])
+def test_dollar_labels_are_text_not_mathtext(label, tmp_path):
+    g1 = _labelled([label, "B"], [(0, 1, "$e$")], name="$n$")
+    g2 = _labelled(["Q", "B"], [(0, 1, "$e$")], name="n$")
+    r = gedkit.ged(g1, g2)
+    figures = [draw(r), draw(r, steps=True), draw(gedkit.mces(g1, g2)),
+               draw(r, labels=True, edge_labels=True, ids=True)]
+    from matplotlib.figure import Figure
+
+    ax = Figure().add_subplot()
+    figures.append(draw(r, ax=ax).figure)
+    coll = gedkit.Collection()
+    coll.add([g1, g2], ids=["$a$", "b$"])
+    result = coll.knn(g1, 2, node_map=True)
+    figures.append(draw(result, collection=coll, query=g1))
+    from gedkit.draw.grid import draw_hits  # as the command line calls it
+
+    figures.append(draw_hits(result, coll, query=g1))
+    for fig in figures:
+        assert _math_texts(fig) == []
+        _png_saves(fig)
+    from matplotlib.text import Text
+
+    assert any(label in t.get_text() for t in figures[0].findobj(Text))
+    r.draw(tmp_path / "dollar.svg")
+
+
+@pytest.mark.parametrize("g1, says", [
+    (Graph({0: "foo", 1: "bar"}, [(0, 1, "zz")]), "node label 'foo' is no element symbol"),
+    (Graph({0: "C", 1: "O"}, [(0, 1, "double")], name="x"),
+     "in graph 'x' edge label 'double' is no bond order"),
+])
+def test_molecule_true_on_no_molecule_is_one_line_error(g1, says):
+    # RDKit failed deep inside (Boost.Python.ArgumentError, KeyError: None)
+    r = gedkit.ged(g1, Graph({0: "C"}))
+    for options in ({}, {"steps": True}):
+        with pytest.raises(OptionError, match=f"molecule=True draws molecules, but {says}.*; "
+                                              "pass molecule=False"):
+            draw(r, molecule=True, **options)
+    with pytest.raises(OptionError, match=says):
+        draw(gedkit.mces(g1, Graph({0: "C"})), molecule=True)
+
+
+def test_search_grid_refuses_a_query_that_was_not_searched(tmp_path):
+    # the grid drew the given query under the title naming the searched one
+    pytest.importorskip("rdkit")
+    path = tmp_path / "lib.gdb"
+    with gedkit.Collection.create(path) as coll:
+        coll.add(["CCO", "CCN", "CCCC"], ids=["a", "b", "c"])
+    with gedkit.Collection.open(path) as lib:
+        k = lib.knn("CCO", 2)
+        with pytest.raises(OptionError, match=r"query='c1ccccc1CCCCN' is not the query this "
+                                              r"result answers \('CCO'\)"):
+            draw(k, collection=lib, query="c1ccccc1CCCCN")
+        with pytest.raises(OptionError, match="the query= graph is not the query"):
+            draw(k, collection=lib, query=Graph({0: "C"}))
+        # the same graph, however written, is the query
+        for same in ("CCO", "OCC", gedkit.from_smiles("OCC")):
+            assert draw(k, collection=lib, query=same).axes[0].get_title() == "query"
+        # a query that keeps no name cannot be checked: drawn as given
+        unnamed = lib.knn(Graph({0: "C", 1: "C"}, [(0, 1, 1)]), 1)
+        assert draw(unnamed, collection=lib, query=Graph({0: "N"})) is not None
+
+
+def test_search_grid_takes_the_path_of_a_collection(tmp_path):
+    path = tmp_path / "lib.gdb"
+    with gedkit.Collection.create(path) as coll:
+        coll.add([_labelled("CCO", [(0, 1), (1, 2)]), _labelled("CCN", [(0, 1), (1, 2)])],
+                 ids=["a", "b"])
+    with gedkit.Collection.open(path) as lib:
+        k = lib.knn(_labelled("CCO", [(0, 1), (1, 2)]), 2)
+    fig = draw(k, collection=str(path), path=tmp_path / "grid.png")
+    assert fig.axes[0].get_title() == "1. a\nGED = 0"
+    assert draw(k, collection=path) is not None
+    with pytest.raises(OptionError, match=r"collection= takes a gedkit\.Collection or the "
+                                          r"path of a collection file, got int"):
+        draw(k, collection=42)
+
+
+# -- sizes and output paths: one line, before drawing -----------------------------------------
+
+@pytest.mark.parametrize("options, says", [
+    ({"figsize": (0, 0)}, r"figsize=\(0, 0\): give a width and a height in inches, both "
+                          "positive"),
+    ({"figsize": (float("nan"), 3)}, "both positive"),
+    ({"figsize": (-1, 2)}, "both positive"),
+    ({"figsize": (3,)}, r"such as \(8, 4\)"),
+    ({"figsize": "ab"}, r"such as \(8, 4\)"),
+    ({"figsize": (1000, 1000)}, r"100,000 pixels a side, more than a picture may have"),
+    ({"figsize": (50, 4), "dpi": 1000}, "50,000 pixels a side"),
+    ({"dpi": 0}, "dpi=0: give a positive number"),
+])
+def test_bad_sizes_are_one_line_errors(general_result, options, says):
+    # figsize=(0, 0) was a ZeroDivisionError, (1000, 1000) a matplotlib ValueError
+    for steps in (False, True):
+        with pytest.raises(OptionError, match=says):
+            draw(general_result, steps=steps, **options)
+    assert draw(general_result, figsize=(np.float64(4), np.int64(3))) is not None
+
+
+def test_picture_paths_are_checked_before_drawing(general_result, tmp_path):
+    (tmp_path / "p.png").write_bytes(b"x")
+    with pytest.raises(OptionError, match=r"'.*p\.png' is a file, not a folder$"):
+        draw(general_result, tmp_path / "p.png" / "x.png")
+    from gedkit.draw.output import check_path
+
+    # trying to write leaves no file behind, and an existing one as it was
+    assert check_path(tmp_path / "new.png") and not (tmp_path / "new.png").exists()
+    assert check_path(tmp_path / "p.png") and (tmp_path / "p.png").read_bytes() == b"x"
+    if Path("/proc/self").is_dir():  # a folder that lets no file be made, even by root
+        with pytest.raises(OptionError, match=r"cannot write a picture to '/proc/x\.png': "):
+            draw(general_result, "/proc/x.png")
+
+
+def test_cli_unwritable_picture_fails_before_solving(capsys, graph_files, tmp_path):
+    (tmp_path / "p.png").write_bytes(b"x")
+    code, out, err = _cli(capsys, "ged", *graph_files, "--draw", str(tmp_path / "p.png" / "x.png"))
+    assert code == 2 and out == "" and "is a file, not a folder" in err
+    if Path("/proc/self").is_dir():
+        code, out, err = _cli(capsys, "ged", *graph_files, "--draw", "/proc/x.png")
+        assert code == 2 and out == "", out  # the answer was printed, then the error
+        assert err.count("\n") == 1 and "cannot write a picture to '/proc/x.png'" in err
+
+
+def test_cli_unknown_matplotlib_backend_is_one_line(graph_files, tmp_path):
+    env = {**os.environ, "MPLBACKEND": "nosuch"}
+    done = subprocess.run([sys.executable, "-m", "gedkit", "ged", *graph_files, "--draw",
+                           str(tmp_path / "t.png")], capture_output=True, text=True, env=env)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == ("gedkit: error: matplotlib does not start: MPLBACKEND='nosuch' is "
+                           "no backend it knows (unset it, or set it to agg)\n")

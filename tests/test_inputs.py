@@ -122,6 +122,27 @@ def test_a_file_whose_name_holds_a_hash_is_read_as_named(tmp_path):
         gedkit.read(tmp_path / "absent.txt#1")
 
 
+def test_ids_and_file_names_may_hold_a_hash(tmp_path):
+    # FILE is the text before the first '#' that leaves an existing file before it
+    path = tmp_path / "h#.txt"
+    path.write_text("t # cmpd#1\nv 0 A\nt # cmpd#2\nv 0 B\n")
+    assert gedkit.read(f"{path}#cmpd#2").node_labels == ("B",)
+    assert gedkit.read(f"{path}#1").name == "cmpd#2"
+    assert as_graph(f"{path}#cmpd#1").node_labels == ("A",)
+    plain = tmp_path / "plain.txt"
+    plain.write_text(path.read_text())
+    assert gedkit.read(f"{plain}#cmpd#2").name == "cmpd#2"
+    with pytest.raises(FormatError, match=r"no graph named 'cmpd#3'"):
+        gedkit.read(f"{plain}#cmpd#3")
+
+
+def test_a_smiles_string_too_long_for_a_file_name_is_smiles():
+    # the path check fails (ENAMETOOLONG) on a name over 255 bytes: no file, so SMILES
+    chem()
+    assert gedkit.ged("C" * 300, "C" * 299).distance == 2
+    assert as_graph("C" * 300 + "#N").n == 301
+
+
 # -- labels: obvious ones taken, the rest never dropped silently ------------------------------
 def test_a_lone_attribute_is_the_label(tmp_path):
     g = Graph({0: "C", 1: "O"}, [(0, 1, 2)], name="CO")

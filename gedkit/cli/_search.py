@@ -311,11 +311,11 @@ def read_queries(text: str, coll: Collection, args: argparse.Namespace
 
 def _collection_file(text: str) -> tuple[Path, str | None] | None:
     """(file, id) when ``text`` is a collection file or ``FILE#ID`` of one, else None."""
-    path, selector = Path(text), None
-    if not path.is_file() and "#" in text:
-        head, _, selector = text.rpartition("#")
-        path = Path(head)
-    if not path.is_file():
+    from gedkit.io.common import path_is, split_reference
+
+    head, selector = split_reference(text)  # an id may hold '#' (cmpd#2)
+    path = Path(head)
+    if not path_is(path, "is_file"):
         return None
     if path.suffix.lower() == ".gdb":
         return path, selector

@@ -84,10 +84,10 @@ def draw(
         Dots per inch of the Figure and of a PNG.
     max_steps : int
         The step strip's limit (a longer path raises :class:`~gedkit.errors.OptionError`).
-    collection : Collection, optional
-        Search results: where the hits' graphs are read from.
+    collection : Collection, str or Path, optional
+        Search results: where the hits' graphs are read from (a collection or its file).
     query : Graph, optional
-        Search results: the query graph, drawn first.
+        Search results: the query graph, drawn first; it must be the query searched.
     max_hits : int
         Search results: draw at most this many hits per query.
 
@@ -108,13 +108,15 @@ def draw(
     ['op-0', 'op-0-g2']
     >>> draw(r, "picture.svg")  # doctest: +SKIP
     """
-    from gedkit.draw.output import require_matplotlib, save
+    from gedkit.draw.output import literal_text, require_matplotlib, save
 
     require_matplotlib()
-    fig = _figure(result, ax=ax, steps=steps, molecule=molecule, labels=labels, ids=ids,
-                  edge_labels=edge_labels, carbons=carbons, table=table, figsize=figsize,
-                  dpi=dpi, max_steps=max_steps, collection=collection, query=query,
-                  max_hits=max_hits)
+    _check_output(path, figsize, dpi)
+    with literal_text():  # labels are text, not mathtext ('$5')
+        fig = _figure(result, ax=ax, steps=steps, molecule=molecule, labels=labels, ids=ids,
+                      edge_labels=edge_labels, carbons=carbons, table=table,
+                      figsize=figsize, dpi=dpi, max_steps=max_steps, collection=collection,
+                      query=query, max_hits=max_hits)
     if path is not None:
         save(fig if ax is None else ax.figure, path)
     return fig
@@ -155,6 +157,16 @@ def _figure(result: Any, *, ax: Any, steps: bool, molecule: bool | None, collect
                       "MCESResult or a SearchResult")
 
 
+def _check_output(path: str | Path | None, figsize: Any, dpi: Any) -> None:
+    """One-line errors for a picture that cannot be made or written, before drawing it
+    (matplotlib said "float division by zero" of figsize=(0, 0))."""
+    from gedkit.draw.output import check_path, check_size
+
+    check_size(figsize, dpi)
+    if path is not None:
+        check_path(path)
+
+
 def _only(options: dict, *names: str) -> dict:
     return {k: v for k, v in options.items() if k in names}
 
@@ -193,11 +205,13 @@ def draw_steps(result: Any, path: str | Path | None = None, **options: Any) -> A
     >>> fig._gedkit_caption
     'GED = 1 (optimal, uniform)'
     """
-    from gedkit.draw.output import require_matplotlib, save
+    from gedkit.draw.output import literal_text, require_matplotlib, save
     from gedkit.draw.steps import draw_steps as strip
 
     require_matplotlib()
-    fig = strip(result, **options)
+    _check_output(path, options.get("figsize"), options.get("dpi", 100))
+    with literal_text():
+        fig = strip(result, **options)
     if path is not None:
         save(fig, path)
     return fig
@@ -212,8 +226,9 @@ def draw_hits(result: Any, collection: Any, path: str | Path | None = None, *,
     ----------
     result : SearchResult or list of SearchResult
         One row per query.
-    collection : Collection
-        Where the hits' graphs are read from.
+    collection : Collection, str or Path
+        Where the hits' graphs are read from (a path: the collection file, opened for the
+        drawing).
     path : str or Path, optional
         Also write the picture there.
     query : Graph or list of Graph, optional
@@ -226,10 +241,12 @@ def draw_hits(result: Any, collection: Any, path: str | Path | None = None, *,
     matplotlib.figure.Figure
     """
     from gedkit.draw.grid import draw_hits as grid
-    from gedkit.draw.output import require_matplotlib, save
+    from gedkit.draw.output import literal_text, require_matplotlib, save
 
     require_matplotlib()
-    fig = grid(result, collection, query=query, **options)
+    _check_output(path, options.get("figsize"), options.get("dpi", 100))
+    with literal_text():
+        fig = grid(result, collection, query=query, **options)
     if path is not None:
         save(fig, path)
     return fig

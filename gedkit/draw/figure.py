@@ -13,6 +13,7 @@ import numpy as np
 
 from gedkit.draw.general import LABEL_LIMIT, Context, draw_panel
 from gedkit.draw.layout import spacing
+from gedkit.draw.output import escaped
 from gedkit.draw.scene import Panel
 from gedkit.draw.style import LEGENDS, ROLES
 
@@ -157,8 +158,9 @@ def compose(p1: Panel, p2: Panel, pos1: np.ndarray, pos2: np.ndarray, *, molecul
     if own:
         fig.text(0.5, 1.0 - 0.15 / fh, head, ha="center", va="top", fontsize=13.5,
                  fontweight="bold")
-        fig.text(0.5, 1.0 - 0.45 / fh, sub, ha="center", va="top", fontsize=9.5,
-                 color="#444444", wrap=True)
+        # wrapped: its dollars escaped, not left to literal_text (see escaped)
+        fig.text(0.5, 1.0 - 0.45 / fh, escaped(sub), ha="center", va="top", fontsize=9.5,
+                 color="#444444", wrap=True, parse_math=True)
         fig.legend(handles=legend_handles(legend), loc="lower center",
                    ncol=len(LEGENDS[legend]), frameon=False, fontsize=9.5,
                    bbox_to_anchor=(right / 2, 0.0), handlelength=3.2)
@@ -166,6 +168,7 @@ def compose(p1: Panel, p2: Panel, pos1: np.ndarray, pos2: np.ndarray, *, molecul
             _table(fig, rows, right, bottom, top, table_title)
     else:
         ax.set_title(f"{head}\n{sub}", fontsize=9)
+        ax.title.set_parse_math(False)  # made with the caller's Axes, before literal_text
         ax.legend(handles=legend_handles(legend), loc="lower center", ncol=2, fontsize=7,
                   frameon=False, handlelength=3)
     tips = getattr(fig, "_gedkit_tooltips", {})

@@ -10,6 +10,9 @@ hits, marked as such.
 from __future__ import annotations
 
 import math
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -39,11 +42,13 @@ def draw_hits(results: Any, collection: Any, *, query: Any = None, max_hits: int
     ----------
     results : SearchResult or list of SearchResult
         What a search returned (at most :data:`MAX_QUERIES` of them).
-    collection : Collection
-        Where the hits' graphs are read from (``collection.get(id)``).
+    collection : Collection, str or Path
+        Where the hits' graphs are read from (``collection.get(id)``); a path is opened
+        read-only while drawing.
     query : Graph, str or list, optional
         The query graph of each result (anything :func:`gedkit.inputs.as_graph` reads, read
-        with the collection's labels); without it the queries are not drawn.
+        with the collection's labels); without it the queries are not drawn. It must be the
+        query the result answers (:class:`~gedkit.errors.OptionError` otherwise).
     max_hits : int
         Draw at most this many hits (then undecided graphs) per query.
     ncols : int, optional
@@ -68,10 +73,6 @@ def draw_hits(results: Any, collection: Any, *, query: Any = None, max_hits: int
     >>> [a.get_title() for a in fig.axes][:2]
     ['query', '1. ethanol\\nGED = 0']
     """
-    from matplotlib.figure import Figure
-
-    from gedkit.inputs import as_graph
-
     many = isinstance(results, list | tuple)
     results = list(results) if many else [results]
     if not results:
@@ -84,8 +85,43 @@ def draw_hits(results: Any, collection: Any, *, query: Any = None, max_hits: int
     queries = list(query) if isinstance(query, list | tuple) else [query] * len(results)
     if len(queries) != len(results):
         raise OptionError(f"{len(results)} search results but {len(queries)} query graphs")
-    queries = [q if q is None or isinstance(q, Graph)
-               else as_graph(q, collection.node_label, collection.edge_label) for q in queries]
+    from gedkit.draw.output import literal_text
+
+    # literal_text: the command line calls this, not gedkit.draw.draw ('$' in an id)
+    with _opened(collection) as coll, literal_text():
+        return _grid(results, coll, queries, max_hits=max_hits, ncols=ncols,
+                     molecule=molecule, labels=labels, ids=ids, carbons=carbons,
+                     figsize=figsize, dpi=dpi)
+
+
+@contextmanager
+def _opened(collection: Any) -> Iterator[Any]:
+    """``collection=``: a Collection, or the path of one, opened read-only while drawing."""
+    if isinstance(collection, str | os.PathLike):
+        from gedkit.search import Collection
+
+        with Collection.open(collection) as opened:
+            yield opened
+        return
+    if not all(hasattr(collection, name) for name in ("get", "node_label", "edge_label")):
+        raise OptionError("collection= takes a gedkit.Collection or the path of a collection "
+                          f"file, got {type(collection).__name__}")
+    yield collection
+
+
+def _grid(results: list, collection: Any, queries: list, *, max_hits: int,
+          ncols: int | None, molecule: bool | None, labels: bool | None, ids: bool,
+          carbons: bool, figsize: tuple | None, dpi: float) -> Any:
+    from matplotlib.figure import Figure
+
+    from gedkit.inputs import as_graph
+
+    labels_of = (collection.node_label, collection.edge_label)
+    queries = [q if q is None or isinstance(q, Graph) else as_graph(q, *labels_of)
+               for q in queries]
+    for result, q in zip(results, queries, strict=True):
+        if q is not None:
+            _check_query(q, result, labels_of)
 
     blocks = []  # per query: a list of (graph, title, forward or None)
     for result, q in zip(results, queries, strict=True):
@@ -137,6 +173,61 @@ def draw_hits(results: Any, collection: Any, *, query: Any = None, max_hits: int
     fig._gedkit_tooltips = tips
     fig._gedkit_caption = _heading(results[0])
     return fig
+
+
+def _check_query(q: Graph, result: Any, labels: tuple) -> None:
+    """An error where the query drawn is not the one ``result`` answers (the picture would
+    stand a wrong query over the title naming the right one). A result keeps its query's
+    name only: the same name passes; else the name read as a graph (a SMILES string, a file)
+    must be the same graph as ``q``."""
+    own = result.query
+    if own is None or q.name == own:
+        return
+    searched = _read_name(own, labels)
+    if searched is None and q.name is None:
+        return  # neither says which graph it is: nothing to compare
+    if searched is not None and same_graph(q, searched):
+        return
+    given = f"query={q.name!r}" if q.name is not None else "the query= graph"
+    raise OptionError(f"{given} is not the query this result answers ({own!r}); give that "
+                      "query, or leave query= out")
+
+
+def _read_name(name: str, labels: tuple) -> Graph | None:
+    """The graph a query's name reads as (SMILES, a file), or None when it reads as none."""
+    import warnings
+
+    from gedkit.errors import GedkitError
+    from gedkit.inputs import as_graph
+
+    with warnings.catch_warnings():  # a name is read to compare, not to be told about
+        warnings.simplefilter("ignore")
+        try:
+            return as_graph(name, *labels)
+        except (GedkitError, OSError):
+            return None
+
+
+def same_graph(a: Graph, b: Graph) -> bool:
+    """Whether ``a`` and ``b`` are the same labelled graph whatever their node order.
+
+    >>> same_graph(Graph({0: "C", 1: "O"}, [(0, 1)]), Graph({5: "O", 7: "C"}, [(7, 5)]))
+    True
+    >>> same_graph(Graph({0: "C", 1: "O"}, [(0, 1)]), Graph({0: "C", 1: "N"}, [(0, 1)]))
+    False
+    """
+    import networkx as nx
+
+    if (a.n, a.m, a.directed) != (b.n, b.m, b.directed):
+        return False
+    if sorted(map(repr, a.node_labels)) != sorted(map(repr, b.node_labels)):
+        return False  # cheap: most different queries differ here already
+    return nx.is_isomorphic(a.to_networkx(), b.to_networkx(), node_match=_same_label,
+                            edge_match=_same_label)
+
+
+def _same_label(x: dict, y: dict) -> bool:
+    return x.get("label") == y.get("label")
 
 
 def _heading(result: Any) -> str:

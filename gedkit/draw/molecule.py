@@ -21,7 +21,8 @@ import numpy as np
 
 from gedkit.graph import Graph
 
-__all__ = ["atom_symbol", "bond_order", "coordinates", "is_molecule", "to_rdkit"]
+__all__ = ["atom_symbol", "bond_order", "coordinates", "is_molecule", "not_molecule",
+           "to_rdkit"]
 
 ELEMENTS = frozenset((
     "H", "He", "Li", "Be", "B", "C", "N", "O", "F", "Ne", "Na", "Mg", "Al", "Si", "P", "S", "Cl",
@@ -85,6 +86,26 @@ def is_molecule(g: Graph) -> bool:
     """
     return (g.n > 0 and all(atom_symbol(lab) for lab in g.node_labels)
             and all(bond_order(lab) is not None for lab in g.edge_labels))
+
+
+def not_molecule(g: Graph) -> str | None:
+    """Why ``g`` cannot be drawn as a molecule (its first label that names no element or bond
+    order), or None when it can.
+
+    >>> not_molecule(Graph({0: "C", 1: "foo"}))
+    "node label 'foo' is no element symbol"
+    >>> not_molecule(Graph({0: "C", 1: "O"}, [(0, 1, "double")]))
+    "edge label 'double' is no bond order (1, 2, 3 or 1.5)"
+    >>> not_molecule(Graph({0: "C"})) is None
+    True
+    """
+    for lab in g.node_labels:
+        if atom_symbol(lab) is None:
+            return f"node label {lab!r} is no element symbol"
+    for lab in g.edge_labels:
+        if bond_order(lab) is None:
+            return f"edge label {lab!r} is no bond order (1, 2, 3 or 1.5)"
+    return None
 
 
 def to_rdkit(g: Graph) -> Any:

@@ -3,7 +3,11 @@ same on every run."""
 
 from __future__ import annotations
 
+import contextlib
 import io
+import math
+import numbers
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -11,18 +15,62 @@ from xml.sax.saxutils import escape
 
 from gedkit.errors import MissingDependencyError, OptionError
 
-__all__ = ["FORMATS", "check_path", "require_matplotlib", "save", "svg_text"]
+__all__ = ["FORMATS", "MAX_SIDE_PIXELS", "check_path", "check_size", "escaped", "literal_text",
+           "require_matplotlib", "save", "svg_text"]
 
 FORMATS = (".svg", ".png", ".pdf")
 
 
 def require_matplotlib() -> Any:
-    """The ``matplotlib`` module, or the error that says how to install it."""
+    """The ``matplotlib`` module, or the error that says how to install it (or, when it is
+    installed but does not start, why: an unknown ``MPLBACKEND``)."""
     try:
         import matplotlib
     except ImportError:
         raise MissingDependencyError("matplotlib", "drawing results", "draw") from None
+    except ValueError as err:  # matplotlib checks its rc settings as it is imported
+        backend = os.environ.get("MPLBACKEND")
+        if backend and "backend" in str(err):
+            raise OptionError(f"matplotlib does not start: MPLBACKEND={backend!r} is no "
+                              "backend it knows (unset it, or set it to agg)") from None
+        raise OptionError(f"matplotlib does not start: {err}") from None
     return matplotlib
+
+
+#: the most pixels a side of a picture may have: Agg refuses 2**16 and more, and a picture
+#: of 2**15 squared already takes 4 GB to draw
+MAX_SIDE_PIXELS = 2**15
+
+
+def check_size(figsize: Any, dpi: Any) -> None:
+    """A one-line error unless ``figsize`` (None: chosen from the graphs) is a width and a
+    height in inches, positive and finite, and ``dpi`` a positive finite number, with no
+    side over :data:`MAX_SIDE_PIXELS` pixels.
+
+    >>> check_size((0, 0), 100)
+    Traceback (most recent call last):
+    ...
+    gedkit.errors.OptionError: figsize=(0, 0): give a width and a height in inches, both positive
+    """
+    if not _real(dpi) or not dpi > 0 or not math.isfinite(dpi):
+        raise OptionError(f"dpi={dpi!r}: give a positive number of dots per inch")
+    if figsize is None:
+        return
+    if not isinstance(figsize, list | tuple) or len(figsize) != 2 or not all(
+            _real(side) for side in figsize):
+        raise OptionError(f"figsize={figsize!r}: give a width and a height in inches, such as "
+                          "(8, 4)")
+    if not all(side > 0 and math.isfinite(side) for side in figsize):
+        raise OptionError(f"figsize={figsize!r}: give a width and a height in inches, both "
+                          "positive")
+    if max(figsize) * dpi > MAX_SIDE_PIXELS:
+        raise OptionError(f"figsize={figsize!r} at dpi={dpi!r} is {max(figsize) * dpi:,.0f} "
+                          f"pixels a side, more than a picture may have ({MAX_SIDE_PIXELS:,}); "
+                          "give a smaller size or dpi")
+
+
+def _real(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)  # numpy's too
 
 
 def check_path(path: str | Path) -> Path:
@@ -34,13 +82,51 @@ def check_path(path: str | Path) -> Path:
     gedkit.errors.OptionError: cannot write a picture to 'out.jpg': give a file name ending ...
     """
     p = Path(path)
+    where = f"cannot write a picture to {str(path)!r}"
     if p.suffix.lower() not in FORMATS:
-        raise OptionError(f"cannot write a picture to {str(path)!r}: give a file name ending "
-                          f"in {', '.join(FORMATS[:-1])} or {FORMATS[-1]}")
+        raise OptionError(f"{where}: give a file name ending in {', '.join(FORMATS[:-1])} or "
+                          f"{FORMATS[-1]}")
+    if p.parent.exists() and not p.parent.is_dir():
+        raise OptionError(f"{where}: {str(p.parent)!r} is a file, not a folder")
     if not p.parent.is_dir():
-        raise OptionError(f"cannot write a picture to {str(path)!r}: folder "
-                          f"{str(p.parent)!r} does not exist")
+        raise OptionError(f"{where}: folder {str(p.parent)!r} does not exist")
+    _check_writable(p, where)
     return p
+
+
+def _check_writable(p: Path, where: str) -> None:
+    """A one-line error unless ``p`` can be opened for writing, found by trying (a file made
+    for the try is removed): permissions say nothing of /proc or of a read-only mount, and
+    the picture is written after the work, which the error would then lose."""
+    existed = p.exists()
+    try:
+        with open(p, "ab"):  # appending to nothing: an existing file is left as it is
+            pass
+    except OSError as err:
+        raise OptionError(f"{where}: {err.strerror or err}") from None
+    if not existed:
+        with contextlib.suppress(OSError):
+            p.unlink()
+
+
+def literal_text() -> Any:
+    """rc settings under which every text artist made is drawn as written: a label such as
+    ``costs $5 or $10`` is no mathtext (its dollars would vanish, ``$x^$`` would not even
+    parse). A Text reads the setting when it is made, so the picture keeps it when saved."""
+    import matplotlib
+
+    return matplotlib.rc_context({"text.parse_math": False})
+
+
+def escaped(text: str) -> str:
+    """``text`` for a Text drawn with ``wrap=True`` and ``parse_math=True``: matplotlib
+    measures the lines of a wrapped text as mathtext whenever they hold dollars, whatever
+    ``parse_math`` says, so such a text escapes its dollars instead (``\\$`` is drawn ``$``).
+
+    >>> escaped("costs $5")
+    'costs \\\\$5'
+    """
+    return text.replace("$", r"\$")
 
 
 def _fixed():

@@ -9,8 +9,9 @@ import numpy as np
 
 from gedkit.draw.caption import ged_caption, mces_caption
 from gedkit.draw.layout import layout, seeded_layout
-from gedkit.draw.molecule import is_molecule, rdkit_available
+from gedkit.draw.molecule import is_molecule, not_molecule, rdkit_available
 from gedkit.draw.scene import Panel, ged_panels, kept_anchors, mces_panels, name_part
+from gedkit.errors import Option, OptionError
 from gedkit.graph import Graph
 from gedkit.problem import label_text
 
@@ -36,10 +37,23 @@ def treat_as_molecules(graphs: list[Graph], molecule: bool | None) -> bool:
     """
     if any(g.loops for g in graphs):  # no molecule has a self-loop: drawn as graphs
         return False
+    if molecule:
+        _check_molecules(graphs)
     if molecule is not None:
         return bool(molecule)
     full = [g for g in graphs if g.n]
     return bool(full) and all(g.n <= MOLECULE_ATOMS and is_molecule(g) for g in full)
+
+
+def _check_molecules(graphs: list[Graph]) -> None:
+    """One line naming the label that keeps ``molecule=True`` from drawing a graph (RDKit
+    and the depiction fail on a label that is no atom or bond, deep inside)."""
+    for g in graphs:
+        why = not_molecule(g)
+        if why is not None:
+            where = f"in graph {g.name!r} " if g.name else ""
+            raise OptionError(f"molecule=True draws molecules, but {where}{why}; pass ",
+                              Option("molecule", False), " to draw it as a graph")
 
 
 def pair_positions(g1: Graph, g2: Graph, forward: np.ndarray,

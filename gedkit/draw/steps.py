@@ -18,6 +18,7 @@ import numpy as np
 from gedkit.draw import MAX_STEPS
 from gedkit.draw.caption import ged_caption
 from gedkit.draw.figure import draw_cell, legend_handles
+from gedkit.draw.output import escaped
 from gedkit.draw.pictures import pair_positions, treat_as_molecules
 from gedkit.draw.scene import Panel
 from gedkit.draw.style import LEGENDS
@@ -116,7 +117,8 @@ def draw_steps(result: Any, *, max_steps: int = MAX_STEPS, ncols: int | None = N
                     (o for o in (*panel.node_ops, *panel.edge_ops) if o is not None)}
         tips.update(draw_cell(ax_k, panel, pos, lo, hi, molecule=chem, labels=labels,
                               ids=ids, carbons=carbons, describe=describe))
-        ax_k.set_title(title, fontsize=8.5, pad=3, wrap=True)
+        # wrapped: its dollars escaped, not left to literal_text (see escaped)
+        ax_k.set_title(escaped(title), fontsize=8.5, pad=3, wrap=True, parse_math=True)
     head, _ = ged_caption(result)
     fig.text(0.5, 1.0 - 0.12 / fh, head, ha="center", va="top", fontsize=12.5,
              fontweight="bold")

@@ -36,10 +36,11 @@ its details (:mod:`gedkit.io.gxl`, :mod:`gedkit.io.tve`, ...).
 
 ``FILE#ID`` reads the graph named ``ID`` of a file holding several, or else, when ``ID`` is a
 whole number, graph number ``ID`` counting from 0; a path that exists as written is read as
-written. Graphs are named by the name stored in the file (t/v/e graph id, JSON ``graph.name``,
-SMILES title column, SDF/MOL title line) or else after the file (``aspirin.mol`` ->
-``"aspirin"``, ``"aspirin[3]"`` for the fourth graph of a file holding several). GXL graphs
-are always named after their file.
+written, and ``FILE`` is the text before the first ``#`` that leaves an existing file before
+it (so an ID may hold ``#``). Graphs are named by the name stored in the file (t/v/e graph
+id, JSON ``graph.name``, SMILES title column, SDF/MOL title line) or else after the file
+(``aspirin.mol`` -> ``"aspirin"``, ``"aspirin[3]"`` for the fourth graph of a file holding
+several). GXL graphs are always named after their file.
 
 Whatever the file, a malformed one raises a :class:`~gedkit.errors.FormatError` or
 :class:`~gedkit.errors.GraphError` naming it, never another exception, and no XML reader
@@ -72,7 +73,9 @@ from gedkit.io.common import (
     compressed,
     gzip_errors,
     inner,
+    path_is,
     picked,
+    split_reference,
 )
 from gedkit.io.cxl import cxl_entries, read_cxl
 from gedkit.io.gdb import read_gdb
@@ -367,16 +370,17 @@ def labels_for(path: str | Path, node_label: Any, edge_label: Any) -> tuple[Any,
 
 
 def _locate(path: str | Path) -> tuple[Path, str | None]:
-    """The file and the graph selector of ``FILE#ID``; a path that exists wins."""
+    """The file and the graph selector of ``FILE#ID``; a path that exists wins (see
+    :func:`~gedkit.io.common.split_reference`)."""
     text = str(path)
     if not text.strip():
         raise OptionError("an empty name is no graph file (give a file, FILE#ID, or a SMILES "
                           "string)")
-    if Path(path).is_dir():
+    if path_is(path, "is_dir"):
         raise OptionError(f"{text} is a folder, not a graph file")
-    if "#" not in text or Path(path).exists():
+    file, selector = split_reference(text)
+    if selector is None:
         return Path(path), None
-    file, _, selector = text.rpartition("#")
     if not selector:
         raise OptionError(f"{text}: nothing after '#'; write FILE#ID or FILE#N to pick a graph")
     return Path(file), selector

@@ -156,6 +156,40 @@ def shorten(text: str) -> str:
     return text if len(text) <= 40 else f"{text[:30]}... ({len(text)} characters)"
 
 
+def path_is(path: str | Path, kind: str = "exists") -> bool:
+    """``Path(path).exists()`` (or ``is_file``, ``is_dir``, as ``kind`` says), False where the
+    check itself fails: a name too long for the system (a long SMILES string) names no file.
+
+    >>> path_is("C" * 5000), path_is(__file__, "is_file")
+    (False, True)
+    """
+    try:
+        return bool(getattr(Path(path), kind)())
+    except (OSError, ValueError):  # ENAMETOOLONG, or a NUL byte in the name
+        return False
+
+
+def split_reference(text: str) -> tuple[str, str | None]:
+    """The file and the graph id of ``FILE#ID``: a path that exists as written is the file
+    (None: no id); else the text before the first ``#`` whose part before names an existing
+    file, so that an id may hold ``#`` (``lib.gdb#cmpd#2``) and so may the file's name
+    (``h#.gdb#1``); when no such file exists, the text before the last ``#``, so that the
+    error names the file meant.
+
+    >>> split_reference("missing.gdb#cmpd#2"), split_reference("CCO")
+    (('missing.gdb#cmpd', '2'), ('CCO', None))
+    """
+    if "#" not in text or path_is(text):
+        return text, None
+    at = text.find("#")
+    while at >= 0:
+        if path_is(text[:at], "is_file"):
+            return text[:at], text[at + 1:]
+        at = text.find("#", at + 1)
+    head, _, selector = text.rpartition("#")
+    return head, selector
+
+
 def compressed(path: Path) -> bool:
     """Whether ``path`` names a gzip-compressed file (``.gz``), which the text formats read
     as they read the file it holds."""
