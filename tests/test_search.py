@@ -12,6 +12,7 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 
 import numpy as np
@@ -1914,3 +1915,26 @@ def test_ctrl_c_after_an_mces_knn_scan_decided_everything_leaves_it_answered(mon
     res = _collection(MOLECULES).mces_knn("CCO", 1)
     assert res.ids == [0] and res.hits[0].distance == 1.0
     assert res.certified and not res.interrupted
+
+
+def test_opening_creating_and_closing_a_collection_keep_other_threads_from_forking(
+        tmp_path, monkeypatch):
+    """SQLite holds its locks while a collection is opened, created or closed too: another
+    thread's search must not fork its workers meanwhile (one that did hung for ever)."""
+    from gedkit import workers
+    from gedkit.search import store
+
+    seen = []
+
+    def watching(method):
+        def call(*args, **kwargs):
+            seen.append(threading.get_ident() in workers._INSIDE)
+            return method(*args, **kwargs)
+        return call
+
+    monkeypatch.setattr(store.Store, "create", watching(store.Store.create))
+    monkeypatch.setattr(store.Store, "open", watching(store.Store.open))
+    monkeypatch.setattr(store.Store, "close", watching(store.Store.close))
+    Collection.create(tmp_path / "a.gdb").close()
+    Collection.open(tmp_path / "a.gdb").close()
+    assert seen == [True] * 4

@@ -123,18 +123,24 @@ class Collection:
     def create(cls, path: str | Path, *, node_label: Any = None, edge_label: Any = None,
                overwrite: bool = False) -> Collection:
         """A new, empty collection file at ``path`` (open for adding)."""
-        return cls(_store=Store.create(path, node_label, edge_label, overwrite))
+        with inside():  # (SQLite's locks: see _reads_file)
+            return cls(_store=Store.create(path, node_label, edge_label, overwrite))
 
     @classmethod
     def open(cls, path: str | Path, mode: str = "r") -> Collection:
         """An existing collection file: ``mode="r"`` read-only, ``"a"`` to add or remove."""
         if mode not in _MODES:
             raise OptionError(f"mode must be 'r' (read) or 'a' (add), got {mode!r}")
-        return cls(_store=Store.open(path, writable=mode == "a"))
+        # opening and closing hold SQLite's locks too: a worker another thread's search
+        # forked meanwhile waited for one of them for ever (two threads, each opening a
+        # collection and searching it with n_jobs=2, hung on a busy machine)
+        with inside():
+            return cls(_store=Store.open(path, writable=mode == "a"))
 
     def close(self) -> None:
-        self._forget()
-        self._store.close()
+        with inside():
+            self._forget()
+            self._store.close()
 
     def __enter__(self) -> Collection:
         return self
