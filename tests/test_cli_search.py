@@ -811,6 +811,22 @@ def test_build_leaves_out_unreadable_molecules_unless_strict(tmp_path, capsys):
     assert not (tmp_path / "b.gdb").exists()
 
 
+def test_build_skips_a_smiles_header_and_names_the_first_unreadable_records(tmp_path, capsys):
+    """A .smi file's header line ("SMILES Name") is no molecule that failed; of many
+    unreadable records the first three are named, not only the first."""
+    from gedkit.cli import main
+
+    smi = tmp_path / "lib.smi"
+    smi.write_text("SMILES Name\nCCO ethanol\nC1CC a\nXYZ b\nCCN amine\nC1CCC c\nQ d\n")
+    assert main(["collection", "build", str(tmp_path / "a.gdb"), str(smi)]) == 0
+    captured = capsys.readouterr()
+    assert "2 graphs added" in captured.out
+    assert "4 records could not be read" in captured.err
+    assert "the first 3: " in captured.err
+    assert all(f"lib.smi:{k}" in captured.err for k in (3, 4, 6))
+    assert "lib.smi:7" not in captured.err and "lib.smi:1" not in captured.err
+
+
 def test_search_leaves_out_unreadable_queries_unless_strict(capsys, lib, tmp_path):
     # a query file is read as a library is built: a molecule RDKit rejects is left out, with
     # a note, and the other queries are answered; --strict stops at it

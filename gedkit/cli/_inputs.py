@@ -176,15 +176,22 @@ def add_strict_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
+#: unreadable records named on stderr at most (the rest counted)
+NAMED_SKIPS = 3
+
+
 def tell_skipped(skipped: list[str]) -> None:
-    """Say on stderr how many records were left out as unreadable, and the first reason."""
+    """Say on stderr how many records were left out as unreadable, and the first reasons."""
     if skipped:
         # a file read twice (names first) reports each record twice: counted once
         unique = list(dict.fromkeys(skipped))
         which = ("1 record could not be read and was" if len(unique) == 1 else
                  f"{len(unique)} records could not be read and were")
+        named = unique[:NAMED_SKIPS]
+        whose = ("it" if len(unique) == 1 else "they" if len(unique) == len(named)
+                 else f"the first {len(named)}")
         print(f"gedkit: note: {which} left out (--strict stops at the first); "
-              f"{'it' if len(unique) == 1 else 'the first'}: {unique[0]}", file=sys.stderr)
+              f"{whose}: {'; '.join(named)}", file=sys.stderr)
 
 
 def _is_smiles(text: str, args: argparse.Namespace) -> bool:

@@ -150,7 +150,8 @@ def from_smiles(smiles: str, node_label: Any = "atom", edge_label: Any = "bond",
 def read_smiles(path: Path, node_label: Any, edge_label: Any,
                 skipped: list | None = None, select: str | None = None) -> Iterator[Graph]:
     """Yield the molecules of a SMILES file: one per line, ``SMILES [title]`` (``#`` starts a
-    comment line; gzip-compressed as ``.smi.gz``). A line RDKit cannot read raises, or with a
+    comment line, a first line whose SMILES is the word ``SMILES`` is a header; gzip-compressed
+    as ``.smi.gz``). A line RDKit cannot read raises, or with a
     ``skipped`` list is told there and left out. ``select``: only the molecule of that name,
     or else of that number (``FILE#ID``), found without parsing the others."""
     return _molecules(_smiles_records(path), path, node_label, edge_label, skipped, select)
@@ -186,9 +187,16 @@ _Record = tuple[str, str, str | None, str | None]
 def _smiles_records(path: Path) -> Iterator[_Record]:
     """The records of a SMILES file (see :func:`read_smiles`)."""
     with open_text(path) as f:
+        first = True
         for line_no, line in enumerate(f, start=1):
             fields = line.split(maxsplit=1)
             if fields and not fields[0].startswith("#"):
+                if first and fields[0].lower() == "smiles":
+                    # a header line ("SMILES Name", as tables exported as .smi have): no
+                    # molecule (it was counted as one RDKit cannot read)
+                    first = False
+                    continue
+                first = False
                 title = fields[1].strip() if len(fields) > 1 else None
                 yield f"{path}:{line_no}", fields[0], title, None
 
