@@ -27,7 +27,7 @@ import os
 from collections.abc import Iterable
 from typing import Any
 
-from gedkit.errors import GedkitError, GraphError
+from gedkit.errors import FormatError, GraphError
 from gedkit.graph import Graph
 from gedkit.io import from_rdkit, from_smiles, read_one
 from gedkit.io.common import DEFAULT, Unlabelled, path_is, split_reference
@@ -133,9 +133,12 @@ def _from_text(text: str, node_label: Any, edge_label: Any, notice: Unlabelled) 
         return from_smiles(smiles, *_molecule_labels(node_label, edge_label), name=smiles)
     if is_file_reference(text):
         return read_one(text, notice, node_label, edge_label)
+    # only what RDKit cannot parse may be a mistyped file name: a SMILES string read with a
+    # label attribute its atoms lack says just that (it was "neither an existing file nor a
+    # SMILES string", pointing away from the real mistake)
     try:
         return from_smiles(text, *_molecule_labels(node_label, edge_label), name=text)
-    except GedkitError as err:
+    except FormatError as err:
         raise GraphError(f"{text!r} is neither an existing file nor a SMILES string: "
                          f"{err}") from None
 

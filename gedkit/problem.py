@@ -109,10 +109,13 @@ class EditOperation:
 
 def label_text(label: Any, width: int = 24) -> str:
     """A label as short text: ``None`` is empty, floats lose trailing zeros, attribute dicts
-    read ``key=value`` (an atom's symbol alone), long texts end in ``…``.
+    read ``key=value`` (an atom's symbol, then only its attributes that are set), long texts
+    end in ``…``.
 
     >>> label_text(None), label_text(2.0), label_text({"atom": "C", "charge": 0})
     ('', '2', 'C')
+    >>> label_text({"atom": "N", "charge": 1})
+    'N charge=1'
     >>> label_text({"x": 1.25, "y": 0.5}), label_text("a" + chr(0))  # (escaped)
     ('x=1.25 y=0.5', 'a\\\\x00')
     """
@@ -121,9 +124,14 @@ def label_text(label: Any, width: int = 24) -> str:
     if isinstance(label, float):
         text = f"{label:g}"
     elif isinstance(label, dict):
-        if "atom" in label:  # a molecule read with every attribute: the element speaks
-            return label_text(label["atom"], width)
-        text = " ".join(f"{k}={label_text(v, width)}" for k, v in label.items())
+        if "atom" in label:
+            # a molecule's atom: its element, and what else sets it apart ([NH4+] -> N read
+            # "N -> N" at a cost of 1, the charge that differs unseen)
+            text = " ".join([label_text(label["atom"], width), *(
+                f"{k}={label_text(v, width)}" for k, v in label.items()
+                if k != "atom" and v is not None and v is not False and v != 0 and v != "")])
+        else:
+            text = " ".join(f"{k}={label_text(v, width)}" for k, v in label.items())
     elif isinstance(label, list | tuple):
         text = "(" + ", ".join(label_text(v, width) for v in label) + ")"
     else:

@@ -723,3 +723,16 @@ def test_mces_offers_what_it_compares(capsys):
     code, out, _ = run(capsys, "mces", "C1CCCCC1", "CCCCCC", "--json",
                        "--ring-matches-ring-only")
     assert code == 0 and json.loads(out)["num_edges"] == 0
+
+
+def test_edit_path_shows_the_atom_attributes_that_differ(capsys):
+    """[NH4+] -> N under atom and charge: the substitution's cost is the charge, and the
+    path says so (it read "N -> N" at a cost of 1)."""
+    code, out, _ = run(capsys, "ged", "[NH4+]", "N", "--node-label", "atom,charge")
+    assert code == 0 and "N charge=1 -> N" in out
+
+
+def test_a_smiles_read_with_a_missing_label_attribute_says_only_that(capsys):
+    code, _, err = run(capsys, "ged", "[NH4+]", "N", "--node-label", "element")
+    assert code == 2 and "no attribute 'element'" in err
+    assert "neither an existing file nor a SMILES" not in err
