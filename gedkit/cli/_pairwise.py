@@ -46,7 +46,8 @@ def register(subparsers: Any) -> None:
     add_input_arguments(parser)
     add_solver_arguments(parser, timeout=DEFAULT_TIMEOUT)
     parser.add_argument(
-        "--jobs", type=int, default=1, metavar="N", help="worker processes (-1 = all cores)"
+        "--jobs", type=int, default=1, metavar="N",
+        help="worker processes (-1 = all cores; default 1: this process)"
     )
     scale = parser.add_argument_group("long jobs")
     scale.add_argument(
@@ -136,7 +137,11 @@ def run(args: argparse.Namespace) -> int:
     elif args.csv:
         with written(args.csv) as out:
             _write_csv(out, result, row_names, col_names)
-        print(f"wrote {counted(len(result.pairs), 'pair')} to {args.csv}: {summary}")
+        pending = result.counts()["pending"]
+        # (after Ctrl-C "wrote 45,150 pairs" named the pending rows as pairs written)
+        what = (counted(len(result.pairs), "pair") if not pending else
+                f"{len(result.pairs) - pending:,} pairs done and {pending:,} pending rows")
+        print(f"wrote {what} to {args.csv}: {summary}")
     else:
         print(_table(result, row_names, col_names))
     _tell_failures(result, row_names, col_names)
