@@ -607,10 +607,15 @@ class Unnamed:
                 f"which the labels were taken from, being the only attribute of the first "
                 "graph's elements; name the labels to read them otherwise"
             )
-        self._note([k for k in attrs if k != self.label])
+        self._note({k: v for k, v in attrs.items() if k != self.label})
         return attrs[self.label]
 
     def _note(self, names: Collection) -> None:
+        # (an attribute that is null is no label left out: gedkit.write gives every edge of
+        # a graph with unlabelled edges "label": null, which read back was "edges compared
+        # unlabelled ... although the edges have attribute 'label'")
+        if isinstance(names, Mapping):
+            names = [k for k, v in names.items() if v is not None]
         if names:
             self._seen.update(dict.fromkeys(map(str, names)))
             self.dropped += 1

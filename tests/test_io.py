@@ -6,6 +6,7 @@ import io
 import json
 import sys
 import tarfile
+import warnings
 import zipfile
 from pathlib import Path
 
@@ -802,3 +803,14 @@ def test_read_and_write_take_file_paths_and_say_so():
         gedkit.read_all(7)
     with pytest.raises(gedkit.OptionError, match=r"write takes a file path .*got int$"):
         gedkit.write(gedkit.Graph({0: "C"}), 7)
+
+
+def test_null_attributes_written_for_unlabelled_edges_are_no_labels_left_out(tmp_path):
+    """gedkit.write gives every edge of a graph with unlabelled edges "label": null; read
+    back with the node labels named, no note says the edges carry an attribute left out."""
+    g = gedkit.Graph({0: "C", 1: "O", 2: "N"}, [(0, 1), (1, 2)])
+    gedkit.write(g, tmp_path / "g.json")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", gedkit.UnlabelledWarning)
+        back = gedkit.read(tmp_path / "g.json", node_label="label")
+    assert back.node_labels == ("C", "O", "N") and back.edge_labels == (None, None)
