@@ -1938,3 +1938,15 @@ def test_opening_creating_and_closing_a_collection_keep_other_threads_from_forki
     Collection.create(tmp_path / "a.gdb").close()
     Collection.open(tmp_path / "a.gdb").close()
     assert seen == [True] * 4
+
+
+def test_adding_a_file_with_an_unreadable_record_names_errors_skip(tmp_path):
+    """Collection.add stops at a SMILES RDKit cannot read (strict by default, unlike the
+    command line): its error says how to leave such records out."""
+    smi = tmp_path / "lib.smi"
+    smi.write_text("CCO ethanol\nC1CC broken\nCCN amine\n")
+    with pytest.raises(gedkit.FormatError, match=r"lib.smi:2: RDKit cannot parse .*; "
+                                                 r"errors='skip' leaves out"):
+        Collection().add(smi)
+    with pytest.warns(gedkit.search.collection.SkippedWarning):
+        assert Collection().add(smi, errors="skip") == 2

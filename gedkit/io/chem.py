@@ -342,6 +342,7 @@ def _kept(skipped: list | None, make: Callable[..., Graph], *args: Any) -> Graph
         return make(*args)
     except FormatError as err:
         if skipped is None:
+            err.skippable = True  # (Collection.add then names its errors="skip")
             raise
         skipped.append(str(err))
         return None

@@ -22,6 +22,7 @@ from gedkit.errors import (
     Option,
     OptionError,
     UnseenLabelWarning,
+    Words,
     warn,
 )
 from gedkit.graph import Graph, refuse_directed
@@ -320,6 +321,14 @@ class Collection:
             if batch:
                 added, next_id = self._write(batch, ids, added, next_id)
             shown.update(added)
+        except FormatError as err:
+            if not getattr(err, "skippable", False):
+                raise
+            # (RDKit's own NCI file has eight such records: the add stopped at the first
+            # without a word of the option that leaves them out)
+            raise FormatError(*err.args, "; ", Words(
+                "errors='skip' leaves out what cannot be read",
+                "without --strict what cannot be read is left out")) from None
         finally:
             shown.close()
             self._forget()
