@@ -128,7 +128,9 @@ def edge_pairs(result: Result) -> list[tuple[Any, Any]]:
     for a, b in p.g1.edges.tolist():
         fa, fb = int(f[a]), int(f[b])
         if fa >= 0 and fb >= 0 and p.adj2[fa, fb] >= 0:
-            covered[fa, fb] = covered[fb, fa] = True
+            covered[fa, fb] = True
+            if not p.g2.directed:  # (an arc's reverse is another arc, left to insert)
+                covered[fb, fa] = True
             out.append(((ids1[a], ids1[b]), (ids2[fa], ids2[fb])))
         else:
             out.append(((ids1[a], ids1[b]), None))

@@ -126,3 +126,14 @@ def test_results_are_plain_data():
 def test_bad_limits_are_rejected(limit):
     with pytest.raises(OptionError, match="limit must be a positive integer"):
         gedkit.optimal_edit_paths("CCO", "CCN", limit=limit)
+
+
+def test_networkx_edge_paths_of_directed_graphs_insert_the_reverse_arc():
+    """An arc laid on u->v does not cover v->u: with both arcs in g2 the reverse one is
+    inserted, as NetworkX says (it was missing, the path listing nothing of cost 1)."""
+    g1, g2 = nx.DiGraph([(0, 1)]), nx.DiGraph([(0, 1), (1, 0)])
+    paths, cost = gedkit.optimal_edit_paths(g1, g2).networkx()
+    want, want_cost = nx.optimal_edit_paths(g1, g2)
+    assert cost == want_cost == 1.0
+    norm = lambda ps: sorted((sorted(n), sorted(e, key=repr)) for n, e in ps)  # noqa: E731
+    assert norm(paths) == norm(want)
