@@ -100,6 +100,11 @@ def constant(
 ) -> ConstantCosts:
     """A cost model of six constants; labels only decide whether a substitution is free.
 
+    A substitution dearer than a deletion and an insertion is never paid: the element is
+    deleted and another inserted instead (nodes and edges alike; the edit path lists the
+    two), so ``edge_sub=3`` with unit deletions and insertions prices an edge whose label
+    changes at 2.
+
     Examples
     --------
     >>> from gedkit import Graph, ged
