@@ -356,11 +356,10 @@ def _label(label: Any) -> str:
 # -- output -------------------------------------------------------------------------------------
 
 def write(results: list[SearchResult], args: argparse.Namespace, batch: bool,
-          unreached: list[SearchResult] = (), seconds: float | None = None) -> None:
+          unreached: list[SearchResult], seconds: float) -> None:
     """The answers on stdout or into ``--csv``; ``unreached`` (queries Ctrl-C stopped before
     their search began) as interrupted answers in the machine-readable outputs, counted in
-    one line of the text output. ``seconds``: the search's wall-clock time (default: the
-    queries' own times added up)."""
+    one line of the text output. ``seconds``: the search's wall-clock time."""
     if args.json:
         for result in [*results, *unreached]:
             print(json.dumps(result.to_dict(), default=str))
@@ -420,14 +419,12 @@ def _write_csv(out: Any, results: list[SearchResult], node_map: bool) -> int:
     return rows
 
 
-def _summary(results: list[SearchResult], seconds: float | None = None) -> str:
-    """The batch's counts and time: ``seconds`` of the wall clock, or else the queries' own
-    times added up (more than the wall clock's when they ran side by side)."""
+def _summary(results: list[SearchResult], seconds: float) -> str:
+    """The batch's counts and ``seconds`` of the wall clock (not the queries' own times
+    added up: more than the wall clock's when they ran side by side)."""
     hits = sum(len(r.hits) for r in results)
     undecided = sum(len(r.undecided) for r in results)
     certified = sum(r.certified for r in results)
-    if seconds is None:
-        seconds = sum(_seconds(r) for r in results)
     parts = [counted(len(results), "query", "queries"), counted(hits, "hit")]
     if undecided:
         parts.append(f"{undecided} undecided")

@@ -779,12 +779,13 @@ def _run_queries(coll: Collection, run, graphs: list[Graph], parameter, model, v
                 for result in parallel.answers(coll, run, graphs, parameter, model, verify,
                                                shown):
                     results.append(result)
+                    shown.query_done()
                     if result.interrupted:
                         break
-                    shown.query_done()
     except KeyboardInterrupt:
         pass
     finally:
+        # (an answer Ctrl-C cut short was counted as it came: it is no answer)
         shown.settle(sum(not r.interrupted for r in results))
         shown.close()
     if len(results) < len(graphs) or any(r.interrupted for r in results):

@@ -330,8 +330,7 @@ def _on_workers(coll, run, graphs, parameter, model, verify, jobs: int,
                     results.extend(answers)
                     for answer in answers:  # (the workers verify without a progress)
                         shown.verified(answer.stats.get("verified", 0))
-                        if not answer.interrupted:  # (cut short: not an answer)
-                            shown.query_done()
+                        shown.query_done()
                 else:
                     for i, answer in zip(batch, answers, strict=False):
                         merger.add(i, answer)
