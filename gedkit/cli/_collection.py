@@ -122,13 +122,15 @@ def run_build(args: argparse.Namespace) -> int:
     graphs: Any = None
     ids = None
     there: set = set()  # names of graphs LIB holds already, the same graph: not added again
+    held = _ids_of(existing)  # (read once: a collection of millions has as many ids)
     try:
         if args.ids != "numbers":
             names = _record_names(args.files, args)
-            if names and _naming_problem(names) is None and not _held(names, existing):
+            if names and _naming_problem(names) is None and held.isdisjoint(names):
                 ids = "names"  # SMILES records named apart: the molecules are read once
             else:
-                names, buffer, there, other = _scan(args.files, options, args, existing)
+                names, buffer, there, other = _scan(args.files, options, args, existing,
+                                                    held)
                 if not names:
                     raise GedkitError(f"no graphs in {', '.join(args.files)}")
                 problem = _naming_problem(names) or (
@@ -306,16 +308,17 @@ def _stream(files: list[str], options: dict, args: argparse.Namespace) -> Iterat
 
 
 def _scan(files: list[str], options: dict, args: argparse.Namespace,
-          existing: Collection | None) -> tuple[list, list[Graph] | None, set, Any]:
+          existing: Collection | None, held: set) -> tuple[list, list[Graph] | None, set, Any]:
     """Every graph's name, the graphs themselves while they are few enough to keep, the
-    names that are ids of ``existing`` with the same graph (an interrupted build's, added
-    again) and the first that is the id of another graph there (or None)."""
+    names that are ids of ``existing`` (``held``, :func:`_ids_of`) with the same graph (an
+    interrupted build's, added again) and the first that is the id of another graph there
+    (or None)."""
     from gedkit.search.progress import GraphCounter
 
     names: list = []
     buffer: list[Graph] | None = []
     items = 0
-    held, same, other = _ids_of(existing), set(), None
+    same, other = set(), None
     shown = GraphCounter(None, "reading")
     try:
         for g in _stream(files, options, args):
@@ -341,12 +344,6 @@ def _ids_of(existing: Collection | None) -> set:
     if existing is None or not len(existing):
         return set()
     return {i for i in existing.ids if isinstance(i, str)}
-
-
-def _held(names: list, existing: Collection | None) -> bool:
-    """Whether any of ``names`` is an id ``existing`` has."""
-    held = _ids_of(existing)
-    return any(name in held for name in names)
 
 
 def _record_names(files: list[str], args: argparse.Namespace) -> list | None:
