@@ -142,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
     }
     everything = pairs + held_out
     problems = [costs.compile(graphs[i], graphs[j]) for i, j in everything]
-    cache = out.with_name(out.name + ".pairs.jsonl")
+    cache = _siblings(out)["label cache"]
     try:
         labelled = label_pairs(
             problems, [[int(i), int(j)] for i, j in everything], timeout=args.exact_timeout,
@@ -173,7 +173,7 @@ def run(args: argparse.Namespace) -> int:
                          states_per_pair=args.states_per_pair, val_k=args.val_k, seed=args.seed,
                          lr_schedule=args.lr_schedule, ranking=args.ranking,
                          device=args.device)
-    checkpoint = out.with_name(out.name + ".ckpt")
+    checkpoint = _siblings(out)["checkpoint"]
     if args.resume and not checkpoint.exists():
         print(f"gedkit: note: no checkpoint at {checkpoint}: starting from epoch 1",
               file=sys.stderr)
