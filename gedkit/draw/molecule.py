@@ -84,8 +84,7 @@ def is_molecule(g: Graph) -> bool:
     >>> is_molecule(Graph())
     False
     """
-    return (g.n > 0 and all(atom_symbol(lab) for lab in g.node_labels)
-            and all(bond_order(lab) is not None for lab in g.edge_labels))
+    return g.n > 0 and not_molecule(g) is None
 
 
 def not_molecule(g: Graph) -> str | None:
