@@ -14,7 +14,7 @@ interpret them.
 from __future__ import annotations
 
 import reprlib
-from collections.abc import Callable, Collection, Hashable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -610,12 +610,12 @@ class Unnamed:
         self._note({k: v for k, v in attrs.items() if k != self.label})
         return attrs[self.label]
 
-    def _note(self, names: Collection) -> None:
-        # (an attribute that is null is no label left out: gedkit.write gives every edge of
-        # a graph with unlabelled edges "label": null, which read back was "edges compared
-        # unlabelled ... although the edges have attribute 'label'")
-        if isinstance(names, Mapping):
-            names = [k for k, v in names.items() if v is not None]
+    def _note(self, attrs: Mapping) -> None:
+        """Remember the attributes of ``attrs`` left out: those with a value (an attribute
+        that is null is no label left out: gedkit.write gives every edge of a graph with
+        unlabelled edges "label": null, which read back was "edges compared unlabelled ...
+        although the edges have attribute 'label'")."""
+        names = [k for k, v in attrs.items() if v is not None]
         if names:
             self._seen.update(dict.fromkeys(map(str, names)))
             self.dropped += 1
