@@ -12,6 +12,8 @@ import contextlib
 import itertools
 import pickle
 import threading
+import uuid
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -193,17 +195,21 @@ _RESEND_TRIES = 3
 
 
 class _OnePickle:
-    """``value`` as Dask sends it, but pickled once, here, and unpickled on the worker as
-    ``value`` itself: Dask sends each numpy array within an object as a frame of its own (a
-    search's job holding 100 query graphs took 10-13 ms to scatter to 2 workers, 2.5 ms so),
-    and a value that cannot be pickled fails here with one line, not in Dask's traceback."""
+    """``value`` as Dask sends it, but pickled once, here, and unpickled on the worker only
+    when a task first asks for it (:func:`_call`): Dask sends each numpy array within an
+    object as a frame of its own (a search's job holding 100 query graphs took 10-13 ms to
+    scatter to 2 workers, 2.5 ms so), and a value that cannot be pickled fails here with one
+    line, not in Dask's traceback. Unpickled by Dask as it arrived, the job of 100 query
+    graphs (1.5 ms to unpickle) held the search's first tasks back 12-15 ms more than the
+    same bytes unpickled by the task (2 workers, medians of 12 searches)."""
 
-    __slots__ = ("blob", "value")
+    __slots__ = ("blob", "token", "value")
 
     def __init__(self, value: Any) -> None:
         import cloudpickle  # as Dask pickles: lambdas and local classes too
 
         self.value = value
+        self.token = uuid.uuid4().hex
         try:
             self.blob = cloudpickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
         except Exception as exc:  # a lock or an open file in a cost model...
@@ -214,13 +220,41 @@ class _OnePickle:
                               "connection?)") from None
 
     def __reduce__(self) -> tuple:
-        return pickle.loads, (self.blob,)
+        return _Pickled, (self.token, self.blob)
+
+
+class _Pickled:
+    """A :class:`_OnePickle` as it reaches a worker: its bytes, unpickled by :meth:`get`."""
+
+    __slots__ = ("blob", "token")
+
+    def __init__(self, token: str, blob: bytes) -> None:
+        self.token, self.blob = token, blob
+
+    def get(self) -> Any:
+        """The value, unpickled once per worker process (the newest few kept)."""
+        with _UNPICKLING:
+            value = _UNPICKLED.get(self.token, _UNPICKLED)
+            if value is _UNPICKLED:
+                value = _UNPICKLED[self.token] = pickle.loads(self.blob)
+                while len(_UNPICKLED) > _UNPICKLED_KEPT:
+                    _UNPICKLED.popitem(last=False)
+            _UNPICKLED.move_to_end(self.token)
+            return value
+
+
+#: a worker's unpickled :class:`_OnePickle` values by token, the newest last
+_UNPICKLED: OrderedDict = OrderedDict()
+_UNPICKLED_KEPT = 4
+_UNPICKLING = threading.Lock()
 
 
 def _call(function: Callable, shared: Any, *args: Any) -> Any:
     """``function(shared, *args)`` on a worker (one in this process gets ``shared`` without
     its pickling)."""
-    return function(shared.value if isinstance(shared, _OnePickle) else shared, *args)
+    if isinstance(shared, _OnePickle):
+        return function(shared.value, *args)
+    return function(shared.get() if isinstance(shared, _Pickled) else shared, *args)
 
 
 def run_tasks(client: Any, function: Callable, shared: Any, tasks: Iterator[tuple[Any, tuple]],
