@@ -95,8 +95,12 @@ GREEDY_SHARE = 0.05
 # left, at most PROBE_SECONDS (also without a timeout). Until session 36 only on pairs of up to
 # 80 nodes: the limits' random 100-node pair, which A* proves in 0.02 s from IPFP's map, waited
 # for the program first (1.9 s at a 2 s limit, 4.7 s at 5 s; now 0.12 s), and no 100-300-node
-# limits pair lost a bound to the probe (benchmarks/RESULTS.md, "Session 36")
-PROBE_SHARE = 0.15
+# limits pair lost a bound to the probe (benchmarks/RESULTS.md, "Session 36"). 0.08, not
+# 0.15 (session 42): on 31-60-atom molecules the program needs the time (a 32/34-atom pair the
+# program alone proves at 21 in 1.4 s of 2 s: auto 26, unproven, with the probe and the dive
+# at their old shares; 36 against 38 of 40 held-out pairs within 1% of the best single method,
+# the 17-30-atom pairs' answers unchanged)
+PROBE_SHARE = 0.08
 PROBE_SECONDS = 1.0
 # after the probe, a depth-first search from the best map for this share of the time left (at
 # most PROBE_SECONDS): it dives to complete maps where the best-first probe and the program
@@ -104,8 +108,9 @@ PROBE_SECONDS = 1.0
 # (IPFP's 59, then the program from it) stayed at 59; over the 40 held-out pairs at 2 s, two
 # runs each, medians: within 1% of the best single method's median on 39 pairs against 38
 # (benchmarks/RESULTS.md, "Session 36"); a share of 0.2 took the program's time (one proof
-# lost), and depth-first search after the program (its share 0.6 or 0.4) lost more
-DIVE_SHARE = 0.1
+# lost), and depth-first search after the program (its share 0.6 or 0.4) lost more; 0.05 with
+# the probe's 0.08 since session 42 (the 32/48-atom pair still 56: without the dive 59)
+DIVE_SHARE = 0.05
 # share of the time left for the integer program (when its model fits the budget); without
 # a timeout it gets MIP_SECONDS, then exact search the rest. 0.9, not 0.7: on 31-60-atom
 # molecules at 2 s the program's proofs and dual bounds need the time more than the last A*
