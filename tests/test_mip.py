@@ -42,6 +42,22 @@ def test_exact_distance_equals_brute_force_and_astar():
             assert r.stats["objective"] == pytest.approx(r.upper_bound, abs=1e-6)
 
 
+def test_an_incumbent_given_stands_unless_the_program_beats_it():
+    # auto hands the program its best map: the answer is never worse than it, whatever map
+    # the branch and bound itself starts from (the rounded relaxation) and however short the
+    # time (too short for the program to be built at all)
+    from gedkit.solvers.exact.mip import integer_program
+
+    for p in _pairs(seed=5, trials=16):
+        best = get_solver("astar").solve(p, Budget())
+        given = integer_program(p, Budget(), incumbent=best.assignment)
+        assert given.optimal and given.upper_bound == pytest.approx(best.upper_bound, abs=1e-9)
+        assert p.cost(given.assignment) == given.upper_bound
+        cut = integer_program(p, Budget(timeout=1e-4), incumbent=best.assignment)
+        assert cut.upper_bound <= best.upper_bound + 1e-9
+        assert p.cost(cut.assignment) == cut.upper_bound
+
+
 def test_highs_objective_equals_the_cost_of_its_node_map():
     # the integer program alone, without the LP shortcut of the solver
     for p in _pairs(seed=2, trials=12):

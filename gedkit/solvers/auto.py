@@ -207,7 +207,7 @@ class Auto(Solver):
                 if not settled():
                     record(self._dive(problem, budget, best.assignment, lower))
             # the program pays where its model is small for the budget; the learned stage then
-            # leaves it most of the time (its maps also start the program's branch and bound)
+            # leaves it most of the time (its map stands where the program finds no better one)
             mip = self.config["mip"] and program_fits(
                 model_nonzeros(problem), self._stage(budget, MIP_SHARE, alone=MIP_SECONDS))
             learned = (self.config["learned"] and size >= LEARNED_FROM_NODES and budget.timeout

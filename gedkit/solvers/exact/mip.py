@@ -23,8 +23,9 @@ has a positive objective coefficient; a ``y`` whose coefficient is zero cannot c
 and is left out of the model.
 
 The exact solver first solves the LP relaxation (interior point, fast on these degenerate LPs)
-and rounds its ``x`` to a node map; when the map's cost meets the bound it stops there, else it
-hands the map to HiGHS's branch and bound as a starting incumbent. With ``relaxation=True`` it
+and rounds its ``x`` to a node map; when the map's cost (or a better map given by the caller)
+meets the bound it stops there, else it hands the rounded map to HiGHS's branch and bound as
+a starting incumbent. With ``relaxation=True`` it
 stops after the LP whatever the gap: the LP optimum is the lower bound, the rounded map the
 upper bound.
 
@@ -128,15 +129,20 @@ def integer_program(problem: Problem, budget: Budget, *, relaxation: bool = Fals
                     threads: int = 1, incumbent: np.ndarray | None = None,
                     method: str = "mip") -> Result:
     """The ``mip`` method (see the module docstring); ``incumbent``, a node map found
-    elsewhere, starts the branch and bound when it beats the rounded relaxation."""
+    elsewhere: the answer when nothing the program finds beats it, and what the relaxation's
+    bound is checked against before any branching. The branch and bound still starts from
+    the rounded relaxation: handed a better map found elsewhere (a depth-first dive's 56 on a
+    32/48-atom pair), HiGHS's heuristics searched around it and found nothing better in 1.5 s,
+    where from the relaxation they found 54 in 0.6 s (benchmarks/RESULTS.md, "Session 42")."""
     import highspy
 
     t0 = time.perf_counter()
 
     def finish(forward, lower, stats):
-        # never worse than the cheap bounds the program started from
-        if problem.cost(forward) > base.upper_bound:
-            forward = base.assignment
+        # never worse than the cheap bounds the program started from, or the map it was given
+        for other in (base.assignment, incumbent):
+            if other is not None and problem.cost(other) < problem.cost(forward):
+                forward = np.asarray(other, dtype=np.int64)
         result = Result.from_assignment(
             problem, forward, max(lower, base.lower_bound), method,
             time=time.perf_counter() - t0, stats=stats,
@@ -154,7 +160,8 @@ def integer_program(problem: Problem, budget: Budget, *, relaxation: bool = Fals
     if not program_fits(model_nonzeros(problem), budget):
         base.stats["stopped"] = (f"time or memory limit: a program of about "
                                  f"{model_nonzeros(problem):,} nonzeros does not fit")
-        return base
+        return base if incumbent is None else finish(base.assignment, base.lower_bound,
+                                                     base.stats)
 
     model = build_model(problem)
     h, values = solve_program(
@@ -163,9 +170,10 @@ def integer_program(problem: Problem, budget: Budget, *, relaxation: bool = Fals
     solved = h.getModelStatus() == highspy.HighsModelStatus.kOptimal
     # costs are non-negative, so 0 is the bound of last resort
     lower = max(0.0, h.getInfo().objective_function_value) if solved else 0.0
-    forward = model.rounded(values) if values is not None else lsape_map(problem.node_costs)
+    start = model.rounded(values) if values is not None else lsape_map(problem.node_costs)
+    forward = start
     if incumbent is not None and problem.cost(incumbent) < problem.cost(forward):
-        forward = np.asarray(incumbent, dtype=np.int64)
+        forward = np.asarray(incumbent, dtype=np.int64)  # what the relaxation's bound meets
     stats = {
         "status": h.modelStatusToString(h.getModelStatus()),
         "lp_bound": lower,
@@ -190,11 +198,13 @@ def integer_program(problem: Problem, budget: Budget, *, relaxation: bool = Fals
 
     h, values = solve_program(
         model, integer=True, time_limit=budget.remaining(), threads=threads,
-        start=forward, target=budget.threshold,
+        start=start, target=budget.threshold,
     )
     info = h.getInfo()
     if values is not None:
-        forward = model.node_map(values)
+        found = model.node_map(values)
+        if problem.cost(found) <= problem.cost(forward):
+            forward = found
         stats["objective"] = float(info.objective_function_value)
     stats["status"] = h.modelStatusToString(h.getModelStatus())
     stats["nodes"] = int(info.mip_node_count)
