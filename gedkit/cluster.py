@@ -12,8 +12,6 @@ import contextlib
 import itertools
 import pickle
 import threading
-import uuid
-from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -203,13 +201,12 @@ class _OnePickle:
     graphs (1.5 ms to unpickle) held the search's first tasks back 12-15 ms more than the
     same bytes unpickled by the task (2 workers, medians of 12 searches)."""
 
-    __slots__ = ("blob", "token", "value")
+    __slots__ = ("blob", "value")
 
     def __init__(self, value: Any) -> None:
         import cloudpickle  # as Dask pickles: lambdas and local classes too
 
         self.value = value
-        self.token = uuid.uuid4().hex
         try:
             self.blob = cloudpickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
         except Exception as exc:  # a lock or an open file in a cost model...
@@ -220,33 +217,28 @@ class _OnePickle:
                               "connection?)") from None
 
     def __reduce__(self) -> tuple:
-        return _Pickled, (self.token, self.blob)
+        return _Pickled, (self.blob,)
 
 
 class _Pickled:
-    """A :class:`_OnePickle` as it reaches a worker: its bytes, unpickled by :meth:`get`."""
+    """A :class:`_OnePickle` as it reaches a worker: its bytes, unpickled by the first
+    :meth:`get`. The worker holds one such object per broadcast and hands that same object to
+    every task of the job, so the value lives as long as Dask keeps the broadcast."""
 
-    __slots__ = ("blob", "token")
+    __slots__ = ("blob", "value")
+    _unpickling = threading.Lock()  # a worker's threads may start the job's tasks at once
 
-    def __init__(self, token: str, blob: bytes) -> None:
-        self.token, self.blob = token, blob
+    def __init__(self, blob: bytes) -> None:
+        self.blob, self.value = blob, _Pickled
+
+    def __reduce__(self) -> tuple:  # passed on (to a worker that joins, spilled): the bytes
+        return _Pickled, (self.blob,)
 
     def get(self) -> Any:
-        """The value, unpickled once per worker process (the newest few kept)."""
-        with _UNPICKLING:
-            value = _UNPICKLED.get(self.token, _UNPICKLED)
-            if value is _UNPICKLED:
-                value = _UNPICKLED[self.token] = pickle.loads(self.blob)
-                while len(_UNPICKLED) > _UNPICKLED_KEPT:
-                    _UNPICKLED.popitem(last=False)
-            _UNPICKLED.move_to_end(self.token)
-            return value
-
-
-#: a worker's unpickled :class:`_OnePickle` values by token, the newest last
-_UNPICKLED: OrderedDict = OrderedDict()
-_UNPICKLED_KEPT = 4
-_UNPICKLING = threading.Lock()
+        with self._unpickling:
+            if self.value is _Pickled:  # (not yet unpickled)
+                self.value = pickle.loads(self.blob)
+            return self.value
 
 
 def _call(function: Callable, shared: Any, *args: Any) -> Any:

@@ -135,7 +135,7 @@ def test_shared_data_lost_with_its_only_worker_is_sent_again(client, tmp_path, m
 
 def test_shared_data_reaches_a_worker_as_bytes_unpickled_once_by_its_tasks():
     # Dask unpickling the shared job as it arrived held a search's first tasks back ~12 ms;
-    # the tasks unpickle it themselves, once per worker process
+    # the tasks unpickle it themselves, once per broadcast a worker holds
     import pickle
 
     from gedkit.cluster import _call, _OnePickle
@@ -144,7 +144,7 @@ def test_shared_data_reaches_a_worker_as_bytes_unpickled_once_by_its_tasks():
     arrived = pickle.loads(pickle.dumps(packed))
     assert not isinstance(arrived, _OnePickle) and arrived.blob == packed.blob
     first = _call(lambda shared, k: (shared, k), arrived, 7)
-    again = _call(lambda shared: shared, pickle.loads(pickle.dumps(packed)))
+    again = _call(lambda shared: shared, arrived)  # the job's next task on that worker
     assert first == ({"graphs": [1, 2, 3]}, 7) and again is first[0]
     assert _call(lambda shared: shared, packed) is packed.value  # here: not pickled at all
 
