@@ -25,9 +25,8 @@ and is left out of the model.
 The exact solver first solves the LP relaxation (interior point, fast on these degenerate LPs)
 and rounds its ``x`` to a node map; when the map's cost (or a better map given by the caller)
 meets the bound it stops there, else it hands the rounded map to HiGHS's branch and bound as
-a starting incumbent. With ``relaxation=True`` it
-stops after the LP whatever the gap: the LP optimum is the lower bound, the rounded map the
-upper bound.
+a starting incumbent. With ``relaxation=True`` it stops after the LP whatever the gap: the LP
+optimum is the lower bound, the rounded map the upper bound.
 
 "Optimal" means optimal to a relative gap of 1e-6, the tolerance HiGHS solves to; with integer
 costs the bound is rounded up, so the distance is exact. HiGHS cannot be limited in memory, so
