@@ -10,7 +10,7 @@ from typing import Any
 
 from gedkit.errors import Note, OptionError, Words, warn
 
-__all__ = ["cores", "fork_is_safe", "inside", "resolve_jobs"]
+__all__ = ["cores", "fork_is_safe", "forked", "inside", "resolve_jobs"]
 
 #: daemon threads of gedkit's own that may hold locks while they run (a fork then copies
 #: them held): a HiGHS solve left to drain, numba's start-up paid in the background
@@ -53,26 +53,46 @@ def resolve_jobs(n_jobs: Any, tasks: int | None = None) -> int:
     return jobs if tasks is None else max(1, min(jobs, tasks))
 
 
-def fork_is_safe() -> bool:
+def fork_is_safe(claim: bool = False) -> bool:
     """Whether worker processes may be forked from this process now: no other thread is
     inside a collection's call (:class:`inside`), nor a busy daemon of gedkit's. A fork
     copies every lock as it is held at that moment, and SQLite (unlike malloc) does not
     release its own in the child: two threads each searching with ``n_jobs=2`` forked a
     worker while the other thread was inside SQLite, and the worker waited for SQLite's
     lock for ever. Waits first for numba's start-up being paid in the background
-    (:func:`gedkit._kernels.warm.settle`)."""
+    (:func:`gedkit._kernels.warm.settle`).
+
+    ``claim``: where it is safe, no other thread enters a collection's call from now until
+    this one calls :func:`forked` (its workers started), so that none can between the check
+    and the fork (one did, opening its collection, and both workers of a search waited in
+    SQLite's open for ever)."""
     from gedkit._kernels import warm
 
     warm.settle()
     me = threading.get_ident()
-    with _INSIDE_LOCK:
-        if any(ident != me for ident in _INSIDE):
+    with _GATE:
+        if _FORKER[0] not in (None, me) or any(ident != me for ident in _INSIDE):
             return False
-    return not any(t.is_alive() and t.name in _BUSY_DAEMONS for t in threading.enumerate())
+        if any(t.is_alive() and t.name in _BUSY_DAEMONS for t in threading.enumerate()):
+            return False
+        if claim:
+            _FORKER[0] = me
+    return True
+
+
+def forked() -> None:
+    """Other threads may enter collection calls again: this thread's claim
+    (:func:`fork_is_safe`) is over, if it holds one."""
+    with _GATE:
+        if _FORKER[0] == threading.get_ident():
+            _FORKER[0] = None
+            _GATE.notify_all()
 
 
 _INSIDE: dict[int, int] = {}  # thread ident -> how deep in collection calls it is
 _INSIDE_LOCK = threading.Lock()
+_GATE = threading.Condition(_INSIDE_LOCK)
+_FORKER: list[int | None] = [None]  # the thread that claimed the next fork, if any
 
 
 class inside:
@@ -83,12 +103,14 @@ class inside:
 
     def __enter__(self) -> None:
         me = threading.get_ident()
-        with _INSIDE_LOCK:
+        with _GATE:
+            while _FORKER[0] not in (None, me):  # another thread forks its workers now
+                _GATE.wait()
             _INSIDE[me] = _INSIDE.get(me, 0) + 1
 
     def __exit__(self, *exc: object) -> None:
         me = threading.get_ident()
-        with _INSIDE_LOCK:
+        with _GATE:
             if _INSIDE[me] == 1:
                 del _INSIDE[me]
             else:

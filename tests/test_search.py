@@ -1858,6 +1858,33 @@ def test_an_exact_search_that_cannot_step_leaves_its_time_to_polishing(monkeypat
     assert given[1] == pytest.approx(ged_search.POLISH_SHARE * 2.0)
 
 
+def test_a_claimed_fork_holds_other_threads_out_of_collection_calls():
+    # a search checked that no other thread was inside a collection's call, then forked its
+    # workers; another thread opened its collection in between, and both workers waited in
+    # SQLite's open for ever (a full test run hung): the check claims the fork until it is done
+    from gedkit.workers import fork_is_safe, forked, inside
+
+    entered, leave = threading.Event(), threading.Event()
+
+    def other():
+        with inside():
+            entered.set()
+            leave.wait(5)
+
+    assert fork_is_safe(claim=True)
+    thread = threading.Thread(target=other)
+    try:
+        thread.start()
+        assert not entered.wait(0.3)  # held at the gate while the fork is claimed
+    finally:
+        forked()
+    assert entered.wait(5)  # let in once the workers are forked
+    assert not fork_is_safe(claim=True)  # and while it is inside, nobody may fork
+    leave.set()
+    thread.join(5)
+    assert fork_is_safe()
+
+
 def test_two_threads_searching_on_worker_processes_keep_their_own_workers(tmp_path):
     """Two collections searched at once from two threads with ``n_jobs=2``: the second
     search's start ended the workers the first was using (kept for its next searches):

@@ -103,12 +103,14 @@ def _pool(coll, path: str, method: str, task: tuple, loaded: tuple | None,
     lost every query, "a worker process ended" and "interrupted")."""
     global _KEEPER
     from gedkit._kernels import warm
+    from gedkit.workers import forked
 
     with _LOCK:
         kept = coll._kept
         if packed is not None and kept is not None and not kept.busy and kept.fits(jobs,
                                                                                     loaded):
             kept.busy = True
+            forked()  # (started long ago)
             return kept.pool, True
         other = _KEEPER()
         mine_free = kept is None or not kept.busy
@@ -123,6 +125,7 @@ def _pool(coll, path: str, method: str, task: tuple, loaded: tuple | None,
     warm.settle()  # (a fork while a thread imports numba)
     pool = multiprocessing.get_context(method).Pool(
         jobs, initializer=_start, initargs=(path, None if packed is not None else task, loaded))
+    forked()  # the workers are forked: other threads may enter collection calls again
     if keep:
         with _LOCK:
             coll._kept = _Kept(pool, jobs, loaded, weakref.finalize(coll, pool.terminate),
@@ -229,7 +232,8 @@ def can_fork() -> bool:
     per search."""
     from gedkit.workers import fork_is_safe
 
-    if not sys.platform.startswith("linux") or fork_is_safe():
+    # (claimed until the workers have started: see run)
+    if not sys.platform.startswith("linux") or fork_is_safe(claim=True):
         return True
     warn(UserWarning("searching in this process, not on worker processes: another thread "
                      "of this process is inside a collection's call, and a worker forked now "
@@ -240,12 +244,18 @@ def can_fork() -> bool:
 def run(coll, run, graphs, parameter, model, verify, jobs: int, shown) -> list:
     """``run`` on every query graph in ``jobs`` processes, results in query order. Should a
     worker end in the middle (killed, out of memory), the queries not answered run again on
-    new workers, once; the second time, those answered are returned, with a warning."""
-    results, ended = _on_workers(coll, run, graphs, parameter, model, verify, jobs, shown)
-    if ended is not None:
-        more, ended = _on_workers(coll, run, graphs[len(results):], parameter, model, verify,
-                                  jobs, shown)
-        results += more
+    new workers, once (where they can be forked); the second time, those answered are
+    returned, with a warning. The caller has claimed the fork (:func:`can_fork`)."""
+    from gedkit.workers import fork_is_safe, forked
+
+    try:
+        results, ended = _on_workers(coll, run, graphs, parameter, model, verify, jobs, shown)
+        if ended is not None and fork_is_safe(claim=True):
+            more, ended = _on_workers(coll, run, graphs[len(results):], parameter, model,
+                                      verify, jobs, shown)
+            results += more
+    finally:
+        forked()  # (where the workers never started)
     if ended is not None:
         warn(UserWarning(f"a worker process ended during the search twice (exit code {ended}: "
                          "killed, or out of memory?); the queries from the first one "
