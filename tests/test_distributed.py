@@ -309,6 +309,49 @@ def answers(results):
              r.uncertain) for r in results]
 
 
+def test_a_scheduler_killed_mid_search_is_one_line_on_the_command_line(tmp_path):
+    """A real scheduler killed in the middle of `gedkit search --scheduler`: exit status 1
+    and gedkit's one line only (Dask's client logged its failed reconnection and, as it
+    closed, two tracebacks of its cancelled coroutines)."""
+    import time
+
+    from helpers import REPO
+
+    rng = np.random.default_rng(5)
+    coll = gedkit.Collection()
+    coll.add([random_graph(rng, 13, p=0.5, n_labels=1, e_labels=1) for _ in range(200)])
+    path = coll.split(1, tmp_path)[0]
+    file = str(tmp_path / "scheduler.json")
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    scheduler = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler",
+                                  "--port", "0", "--no-dashboard", "--scheduler-file", file],
+                                 **quiet)
+    worker = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker",
+                               "--scheduler-file", file, "--nthreads", "1", "--no-dashboard",
+                               "--no-nanny", "--death-timeout", "5"], **quiet)
+    try:
+        with distributed.Client(scheduler_file=file, timeout=60) as probe:
+            probe.wait_for_workers(1, timeout=60)
+            address = probe.scheduler.address
+        script = ("import sys, gedkit.cluster as c; c.CONNECT_TIMEOUT = 3\n"
+                  "from gedkit.cli import main; sys.exit(main(sys.argv[1:]))")
+        cli = subprocess.Popen([sys.executable, "-c", script, "search", str(path), str(path),
+                                "--nearest", "150", "--method", "dfs", "--timeout", "none",
+                                "--json", "--scheduler", address], cwd=str(REPO),
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        time.sleep(4.0)
+        scheduler.kill()
+        err = cli.communicate(timeout=120)[1]
+    finally:
+        for process in (scheduler, worker):
+            process.kill()
+            process.wait()
+    assert cli.returncode == 1, err
+    lines = [line for line in err.splitlines() if not line.startswith("gedkit: note")]
+    assert lines == [line for line in lines if line.startswith("gedkit: error: lost the Dask")]
+    assert len(lines) == 1, err
+
+
 @pytest.mark.parametrize(("search", "value"), [
     ("range", 3), ("knn", 1), ("knn", 7), ("mces_range", 0.6), ("mces_knn", 4)])
 def test_collection_search_equals_local(client, library, search, value):
