@@ -309,6 +309,29 @@ def answers(results):
              r.uncertain) for r in results]
 
 
+def test_a_collection_file_replaced_since_it_was_opened_is_not_searched_unseen(client,
+                                                                              tmp_path):
+    """A collection file built again (--overwrite: a new file at the path) under an open
+    Collection: that object still reads the file it opened, the workers would open the new
+    one and answer for another collection, so the search says so in one line; opened again,
+    the cluster answers as here."""
+    rng = np.random.default_rng(8)
+    path = tmp_path / "lib.gdb"
+    with gedkit.Collection.create(path) as coll:
+        coll.add([random_graph(rng, 5, n_labels=2, e_labels=1) for _ in range(30)])
+    opened = gedkit.Collection.open(path)
+    queries = [random_graph(rng, 5, n_labels=2, e_labels=1) for _ in range(3)]
+    with gedkit.Collection.create(path, overwrite=True) as coll:
+        coll.add(queries)
+    with pytest.raises(gedkit.errors.GedkitError, match=r"lib\.gdb was replaced or removed"):
+        opened.range(queries=queries, tau=1, client=client, **SEARCH)
+    again = gedkit.Collection.open(path)
+    remote = again.range(queries=queries, tau=1, client=client, **SEARCH)
+    assert [[h.id for h in r.hits] for r in remote] == [
+        [h.id for h in r.hits] for r in again.range(queries=queries, tau=1, **SEARCH)]
+    assert all(r.hits for r in remote)
+
+
 def test_a_scheduler_killed_mid_search_is_one_line_on_the_command_line(tmp_path):
     """A real scheduler killed in the middle of `gedkit search --scheduler`: exit status 1
     and gedkit's one line only (Dask's client logged its failed reconnection and, as it

@@ -87,6 +87,7 @@ def source_of(coll) -> Source:
     """The :class:`Source` of ``coll`` as the workers will open it."""
     if coll.path is None:
         return Source(f"image:{uuid.uuid4().hex}", image=coll._store.conn.serialize())
+    coll._store.check_same_file()
     path = os.path.realpath(coll.path)
     st = os.stat(path)
     return Source(f"{path}:{st.st_mtime_ns}:{st.st_size}", path=path)
