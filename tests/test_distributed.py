@@ -332,6 +332,34 @@ def test_a_collection_file_replaced_since_it_was_opened_is_not_searched_unseen(c
     assert all(r.hits for r in remote)
 
 
+def test_the_workers_open_the_collection_at_the_path_as_given(client, tmp_path,
+                                                             monkeypatch):
+    """The workers open the path the caller gave (a relative one made absolute), not the
+    path with its symlinks resolved here: a shared disk mounted at /data on the workers and
+    reached here through a symlink /data -> /local/data was searched at /local/data, which
+    the workers did not have."""
+    from gedkit.search.distributed import source_of
+
+    rng = np.random.default_rng(9)
+    (tmp_path / "real").mkdir()
+    with gedkit.Collection.create(tmp_path / "real" / "lib.gdb") as coll:
+        coll.add([random_graph(rng, 5, n_labels=2, e_labels=1) for _ in range(20)])
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    linked = gedkit.Collection.open(tmp_path / "link" / "lib.gdb")
+    assert source_of(linked).path == str(tmp_path / "link" / "lib.gdb")
+    monkeypatch.chdir(tmp_path / "link")  # (as `cd link` does: $PWD is the link)
+    monkeypatch.setenv("PWD", str(tmp_path / "link"))
+    relative = gedkit.Collection.open("lib.gdb")
+    assert source_of(relative).path == str(tmp_path / "link" / "lib.gdb")
+    monkeypatch.setenv("PWD", "/")  # not the working folder: the resolved one
+    assert source_of(relative).path == os.path.join(os.getcwd(), "lib.gdb")
+    queries = [random_graph(rng, 5, n_labels=2, e_labels=1) for _ in range(3)]
+    for coll in (linked, relative):
+        remote = coll.range(queries=queries, tau=2, client=client, **SEARCH)
+        assert [[h.id for h in r.hits] for r in remote] == [
+            [h.id for h in r.hits] for r in coll.range(queries=queries, tau=2, **SEARCH)]
+
+
 def test_a_scheduler_killed_mid_search_is_one_line_on_the_command_line(tmp_path):
     """A real scheduler killed in the middle of `gedkit search --scheduler`: exit status 1
     and gedkit's one line only (Dask's client logged its failed reconnection and, as it
