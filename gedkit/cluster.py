@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import logging
 import pickle
 import threading
 from collections.abc import Callable, Iterator
@@ -63,6 +64,8 @@ def on_scheduler(address: str | None) -> Iterator[Any]:
         yield None
         return
     client = connect(address)
+    logger, quiet = logging.getLogger("distributed.client"), _LostScheduler()
+    logger.addFilter(quiet)
     try:
         yield client
     except (OSError, TimeoutError) as exc:  # (Dask's lost connections are OSErrors)
@@ -71,6 +74,21 @@ def on_scheduler(address: str | None) -> Iterator[Any]:
     finally:
         with contextlib.suppress(Exception):  # a client whose scheduler is gone
             client.close()
+        logger.removeFilter(quiet)
+
+
+class _LostScheduler(logging.Filter):
+    """Drops what Dask's client logs on losing its scheduler, which :func:`on_scheduler`
+    says itself in one line: its "Failed to reconnect" and, as it closes, the tracebacks of
+    its own cancelled coroutines (a scheduler killed mid-search printed two)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        import asyncio
+
+        if record.getMessage().startswith("Failed to reconnect to scheduler"):
+            return False
+        error = record.exc_info[1] if record.exc_info else None
+        return not isinstance(error, asyncio.CancelledError)
 
 
 def connect(address: str) -> Any:

@@ -309,6 +309,100 @@ def answers(results):
              r.uncertain) for r in results]
 
 
+def test_a_collection_file_replaced_since_it_was_opened_is_not_searched_unseen(client,
+                                                                              tmp_path):
+    """A collection file built again (--overwrite: a new file at the path) under an open
+    Collection: that object still reads the file it opened, the workers would open the new
+    one and answer for another collection, so the search says so in one line; opened again,
+    the cluster answers as here."""
+    rng = np.random.default_rng(8)
+    path = tmp_path / "lib.gdb"
+    with gedkit.Collection.create(path) as coll:
+        coll.add([random_graph(rng, 5, n_labels=2, e_labels=1) for _ in range(30)])
+    opened = gedkit.Collection.open(path)
+    queries = [random_graph(rng, 5, n_labels=2, e_labels=1) for _ in range(3)]
+    with gedkit.Collection.create(path, overwrite=True) as coll:
+        coll.add(queries)
+    with pytest.raises(gedkit.errors.GedkitError, match=r"lib\.gdb was replaced or removed"):
+        opened.range(queries=queries, tau=1, client=client, **SEARCH)
+    again = gedkit.Collection.open(path)
+    remote = again.range(queries=queries, tau=1, client=client, **SEARCH)
+    assert [[h.id for h in r.hits] for r in remote] == [
+        [h.id for h in r.hits] for r in again.range(queries=queries, tau=1, **SEARCH)]
+    assert all(r.hits for r in remote)
+
+
+def test_the_workers_open_the_collection_at_the_path_as_given(client, tmp_path,
+                                                             monkeypatch):
+    """The workers open the path the caller gave (a relative one made absolute), not the
+    path with its symlinks resolved here: a shared disk mounted at /data on the workers and
+    reached here through a symlink /data -> /local/data was searched at /local/data, which
+    the workers did not have."""
+    from gedkit.search.distributed import source_of
+
+    rng = np.random.default_rng(9)
+    (tmp_path / "real").mkdir()
+    with gedkit.Collection.create(tmp_path / "real" / "lib.gdb") as coll:
+        coll.add([random_graph(rng, 5, n_labels=2, e_labels=1) for _ in range(20)])
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    linked = gedkit.Collection.open(tmp_path / "link" / "lib.gdb")
+    assert source_of(linked).path == str(tmp_path / "link" / "lib.gdb")
+    monkeypatch.chdir(tmp_path / "link")  # (as `cd link` does: $PWD is the link)
+    monkeypatch.setenv("PWD", str(tmp_path / "link"))
+    relative = gedkit.Collection.open("lib.gdb")
+    assert source_of(relative).path == str(tmp_path / "link" / "lib.gdb")
+    monkeypatch.setenv("PWD", "/")  # not the working folder: the resolved one
+    assert source_of(relative).path == os.path.join(os.getcwd(), "lib.gdb")
+    queries = [random_graph(rng, 5, n_labels=2, e_labels=1) for _ in range(3)]
+    for coll in (linked, relative):
+        remote = coll.range(queries=queries, tau=2, client=client, **SEARCH)
+        assert [[h.id for h in r.hits] for r in remote] == [
+            [h.id for h in r.hits] for r in coll.range(queries=queries, tau=2, **SEARCH)]
+
+
+def test_a_scheduler_killed_mid_search_is_one_line_on_the_command_line(tmp_path):
+    """A real scheduler killed in the middle of `gedkit search --scheduler`: exit status 1
+    and gedkit's one line only (Dask's client logged its failed reconnection and, as it
+    closed, two tracebacks of its cancelled coroutines)."""
+    import time
+
+    from helpers import REPO
+
+    rng = np.random.default_rng(5)
+    coll = gedkit.Collection()
+    coll.add([random_graph(rng, 13, p=0.5, n_labels=1, e_labels=1) for _ in range(200)])
+    path = coll.split(1, tmp_path)[0]
+    file = str(tmp_path / "scheduler.json")
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    scheduler = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler",
+                                  "--port", "0", "--no-dashboard", "--scheduler-file", file],
+                                 **quiet)
+    worker = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker",
+                               "--scheduler-file", file, "--nthreads", "1", "--no-dashboard",
+                               "--no-nanny", "--death-timeout", "5"], **quiet)
+    try:
+        with distributed.Client(scheduler_file=file, timeout=60) as probe:
+            probe.wait_for_workers(1, timeout=60)
+            address = probe.scheduler.address
+        script = ("import sys, gedkit.cluster as c; c.CONNECT_TIMEOUT = 3\n"
+                  "from gedkit.cli import main; sys.exit(main(sys.argv[1:]))")
+        cli = subprocess.Popen([sys.executable, "-c", script, "search", str(path), str(path),
+                                "--nearest", "150", "--method", "dfs", "--timeout", "none",
+                                "--json", "--scheduler", address], cwd=str(REPO),
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        time.sleep(4.0)
+        scheduler.kill()
+        err = cli.communicate(timeout=120)[1]
+    finally:
+        for process in (scheduler, worker):
+            process.kill()
+            process.wait()
+    assert cli.returncode == 1, err
+    lines = [line for line in err.splitlines() if not line.startswith("gedkit: note")]
+    assert lines == [line for line in lines if line.startswith("gedkit: error: lost the Dask")]
+    assert len(lines) == 1, err
+
+
 @pytest.mark.parametrize(("search", "value"), [
     ("range", 3), ("knn", 1), ("knn", 7), ("mces_range", 0.6), ("mces_knn", 4)])
 def test_collection_search_equals_local(client, library, search, value):

@@ -87,9 +87,24 @@ def source_of(coll) -> Source:
     """The :class:`Source` of ``coll`` as the workers will open it."""
     if coll.path is None:
         return Source(f"image:{uuid.uuid4().hex}", image=coll._store.conn.serialize())
-    path = os.path.realpath(coll.path)
+    coll._store.check_same_file()
+    # the path as the caller spelled it (relative ones from here): a shared disk mounted at
+    # /data on the workers, reached here through a symlink /data -> /local/data, resolved
+    # to /local/data, which the workers do not have
+    path = coll.path if os.path.isabs(coll.path) else os.path.join(_here(), coll.path)
     st = os.stat(path)
     return Source(f"{path}:{st.st_mtime_ns}:{st.st_size}", path=path)
+
+
+def _here() -> str:
+    """The working folder as the shell spelled it (``$PWD``: ``cd /data`` through a symlink
+    gives ``/data``, not what it points to), or the resolved one where ``$PWD`` is not it."""
+    here = os.getcwd()
+    shell = os.environ.get("PWD")
+    with contextlib.suppress(OSError):
+        if shell and os.path.isabs(shell) and os.path.samefile(shell, here):
+            return shell
+    return here
 
 
 # -- on a worker -------------------------------------------------------------------------------

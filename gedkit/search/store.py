@@ -175,12 +175,34 @@ def check_replaceable(path: Path) -> None:
         raise OptionError(f"{err}; overwrite replaces collection files only") from None
 
 
+def _identity(where: str) -> tuple[int, int] | None:
+    """The device and inode of the file ``where`` (None in memory, or where it is gone)."""
+    if where == "in-memory collection":
+        return None
+    try:
+        st = os.stat(where)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
 class Store:
     """Low-level access to one collection file (see the module docstring)."""
 
     def __init__(self, conn: sqlite3.Connection, where: str, writable: bool):
         self.conn, self.where, self.writable = conn, where, writable
+        self._identity = _identity(where)
         self._load()
+
+    def check_same_file(self) -> None:
+        """A one-line error if the path this store opened now names another file (one built
+        again with ``--overwrite`` replaces it): this store still reads the one it opened,
+        while Dask workers, which open the path, would read the new one and answer for
+        another collection."""
+        if self._identity is not None and _identity(self.where) != self._identity:
+            raise GedkitError(f"{self.where} was replaced or removed since this collection "
+                              "was opened (built again with --overwrite?); open it again to "
+                              "search it on a Dask cluster, whose workers open its path")
 
     def _load(self) -> None:
         """Read the file's metadata and vocabularies (again)."""
