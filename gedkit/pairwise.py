@@ -746,7 +746,9 @@ def _context(worker: _PairSolver) -> Any:
     from gedkit.workers import fork_is_safe
 
     methods = multiprocessing.get_all_start_methods()
-    if "fork" in methods and not fork_is_safe():
+    # (claimed until the workers are forked, in _run_pool: no other thread enters SQLite
+    # between this check and the fork)
+    if "fork" in methods and not fork_is_safe(claim=True):
         # (spawn would run the caller's script again in each worker: most scripts on Linux
         # have no __main__ guard)
         warnings.warn("running pairwise in one process: another thread of this process is "
@@ -890,8 +892,11 @@ def _run_pool(worker, chunks: deque, jobs: int, context, gather: _Gather,
     workers: list[_Worker] = []
     finished = False
     looked = 0.0  # when the parent last looked at the workers' memory and progress
+    from gedkit.workers import forked
+
     try:
         workers = [_Worker(context, worker) for _ in range(jobs)]
+        forked()  # other threads may enter collection calls again
         while True:
             for w in workers:
                 while chunks and w.wants_work():
@@ -936,6 +941,7 @@ def _run_pool(worker, chunks: deque, jobs: int, context, gather: _Gather,
             _hand_over(w, gather)
         raise
     finally:
+        forked()  # (where the workers never started)
         for w in workers:
             w.stop(wait=finished)
         gather.chunk_done()
