@@ -888,12 +888,12 @@ def _run_pool(worker, chunks: deque, jobs: int, context, gather: _Gather,
     The parent looks at the workers at most every _GATHER_EVERY seconds (their entries wait
     in the pipes meanwhile): woken by every entry it took ~180 µs of a core per 1.5 ms pair,
     a tenth of a 2-core machine, from the workers."""
+    from gedkit.workers import forked
+
     limit = _worker_memory_limit(jobs)
     workers: list[_Worker] = []
     finished = False
     looked = 0.0  # when the parent last looked at the workers' memory and progress
-    from gedkit.workers import forked
-
     try:
         workers = [_Worker(context, worker) for _ in range(jobs)]
         forked()  # other threads may enter collection calls again

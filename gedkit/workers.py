@@ -90,8 +90,7 @@ def forked() -> None:
 
 
 _INSIDE: dict[int, int] = {}  # thread ident -> how deep in collection calls it is
-_INSIDE_LOCK = threading.Lock()
-_GATE = threading.Condition(_INSIDE_LOCK)
+_GATE = threading.Condition(threading.Lock())  # guards both, and wakes threads a claim held
 _FORKER: list[int | None] = [None]  # the thread that claimed the next fork, if any
 
 
