@@ -29,7 +29,7 @@ from gedkit.graph import Graph, refuse_directed
 from gedkit.search.progress import GraphCounter
 from gedkit.search.result import SearchResult
 from gedkit.search.signatures import Signatures
-from gedkit.search.store import Records, Store, alike_texts, id_text
+from gedkit.search.store import IN_MEMORY, Records, Store, alike_texts, id_text
 from gedkit.search.unseen import unseen_note
 from gedkit.workers import inside, resolve_jobs
 
@@ -158,7 +158,7 @@ class Collection:
     def path(self) -> str | None:
         """The file, or None in memory."""
         where = self._store.where
-        return None if where == "in-memory collection" else where
+        return None if where == IN_MEMORY else where
 
     @property
     @_reads_file

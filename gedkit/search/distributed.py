@@ -111,7 +111,7 @@ def _here() -> str:
 
 def _opened(source: Source):
     """``(store, signatures sorted by size, shards)`` of ``source`` for this thread."""
-    from gedkit.search.store import Store
+    from gedkit.search.store import IN_MEMORY, Store
 
     kept = getattr(_LOCAL, "kept", None)
     if kept is None:
@@ -123,7 +123,7 @@ def _opened(source: Source):
         else:
             conn = sqlite3.connect(":memory:", check_same_thread=False)
             conn.deserialize(source.image)
-            store = Store(conn, "in-memory collection", writable=False)
+            store = Store(conn, IN_MEMORY, writable=False)
         entry = kept[source.token] = (store, store.signatures().by_size(), {})
         while len(kept) > _KEPT:
             _, (old, _, _) = kept.popitem(last=False)

@@ -37,7 +37,10 @@ from gedkit.search.codec import decode_graph, decode_value, encode_graph, encode
 from gedkit.search.result import gc_paused
 from gedkit.search.signatures import KINDS, Signatures, Vocabulary, signature_of
 
-__all__ = ["FORMAT", "Records", "Store"]
+__all__ = ["FORMAT", "IN_MEMORY", "Records", "Store"]
+
+#: what a store held in memory gives as its ``where`` (its messages name it so)
+IN_MEMORY = "in-memory collection"
 
 FORMAT = "gedkit-collection"
 VERSION = 1
@@ -177,7 +180,7 @@ def check_replaceable(path: Path) -> None:
 
 def _identity(where: str) -> tuple[int, int] | None:
     """The device and inode of the file ``where`` (None in memory, or where it is gone)."""
-    if where == "in-memory collection":
+    if where == IN_MEMORY:
         return None
     try:
         st = os.stat(where)
@@ -253,7 +256,7 @@ class Store:
     @classmethod
     def create(cls, path: str | Path | None, node_label: Any, edge_label: Any,
                overwrite: bool = False) -> Store:
-        where = "in-memory collection" if path is None else str(path)
+        where = IN_MEMORY if path is None else str(path)
         if path is not None:
             path = Path(path)
             check_new_file(path)
