@@ -1,9 +1,11 @@
-"""Dask distributed, optional: the one place gedkit reaches it (``pip install 'gedkit[dask]'``).
+"""Dask distributed, optional (``pip install 'gedkit[dask]'``): where gedkit reaches it, with
+:mod:`gedkit.cluster_direct`.
 
 :func:`as_client` checks what a caller passed as ``client=``, :func:`connect` opens a client on
 a scheduler's address (the command line's ``--scheduler ADDRESS``); neither imports Dask until
-it is asked for. :func:`run_tasks` runs one job's tasks on a cluster (``pairwise`` and the
-collection searches both go through it).
+it is asked for. :func:`run_tasks` runs one job's tasks on a cluster as Dask tasks (``pairwise``:
+chunks of seconds); the collection searches, whose tasks are short enough that the scheduler's
+round trips count, run theirs through :func:`gedkit.cluster_direct.run_direct`.
 """
 
 from __future__ import annotations

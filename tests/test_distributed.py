@@ -661,6 +661,8 @@ def test_a_search_whose_client_is_killed_frees_the_workers(client, tmp_path):
 
     from helpers import REPO
 
+    from gedkit.cluster_direct import running_calls
+
     rng = np.random.default_rng(3)
     coll = gedkit.Collection()
     coll.add([random_graph(rng, 13, p=0.5, n_labels=1, e_labels=1) for _ in range(300)])
@@ -681,9 +683,64 @@ def test_a_search_whose_client_is_killed_frees_the_workers(client, tmp_path):
                             text=True, cwd=str(REPO))
     assert proc.stdout.readline().strip() == "ready"
     time.sleep(6.0)
+    busy = client.run(running_calls)
+    assert sum(busy.values()) > 0, busy  # the search's tasks were running on the workers
     proc.kill()
     proc.wait()
     start = time.perf_counter()
+    while sum(client.run(running_calls).values()) and time.perf_counter() - start < 10:
+        time.sleep(0.1)
+    assert time.perf_counter() - start < 5.0, client.run(running_calls)
     for worker in client.scheduler_info()["workers"]:
         assert client.submit(int, 7, pure=False, workers=[worker]).result(timeout=120) == 7
-    assert time.perf_counter() - start < 5.0
+
+
+def test_a_task_goes_where_its_shard_was_searched_last(client):
+    """Tasks of one affinity (a shard) go to the worker that ran its first task, job after
+    job (it has the shard open), and the two shards' tasks to both workers."""
+    from gedkit.cluster_direct import run_direct
+
+    def where(shared, name):
+        return shared, name, os.getpid()
+
+    seen: dict[str, set] = {"a": set(), "b": set()}
+    for job in range(3):
+        got: list = []
+        # (the second job names them in the other order: without their homes, the first
+        # task would go to the first worker again)
+        run_direct(client, where, job, iter([(k, (k,)) for k in ("ab", "ba", "ab")[job]]),
+                   lambda key, value, error, got=got: got.append((value, error)), 2,
+                   affinity=lambda args: args[0])
+        assert all(error is None and value[0] == job for value, error in got)
+        for _, name, pid in (value for value, _ in got):
+            seen[name].add(pid)
+    assert len(seen["a"]) == len(seen["b"]) == 1 and seen["a"] != seen["b"]
+
+
+def test_an_error_here_stops_the_jobs_running_tasks(client):
+    """A job ended here early (an error in its caller, as Ctrl-C does) stops its tasks still
+    running on the workers: their budgets expire and their loops end, instead of holding
+    the workers' cores for the rest of their work."""
+    import time
+
+    from gedkit.cluster_direct import run_direct, running_calls
+
+    def spin(shared, seconds):
+        from gedkit.budget import interrupted
+
+        end = time.monotonic() + seconds
+        while time.monotonic() < end and not interrupted():
+            time.sleep(0.01)
+        return seconds
+
+    def done(key, value, error):
+        if key == "quick":
+            raise RuntimeError("stop here")
+
+    time.sleep(0.5)
+    with pytest.raises(RuntimeError, match="stop here"):
+        run_direct(client, spin, None, iter([("slow", (60.0,)), ("quick", (0.5,))]), done, 2)
+    start = time.perf_counter()
+    while sum(client.run(running_calls).values()) and time.perf_counter() - start < 10:
+        time.sleep(0.05)
+    assert time.perf_counter() - start < 3.0, client.run(running_calls)

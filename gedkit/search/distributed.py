@@ -1,4 +1,5 @@
-"""Collection searches on a Dask cluster (``client=``): shards of the collection as tasks.
+"""Collection searches on a Dask cluster (``client=``): shards of the collection as tasks,
+run by one runner per worker (:mod:`gedkit.cluster_direct`: no scheduler round trip a task).
 
 A shard is every S-th graph of the collection in order of size (:mod:`~gedkit.search.shards`,
 which also merges the shards' answers). Every worker thread opens the file read-only once (an
@@ -20,8 +21,9 @@ shards answered so far, and its shard searches only for graphs that beat it. The
 of all shards are the k best of the collection, so the answer equals a search of the whole
 collection's, ties included; what differs is only how much each shard verifies.
 
-A worker that is lost has its tasks run again elsewhere by the scheduler; a task that fails
-(every worker it ran on was lost, or it raised) fails the search with one line.
+A task goes to the worker that last searched its shard where that worker has a free thread
+(it has the shard open). A worker that is lost has its tasks run again on another; a task that
+fails (every worker it ran on was lost, or it raised) fails the search with one line.
 """
 
 from __future__ import annotations
@@ -142,21 +144,13 @@ def _shard(source: Source, part: int, parts: int):
     return view
 
 
-def _task(job: Job, shard: tuple[int, int], batch: list[int], bounds: list,
-          seconds: list) -> list:
+def _answers(job: Job, shard: tuple[int, int], batch: list[int], bounds: list,
+             seconds: list) -> list:
     """One shard against the queries at positions ``batch``: per query what the driver
     merges (kNN: each scan within its query's ``seconds`` left, None for no limit); cut
-    short (solves expire, no further query starts) once the client cancels it or goes
-    away."""
-    from gedkit.cluster import stop_when_cancelled
-
-    with stop_when_cancelled():
-        return _answers(job, shard, [job.graphs[i] for i in batch], bounds, seconds)
-
-
-def _answers(job: Job, shard: tuple[int, int], batch: list, bounds: list,
-             seconds: list) -> list:
-    """What :func:`_task` answers."""
+    short (solves expire, no further query starts) once the job is stopped (Ctrl-C on the
+    client, or the client gone: :mod:`gedkit.cluster_direct`)."""
+    batch = [job.graphs[i] for i in batch]
     try:
         view = _shard(job.source, *shard)
     except (GedkitError, OSError) as err:
@@ -206,7 +200,8 @@ def search(coll, kind: str, graphs: list, parameter: float, model: Any, verify: 
     """Answer every query of ``graphs`` on ``client``'s cluster, as
     ``Collection._search`` does here: results in query order; after Ctrl-C, those of the
     queries answered before the first one left unfinished."""
-    from gedkit.cluster import parallelism, run_tasks
+    from gedkit.cluster import parallelism
+    from gedkit.cluster_direct import run_direct
 
     parallel = parallelism(client)
     # (the workers read the signatures; reading them here only to count them took 1.25 s for
@@ -258,7 +253,9 @@ def search(coll, kind: str, graphs: list, parameter: float, model: Any, verify: 
     # while a thread idles (100 queries over 1.58 M molecules, 5 tasks of which 2 take the
     # rest of each shard: 0.43-0.85 s with a third task queued, 0.42-0.46 s without)
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C: the queries answered so far
-        run_tasks(client, _task, job, generate(), done, parallel)
+        # a task goes to the worker that searched its shard last (it has the shard open)
+        run_direct(client, _answers, job, generate(), done, parallel,
+                   affinity=lambda args: (job.source.token, args[0]))
     return merger.results(coll, graphs)
 
 
