@@ -744,3 +744,25 @@ def test_an_error_here_stops_the_jobs_running_tasks(client):
     while sum(client.run(running_calls).values()) and time.perf_counter() - start < 10:
         time.sleep(0.05)
     assert time.perf_counter() - start < 3.0, client.run(running_calls)
+
+
+def test_a_new_client_finds_the_collection_open_on_the_workers(client, library):
+    """The collections a search opened on the workers stay open for the next client's
+    searches (a new `gedkit search --scheduler` each time reopened the whole collection)."""
+    from gedkit.cluster_direct import run_direct
+    from gedkit.search.distributed import source_of
+
+    coll, queries = library
+    with distributed.Client(client.scheduler.address) as first:
+        coll.range(queries=queries, tau=1, client=first, **SEARCH)
+
+    def kept(shared):
+        import gedkit.search.distributed as remote
+
+        return list(getattr(remote._LOCAL, "kept", {}))
+
+    with distributed.Client(client.scheduler.address) as second:
+        got: list = []
+        run_direct(second, kept, None, iter([(k, ()) for k in range(2)]),
+                   lambda key, value, error: got.append(value), 2)
+    assert [source_of(coll).token in tokens for tokens in got] == [True, True]
