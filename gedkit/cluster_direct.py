@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import itertools
 import pickle
 import queue
@@ -196,11 +197,15 @@ def runners(client: Any) -> dict[str, _Held]:
                 key = f"gedkit-runner-{uuid.uuid4().hex}"
                 making[address] = client.submit(Runner, key, key=key, actor=True,
                                                 workers=[address], allow_other_workers=False)
+        if making:
+            from distributed import wait
+
+            with contextlib.suppress(TimeoutError):
+                wait(list(making.values()), timeout=_MAKE_TIMEOUT)
         for address, future in making.items():
-            try:
-                held[address] = _Held(future, future.result(timeout=_MAKE_TIMEOUT),
-                                      max(1, nthreads[address]))
-            except Exception:  # lost, or too busy to start one: the job goes on without it
+            if future.status == "finished":
+                held[address] = _Held(future, future.result(), max(1, nthreads[address]))
+            else:  # lost, or too busy to start one in time: the job goes on without it
                 future.cancel()
         return held
 
@@ -214,8 +219,14 @@ def run_direct(client: Any, function: Callable, shared: Any, tasks: Iterator[tup
     with that name ran (a shard a worker has opened), in this job or an earlier one of the
     client's: it goes to that worker when one of its threads is free, else to another. A task
     whose call failed (its worker lost) runs on another runner, up to :data:`_RESEND_TRIES`
-    times; then ``done`` gets the failure."""
+    times; then ``done`` gets the failure. Where no worker starts a runner within
+    :data:`_MAKE_TIMEOUT` seconds, the tasks go to the scheduler as Dask tasks."""
     held = dict(runners(client))
+    if not held:  # no worker started a runner in time: as Dask tasks, which wait for one
+        from gedkit.cluster import run_tasks
+
+        return run_tasks(client, functools.partial(_as_task, function), shared, tasks, done,
+                         window)
     homes = _HOMES.setdefault(client, {})
     blob = _OnePickle(shared).blob
     token = uuid.uuid4().hex
@@ -284,6 +295,15 @@ def run_direct(client: Any, function: Callable, shared: Any, tasks: Iterator[tup
         for address in sent & held.keys():  # its bytes freed; after Ctrl-C, its tasks stopped
             with contextlib.suppress(Exception):
                 held[address].actor.end(token, bool(running))
+
+
+def _as_task(function: Callable, shared: Any, *args: Any) -> Any:
+    """``function(shared, *args)`` as a Dask task, stopped as a runner's task is stopped
+    (here: once Dask cancels the task or its client goes away)."""
+    from gedkit.cluster import stop_when_cancelled
+
+    with stop_when_cancelled():
+        return function(shared, *args)
 
 
 async def _relay(call: Any, ident: int, answers: queue.SimpleQueue) -> None:

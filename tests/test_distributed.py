@@ -766,3 +766,23 @@ def test_a_new_client_finds_the_collection_open_on_the_workers(client, library):
         run_direct(second, kept, None, iter([(k, ()) for k in range(2)]),
                    lambda key, value, error: got.append(value), 2)
     assert [source_of(coll).token in tokens for tokens in got] == [True, True]
+
+
+def test_without_runners_the_search_runs_as_dask_tasks(client, library, monkeypatch):
+    """Where no worker starts gedkit's runner in time (all busy), the search's tasks go to
+    the scheduler as Dask tasks and answer the same."""
+    import gedkit.cluster
+    import gedkit.cluster_direct
+
+    coll, queries = library
+    scheduled = []
+    real = gedkit.cluster.run_tasks
+    monkeypatch.setattr(gedkit.cluster_direct, "runners", lambda client: {})
+    monkeypatch.setattr(gedkit.cluster, "run_tasks",
+                        lambda *args: scheduled.append(True) or real(*args))
+    for search, value in (("range", 2), ("knn", 3)):
+        run = getattr(coll, search)
+        remote = run(queries=queries, **{_PARAMETER[search]: value}, client=client, **SEARCH)
+        assert answers(remote) == answers(run(queries=queries, **{_PARAMETER[search]: value},
+                                              **SEARCH))
+    assert scheduled == [True, True]
