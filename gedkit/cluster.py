@@ -255,9 +255,19 @@ class _Pickled:
         return _Pickled, (self.blob,)
 
     def get(self) -> Any:
+        """The value; a :class:`ClusterError` where this worker cannot unpickle it (every
+        task of the job would fail alike: a cost function from a module only the client
+        has)."""
         with self._unpickling:
             if self.value is _Pickled:  # (not yet unpickled)
-                self.value = pickle.loads(self.blob)
+                try:
+                    self.value = pickle.loads(self.blob)
+                except Exception as exc:
+                    from gedkit.pairwise import _reason
+
+                    raise ClusterError(
+                        f"a Dask worker cannot load the job: {_reason(exc)} (the workers "
+                        "need every module its graphs and cost model come from)") from None
             return self.value
 
 

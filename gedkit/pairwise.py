@@ -52,7 +52,7 @@ from gedkit.budget import (
     interruptible,
     solve_within,
 )
-from gedkit.errors import GedkitError, GraphError, OptionError, counted
+from gedkit.errors import ClusterError, GedkitError, GraphError, OptionError, counted
 from gedkit.workers import resolve_jobs
 
 if TYPE_CHECKING:
@@ -982,6 +982,8 @@ def _run_dask(worker: _PairSolver, chunks: deque, client: Any, parallel: int,
     from gedkit.cluster import run_tasks
 
     def done(chunk: list[tuple[int, int]], entries: Any, error: BaseException | None) -> None:
+        if isinstance(error, ClusterError):  # no task of the job can run (pairs done kept)
+            raise error
         if error is not None:
             reason = f"its Dask task failed: {_reason(error)}"
             entries = [_Entry.failed(reason)] * len(chunk)

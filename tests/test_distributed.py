@@ -786,3 +786,22 @@ def test_without_runners_the_search_runs_as_dask_tasks(client, library, monkeypa
         assert answers(remote) == answers(run(queries=queries, **{_PARAMETER[search]: value},
                                               **SEARCH))
     assert scheduled == [True, True]
+
+
+def test_a_job_the_workers_cannot_load_is_one_error(client, graphs, library, tmp_path,
+                                                    monkeypatch):
+    """A cost function from a module only this process has: every task would fail alike, so
+    the job stops at the first with one line saying why (every pair of the matrix failed,
+    each with Dask's traceback text, and the call returned as if it had run)."""
+    (tmp_path / "only_here_costs.py").write_text(
+        "def node_sub(a, b):\n    return float(a != b)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import only_here_costs
+
+    costs = gedkit.costs.custom(node_sub=only_here_costs.node_sub)
+    cannot = r"^a Dask worker cannot load the job: .*No module named 'only_here_costs'"
+    with pytest.raises(ClusterError, match=cannot):
+        gedkit.pairwise(graphs[:4], costs=costs, client=client, progress=False)
+    coll, queries = library
+    with pytest.raises(ClusterError, match=cannot):
+        coll.range(queries=queries[:2], tau=1, costs=costs, client=client, **SEARCH)

@@ -40,7 +40,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from gedkit.errors import GedkitError, OptionError
+from gedkit.errors import ClusterError, GedkitError, OptionError
 from gedkit.numeric import tolerance
 from gedkit.search.parallel import QUERIES_PER_TASK, TASKS_PER_WORKER, query_batches, range_batches
 from gedkit.search.result import SearchResult
@@ -239,6 +239,8 @@ def search(coll, kind: str, graphs: list, parameter: float, model: Any, verify: 
             yield batch, (parts[k], batch, [None] * len(batch), [None] * len(batch))
 
     def done(batch: list, answers: Any, error: BaseException | None) -> None:
+        if isinstance(error, ClusterError):  # (the workers cannot load the job)
+            raise error
         if error is not None:
             from gedkit.pairwise import _reason
 
