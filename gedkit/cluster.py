@@ -119,6 +119,9 @@ def connect(address: str) -> Any:
         why = f"nothing answered as a Dask scheduler within {CONNECT_TIMEOUT:g} s"
     elif isinstance(exc, OSError | TimeoutError | ValueError):
         why = _said(exc)
+    elif isinstance(exc, TypeError) and "ssl_context" in str(exc):  # (Dask's words for it)
+        why = ("a tls:// address needs Dask's TLS settings: the CA file, and this client's "
+               "certificate and key (distributed.comm.tls.* in Dask's configuration)")
     else:  # not Dask's protocol that answered
         why = f"what answers there does not speak Dask's protocol ({type(exc).__name__})"
     raise GedkitError(f"cannot reach the Dask scheduler at {address}: {why} (a scheduler "

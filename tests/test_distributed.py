@@ -203,6 +203,16 @@ def test_a_scheduler_address_nothing_listens_at_is_told_at_once(monkeypatch):
         connect(f"tcp://127.0.0.1:{port}")
 
 
+def test_a_tls_address_without_tls_settings_says_what_is_missing():
+    """A tls:// scheduler without Dask's TLS settings: the one line names them (it said that
+    what answers there does not speak Dask's protocol)."""
+    import gedkit.cluster as cluster
+
+    with pytest.raises(gedkit.GedkitError, match=r"^cannot reach the Dask scheduler at "
+                       r"tls://127\.0\.0\.1:1: a tls:// address needs Dask's TLS settings"):
+        cluster.connect("tls://127.0.0.1:1")
+
+
 def test_an_address_that_does_not_answer_as_dask_is_told_in_one_line(tmp_path):
     """A server that sends its own greeting (ssh: Dask's reader then tried to allocate
     exabytes, a traceback) and one that accepts and never answers (Dask's handshake waited 5
