@@ -883,7 +883,7 @@ class _Worker:
 def _run_pool(worker, chunks: deque, jobs: int, context, gather: _Gather,
               shown: _Progress) -> bool:
     """Feed ``chunks`` to ``jobs`` worker processes, replacing any that dies or outgrows its
-    share of memory; its pair in progress becomes a failed entry.
+    share of memory (:func:`_replacement`); its pair in progress becomes a failed entry.
 
     The parent looks at the workers at most every _GATHER_EVERY seconds (their entries wait
     in the pipes meanwhile): woken by every entry it took ~180 µs of a core per 1.5 ms pair,
@@ -892,17 +892,22 @@ def _run_pool(worker, chunks: deque, jobs: int, context, gather: _Gather,
 
     limit = _worker_memory_limit(jobs)
     workers: list[_Worker] = []
+    missing = 0  # workers that ended and could not be replaced yet (no fork was safe)
+    ended: list[_Worker] = []  # those of this look
     finished = False
     looked = 0.0  # when the parent last looked at the workers' memory and progress
     try:
         workers = [_Worker(context, worker) for _ in range(jobs)]
         forked()  # other threads may enter collection calls again
         while True:
+            if missing and (new := _replacement(context, worker)) is not None:
+                workers.append(new)
+                missing -= 1
             for w in workers:
                 while chunks and w.wants_work():
                     w.give(chunks.popleft())
             busy = [w for w in workers if w.busy]
-            if not busy:
+            if not busy and not chunks:
                 finished = True
                 return False
             multiprocessing.connection.wait(
@@ -931,7 +936,15 @@ def _run_pool(worker, chunks: deque, jobs: int, context, gather: _Gather,
                     if w.queue:
                         chunks.appendleft(list(w.queue))
                 w.stop(wait=False)
-                workers[k] = _Worker(context, worker)
+                new = _replacement(context, worker)
+                if new is None:
+                    missing += 1
+                    ended.append(w)
+                else:
+                    workers[k] = new
+            if ended:
+                workers = [w for w in workers if w not in ended]
+                ended.clear()
             if finished_chunk:
                 gather.chunk_done()
             if look:
@@ -945,6 +958,20 @@ def _run_pool(worker, chunks: deque, jobs: int, context, gather: _Gather,
         for w in workers:
             w.stop(wait=finished)
         gather.chunk_done()
+
+
+def _replacement(context, worker) -> _Worker | None:
+    """A new worker in place of one that ended, where a fork is safe now; None where not
+    (another thread is inside a collection's call: a worker forked then could wait for ever
+    on a lock it copied held), and the job goes on with the others until one is."""
+    from gedkit.workers import fork_is_safe, forked
+
+    if not fork_is_safe(claim=True):
+        return None
+    try:
+        return _Worker(context, worker)
+    finally:
+        forked()
 
 
 def _hand_over(w: _Worker, gather: _Gather) -> None:

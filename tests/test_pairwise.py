@@ -246,6 +246,52 @@ def test_a_dying_worker_fails_only_its_pair(graphs):
     assert_failed_where(m, [1], expected(labelled, labelled), "exited with status 3")
 
 
+def test_a_dying_worker_is_replaced_only_where_a_fork_is_safe(tmp_path, monkeypatch):
+    """While another thread is inside a collection's call (SQLite's locks held), a worker
+    that died is not replaced by a fork (the new one could wait for ever on a copied lock):
+    the job goes on with the other one and is whole."""
+    import threading
+    import time
+
+    from gedkit import workers
+
+    marker = tmp_path / "died"
+
+    def die_once():
+        if not marker.exists():
+            marker.touch()
+            os._exit(3)
+
+    labelled = [gedkit.Graph({0: k, 1: 9}, [(0, 1)], name=f"h{k}") for k in range(4)]
+    made = []
+    real = pairwise_module._Worker
+
+    def counted(*args):
+        made.append(True)
+        return real(*args)
+
+    monkeypatch.setattr(pairwise_module, "_Worker", counted)
+    release = threading.Event()
+
+    def hold():  # from the moment both workers are forked until the job is over
+        while len(made) < 2:
+            time.sleep(0.001)
+        with workers.inside():
+            release.wait()
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        m = gedkit.pairwise(labelled, costs=failing_on(1, action=die_once), n_jobs=2,
+                            chunk_size=2, **EXACT)
+    finally:
+        release.set()
+        holder.join()
+    assert marker.exists() and len(made) == 2
+    assert_failed_where(m, [1], expected(labelled, labelled), "")
+    assert any("exited with status 3" in reason for reason in m.errors.values())
+
+
 def test_a_chunk_given_to_a_worker_that_has_just_died_is_not_an_error(graphs):
     # a worker is given its next chunk while still busy, so it may die just before: the
     # send must not raise; the pool sees the death by the worker's sentinel
