@@ -43,6 +43,7 @@ from typing import Any
 
 from gedkit.errors import GedkitError, Words
 from gedkit.graph import label_key
+from gedkit.workers import inside
 
 _ANOTHER = Words("give another out= path", "give another --out file")
 
@@ -50,6 +51,7 @@ __all__ = ["FORMAT", "PairStore", "fingerprint", "job_header"]
 
 FORMAT = "gedkit-pairwise/1"
 DONE = ("optimal", "bounded")  # a pair with one of these statuses is not solved again
+_READ_ROWS = 10_000  # pairs done read at a time from a file resumed
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS job (
@@ -140,11 +142,13 @@ class PairStore:
         self.path = Path(path)
         self._rows: list[tuple] = []
         try:
-            self.db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+            with inside():
+                self.db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
         except sqlite3.Error as exc:
             raise GedkitError(f"cannot open pairwise results file {self.path}: {exc}") from None
         try:
-            self._open(header)
+            with inside():
+                self._open(header)
         except sqlite3.DatabaseError as exc:
             self.db.close()
             if _cannot_write(exc):
@@ -220,10 +224,17 @@ class PairStore:
     def done(self) -> Iterator[tuple]:
         """``(i, j, lower, upper, time, status, node_map, stopped)`` of every pair not to
         solve again."""
-        yield from self.db.execute(
-            "SELECT i, j, lower, upper, time, status, node_map, stopped FROM pairs "
-            f"WHERE status IN ({', '.join('?' * len(DONE))}) ORDER BY i, j", DONE
-        )
+        with inside():
+            cursor = self.db.execute(
+                "SELECT i, j, lower, upper, time, status, node_map, stopped FROM pairs "
+                f"WHERE status IN ({', '.join('?' * len(DONE))}) ORDER BY i, j", DONE
+            )
+        while True:
+            with inside():  # (not between reads: the caller may fork its workers then)
+                rows = cursor.fetchmany(_READ_ROWS)
+            if not rows:
+                return
+            yield from rows
 
     def add(self, i: int, j: int, lower: float, upper: float, time: float, status: str,
             error: str | None, node_map: bytes | None, method: str,
@@ -240,7 +251,7 @@ class PairStore:
             return
         rows, self._rows = self._rows, []
         try:
-            with self.db:  # BEGIN ... COMMIT (rolled back on error)
+            with inside(), self.db:  # BEGIN ... COMMIT (rolled back on error)
                 self.db.execute("BEGIN")
                 self.db.executemany(
                     "INSERT OR REPLACE INTO pairs "
@@ -255,7 +266,8 @@ class PairStore:
         try:
             self.commit()
         finally:
-            self.db.close()
+            with inside():
+                self.db.close()
 
 
 #: marks a cost model whose functions cannot be checked to be the same on resume

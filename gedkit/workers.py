@@ -95,8 +95,8 @@ _FORKER: list[int | None] = [None]  # the thread that claimed the next fork, if 
 
 
 class inside:
-    """Marks the thread as inside a call that holds SQLite (a collection's) until it
-    returns (see :func:`fork_is_safe`)."""
+    """Marks the thread as inside a call that holds SQLite (a collection's, a pairwise
+    results file's) until it returns (see :func:`fork_is_safe`)."""
 
     __slots__ = ()
 

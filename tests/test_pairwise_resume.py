@@ -516,3 +516,54 @@ def test_with_no_time_limit_the_table_does_not_suggest_more_time(capsys):
     assert result.counts()["bounded"] == 1
     table = _table(result, ["a", "b"], ["a", "b"])
     assert "--timeout S" not in table and "--memory M proves more" in table
+
+
+def test_no_worker_is_forked_while_another_thread_writes_a_results_file(tmp_path):
+    """A results file's SQLite calls count as a collection's do: while one thread commits
+    its pairs, another thread's pairwise or search forks no worker (it would copy SQLite's
+    locks held)."""
+    import threading
+
+    from gedkit.pairwise_store import PairStore
+    from gedkit.workers import fork_is_safe
+
+    writing, release = threading.Event(), threading.Event()
+
+    class Slow:  # the connection, its write held until released
+        def __init__(self, db):
+            self.db = db
+
+        def __enter__(self):
+            return self.db.__enter__()
+
+        def __exit__(self, *exc):
+            return self.db.__exit__(*exc)
+
+        def execute(self, *args):
+            return self.db.execute(*args)
+
+        def executemany(self, *args):
+            writing.set()
+            release.wait(30)
+            return self.db.executemany(*args)
+
+        def close(self):
+            self.db.close()
+
+    def write():  # (SQLite's connection belongs to the thread that opened it)
+        store = PairStore(tmp_path / "pairs.sqlite", {"job": 1})
+        store.db = Slow(store.db)
+        store.add(0, 1, 1.0, 1.0, 0.01, "optimal", None, None, "exact")
+        store.close()
+
+    committing = threading.Thread(target=write)
+    committing.start()
+    try:
+        assert writing.wait(30)
+        assert not fork_is_safe()
+    finally:
+        release.set()
+        committing.join()
+    assert fork_is_safe()
+    assert [row[:2] for row in PairStore(tmp_path / "pairs.sqlite", {"job": 1}).done()] == [
+        (0, 1)]
