@@ -104,6 +104,38 @@ def test_memory_cap_degrades_to_depth_first_and_stays_exact():
     assert checked > 0  # the cap really was hit on some pairs
 
 
+def test_a_bound_proven_elsewhere_floors_the_continued_search():
+    """A* handed a lower bound mid-search (auto's program proves one) raises its open states'
+    bounds to it, keeps its heap in order (smaller bound, then deeper) and still proves the
+    distance: the bound is valid for every state, whatever its own."""
+    from gedkit.solvers.exact.tree_search import TreeSearch
+
+    rng = np.random.default_rng(5)
+    floored = 0
+    for _ in range(10):
+        g1, g2 = random_graph(rng, 9, p=0.4, n_labels=2), random_graph(rng, 10, p=0.4, n_labels=2)
+        p = costs.uniform().compile(g1, g2)
+        distance = search(p, Budget(), depth_first=False, method="astar").distance
+        run = TreeSearch(p, depth_first=False, method="astar")
+        run._start()
+        run.chunk = 3  # a few expansions, then the budget is spent: a frontier to floor
+        run.run(Budget(timeout=1e-6))
+        kernel, frontier = run.kernel, run.frontier
+        live = frontier.heap[: int(run.ctl[kernel.HEAP])]
+        below = len(live) > 0 and frontier.f[live].min() < distance
+        run.offer(None, distance)
+        live = frontier.heap[: int(run.ctl[kernel.HEAP])]
+        f, depth = frontier.f[live], frontier.depth[live]
+        assert (f >= distance).all()
+        for child in range(1, len(live)):  # every state after its heap parent
+            parent = (child - 1) // 2
+            assert (f[parent], -depth[parent]) <= (f[child], -depth[child])
+        floored += below
+        r = run.run(Budget())
+        assert r.optimal and r.distance == distance
+    assert floored > 0  # some frontiers really were below the bound
+
+
 def test_bad_bound_option_is_rejected():
     with pytest.raises(gedkit.OptionError, match="bound must be one of"):
         get_solver("astar", bound="magic")

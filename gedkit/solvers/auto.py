@@ -12,8 +12,10 @@ from the best map (an anytime dive to better maps), then the integer program on
 HiGHS where its model fits the budget (its linear relaxation bounds molecules of 30-60 atoms far
 better than the search does, and its branch and bound often finds better maps there), the
 learned solver ``gelato`` on the largest pairs, and last exact search seeded with the best map
-and bound found so far. It stops the moment the bounds meet, and always returns the best bounds,
-the map realising the upper bound, and which stage found it.
+and bound found so far (the probe's frontier floored at that bound: the states under it then
+tie and the deepest goes first, so the search dives to maps at once; over the 40 held-out pairs
+at 2 s the answers summed 1,370 against 1,396). It stops the moment the bounds meet, and always
+returns the best bounds, the map realising the upper bound, and which stage found it.
 
 The learned stage runs only where it measurably helps and can do no harm: pairs of at least
 ``LEARNED_FROM_NODES`` nodes (smaller ones are solved or nearly so by the stages around it),
