@@ -6,8 +6,8 @@ of 100 queries over 100,000 molecules takes ~0.25 s a worker, so those waits wer
 it. :func:`run_direct` keeps :func:`gedkit.cluster.run_tasks`'s contract but calls a
 :class:`Runner` on each worker (a Dask actor, made once per client and worker and kept): a call
 and its answer take ~2-3 ms. What every task shares reaches each runner once, as bytes, with
-the first task it runs; the runner keeps it until the job ends. A runner runs tasks in threads
-of its own, as many as its worker has.
+the first task it runs; the runner keeps it until the job ends. The runners of a worker run
+tasks in threads of their own, as many as the worker has, kept for the worker's life.
 
 What the scheduler did for tasks is done here: a task whose call fails (its worker lost, its
 runner gone) runs again on another runner; Ctrl-C or an error here stops the job's running
@@ -25,6 +25,7 @@ import itertools
 import pickle
 import queue
 import threading
+import time
 import uuid
 import weakref
 from collections.abc import Callable, Hashable, Iterator
@@ -106,7 +107,7 @@ class Runner:
         def watch() -> None:
             actors = self._worker.state.actors
             while self._key in actors and self._worker.status.name not in _GONE:
-                threading.Event().wait(_RELEASE_CHECK)
+                time.sleep(_RELEASE_CHECK)
             with self._lock:
                 jobs, self._jobs = list(self._jobs.values()), {}
             for _, stop in jobs:
@@ -173,7 +174,7 @@ class _Held:
     slots: int
 
 
-# each client's runners by worker address, and the worker each affinity's tasks last went to
+# each client's runners by worker address, and the worker each affinity's first task went to
 _RUNNERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _HOMES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _MAKING = threading.Lock()
@@ -204,7 +205,12 @@ def runners(client: Any) -> dict[str, _Held]:
                 wait(list(making.values()), timeout=_MAKE_TIMEOUT)
         for address, future in making.items():
             if future.status == "finished":
-                held[address] = _Held(future, future.result(), max(1, nthreads[address]))
+                # the actor's proxy binds itself to the process's current client as it is
+                # unpickled: made while another client was current (a `with Client(...)`
+                # block), its calls went through that one, and waited for ever once it closed
+                with client.as_current():
+                    actor = future.result()
+                held[address] = _Held(future, actor, max(1, nthreads[address]))
             else:  # lost, or too busy to start one in time: the job goes on without it
                 future.cancel()
         return held
@@ -280,7 +286,8 @@ def run_direct(client: Any, function: Callable, shared: Any, tasks: Iterator[tup
             if failure is not None:  # the worker or its runner is gone: not one to use again
                 free.pop(address, None)
                 held.pop(address, None)
-                _RUNNERS.get(client, {}).pop(address, None)
+                with _MAKING:
+                    _RUNNERS.get(client, {}).pop(address, None)
                 if tries < _RESEND_TRIES and (free or _replace(client, held, free)):
                     again.append((key, args, tries + 1))
                 else:

@@ -815,3 +815,27 @@ def test_a_job_the_workers_cannot_load_is_one_error(client, graphs, library, tmp
     coll, queries = library
     with pytest.raises(ClusterError, match=cannot):
         coll.range(queries=queries[:2], tau=1, costs=costs, client=client, **SEARCH)
+
+
+def test_a_search_after_another_client_of_this_process_closed(client, library):
+    """The runners are bound to the client that made them, not to whichever client of the
+    process was current then: one made while another client was the newest waited for ever
+    once that other one closed (its event loop gone)."""
+    import threading
+
+    import gedkit.cluster_direct
+
+    coll, queries = library
+    gedkit.cluster_direct._RUNNERS.pop(client, None)  # made anew below
+    with distributed.Client(client.scheduler.address) as other:  # the current client
+        first = coll.range(queries=queries, tau=1, client=client, **SEARCH)
+    # (Dask's actor proxies bind to the current client as they are unpickled; through the
+    # closed one, a call waited for ever on its stopped event loop in one full test run)
+    bound = {id(h.actor._client) for h in gedkit.cluster_direct._RUNNERS[client].values()}
+    assert bound == {id(client)} and id(other) not in bound
+    done: list = []
+    search = threading.Thread(target=lambda: done.append(
+        coll.range(queries=queries, tau=1, client=client, **SEARCH)), daemon=True)
+    search.start()
+    search.join(60)
+    assert done and answers(done[0]) == answers(first)

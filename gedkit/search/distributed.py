@@ -21,7 +21,7 @@ shards answered so far, and its shard searches only for graphs that beat it. The
 of all shards are the k best of the collection, so the answer equals a search of the whole
 collection's, ties included; what differs is only how much each shard verifies.
 
-A task goes to the worker that last searched its shard where that worker has a free thread
+A task goes to the worker that first searched its shard where that worker has a free thread
 (it has the shard open). A worker that is lost has its tasks run again on another; a task that
 fails (every worker it ran on was lost, or it raised) fails the search with one line.
 """
@@ -150,7 +150,7 @@ def _answers(job: Job, shard: tuple[int, int], batch: list[int], bounds: list,
     merges (kNN: each scan within its query's ``seconds`` left, None for no limit); cut
     short (solves expire, no further query starts) once the job is stopped (Ctrl-C on the
     client, or the client gone: :mod:`gedkit.cluster_direct`)."""
-    batch = [job.graphs[i] for i in batch]
+    graphs = [job.graphs[i] for i in batch]
     try:
         view = _shard(job.source, *shard)
     except (GedkitError, OSError) as err:
@@ -158,16 +158,16 @@ def _answers(job: Job, shard: tuple[int, int], batch: list[int], bounds: list,
         raise GedkitError(f"a Dask worker cannot open {where} ({' '.join(str(err).split())}); "
                           "the workers must see the collection file at the same path") from None
     if job.kind in ("range", "mces_range"):
-        return range_answers(view, job.kind, batch, job.parameter, job.model, job.verify)
+        return range_answers(view, job.kind, graphs, job.parameter, job.model, job.verify)
     if job.kind == "knn":
         from gedkit.search.ged_search import knn_scan
 
         return list(until_interrupted(
             knn_scan(view, g, int(job.parameter), job.model, _with_seconds(job.verify, left),
                      None, bound)
-            for g, bound, left in zip(batch, bounds, seconds, strict=True)))
+            for g, bound, left in zip(graphs, bounds, seconds, strict=True)))
     return list(until_interrupted(_mces_knn_task(view, job, g, floor, left)
-                                   for g, floor, left in zip(batch, bounds, seconds,
+                                   for g, floor, left in zip(graphs, bounds, seconds,
                                                              strict=True)))
 
 

@@ -60,8 +60,8 @@ def shard_of(store: Store, sig: Signatures, part: int, parts: int,
 
 
 def until_interrupted(answers: Iterator) -> Iterator:
-    """``answers`` one by one, none started once the call is interrupted (Ctrl-C, or a Dask
-    task cancelled: :func:`gedkit.cluster.stop_when_cancelled`)."""
+    """``answers`` one by one, none started once the call is interrupted (Ctrl-C, or its Dask
+    job stopped: :mod:`gedkit.cluster_direct`)."""
     from gedkit.budget import interrupted
 
     for answer in answers:
