@@ -209,6 +209,9 @@ class Store:
 
     def _load(self) -> None:
         """Read the file's metadata and vocabularies (again)."""
+        # the version first: a batch another process commits while these are read shows as a
+        # change at the next look (read after them, it was taken for seen, its labels unread)
+        version = self._data_version()
         self.meta = dict(self.conn.execute("SELECT key, value FROM meta"))
         if self.meta.get("format") != FORMAT:
             raise FormatError(f"{self.where} is an SQLite file but not a gedkit collection")
@@ -237,7 +240,7 @@ class Store:
                 v.ordinal(*_key_value(kind, key))
             except (TypeError, ValueError, IndexError):
                 raise FormatError(f"{self.where}: the label vocabulary is damaged") from None
-        self._version = self._data_version()
+        self._version = version
         self._numbered: tuple | bool | None = None  # see _id_table
 
     def _data_version(self) -> int:
@@ -508,6 +511,11 @@ class Store:
                 block = Signatures.build(rowids, [s for s, _ in both])
                 cur.execute("INSERT INTO blocks (data) VALUES (?)", (block.to_bytes(),))
                 cur.execute("UPDATE meta SET value = ? WHERE key = 'next_id'", (str(next_id),))
+                # read under the write lock: no other writer can commit before ours, and ours
+                # does not change it (read after the commit, another process's batch
+                # committed in between was taken for seen, its labels unread, and the next
+                # batch gave their ordinals again: "UNIQUE constraint failed")
+                version = self._data_version()
         except BaseException as err:
             for kind, v in self.vocab.items():
                 v.forget(min(sizes[kind], len(v)))
@@ -518,7 +526,7 @@ class Store:
                 raise GedkitError(f"{self.where}: cannot write ({err})") from None
             raise
         self.meta["next_id"] = str(next_id)
-        self._version = self._data_version()  # its own commit is not another's
+        self._version = version  # its own commit is not another's
 
     def _signed(self, graphs: list[Graph]) -> tuple[dict[str, list], list]:
         """The labels ``graphs`` add to the vocabulary, and each graph's signature and
