@@ -184,6 +184,10 @@ def runners(client: Any) -> dict[str, _Held]:
     """``client``'s runners, one per worker of its cluster (made for the workers that have
     none; those lost forgotten); after waiting for a first worker where there is none."""
     with _MAKING:
+        # (a held runner's future holds its client: closed clients would stay here for ever)
+        for closed in [c for c in _RUNNERS if c.status == "closed"]:
+            del _RUNNERS[closed]
+            _HOMES.pop(closed, None)
         held = _RUNNERS.setdefault(client, {})
         nthreads = client.nthreads()
         if not nthreads:

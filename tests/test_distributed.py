@@ -759,6 +759,7 @@ def test_an_error_here_stops_the_jobs_running_tasks(client):
 def test_a_new_client_finds_the_collection_open_on_the_workers(client, library):
     """The collections a search opened on the workers stay open for the next client's
     searches (a new `gedkit search --scheduler` each time reopened the whole collection)."""
+    import gedkit.cluster_direct
     from gedkit.cluster_direct import run_direct
     from gedkit.search.distributed import source_of
 
@@ -775,6 +776,8 @@ def test_a_new_client_finds_the_collection_open_on_the_workers(client, library):
         got: list = []
         run_direct(second, kept, None, iter([(k, ()) for k in range(2)]),
                    lambda key, value, error: got.append(value), 2)
+        # (the closed client's runners are forgotten here, not kept for ever)
+        assert first not in gedkit.cluster_direct._RUNNERS
     assert [source_of(coll).token in tokens for tokens in got] == [True, True]
 
 
