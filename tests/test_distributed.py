@@ -705,7 +705,7 @@ def test_a_search_whose_client_is_killed_frees_the_workers(client, tmp_path):
         assert client.submit(int, 7, pure=False, workers=[worker]).result(timeout=120) == 7
 
 
-def test_a_task_goes_where_its_shard_was_searched_last(client):
+def test_a_task_goes_where_its_shard_was_first_searched(client):
     """Tasks of one affinity (a shard) go to the worker that ran its first task, job after
     job (it has the shard open), and the two shards' tasks to both workers."""
     from gedkit.cluster_direct import run_direct

@@ -255,7 +255,7 @@ def search(coll, kind: str, graphs: list, parameter: float, model: Any, verify: 
     # while a thread idles (100 queries over 1.58 M molecules, 5 tasks of which 2 take the
     # rest of each shard: 0.43-0.85 s with a third task queued, 0.42-0.46 s without)
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C: the queries answered so far
-        # a task goes to the worker that searched its shard last (it has the shard open)
+        # a task goes to the worker that first searched its shard (it has the shard open)
         run_direct(client, _answers, job, generate(), done, parallel,
                    affinity=lambda args: (job.source.token, args[0]))
     return merger.results(coll, graphs)
