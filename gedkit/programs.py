@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # HiGHS and SciPy load when a program is built, not when gedk
     import scipy.sparse as sp
 
 __all__ = ["GAP", "MatchingProgram", "assemble", "drain", "new_highs", "program_fits",
-           "solve_program", "still_running"]
+           "run_within", "solve_program", "still_running"]
 
 #: the relative gap HiGHS solves a program to (its default, 1e-4, could stop short)
 GAP = 1e-6
@@ -224,14 +224,14 @@ def solve_program(
     found = _Found(n_cols)
     if integer:
         h.cbMipImprovingSolution += found.improved
-    if not _run(h, deadline):
+    if not run_within(h, deadline):
         return found, found.values
     if h.getInfo().primal_solution_status != highspy.SolutionStatus.kSolutionStatusFeasible:
         return h, None
     return h, np.asarray(h.getSolution().col_value)
 
 
-def _run(h: highspy.Highs, deadline: float) -> bool:
+def run_within(h: highspy.Highs, deadline: float) -> bool:
     """``h.run()`` in HiGHS's own thread while this one watches: a Ctrl-C (see
     :func:`gedkit.budget.interruptible`) or a solve past its ``deadline`` (a
     ``time.perf_counter()`` value; HiGHS checks its clock only now and then) cancels it, and
@@ -263,21 +263,22 @@ def _run(h: highspy.Highs, deadline: float) -> bool:
 
 
 def _solve(h: highspy.Highs) -> None:
-    """HiGHS's solve, in the thread :func:`_run` watches (as highspy's own thread runs it)."""
+    """HiGHS's solve, in the thread :func:`run_within` watches (as highspy's own thread
+    runs it)."""
     from highspy.highs import _Highs
 
     _Highs.run(h)
     _Highs.resetThreadScheduler(False)
 
 
-#: seconds a cancelled solve may take to stop before it is left running (see :func:`_run`)
+#: seconds a cancelled solve may take to stop before it is left running (see :func:`run_within`)
 _ABANDON = 0.05
 #: (solver, its thread) of the solves left running past their limit: kept alive until they stop
 _DRAINING: list = []
 
 
 def still_running() -> bool:
-    """Whether a solve left running past its limit (see :func:`_run`) has not stopped yet."""
+    """Whether a solve left running past its limit (see :func:`run_within`) has not stopped yet."""
     return any(thread.is_alive() for _, thread in _DRAINING)
 
 
@@ -305,7 +306,7 @@ os.register_at_fork(after_in_child=_after_fork)
 
 class _Found:
     """What a branch and bound has found so far, kept as it goes (HiGHS's callback on each
-    better solution, from its thread); it stands for the solver :func:`_run` left running,
+    better solution, from its thread); it stands for the solver :func:`run_within` left running,
     whose own answer cannot be read: interrupted, with the last solution and dual bound it
     reported (what callers read of a solver stopped by its time limit)."""
 

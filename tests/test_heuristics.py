@@ -15,8 +15,9 @@ from gedkit import Graph, OptionError, costs
 from gedkit._kernels.local_search import move_delta
 from gedkit._kernels.quadratic import quadratic_product
 from gedkit.solvers import Budget, get_solver
+from gedkit.solvers.heuristics.branch_classes import branch_classes_bound
 from gedkit.solvers.heuristics.ipfp import assignment_matrix
-from gedkit.solvers.heuristics.lsape import edge_costs, neighbours
+from gedkit.solvers.heuristics.lsape import branch_assignment, edge_costs, neighbours
 
 METHODS = ["node", "bipartite", "branch", "branch_fast", "star", "ipfp", "refine", "bp_beam"]
 IMPROVERS = ["ipfp", "refine", "bp_beam"]  # start from the bipartite map
@@ -85,6 +86,38 @@ def test_branch_fast_never_exceeds_branch():
         assert np.all(edge_costs(p, fast=True) <= edge_costs(p) + 1e-12)
         fast = get_solver("branch_fast").solve(p, Budget())
         assert fast.lower_bound <= get_solver("branch").solve(p, Budget()).lower_bound + 1e-9
+
+
+def test_branch_by_classes_is_branchs_bound():
+    # BRANCH's assignment aggregated over classes of alike nodes: the same value, to rounding,
+    # under unit, constant and random label costs, empty graphs and self-loops included
+    rng = np.random.default_rng(8)
+    pairs = [p for p, _ in _cases()]
+    for trial in range(30):
+        n1, n2 = (int(x) for x in rng.integers(0, 40, 2))
+        g1 = random_graph(rng, n1, p=0.15, n_labels=3)
+        g2 = random_graph(rng, n2, p=0.15, n_labels=3)
+        model = [costs.uniform(), costs.constant(*rng.uniform(0.2, 3, 6)), random_costs(rng)][
+            trial % 3]
+        pairs.append(model.compile(g1, g2))
+    looped = Graph({0: "C", 1: "O"}, [(0, 1, 1), (1, 1, 2)])
+    pairs.append(costs.uniform().compile(looped, Graph({0: "C", 1: "C"}, [(0, 1, 1)])))
+    for p in pairs:
+        bound = branch_classes_bound(p)
+        assert bound == pytest.approx(branch_assignment(p)[1], abs=1e-7)
+
+
+def test_branch_by_classes_declines_what_it_cannot_bound(monkeypatch):
+    from gedkit.solvers.heuristics import branch_classes
+
+    rng = np.random.default_rng(2)
+    g1, g2 = random_graph(rng, 6, p=0.4), random_graph(rng, 7, p=0.4)
+    p = costs.uniform().compile(g1, g2)
+    assert branch_classes_bound(p.constrained(fixed=[(0, 0)])) is None  # rows no longer alike
+    directed = Graph({0: "C", 1: "N"}, [(0, 1)], directed=True)
+    assert branch_classes_bound(costs.uniform().compile(directed, directed)) is None
+    monkeypatch.setattr(branch_classes, "CLASS_CELLS", 4)
+    assert branch_classes_bound(p) is None  # too many classes for its program
 
 
 def test_branch_is_exact_on_isomorphic_graphs():
