@@ -789,12 +789,13 @@ def _run_queries(coll: Collection, run, graphs: list[Graph], parameter, model, v
         pass
     finally:
         # (an answer Ctrl-C cut short was counted as it came: it is no answer)
-        shown.settle(sum(not r.interrupted for r in results))
+        answered = sum(not r.interrupted for r in results)
+        shown.settle(answered)
         shown.close()
-    if len(results) < len(graphs) or any(r.interrupted for r in results):
+    if answered < len(graphs):  # some query not answered, or cut short
         # attributed to the user's line, however deep the search runs
-        warn(InterruptedWarning(f"search interrupted: {sum(not r.interrupted for r in results)}"
-                                f" of {len(graphs)} queries answered"))
+        warn(InterruptedWarning(f"search interrupted: {answered} of {len(graphs)} queries "
+                                "answered"))
     return _one_each(results, graphs, kind_of(run), parameter)
 
 

@@ -176,24 +176,25 @@ class _Checker:
         ``kernel``: whether to try the kernel at all; ``share``: of the time limit, for the
         pairs solved one by one (final whatever they reach)."""
         outs: list[Outcome | None] = [None] * len(rowids)
-        threshold = _within(threshold)
-        if known is not None or (kernel and self.batch is not None):
+        batched = known is not None or (kernel and self.batch is not None)
+        if batched:
             if known is not None:
                 outs = [known.get(r) for r in rowids]
             else:
+                reach = _within(threshold)
                 lower, upper, done = self.batch.run(self.coll._records(np.array(rowids)),
-                                                    threshold, self.verify.timeout,
+                                                    reach, self.verify.timeout,
                                                     retry=retry, depth_first=self.ranged)
-                outs = _outcomes(lower, upper, done, threshold, self.verify.node_map,
-                                 self.ranged)
+                outs = _outcomes(lower, upper, done, reach, self.verify.node_map, self.ranged)
                 self.interrupted = self.interrupted or interrupted_now()
                 if defer and not self.interrupted:
                     for i in np.flatnonzero(~done).tolist():
                         outs[i] = Outcome(float(lower[i]), float(upper[i]), None,
                                           final=False)
-            batched = len(outs) - outs.count(None)
-            self.stages.stats["batched"] = self.stages.stats.get("batched", 0) + batched
         rest = [r for r, o in zip(rowids, outs, strict=True) if o is None]
+        if batched:  # (counted by the rest: outs.count(None) compared each outcome to None)
+            self.stages.stats["batched"] = (self.stages.stats.get("batched", 0) + len(outs)
+                                            - len(rest))
         self.interrupted = self.interrupted or interrupted_now()
         if not rest or self.interrupted:  # the kernel decided them all, or time is up: the
             # rest are not read (decoding thousands of graphs nobody will solve took seconds)
@@ -208,12 +209,13 @@ class _Checker:
         aside = (share is None and defer and kernel and self.batch is None
                  and self.verify.timeout is not None)
         share = PAIR_SHARE if aside else share
+        reach = _within(threshold)
         for i in range(len(rowids)):
             if outs[i] is None and not self.interrupted:
-                outs[i] = out = self.verify(self.query, next(reading), threshold, share)
+                outs[i] = out = self.verify(self.query, next(reading), reach, share)
                 self.interrupted = interrupted_now()
                 if (aside and not out.optimal and not self.interrupted
-                        and (threshold is None or out.lower <= threshold)):
+                        and (reach is None or out.lower <= reach)):
                     out.final = False  # undecided within the share: set aside
             if outs[i] is None:
                 continue  # Ctrl-C or a query's time limit came first (the kernel may have
@@ -564,8 +566,8 @@ def _verified(coll, query: Graph, tau: float, limit: float, rows: np.ndarray, si
     certified = not interrupted and not undecided and all(h.optimal for h in hits)
     if reasons := stopped_counts(kept):
         stages.stats["stopped"] = reasons
-    return SearchResult("range", query.name, tau, hits, undecided, certified,
-                        stats=stages.stats, interrupted=interrupted, timed_out=timed_out)
+    return SearchResult("range", query.name, tau, hits, undecided, certified, [], stages.stats,
+                        interrupted, timed_out)
 
 
 def _undecided(verified: list[Hit], rowids: np.ndarray | None = None,
