@@ -322,7 +322,8 @@ def query_signatures(queries: list[Graph], vocab: dict[str, Vocabulary]) -> Quer
 
     # what is read of each query, kept on it: one lookup a query, its counts for all at once
     parts = [g.cached(_PARTS, _query_parts) for g in queries]
-    counts_of = (np.concatenate([p[0] for p in parts]) if parts else _NONE).reshape(-1, 5)
+    counts_of = np.fromiter(chain.from_iterable([p[0] for p in parts]), np.int64,
+                            5 * len(parts)).reshape(-1, 5)
     node_ptr, node_ords, node_own = _known_ordinals(parts, counts_of, "node", vocab["node"])
     edge_ptr, edge_ords, edge_own = _known_ordinals(parts, counts_of, "edge", vocab["edge"])
     own = node_own | edge_own  # queries with labels the collection lacks
@@ -396,14 +397,13 @@ _KIND_AT = {"node": 0, "edge": 1}
 
 def _query_parts(g: Graph) -> tuple:
     """What :func:`query_signatures` reads of query ``g``: its counts (nodes, edges, distinct
-    node and edge labels, and whether it is directed or has self-loops) as one int64 array,
-    its node and edge labels as :meth:`Graph.label_codes`, and its edges' ends, flat."""
+    node and edge labels, and whether it is directed or has self-loops), its node and edge
+    labels as :meth:`Graph.label_codes`, and its edges' ends, flat."""
     node_codes, node_keys = g.label_codes("node")
     edge_codes, edge_keys = g.label_codes("edge")
-    counts = np.array([len(node_codes), len(edge_codes), len(node_keys), len(edge_keys),
-                       g.directed or bool(g.loops)], dtype=np.int64)
-    return (counts, node_codes, edge_codes, node_keys, edge_keys,
-            g.edges.ravel().astype(np.int64))
+    counts = (len(node_codes), len(edge_codes), len(node_keys), len(edge_keys),
+              int(g.directed or bool(g.loops)))
+    return counts, node_codes, edge_codes, node_keys, edge_keys, g.edges.ravel()
 
 
 def _known_ordinals(parts: list[tuple], counts_of: np.ndarray, kind: str, vocab: Vocabulary
