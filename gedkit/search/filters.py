@@ -336,7 +336,7 @@ def query_signatures(queries: list[Graph], vocab: dict[str, Vocabulary]) -> Quer
             python[i] = query_signature(queries[i], vocab)
         node_ptr, node_ords = _replaced(node_ptr, node_ords, odd)
         edge_ptr, edge_ords = _replaced(edge_ptr, edge_ords, odd)
-    n, m = np.diff(node_ptr), np.diff(edge_ptr)
+    n, m = (np.diff(node_ptr), np.diff(edge_ptr)) if odd else (counts_of[:, 0], counts_of[:, 1])
     ends = np.concatenate([_NONE] + [p[5] for i, p in enumerate(parts) if i not in python]
                           if python else [_NONE] + [p[5] for p in parts])
     radix = len(vocab["edge"]) + 1
@@ -385,7 +385,8 @@ def query_signatures(queries: list[Graph], vocab: dict[str, Vocabulary]) -> Quer
 
     if python:  # their multisets packed with the others'
         return QuerySignatures.pack([make(i) for i in range(len(queries))])
-    return QuerySignatures(np.stack([n, m], axis=1), _query_rows(set_ptr), ids, counts, make)
+    # (no query was odd: their sizes are their counts')
+    return QuerySignatures(counts_of[:, :2].copy(), _query_rows(set_ptr), ids, counts, make)
 
 
 _NONE = np.zeros(0, dtype=np.int64)
