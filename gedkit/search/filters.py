@@ -337,8 +337,8 @@ def query_signatures(queries: list[Graph], vocab: dict[str, Vocabulary]) -> Quer
         node_ptr, node_ords = _replaced(node_ptr, node_ords, odd)
         edge_ptr, edge_ords = _replaced(edge_ptr, edge_ords, odd)
     n, m = (np.diff(node_ptr), np.diff(edge_ptr)) if odd else (counts_of[:, 0], counts_of[:, 1])
-    ends = np.concatenate([_NONE] + [p[5] for i, p in enumerate(parts) if i not in python]
-                          if python else [_NONE] + [p[5] for p in parts])
+    kept = [p for i, p in enumerate(parts) if i not in python] if python else parts
+    ends = np.concatenate([_NONE] + [p[5] for p in kept])
     radix = len(vocab["edge"]) + 1
     wide = max(radix, int(edge_ords.max(initial=0)) + 2)
     codes, code_ords = _branch_codes(vocab, radix)
@@ -385,7 +385,7 @@ def query_signatures(queries: list[Graph], vocab: dict[str, Vocabulary]) -> Quer
 
     if python:  # their multisets packed with the others'
         return QuerySignatures.pack([make(i) for i in range(len(queries))])
-    # (no query was odd: their sizes are their counts')
+    # (no query was left empty above: each one's sizes are its counts)
     return QuerySignatures(counts_of[:, :2].copy(), _query_rows(set_ptr), ids, counts, make)
 
 
@@ -536,9 +536,10 @@ def window_passes(sig: Signatures, queries: QuerySignatures, vocab: dict[str, Vo
                   ) -> Iterator[tuple[int, np.ndarray, list[dict[str, int]], np.ndarray,
                                       np.ndarray, float]]:
     """:func:`within_many` a kernel call at a time: the first query the call answered, where
-    each of its queries' rows start and end in ``rows`` (int64, one more entry than queries), the
-    rows left after each stage per query (stage -> count), the rows and their bounds (a
-    buffer the next call overwrites), and each query's share of the kernel's time."""
+    each of its queries' rows start and end in ``rows`` (an array, one more entry than
+    queries), the rows left after each stage per query (stage -> count), the rows and their
+    bounds (a buffer the next call overwrites), and each query's share of the kernel's
+    time."""
     from gedkit._kernels.filters import window_bounds
 
     # a query ordinal beyond its vocabulary's size is a label no graph of the collection has
@@ -566,8 +567,8 @@ def window_passes(sig: Signatures, queries: QuerySignatures, vocab: dict[str, Vo
                                  costs, integral, float(limit), done,
                                  (rows, lb, out_ptr, counts))
             seconds = (time.perf_counter() - tick) / max(upto - done, 1)
-            yield start + done, out_ptr[:upto - done + 1], _lefts(counts[:upto - done]), rows, \
-                lb, seconds
+            yield (start + done, out_ptr[:upto - done + 1], _lefts(counts[:upto - done]), rows,
+                   lb, seconds)
             done = upto
 
 
