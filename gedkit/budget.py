@@ -22,7 +22,7 @@ import threading
 import time
 import warnings
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
@@ -278,8 +278,7 @@ class Deadline:
                 and not (self.outer is not None and self.outer.is_set()))
 
 
-@contextmanager
-def within(seconds: float | None) -> Iterator[Deadline | None]:
+def within(seconds: float | None) -> AbstractContextManager[Deadline | None]:
     """Within it, once ``seconds`` have passed, every budget of this thread expires and
     :func:`interrupted` is true, as on Ctrl-C (None: nothing changes); yields the
     :class:`Deadline`, which says afterwards whether the time ran out. A search's time
@@ -291,9 +290,16 @@ def within(seconds: float | None) -> Iterator[Deadline | None]:
     >>> deadline.passed(), interrupted()
     (True, False)
     """
-    if seconds is None:
-        yield None
-        return
+    # without a limit one shared context that yields None: a range search enters one per
+    # query with candidates, and a generator's context costs 0.7 µs more
+    return _NO_LIMIT if seconds is None else _limited(seconds)
+
+
+_NO_LIMIT = nullcontext()
+
+
+@contextmanager
+def _limited(seconds: float) -> Iterator[Deadline]:
     deadline = Deadline(seconds, _CANCEL.get())
     with cancelled_by(deadline):
         yield deadline

@@ -566,14 +566,15 @@ class Collection:
 
     def _run(self, kind, query, queries, parameter, costs, method, timeout, memory, node_map,
              where, progress, node_label, edge_label, options, query_timeout=None):
-        from gedkit.budget import Budget
         from gedkit.costs import get as get_costs
         from gedkit.search import ged_search
         from gedkit.solvers import get_solver
 
         model = get_costs(costs)
         solver = get_solver(method, **options)
-        Budget(timeout=timeout, memory=memory)  # checks both
+        # as a Budget checks them (one made to check them read the process's size, 6 µs)
+        check_number(timeout, "timeout", none=True)
+        check_number(memory, "memory", none=True)
         verify = ged_search.Verifier(model, solver, timeout, memory, node_map, query_timeout)
         run = ged_search.range_query if kind == "range" else ged_search.knn_query
         return self._search(run, query, queries, parameter, model, verify, where, progress,
@@ -649,6 +650,8 @@ class Collection:
         with undirected_only("a collection search"):
             graphs = as_graphs(items, *mine)
         for g in graphs:
+            if not (g.directed or g.loops):
+                continue  # (most queries: one test each)
             refuse_directed(g, "collection search")
             if g.loops:  # the filters and batch verification price edges between two nodes
                 raise GraphError(
@@ -786,12 +789,13 @@ def _run_queries(coll: Collection, run, graphs: list[Graph], parameter, model, v
         pass
     finally:
         # (an answer Ctrl-C cut short was counted as it came: it is no answer)
-        shown.settle(sum(not r.interrupted for r in results))
+        answered = sum(not r.interrupted for r in results)
+        shown.settle(answered)
         shown.close()
-    if len(results) < len(graphs) or any(r.interrupted for r in results):
+    if answered < len(graphs):  # some query not answered, or cut short
         # attributed to the user's line, however deep the search runs
-        warn(InterruptedWarning(f"search interrupted: {sum(not r.interrupted for r in results)}"
-                                f" of {len(graphs)} queries answered"))
+        warn(InterruptedWarning(f"search interrupted: {answered} of {len(graphs)} queries "
+                                "answered"))
     return _one_each(results, graphs, kind_of(run), parameter)
 
 

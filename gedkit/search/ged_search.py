@@ -176,24 +176,25 @@ class _Checker:
         ``kernel``: whether to try the kernel at all; ``share``: of the time limit, for the
         pairs solved one by one (final whatever they reach)."""
         outs: list[Outcome | None] = [None] * len(rowids)
-        threshold = _within(threshold)
-        if known is not None or (kernel and self.batch is not None):
+        batched = known is not None or (kernel and self.batch is not None)
+        if batched:
             if known is not None:
                 outs = [known.get(r) for r in rowids]
             else:
+                reach = _within(threshold)
                 lower, upper, done = self.batch.run(self.coll._records(np.array(rowids)),
-                                                    threshold, self.verify.timeout,
+                                                    reach, self.verify.timeout,
                                                     retry=retry, depth_first=self.ranged)
-                outs = _outcomes(lower, upper, done, threshold, self.verify.node_map,
-                                 self.ranged)
+                outs = _outcomes(lower, upper, done, reach, self.verify.node_map, self.ranged)
                 self.interrupted = self.interrupted or interrupted_now()
                 if defer and not self.interrupted:
                     for i in np.flatnonzero(~done).tolist():
                         outs[i] = Outcome(float(lower[i]), float(upper[i]), None,
                                           final=False)
-            batched = len(outs) - outs.count(None)
-            self.stages.stats["batched"] = self.stages.stats.get("batched", 0) + batched
         rest = [r for r, o in zip(rowids, outs, strict=True) if o is None]
+        if batched:  # (counted by the rest: outs.count(None) compared each outcome to None)
+            self.stages.stats["batched"] = (self.stages.stats.get("batched", 0) + len(outs)
+                                            - len(rest))
         self.interrupted = self.interrupted or interrupted_now()
         if not rest or self.interrupted:  # the kernel decided them all, or time is up: the
             # rest are not read (decoding thousands of graphs nobody will solve took seconds)
@@ -208,12 +209,13 @@ class _Checker:
         aside = (share is None and defer and kernel and self.batch is None
                  and self.verify.timeout is not None)
         share = PAIR_SHARE if aside else share
+        reach = _within(threshold)
         for i in range(len(rowids)):
             if outs[i] is None and not self.interrupted:
-                outs[i] = out = self.verify(self.query, next(reading), threshold, share)
+                outs[i] = out = self.verify(self.query, next(reading), reach, share)
                 self.interrupted = interrupted_now()
                 if (aside and not out.optimal and not self.interrupted
-                        and (threshold is None or out.lower <= threshold)):
+                        and (reach is None or out.lower <= reach)):
                     out.final = False  # undecided within the share: set aside
             if outs[i] is None:
                 continue  # Ctrl-C or a query's time limit came first (the kernel may have
@@ -251,9 +253,11 @@ def _outcomes(lower: np.ndarray, upper: np.ndarray, done: np.ndarray, threshold:
     limit = math.inf if threshold is None else threshold
     beyond = done & (lower > limit) if ranged else np.zeros(len(done), dtype=bool)
     outs: list[Outcome | None] = np.where(beyond, _BEYOND, None).tolist()
-    for i in np.flatnonzero(done & ~beyond).tolist():
-        if not (node_map and lower[i] <= limit):
-            outs[i] = Outcome(float(lower[i]), float(upper[i]), None)
+    near = np.flatnonzero(done & ~beyond)
+    for i, low, up in zip(near.tolist(), lower[near].tolist(), upper[near].tolist(),
+                          strict=True):
+        if not (node_map and low <= limit):
+            outs[i] = Outcome(low, up, None)
     return outs
 
 
@@ -273,7 +277,7 @@ def _verify_together(coll, pending: list, tau: float, verify: Verifier) -> dict[
 
     # a query with more candidates than that goes alone, block by block (progress shown,
     # Ctrl-C checked between blocks)
-    small = [p for p in pending if p[1] is not None and len(p[1]) <= _TOGETHER]
+    small = [p for p in pending if len(p[1]) <= _TOGETHER]
     if not small or not BatchVerifier.applies(verify.solver, small[0][3], verify.timeout):
         return {}
     shared = small[0][3].matrices()
@@ -282,30 +286,29 @@ def _verify_together(coll, pending: list, tau: float, verify: Verifier) -> dict[
         return {}  # one query: its own batch does the same
     tick = time.perf_counter()
     batch = BatchVerifier(*shared, [p[3].record for p in together])
-    sig = coll._signatures_by_size()
-    rowids = [sig.rowids[p[1]] for p in together]
-    which = np.repeat(np.arange(len(together)), [len(r) for r in rowids])
-    flat = np.concatenate(rowids)
+    sizes = [len(p[1]) for p in together]
+    flat = coll._signatures_by_size().rowids[np.concatenate([p[1] for p in together])]
     threshold = _within(tau)
     lower, upper, done = batch.run(coll._records(flat), threshold, verify.timeout,
-                                   which=which, depth_first=True)
+                                   which=np.repeat(np.arange(len(together)), sizes),
+                                   depth_first=True)
     outs = _outcomes(lower, upper, done, threshold, verify.node_map, ranged=True)
     seconds = time.perf_counter() - tick
-    rowids = [r.tolist() for r in rowids]
+    rowids = flat.tolist()
     found: dict[int, dict] = {}
     at = 0
-    for p, part in zip(together, rowids, strict=True):
-        found[p[0]] = {r: o for r, o in zip(part, outs[at:at + len(part)], strict=True)
-                       if o is not None}
-        at += len(part)
+    for p, size in zip(together, sizes, strict=True):
+        found[p[0]] = {r: o for r, o in zip(rowids[at:at + size], outs[at:at + size],
+                                            strict=True) if o is not None}
+        at += size
     # each query's share of the batch's time, by the candidates the batch decided for it: a
     # query the batch did not reach before its time limit is charged nothing and verifies
     # its candidates in its own time (not its neighbours')
-    decided = np.array([len(found[p[0]]) for p in together], dtype=float)
-    weights = decided / decided.sum() if decided.sum() else np.full(len(together),
-                                                                     1 / len(together))
-    for p, weight in zip(together, weights.tolist(), strict=True):
-        p[2].stats["seconds"]["verify"] = seconds * weight
+    decided = [len(found[p[0]]) for p in together]
+    total = sum(decided)
+    for p, count in zip(together, decided, strict=True):
+        p[2].stats["seconds"]["verify"] = seconds * (count / total if total
+                                                     else 1 / len(together))
     return found
 
 
@@ -360,63 +363,95 @@ def range_queries(coll, queries: list[Graph], tau: float, model: CostModel, veri
         return
     prepared = query_signatures(queries, vocab)
     passes = window_passes(sig, prepared, vocab, equality_terms(model.equality_costs), limit)
-    # (position, rows, stages, filter, bounds) of the queries filtered, not answered; the
-    # answer in place of the stages for a query without candidates
+    # (position, rows, stages, filter, bounds) of the queries filtered, not answered, and
+    # the answers in order from the first of them on: an answer already for a query without
+    # candidates, that entry for one with
     pending: list = []
+    ahead: list = []
     waiting = 0  # their candidates
     for first, ends, lefts, found, bounds, seconds in passes:
         interrupted = interrupted_now()  # the pass is one compiled call
-        for i, (a, b, left) in enumerate(zip(ends, ends[1:], lefts, strict=False), first):
-            if a == b:
-                answer = _none_within(queries[i], tau, {
-                    "screened": len(sig), "candidates": left, "verified": 0,
-                    "seconds": {"filter": seconds, "verify": 0.0}}, interrupted)
-                if not pending:
-                    yield answer
-                    continue
-                pending.append((i, None, answer, None, None))
+        candidates = np.diff(ends)
+        idle = _idle_answers(queries, first, np.flatnonzero(candidates == 0).tolist(), lefts,
+                             tau, len(sig), seconds, interrupted)
+        told = 0  # idle answers handed on
+        for j, k in enumerate(np.flatnonzero(candidates).tolist()):
+            # idle[told:k - j]: the queries before it without candidates, not yet handed on
+            if ahead:
+                ahead.extend(idle[told:k - j])
             else:
-                stages = _Stages(len(sig))
-                # under a time limit the likeliest hits first (the filter's bound, then row
-                # order), with their bounds; else row order, the records' order in memory
-                if verify.query_timeout is not None:
-                    order = np.lexsort((found[a:b], bounds[a:b]))
-                    rows, lower = found[a:b][order], bounds[a:b][order]
-                else:
-                    rows, lower = np.sort(found[a:b]), None
-                stages.stats["candidates"] = left
-                stages.stats["seconds"]["filter"] = seconds
-                pending.append((i, rows, stages, GedFilter(model, queries[i], vocab,
-                                                           prepared[i]), lower))
-                waiting += b - a
-            if waiting < _TOGETHER and i + 1 < len(queries):
-                continue
-            yield from _answer_pending(coll, queries, pending, tau, limit, sig, model, verify,
-                                       progress)
-            pending, waiting = [], 0
+                yield from idle[told:k - j]
+            told = k - j
+            a, b = ends[k:k + 2].tolist()
+            stages = _Stages(len(sig))
+            # under a time limit the likeliest hits first (the filter's bound, then row
+            # order), with their bounds; else row order, the records' order in memory
+            if verify.query_timeout is not None:
+                order = np.lexsort((found[a:b], bounds[a:b]))
+                rows, lower = found[a:b][order], bounds[a:b][order]
+            else:
+                rows, lower = np.sort(found[a:b]), None
+            stages.stats["candidates"] = lefts[k]
+            stages.stats["seconds"]["filter"] = seconds
+            entry = (first + k, rows, stages, GedFilter(model, queries[first + k], vocab,
+                                                        prepared[first + k]), lower)
+            pending.append(entry)
+            ahead.append(entry)
+            waiting += b - a
+            if waiting >= _TOGETHER:
+                yield from _answer_pending(coll, queries, pending, ahead, tau, limit, sig,
+                                           model, verify, progress)
+                pending, ahead, waiting = [], [], 0
+        if ahead:
+            ahead.extend(idle[told:])
+        else:
+            yield from idle[told:]
+    if ahead:
+        yield from _answer_pending(coll, queries, pending, ahead, tau, limit, sig, model,
+                                   verify, progress)
 
 
-def _answer_pending(coll, queries: list[Graph], pending: list, tau: float, limit: float, sig,
-                    model: CostModel, verify: Verifier, progress) -> Iterator[SearchResult]:
-    """The answers of the ``pending`` queries of :func:`range_queries`, in order: their
-    candidates verified together where they can be, their hits' ids read in one query."""
+def _idle_answers(queries: list[Graph], first: int, idle: list[int], lefts: list[dict],
+                  tau: float, screened: int, seconds: float, interrupted: bool
+                  ) -> list[SearchResult]:
+    """The answers of the queries ``idle`` of a filter pass (positions from its ``first``)
+    whose filters left no graph (most queries of a search at a small threshold: answered
+    without a verification's set-up, as :func:`_none_within` answers, in one go), ``lefts``
+    and ``seconds`` as the pass gave them; ``interrupted``: whether Ctrl-C came before its
+    end."""
+    certified = not interrupted
+    return [SearchResult("range", queries[first + k].name, tau, [], [], certified, [],
+                         {"screened": screened, "candidates": lefts[k], "verified": 0,
+                          "seconds": {"filter": seconds, "verify": 0.0}}, interrupted)
+            for k in idle]
+
+
+def _answer_pending(coll, queries: list[Graph], pending: list, ahead: list, tau: float,
+                    limit: float, sig, model: CostModel, verify: Verifier, progress
+                    ) -> Iterator[SearchResult]:
+    """The answers of :func:`range_queries` ``ahead``, in order: the candidates of the
+    ``pending`` queries verified together where they can be, their hits' ids read in one
+    query."""
     # under a time limit per query the batch, limited to one query's time, counts towards
     # each of its queries' limit by its share (see _verify_together)
     with within(verify.query_timeout):
         known = _verify_together(coll, pending, tau, verify)
     answers = []
-    for j, rows, stages, filt, lower in pending:
-        if rows is None:
-            answers.append(stages)
+    verified = []  # the answers with candidates
+    for entry in ahead:
+        if isinstance(entry, SearchResult):
+            answers.append(entry)
             continue
+        j, rows, stages, filt, lower = entry
         stages.t = time.perf_counter()
         spent = stages.stats["seconds"].get("verify", 0.0)
-        answers.append(_verified(coll, queries[j], tau, limit, rows, sig, model, verify, filt,
-                                 stages, progress, known.get(j), ids=False, spent=spent,
-                                 bounds=lower))
-        if answers[-1].interrupted:
+        answer = _verified(coll, queries[j], tau, limit, rows, sig, model, verify, filt, stages,
+                           progress, known.get(j), ids=False, spent=spent, bounds=lower)
+        answers.append(answer)
+        verified.append(answer)
+        if answer.interrupted:
             break
-    found = [h for r in answers for h in r.hits + r.undecided]
+    found = [h for r in verified for h in r.hits + r.undecided]
     if found:
         ids = coll._store.ids([h.id for h in found])  # rowids so far
         for h in found:
@@ -424,13 +459,9 @@ def _answer_pending(coll, queries: list[Graph], pending: list, tau: float, limit
     yield from answers
 
 
-def _none_within(query: Graph, tau: float, stats: dict,
-                 interrupted: bool | None = None) -> SearchResult:
-    """The answer to a range query whose filters left no graph (most queries of a search at
-    a small threshold: answered without a verification's set-up); ``interrupted``: whether
-    Ctrl-C came first, if already known."""
-    if interrupted is None:
-        interrupted = interrupted_now()
+def _none_within(query: Graph, tau: float, stats: dict) -> SearchResult:
+    """The answer to a range query whose filters left no graph."""
+    interrupted = interrupted_now()
     return SearchResult("range", query.name, tau, [], [], not interrupted, [], stats,
                         interrupted)
 
@@ -507,7 +538,7 @@ def _verified(coll, query: Graph, tau: float, limit: float, rows: np.ndarray, si
         except KeyboardInterrupt:
             interrupted = True
     timed_out = deadline is not None and deadline.ran_out(interrupted)
-    unreached = np.zeros(0, dtype=np.int64)  # positions in rows
+    unreached = None  # positions in rows
     if timed_out:
         interrupted = False
         unreached = np.concatenate(missed) if missed else np.arange(len(rows))
@@ -519,11 +550,14 @@ def _verified(coll, query: Graph, tau: float, limit: float, rows: np.ndarray, si
     # (a distance summed in two orders, 2.1999999999999997 and 2.2, is one: ties all the same)
     hits = [hits[i] for i in order_up_to_rounding([(h.distance, h.lower_bound, h.id)
                                                     for h in hits])]
-    # the filters' bounds of the unreached, as the order above had them (-0.0 from the pass
-    # printed as such); without a filter 0
-    lower = (bounds[unreached] + 0.0 if bounds is not None
-             else _filter_bounds(sig, rows[unreached], filt, limit))
-    undecided = _undecided(undecided, sig.rowids[rows[unreached]], lower)
+    if timed_out:
+        # the filters' bounds of the unreached, as the order above had them (-0.0 from the
+        # pass printed as such); without a filter 0
+        lower = (bounds[unreached] + 0.0 if bounds is not None
+                 else _filter_bounds(sig, rows[unreached], filt, limit))
+        undecided = _undecided(undecided, sig.rowids[rows[unreached]], lower)
+    else:
+        undecided = _undecided(undecided)
     stages.done("verify")
     if ids and (hits or undecided):
         named = coll._store.ids([h.id for h in hits + undecided])  # rowids so far
@@ -532,17 +566,18 @@ def _verified(coll, query: Graph, tau: float, limit: float, rows: np.ndarray, si
     certified = not interrupted and not undecided and all(h.optimal for h in hits)
     if reasons := stopped_counts(kept):
         stages.stats["stopped"] = reasons
-    return SearchResult("range", query.name, tau, hits, undecided, certified,
-                        stats=stages.stats, interrupted=interrupted, timed_out=timed_out)
+    return SearchResult("range", query.name, tau, hits, undecided, certified, [], stages.stats,
+                        interrupted, timed_out)
 
 
-def _undecided(verified: list[Hit], rowids: np.ndarray, lower: np.ndarray) -> list[Hit]:
+def _undecided(verified: list[Hit], rowids: np.ndarray | None = None,
+               lower: np.ndarray | None = None) -> list[Hit]:
     """A range answer's undecided graphs (rowids as ids) by increasing lower bound, then
     upper bound and rowid: those ``verified`` in part, and the candidates ``rowids`` not
-    reached before the time limit, each with its filters' bound ``lower`` and no upper
-    bound. (Ordered by numpy, built with the collector paused: a third of 100,000 graphs
-    may be unreached, and sorting and collecting them in Python took seconds.)"""
-    if not len(rowids):
+    reached before the time limit (None: none), each with its filters' bound ``lower`` and
+    no upper bound. (Ordered by numpy, built with the collector paused: a third of 100,000
+    graphs may be unreached, and sorting and collecting them in Python took seconds.)"""
+    if rowids is None or not len(rowids):
         return sorted(verified, key=lambda h: (h.lower_bound, h.upper_bound, h.id))
     order = np.lexsort((
         np.concatenate([np.array([h.id for h in verified], dtype=np.int64), rowids]),

@@ -86,7 +86,8 @@ class Progress:
         self.answered += count
         if self.bar is not None and self.many:
             self.bar.update(count)
-        self._line()
+        if self.lines:  # (a call saved a query otherwise: most searches print no lines)
+            self._line()
 
     def _line(self, last: bool = False) -> None:
         if self.lines and (last or time.perf_counter() >= self.next_line):
