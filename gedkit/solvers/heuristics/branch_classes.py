@@ -67,13 +67,13 @@ class BranchClasses:
         """BRANCH's lower bound, its program solved within ``seconds`` (None if it does not
         finish)."""
         from gedkit._kernels.lsape_costs import incident_edge_costs
-        from gedkit.solvers.heuristics.lsape import _edge_constants, neighbours, round_up
+        from gedkit.solvers.heuristics.lsape import edge_constants, neighbours, round_up
 
         p, (reps1, reps2) = self.problem, self.reps
         nb = neighbours(p)
         edges = incident_edge_costs(*_rows(nb.ptr1, nb.lab1, reps1),
                                     *_rows(nb.ptr2, nb.lab2, reps2), p.edge_label_matrix,
-                                    _edge_constants(p))
+                                    edge_constants(p))
         eps = p.node_label_matrix.shape[0] - 1
         node = p.node_label_matrix[np.ix_(np.append(p.node_labels1[reps1], eps),
                                           np.append(p.node_labels2[reps2], eps))]

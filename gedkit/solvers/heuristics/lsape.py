@@ -37,6 +37,7 @@ __all__ = [
     "assignment_fits",
     "bipartite_assignment",
     "branch_assignment",
+    "edge_constants",
     "edge_costs",
     "edge_costs_seconds",
     "labelset_edge_cost",
@@ -77,7 +78,7 @@ def neighbours(problem: Problem) -> Neighbours:
         *neighbour_lists(problem.adj1), *neighbour_lists(problem.adj2)))
 
 
-def _edge_constants(problem: Problem) -> np.ndarray:
+def edge_constants(problem: Problem) -> np.ndarray:
     """``(ins, del, capped sub, flag)`` for label-equality edge costs, flag 0 otherwise."""
     const = problem.constant_costs
     if const is None:
@@ -119,7 +120,7 @@ def _incident(problem: Problem, nb: Neighbours, fast: bool) -> np.ndarray:
     if fast:
         return incident_edge_costs_fast(nb.ptr1, nb.lab1, nb.ptr2, nb.lab2, emat)
     return incident_edge_costs(nb.ptr1, nb.lab1, nb.ptr2, nb.lab2, emat,
-                               _edge_constants(problem))
+                               edge_constants(problem))
 
 
 def edge_costs_seconds(problem: Problem, fast: bool = False) -> float:
@@ -170,7 +171,7 @@ def labelset_edge_cost(problem: Problem) -> float:
     cost at least, whatever the node map."""
     K = problem.edge_label_matrix.shape[0] - 1
     el1, el2 = problem.edge_labels1, problem.edge_labels2
-    c = _edge_constants(problem)
+    c = edge_constants(problem)
     if c[3]:
         common = np.minimum(np.bincount(el1, minlength=K), np.bincount(el2, minlength=K)).sum()
         m1, m2 = len(el1), len(el2)
