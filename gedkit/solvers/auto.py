@@ -183,7 +183,7 @@ class Auto(Solver):
             assignment = edge_costs_seconds(problem) + step
             left = budget.remaining()
             short = left < assignment + SHORT_ASSIGNMENTS * step
-            classes = None if short else BranchClasses.of(problem)
+            classes = BranchClasses.of(problem)
             if short:
                 # the best single map counts (the node assignment's on the 2,000-node
                 # molecules, STAR's on the random pair): IPFP gets a step at most
