@@ -12,7 +12,12 @@ splits back into an assignment of the same cost. Molecules and labelled random g
 variables (tens of milliseconds) where the assignment over nodes takes most of a second.
 
 The bound is read from the program's dual, made feasible (each class's price the least over
-the other side's), so that no rounding in the solver can overstate it.
+the other side's), so that no rounding in the solver can overstate it. The program's plan,
+split class by class, is an optimal assignment of BRANCH's matrix: ``branch`` and
+``branch_fast`` take their maps and bounds from it on pairs of
+:data:`~gedkit.solvers.heuristics.lsape.CLASSES_FROM_NODES` nodes and more (ties between
+alike nodes broken by node order, so the maps differ from the assignment over nodes'), and
+``auto`` its lower bound on pairs of 1,000 nodes and more.
 """
 
 from __future__ import annotations
@@ -28,6 +33,10 @@ __all__ = ["CLASS_CELLS", "BranchClasses", "branch_classes_bound"]
 
 #: largest ``(classes of g1 + 1) × (classes of g2 + 1)`` the bound is solved for (larger: None)
 CLASS_CELLS = 40_000
+#: seconds per cell of the program, on the slow side (139 x 141 classes: 20-40 ms), and what
+#: HiGHS's import and a first solve add
+_SECONDS_PER_CELL = 5e-6
+_START_SECONDS = 0.15
 
 
 class BranchClasses:
@@ -45,35 +54,82 @@ class BranchClasses:
     """
 
     def __init__(self, problem: Problem, reps: tuple[np.ndarray, np.ndarray],
-                 counts: tuple[np.ndarray, np.ndarray]):
-        self.problem, self.reps, self.counts = problem, reps, counts
+                 counts: tuple[np.ndarray, np.ndarray], which: tuple[np.ndarray, np.ndarray]):
+        self.problem, self.reps, self.counts, self.which = problem, reps, counts, which
 
     @classmethod
     def of(cls, problem: Problem) -> BranchClasses | None:
-        """The classes of ``problem``; None where the bound does not apply (fixed or forbidden
-        pairs, directed graphs) or the classes are more than :data:`CLASS_CELLS` allows."""
+        """The classes of ``problem`` (found once per problem); None where the bound does not
+        apply (fixed or forbidden pairs, directed graphs) or the classes are more than
+        :data:`CLASS_CELLS` allows."""
+        from gedkit.solvers.heuristics.lsape import memo
+
+        return memo(problem, "branch classes", lambda: cls._find(problem))
+
+    @classmethod
+    def _find(cls, problem: Problem) -> BranchClasses | None:
         from gedkit.solvers.heuristics.lsape import neighbours
 
         if problem.allowed is not None or problem.directed:
             return None
         nb = neighbours(problem)
-        reps1, counts1 = _classes(problem.node_labels1, nb.ptr1, nb.lab1)
-        reps2, counts2 = _classes(problem.node_labels2, nb.ptr2, nb.lab2)
+        reps1, counts1, which1 = _classes(problem.node_labels1, nb.ptr1, nb.lab1)
+        reps2, counts2, which2 = _classes(problem.node_labels2, nb.ptr2, nb.lab2)
         if (len(reps1) + 1) * (len(reps2) + 1) > CLASS_CELLS:
             return None
-        return cls(problem, (reps1, reps2), (counts1, counts2))
+        return cls(problem, (reps1, reps2), (counts1, counts2), (which1, which2))
 
-    def bound(self, seconds: float = math.inf) -> float | None:
-        """BRANCH's lower bound, its program solved within ``seconds`` (None if it does not
-        finish)."""
-        from gedkit._kernels.lsape_costs import incident_edge_costs
+    def seconds(self) -> float:
+        """What :meth:`bound` and :meth:`assignment` may take, on the slow side (the program's
+        cells; HiGHS's import and a first call's start-up)."""
+        cells = (len(self.reps[0]) + 1) * (len(self.reps[1]) + 1)
+        return _SECONDS_PER_CELL * cells + _START_SECONDS
+
+    def bound(self, seconds: float = math.inf, fast: bool = False) -> float | None:
+        """BRANCH's lower bound (BRANCH_FAST's with ``fast``), its program solved within
+        ``seconds`` (None if it does not finish)."""
+        solved = self._solve(seconds, fast)
+        return None if solved is None else solved[1]
+
+    def assignment(self, seconds: float = math.inf, fast: bool = False
+                   ) -> tuple[np.ndarray, float] | None:
+        """BRANCH's node map and lower bound (BRANCH_FAST's with ``fast``): an optimal
+        assignment of its matrix, split from the program's plan class by class (each class's
+        nodes in increasing order), or None if the program does not finish within ``seconds``
+        or its plan is not whole (then the assignment over nodes stands in)."""
+        solved = self._solve(seconds, fast)
+        if solved is None:
+            return None
+        plan, lower = solved
+        k2 = len(self.reps[1]) + 1
+        flows = np.rint(plan).astype(np.int64).reshape(-1, k2)
+        if np.abs(flows - plan.reshape(-1, k2)).max(initial=0.0) > 1e-6 or not (
+                np.array_equal(flows[:-1].sum(axis=1), self.counts[0])
+                and np.array_equal(flows[:, :-1].sum(axis=0), self.counts[1])):
+            return None
+        # each class's nodes, in increasing order, taken from the front as the plan sends them
+        members1, members2 = (np.argsort(w, kind="stable") for w in self.which)
+        taken1 = np.concatenate([[0], np.cumsum(self.counts[0])])[:-1]
+        taken2 = np.concatenate([[0], np.cumsum(self.counts[1])])[:-1]
+        forward = np.full(self.problem.n1, -1, dtype=np.int64)
+        for a, b in zip(*np.nonzero(flows[:-1, :-1]), strict=True):
+            f = int(flows[a, b])
+            forward[members1[taken1[a]:taken1[a] + f]] = members2[taken2[b]:taken2[b] + f]
+            taken1[a] += f
+            taken2[b] += f
+        return forward, lower
+
+    def _solve(self, seconds: float, fast: bool) -> tuple[np.ndarray, float] | None:
+        """The program's plan (its cells' flows, row by row) and BRANCH's bound from its dual
+        (see the module's text)."""
+        from gedkit._kernels.lsape_costs import incident_edge_costs, incident_edge_costs_fast
         from gedkit.solvers.heuristics.lsape import edge_constants, neighbours, round_up
 
         p, (reps1, reps2) = self.problem, self.reps
         nb = neighbours(p)
-        edges = incident_edge_costs(*_rows(nb.ptr1, nb.lab1, reps1),
-                                    *_rows(nb.ptr2, nb.lab2, reps2), p.edge_label_matrix,
-                                    edge_constants(p))
+        rows1, rows2 = _rows(nb.ptr1, nb.lab1, reps1), _rows(nb.ptr2, nb.lab2, reps2)
+        edges = (incident_edge_costs_fast(*rows1, *rows2, p.edge_label_matrix) if fast else
+                 incident_edge_costs(*rows1, *rows2, p.edge_label_matrix, edge_constants(p)))
         eps = p.node_label_matrix.shape[0] - 1
         node = p.node_label_matrix[np.ix_(np.append(p.node_labels1[reps1], eps),
                                           np.append(p.node_labels2[reps2], eps))]
@@ -82,11 +138,12 @@ class BranchClasses:
         # ε supplies one unit per node of g2 (its insertions), and asks one per node of g1
         supply = np.append(self.counts[0], p.n2).astype(float)
         demand = np.append(self.counts[1], p.n1).astype(float)
-        prices = _column_prices(costs, supply, demand, seconds)
-        if prices is None:
+        solved = _transport(costs, supply, demand, seconds)
+        if solved is None:
             return None
+        plan, prices = solved
         rows = (costs - prices).min(axis=1)  # the feasible row prices for these column prices
-        return round_up(p, max(0.0, float(supply @ rows + demand @ prices)))
+        return plan, round_up(p, max(0.0, float(supply @ rows + demand @ prices)))
 
 
 def branch_classes_bound(problem: Problem, seconds: float = math.inf) -> float | None:
@@ -98,20 +155,22 @@ def branch_classes_bound(problem: Problem, seconds: float = math.inf) -> float |
 
 
 def _classes(labels: np.ndarray, ptr: np.ndarray, lab: np.ndarray
-             ) -> tuple[np.ndarray, np.ndarray]:
-    """A representative node of each branch class (label, sorted incident edge labels) and the
-    class's size."""
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A representative node of each branch class (label, sorted incident edge labels), the
+    class's size, and each node's class."""
     rows = np.repeat(np.arange(len(labels)), np.diff(ptr))
     ordered = lab[np.lexsort((lab, rows))].tolist()  # each node's edge labels, sorted
     bounds = ptr.tolist()
     first: dict[tuple, int] = {}
     sizes: dict[tuple, int] = {}
+    which = np.empty(len(labels), dtype=np.int64)
     for i, label in enumerate(labels.tolist()):
         key = (label, *ordered[bounds[i]:bounds[i + 1]])
-        first.setdefault(key, i)
+        which[i] = first.setdefault(key, len(first))
         sizes[key] = sizes.get(key, 0) + 1
-    return (np.fromiter(first.values(), np.int64, len(first)),
-            np.fromiter(sizes.values(), np.int64, len(sizes)))
+    reps = np.empty(len(first), dtype=np.int64)
+    reps[which[::-1]] = np.arange(len(labels))[::-1]  # each class's first node
+    return reps, np.fromiter(sizes.values(), np.int64, len(sizes)), which
 
 
 def _rows(ptr: np.ndarray, lab: np.ndarray, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -124,10 +183,10 @@ def _rows(ptr: np.ndarray, lab: np.ndarray, nodes: np.ndarray) -> tuple[np.ndarr
     return sub, np.ascontiguousarray(lab[picks])
 
 
-def _column_prices(costs: np.ndarray, supply: np.ndarray, demand: np.ndarray,
-                   seconds: float) -> np.ndarray | None:
-    """The demand side's dual prices of the transportation problem, by HiGHS's simplex within
-    ``seconds`` (None if it does not finish)."""
+def _transport(costs: np.ndarray, supply: np.ndarray, demand: np.ndarray, seconds: float
+               ) -> tuple[np.ndarray, np.ndarray] | None:
+    """The transportation problem's optimal plan (cells row by row) and the demand side's
+    dual prices, by HiGHS's simplex within ``seconds`` (None if it does not finish)."""
     import highspy
 
     from gedkit.programs import new_highs, run_within
@@ -160,4 +219,6 @@ def _column_prices(costs: np.ndarray, supply: np.ndarray, demand: np.ndarray,
         return None
     if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
         return None
-    return np.asarray(h.getSolution().row_dual[k1:], dtype=float)
+    solution = h.getSolution()
+    return (np.asarray(solution.col_value, dtype=float),
+            np.asarray(solution.row_dual[k1:], dtype=float))
