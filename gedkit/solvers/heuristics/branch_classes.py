@@ -15,9 +15,10 @@ The bound is read from the program's dual, made feasible (each class's price the
 the other side's), so that no rounding in the solver can overstate it. The program's plan,
 split class by class, is an optimal assignment of BRANCH's matrix: ``branch`` and
 ``branch_fast`` take their maps and bounds from it on pairs of
-:data:`~gedkit.solvers.heuristics.lsape.CLASSES_FROM_NODES` nodes and more (ties between
-alike nodes broken by node order, so the maps differ from the assignment over nodes'), and
-``auto`` its lower bound on pairs of 1,000 nodes and more.
+:data:`~gedkit.solvers.heuristics.lsape.CLASSES_FROM_NODES` nodes and more (among the many
+optimal maps, one that keeps neighbours next to each other's images: 15-27% cheaper than the
+assignment over nodes' on the 1,000- and 2,000-node limits pairs), and ``auto`` its lower
+bound on pairs of 1,000 nodes and more.
 """
 
 from __future__ import annotations
@@ -94,9 +95,9 @@ class BranchClasses:
     def assignment(self, seconds: float = math.inf, fast: bool = False
                    ) -> tuple[np.ndarray, float] | None:
         """BRANCH's node map and lower bound (BRANCH_FAST's with ``fast``): an optimal
-        assignment of its matrix, split from the program's plan class by class (each class's
-        nodes in increasing order), or None if the program does not finish within ``seconds``
-        or its plan is not whole (then the assignment over nodes stands in)."""
+        assignment of its matrix, split from the program's plan (:meth:`_split`), or None if
+        the program does not finish within ``seconds`` or its plan is not whole (then the
+        assignment over nodes stands in)."""
         solved = self._solve(seconds, fast)
         if solved is None:
             return None
@@ -107,17 +108,48 @@ class BranchClasses:
                 np.array_equal(flows[:-1].sum(axis=1), self.counts[0])
                 and np.array_equal(flows[:, :-1].sum(axis=0), self.counts[1])):
             return None
-        # each class's nodes, in increasing order, taken from the front as the plan sends them
-        members1, members2 = (np.argsort(w, kind="stable") for w in self.which)
-        taken1 = np.concatenate([[0], np.cumsum(self.counts[0])])[:-1]
-        taken2 = np.concatenate([[0], np.cumsum(self.counts[1])])[:-1]
-        forward = np.full(self.problem.n1, -1, dtype=np.int64)
-        for a, b in zip(*np.nonzero(flows[:-1, :-1]), strict=True):
-            f = int(flows[a, b])
-            forward[members1[taken1[a]:taken1[a] + f]] = members2[taken2[b]:taken2[b] + f]
-            taken1[a] += f
-            taken2[b] += f
-        return forward, lower
+        return self._split(flows[:-1, :-1]), lower
+
+    def _split(self, flows: np.ndarray) -> np.ndarray:
+        """A node map that sends ``flows[a, b]`` nodes of class ``a`` to class ``b`` (the
+        others of ``a`` deleted), chosen to keep edges: g1's nodes in breadth-first order, each
+        mapped next to the image of a neighbour mapped before it where its class may go there,
+        else to the first free node of a class it may go to. (Any such map is an optimal
+        assignment of BRANCH's matrix; taking the nodes in index order instead cost the
+        2,000-node random pair's map 7% against the assignment over nodes'.)"""
+        from gedkit.solvers.heuristics.lsape import neighbours
+
+        nb = neighbours(self.problem)
+        ptr1, nbr1, ptr2, nbr2 = (a.tolist() for a in (nb.ptr1, nb.nbr1, nb.ptr2, nb.nbr2))
+        which1, which2 = (w.tolist() for w in self.which)
+        left = flows.tolist()
+        free: list[list[int]] = [[] for _ in range(len(self.counts[1]))]
+        for z in range(len(which2) - 1, -1, -1):  # each class's nodes, the first one last
+            free[which2[z]].append(z)
+        used = [False] * len(which2)
+        forward = [-1] * len(which1)
+        for u in _breadth_first(ptr1, nbr1):
+            a = which1[u]
+            row = left[a]
+            chosen = -1
+            for w in nbr1[ptr1[u]:ptr1[u + 1]]:
+                y = forward[w]
+                if y >= 0:
+                    chosen = next((z for z in nbr2[ptr2[y]:ptr2[y + 1]]
+                                   if not used[z] and row[which2[z]] > 0), -1)
+                    if chosen >= 0:
+                        break
+            if chosen < 0:
+                b = next((b for b, f in enumerate(row) if f > 0), -1)
+                if b < 0:
+                    continue  # class a's share of deletions
+                while used[free[b][-1]]:
+                    free[b].pop()
+                chosen = free[b][-1]
+            used[chosen] = True
+            row[which2[chosen]] -= 1
+            forward[u] = chosen
+        return np.array(forward, dtype=np.int64)
 
     def _solve(self, seconds: float, fast: bool) -> tuple[np.ndarray, float] | None:
         """The program's plan (its cells' flows, row by row) and BRANCH's bound from its dual
@@ -171,6 +203,26 @@ def _classes(labels: np.ndarray, ptr: np.ndarray, lab: np.ndarray
     reps = np.empty(len(first), dtype=np.int64)
     reps[which[::-1]] = np.arange(len(labels))[::-1]  # each class's first node
     return reps, np.fromiter(sizes.values(), np.int64, len(sizes)), which
+
+
+def _breadth_first(ptr: list[int], nbr: list[int]) -> list[int]:
+    """The nodes in breadth-first order, component by component (each from its first node)."""
+    seen = [False] * (len(ptr) - 1)
+    order: list[int] = []
+    for root in range(len(seen)):
+        if seen[root]:
+            continue
+        seen[root] = True
+        order.append(root)
+        at = len(order) - 1
+        while at < len(order):
+            v = order[at]
+            at += 1
+            for w in nbr[ptr[v]:ptr[v + 1]]:
+                if not seen[w]:
+                    seen[w] = True
+                    order.append(w)
+    return order
 
 
 def _rows(ptr: np.ndarray, lab: np.ndarray, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
