@@ -107,29 +107,37 @@ def test_branch_by_classes_is_branchs_bound():
         assert bound == pytest.approx(branch_assignment(p)[1], abs=1e-7)
 
 
-@pytest.mark.parametrize("fast", [False, True])
-def test_branch_by_classes_gives_an_optimal_assignment_of_branchs_matrix(monkeypatch, fast):
-    # on large pairs BRANCH's map and bound come from the program over classes: the map must
-    # be an assignment of BRANCH's own matrix at its optimum, and the bound its value
+@pytest.mark.parametrize("method", ["branch", "branch_fast", "bipartite"])
+def test_assignments_by_classes_are_optimal_assignments_of_their_matrix(monkeypatch, method):
+    # on large pairs BRANCH's and the bipartite heuristic's maps and bounds come from the
+    # program over classes: the map must be an assignment of the method's own matrix at its
+    # optimum, and the bound what the method's value gives
     from gedkit.solvers.heuristics import lsape
     from gedkit.solvers.heuristics.assignment import lsape as solve_lsape
     from gedkit.solvers.heuristics.assignment import lsape_value
 
     rng = np.random.default_rng(5)
     monkeypatch.setattr(lsape, "CLASSES_FROM_NODES", 0)
+    fast = method == "branch_fast"
+    weight = 1.0 if method == "bipartite" else 0.5
     for trial in range(24):
         n1, n2 = (int(x) for x in rng.integers(0, 30, 2))
         model = [costs.uniform(), costs.constant(*rng.uniform(0.2, 3, 6)), random_costs(rng)][
             trial % 3]
         p = model.compile(random_graph(rng, n1, p=0.2, n_labels=3),
                           random_graph(rng, n2, p=0.2, n_labels=3))
-        matrix = p.node_costs + 0.5 * edge_costs(p, fast=fast)
+        matrix = p.node_costs + weight * edge_costs(p, fast=fast)
         optimum = solve_lsape(matrix)[1]
-        forward, lower = branch_assignment(p, fast=fast)
+        if method == "bipartite":
+            forward, lower = lsape.bipartite_assignment(p)
+            expected = lsape.round_up(p, optimum / 2)
+        else:
+            forward, lower = branch_assignment(p, fast=fast)
+            expected = lsape.round_up(p, optimum)
         assert sorted(forward[forward >= 0].tolist()) == sorted(set(forward[forward >= 0]))
         assert lsape_value(matrix, forward) == pytest.approx(optimum, abs=1e-7)
-        assert lower == pytest.approx(lsape.round_up(p, optimum), abs=1e-7)
-        r = get_solver("branch_fast" if fast else "branch").solve(p, Budget(timeout=5))
+        assert lower == pytest.approx(expected, abs=1e-7)
+        r = get_solver(method).solve(p, Budget(timeout=5))
         assert r.upper_bound == p.cost(r.assignment)
         assert r.lower_bound == pytest.approx(lower, abs=1e-7)
 

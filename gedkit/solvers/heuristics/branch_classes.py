@@ -13,8 +13,9 @@ variables (tens of milliseconds) where the assignment over nodes takes most of a
 
 The bound is read from the program's dual, made feasible (each class's price the least over
 the other side's), so that no rounding in the solver can overstate it. The program's plan,
-split class by class, is an optimal assignment of BRANCH's matrix: ``branch`` and
-``branch_fast`` take their maps and bounds from it on pairs of
+split class by class, is an optimal assignment of BRANCH's matrix (and, with the edges counted
+in full, of the bipartite heuristic's): ``branch``, ``branch_fast`` and ``bipartite`` take
+their maps and bounds from it on pairs of
 :data:`~gedkit.solvers.heuristics.lsape.CLASSES_FROM_NODES` nodes and more (among the many
 optimal maps, one that keeps neighbours next to each other's images: 15-27% cheaper than the
 assignment over nodes' on the 1,000- and 2,000-node limits pairs), and ``auto`` its lower
@@ -89,26 +90,30 @@ class BranchClasses:
     def bound(self, seconds: float = math.inf, fast: bool = False) -> float | None:
         """BRANCH's lower bound (BRANCH_FAST's with ``fast``), its program solved within
         ``seconds`` (None if it does not finish)."""
-        solved = self._solve(seconds, fast)
-        return None if solved is None else solved[1]
+        from gedkit.solvers.heuristics.lsape import round_up
 
-    def assignment(self, seconds: float = math.inf, fast: bool = False
-                   ) -> tuple[np.ndarray, float] | None:
-        """BRANCH's node map and lower bound (BRANCH_FAST's with ``fast``): an optimal
-        assignment of its matrix, split from the program's plan (:meth:`_split`), or None if
-        the program does not finish within ``seconds`` or its plan is not whole (then the
+        solved = self._solve(seconds, fast, 0.5)
+        return None if solved is None else round_up(self.problem, solved[1])
+
+    def assignment(self, seconds: float = math.inf, fast: bool = False,
+                   edge_weight: float = 0.5) -> tuple[np.ndarray, float] | None:
+        """An optimal assignment of the matrix of node costs plus ``edge_weight`` times the
+        incident edges' (BRANCH's with ½, BRANCH_FAST's with ``fast``, the bipartite
+        heuristic's with 1), split from the program's plan (:meth:`_split`), and the value its
+        dual proves (unrounded: BRANCH's bound with ½, twice a bound with 1); None if the
+        program does not finish within ``seconds`` or its plan is not whole (then the
         assignment over nodes stands in)."""
-        solved = self._solve(seconds, fast)
+        solved = self._solve(seconds, fast, edge_weight)
         if solved is None:
             return None
-        plan, lower = solved
+        plan, value = solved
         k2 = len(self.reps[1]) + 1
         flows = np.rint(plan).astype(np.int64).reshape(-1, k2)
         if np.abs(flows - plan.reshape(-1, k2)).max(initial=0.0) > 1e-6 or not (
                 np.array_equal(flows[:-1].sum(axis=1), self.counts[0])
                 and np.array_equal(flows[:, :-1].sum(axis=0), self.counts[1])):
             return None
-        return self._split(flows[:-1, :-1]), lower
+        return self._split(flows[:-1, :-1]), value
 
     def _split(self, flows: np.ndarray) -> np.ndarray:
         """A node map that sends ``flows[a, b]`` nodes of class ``a`` to class ``b`` (the
@@ -151,11 +156,12 @@ class BranchClasses:
             forward[u] = chosen
         return np.array(forward, dtype=np.int64)
 
-    def _solve(self, seconds: float, fast: bool) -> tuple[np.ndarray, float] | None:
-        """The program's plan (its cells' flows, row by row) and BRANCH's bound from its dual
+    def _solve(self, seconds: float, fast: bool, edge_weight: float
+               ) -> tuple[np.ndarray, float] | None:
+        """The program's plan (its cells' flows, row by row) and the value its dual proves
         (see the module's text)."""
         from gedkit._kernels.lsape_costs import incident_edge_costs, incident_edge_costs_fast
-        from gedkit.solvers.heuristics.lsape import edge_constants, neighbours, round_up
+        from gedkit.solvers.heuristics.lsape import edge_constants, neighbours
 
         p, (reps1, reps2) = self.problem, self.reps
         nb = neighbours(p)
@@ -165,7 +171,7 @@ class BranchClasses:
         eps = p.node_label_matrix.shape[0] - 1
         node = p.node_label_matrix[np.ix_(np.append(p.node_labels1[reps1], eps),
                                           np.append(p.node_labels2[reps2], eps))]
-        costs = node + 0.5 * edges
+        costs = node + edge_weight * edges
         costs[-1, -1] = 0.0  # ε to ε
         # ε supplies one unit per node of g2 (its insertions), and asks one per node of g1
         supply = np.append(self.counts[0], p.n2).astype(float)
@@ -175,7 +181,7 @@ class BranchClasses:
             return None
         plan, prices = solved
         rows = (costs - prices).min(axis=1)  # the feasible row prices for these column prices
-        return plan, round_up(p, max(0.0, float(supply @ rows + demand @ prices)))
+        return plan, max(0.0, float(supply @ rows + demand @ prices))
 
 
 def branch_classes_bound(problem: Problem, seconds: float = math.inf) -> float | None:

@@ -205,13 +205,16 @@ def bipartite_assignment(
     The value with full edge costs is at most twice the ``branch`` value (node costs are
     non-negative), so half of it is a lower bound.
     """
-    edges = edge_costs(problem) if edges is None else edges
-    forward, value = memo(problem, "bipartite", lambda: lsape(problem.node_costs + edges))
+    if edges is None and (found := _by_classes(problem, "bipartite")) is not None:
+        forward, value = found
+    else:
+        edges = edge_costs(problem) if edges is None else edges
+        forward, value = memo(problem, "bipartite", lambda: lsape(problem.node_costs + edges))
     return forward, round_up(problem, value / 2)
 
 
-#: pairs with at least this many nodes in the larger graph take BRANCH's assignment from the
-#: program over their branch classes where it applies
+#: pairs with at least this many nodes in the larger graph take BRANCH's (and the bipartite
+#: heuristic's) assignment from the program over their branch classes where it applies
 #: (:mod:`gedkit.solvers.heuristics.branch_classes`): at 2,000 nodes 20-40 ms against the
 #: assignment over nodes' 0.6 s; below, the assignment is a few milliseconds anyway and
 #: keeps its own maps
@@ -222,8 +225,8 @@ def branch_assignment(
     problem: Problem, edges: np.ndarray | None = None, fast: bool = False
 ) -> tuple[np.ndarray, float]:
     """The ``branch`` (or ``branch_fast``) method: (node map, lower bound)."""
-    if edges is None and (found := _branch_by_classes(problem, fast)) is not None:
-        return found
+    if edges is None and (found := _by_classes(problem, ("branch", fast))) is not None:
+        return found[0], round_up(problem, found[1])
     edges = edge_costs(problem, fast=fast) if edges is None else edges
     forward, value = memo(problem, ("branch", fast),
                           lambda: lsape(problem.node_costs + 0.5 * edges))
@@ -239,19 +242,21 @@ def _classes_of(problem: Problem):
     return BranchClasses.of(problem)
 
 
-def _branch_by_classes(problem: Problem, fast: bool) -> tuple[np.ndarray, float] | None:
-    """BRANCH's (or BRANCH_FAST's) node map and bound from the program over the branch
-    classes, kept as the assignment over nodes is; None where that does not apply."""
+def _by_classes(problem: Problem, key) -> tuple[np.ndarray, float] | None:
+    """The assignment of ``key`` (``("branch", fast)`` or ``"bipartite"``) and its value from
+    the program over the branch classes, kept as the assignment over nodes is (under the
+    same key); None where that does not apply."""
     classes = _classes_of(problem)
     if classes is None:
         return None
     store = problem.__dict__.setdefault("_heuristics", {})
-    if ("branch", fast) not in store:
-        found = classes.assignment(fast=fast)
+    if key not in store:
+        fast = key != "bipartite" and key[1]
+        found = classes.assignment(fast=fast, edge_weight=1.0 if key == "bipartite" else 0.5)
         if found is None:  # (a plan not whole, or HiGHS failing: the nodes' assignment)
             return None
-        store[("branch", fast)] = found
-    return store[("branch", fast)]
+        store[key] = found
+    return store[key]
 
 
 class _Assignment(Solver):
@@ -297,18 +302,8 @@ class NodeAssignment(_Assignment):
         return node_assignment(problem)
 
 
-@register
-class Bipartite(_Assignment):
-    name = "bipartite"
-    summary = "Riesen-Bunke bipartite heuristic: LSAPE on node plus incident-edge costs"
-    kernels = ("assignment",)
-
-    def assign(self, problem):
-        return bipartite_assignment(problem)
-
-
-class _BranchAssignment(_Assignment):
-    """BRANCH's assignment: over the branch classes on large pairs where they apply (see
+class _ClassAssignment(_Assignment):
+    """An assignment over the branch classes on large pairs where they apply (see
     :func:`branch_assignment`), whose time it estimates by theirs."""
 
     kernels = ("assignment",)
@@ -321,7 +316,16 @@ class _BranchAssignment(_Assignment):
 
 
 @register
-class Branch(_BranchAssignment):
+class Bipartite(_ClassAssignment):
+    name = "bipartite"
+    summary = "Riesen-Bunke bipartite heuristic: LSAPE on node plus incident-edge costs"
+
+    def assign(self, problem):
+        return bipartite_assignment(problem)
+
+
+@register
+class Branch(_ClassAssignment):
     name = "branch"
     summary = "BRANCH (Blumenthal-Gamper): LSAPE lower bound with halved edge costs, and its map"
 
@@ -330,7 +334,7 @@ class Branch(_BranchAssignment):
 
 
 @register
-class BranchFast(_BranchAssignment):
+class BranchFast(_ClassAssignment):
     name = "branch_fast"
     summary = "BRANCH_FAST: BRANCH with a cheaper, still valid, estimate of the edge edit"
 
