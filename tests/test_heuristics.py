@@ -15,7 +15,7 @@ from gedkit import Graph, OptionError, costs
 from gedkit._kernels.local_search import move_delta
 from gedkit._kernels.quadratic import quadratic_product
 from gedkit.solvers import Budget, get_solver
-from gedkit.solvers.heuristics.branch_classes import branch_classes_bound
+from gedkit.solvers.heuristics.branch_classes import BranchClasses
 from gedkit.solvers.heuristics.ipfp import assignment_matrix
 from gedkit.solvers.heuristics.lsape import branch_assignment, edge_costs, neighbours
 
@@ -103,7 +103,7 @@ def test_branch_by_classes_is_branchs_bound():
     looped = Graph({0: "C", 1: "O"}, [(0, 1, 1), (1, 1, 2)])
     pairs.append(costs.uniform().compile(looped, Graph({0: "C", 1: "C"}, [(0, 1, 1)])))
     for p in pairs:
-        bound = branch_classes_bound(p)
+        bound = BranchClasses.of(p).bound()
         assert bound == pytest.approx(branch_assignment(p)[1], abs=1e-7)
 
 
@@ -148,11 +148,11 @@ def test_branch_by_classes_declines_what_it_cannot_bound(monkeypatch):
     rng = np.random.default_rng(2)
     g1, g2 = random_graph(rng, 6, p=0.4), random_graph(rng, 7, p=0.4)
     p = costs.uniform().compile(g1, g2)
-    assert branch_classes_bound(p.constrained(fixed=[(0, 0)])) is None  # rows no longer alike
+    assert BranchClasses.of(p.constrained(fixed=[(0, 0)])) is None  # rows no longer alike
     directed = Graph({0: "C", 1: "N"}, [(0, 1)], directed=True)
-    assert branch_classes_bound(costs.uniform().compile(directed, directed)) is None
+    assert BranchClasses.of(costs.uniform().compile(directed, directed)) is None
     monkeypatch.setattr(branch_classes, "CLASS_CELLS", 4)
-    assert branch_classes_bound(p) is None  # too many classes for its program
+    assert BranchClasses.of(p) is None  # too many classes for its program
 
 
 def test_branch_is_exact_on_isomorphic_graphs():

@@ -1,4 +1,5 @@
-"""BRANCH's lower bound on large pairs, solved over classes of alike nodes instead of nodes.
+"""BRANCH's assignment and bound on large pairs, solved over classes of alike nodes instead of
+nodes.
 
 BRANCH prices a node pair by the two nodes' labels and the labels of the edges at them
 (:func:`~gedkit.solvers.heuristics.lsape.branch_assignment`), so nodes with the same label and
@@ -31,7 +32,7 @@ import numpy as np
 
 from gedkit.problem import Problem
 
-__all__ = ["CLASS_CELLS", "BranchClasses", "branch_classes_bound"]
+__all__ = ["CLASS_CELLS", "BranchClasses"]
 
 #: largest ``(classes of g1 + 1) × (classes of g2 + 1)`` the bound is solved for (larger: None)
 CLASS_CELLS = 40_000
@@ -182,14 +183,6 @@ class BranchClasses:
         plan, prices = solved
         rows = (costs - prices).min(axis=1)  # the feasible row prices for these column prices
         return plan, max(0.0, float(supply @ rows + demand @ prices))
-
-
-def branch_classes_bound(problem: Problem, seconds: float = math.inf) -> float | None:
-    """BRANCH's lower bound on ``problem`` by its branch classes (see the module's text), its
-    program solved within ``seconds``; None where :meth:`BranchClasses.of` finds none or the
-    program does not finish in time."""
-    classes = BranchClasses.of(problem)
-    return None if classes is None else classes.bound(seconds)
 
 
 def _classes(labels: np.ndarray, ptr: np.ndarray, lab: np.ndarray
