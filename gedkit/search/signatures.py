@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gedkit.compressed_rows import take_rows
 from gedkit.graph import Graph
 
 __all__ = ["KINDS", "SETS", "Multisets", "Signatures", "Vocabulary", "signature_of"]
@@ -182,11 +183,7 @@ class Multisets:
 
     def take(self, rows: np.ndarray) -> Multisets:
         """The multisets of ``rows`` (an index array), in that order."""
-        starts, ends = self.ptr[rows], self.ptr[rows + 1]
-        sizes = ends - starts
-        ptr = np.zeros(len(rows) + 1, dtype=np.int64)
-        np.cumsum(sizes, out=ptr[1:])
-        index = np.repeat(starts - ptr[:-1], sizes) + np.arange(ptr[-1])
+        ptr, index = take_rows(self.ptr, rows)
         return Multisets(ptr, self.ids[index], self.counts[index])
 
     @classmethod

@@ -30,6 +30,7 @@ import time
 
 import numpy as np
 
+from gedkit.compressed_rows import take_rows
 from gedkit.problem import Problem
 
 __all__ = ["CLASS_CELLS", "BranchClasses"]
@@ -226,12 +227,8 @@ def _breadth_first(ptr: list[int], nbr: list[int]) -> list[int]:
 
 def _rows(ptr: np.ndarray, lab: np.ndarray, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The neighbour lists' pointers and edge labels of ``nodes`` alone."""
-    lengths = ptr[nodes + 1] - ptr[nodes]
-    sub = np.zeros(len(nodes) + 1, dtype=ptr.dtype)
-    np.cumsum(lengths, out=sub[1:])
-    picks = np.concatenate([np.arange(ptr[v], ptr[v + 1]) for v in nodes.tolist()]
-                           + [np.zeros(0, dtype=np.int64)])
-    return sub, np.ascontiguousarray(lab[picks])
+    sub, index = take_rows(ptr, nodes)
+    return sub, lab[index]
 
 
 def _transport(costs: np.ndarray, supply: np.ndarray, demand: np.ndarray, seconds: float
