@@ -242,17 +242,23 @@ def _classes_of(problem: Problem):
     return BranchClasses.of(problem)
 
 
+#: the assignments taken over classes, by the key their assignment over nodes is kept under:
+#: whether the edges are priced by BRANCH_FAST's estimate, and their weight
+_CLASS_PROGRAMS = {("branch", False): (False, 0.5), ("branch", True): (True, 0.5),
+                   "bipartite": (False, 1.0)}
+
+
 def _by_classes(problem: Problem, key) -> tuple[np.ndarray, float] | None:
-    """The assignment of ``key`` (``("branch", fast)`` or ``"bipartite"``) and its value from
-    the program over the branch classes, kept as the assignment over nodes is (under the
-    same key); None where that does not apply."""
+    """The assignment of ``key`` (one of :data:`_CLASS_PROGRAMS`) and its value from the
+    program over the branch classes, kept as the assignment over nodes is (under the same
+    key); None where that does not apply."""
     classes = _classes_of(problem)
     if classes is None:
         return None
     store = problem.__dict__.setdefault("_heuristics", {})
     if key not in store:
-        fast = key != "bipartite" and key[1]
-        found = classes.assignment(fast=fast, edge_weight=1.0 if key == "bipartite" else 0.5)
+        fast, weight = _CLASS_PROGRAMS[key]
+        found = classes.assignment(fast=fast, edge_weight=weight)
         if found is None:  # (a plan not whole, or HiGHS failing: the nodes' assignment)
             return None
         store[key] = found
