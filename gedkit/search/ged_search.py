@@ -416,11 +416,9 @@ def _idle_answers(queries: list[Graph], first: int, idle: list[int], lefts: list
                   ) -> list[SearchResult]:
     """The answers of the queries ``idle`` of a filter pass (positions from its ``first``)
     whose filters left no graph (most queries of a search at a small threshold: answered
-    without a verification's set-up, as :func:`_none_within` answers, in one go), ``lefts``
-    and ``seconds`` as the pass gave them; ``interrupted``: whether Ctrl-C came before its
-    end."""
-    certified = not interrupted
-    return [SearchResult("range", queries[first + k].name, tau, [], [], certified, [],
+    without a verification's set-up, in one go), ``lefts`` and ``seconds`` as the pass gave
+    them; ``interrupted``: whether Ctrl-C came before its end."""
+    return [_none_within(queries[first + k], tau,
                          {"screened": screened, "candidates": lefts[k], "verified": 0,
                           "seconds": {"filter": seconds, "verify": 0.0}}, interrupted)
             for k in idle]
@@ -459,9 +457,12 @@ def _answer_pending(coll, queries: list[Graph], pending: list, ahead: list, tau:
     yield from answers
 
 
-def _none_within(query: Graph, tau: float, stats: dict) -> SearchResult:
-    """The answer to a range query whose filters left no graph."""
-    interrupted = interrupted_now()
+def _none_within(query: Graph, tau: float, stats: dict,
+                 interrupted: bool | None = None) -> SearchResult:
+    """The answer to a range query whose filters left no graph; ``interrupted``: whether
+    Ctrl-C came first, if already known."""
+    if interrupted is None:
+        interrupted = interrupted_now()
     return SearchResult("range", query.name, tau, [], [], not interrupted, [], stats,
                         interrupted)
 
