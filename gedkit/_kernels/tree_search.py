@@ -338,71 +338,6 @@ def _cut(buf, start, size):
 
 
 @njit(cache=True, nogil=True)
-def _carved(ints, i, floats, f_, bools, b_):
-    """Raise unless the work buffers were carved to their ends (a slice past a buffer's end
-    would come out short, not raise)."""
-    if i != ints.shape[0] or f_ != floats.shape[0] or b_ != bools.shape[0]:
-        raise RuntimeError("tree_search: work buffers carved wrongly")
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _branch_work(n1, n2, ke, bsize, levels, ptr2, bufa, ehist, ws):
-    """The branch bound's work arrays for a pair of ``n1`` and ``n2`` nodes (``ke`` edge
-    labels, ``bsize`` as in :func:`tree_search`), with a row of duals and a partial map for
-    each of ``levels`` depths (warm starts), carved as :func:`tree_search` carves its own:
-    the :class:`~gedkit._kernels.branch.BranchWork` (sharing ``bufa``, ``ehist`` and the
-    multiset work ``ws``), the solved partial maps per depth, and the assignment's rows,
-    columns and each node of g2's column."""
-    nn = n1 + n2 + 1
-    max_deg2 = 1
-    for y in range(n2):
-        max_deg2 = max(max_deg2, ptr2[y + 1] - ptr2[y])
-    sq = n2 * n2
-    ints = np.zeros(2 * (nn + 1) + 3 * n1 + (n2 + 1) * (max_deg2 + 1 + ke) + 4 * bsize
-                    + levels * (n1 + 1) + 1 + 2 * n2, dtype=np.int64)
-    floats = np.zeros(2 * sq + 3 * (nn + 1) + 2 * (n2 + 1) + levels * n2 + 1)
-    bools = np.zeros(nn + 1, dtype=np.bool_)
-    i = f_ = b_ = 0
-    # (``BranchWork``: the assignment's, per column, per row)
-    mat, f_ = _cut(floats, f_, sq)
-    subst, f_ = _cut(floats, f_, sq)
-    alpha, f_ = _cut(floats, f_, nn + 1)
-    beta, f_ = _cut(floats, f_, nn + 1)
-    match, i = _cut(ints, i, nn + 1)
-    way, i = _cut(ints, i, nn + 1)
-    minv, f_ = _cut(floats, f_, nn + 1)
-    seen, b_ = _cut(bools, b_, nn + 1)
-    image, i = _cut(ints, i, n1)
-    ins_cross, f_ = _cut(floats, f_, n2 + 1)
-    ylab, i = _cut(ints, i, (n2 + 1) * max_deg2)
-    ylen, i = _cut(ints, i, n2 + 1)
-    ycnt, i = _cut(ints, i, (n2 + 1) * ke)
-    distinct, i = _cut(ints, i, bsize)
-    row_counts, i = _cut(ints, i, bsize)
-    anchor_at, i = _cut(ints, i, bsize)
-    anchor_label, i = _cut(ints, i, bsize)
-    reduced, f_ = _cut(floats, f_, n2 + 1)
-    fwd, i = _cut(ints, i, n1)
-    duals, f_ = _cut(floats, f_, levels * n2 + 1)
-    bw = BranchWork(mat, subst, bufa, ehist, ws,
-                    (alpha, beta, match, way, minv, seen),
-                    (image, ins_cross, ylab.reshape((n2 + 1, max_deg2)), ylen,
-                     ycnt.reshape((n2 + 1, ke))),
-                    (distinct, row_counts, anchor_at, anchor_label), reduced, fwd,
-                    duals[:levels * n2].reshape((levels, n2)))
-    # per depth, the partial map of the last state whose assignment was solved there (its
-    # duals are in ``duals``), in a row whose last entry is 1 once written: a child of that
-    # state popped later starts its assignment from them
-    solved_at, i = _cut(ints, i, levels * (n1 + 1) + 1)
-    solved = solved_at[:levels * (n1 + 1)].reshape((levels, n1 + 1))
-    rows, i = _cut(ints, i, n1)
-    cols, i = _cut(ints, i, n2)
-    col_of, i = _cut(ints, i, n2)
-    _carved(ints, i, floats, f_, bools, b_)
-    return bw, solved, rows, cols, col_of
-
-
-@njit(cache=True, nogil=True)
 def frontier_bound(status, f, heap, ctl, fctl):
     """The lower bound a search proves after a call that returned ``status``: what it pruned
     and its incumbent bound every completion, and until it is done so does each state left
@@ -460,17 +395,24 @@ def tree_search(pair, frontier, settings):
     bsize = max(n1, n2, e1.shape[0], e2.shape[0]) + 1
     # matchings of label multisets are only needed when costs are not label equality
     wn = 2 * bsize + 1 if nconst[3] == 0 or econst[3] == 0 else 1
+    nn = n1 + n2 + 1
+    max_deg2 = 1
+    for y in range(n2):
+        max_deg2 = max(max_deg2, ptr2[y + 1] - ptr2[y])
+    sq = n2 * n2 if branch else 1
     # warm starts keep a row of duals and a partial map per depth: on graphs small enough
     # for that to stay a few MB, in calls that expand more than the root
     levels = n1 if branch and max_expansions > 1 and n1 * (n1 + n2) <= WARM_ENTRIES else 0
     # the work arrays, carved from one zeroed buffer per element type (_cut): three
     # allocations instead of some forty, which took as long as a small candidate's first
-    # expansion; the branch bound's own are carved only where it runs (_branch_work: its
-    # nested bundles took 0.4 of a search set-up's 1.4 µs on range candidates without it)
-    ints = np.zeros(3 * kn + 5 * ke + 2 * bsize + 2 * (wn + 1) + 5 * n1 + 2 + 2 * n1 * ke
-                    + 3 * (n2 + 1) + 2 * n2, dtype=np.int64)
-    floats = np.zeros(wn * wn + 3 * (wn + 1) + 3 * (n2 + 1) + n1)
-    bools = np.zeros(n1 + n2 + (wn + 1), dtype=np.bool_)
+    # expansion
+    ints = np.zeros(3 * kn + 5 * ke + 6 * bsize + 2 * (wn + 1) + 8 * n1 + 2 + 2 * n1 * ke
+                    + 3 * (n2 + 1) + 4 * n2 + 2 * (nn + 1) + (n2 + 1) * (max_deg2 + 1 + ke)
+                    + levels * (n1 + 1) + 1,
+                    dtype=np.int64)
+    floats = np.zeros(wn * wn + 3 * (wn + 1) + 5 * (n2 + 1) + n1 + levels * n2 + 1 + 2 * sq
+                      + 3 * (nn + 1))
+    bools = np.zeros(n1 + n2 + (wn + 1) + (nn + 1), dtype=np.bool_)
     i = f_ = b_ = 0  # the first free element of ints, floats, bools
     nhist, i = _cut(ints, i, kn)
     ehist, i = _cut(ints, i, ke)
@@ -513,13 +455,46 @@ def tree_search(pair, frontier, settings):
     counts = _Counts(node_a, node_b, inner_a, inner_b, anc_a_cnt.reshape((n1, ke)),
                      anc_b_cnt.reshape((n1, ke)), anc_p, anc_q, anc_c, anc_cost, anchor_of,
                      u_cnt, v_cnt)
+    # the branch bound's (``BranchWork``: the assignment's, per column, per row)
+    mat, f_ = _cut(floats, f_, sq)
+    subst, f_ = _cut(floats, f_, sq)
+    alpha, f_ = _cut(floats, f_, nn + 1)
+    beta, f_ = _cut(floats, f_, nn + 1)
+    match, i = _cut(ints, i, nn + 1)
+    way, i = _cut(ints, i, nn + 1)
+    minv, f_ = _cut(floats, f_, nn + 1)
+    seen, b_ = _cut(bools, b_, nn + 1)
+    image, i = _cut(ints, i, n1)
+    ins_cross, f_ = _cut(floats, f_, n2 + 1)
+    ylab, i = _cut(ints, i, (n2 + 1) * max_deg2)
+    ylen, i = _cut(ints, i, n2 + 1)
+    ycnt, i = _cut(ints, i, (n2 + 1) * ke)
+    distinct, i = _cut(ints, i, bsize)
+    row_counts, i = _cut(ints, i, bsize)
+    anchor_at, i = _cut(ints, i, bsize)
+    anchor_label, i = _cut(ints, i, bsize)
+    reduced, f_ = _cut(floats, f_, n2 + 1)
+    fwd, i = _cut(ints, i, n1)
+    duals, f_ = _cut(floats, f_, levels * n2 + 1)
+    bw = BranchWork(mat, subst, bufa, ehist, ws,
+                    (alpha, beta, match, way, minv, seen),
+                    (image, ins_cross, ylab.reshape((n2 + 1, max_deg2)), ylen,
+                     ycnt.reshape((n2 + 1, ke))),
+                    (distinct, row_counts, anchor_at, anchor_label), reduced, fwd,
+                    duals[:levels * n2].reshape((levels, n2)))
+    # per depth, the partial map of the last state whose assignment was solved there (its
+    # duals are in ``duals``), in a row whose last entry is 1 once written: a child of that
+    # state popped later starts its assignment from them
+    solved_at, i = _cut(ints, i, levels * (n1 + 1) + 1)
+    solved = solved_at[:levels * (n1 + 1)].reshape((levels, n1 + 1))
+    rows, i = _cut(ints, i, n1)
+    cols, i = _cut(ints, i, n2)
+    col_of, i = _cut(ints, i, n2)
     twin_seen, i = _cut(ints, i, n2)
     twin_seen[:] = -1
-    _carved(ints, i, floats, f_, bools, b_)
-    if branch:
-        bw, solved, rows, cols, col_of = _branch_work(n1, n2, ke, bsize, levels, ptr2, bufa,
-                                                      ehist, ws)
-        reduced, fwd = bw.reduced, bw.forward
+    if i != ints.shape[0] or f_ != floats.shape[0] or b_ != bools.shape[0]:
+        # (a slice past a buffer's end would come out short, not raise)
+        raise RuntimeError("tree_search: work buffers carved wrongly")
     stamp = 0
 
     for _ in range(max_expansions):
