@@ -214,6 +214,29 @@ class Graph:
         self._edge_keys: tuple | None = None
         self._memo: dict | None = None
 
+    @classmethod
+    def _from_valid(cls, node_labels: tuple, edges: np.ndarray, edge_labels: tuple,
+                    name: str | None = None) -> Graph:
+        """The undirected graph on nodes ``0..n-1`` labelled ``node_labels`` with edges
+        ``edges`` (int32, shape ``(m, 2)``, each pair once, smaller end first, no self-loop)
+        labelled ``edge_labels``: what ``Graph(dict(enumerate(node_labels)), ...)`` builds,
+        without its checks, for readers whose source guarantees them (RDKit's atoms and
+        bonds, labels that are symbols and bond orders: the checks took a third of reading
+        a molecule)."""
+        g = cls.__new__(cls)
+        n = len(node_labels)
+        edges.setflags(write=False)
+        g.ids = tuple(range(n))
+        g.node_labels = node_labels
+        g.edges = edges
+        g.edge_labels = edge_labels
+        g.loops = {}
+        g.name = name
+        g.directed = False
+        g._index = {i: i for i in g.ids}
+        g._loop_keys = g._adjacency = g._node_keys = g._edge_keys = g._memo = None
+        return g
+
     def __setstate__(self, state: Any) -> None:
         # a graph pickled by an earlier gedkit has no self-loop slots (it had no loops) and
         # no direction slot (it was undirected)
@@ -534,7 +557,7 @@ def check_label(label: Any, what: str, graph_name: str | None) -> None:
     ...
     gedkit.errors.GraphError: node 3 in graph 'g' has a NaN label value ...
     """
-    if type(label) in _PLAIN:  # the common case, checked without the walk
+    if type(label) in _NEVER_NAN:  # the common case, checked without the walk
         return
     stack = [(label, 1)]
     while stack:  # no recursion: the depth is what is being checked
@@ -553,7 +576,8 @@ def check_label(label: Any, what: str, graph_name: str | None) -> None:
             stack.extend((item, depth + 1) for item in items)
 
 
-_PLAIN = (str, int, bool, type(None))
+#: label types that hold no NaN (not float: check_label looks at those)
+_NEVER_NAN = frozenset((str, int, bool, type(None)))
 
 
 def _is_nan(value: Any) -> bool:

@@ -31,6 +31,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from gedkit.errors import FormatError, MissingDependencyError, Words
 from gedkit.graph import Graph
 from gedkit.io.common import (
@@ -76,10 +78,21 @@ def from_rdkit(mol: Any, node_label: Any = "atom", edge_label: Any = "bond", *,
     check_label_spec(edge_label, "edge_label")
     kekule = _kekulized(mol, source) if _wants(edge_label, "kekule") else None
     if node_label == "atom" and edge_label in ("bond", "kekule"):
-        # the usual labels, read straight (a collection reads millions of molecules)
-        bonds = (mol if kekule is None else kekule).GetBonds()
-        edges = [(b.GetBeginAtomIdx(), b.GetEndAtomIdx(), _order(b, source)) for b in bonds]
-        return Graph({a.GetIdx(): a.GetSymbol() for a in mol.GetAtoms()}, edges, name=name)
+        # the usual labels, read straight (a collection reads millions of molecules): atoms
+        # and bonds by index (RDKit's Python iterators took as long as the rest of the
+        # reading), into a graph without Graph's checks, which RDKit's molecules pass always
+        # (atoms 0..n-1, one bond per pair of distinct atoms; symbols and orders as labels)
+        held = mol if kekule is None else kekule
+        atom, bond = mol.GetAtomWithIdx, held.GetBondWithIdx
+        symbols = tuple(atom(i).GetSymbol() for i in range(mol.GetNumAtoms()))
+        ends, orders = [], []
+        for k in range(held.GetNumBonds()):
+            b = bond(k)
+            u, v = b.GetBeginAtomIdx(), b.GetEndAtomIdx()
+            ends += (u, v) if u < v else (v, u)
+            orders.append(_order(b, source))
+        pairs = np.array(ends, dtype=np.int32).reshape(-1, 2)
+        return Graph._from_valid(symbols, pairs, tuple(orders), name)
     nodes = [
         (atom.GetIdx(), {
             "atom": atom.GetSymbol(),
