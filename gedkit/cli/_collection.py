@@ -83,6 +83,10 @@ def register(subparsers: Any) -> None:
                       "build (graphs named, not numbered)")
     mode.add_argument("--overwrite", action="store_true",
                       help="replace LIB when it exists (only a collection file is replaced)")
+    build.add_argument("--jobs", type=int, default=1, metavar="N",
+                       help="worker processes that parse the molecules of SMILES files and "
+                       "tables (-1 = all cores; default 1: this process); other formats are "
+                       "read in this process")
     add_input_arguments(build, collection=True)
     build.set_defaults(run=run_build, command_parser=build)
 
@@ -102,6 +106,7 @@ def register(subparsers: Any) -> None:
 def run_build(args: argparse.Namespace) -> int:
     from gedkit.search import Collection
     from gedkit.search.collection import BATCH
+    from gedkit.workers import resolve_jobs
 
     start = time.perf_counter()
     lib = Path(args.lib)
@@ -115,6 +120,7 @@ def run_build(args: argparse.Namespace) -> int:
         edge_label = _recorded(existing.edge_label, edge_label, "--edge-label", lib)
     options = {**_read_options(args), "node_label": node_label, "edge_label": edge_label}
     options = {key: value for key, value in options.items() if value is not None}
+    options["jobs"] = resolve_jobs(args.jobs)
     skipped: list[str] = []
     if not args.strict:  # SMILES and SDF records RDKit rejects are left out, and counted
         options["skipped"] = skipped

@@ -122,10 +122,10 @@ _FORMATS = {
     "json": _Format((".json",), read_json, writer=write_json, gzip=True),
     "tve": _Format((".txt", ".tve", ".graph"), read_tve, "label", "label", (), write_tve,
                    gzip=True, unnamed=True),
-    "smiles": _Format((".smi", ".smiles"), read_smiles, "atom", "bond", ("skipped", "select"),
-                      gzip=True),
-    "csv": _Format((".csv", ".tsv"), read_smiles_table, "atom", "bond", ("skipped", "select"),
-                   gzip=True),
+    "smiles": _Format((".smi", ".smiles"), read_smiles, "atom", "bond",
+                      ("skipped", "select", "jobs"), gzip=True),
+    "csv": _Format((".csv", ".tsv"), read_smiles_table, "atom", "bond",
+                   ("skipped", "select", "jobs"), gzip=True),
     "sdf": _Format((".sdf",), read_sdf, "atom", "bond", ("skipped",), gzip=True),
     "mol": _Format((".mol",), read_mol, "atom", "bond", ()),
     "gdb": _Format((".gdb",), read_gdb, options=("select",), stored_labels=True),
@@ -306,11 +306,12 @@ def read_one(path: str | Path, notice: Unlabelled, node_label: Any = DEFAULT,
 def read_graphs(path: str | Path, notice: Unlabelled, node_label: Any = DEFAULT,
                 edge_label: Any = DEFAULT, format: str | None = None, *,
                 directed: str = "error", graph_dir: str | Path | None = None,
-                skipped: list | None = None) -> Iterator[Graph]:
+                skipped: list | None = None, jobs: int = 1) -> Iterator[Graph]:
     """The graphs of ``path`` (or of ``FILE#ID``) as :func:`read_all` reads them, one at a
     time, with the attributes left out told to ``notice``. With a ``skipped`` list, formats
     of independent records (SMILES, SDF) leave out a record that cannot be read and append its
-    error message there; other formats raise as always."""
+    error message there; other formats raise as always. ``jobs``: worker processes that parse
+    the molecules of SMILES files and tables (other formats are read here)."""
     _check_path(path, "read")
     file, selector = _locate(path)
     name = detect_format(file, format)
@@ -335,6 +336,8 @@ def read_graphs(path: str | Path, notice: Unlabelled, node_label: Any = DEFAULT,
         options["graph_dir"] = graph_dir
     if "skipped" in fmt.options and skipped is not None:
         options["skipped"] = skipped
+    if "jobs" in fmt.options and jobs > 1:
+        options["jobs"] = jobs
     graphs = _decoded(fmt.reader(file, node_label, edge_label, **options), file, name, notice)
     return graphs if selector is None else _select(graphs, selector, file)
 

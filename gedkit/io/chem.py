@@ -161,17 +161,20 @@ def from_smiles(smiles: str, node_label: Any = "atom", edge_label: Any = "bond",
 
 
 def read_smiles(path: Path, node_label: Any, edge_label: Any,
-                skipped: list | None = None, select: str | None = None) -> Iterator[Graph]:
+                skipped: list | None = None, select: str | None = None, jobs: int = 1
+                ) -> Iterator[Graph]:
     """Yield the molecules of a SMILES file: one per line, ``SMILES [title]`` (``#`` starts a
     comment line, a first line whose SMILES is the word ``SMILES`` is a header; gzip-compressed
     as ``.smi.gz``). A line RDKit cannot read raises, or with a
     ``skipped`` list is told there and left out. ``select``: only the molecule of that name,
-    or else of that number (``FILE#ID``), found without parsing the others."""
-    return _molecules(_smiles_records(path), path, node_label, edge_label, skipped, select)
+    or else of that number (``FILE#ID``), found without parsing the others. ``jobs``: worker
+    processes that parse the molecules of a long file."""
+    return _molecules(_smiles_records(path), path, node_label, edge_label, skipped, select,
+                      jobs)
 
 
 def read_smiles_table(path: Path, node_label: Any, edge_label: Any,
-                      skipped: list | None = None, select: str | None = None
+                      skipped: list | None = None, select: str | None = None, jobs: int = 1
                       ) -> Iterator[Graph]:
     """Yield the molecules of a CSV or TSV table with a header (gzip-compressed as
     ``.csv.gz``/``.tsv.gz``): the SMILES from the column named ``smiles`` (any case; else the
@@ -179,8 +182,10 @@ def read_smiles_table(path: Path, node_label: Any, edge_label: Any,
     ``title``, ``identifier`` or ending in ``_id``/``_name`` (``zinc_id``), else after the
     file. Other columns are ignored. The delimiter is a tab for ``.tsv``, else whichever of
     comma, tab and semicolon the header holds most of. A row RDKit cannot read raises, or
-    with a ``skipped`` list is told there and left out. ``select`` as for :func:`read_smiles`."""
-    return _molecules(_table_records(path), path, node_label, edge_label, skipped, select)
+    with a ``skipped`` list is told there and left out. ``select`` and ``jobs`` as for
+    :func:`read_smiles`."""
+    return _molecules(_table_records(path), path, node_label, edge_label, skipped, select,
+                      jobs)
 
 
 def record_names(path: Path, table: bool) -> list[str]:
@@ -267,30 +272,48 @@ def _table_columns(header: list[str], path: Path) -> tuple[int, int | None]:
 
 
 def _molecules(records: Iterator[_Record], path: Path, node_label: Any, edge_label: Any,
-               skipped: list | None, select: str | None = None) -> Iterator[Graph]:
+               skipped: list | None, select: str | None = None, jobs: int = 1
+               ) -> Iterator[Graph]:
     """The molecules of ``records``, in order; an untitled one named after the file (with its
     index when the file holds several). A record that cannot be read raises, or with a
     ``skipped`` list is told there and left out. ``select``: the one record of that name,
     else of that number, the others not parsed (``FILE#0`` of MOSES's 176,000 molecules
-    parsed them all to look for a molecule named "0": 77 s)."""
-    Chem, rdBase = _chem()
-
-    def parsed(where: str, smiles: str, name: str, problem: str | None) -> Graph:
-        if problem is not None:
-            raise FormatError(problem)
-        with rdBase.BlockLogs():
-            mol = Chem.MolFromSmiles(smiles)
-        if mol is None:
-            raise FormatError(f"{where}: RDKit cannot parse the SMILES {shorten(smiles)!r}")
-        return from_rdkit(mol, node_label, edge_label, name=name, source=path)
-
-    named = _named(records, path)
+    parsed them all to look for a molecule named "0": 77 s). ``jobs``: worker processes
+    that parse them (:mod:`gedkit.io.parse_pool`)."""
+    _chem()  # (RDKit missing: said here, not by each record)
+    named = ((where, smiles, name, problem)
+             for (where, smiles, _, problem), name in _named(records, path))
     if select is not None:
-        named = iter([picked(named, lambda item: item[1], select, path)])
-    for (where, smiles, _, problem), name in named:
-        graph = _kept(skipped, parsed, where, smiles, name, problem)
-        if graph is not None:
-            yield graph
+        named = iter([picked(named, lambda item: item[2], select, path)])
+    args = (path, node_label, edge_label)
+    if jobs > 1 and select is None:
+        from gedkit.io.parse_pool import in_order
+
+        outcomes = in_order(named, _outcome, args, jobs)
+    else:
+        outcomes = (_outcome(*item, *args) for item in named)
+    for outcome in outcomes:
+        if isinstance(outcome, Graph):
+            yield outcome
+        else:
+            _left_out(skipped, FormatError(outcome))
+
+
+def _outcome(where: str, smiles: str, name: str, problem: str | None, path: Path,
+             node_label: Any, edge_label: Any) -> Graph | str:
+    """The molecule of one SMILES record, or why it cannot be read (a message, not an
+    exception: a worker process hands it back as it is)."""
+    Chem, rdBase = _chem()
+    if problem is not None:
+        return problem
+    with rdBase.BlockLogs():
+        mol = Chem.MolFromSmiles(smiles)
+    if mol is None:
+        return f"{where}: RDKit cannot parse the SMILES {shorten(smiles)!r}"
+    try:
+        return from_rdkit(mol, node_label, edge_label, name=name, source=path)
+    except FormatError as err:
+        return str(err)
 
 
 def _named(records: Iterator[_Record], path: Path) -> Iterator[tuple[_Record, str]]:
@@ -354,11 +377,17 @@ def _kept(skipped: list | None, make: Callable[..., Graph], *args: Any) -> Graph
     try:
         return make(*args)
     except FormatError as err:
-        if skipped is None:
-            err.skippable = True  # (Collection.add then names its errors="skip")
-            raise
-        skipped.append(str(err))
+        _left_out(skipped, err)
         return None
+
+
+def _left_out(skipped: list | None, err: FormatError) -> None:
+    """Raise ``err``, a record that cannot be read, or with a ``skipped`` list append its
+    message there."""
+    if skipped is None:
+        err.skippable = True  # (Collection.add then names its errors="skip")
+        raise err
+    skipped.append(str(err))
 
 
 def read_mol(path: Path, node_label: Any, edge_label: Any) -> Iterator[Graph]:
