@@ -45,8 +45,11 @@ def in_order(items: Iterator[tuple], parse: Callable[..., Any], args: tuple,
     first = list(islice(items, CHUNK))
     if not first:
         return
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["gedkit.io.chem", "rdkit.Chem"])
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(["gedkit.io.chem", "rdkit.Chem"])
+    else:  # (Windows: each worker starts afresh)
+        context = multiprocessing.get_context("spawn")
     pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_quiet_worker)
     waiting: deque[Future] = deque()
     try:
