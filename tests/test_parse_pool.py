@@ -90,6 +90,19 @@ def test_ctrl_c_while_workers_parse_keeps_the_batches_written(tmp_path, capsys, 
     assert kept in (50, 100, 150)  # whole batches of what came back before Ctrl-C
 
 
+def test_read_all_with_workers_reads_what_one_process_reads(tmp_path, small_pool):
+    import gedkit
+
+    source = tmp_path / "lib.csv"
+    source.write_text("smiles,id\n" + "".join(
+        line.replace(" ", ",") for line in molecules(250, bad=set())))
+    one = gedkit.read_all(source)
+    two = gedkit.read_all(source, n_jobs=2)
+    assert [(g.name, g.node_labels, g.edge_labels, g.edges.tolist()) for g in two] == [
+        (g.name, g.node_labels, g.edge_labels, g.edges.tolist()) for g in one]
+    assert len(one) == 250 and one[0].name == "m0"
+
+
 def test_in_order_hands_back_every_item_in_order(small_pool):
     items = [(f"x:{k}", "C" * (1 + k % 7), f"m{k}", None) for k in range(230)]
     got = list(parse_pool.in_order(iter(items), chem._outcome,

@@ -265,16 +265,22 @@ def read_all(
     *,
     directed: str = "error",
     graph_dir: str | Path | None = None,
+    n_jobs: int | None = None,
 ) -> list[Graph]:
     """Read every graph of a file, in file order (parameters as in :func:`read`;
     ``FILE#ID`` gives a list of that one graph).
 
     A CXL collection yields the GXL files it lists; their classes are available from
-    :func:`cxl_entries`.
+    :func:`cxl_entries`. ``n_jobs``: worker processes that parse the molecules of a SMILES
+    file or table (-1: every core; default: this process; as with any worker processes, a
+    script's own code must be under ``if __name__ == "__main__":``); other formats are read
+    in this process.
     """
+    from gedkit.workers import resolve_jobs
+
     notice = Unlabelled()
     graphs = list(read_graphs(path, notice, node_label, edge_label, format, directed=directed,
-                              graph_dir=graph_dir))
+                              graph_dir=graph_dir, jobs=resolve_jobs(n_jobs)))
     notice.warn()
     return graphs
 
