@@ -116,7 +116,8 @@ def main() -> None:
 
     queries = chang_queries(args.data, args.queries)
     coll = gedkit.Collection.open(moses_file(args.data, args.size, args.folder))
-    coll.range(queries[0], 0, progress=False)  # signatures read, kernels loaded
+    # signatures read, kernels loaded, rows sorted by size (from a fourth range query on)
+    coll.range(queries=queries[:1] * 4, tau=0, progress=False)
     limits = [float(x) for x in args.limits.split(",")]
     if args.range_queries:
         own = [coll.get(i) for i in coll.ids[:args.range_queries]]

@@ -779,6 +779,46 @@ def test_filters_screen_most_of_a_molecule_library():
     assert set(res.stats["seconds"]) >= {"filter", "verify"}
 
 
+@pytest.mark.parametrize("kind", ["uniform", "constant"])
+def test_the_first_range_queries_over_rows_as_stored_answer_as_over_sorted_rows(kind):
+    """A collection sorts its rows by size for range searches from its fourth range query
+    on (a single query does not pay for the sort); the answers are the same either way."""
+    from gedkit.search.collection import SORT_FOR_RANGES_FROM
+
+    graphs = _random_set(7, count=40, n=(1, 8))
+    model = MODELS[kind](np.random.default_rng(1))
+    stored, shuffled, sorted_coll = Collection(), Collection(), Collection()
+    for coll, order in ((stored, graphs), (shuffled, graphs[::-1]), (sorted_coll, graphs)):
+        coll.add(order, ids="names")
+    sorted_coll._signatures_by_size()
+    queries = [graphs[3], graphs[17], graphs[30]]
+    assert len(queries) < SORT_FOR_RANGES_FROM
+
+    def answers(coll, query, tau):
+        res = coll.range(query, tau, costs=model, progress=False)
+        return [(h.id, h.distance, h.optimal) for h in res.hits], res.stats["candidates"]
+
+    for tau in (1.0, 3.0):
+        for query in queries:
+            hits, candidates = answers(sorted_coll, query, tau)
+            for coll in (stored, shuffled):
+                coll._ranged = 0  # each query the collection's first
+                got, counts = answers(coll, query, tau)
+                assert counts == candidates
+                if coll is stored:
+                    assert got == hits
+                else:  # (ties come in the order of addition, here reversed)
+                    assert sorted(got, key=lambda h: (h[1], h[0])) == sorted(
+                        hits, key=lambda h: (h[1], h[0]))
+                assert not coll._signatures.__dict__.get("_by_size")
+    # a batch of as many queries sorts at once, and answers alike
+    batch = stored.range(queries=queries * 2, tau=3.0, costs=model, progress=False)
+    assert stored._signatures.__dict__.get("_by_size")
+    assert [[(h.id, h.distance) for h in r.hits] for r in batch] == [
+        [(h.id, h.distance) for h in sorted_coll.range(q, 3.0, costs=model).hits]
+        for q in queries * 2]
+
+
 def test_persistence_round_trip_and_readers(tmp_path):
     path = tmp_path / "lib.gdb"
     with Collection.create(path) as coll:

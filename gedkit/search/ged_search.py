@@ -266,13 +266,14 @@ def _outcomes(lower: np.ndarray, upper: np.ndarray, done: np.ndarray, threshold:
 _TOGETHER = 4096
 
 
-def _verify_together(coll, pending: list, tau: float, verify: Verifier) -> dict[int, dict]:
+def _verify_together(coll, sig, pending: list, tau: float, verify: Verifier
+                     ) -> dict[int, dict]:
     """Verify the candidates of several range queries in one batch: ``pending`` holds
-    ``(position, rows, stages, filter, bounds)`` per query; the queries whose filters share the
-    collection's cost matrices (their labels are all the collection's) go together, each
-    candidate against its own query. Returns position -> {rowid: outcome} for what the
-    kernel decided; the rest (other queries, pairs the kernel did not finish) is left to
-    the per-pair driver."""
+    ``(position, rows, stages, filter, bounds)`` per query, ``rows`` of ``sig``; the queries
+    whose filters share the collection's cost matrices (their labels are all the
+    collection's) go together, each candidate against its own query. Returns position ->
+    {rowid: outcome} for what the kernel decided; the rest (other queries, pairs the kernel
+    did not finish) is left to the per-pair driver."""
     from gedkit.search.batch import BatchVerifier
 
     # a query with more candidates than that goes alone, block by block (progress shown,
@@ -287,7 +288,7 @@ def _verify_together(coll, pending: list, tau: float, verify: Verifier) -> dict[
     tick = time.perf_counter()
     batch = BatchVerifier(*shared, [p[3].record for p in together])
     sizes = [len(p[1]) for p in together]
-    flat = coll._signatures_by_size().rowids[np.concatenate([p[1] for p in together])]
+    flat = sig.rowids[np.concatenate([p[1] for p in together])]
     threshold = _within(tau)
     lower, upper, done = batch.run(coll._records(flat), threshold, verify.timeout,
                                    which=np.repeat(np.arange(len(together)), sizes),
@@ -350,7 +351,7 @@ def range_queries(coll, queries: list[Graph], tau: float, model: CostModel, veri
     filters run for many queries per compiled call, the candidates of consecutive queries
     are verified together (:func:`_verify_together`), and a query without candidates costs
     little more than its signature."""
-    sig = coll._signatures_by_size()
+    sig = coll._range_signatures(len(queries))
     limit = _within(tau)
     vocab = coll._store.vocab
     if not _many(model, sig, limit):
@@ -433,7 +434,7 @@ def _answer_pending(coll, queries: list[Graph], pending: list, ahead: list, tau:
     # under a time limit per query the batch, limited to one query's time, counts towards
     # each of its queries' limit by its share (see _verify_together)
     with within(verify.query_timeout):
-        known = _verify_together(coll, pending, tau, verify)
+        known = _verify_together(coll, sig, pending, tau, verify)
     answers = []
     verified = []  # the answers with candidates
     for entry in ahead:
