@@ -103,6 +103,18 @@ def test_read_all_with_workers_reads_what_one_process_reads(tmp_path, small_pool
     assert len(one) == 250 and one[0].name == "m0"
 
 
+def test_collection_add_with_workers_adds_what_one_process_adds(tmp_path, small_pool):
+    source = tmp_path / "lib.smi"
+    source.write_text("".join(molecules(200, bad={150})))
+    one, two = Collection(), Collection()
+    with pytest.warns(UserWarning, match="1 "):
+        one.add(source, ids="names", errors="skip")
+    with pytest.warns(UserWarning, match="1 "):
+        two.add(source, ids="names", errors="skip", n_jobs=2)
+    assert len(two) == 199 and two.ids == one.ids
+    assert [g.edge_labels for g in two] == [g.edge_labels for g in one]
+
+
 def test_in_order_hands_back_every_item_in_order(small_pool):
     items = [(f"x:{k}", "C" * (1 + k % 7), f"m{k}", None) for k in range(230)]
     got = list(parse_pool.in_order(iter(items), chem._outcome,

@@ -282,7 +282,8 @@ class Collection:
 
     @_reads_file
     def add(self, graphs: Any, ids: Iterable[Any] | str | None = None, *,
-            errors: str = "raise", progress: bool | None = None) -> int:
+            errors: str = "raise", progress: bool | None = None,
+            n_jobs: int | None = None) -> int:
         """Add graphs; returns how many were added.
 
         ``graphs`` is one graph file (all its graphs: SMILES, SDF, CXL, t/v/e...), or an
@@ -294,8 +295,12 @@ class Collection:
         Ctrl-C keeps every batch already written and nothing of the one under way.
         ``errors="skip"`` leaves out what cannot be read (a SMILES RDKit rejects, a molecule of
         an SDF file) and says how many in one warning; other readers' errors (a malformed GXL,
-        a directed graph) always raise.
+        a directed graph) always raise. ``n_jobs``: worker processes that parse the molecules
+        of SMILES files and tables (-1: every core; default: this process; as with any worker
+        processes, a script's own code must be under ``if __name__ == "__main__":``).
         """
+        from gedkit.workers import resolve_jobs
+
         if errors not in ("raise", "skip"):
             raise OptionError(f"errors must be 'raise' or 'skip', got {errors!r}")
         self._follow()  # (another writer's graphs seen; a closed collection says so here)
@@ -323,7 +328,7 @@ class Collection:
                 raise OptionError(f"the collection has a graph with id {clash[0]} already "
                                   "(1 and '1' are one id: they print alike)")
         skipped: list | None = [] if errors == "skip" else None
-        items = _items(graphs, *self._store.labels(), skipped)
+        items = _items(graphs, *self._store.labels(), skipped, resolve_jobs(n_jobs))
         added = self._last_added = 0  # (what an error or Ctrl-C midway leaves committed)
         batch: list[Graph] = []
         shown = GraphCounter(progress, "adding")
@@ -705,9 +710,10 @@ def _unnamed_read(item: Any) -> Any:
 
 
 def _items(graphs: Any, node_label: Any, edge_label: Any,
-           skipped: list | None = None) -> Iterator[Graph]:
+           skipped: list | None = None, jobs: int = 1) -> Iterator[Graph]:
     """Every graph ``graphs`` stands for (see :meth:`Collection.add`), read one at a time;
-    with a ``skipped`` list, what cannot be read is told there and left out."""
+    with a ``skipped`` list, what cannot be read is told there and left out; ``jobs``: worker
+    processes for the molecules of SMILES files and tables."""
     from gedkit.errors import GedkitError
     from gedkit.inputs import as_graph, is_file_reference
     from gedkit.io import labels_for, read_graphs
@@ -727,7 +733,7 @@ def _items(graphs: Any, node_label: Any, edge_label: Any,
                     # (a file whose labels have no names, t/v/e: its own, as the collection's)
                     yield from read_graphs(item, notice,
                                            *labels_for(item, node_label, edge_label),
-                                           skipped=skipped)
+                                           skipped=skipped, jobs=jobs)
                     continue
                 try:
                     g = as_graph(item, node_label, edge_label, notice=notice)
