@@ -1459,6 +1459,48 @@ def test_signatures_of_an_earlier_layout_say_so(tmp_path):
         len(Collection.open(path))
 
 
+def test_signatures_read_block_by_block_equal_the_blocks_joined(tmp_path, monkeypatch):
+    import io
+
+    from gedkit.search import collection
+    from gedkit.search.signatures import SETS, Signatures
+
+    monkeypatch.setattr(collection, "BATCH", 4)
+    path = tmp_path / "lib.gdb"
+    with Collection.create(path) as coll:
+        coll.add(MOLECULES)  # four blocks
+        coll.remove([2, 9])
+    conn = sqlite3.connect(path)
+    blobs = [blob for (blob,) in conn.execute("SELECT data FROM blocks ORDER BY block")]
+    parts = [Signatures.from_bytes(b) for b in blobs]
+    assert len(parts) == 4
+    sig = Collection.open(path)._store.signatures()
+    keep = ~np.isin(np.concatenate([p.rowids for p in parts]), [3, 10])  # rowids of ids 2, 9
+    assert sig.rowids.tolist() == np.concatenate([p.rowids for p in parts])[keep].tolist()
+    assert sig.n.tolist() == np.concatenate([p.n for p in parts])[keep].tolist()
+    for kind in SETS:
+        rows = [list(zip(p.sets[kind].ids[a:b].tolist(), p.sets[kind].counts[a:b].tolist(),
+                         strict=True))
+                for p in parts for a, b in zip(p.sets[kind].ptr[:-1].tolist(),
+                                               p.sets[kind].ptr[1:].tolist(), strict=True)]
+        got = sig.sets[kind]
+        assert [list(zip(got.ids[a:b].tolist(), got.counts[a:b].tolist(), strict=True))
+                for a, b in zip(got.ptr[:-1].tolist(), got.ptr[1:].tolist(), strict=True)] == [
+            r for r, k in zip(rows, keep, strict=True) if k]
+    # a block whose multisets do not match its rows is damaged, not read wrongly
+    with np.load(io.BytesIO(blobs[1])) as z:
+        arrays = {k: z[k] for k in z.files}
+    arrays["node_ptr"] = np.append(arrays["node_ptr"], arrays["node_ptr"][-1])
+    out = io.BytesIO()
+    np.savez(out, **arrays)
+    conn.execute("UPDATE blocks SET data = ? WHERE block = (SELECT MIN(block) + 1 FROM blocks)",
+                 (out.getvalue(),))
+    conn.commit()
+    conn.close()
+    with pytest.raises(FormatError, match="stored signatures are damaged"):
+        len(Collection.open(path))
+
+
 def test_add_reads_files_of_every_kind(tmp_path):
     smi = tmp_path / "lib.smi"
     smi.write_text("CCO ethanol\nCCN amine\n")

@@ -35,7 +35,7 @@ from gedkit.errors import FormatError, GedkitError, OptionError
 from gedkit.graph import Graph, label_key
 from gedkit.search.codec import decode_graph, decode_value, encode_graph, encode_value
 from gedkit.search.result import gc_paused
-from gedkit.search.signatures import KINDS, Signatures, Vocabulary, signature_of
+from gedkit.search.signatures import KINDS, SETS, Signatures, Vocabulary, signature_of
 
 __all__ = ["FORMAT", "IN_MEMORY", "Records", "Store"]
 
@@ -326,8 +326,19 @@ class Store:
     def signatures(self) -> Signatures:
         """Every live graph's signature, in rowid order."""
         try:
-            parts = [Signatures.from_bytes(blob) for (blob,) in
-                     self.conn.execute("SELECT data FROM blocks ORDER BY block")]
+            # the blocks' sizes first (their headers), then the blocks one at a time into
+            # arrays of the whole's size; blocks are never changed once written, and one
+            # another writer adds in between is left to the next read (data_version)
+            last, rows, entries = -1, 0, dict.fromkeys(SETS, 0)
+            for block, blob in self.conn.execute("SELECT block, data FROM blocks ORDER BY "
+                                                 "block"):
+                count, sizes = Signatures.sizes_of(blob)
+                last, rows = block, rows + count
+                for kind, size in sizes.items():
+                    entries[kind] += size
+            blobs = (blob for (blob,) in self.conn.execute(
+                "SELECT data FROM blocks WHERE block <= ? ORDER BY block", (last,)))
+            sig = Signatures.gather(blobs, rows, entries)
         except KeyError as err:  # an array today's filters read is not there
             raise FormatError(
                 f"{self.where}: its stored signatures lack {err.args[0]} (the file was written "
@@ -337,7 +348,6 @@ class Store:
                 type(err).__name__  # (numpy's says the header's bytes)
             raise FormatError(f"{self.where}: the stored signatures are damaged ({said})"
                               ) from None
-        sig = Signatures.concat(parts)
         removed = np.fromiter((r for (r,) in self.conn.execute("SELECT rowid FROM removed")),
                               dtype=np.int64)
         if len(removed):
