@@ -55,10 +55,10 @@ def in_order(items: Iterator[tuple], parse: Callable[..., Any], args: tuple,
     try:
         chunk = first
         while chunk or waiting:
-            while chunk and len(waiting) < AHEAD * jobs:
-                waiting.append(pool.submit(_parse_all, chunk, parse, args))
-                chunk = list(islice(items, CHUNK))
-            try:
+            try:  # (a pool a worker left broken refuses tasks too)
+                while chunk and len(waiting) < AHEAD * jobs:
+                    waiting.append(pool.submit(_parse_all, chunk, parse, args))
+                    chunk = list(islice(items, CHUNK))
                 done = waiting.popleft().result()
             except BrokenProcessPool:
                 raise GedkitError("a worker process ended before handing back the molecules "
