@@ -33,6 +33,7 @@ from _iam import DEFAULT_DATA
 from search_scale import chang_queries, moses_file
 
 import gedkit
+from gedkit.search.collection import SORT_FOR_RANGES_FROM
 
 
 def answers(results) -> list:
@@ -72,8 +73,8 @@ def main() -> None:
     queries = chang_queries(args.data, args.queries)
     coll = gedkit.Collection.open(moses_file(args.data, args.size, args.folder))
     options = {"queries": queries, "tau": args.tau, "progress": False}
-    # kernels and signatures loaded, rows sorted by size (from a fourth range query on)
-    coll.range(queries=queries[:1] * 4, tau=args.tau, progress=False)
+    # kernels and signatures loaded, rows sorted by size (as for a search of many queries)
+    coll.range(queries=queries[:1] * SORT_FOR_RANGES_FROM, tau=args.tau, progress=False)
     rows: list = []
     one = timed("one process", rows, lambda: coll.range(**options))
     timed("local pool, 2 processes, first (starts them)", rows,

@@ -63,6 +63,7 @@ from _iam import DEFAULT_DATA, load_iam
 
 import gedkit
 import gedkit.errors
+from gedkit.search.collection import SORT_FOR_RANGES_FROM
 
 Skipped = dict[str, list[str]]  # reason -> names of the molecules skipped for it
 PEER_ENV = "GEDKIT_CHANG_GED"
@@ -242,9 +243,9 @@ def build_gedkit(graphs: list[gedkit.Graph]) -> tuple[Any, float]:
     coll = gedkit.Collection()
     t0 = time.perf_counter()
     coll.add(graphs, progress=False)
-    # (four queries: the collection sorts its rows by size for range searches, as the
-    # timed many-query calls need, from its fourth range query on)
-    coll.range(queries=[graphs[0]] * 4, tau=0, progress=False)
+    # (as many queries as make the collection sort its rows by size for range searches, as
+    # the timed many-query calls need)
+    coll.range(queries=[graphs[0]] * SORT_FOR_RANGES_FROM, tau=0, progress=False)
     return coll, time.perf_counter() - t0
 
 

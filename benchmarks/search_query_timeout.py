@@ -37,6 +37,7 @@ from _iam import DEFAULT_DATA
 from search_scale import chang_queries, moses_file
 
 import gedkit
+from gedkit.search.collection import SORT_FOR_RANGES_FROM
 
 
 def run(coll, queries: list, k: int, limit: float) -> list[tuple]:
@@ -116,8 +117,8 @@ def main() -> None:
 
     queries = chang_queries(args.data, args.queries)
     coll = gedkit.Collection.open(moses_file(args.data, args.size, args.folder))
-    # signatures read, kernels loaded, rows sorted by size (from a fourth range query on)
-    coll.range(queries=queries[:1] * 4, tau=0, progress=False)
+    # signatures read, kernels loaded, rows sorted by size (as for a search of many queries)
+    coll.range(queries=queries[:1] * SORT_FOR_RANGES_FROM, tau=0, progress=False)
     limits = [float(x) for x in args.limits.split(",")]
     if args.range_queries:
         own = [coll.get(i) for i in coll.ids[:args.range_queries]]

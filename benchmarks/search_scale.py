@@ -104,8 +104,7 @@ def main() -> None:
                                             capture_output=True, text=True, check=True
                                             ).stdout) for _ in range(3)]
         coll = gedkit.Collection.open(path)
-        # kernels loaded, rows sorted by size (from a fourth range query on)
-        coll.range(queries=queries[:1] * 4, tau=args.tau, progress=False)
+        coll.range(queries[0], args.tau, progress=False)  # kernels loaded
         from gedkit.search.filters import GedFilter
 
         sig = coll._signatures_by_size()

@@ -327,7 +327,7 @@ class Store:
         """Every live graph's signature, in rowid order."""
         try:
             # the blocks' sizes first (their headers), then the blocks one at a time into
-            # arrays of the whole's size; blocks are never changed once written, and one
+            # arrays of the whole's size; blocks are never changed once written, and a block
             # another writer adds in between is left to the next read (data_version)
             last, rows, entries = -1, 0, dict.fromkeys(SETS, 0)
             for block, blob in self.conn.execute("SELECT block, data FROM blocks ORDER BY "
