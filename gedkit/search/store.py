@@ -115,6 +115,11 @@ def _id_of(text: str) -> Any:
 
 #: rowids from which :meth:`Store.ids` looks them up in a table of every id (see there)
 _TABLE_FROM = 2048
+#: largest rowid of a collection whose ids are all looked up in that table, however few are
+#: wanted: reading it once costs less than a few searches' lookups in the file (each an SQL
+#: statement, ~15 µs warm and several times that within a search, whose kernels have pushed
+#: SQLite out of the processor's caches)
+_SMALL_TABLE = 1 << 16
 
 
 def _decoded(rows: list[tuple[int, str]], where: str) -> dict[int, Any]:
@@ -418,7 +423,7 @@ class Store:
                 return _decoded(self.conn.execute("SELECT rowid, id FROM graphs ORDER BY "
                                                   "rowid").fetchall(), self.where)
             wanted = np.fromiter(rowids, dtype=np.int64)
-            table = self._id_table() if len(wanted) >= _TABLE_FROM else None
+            table = self._id_table() if self._table_pays(len(wanted)) else None
             if table is not None:
                 keys, values = table
                 at = np.minimum(np.searchsorted(keys, wanted), max(len(keys) - 1, 0))
@@ -430,6 +435,14 @@ class Store:
         if strict and len(found) < len(np.unique(wanted)):
             raise self.gone()
         return found
+
+    def _table_pays(self, wanted: int) -> bool:
+        """Whether ``wanted`` ids are looked up in :meth:`_id_table`: it is read already, they
+        are many, or the collection is small."""
+        if self._numbered is not None or wanted >= _TABLE_FROM:
+            return True
+        largest = self.conn.execute("SELECT MAX(rowid) FROM graphs").fetchone()[0]
+        return largest is not None and largest <= _SMALL_TABLE
 
     def _id_table(self) -> tuple[np.ndarray, np.ndarray] | None:
         """Every graph's rowid (increasing) and id, when every id is a whole number that
