@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from gedkit import pacing
 from gedkit._kernels.bundles import BatchSettings, QueryCosts, StateBuffers, Verdicts
 from gedkit._kernels.order import edge_neighbour_lists, rarity_order, twin_classes
 from gedkit._kernels.tree_search import (
@@ -70,16 +71,8 @@ def _node_costs(nmat, l1, l2):
     return out
 
 
-@njit(cache=True, nogil=True)
-def expansion_ops(n1, n2, m1, m2, counting, branch):
-    """Simple operations one expansion costs, roughly (as the Python driver estimates it)."""
-    size = max(max(n1, n2), max(m1, m2)) + 1
-    ops = (n2 + 1) * (10 * n1 + n2 + m1 + m2)
-    if not counting:
-        ops += (n2 + 1) * size ** 3
-    if branch:
-        ops += n2 ** 3 + n1 * n2 * 10
-    return float(ops)
+#: :func:`gedkit.pacing.expansion_ops`, compiled: the batch's estimate is the per-pair driver's
+expansion_ops = njit(cache=True, nogil=True)(pacing.expansion_ops)
 
 
 @njit(cache=True, nogil=True)

@@ -23,6 +23,7 @@ from gedkit.numeric import tolerance
 from gedkit.pacing import (
     OPS_PER_SECOND,
     affordable,
+    expansion_ops,
     first_chunk,
     next_chunk,
     start_up_seconds,
@@ -105,7 +106,7 @@ class TreeSearch:
         self.counting, self.branch = counting, bound == "branch"
         self.row_bytes = 4 * n1 + 36
         memory = memory if memory is not None else DEFAULT_MEMORY
-        self.ops = _expansion_ops(p, counting, self.branch)
+        self.ops = expansion_ops(p.n1, p.n2, p.g1.m, p.g2.m, counting, self.branch)
         edge_ids = (p.edge_label_matrix if self.arcs is None else self.arcs.matrix).shape[0]
         self.workspace = _workspace_bytes(p, self.branch, edge_ids)
         # growing copies the arrays: old and new together stay within the cap
@@ -309,20 +310,6 @@ class TreeSearch:
         self.stats["stopped"] = reason
         return Result.from_assignment(self.problem, forward, lb, self.method,
                                       time=time.perf_counter() - t0, stats=dict(self.stats))
-
-
-def _expansion_ops(p: Problem, counting: bool, branch: bool) -> float:
-    """Simple operations one expansion costs, roughly: a bound per child (a count, or a
-    matching of the labels left when costs are not label equality), and with the branch
-    bound one assignment on the unused nodes of g2."""
-    n1, n2 = p.n1, p.n2
-    size = max(n1, n2, p.g1.m, p.g2.m) + 1
-    ops = (n2 + 1) * (10 * n1 + n2 + p.g1.m + p.g2.m)
-    if not counting:
-        ops += (n2 + 1) * size**3
-    if branch:
-        ops += n2**3 + n1 * n2 * 10
-    return float(ops)
 
 
 def _workspace_bytes(p: Problem, branch: bool, ke: int) -> int:
