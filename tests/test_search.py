@@ -2060,3 +2060,15 @@ def test_adding_a_file_with_an_unreadable_record_names_errors_skip(tmp_path):
         Collection().add(smi)
     with pytest.warns(gedkit.search.collection.SkippedWarning):
         assert Collection().add(smi, errors="skip") == 2
+
+
+def test_knn_the_k_nearest_are_the_first_k_of_the_k_plus_one_nearest():
+    """kNN lists its hits in the order it chose them: among ties at the k-th distance the
+    one a graph won on its filter bound stays ahead of the one it beat once k + 1 takes
+    both (listed by rowid, `--nearest 2` gave 2109 and `--nearest 3` 1313 before 2109)."""
+    graphs = _random_set(21, count=30, n=(5, 8))
+    coll = _collection(graphs)
+    for query in _random_set(22, count=4, n=(5, 8)):
+        lists = [coll.knn(query, k, progress=False).ids for k in range(1, len(graphs) + 1)]
+        for shorter, longer in zip(lists, lists[1:], strict=False):
+            assert longer[:len(shorter)] == shorter

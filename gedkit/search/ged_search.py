@@ -549,7 +549,7 @@ def _verified(coll, query: Graph, tau: float, limit: float, rows: np.ndarray, si
         # out of time with every candidate decided (by the batch): a whole answer
         timed_out = len(unreached) > 0
         stages.stats["unreached"] = len(unreached)
-    # ties in the collection's order (rowids, as kNN and the MCES searches break them), not
+    # ties in the collection's order (rowids, as the MCES searches break them), not
     # in the order the candidates were verified (by size)
     # (a distance summed in two orders, 2.1999999999999997 and 2.2, is one: ties all the same)
     hits = [hits[i] for i in order_up_to_rounding([(h.distance, h.lower_bound, h.id)
@@ -1029,7 +1029,10 @@ def knn_answer(coll, query: Graph, k: int, scan: KnnScan) -> SearchResult:
     """The answer from a scan (or from the scans of several shards, combined by
     :func:`combine_scans`): the k best keys, and which of them are not proven."""
     best = sorted(scan.best)[:k]
-    chosen = sorted((key[0], -key[1], rowid) for key, rowid, _ in best)
+    # listed in that order too, so that the k nearest are the first k of the k + 1 nearest
+    # (listed by rowid among equal distances, a tie won on the filter bound at k came after
+    # one it had beaten once k + 1 took both)
+    chosen = [(key[0], -key[1], rowid) for key, rowid, _ in best]
     kth = chosen[-1][0] if chosen else math.inf
     ids = coll._store.ids([r for _, _, r in chosen])
     outcomes = {rowid: out for rowid, out in scan.seen}
