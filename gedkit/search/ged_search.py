@@ -802,11 +802,6 @@ class _KnnScanner:
             kth = self.bound
         return kth
 
-    def _widest(self) -> float:
-        """The largest distance a graph is still verified within (see :meth:`_reach`)."""
-        kth = self._kth()
-        return self.ceiling if kth is None else min(kth[0], self.ceiling)
-
     def _reach(self, rows: np.ndarray) -> np.ndarray:
         """The distance each of ``rows`` is verified within.
 
@@ -833,11 +828,17 @@ class _KnnScanner:
         order, lb, sig = self.order, self.lb, self.sig
         block = max(self.k, 8)
         while self.scanned < len(order) and not self.interrupted:
-            widest = self._widest()
             rows = order[self.scanned:self.scanned + block]
-            rows = rows[self.first[rows] <= widest + tolerance(widest)]
+            # a graph whose filter bound is past the distance it must be verified within
+            # cannot beat the k-th key: one ranked after a final k-th key must be closer by
+            # a whole edit under integer costs, not as close (where many graphs tie at the
+            # k-th distance with their filter bound there, each was verified for nothing)
+            reach = self._reach(rows)
+            rows = rows[self.first[rows] <= reach + tolerance(reach)]
             if not len(rows):
-                return  # every graph left has a bound beyond the k-th distance
+                # every graph left has a bound beyond it: the scan reaches them in rank
+                # order, and the k-th key only falls
+                return
             self.scanned += len(rows)
             for bound_of in self.lazy:  # the costly stages, on the graphs reached only
                 lb[rows] = np.maximum(lb[rows], bound_of(sig, rows))
