@@ -1526,6 +1526,13 @@ def test_interrupted_search_says_so(monkeypatch, method):
     assert caught[0].filename == __file__  # the user's line, not gedkit's
     if method == "dfs":  # one at a time: it stops after the pair under way
         assert res.stats["verified"] < res.stats["candidates"]["branches"]
+    # every candidate is a hit, undecided (the unverified ones with their filter bound and
+    # no upper bound, counted), or verified beyond the threshold: none is in no list
+    whole = coll.range("CCO", 3, method=method)
+    unverified = res.stats["candidates"]["branches"] - res.stats["verified"]
+    assert res.stats.get("unreached", 0) == unverified
+    assert sum(h.upper_bound == math.inf for h in res.undecided) == unverified
+    assert {h.id for h in whole.hits} <= {h.id for h in res.hits + res.undecided}
 
 
 def test_ctrl_c_in_a_real_search_returns_what_was_found(tmp_path):
@@ -2070,5 +2077,5 @@ def test_knn_the_k_nearest_are_the_first_k_of_the_k_plus_one_nearest():
     coll = _collection(graphs)
     for query in _random_set(22, count=4, n=(5, 8)):
         lists = [coll.knn(query, k, progress=False).ids for k in range(1, len(graphs) + 1)]
-        for shorter, longer in zip(lists, lists[1:], strict=False):
+        for shorter, longer in itertools.pairwise(lists):
             assert longer[:len(shorter)] == shorter

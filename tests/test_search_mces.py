@@ -284,6 +284,9 @@ def test_interrupted_search_says_so(monkeypatch, kind):
     assert res.interrupted and not res.certified
     if kind == "knn":
         assert res.uncertain == res.ids
+    else:  # the candidates not reached are undecided, not left out
+        assert res.stats["unreached"] > 0
+        assert len(res.undecided) >= res.stats["unreached"]
 
 
 @pytest.mark.parametrize("kind", ["range", "knn"])

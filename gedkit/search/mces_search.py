@@ -341,7 +341,8 @@ def range_query(coll, query: Graph, min_similarity: float, model: Any, verify: V
                 progress=None) -> SearchResult:
     """Every graph of ``coll`` whose similarity to ``query`` is at least ``min_similarity``
     (``model`` is unused: MCES has no cost model), within ``verify.query_timeout`` seconds
-    (then the candidates not reached are undecided, with their filters' bounds)."""
+    (then the candidates not reached are undecided, with their filters' bounds, as after
+    Ctrl-C)."""
     sig = coll._signatures
     stages = _Stages(len(sig))
     hits, undecided = [], []
@@ -395,11 +396,13 @@ def range_query(coll, query: Graph, min_similarity: float, model: Any, verify: V
             interrupted = True
     timed_out = deadline is not None and deadline.ran_out(interrupted)
     unreached = 0
-    if timed_out:
-        # the candidates not reached: undecided, with the filters' bounds
-        interrupted = False
+    if timed_out or interrupted:
+        # the candidates not reached (the time limit's or Ctrl-C's): undecided, with the
+        # filters' bounds
+        interrupted = interrupted and not timed_out
         unreached = len(rowids) - reached
-        stages.stats["unreached"] = unreached
+        if unreached or timed_out:
+            stages.stats["unreached"] = unreached
     # ties in the file's order, whatever order the rows are in
     hits = [h for h, _ in sorted(hits, key=lambda e: range_key(e[0], e[1]))]
     undecided = _undecided(undecided, rowids[len(rowids) - unreached:],

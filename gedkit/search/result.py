@@ -88,7 +88,9 @@ class SearchResult:
         answer was left unproven, ``stopped`` (reason -> how many: ``"time limit"``, or
         ``"kernels not compiled yet ..."`` on a fresh install before ``gedkit warmup``).
     interrupted : bool
-        Ctrl-C stopped this query's search: the answer is what it had found (not certified).
+        Ctrl-C stopped this query's search: the answer is what it had found (not certified);
+        a range query's candidates not verified are in ``undecided`` with their filter
+        bounds (``stats["unreached"]`` counts them).
     timed_out : bool
         kNN: the query's own time limit (``query_timeout=``) stopped its search: the k best
         found by then, each uncertain unless nothing left unverified could beat it (then
