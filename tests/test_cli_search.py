@@ -563,6 +563,14 @@ def test_undecided_before_kernels_compile_are_not_blamed_on_the_time_limit(capsy
             # graphs too large for one expansion of the search in the limit: said so
             assert ("1 of them because one expansion of the search does not fit" in err) == (
                 reason == fits)
+    # a stop the time limit did not make is not blamed on it
+    state = "time or memory limit: the search's state does not fit"
+    result = SearchResult("mces_range", "q", 0.5, [], [Hit(7, 0.2, 0.2, 0.6, False)], False,
+                          stats={"stopped": {state: 1}})
+    _tell_limits([result], args)
+    err = capsys.readouterr().err
+    assert "reached the time limit" not in err
+    assert f"1 verification stopped before deciding: 1 because {state}" in err
 
 
 def test_interrupted_search_prints_what_was_answered(capsys, lib, monkeypatch):

@@ -569,15 +569,30 @@ def _tell_limits(results: list[SearchResult], args: argparse.Namespace) -> None:
     elif stopped and args.timeout is not None:
         default = " (the default)" if args.timeout == DEFAULT_TIMEOUT else ""
         # why, where a verification said more than "time limit" (e.g. that one expansion of
-        # the exact search does not fit it: graphs too large for an exact search)
+        # the exact search does not fit it: graphs too large for an exact search), and the
+        # stops the time limit did not make (an MCES search's state too large for the
+        # memory: "514 verifications reached the time limit of 1 s" was said of searches
+        # that stopped in a few milliseconds)
         reasons: dict[str, int] = {}
+        other: dict[str, int] = {}
         for r in results:
             for reason, count in (r.stats.get("stopped") or {}).items():
                 if reason.startswith("time limit: "):
                     reason = reason[len("time limit: "):]
                     reasons[reason] = reasons.get(reason, 0) + count
-        why = "".join(f"; {count} of them because {reason}"
-                      for reason, count in sorted(reasons.items(), key=lambda x: -x[1]))
-        print(f"gedkit: note: {counted(stopped, 'verification')} reached the time limit of "
-              f"{args.timeout:g} s per pair{default}{why}; --timeout S (or none) decides more",
-              file=sys.stderr)
+                elif reason not in ("time limit", "timeout"):
+                    other[reason] = other.get(reason, 0) + count
+        timed = max(stopped - sum(other.values()), 0)
+        if timed:
+            why = "".join(f"; {count} of them because {reason}"
+                          for reason, count in sorted(reasons.items(), key=lambda x: -x[1]))
+            print(f"gedkit: note: {counted(timed, 'verification')} reached the time limit of "
+                  f"{args.timeout:g} s per pair{default}{why}; --timeout S (or none) decides "
+                  "more", file=sys.stderr)
+        if other:
+            why = "; ".join(f"{count} because {reason}"
+                            for reason, count in sorted(other.items(), key=lambda x: -x[1]))
+            more = (" (--memory SIZE or --timeout S may decide more)"
+                    if any("memory" in reason for reason in other) else "")
+            print(f"gedkit: note: {counted(sum(other.values()), 'verification')} stopped "
+                  f"before deciding: {why}{more}", file=sys.stderr)
