@@ -1501,6 +1501,23 @@ def test_signatures_read_block_by_block_equal_the_blocks_joined(tmp_path, monkey
         len(Collection.open(path))
 
 
+@pytest.mark.parametrize("kind", ["node", "edge", "branch"])
+def test_a_vocabulary_that_lost_rows_is_damage_not_an_empty_answer(tmp_path, kind):
+    """A file whose vocabulary rows were deleted by hand answered every query with no hit,
+    certified (its graphs' ordinals pointed past the labels left): it is damaged, said in
+    one line."""
+    path = tmp_path / "lib.gdb"
+    coll = Collection.create(path)
+    coll.add(MOLECULES)
+    coll.close()
+    conn = sqlite3.connect(path)
+    conn.execute("DELETE FROM vocabulary WHERE kind = ?", (kind,))
+    conn.commit()
+    conn.close()
+    with pytest.raises(FormatError, match=f"damaged .its {kind} vocabulary lacks labels"):
+        Collection.open(path).knn("CCO", 2)
+
+
 def test_add_reads_files_of_every_kind(tmp_path):
     smi = tmp_path / "lib.smi"
     smi.write_text("CCO ethanol\nCCN amine\n")

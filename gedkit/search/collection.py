@@ -627,6 +627,9 @@ class Collection:
             raise OptionError("give either one query or queries=[...], not both"
                               if many else "no query given")
         self._follow()
+        if client is None:  # read before the note on the queries' labels, which trusts them:
+            # a damaged file says so first (a cluster's workers read their own)
+            self._signatures  # noqa: B018
         graphs = self._queries(queries if many else [query], node_label, edge_label)
         if model is None or model.equality_costs is not None:  # MCES compares by equality
             note = unseen_note(graphs, self._store.vocab, many)

@@ -353,11 +353,25 @@ class Store:
                 type(err).__name__  # (numpy's says the header's bytes)
             raise FormatError(f"{self.where}: the stored signatures are damaged ({said})"
                               ) from None
+        self._check_ordinals(sig)
         removed = np.fromiter((r for (r,) in self.conn.execute("SELECT rowid FROM removed")),
                               dtype=np.int64)
         if len(removed):
             sig = sig.take(np.flatnonzero(~np.isin(sig.rowids, removed)))
         return sig
+
+    def _check_ordinals(self, sig: Signatures) -> None:
+        """That the vocabularies hold every label ordinal the signatures use: a file whose
+        vocabulary rows were lost answered every query with no hit, certified (the
+        queries' labels, unknown to it, matched nothing). A writer that added graphs and
+        their labels since the vocabularies were read is no damage: they are read again."""
+        for kind in KINDS:
+            if int(sig.sets[kind].ids.max(initial=-1)) >= len(self.vocab[kind]):
+                if self.changed():
+                    return self._check_ordinals(sig)
+                raise FormatError(f"{self.where} is damaged (its {kind} vocabulary lacks "
+                                  "labels its graphs use): build it again from its sources")
+        return None
 
     def _rows(self, columns: str, rowids: Iterable[int]) -> Iterator[tuple]:
         """``rowid, columns...`` of the graphs ``rowids``, fetched 500 at a time."""
