@@ -522,7 +522,7 @@ def test_cli_bad_picture_name_fails_before_solving(capsys, graph_files, tmp_path
     assert code == 2 and "--draw" in err
 
 
-def test_cli_search_grid(capsys, tmp_path):
+def test_cli_search_grid(capsys, tmp_path, monkeypatch):
     coll_path = tmp_path / "lib.gdb"
     coll = gedkit.Collection.create(coll_path)
     coll.add([_labelled("CCO", [(0, 1), (1, 2)]), _labelled("CCN", [(0, 1), (1, 2)]),
@@ -537,6 +537,19 @@ def test_cli_search_grid(capsys, tmp_path):
     from matplotlib.image import imread
 
     assert imread(str(grid)).shape[0] > 100
+    assert "note" not in err
+    # more graphs found than it shows: said (the title said "75 hits" over 12 panels)
+    monkeypatch.setattr(gedkit.draw, "MAX_HITS", 1)
+    code, _, err = _cli(capsys, "search", str(coll_path), str(query), "--nearest", "2",
+                        "--draw", str(grid))
+    assert code == 0 and "the picture shows the first 1 of 2 graphs found" in err
+    # the reader of the answers gone (`| head -1`; `true` reads nothing): the picture is
+    # drawn all the same
+    grid.unlink()
+    done = subprocess.run(f"{sys.executable} -m gedkit search {coll_path} {query} --nearest 2 "
+                          f"--draw {grid} | true", shell=True, capture_output=True,
+                          text=True, timeout=120)
+    assert grid.exists(), done.stderr
 
 
 def test_search_grid_in_python():

@@ -8,6 +8,7 @@ import csv
 import importlib.util
 import json
 import math
+import os
 import sys
 import time
 from pathlib import Path
@@ -178,7 +179,14 @@ def run(args: argparse.Namespace) -> int:
     # the queries Ctrl-C stopped before they began (empty stats) keep their line in JSON
     # and CSV, marked interrupted: a reader of the file must tell "no hit" from "not searched"
     started = [r for r in results if r.stats]
-    write(started, args, batch, results[len(started):], seconds)
+    try:
+        write(started, args, batch, results[len(started):], seconds)
+    except BrokenPipeError:
+        if not args.draw:
+            raise
+        # the reader of the answers went away (`| head`): the picture is still asked for
+        # (it was skipped, without a word, exit status 0)
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115
     if started:  # nothing answered (Ctrl-C at once): no picture to draw
         write_picture(args, lambda out: _draw_grid(out, started, coll, queries))
     _tell_limits(started, args)
@@ -197,6 +205,7 @@ def _where(args: argparse.Namespace) -> str:
 
 def _draw_grid(out: str, results: list, coll: Collection, queries: list) -> None:
     """``--draw``: the grid of the first queries (a grid holds 8) and their hits."""
+    from gedkit.draw import MAX_HITS
     from gedkit.draw.grid import MAX_QUERIES, draw_hits
     from gedkit.draw.output import save
 
@@ -204,7 +213,13 @@ def _draw_grid(out: str, results: list, coll: Collection, queries: list) -> None
         print(f"gedkit: note: the picture shows the first {MAX_QUERIES} of "
               f"{len(results)} queries", file=sys.stderr)
     shown = results[:MAX_QUERIES]
-    save(draw_hits(shown, coll, query=queries[: len(shown)]), out)
+    found = [len(r.hits) + len(r.undecided) for r in shown]
+    if max(found) > MAX_HITS:  # (its title said "75 hits" over 12 panels, and nothing else)
+        what = (f"the first {MAX_HITS} of {found[0]:,} graphs found" if len(shown) == 1 else
+                f"at most {MAX_HITS} graphs a query ({sum(f > MAX_HITS for f in found)} of "
+                f"{len(shown)} found more)")
+        print(f"gedkit: note: the picture shows {what}", file=sys.stderr)
+    save(draw_hits(shown, coll, query=queries[: len(shown)], max_hits=MAX_HITS), out)
 
 
 def _what(args: argparse.Namespace) -> tuple[str, float | int]:
@@ -427,8 +442,8 @@ def _summary(results: list[SearchResult], seconds: float) -> str:
     certified = sum(r.certified for r in results)
     parts = [counted(len(results), "query", "queries"), counted(hits, "hit")]
     if undecided:
-        parts.append(f"{undecided} undecided")
-    parts.append(f"{certified} of {len(results)} certified")
+        parts.append(f"{undecided:,} undecided")
+    parts.append(f"{certified:,} of {len(results):,} certified")
     return ", ".join(parts) + f", {_duration(seconds)}"
 
 
@@ -501,8 +516,10 @@ def _table(rows: list[tuple[str, ...]]) -> list[str]:
 
 
 def _node_map(pairs: list) -> str:
-    """``query node->graph node`` pairs, ``-`` for none (deleted or inserted)."""
-    return " ".join(f"{_show(u)}->{_show(v)}" for u, v in pairs) or "(empty)"
+    """``query node->graph node`` pairs; a query node deleted ``u->del``, a graph node
+    inserted ``ins->v`` (``-->0`` was hard to read)."""
+    return " ".join(f"{'ins' if u is None else _show(u)}->{'del' if v is None else _show(v)}"
+                    for u, v in pairs) or "(empty)"
 
 
 def _bounds(h: Hit, fmt, always: bool = False) -> str:

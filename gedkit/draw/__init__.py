@@ -21,11 +21,13 @@ from typing import Any
 
 from gedkit.errors import OptionError
 
-__all__ = ["MAX_STEPS", "draw", "draw_hits", "draw_steps"]
+__all__ = ["MAX_HITS", "MAX_STEPS", "draw", "draw_hits", "draw_steps"]
 
 #: the most operations a step strip (``steps=True``) draws: beyond, panels get too small to
 #: read
 MAX_STEPS = 30
+#: graphs (hits, then undecided ones) a search's picture shows per query by default
+MAX_HITS = 12
 
 
 def draw(
@@ -45,7 +47,7 @@ def draw(
     max_steps: int = MAX_STEPS,
     collection: Any = None,
     query: Any = None,
-    max_hits: int = 12,
+    max_hits: int = MAX_HITS,
 ) -> Any:
     """Draw a result: a GED edit path, an MCES common subgraph, or similarity-search hits.
 

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from gedkit.draw import MAX_HITS
 from gedkit.draw.caption import hit_caption
 from gedkit.draw.figure import draw_cell
 from gedkit.draw.pictures import pair_positions, treat_as_molecules
@@ -32,7 +33,7 @@ _WHAT = {"range": "GED ≤ {p:g}", "knn": "{p:g} nearest by GED",
          "mces_range": "MCES similarity ≥ {p:g}", "mces_knn": "{p:g} most similar by MCES"}
 
 
-def draw_hits(results: Any, collection: Any, *, query: Any = None, max_hits: int = 12,
+def draw_hits(results: Any, collection: Any, *, query: Any = None, max_hits: int = MAX_HITS,
               ncols: int | None = None, molecule: bool | None = None,
               labels: bool | None = None, ids: bool = False, carbons: bool = False,
               figsize: tuple | None = None, dpi: float = 100) -> Any:
