@@ -9,6 +9,7 @@ import io
 import json
 import os
 import re
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -72,6 +73,26 @@ def api_hits(result) -> list[tuple]:
 
 
 # -- build and info -----------------------------------------------------------------------------
+
+
+def test_info_check_reads_every_page(capsys, lib, tmp_path):
+    """``collection info`` reads the signatures, not the graphs: a file damaged where its
+    graphs are passed it (every search then failed); ``--check`` reads every page."""
+    import shutil
+
+    code, out, _ = run(capsys, "collection", "info", lib, "--check")
+    assert code == 0 and "every page read, no damage" in out
+    bad = tmp_path / "bad.gdb"
+    shutil.copy(lib, bad)
+    conn = sqlite3.connect(bad)
+    root = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'graphs'").fetchone()[0]
+    size = conn.execute("PRAGMA page_size").fetchone()[0]
+    conn.close()
+    with open(bad, "r+b") as f:  # the graphs table's page, garbled past its header
+        f.seek((root - 1) * size + 16)
+        f.write(bytes(range(256)) * 4)
+    assert run(capsys, "collection", "info", bad)[0] == 0
+    one_line_error(*run(capsys, "collection", "info", bad, "--check"), "bad.gdb is damaged")
 
 def test_build_names_graphs_and_info_describes_them(capsys, lib):
     coll = Collection.open(lib)

@@ -234,8 +234,21 @@ class Collection:
     @property
     def _signatures(self) -> Signatures:
         if self._sig is None:
-            self._sig = self._store.signatures()
+            try:
+                self._sig = self._store.signatures()
+            except sqlite3.Error as err:  # (read by methods _reads_file does not wrap too)
+                raise _file_error(self._store.where, err) from None
         return self._sig
+
+    @_reads_file
+    def check(self) -> None:
+        """Read every page of the file (SQLite's quick check, about 5 s a GB): damage that
+        a search meets only in the graphs it reads, raised here as
+        :class:`~gedkit.errors.FormatError`.
+
+        >>> Collection().check()
+        """
+        self._store.check()
 
     def _records(self, rowids: np.ndarray) -> Records:
         """The records of the graphs ``rowids``, in that order: taken from every graph's,

@@ -360,6 +360,14 @@ class Store:
             sig = sig.take(np.flatnonzero(~np.isin(sig.rowids, removed)))
         return sig
 
+    def check(self) -> None:
+        """SQLite's quick check of every page; :class:`FormatError` naming the first
+        problems it reports."""
+        found = [row[0] for row in self.conn.execute("PRAGMA quick_check(3)")]
+        if found != ["ok"]:
+            raise FormatError(f"{self.where} is damaged ({'; '.join(map(str, found))}): build "
+                              "it again from its sources")
+
     def _check_ordinals(self, sig: Signatures) -> None:
         """That the vocabularies hold every label ordinal the signatures use: a file whose
         vocabulary rows were lost answered every query with no hit, certified (the
