@@ -137,3 +137,21 @@ def test_a_worker_that_dies_is_one_clear_error(small_pool):
     items = [(f"x:{k}", "C", f"m{k}", None) for k in range(400)]
     with pytest.raises(GedkitError, match="a worker process ended"):
         list(parse_pool.in_order(iter(items), _dies_at_m300, (), 2))
+
+
+def test_jobs_on_a_format_read_in_this_process_is_said(tmp_path, capsys):
+    """--jobs parses SMILES files and tables; an SDF file is read here, and the build says
+    so (it said nothing, and took as long)."""
+    from rdkit import Chem
+
+    sdf = tmp_path / "lib.sdf"
+    with Chem.SDWriter(str(sdf)) as out:
+        for smiles in RINGS:
+            out.write(Chem.MolFromSmiles(smiles))
+    smi = tmp_path / "lib.smi"
+    smi.write_text("".join(molecules(5, set())))
+    assert main(["collection", "build", str(tmp_path / "a.gdb"), str(sdf), str(smi),
+                 "--jobs", "2"]) == 0
+    err = capsys.readouterr().err
+    assert "--jobs parses SMILES files and tables; " in err
+    assert "lib.sdf is read in this process" in err and "lib.smi" not in err.split("note")[1]

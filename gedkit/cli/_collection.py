@@ -124,6 +124,15 @@ def run_build(args: argparse.Namespace) -> int:
     options = {**_read_options(args), "node_label": node_label, "edge_label": edge_label}
     options = {key: value for key, value in options.items() if value is not None}
     options["jobs"] = resolve_jobs(args.jobs)
+    if options["jobs"] > 1:  # (--jobs on an SDF file was silently one process)
+        from gedkit.io import parses_in_parallel
+
+        serial = [str(f) for f in args.files if not parses_in_parallel(f)]
+        if serial:
+            print(f"gedkit: note: --jobs parses SMILES files and tables; "
+                  f"{', '.join(serial[:3])}{' ...' if len(serial) > 3 else ''} "
+                  f"{'is' if len(serial) == 1 else 'are'} read in this process",
+                  file=sys.stderr)
     skipped: list[str] = []
     if not args.strict:  # SMILES and SDF records RDKit rejects are left out, and counted
         options["skipped"] = skipped

@@ -348,6 +348,19 @@ def read_graphs(path: str | Path, notice: Unlabelled, node_label: Any = DEFAULT,
     return graphs if selector is None else _select(graphs, selector, file)
 
 
+def parses_in_parallel(path: str | Path) -> bool:
+    """Whether the format of the file ``path`` (or ``FILE#ID``) is read by worker processes
+    with ``jobs=`` (SMILES files and tables); False when it cannot tell.
+
+    >>> parses_in_parallel("lib.smi"), parses_in_parallel("lib.sdf")
+    (True, False)
+    """
+    try:
+        return "jobs" in _FORMATS[detect_format(_locate(path)[0])].options
+    except (FormatError, OptionError):
+        return False
+
+
 def unnamed_labels(path: str | Path) -> bool:
     """Whether the format of the file ``path`` (or ``FILE#ID``) has labels without attribute
     names (t/v/e: one label column), which are whatever a caller calls its labels.
