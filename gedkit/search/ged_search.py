@@ -419,9 +419,7 @@ def _idle_answers(queries: list[Graph], first: int, idle: list[int], lefts: list
     whose filters left no graph (most queries of a search at a small threshold: answered
     without a verification's set-up, in one go), ``lefts`` and ``seconds`` as the pass gave
     them; ``interrupted``: whether Ctrl-C came before its end."""
-    # (built here, not by _none_within: a call less per query, most of a search's queries)
-    certified = not interrupted
-    return [SearchResult("range", queries[first + k].name, tau, [], [], certified, [],
+    return [_none_within(queries[first + k], tau,
                          {"screened": screened, "candidates": lefts[k], "verified": 0,
                           "seconds": {"filter": seconds, "verify": 0.0}}, interrupted)
             for k in idle]
