@@ -13,7 +13,7 @@ guess: the decoder replaces it by what it measures.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 __all__ = [
     "CALL_SECONDS", "CANDIDATE_BYTES", "CANDIDATE_SECONDS", "GROUP_CANDIDATES", "NODE_SECONDS",
@@ -37,6 +37,14 @@ GROUP_CANDIDATES = 1 << 17
 # about three times the probe's rate per entry, plus Python's fixed cost per decision
 _GREEDY_ENTRY_FACTOR = 3.0
 _GREEDY_STEP_SECONDS = 1e-4
+#: candidates from which a call's measured rate is kept for this process's next decodings
+_MEASURED_FROM = 4096
+_MEASURED: list[float | None] = [None]
+_MEASURED_MARGIN = 2.0  # on it, for the next decodings' first guess (see Rates.measured)
+
+
+def _first_guess() -> float:
+    return CANDIDATE_SECONDS if _MEASURED[0] is None else _MEASURED_MARGIN * _MEASURED[0]
 
 
 def candidates(a: int, b: int, epsilon: bool) -> int:
@@ -75,16 +83,26 @@ class Rates:
     """
 
     entry: float
-    candidate: float = CANDIDATE_SECONDS
+    #: the first guess: twice what a large call of an earlier decoding of this process
+    #: measured, else :data:`CANDIDATE_SECONDS`
+    candidate: float = field(default_factory=lambda: _first_guess())
     calls: int = 0
 
     def measured(self, seconds: float, n_candidates: int) -> None:
         """Take the per-candidate figure from a network call of ``n_candidates`` that took
-        ``seconds``; the first call of a process also pays torch's one-off start-up, so it
-        may only lower the first guess."""
+        ``seconds``; the first call of a decoding may also pay torch's one-off start-up, so
+        it may only lower the first guess. A call of at least :data:`_MEASURED_FROM`
+        candidates (its fixed part then small) is kept for the next decodings' first guess:
+        with 1e-5 against the ~1.5e-6 measured, sampling and beam decodings, which size
+        their width before any call, kept 1 of 32 samples at 5 s on an 85/95-atom pair and
+        stopped after 0.3 s; taken as it is, 32 samples at 5 s on an 80/81-atom pair ran out
+        of time halfway: a call scoring 32 states costs more per candidate than the calls
+        it was measured on)."""
         seen = max(1e-9, seconds / max(n_candidates, 1))
         self.candidate = seen if self.calls else min(seen, self.candidate)
         self.calls += 1
+        if n_candidates >= _MEASURED_FROM:
+            _MEASURED[0] = self.candidate
 
     def greedy(self, a: int, b: int) -> float:
         """Seconds to complete one state with ``a`` and ``b`` undecided nodes greedily.
