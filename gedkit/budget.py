@@ -93,8 +93,12 @@ def check_number(value: Any, name: str, *, minimum: float = 0.0, strict: bool = 
         bound = f"> {minimum:g}" if strict else f">= {minimum:g}"
         # (on the command line: its flag, and "none" as the flag spells it)
         flag = _FLAGS.get(name, "--" + name.replace("_", "-"))
+        # (a size as the command line spells it, memory="1G": what Python takes instead)
+        hint = Words(" (bytes, e.g. 2**30; sizes like '1G' are for the command line's "
+                     "--memory)", "") if name == "memory" and isinstance(value, str) else ""
         raise OptionError(Words(name, flag), f" must be a number {bound}",
-                          Words(" (or None)", " (or none)") if none else "", f", got {value!r}")
+                          Words(" (or None)", " (or none)") if none else "", f", got {value!r}",
+                          hint)
 
 
 #: the command-line flags of check_number's arguments where not ``--`` and the name

@@ -72,6 +72,12 @@ def test_budget_values_are_checked(value):
         gedkit.ged("CCO", "CCN", timeout=value)
 
 
+def test_a_memory_size_as_the_command_line_spells_it_says_what_python_takes():
+    with pytest.raises(gedkit.OptionError, match=r"got '1G' \(bytes, e\.g\. 2\*\*30; sizes "
+                       r"like '1G' are for the command line's --memory\)"):
+        gedkit.ged("CCO", "CCN", memory="1G")
+
+
 def test_numpy_numbers_are_accepted():
     assert gedkit.ged("CCO", "CCN", timeout=np.float32(5), threshold=np.int16(3)).optimal
 
