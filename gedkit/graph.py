@@ -375,8 +375,9 @@ class Graph:
         2
         """
         name = name if name is not None else (g.graph.get("name") or None)
-        if g.is_multigraph():
-            raise GraphError(_multi(f"graph{_in(name)} is a multigraph", None))
+        if g.is_multigraph() and _parallel(g):  # (one without is the simple graph it is)
+            raise GraphError(_multi(f"graph{_in(name)} is a multigraph with parallel edges",
+                                    None))
         nodes = {u: pick_label(d, node_label, f"node {u!r}", name) for u, d in g.nodes(data=True)}
         edges = [
             (u, v, pick_label(d, edge_label, f"edge ({u!r}, {v!r})", name))
@@ -669,6 +670,12 @@ def pick_label(attrs: Mapping, spec: str | list | tuple | Unnamed | None, what: 
     if isinstance(spec, str):
         return attrs[spec]
     return {k: attrs[k] for k in names}
+
+
+def _parallel(g: Any) -> bool:
+    """Whether the NetworkX multigraph ``g`` has two edges between one pair of nodes."""
+    pairs = ((u, v) if g.is_directed() else frozenset((u, v)) for u, v in g.edges())
+    return len(set(pairs)) < g.number_of_edges()
 
 
 def _multi(what: str, name: str | None) -> str:

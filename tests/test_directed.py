@@ -117,7 +117,7 @@ def test_a_repeated_arc_is_a_multigraph_and_refused():
     with pytest.raises(GraphError, match=r"two arcs from 1 to 2.*multigraphs"):
         Graph([1, 2], [(1, 2), (1, 2)], directed=True)
     with pytest.raises(GraphError, match="multigraph"):
-        Graph.from_networkx(nx.MultiDiGraph([(1, 2)]))
+        Graph.from_networkx(nx.MultiDiGraph([(1, 2), (1, 2)]))
     with pytest.raises(GraphError, match="directed must be True or False"):
         Graph([1], directed="yes")
 

@@ -53,10 +53,17 @@ def test_from_networkx_labels_and_errors():
     with pytest.raises(GraphError, match="no attribute 'mass'"):
         Graph.from_networkx(h, node_label="mass")
     assert Graph.from_networkx(nx.DiGraph([(1, 2)])).directed  # a DiGraph is directed
-    with pytest.raises(GraphError, match="multigraph"):
-        Graph.from_networkx(nx.MultiDiGraph([(1, 2)]))
-    with pytest.raises(GraphError, match="multigraph"):
-        Graph.from_networkx(nx.MultiGraph([(1, 2)]))
+    with pytest.raises(GraphError, match="multigraph with parallel edges"):
+        Graph.from_networkx(nx.MultiDiGraph([(1, 2), (1, 2)]))
+    with pytest.raises(GraphError, match="multigraph with parallel edges"):
+        Graph.from_networkx(nx.MultiGraph([(1, 2), (2, 1)]))
+    # without parallel edges a multigraph is the simple graph it is (it was refused, the
+    # message naming parallel edges it did not have); arcs both ways are two arcs
+    multi = nx.MultiGraph()
+    multi.add_edge(1, 2, bond=2)
+    multi.add_edge(2, 3, bond=1)
+    assert Graph.from_networkx(multi, edge_label="bond").edge_labels == (2, 1)
+    assert Graph.from_networkx(nx.MultiDiGraph([(1, 2), (2, 1)])).m == 2
     loop = Graph.from_networkx(nx.Graph([(1, 1), (1, 2)]))
     assert loop.m == 1 and loop.loops == {0: None}
 
