@@ -207,6 +207,51 @@ class PairwiseResult:
             parts.insert(0, f"{counts['optimal']} optimal")
         return f"{counted(len(self.pairs), 'pair')}, {limit}: {', '.join(parts)}"
 
+    def failed_pairs(self) -> list[tuple[int, int]]:
+        """The entries of :attr:`pairs` that failed (see :attr:`errors`)."""
+        return [(i, j) for i, j in self.pairs.tolist() if self.status[i, j] == "failed"]
+
+    def to_dict(self, rows: Sequence | None = None, columns: Sequence | None = None) -> dict:
+        """The matrices as lists, indexed by ``rows`` x ``columns`` (names of the graphs;
+        default their positions), an unknown upper bound (failed, pending) as None; what
+        ``gedkit pairwise --json`` prints. With node maps, each pair's as ``forward`` lists.
+
+        >>> import gedkit
+        >>> d = gedkit.pairwise([gedkit.Graph([0]), gedkit.Graph([0, 1])]).to_dict()
+        >>> d["rows"], d["distance"], d["counts"]["optimal"]
+        ([0, 1], [[0.0, 1.0], [1.0, 0.0]], 3)
+        """
+        rows = list(range(self.shape[0])) if rows is None else list(rows)
+        columns = list(range(self.shape[1])) if columns is None else list(columns)
+        data = {
+            "rows": rows,
+            "columns": columns,
+            "method": self.method,
+            "timeout": self.timeout,
+            "distance": _finite(self.distance),
+            "lower_bound": self.lower_bound.tolist(),
+            "upper_bound": _finite(self.upper_bound),
+            "optimal": self.optimal.tolist(),
+            "time": self.time.tolist(),
+            "status": self.status.tolist(),
+            "errors": [{"row": rows[i], "column": columns[j], "error": self.errors[i, j]}
+                       for i, j in self.failed_pairs()],
+            "counts": self.counts(),
+            "stopped": self.stopped,  # reason -> pairs, where not the time limit
+            "interrupted": self.interrupted,
+        }
+        if self.node_maps is not None:
+            data["node_maps"] = [{"row": rows[i], "column": columns[j],
+                                  "forward": np.asarray(m).tolist()}
+                                 for (i, j), m in self.node_maps.items()]
+        return data
+
+    def to_json(self, rows: Sequence | None = None, columns: Sequence | None = None) -> str:
+        """:meth:`to_dict` as JSON."""
+        import json
+
+        return json.dumps(self.to_dict(rows, columns), allow_nan=False)
+
     def __repr__(self) -> str:
         rows, cols = self.shape
         counts = ", ".join(f"{name}={n}" for name, n in self.counts().items() if n)
@@ -1166,6 +1211,11 @@ def _pace(done: int, total: int, spent: float) -> str:
     when = (f"{left:.0f} s" if left < 90 else f"{left / 60:.0f} min" if left < 5400
             else f"{left / 3600:.1f} h")
     return f" ({rate:,.0f} pairs/s, about {when} left)"
+
+
+def _finite(matrix: np.ndarray) -> list:
+    """``matrix`` as nested lists, its infinite entries None (JSON has no infinity)."""
+    return [[x if math.isfinite(x) else None for x in row] for row in matrix.tolist()]
 
 
 def _limit(timeout: float | None) -> str:

@@ -526,3 +526,18 @@ def test_more_jobs_than_cores_are_capped_with_a_warning(monkeypatch, graphs):
     coll.add(graphs[:3])
     with pytest.warns(UserWarning, match="n_jobs=8"):
         coll.range(queries=graphs[:3], tau=2, n_jobs=8, progress=False)
+
+
+def test_a_pairwise_result_serialises_as_the_other_results_do():
+    """to_dict / to_json, as Result, MCESResult and SearchResult have (the command line's
+    --json form, which only it could make), node maps included when asked for."""
+    import json
+
+    graphs = [gedkit.Graph({0: "C", 1: "O"}, [(0, 1)]), gedkit.Graph({0: "C", 1: "N"}, [(0, 1)])]
+    res = gedkit.pairwise(graphs, node_maps=True, progress=False)
+    data = json.loads(res.to_json(["a", "b"], ["a", "b"]))
+    assert data["rows"] == data["columns"] == ["a", "b"]
+    assert data["distance"] == [[0.0, 1.0], [1.0, 0.0]] and data["counts"]["optimal"] == 3
+    assert {(m["row"], m["column"]) for m in data["node_maps"]} == {
+        ("a", "a"), ("a", "b"), ("b", "b")}
+    assert res.to_dict()["rows"] == [0, 1]  # positions without names

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import math
 import os
 import sys
 from collections import Counter
@@ -125,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
     summary = result.summary()
     if args.json:
-        print(json.dumps(_as_dict(result, row_names, col_names), allow_nan=False))
+        print(result.to_json(row_names, col_names))
     elif args.csv == "-":
         _write_csv(sys.stdout, result, row_names, col_names)
         print(f"gedkit: {summary}", file=sys.stderr)
@@ -241,39 +240,6 @@ def _distinct(names: list[str]) -> list[str]:
     return out
 
 
-def _as_dict(result: PairwiseResult, rows: list[str], cols: list[str]) -> dict:
-    """Matrices indexed like ``rows`` x ``columns``; an unknown upper bound (failed, pending)
-    is null."""
-    return {
-        "rows": rows,
-        "columns": cols,
-        "method": result.method,
-        "timeout": result.timeout,
-        "distance": _finite(result.distance),
-        "lower_bound": result.lower_bound.tolist(),
-        "upper_bound": _finite(result.upper_bound),
-        "optimal": result.optimal.tolist(),
-        "time": result.time.tolist(),
-        "status": result.status.tolist(),
-        "errors": [
-            {"row": rows[i], "column": cols[j], "error": result.errors[i, j]}
-            for i, j in _failed(result)
-        ],
-        "counts": result.counts(),
-        "stopped": result.stopped,  # reason -> pairs, where not the time limit
-        "interrupted": result.interrupted,
-    }
-
-
-def _finite(matrix: Any) -> list:
-    return [[x if math.isfinite(x) else None for x in row] for row in matrix.tolist()]
-
-
-def _failed(result: PairwiseResult) -> list[tuple[int, int]]:
-    """The failed pairs among those computed (not their mirrors)."""
-    return [(i, j) for i, j in result.pairs.tolist() if result.status[i, j] == "failed"]
-
-
 def _write_csv(out: Any, result: PairwiseResult, rows: list[str], cols: list[str]) -> None:
     """One row per pair computed (each unordered pair once in a symmetric matrix)."""
     writer = csv.writer(out, lineterminator="\n")
@@ -287,7 +253,7 @@ def _write_csv(out: Any, result: PairwiseResult, rows: list[str], cols: list[str
 
 
 def _tell_failures(result: PairwiseResult, rows: list[str], cols: list[str]) -> None:
-    failed = _failed(result)
+    failed = result.failed_pairs()
     for i, j in failed[:_MAX_FAILURES_SHOWN]:
         print(f"gedkit: pair {rows[i]} vs {cols[j]} failed: {result.errors[i, j]}",
               file=sys.stderr)
