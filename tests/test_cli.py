@@ -642,6 +642,22 @@ def test_the_command_ends_without_teardown_but_with_its_exit_callbacks(tmp_path)
     assert bad.returncode == 2 and "timeout" in bad.stderr and marker.exists()
 
 
+def test_ctrl_c_while_the_commands_are_imported_is_one_line(capsys, monkeypatch):
+    """The commands' modules are imported as the parser is built, inside the handling of
+    Ctrl-C: one that came while they were imported with gedkit.cli (the first 0.1 s of a
+    process) printed a traceback."""
+    import importlib
+
+    import gedkit.cli
+
+    def interrupted(name, *args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(importlib, "import_module", interrupted)
+    assert gedkit.cli.main(["methods"]) == 130
+    assert capsys.readouterr().err == "gedkit: interrupted\n"
+
+
 def test_sigterm_is_never_swallowed_where_ctrl_c_is_ignored():
     # a background job of a non-interactive shell starts with SIGINT ignored: SIGTERM, which
     # the command line takes as Ctrl-C, must still end it outside a solve

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import atexit
 import contextlib
+import importlib
 import os
 import signal
 import sys
@@ -18,14 +19,15 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from gedkit import __version__
-from gedkit.cli import _collection, _ged, _info, _mces, _pairwise, _search, _train, _warmup
-from gedkit.cli._args import translate_method_flags
 from gedkit.errors import ClusterError, GedkitError
 
 __all__ = ["build_parser", "main"]
 
-# One module per command; later ones (draw) join this tuple.
-_COMMANDS = (_ged, _mces, _pairwise, _search, _collection, _info, _train, _warmup)
+# One module per command, imported as the parser is built: inside main's handling of Ctrl-C
+# (a Ctrl-C in the first 0.1 s of a process, while they were imported with this module,
+# printed a traceback)
+_COMMANDS = ("_ged", "_mces", "_pairwise", "_search", "_collection", "_info", "_train",
+             "_warmup")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -46,8 +48,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"gedkit {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for module in _COMMANDS:
-        module.register(commands)
+    for name in _COMMANDS:
+        importlib.import_module(f"gedkit.cli.{name}").register(commands)
     return parser
 
 
@@ -109,8 +111,8 @@ def _exit_without_teardown(status: int) -> None:
 
 
 def _command(argv: list[str]) -> int:
-    parser = build_parser()
     try:
+        parser = build_parser()
         args = _parse(parser, argv)
         from gedkit.budget import InterruptedWarning
 
@@ -146,6 +148,8 @@ def _command(argv: list[str]) -> int:
 
 def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
     """Parse ``argv``, accepting ``--key value`` for the options the chosen method declares."""
+    from gedkit.cli._args import translate_method_flags
+
     args, unknown = parser.parse_known_args(argv)
     if unknown and any(hasattr(args, name) for name in ("method", "mces_method",
                                                         "search_method")):
