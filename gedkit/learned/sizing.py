@@ -85,7 +85,7 @@ class Rates:
     entry: float
     #: the first guess: twice what a large call of an earlier decoding of this process
     #: measured, else :data:`CANDIDATE_SECONDS`
-    candidate: float = field(default_factory=lambda: _first_guess())
+    candidate: float = field(default_factory=_first_guess)
     calls: int = 0
 
     def measured(self, seconds: float, n_candidates: int) -> None:
@@ -95,9 +95,9 @@ class Rates:
         candidates (its fixed part then small) is kept for the next decodings' first guess:
         with 1e-5 against the ~1.5e-6 measured, sampling and beam decodings, which size
         their width before any call, kept 1 of 32 samples at 5 s on an 85/95-atom pair and
-        stopped after 0.3 s; taken as it is, 32 samples at 5 s on an 80/81-atom pair ran out
-        of time halfway: a call scoring 32 states costs more per candidate than the calls
-        it was measured on)."""
+        stopped after 0.3 s (taken as it is, without the margin, 32 samples at 5 s on an
+        80/81-atom pair ran out of time halfway: a call scoring 32 states costs more per
+        candidate than the calls it was measured on)."""
         seen = max(1e-9, seconds / max(n_candidates, 1))
         self.candidate = seen if self.calls else min(seen, self.candidate)
         self.calls += 1
