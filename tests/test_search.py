@@ -194,6 +194,7 @@ def test_candidates_past_their_share_are_tried_again_in_the_kernel(monkeypatch):
     monkeypatch.setattr(batch.BatchVerifier, "_retry",
                         lambda self, which, *a: tried.append(len(which)) or retry(self, which, *a))
     monkeypatch.setattr(batch, "_PACE", [1.0])  # a first share of ~0.01 operations: none fits
+    monkeypatch.setattr(batch, "_LOADED", [True])  # (the first call's pace counts)
     for tau in (2.0, 6.0):
         for query, truth in zip(queries, truths, strict=True):
             res = coll.range(query, tau, timeout=None)
@@ -208,6 +209,23 @@ def test_candidates_past_their_share_are_tried_again_in_the_kernel(monkeypatch):
     assert driver  # the pairs given up on went to the per-pair driver
     assert {i for i in range(len(graphs)) if truths[0][i] <= 6.0} <= {
         h.id for h in res.hits + res.undecided}
+
+
+def test_a_first_search_does_not_learn_the_kernels_load_as_its_pace():
+    """In a fresh process the batch kernel's first call also loads it from numba's cache
+    (~10 ms): a pace learnt from that call was ~1000x too slow, and the next search's
+    candidates gave up after a tenth of their share and were tried again one by one."""
+    script = textwrap.dedent("""
+        import gedkit
+        from gedkit.search import batch
+        coll = gedkit.Collection()
+        coll.add(["CCO", "CCN", "CC(=O)O", "c1ccccc1", "CCCCO", "OCCN"] * 4)
+        coll.range(queries=["CCO"] * 3, tau=0, progress=False)
+        print(batch._PACE[0] is None or batch._PACE[0] > 1e8)
+    """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=120, cwd=REPO)
+    assert out.stdout.split() == ["True"], out.stderr
 
 
 def test_a_reader_sees_what_another_writer_commits(tmp_path):

@@ -73,6 +73,8 @@ def _node_costs(nmat, l1, l2):
 
 #: :func:`gedkit.pacing.expansion_ops`, compiled: the batch's estimate is the per-pair driver's
 expansion_ops = njit(cache=True, nogil=True)(pacing.expansion_ops)
+#: :func:`gedkit.pacing.set_up_ops`, compiled
+set_up_ops = njit(cache=True, nogil=True)(pacing.set_up_ops)
 
 
 @njit(cache=True, nogil=True)
@@ -82,11 +84,12 @@ def verify_many(queries, query_at, records, offsets, first, last, costs, setting
     against the query whose record starts at ``queries[query_at[c]]``, under ``costs`` (one
     cost model over one vocabulary, so many queries share a call): exact search pruned at
     ``settings.cutoff`` (and stopped at the first map within ``stop_at``), at most about
-    ``max_ops`` simple operations each (:func:`expansion_ops` per expansion: the kernel reads
-    no clock; a pair one of whose expansions alone exceeds ``skip_ops`` is not started), in
-    the frontier arrays of ``buffers`` (reused). Writes each candidate's bounds and FINISHED,
-    GAVE_UP or TOO_LARGE into ``out``; returns the operations spent (by the same estimate),
-    from which the caller learns the estimate's real pace. ``costs``, ``settings``,
+    ``max_ops`` simple operations each (:func:`set_up_ops`, then :func:`expansion_ops` per
+    expansion: the kernel reads no clock; a pair one of whose expansions alone exceeds
+    ``skip_ops`` is not started), in the frontier arrays of ``buffers`` (reused). Writes
+    each candidate's bounds and FINISHED, GAVE_UP or TOO_LARGE into ``out``; returns the
+    operations spent (by the same estimate), from which the caller learns the estimate's
+    real pace. ``costs``, ``settings``,
     ``buffers`` and ``out`` are plain tuples in the field order of
     :class:`~gedkit._kernels.bundles.QueryCosts`,
     :class:`~gedkit._kernels.bundles.BatchSettings`,
@@ -165,7 +168,8 @@ def verify_many(queries, query_at, records, offsets, first, last, costs, setting
         fctl[0] = np.inf  # UB
         fctl[1] = 0.0  # LB
         fctl[2] = np.inf  # PRUNED
-        max_expansions = max(1, int(max_ops / per))
+        set_up = set_up_ops(n1, n2)
+        max_expansions = max(1, int((max_ops - set_up) / per))
         # GedPair and Frontier fields, as plain tuples (see tree_search)
         pair = (node_costs, adj1, adj2, em, nm, nl1, nl2, ncst, ecst,
                 ed1, lab1, ed2, lab2, ptr1, nbr1, nlab1, ptr2, nbr2, nlab2, order, twins)
@@ -191,7 +195,7 @@ def verify_many(queries, query_at, records, offsets, first, last, costs, setting
                 break
             if status != STATUS_BUDGET:  # the frontier is full: the Python driver grows it
                 break
-        total += spent * per
+        total += set_up + spent * per
         out_status[c] = FINISHED if status in (STATUS_DONE, STATUS_STOP) else GAVE_UP
         out_lower[c] = frontier_bound(status, f, heap, ctl, fctl)
         out_upper[c] = fctl[0]

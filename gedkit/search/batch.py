@@ -54,6 +54,7 @@ _EXACT = ("astar", "exact")
 #: fast on hard pairs)
 _FIRST_PACE = 3e6
 _PACE: list[float | None] = [None]  # as measured by the last call of this process
+_LOADED = [False]  # whether this process called the kernel before
 
 
 class _CostArrays:
@@ -229,8 +230,13 @@ class BatchVerifier:
             if interrupted():
                 status[first:] = 1
                 break
-            if quick:  # set-up dominated: says nothing of the search's pace
-                chunk = count
+            loading, _LOADED[0] = not _LOADED[0], True
+            if quick or loading:
+                # set-up dominated, or the kernel's load from numba's cache timed with it
+                # (~10 ms: a pace learnt from a first call at τ = 0 was 1000x too slow, and the
+                # next search's candidates gave up after a tenth of their share): says nothing
+                # of the search's pace
+                chunk = count if quick else chunk
                 continue
             self.ops_done += ops
             self.seconds_done += spent
