@@ -256,6 +256,7 @@ def window_bounds(index, sig, batch, costs, integral, limit, first_query, out):
              np.zeros(dims[2], dtype=np.int32))
     work = _block_work()
     labels, both = work[8], work[9]
+    gathered = np.empty(BLOCK, dtype=np.int64)  # a query's rows in its windows
     k = 0
     out_ptr[0] = 0
     for q in range(first_query, queries):
@@ -282,21 +283,30 @@ def window_bounds(index, sig, batch, costs, integral, limit, first_query, out):
             at_least[t] += at_least[t + 1]
         c = q - first_query
         query = (qn, qm, dense[0], dense[1], dense[2], at_least)
+        # the rows of every size's window in one list, bounded in full blocks: a window of
+        # a few rows per size (~10 at τ = 1) a block each paid the block's set-up per row
+        # several times over
+        if need > gathered.shape[0]:
+            gathered = np.empty(max(need, 2 * gathered.shape[0]), dtype=np.int64)
+        count = 0
         for size in range(n_lo, n_hi + 1):
             first, last = _window(size, limit, qn, qm, costs, n_start, sorted_m)
-            counts[c, 0] += last - first
-            for start in range(first, last, BLOCK):
-                stop = min(last, start + BLOCK)
-                _block_bounds(order, start, stop, sig, query, costs, True, integral, limit,
-                              work)
-                for j in range(start, stop):
-                    if labels[j - start] <= limit:
-                        counts[c, 1] += 1
-                        if both[j - start] <= limit:
-                            counts[c, 2] += 1
-                            out_rows[k] = order[j]
-                            out_lb[k] = both[j - start]
-                            k += 1
+            for j in range(first, last):
+                gathered[count] = order[j]
+                count += 1
+        counts[c, 0] += count
+        for start in range(0, count, BLOCK):
+            stop = min(count, start + BLOCK)
+            _block_bounds(gathered, start, stop, sig, query, costs, True, integral, limit,
+                          work)
+            for j in range(start, stop):
+                if labels[j - start] <= limit:
+                    counts[c, 1] += 1
+                    if both[j - start] <= limit:
+                        counts[c, 2] += 1
+                        out_rows[k] = gathered[j]
+                        out_lb[k] = both[j - start]
+                        k += 1
         out_ptr[c + 1] = k
         for kind in range(3):
             for e in range(q_ptr[q, kind], q_ptr[q, kind + 1]):
