@@ -506,6 +506,10 @@ def _verified(coll, query: Graph, tau: float, limit: float, rows: np.ndarray, si
     if not len(rows):
         stages.done("verify")
         return _none_within(query, tau, stages.stats)
+    if known is not None and verify.query_timeout is None and len(known) == len(rows):
+        # the batch decided every candidate (most queries of a range search): no checker,
+        # no time limit, no order to keep
+        return _settled(coll, query, tau, limit, known, stages, progress, ids)
     hits, undecided = [], []
     kept = []  # their outcomes
     # positions verified: what Ctrl-C or the time limit left is undecided, with its bound
@@ -526,13 +530,7 @@ def _verified(coll, query: Graph, tau: float, limit: float, rows: np.ndarray, si
                 rowids = sig.rowids[block].tolist()
                 outs = check(rowids, tau, known)
                 decided[first:first + len(block)] = [out is not None for out in outs]
-                for rowid, out in zip(rowids, outs, strict=True):
-                    if out is not None and out.lower <= limit:
-                        hit = Hit(rowid, out.upper, _at_most(out.lower, out.upper),
-                                  out.upper, out.optimal,
-                                  out.node_map)
-                        (hits if out.upper <= limit else undecided).append(hit)
-                        kept.append(out)
+                _sort_into(rowids, outs, limit, hits, undecided, kept)
                 if check.interrupted:
                     interrupted = True
                     break
@@ -549,12 +547,6 @@ def _verified(coll, query: Graph, tau: float, limit: float, rows: np.ndarray, si
     timed_out = timed_out and len(unreached) > 0
     if len(unreached):
         stages.stats["unreached"] = len(unreached)
-    # ties in the collection's order (rowids, as the MCES searches break them), not
-    # in the order the candidates were verified (by size)
-    # (a distance summed in two orders, 2.1999999999999997 and 2.2, is one: ties all the same)
-    hits = [hits[i] for i in order_up_to_rounding([(h.distance, h.lower_bound, h.id)
-                                                    for h in hits])]
-    if len(unreached):
         # the filters' bounds of the unreached, as the order above had them (-0.0 from the
         # pass printed as such); without a filter 0
         lower = (bounds[unreached] + 0.0 if bounds is not None
@@ -562,6 +554,49 @@ def _verified(coll, query: Graph, tau: float, limit: float, rows: np.ndarray, si
         undecided = _undecided(undecided, sig.rowids[rows[unreached]], lower)
     else:
         undecided = _undecided(undecided)
+    return _range_answer(coll, query, tau, hits, undecided, kept, stages, ids, interrupted,
+                         timed_out)
+
+
+def _sort_into(rowids: list[int], outs: list[Outcome | None], limit: float, hits: list[Hit],
+               undecided: list[Hit], kept: list[Outcome]) -> None:
+    """The graphs ``rowids`` whose outcomes ``outs`` (None: not verified) may be within
+    ``limit``, as hits (proven within) or undecided, their outcomes in ``kept``."""
+    for rowid, out in zip(rowids, outs, strict=True):
+        if out is not None and out.lower <= limit:
+            hit = Hit(rowid, out.upper, _at_most(out.lower, out.upper), out.upper, out.optimal,
+                      out.node_map)
+            (hits if out.upper <= limit else undecided).append(hit)
+            kept.append(out)
+
+
+def _settled(coll, query: Graph, tau: float, limit: float, known: dict[int, Outcome],
+             stages: _Stages, progress, ids: bool) -> SearchResult:
+    """:func:`_verified`'s answer when the batch decided every candidate (``known``)."""
+    hits: list[Hit] = []
+    undecided: list[Hit] = []
+    kept: list[Outcome] = []
+    _sort_into(list(known), list(known.values()), limit, hits, undecided, kept)
+    stages.stats["batched"] = stages.stats.get("batched", 0) + len(known)
+    stages.stats["verified"] += len(known)
+    if progress is not None:
+        progress.expect(len(known))
+        progress.verified(len(known))
+    return _range_answer(coll, query, tau, hits, _undecided(undecided), kept, stages, ids,
+                         interrupted_now(), False)
+
+
+def _range_answer(coll, query: Graph, tau: float, hits: list[Hit], undecided: list[Hit],
+                  kept: list[Outcome], stages: _Stages, ids: bool, interrupted: bool,
+                  timed_out: bool) -> SearchResult:
+    """The range answer of ``query`` from its ``hits`` (in any order) and ``undecided`` (in
+    order), the outcomes ``kept`` of both; ids are rowids, the collection's own ids after
+    this unless ``ids`` is False."""
+    # ties in the collection's order (rowids, as the MCES searches break them), not
+    # in the order the candidates were verified (by size)
+    # (a distance summed in two orders, 2.1999999999999997 and 2.2, is one: ties all the same)
+    hits = [hits[i] for i in order_up_to_rounding([(h.distance, h.lower_bound, h.id)
+                                                    for h in hits])]
     stages.done("verify")
     if ids and (hits or undecided):
         named = coll._store.ids([h.id for h in hits + undecided])  # rowids so far
