@@ -79,22 +79,35 @@ def _runs(values, hi, tally, ids, counts, at):
 
 
 @njit(cache=True, nogil=True)
-def query_signatures(node_ptr, node_ords, edge_ptr, ends, edge_ords, radix, wide, codes,
-                     code_ords, branch_size, set_ptr, ids, counts, branch_ords, record_ptr,
-                     records, overflow):
-    """For query ``q``: nodes ``node_ptr[q]:node_ptr[q+1]`` of ``node_ords``, edges
-    ``edge_ptr[q]:edge_ptr[q+1]`` of ``edge_ords`` with local end points in ``ends`` (two per
-    edge); edge ordinals from ``radix - 1`` on and node ordinals from the node vocabulary's
-    size on are labels only the queries have, and ``wide`` exceeds every edge ordinal.
-    Writes its four multisets (node, edge, branch, degree) as rows ``4q .. 4q+3`` of
-    ``set_ptr``/``ids``/``counts`` (compressed rows, ordinals increasing), each node's branch
-    ordinal (``branch_size`` on for branches the collection lacks, numbered by first
-    appearance) in ``branch_ords``, and its verification record ``[n, m, node ordinals,
-    ends, edge ordinals]`` at ``record_ptr[q]`` of ``records``. ``overflow[q]`` is set where
-    a branch has no code (then its outputs mean nothing).
+def query_signatures(flat, flat_ptr, node_ptr, edge_ptr, found_node, node_keys, found_edge,
+                     edge_keys, radix, codes, code_ords, branch_size, node_ords, edge_ords,
+                     set_ptr, ids, counts, branch_ords, record_ptr, records, overflow):
+    """For query ``q``: ``n = node_ptr[q+1] - node_ptr[q]`` nodes and ``m`` edges (by
+    ``edge_ptr``), read from ``flat`` at ``flat_ptr[q]``: its nodes' label codes (n), its
+    edges' label codes (m), their local end points (2m). A code is a position among the
+    query's distinct labels, whose ordinals are ``found_node[node_keys[q]:]`` (edges:
+    ``found_edge[edge_keys[q]:]``); the node and edge ordinals of every query are written to
+    ``node_ords``, ``edge_ords`` (at ``node_ptr[q]``, ``edge_ptr[q]``). Edge ordinals from
+    ``radix - 1`` on and node ordinals from the node vocabulary's size on are labels only
+    the queries have. Writes its four multisets (node, edge, branch, degree) as rows
+    ``4q .. 4q+3`` of ``set_ptr``/``ids``/``counts`` (compressed rows, ordinals increasing),
+    each node's branch ordinal (``branch_size`` on for branches the collection lacks,
+    numbered by first appearance) in ``branch_ords``, and its verification record ``[n, m,
+    node ordinals, ends, edge ordinals]`` at ``record_ptr[q]`` of ``records``.
+    ``overflow[q]`` is set where a branch has no code (then its outputs mean nothing).
 
     Every query works in the same scratch arrays, read by index ranges: a hundred small
     queries' own arrays and views cost more than their arithmetic."""
+    wide = radix  # past every edge ordinal, the queries' own included
+    for q in range(len(node_ptr) - 1):
+        at = flat_ptr[q]
+        for v in range(node_ptr[q], node_ptr[q + 1]):
+            node_ords[v] = found_node[node_keys[q] + flat[at]]
+            at += 1
+        for e in range(edge_ptr[q], edge_ptr[q + 1]):
+            edge_ords[e] = found_edge[edge_keys[q] + flat[at]]
+            wide = max(wide, edge_ords[e] + 2)
+            at += 1
     n_max = 0
     m_max = 0
     for q in range(len(node_ptr) - 1):
@@ -119,21 +132,21 @@ def query_signatures(node_ptr, node_ords, edge_ptr, ends, edge_ords, radix, wide
         n = node_ptr[q + 1] - n0
         e0 = edge_ptr[q]
         m = edge_ptr[q + 1] - e0
+        ends = flat[flat_ptr[q] + n + m:flat_ptr[q] + n + 3 * m]
         for v in range(n):
             degree[v] = 0
-        for e in range(e0, e0 + m):
-            degree[ends[2 * e]] += 1
-            degree[ends[2 * e + 1]] += 1
+        for e in range(2 * m):
+            degree[ends[e]] += 1
         start[0] = 0
         for v in range(n):
             start[v + 1] = start[v] + degree[v]
             fill[v] = start[v]
-        for e in range(e0, e0 + m):
+        for e in range(m):
             a = ends[2 * e]
-            incident[fill[a]] = edge_ords[e]
+            incident[fill[a]] = edge_ords[e0 + e]
             fill[a] += 1
             b = ends[2 * e + 1]
-            incident[fill[b]] = edge_ords[e]
+            incident[fill[b]] = edge_ords[e0 + e]
             fill[b] += 1
         n_unseen = 0
         for v in range(n):
@@ -184,6 +197,6 @@ def query_signatures(node_ptr, node_ords, edge_ptr, ends, edge_ords, radix, wide
         for v in range(n):
             records[r + 2 + v] = node_ords[n0 + v]
         for e in range(2 * m):
-            records[r + 2 + n + e] = ends[2 * e0 + e]
+            records[r + 2 + n + e] = ends[e]
         for e in range(m):
             records[r + 2 + n + 2 * m + e] = edge_ords[e0 + e]

@@ -324,35 +324,38 @@ def query_signatures(queries: list[Graph], vocab: dict[str, Vocabulary]) -> Quer
     parts = [g.cached(_PARTS, _query_parts) for g in queries]
     counts_of = np.fromiter(chain.from_iterable([p[0] for p in parts]), np.int64,
                             5 * len(parts)).reshape(-1, 5)
-    node_ptr, node_ords, node_own = _known_ordinals(parts, counts_of, "node", vocab["node"])
-    edge_ptr, edge_ords, edge_own = _known_ordinals(parts, counts_of, "edge", vocab["edge"])
+    found_node, node_own = _found(parts, counts_of, "node", vocab["node"])
+    found_edge, edge_own = _found(parts, counts_of, "edge", vocab["edge"])
     own = node_own | edge_own  # queries with labels the collection lacks
     python: dict[int, tuple] = {}
+    sizes = counts_of[:, :2]
     odd = np.flatnonzero(counts_of[:, 4]).tolist()
     if odd:
         # not what collection searches compare (told elsewhere): the Python way, and empty
         # graphs in the kernel
         for i in odd:
             python[i] = query_signature(queries[i], vocab)
-        node_ptr, node_ords = _replaced(node_ptr, node_ords, odd)
-        edge_ptr, edge_ords = _replaced(edge_ptr, edge_ords, odd)
-    n, m = (np.diff(node_ptr), np.diff(edge_ptr)) if odd else (counts_of[:, 0], counts_of[:, 1])
-    kept = [p for i, p in enumerate(parts) if i not in python] if python else parts
-    ends = np.concatenate([_NONE] + [p[5] for p in kept])
-    radix = len(vocab["edge"]) + 1
-    wide = max(radix, int(edge_ords.max(initial=0)) + 2)
-    codes, code_ords = _branch_codes(vocab, radix)
-    record_ptr = np.zeros(len(n) + 1, np.int64)
-    np.cumsum(2 + n + 3 * m, out=record_ptr[1:])
+        sizes = sizes.copy()
+        sizes[odd] = 0
+    node_ptr, edge_ptr, flat_ptr, node_keys, edge_keys = (
+        _starts(column) for column in (sizes[:, 0], sizes[:, 1],
+                                       counts_of[:, 0] + 3 * counts_of[:, 1], counts_of[:, 2],
+                                       counts_of[:, 3]))
+    n, m = sizes[:, 0], sizes[:, 1]
+    flat = np.concatenate([_NONE] + [p[1] for p in parts])
+    codes, code_ords = _branch_codes(vocab, len(vocab["edge"]) + 1)
+    record_ptr = _starts(2 + n + 3 * m)
     set_ptr = np.zeros(4 * len(n) + 1, np.int64)
     ids = np.empty(3 * node_ptr[-1] + edge_ptr[-1], np.int32)
     counts = np.empty_like(ids)
-    branch_ords = np.empty(node_ptr[-1], np.int64)
+    node_ords, branch_ords = np.empty(node_ptr[-1], np.int64), np.empty(node_ptr[-1], np.int64)
+    edge_ords = np.empty(edge_ptr[-1], np.int64)
     records = np.empty(record_ptr[-1], np.int32)
     overflow = np.zeros(len(n), np.bool_)
     n_branches = len(vocab["branch"])
-    kernel(node_ptr, node_ords, edge_ptr, ends, edge_ords, radix, wide, codes, code_ords,
-           n_branches, set_ptr, ids, counts, branch_ords, record_ptr, records, overflow)
+    kernel(flat, flat_ptr, node_ptr, edge_ptr, found_node, node_keys, found_edge, edge_keys,
+           len(vocab["edge"]) + 1, codes, code_ords, n_branches, node_ords, edge_ords, set_ptr,
+           ids, counts, branch_ords, record_ptr, records, overflow)
     for i in np.flatnonzero(overflow).tolist():
         python[i] = query_signature(queries[i], vocab)
     # the queries with branches the collection lacks (looked for once, not query by query)
@@ -370,7 +373,7 @@ def query_signatures(queries: list[Graph], vocab: dict[str, Vocabulary]) -> Quer
         views = {k: v.overlay() for k, v in vocab.items()}
         if own[i]:
             # its own labels enter its views in order of first appearance, the ordinals
-            # _known_ordinals gave them
+            # _found gave them
             _ordinals(g.node_keys, g.node_labels, views["node"], [])
             _ordinals(g.edge_keys, g.edge_labels, views["edge"], [])
         if i in strange:  # branches only it has: named in its view
@@ -398,62 +401,51 @@ _KIND_AT = {"node": 0, "edge": 1}
 
 def _query_parts(g: Graph) -> tuple:
     """What :func:`query_signatures` reads of query ``g``: its counts (nodes, edges, distinct
-    node and edge labels, and whether it is directed or has self-loops), its node and edge
-    labels as :meth:`Graph.label_codes`, and its edges' ends, flat."""
+    node and edge labels, and whether it is directed or has self-loops), one array of its
+    node labels' and its edge labels' codes (:meth:`Graph.label_codes`) and its edges' ends,
+    and its distinct node and edge label keys."""
     node_codes, node_keys = g.label_codes("node")
     edge_codes, edge_keys = g.label_codes("edge")
     counts = (len(node_codes), len(edge_codes), len(node_keys), len(edge_keys),
               int(g.directed or bool(g.loops)))
-    return counts, node_codes, edge_codes, node_keys, edge_keys, g.edges.ravel()
+    flat = np.concatenate([node_codes, edge_codes, g.edges.ravel()]).astype(np.int64)
+    return counts, flat, node_keys, edge_keys
 
 
-def _known_ordinals(parts: list[tuple], counts_of: np.ndarray, kind: str, vocab: Vocabulary
-                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each query's node or edge labels (``kind``) as ordinals, from the queries'
-    :func:`_query_parts` (``counts_of``: their counts, a row each): where each query's start
-    in one array of all of them, that array, and which queries have labels the vocabulary
-    lacks. Those are numbered after the vocabulary's, per query in order of first
-    appearance: the ordinals an overlay of the vocabulary gives them (:func:`_ordinals`)."""
-    # each graph's labels as codes of its own distinct labels (computed once per graph):
-    # one lookup per distinct label, not per node or edge
-    at = _KIND_AT[kind]
-    sizes, distinct = counts_of[:, at], counts_of[:, 2 + at]
-    ptr = np.zeros(len(parts) + 1, np.int64)
+def _starts(sizes: np.ndarray) -> np.ndarray:
+    """Where each of consecutive parts of ``sizes`` starts, and the end: one more entry."""
+    ptr = np.zeros(len(sizes) + 1, np.int64)
     np.cumsum(sizes, out=ptr[1:])
+    return ptr
+
+
+def _found(parts: list[tuple], counts_of: np.ndarray, kind: str, vocab: Vocabulary
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """The ordinals of each query's distinct node or edge labels (``kind``), query after
+    query, from the queries' :func:`_query_parts` (``counts_of``: their counts, a row each),
+    and which queries have labels the vocabulary lacks. Those are numbered after the
+    vocabulary's, per query in order of first appearance: the ordinals an overlay of the
+    vocabulary gives them (:func:`_ordinals`)."""
+    at = _KIND_AT[kind]
+    distinct = counts_of[:, 2 + at]
     total = int(distinct.sum())
-    found = np.fromiter(map(vocab.index.get, chain.from_iterable([p[3 + at] for p in parts]),
+    # one lookup per distinct label of a query, not per node or edge
+    found = np.fromiter(map(vocab.index.get, chain.from_iterable([p[2 + at] for p in parts]),
                             repeat(-1, total)), np.int64, total)
-    first = np.cumsum(distinct) - distinct
-    flat = found[np.concatenate([_NONE] + [p[1 + at] for p in parts])
-                 + np.repeat(first, sizes)] if ptr[-1] else _NONE.copy()
     own = np.zeros(len(parts), dtype=bool)
-    missing = np.flatnonzero(flat < 0)
+    missing = np.flatnonzero(found < 0)
     if len(missing):
+        # a query's keys come in order of first appearance (its codes): numbered so
         base = len(vocab)
-        which = np.searchsorted(ptr, missing, side="right") - 1
+        which = np.searchsorted(_starts(distinct), missing, side="right") - 1
         own[which] = True
-        numbered: dict = {}
-        last = -1
+        last, count = -1, 0
         for pos, q in zip(missing.tolist(), which.tolist(), strict=True):
             if q != last:
-                numbered, last = {}, q
-            codes, labels = parts[q][1 + at], parts[q][3 + at]
-            flat[pos] = base + numbered.setdefault(labels[codes[pos - ptr[q]]], len(numbered))
-    return ptr, flat, own
-
-
-def _replaced(ptr: np.ndarray, flat: np.ndarray, empty: list[int]
-              ) -> tuple[np.ndarray, np.ndarray]:
-    """``ptr`` and ``flat`` (see :func:`_known_ordinals`) with the parts of the queries
-    ``empty`` (in increasing order) left empty."""
-    lengths = np.diff(ptr)
-    lengths[empty] = 0
-    keep = np.ones(len(flat), dtype=bool)
-    for i in empty:
-        keep[ptr[i]:ptr[i + 1]] = False
-    out = np.zeros_like(ptr)
-    np.cumsum(lengths, out=out[1:])
-    return out, flat[keep]
+                last, count = q, 0
+            found[pos] = base + count
+            count += 1
+    return found, own
 
 
 def _branch_codes(vocab: dict[str, Vocabulary], radix: int) -> tuple[np.ndarray, np.ndarray]:
