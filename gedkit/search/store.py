@@ -454,7 +454,7 @@ class Store:
                                  strict=True))
             else:
                 found = _decoded(list(self._rows("id", wanted.tolist())), self.where)
-        if strict and len(found) < len(np.unique(wanted)):
+        if strict and len(found) < len(wanted) and len(found) < len(set(wanted.tolist())):
             raise self.gone()
         return found
 
