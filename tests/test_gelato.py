@@ -795,7 +795,7 @@ def test_train_resume_without_a_checkpoint_says_so(torch, tmp_path):
         train(pairs, [], vocab, config, resume=True)
 
 
-def test_a_measured_network_rate_is_the_next_decodings_first_guess(monkeypatch):
+def test_a_measured_network_rate_is_the_next_decodings_first_guess(monkeypatch, tmp_path):
     """Sampling and beam decodings size their width before any network call: from the
     default first guess (1e-5 s a candidate, ~7x the rate measured here) they kept 1 of 32
     samples at 5 s and stopped after 0.3 s. A large call's measured rate, with a margin,
@@ -804,9 +804,19 @@ def test_a_measured_network_rate_is_the_next_decodings_first_guess(monkeypatch):
     from gedkit.learned import sizing
 
     monkeypatch.setattr(sizing, "_MEASURED", [None])
+    monkeypatch.setattr(sizing, "_SAVED_READ", [False])
+    monkeypatch.setattr(sizing, "_rate_file", lambda: tmp_path / "rate.gelato")
     assert sizing.Rates(entry=1e-9).candidate == sizing.CANDIDATE_SECONDS
     rates = sizing.Rates(entry=1e-9)
     rates.measured(0.001, 100)  # small: not kept
     assert sizing.Rates(entry=1e-9).candidate == sizing.CANDIDATE_SECONDS
     rates.measured(0.015, 10_000)  # 1.5e-6 a candidate
     assert sizing.Rates(entry=1e-9).candidate == pytest.approx(2 * 1.5e-6)
+    # a later process starts from it too (a fresh one sized its first decoding by 1e-5)
+    monkeypatch.setattr(sizing, "_MEASURED", [None])
+    monkeypatch.setattr(sizing, "_SAVED_READ", [False])
+    assert sizing.Rates(entry=1e-9).candidate == pytest.approx(2 * 1.5e-6)
+    (tmp_path / "rate.gelato").write_text("garbage")  # unreadable: the default again
+    monkeypatch.setattr(sizing, "_MEASURED", [None])
+    monkeypatch.setattr(sizing, "_SAVED_READ", [False])
+    assert sizing.Rates(entry=1e-9).candidate == sizing.CANDIDATE_SECONDS

@@ -13,7 +13,10 @@ guess: the decoder replaces it by what it measures.
 
 from __future__ import annotations
 
+import os
+import tempfile
 from dataclasses import dataclass, field
+from pathlib import Path
 
 __all__ = [
     "CALL_SECONDS", "CANDIDATE_BYTES", "CANDIDATE_SECONDS", "GROUP_CANDIDATES", "NODE_SECONDS",
@@ -37,14 +40,51 @@ GROUP_CANDIDATES = 1 << 17
 # about three times the probe's rate per entry, plus Python's fixed cost per decision
 _GREEDY_ENTRY_FACTOR = 3.0
 _GREEDY_STEP_SECONDS = 1e-4
-#: candidates from which a call's measured rate is kept for this process's next decodings
+#: candidates from which a call's measured rate is kept for the next decodings, of this
+#: process and (in a file beside the kernels' cache) of later ones
 _MEASURED_FROM = 4096
 _MEASURED: list[float | None] = [None]
 _MEASURED_MARGIN = 2.0  # on it, for the next decodings' first guess (see Rates.measured)
+_SAVED_READ = [False]  # whether this process read the rate an earlier one kept
+_SAVED_CHANGE = 0.2  # a rate is written again when it moved by more than that share
 
 
 def _first_guess() -> float:
+    if _MEASURED[0] is None and not _SAVED_READ[0]:
+        _SAVED_READ[0] = True
+        _MEASURED[0] = _saved_rate()
     return CANDIDATE_SECONDS if _MEASURED[0] is None else _MEASURED_MARGIN * _MEASURED[0]
+
+
+def _rate_file() -> Path:
+    """Where a measured rate is kept for later processes: beside the kernel families'
+    markers (:func:`gedkit._kernels.warm.marker_dir`), which follow the install."""
+    from gedkit._kernels.warm import marker_dir
+
+    return marker_dir() / "rate.gelato"
+
+
+def _saved_rate() -> float | None:
+    """The seconds per candidate a large call of an earlier process measured, if any."""
+    try:
+        value = float(_rate_file().read_text())
+    except (OSError, ValueError):
+        return None
+    return value if 1e-9 <= value <= 1.0 else None
+
+
+def _save_rate(value: float) -> None:
+    """Keep ``value`` for later processes (whole or not at all; where the folder cannot be
+    written, not at all)."""
+    path = _rate_file()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".rate-")
+        with os.fdopen(fd, "w") as out:
+            out.write(repr(value))
+        os.replace(temp, path)
+    except OSError:
+        return
 
 
 def candidates(a: int, b: int, epsilon: bool) -> int:
@@ -83,8 +123,8 @@ class Rates:
     """
 
     entry: float
-    #: the first guess: twice what a large call of an earlier decoding of this process
-    #: measured, else :data:`CANDIDATE_SECONDS`
+    #: the first guess: twice what a large call of an earlier decoding measured (of this
+    #: process, else of an earlier one of this install), else :data:`CANDIDATE_SECONDS`
     candidate: float = field(default_factory=_first_guess)
     calls: int = 0
 
@@ -92,17 +132,21 @@ class Rates:
         """Take the per-candidate figure from a network call of ``n_candidates`` that took
         ``seconds``; the first call of a decoding may also pay torch's one-off start-up, so
         it may only lower the first guess. A call of at least :data:`_MEASURED_FROM`
-        candidates (its fixed part then small) is kept for the next decodings' first guess:
-        with 1e-5 against the ~1.5e-6 measured, sampling and beam decodings, which size
-        their width before any call, kept 1 of 32 samples at 5 s on an 85/95-atom pair and
-        stopped after 0.3 s (taken as it is, without the margin, 32 samples at 5 s on an
-        80/81-atom pair ran out of time halfway: a call scoring 32 states costs more per
-        candidate than the calls it was measured on)."""
+        candidates (its fixed part then small) is kept for the next decodings' first guess,
+        later processes' too: with 1e-5 against the ~1.5e-6 measured, sampling and beam
+        decodings, which size their width before any call, kept 1 of 32 samples at 5 s on an
+        85/95-atom pair and stopped after 0.3 s (taken as it is, without the margin, 32
+        samples at 5 s on an 80/81-atom pair ran out of time halfway: a call scoring 32
+        states costs more per candidate than the calls it was measured on)."""
         seen = max(1e-9, seconds / max(n_candidates, 1))
         self.candidate = seen if self.calls else min(seen, self.candidate)
         self.calls += 1
         if n_candidates >= _MEASURED_FROM:
+            known = _MEASURED[0]
             _MEASURED[0] = self.candidate
+            if known is None or abs(self.candidate / known - 1.0) > _SAVED_CHANGE:
+                # a fresh process's first decoding sized itself by 1e-5 (~7x too slow here)
+                _save_rate(self.candidate)
 
     def greedy(self, a: int, b: int) -> float:
         """Seconds to complete one state with ``a`` and ``b`` undecided nodes greedily.
