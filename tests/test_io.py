@@ -538,6 +538,12 @@ def test_smiles_tables_csv_and_tsv(tmp_path):
     assert [g.name for g in kept] == ["lib[0]"]
     assert skipped == [f"{tsv}:3: RDKit cannot parse the SMILES 'C1CC('",
                        f"{tsv}:4: no SMILES in column 'canonical_smiles'"]
+    # a .smi line whose SMILES column is empty: its title is not read as a SMILES
+    smi = tmp_path / "tabbed.smi"
+    smi.write_text(f"{CAFFEINE}\tq1\n\tq2\n")
+    skipped = []
+    kept = list(gedkit.io.read_graphs(smi, notice, skipped=skipped))
+    assert [g.name for g in kept] == ["q1"] and skipped == [f"{smi}:2: no SMILES before the tab"]
     # semicolons, the delimiter the header holds most of
     semi = tmp_path / "one.csv"
     semi.write_text("name;smiles\ncaffeine;" + CAFFEINE + "\n")

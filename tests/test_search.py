@@ -211,6 +211,19 @@ def test_candidates_past_their_share_are_tried_again_in_the_kernel(monkeypatch):
         h.id for h in res.hits + res.undecided}
 
 
+def test_a_bad_query_among_many_is_named_by_its_position():
+    """One bad query of hundreds was named "query 'graph'" or not at all: its position in
+    ``queries`` says which."""
+    coll = _collection([gedkit.Graph({0: "C", 1: "O"}, [(0, 1, 1)])])
+    loop = gedkit.Graph({0: "C"}, [(0, 0, 1)])
+    with pytest.raises(GedkitError, match=r"^queries\[2\] \(of 3\): expected a gedkit\.Graph"):
+        coll.range(queries=["CO", "CC", None], tau=1)
+    with pytest.raises(GedkitError, match=r"^queries\[1\] \(of 2\): query 'graph' has a self-loop"):
+        coll.knn(queries=["CO", loop], k=1)
+    with pytest.raises(GedkitError, match=r"^query 'graph' has a self-loop"):
+        coll.range(loop, 1)
+
+
 def test_a_first_search_does_not_learn_the_kernels_load_as_its_pace():
     """In a fresh process the batch kernel's first call also loads it from numba's cache
     (~10 ms): a pace learnt from that call was ~1000x too slow, and the next search's
@@ -1934,6 +1947,15 @@ def test_a_query_with_labels_the_collection_lacks_is_told_once_per_search():
         Collection().range(aromatic, 2)
     with pytest.warns(UnseenLabelWarning, match=r"^the query has node label 'N',"):
         assert [h.id for h in coll.range(kekule, 1).hits] == [0]  # N for O: one edit
+    # labels that change for nothing are no concern: not told, or only the other kind
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UnseenLabelWarning)
+        free = costs.constant(node_sub=0, edge_sub=0)
+        assert [h.distance for h in coll.range(aromatic, 0, costs=free).hits] == [0.0]
+    with pytest.warns(UnseenLabelWarning,
+                      match=r"^the query has edge label 1\.5, which no graph") as said:
+        coll.range(aromatic, 2, costs=costs.constant(node_sub=0))
+    assert "'N'" not in str(said[0].message)
 
 
 def test_knn_ceiling_where_the_kernel_has_no_quick_bound(monkeypatch):

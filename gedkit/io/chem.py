@@ -215,6 +215,12 @@ def _smiles_records(path: Path) -> Iterator[_Record]:
                     first = False
                     continue
                 first = False
+                if line.startswith("\t"):
+                    # a tab-separated line whose SMILES column is empty: its title is not
+                    # a SMILES (it was read as one: "cannot parse the SMILES 'q5'")
+                    where = f"{path}:{line_no}"
+                    yield where, "", fields[0], f"{where}: no SMILES before the tab"
+                    continue
                 title = fields[1].strip() if len(fields) > 1 else None
                 yield f"{path}:{line_no}", fields[0], title, None
 

@@ -479,7 +479,9 @@ class Collection:
         n_jobs : int
             Processes for many queries (-1: every core).
         progress : bool, optional
-            A progress bar on long runs (default: on a terminal, after a few seconds).
+            Progress on stderr (default None: on a terminal a bar after a few seconds,
+            elsewhere, e.g. a log file, a line every ~10 s while pairs are verified; True: a
+            bar at once; False: nothing).
         client : dask.distributed.Client, optional
             Search on this Dask cluster instead (needs ``gedkit[dask]``; instead of
             ``n_jobs``): the collection is cut into ``shards`` ranges of rows, each task one
@@ -645,7 +647,10 @@ class Collection:
             self._signatures  # noqa: B018
         graphs = self._queries(queries if many else [query], node_label, edge_label)
         if model is None or model.equality_costs is not None:  # MCES compares by equality
-            note = unseen_note(graphs, self._store.vocab, many)
+            const = model.equality_costs if model is not None else None
+            free = frozenset() if const is None else frozenset(
+                kind for kind, sub in (("node", const[2]), ("edge", const[5])) if sub <= 0)
+            note = unseen_note(graphs, self._store.vocab, many, free)
             if note is not None:
                 warn(UnseenLabelWarning(note))
         try:
@@ -686,17 +691,46 @@ class Collection:
         if mine != (None, None):
             items = [_unnamed_read(item) for item in items]
         with undirected_only("a collection search"):
-            graphs = as_graphs(items, *mine)
-        for g in graphs:
+            try:
+                graphs = as_graphs(items, *mine)
+            except GedkitError as err:
+                # which of many queries (each converted again: only on this path)
+                raise _placed(err, _failing(items, mine), len(items)) from None
+        for i, g in enumerate(graphs):
             if not (g.directed or g.loops):
                 continue  # (most queries: one test each)
-            refuse_directed(g, "collection search")
-            if g.loops:  # the filters and batch verification price edges between two nodes
-                raise GraphError(
-                    f"query {g.name or 'graph'!r} has a self-loop (on "
-                    f"{g.ids[next(iter(g.loops))]!r}), which collection searches do not "
-                    "price: compare graphs with loops by gedkit.ged or gedkit.pairwise")
+            try:
+                refuse_directed(g, "collection search")
+                if g.loops:  # the filters and batch verification price edges between two nodes
+                    raise GraphError(
+                        f"query {g.name or 'graph'!r} has a self-loop (on "
+                        f"{g.ids[next(iter(g.loops))]!r}), which collection searches do not "
+                        "price: compare graphs with loops by gedkit.ged or gedkit.pairwise")
+            except GraphError as err:
+                raise _placed(err, i, len(graphs)) from None
         return graphs
+
+
+def _failing(items: list, labels: tuple) -> int | None:
+    """The position of the first of ``items`` that :func:`gedkit.inputs.as_graph` refuses
+    (read with ``labels``), if one alone is refused."""
+    from gedkit.inputs import as_graph
+    from gedkit.io.common import Unlabelled
+
+    for i, item in enumerate(items):
+        try:
+            as_graph(item, *labels, notice=Unlabelled())
+        except GedkitError:
+            return i
+    return None
+
+
+def _placed(err: GedkitError, position: int | None, count: int) -> GedkitError:
+    """``err`` about one of ``count`` queries, naming its position among them when there
+    are several (a self-loop in one of 300 queries named only "query 'graph'")."""
+    if count < 2 or position is None or not isinstance(err, GraphError | FormatError):
+        return err
+    return type(err)(f"queries[{position}] (of {count}): ", *err.args)
 
 
 def _stand_in(name: str, value: Any, options: dict) -> None:

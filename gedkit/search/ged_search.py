@@ -582,8 +582,9 @@ def _settled(coll, query: Graph, tau: float, limit: float, known: dict[int, Outc
     if progress is not None:
         progress.expect(len(known))
         progress.verified(len(known))
+    # whole even when Ctrl-C came meanwhile (the next query's search stops for it)
     return _range_answer(coll, query, tau, hits, _undecided(undecided), kept, stages, ids,
-                         interrupted_now(), False)
+                         False, False)
 
 
 def _range_answer(coll, query: Graph, tau: float, hits: list[Hit], undecided: list[Hit],

@@ -51,14 +51,23 @@ def unseen_labels(queries: list[Graph], vocab: dict[str, Vocabulary]
     return {kind: list(labels.values()) for kind, labels in found.items()}, having
 
 
+def _has_unseen(g: Graph, vocab: dict[str, Vocabulary], kinds: list[str]) -> bool:
+    """Whether ``g`` has a label of one of ``kinds`` that the vocabularies lack."""
+    return any(key not in vocab[kind].index for kind, key in g.cached(
+        "distinct label keys", _distinct_keys) if kind in kinds)
+
+
 def _distinct_keys(g: Graph) -> frozenset:
     """``(kind, key)`` for each distinct node and edge label key of ``g``."""
     return frozenset((kind, key) for kind in _ATTRIBUTES for key in g.label_codes(kind)[1])
 
 
-def unseen_note(queries: list[Graph], vocab: dict[str, Vocabulary], many: bool) -> str | None:
+def unseen_note(queries: list[Graph], vocab: dict[str, Vocabulary], many: bool,
+                free: frozenset[str] = frozenset()) -> str | None:
     """The warning's text when ``queries`` have labels the collection lacks (and it is not
-    empty), else None; ``many``: the search was given a list of queries (else one query).
+    empty), else None; ``many``: the search was given a list of queries (else one query);
+    ``free``: the kinds (``"node"``, ``"edge"``) whose labels the costs let change for
+    nothing (constant costs with a zero substitution), whose unseen labels are no concern.
 
     >>> from gedkit.search.signatures import KINDS, signature_of
     >>> vocab = {k: Vocabulary() for k in KINDS}
@@ -66,12 +75,17 @@ def unseen_note(queries: list[Graph], vocab: dict[str, Vocabulary], many: bool) 
     >>> print(unseen_note([Graph({0: "C", 1: "C"}, [(0, 1, 1.5)], name="q")], vocab, False))
     ... # doctest: +NORMALIZE_WHITESPACE
     query 'q' has edge label 1.5, which no graph of the collection has: such nodes and edges
-    match nothing there (queries read with other labels than the collection's, e.g. aromatic
+    match no label there (queries read with other labels than the collection's, e.g. aromatic
     bonds against kekulized molecules, find nothing near)
     """
     if not len(vocab["node"]):
         return None  # an empty collection: nothing is near, for every query alike
     found, having = unseen_labels(queries, vocab)
+    if having and free:
+        # (with both kinds free no query is told; with one, only those with the other)
+        found = {kind: [] if kind in free else labels for kind, labels in found.items()}
+        having = 0 if len(free) == len(found) else sum(
+            1 for g in queries if _has_unseen(g, vocab, [k for k in found if k not in free]))
     if not having:
         return None
     parts = [f"{what} label{'s' if len(labels) > 1 else ''} {describe_unseen(labels)}"
@@ -82,5 +96,5 @@ def unseen_note(queries: list[Graph], vocab: dict[str, Vocabulary], many: bool) 
     else:
         subject = f"query {queries[0].name!r} has" if queries[0].name else "the query has"
     return (f"{subject} {' and '.join(parts)}, which no graph of the collection has: such "
-            "nodes and edges match nothing there (queries read with other labels than the "
+            "nodes and edges match no label there (queries read with other labels than the "
             "collection's, e.g. aromatic bonds against kekulized molecules, find nothing near)")
