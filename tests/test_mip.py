@@ -216,3 +216,20 @@ def test_the_command_line_does_not_wait_for_a_solve_left_running(tmp_path):
                          timeout=60)
     assert out.returncode == 0 and "mip" in out.stdout and out.stderr == ""
     assert not waited.exists()
+
+
+def test_a_program_that_does_not_fit_answers_at_least_branchs_bounds(monkeypatch):
+    """Where the program does not fit (a 300-node pair at 5 s, or its relaxation unfinished
+    in 30 s) the answer was the cheap bounds' (lower bound 8) where BRANCH proves 41 in a
+    tenth of a second, as the other methods' fall-backs answer: BRANCH's bound and map now
+    come first."""
+    from gedkit.solvers.exact import mip
+
+    rng = np.random.default_rng(5)
+    g1, g2 = random_graph(rng, 25, 0.3), random_graph(rng, 28, 0.3)
+    branch = gedkit.ged(g1, g2, method="branch")
+    monkeypatch.setattr(mip, "program_fits", lambda *a: False)
+    r = gedkit.ged(g1, g2, method="mip", timeout=5)
+    assert r.lower_bound >= branch.lower_bound > 0
+    assert r.upper_bound <= branch.upper_bound
+    assert "does not fit" in r.stats["stopped"]
