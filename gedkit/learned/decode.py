@@ -39,6 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from gedkit.budget import interrupted
 from gedkit.errors import OptionError
 from gedkit.learned import DECODINGS
 from gedkit.learned.data import wl_colours
@@ -189,13 +190,17 @@ class _Run:
         kept = max(1, min(k, by_time, by_memory))
         if kept < k:
             why = "time" if by_time <= by_memory else "memory"
+            if why == "time" and interrupted():
+                why = "interrupted"
             self.trimmed = f"{kept} of {k} {what} ({why})"
         return kept
 
     # -- the network ----------------------------------------------------------------------------
 
     def stop(self, why: str) -> None:
-        self.stopped = self.stopped or why
+        # (Ctrl-C ends a budget as its time limit does: said as what it is)
+        self.stopped = self.stopped or ("interrupted" if why == "time" and interrupted()
+                                        else why)
 
     def scores(self, states: States, rows: np.ndarray,
                encoded: Encoded | None = None) -> tuple[torch.Tensor, np.ndarray] | None:

@@ -207,8 +207,9 @@ class GelatoSolver(Solver):
             if out.trimmed:
                 cut.append(f"decoding: {out.trimmed}")
             if out.stopped:
-                cut.append(f"network stopped ({out.stopped}) after {out.network_calls} calls; "
-                           "unfinished states completed greedily")
+                cut.append(f"network stopped ({out.stopped}) after {out.network_calls} calls"
+                           + ("" if out.stopped == "interrupted"
+                              else "; unfinished states completed greedily"))
         return sorted(maps.values(), key=problem.cost)
 
 
@@ -294,8 +295,11 @@ def _polish(problem: Problem, forwards: list[np.ndarray], budget: Budget,
     need = POLISH_ASSIGNMENTS * assignment_seconds + start_up_seconds(kernels=True, scipy=True)
     held = _ASSIGNMENT_BYTES * (problem.n1 + problem.n2) ** 2
     if need > budget.remaining() or held > allowance.left():
-        stats["cut"].append(f"polish not run (needs ~{need:.2f} s and ~{held / 2**20:.0f} "
-                            "MiB)")
+        from gedkit.budget import interrupted
+
+        stats["cut"].append("polish not run (interrupted)" if interrupted() else
+                            f"polish not run (needs ~{need:.2f} s and ~{held / 2**20:.0f} MiB, "
+                            f"{max(budget.remaining(), 0.0):.2f} s left)")
         return best, problem.cost(best)
     # IPFP checks the clock between its steps; its last rounding must fit after the last one
     end = Budget(timeout=max(1e-3, budget.remaining() - assignment_seconds),
