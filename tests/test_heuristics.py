@@ -346,3 +346,29 @@ def test_lsape_is_the_least_node_map_cost_either_way_round():
         forward, value = lsape(costs)
         assert value == pytest.approx(_brute_lsape(costs))
         assert value == pytest.approx(lsape_value(costs, forward))
+
+
+def test_a_large_pairs_start_is_taken_over_its_branch_classes():
+    """IPFP's (and REFINE's) start on a pair of 500+ nodes takes BRANCH's and the bipartite
+    assignments over the branch classes, as those methods do, without the matrix of edge
+    costs: at 1 s on 1,500 nodes the matrix and BRANCH's assignment over nodes left no time
+    for the bipartite one, and IPFP started (and ended) from BRANCH's map, 6,037, where the
+    bipartite method's costs 5,383."""
+    from gedkit.budget import Budget
+    from gedkit.solvers.heuristics.lsape import (
+        bipartite_assignment,
+        branch_assignment,
+        classes_of,
+    )
+    from gedkit.solvers.heuristics.start import start
+
+    rng = np.random.default_rng(11)
+    g1, g2 = random_graph(rng, 520, 0.006, n_labels=2), random_graph(rng, 540, 0.006, n_labels=2)
+    problem = costs.uniform().compile(g1, g2)
+    assert classes_of(problem) is not None
+    s = start(problem, "bipartite", Budget(timeout=60))
+    assert ("edge_costs", False) not in problem.__dict__["_heuristics"]
+    assert np.array_equal(s.forward, bipartite_assignment(problem)[0])
+    assert s.lower_bound == branch_assignment(problem)[1] > 0
+    r = gedkit.ged(g1, g2, method="ipfp", timeout=60)
+    assert r.upper_bound <= problem.cost(s.forward) and r.lower_bound == s.lower_bound

@@ -233,7 +233,7 @@ def branch_assignment(
     return forward, round_up(problem, value)
 
 
-def _classes_of(problem: Problem):
+def classes_of(problem: Problem):
     """The branch classes BRANCH's assignment is taken from on ``problem``, if it is."""
     from gedkit.solvers.heuristics.branch_classes import BranchClasses
 
@@ -252,7 +252,7 @@ def _by_classes(problem: Problem, key) -> tuple[np.ndarray, float] | None:
     """The assignment of ``key`` (one of :data:`_CLASS_PROGRAMS`) and its value from the
     program over the branch classes, kept as the assignment over nodes is (under the same
     key); None where that does not apply."""
-    classes = _classes_of(problem)
+    classes = classes_of(problem)
     if classes is None:
         return None
     store = problem.__dict__.setdefault("_heuristics", {})
@@ -315,7 +315,7 @@ class _ClassAssignment(_Assignment):
     kernels = ("assignment",)
 
     def fits(self, problem, budget):
-        classes = _classes_of(problem)
+        classes = classes_of(problem)
         if classes is None:
             return assignment_fits(problem, budget)
         return affordable(classes.seconds() + start_up_seconds(kernels=True), budget)

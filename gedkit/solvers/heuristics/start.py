@@ -8,6 +8,7 @@ from typing import NamedTuple
 import numpy as np
 
 from gedkit.budget import Budget
+from gedkit.pacing import affordable, start_up_seconds
 from gedkit.problem import Problem
 from gedkit.solvers.cheap import cheap_bounds
 from gedkit.solvers.heuristics.assignment import lsape_fits
@@ -16,6 +17,7 @@ from gedkit.solvers.heuristics.lsape import (
     assignment_fits,
     bipartite_assignment,
     branch_assignment,
+    classes_of,
     edge_costs,
     neighbours,
     node_assignment,
@@ -49,7 +51,14 @@ def start(problem: Problem, init: str = "bipartite", budget: Budget | None = Non
     are.
     """
     budget = budget or Budget()
-    if not assignment_fits(problem, budget):
+    # a large pair's BRANCH and bipartite assignments over its branch classes, without the
+    # matrix of edge costs (1,500 nodes: 0.26 s for the matrix, 0.15 s for BRANCH's assignment
+    # over nodes, so that at 1 s IPFP started from BRANCH's map, 6,037, where the bipartite
+    # method's over classes costs 5,383)
+    classes = classes_of(problem) if init != "star" else None
+    by_classes = classes is not None and affordable(
+        2 * classes.seconds() + start_up_seconds(kernels=True), budget)
+    if not by_classes and not assignment_fits(problem, budget):
         # not even the neighbour lists: building them is a kernel call that pays numba's
         # start-up (a second in a fresh process)
         cheap = cheap_bounds(problem, budget, "start")
@@ -58,9 +67,10 @@ def start(problem: Problem, init: str = "bipartite", budget: Budget | None = Non
     if init == "star":
         forward, lower = star_assignment(problem)
         return Start(forward, lower, nb)
-    edges = edge_costs(problem, nb)
+    # (over classes where they apply, else over nodes from the edge costs)
+    edges = None if by_classes else edge_costs(problem, nb)
     branch_map, lower = branch_assignment(problem, edges)
-    if init == "branch" or not lsape_fits(problem.n1, problem.n2, budget):
+    if init == "branch" or not (by_classes or lsape_fits(problem.n1, problem.n2, budget)):
         forward = branch_map
     elif init == "bipartite":
         forward = bipartite_assignment(problem, edges)[0]
