@@ -108,3 +108,22 @@ def test_a_map_no_step_improved_says_why(monkeypatch):
     monkeypatch.setattr(auto_module, "lsape_seconds", lambda n1, n2: 1e6)
     r = get_solver("auto").solve(p, Budget(timeout=0.2))
     assert not r.optimal and r.stats["stopped"]  # the last stage's reason
+
+
+def test_auto_short_of_time_on_a_large_pair_starts_ipfp_over_branch_classes(monkeypatch):
+    """Short of time on a pair of 1,000+ nodes whose branch classes apply, auto's IPFP starts
+    from the bipartite map over the classes (hundredths of a second) instead of the cheap
+    bounds and STAR's map, which did not fit: at 1 s on limits.py's 1,000-2,000-node pairs
+    auto was 1.5-2.5x ipfp's distance."""
+    import gedkit
+    from gedkit.solvers.heuristics.lsape import bipartite_assignment, classes_of
+
+    rng = np.random.default_rng(3)
+    g1 = random_graph(rng, 1000, 0.003, n_labels=2)
+    g2 = random_graph(rng, 1000, 0.003, n_labels=2)
+    problem = costs.uniform().compile(g1, g2)
+    assert classes_of(problem) is not None
+    monkeypatch.setattr(auto_module, "SHORT_ASSIGNMENTS", 1e9)  # short, whatever the budget
+    r = gedkit.ged(g1, g2, timeout=3)
+    assert r.stats["stages"][0]["method"] == "ipfp"
+    assert r.upper_bound <= problem.cost(bipartite_assignment(problem)[0])
