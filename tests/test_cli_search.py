@@ -851,8 +851,8 @@ def test_build_skips_a_smiles_header_and_names_the_first_unreadable_records(tmp_
     captured = capsys.readouterr()
     assert "2 graphs added" in captured.out
     assert "4 records could not be read" in captured.err
-    assert "records could not be read and were left out (--strict stops at the first) " \
-        "(the first 3): " in captured.err
+    assert "records could not be read and were left out (--strict stops at the first); " \
+        "the first 3: " in captured.err
     assert all(f"lib.smi:{k}" in captured.err for k in (3, 4, 6))
     assert "lib.smi:7" not in captured.err and "lib.smi:1" not in captured.err
 

@@ -188,7 +188,7 @@ def tell_skipped(skipped: list[str]) -> None:
         which = ("1 record could not be read and was" if len(unique) == 1 else
                  f"{len(unique)} records could not be read and were")
         named = unique[:NAMED_SKIPS]
-        whose = ("" if len(unique) == len(named) else f" (the first {len(named)})")
+        whose = ("" if len(unique) == len(named) else f"; the first {len(named)}")
         print(f"gedkit: note: {which} left out (--strict stops at the first){whose}: "
               f"{'; '.join(named)}", file=sys.stderr)
 
