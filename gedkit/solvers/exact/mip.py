@@ -49,7 +49,7 @@ from gedkit.result import Result
 from gedkit.solvers.base import Budget, Solver
 from gedkit.solvers.cheap import cheap_bounds
 from gedkit.solvers.heuristics.assignment import lsape_map
-from gedkit.solvers.registry import register
+from gedkit.solvers.registry import get_solver, register
 
 __all__ = ["MIP", "build_model", "integer_program", "model_nonzeros"]
 
@@ -221,17 +221,15 @@ def _base_bounds(problem: Problem, budget: Budget, method: str) -> Result:
     BRANCH's bound and map where its assignment fits (a 300-node pair whose program did not
     fit, or whose relaxation did not finish in 30 s, answered the cheap bounds' 8 where
     BRANCH proves 41 in a tenth of a second, as the other methods' fall-backs do)."""
-    from gedkit.solvers.heuristics.lsape import assignment_fits, round_up
-    from gedkit.solvers.heuristics.start import start
-
     base = cheap_bounds(problem, budget, method)
-    if not assignment_fits(problem, budget):
+    branch = get_solver("branch")
+    if not branch.fits(problem, budget):  # (over branch classes on large pairs, as it runs)
         return base
-    branch = start(problem, "branch", budget)
-    forward = (branch.forward if problem.cost(branch.forward) < problem.cost(base.assignment)
-               else base.assignment)
-    lower = round_up(problem, max(base.lower_bound, branch.lower_bound))
-    return Result.from_assignment(problem, forward, lower, method, stats=base.stats)
+    forward, lower = branch.assign(problem)
+    if problem.cost(forward) >= problem.cost(base.assignment):
+        forward = base.assignment
+    return Result.from_assignment(problem, forward, max(base.lower_bound, lower), method,
+                                  stats=base.stats)
 
 
 def integral_bound(problem: Problem, lower: float) -> float:
