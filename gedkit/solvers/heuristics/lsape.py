@@ -248,6 +248,12 @@ _CLASS_PROGRAMS = {("branch", False): (False, 0.5), ("branch", True): (True, 0.5
                    "bipartite": (False, 1.0)}
 
 
+def classes_fit(classes, budget: Budget, count: int = 1) -> bool:
+    """Whether ``count`` assignments over the branch ``classes`` (of :func:`classes_of`) fit
+    what ``budget`` has left, a first call's start-up included."""
+    return affordable(count * classes.seconds() + start_up_seconds(kernels=True), budget)
+
+
 def _by_classes(problem: Problem, key) -> tuple[np.ndarray, float] | None:
     """The assignment of ``key`` (one of :data:`_CLASS_PROGRAMS`) and its value from the
     program over the branch classes, kept as the assignment over nodes is (under the same
@@ -318,7 +324,7 @@ class _ClassAssignment(_Assignment):
         classes = classes_of(problem)
         if classes is None:
             return assignment_fits(problem, budget)
-        return affordable(classes.seconds() + start_up_seconds(kernels=True), budget)
+        return classes_fit(classes, budget)
 
 
 @register

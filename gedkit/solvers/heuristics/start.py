@@ -8,7 +8,6 @@ from typing import NamedTuple
 import numpy as np
 
 from gedkit.budget import Budget
-from gedkit.pacing import affordable, start_up_seconds
 from gedkit.problem import Problem
 from gedkit.solvers.cheap import cheap_bounds
 from gedkit.solvers.heuristics.assignment import lsape_fits
@@ -17,6 +16,7 @@ from gedkit.solvers.heuristics.lsape import (
     assignment_fits,
     bipartite_assignment,
     branch_assignment,
+    classes_fit,
     classes_of,
     edge_costs,
     neighbours,
@@ -56,8 +56,7 @@ def start(problem: Problem, init: str = "bipartite", budget: Budget | None = Non
     # over nodes, so that at 1 s IPFP started from BRANCH's map, 6,037, where the bipartite
     # method's over classes costs 5,383)
     classes = classes_of(problem) if init != "star" else None
-    by_classes = classes is not None and affordable(
-        2 * classes.seconds() + start_up_seconds(kernels=True), budget)
+    by_classes = classes is not None and classes_fit(classes, budget, count=2)
     if not by_classes and not assignment_fits(problem, budget):
         # not even the neighbour lists: building them is a kernel call that pays numba's
         # start-up (a second in a fresh process)
