@@ -21,10 +21,11 @@ __all__ = ["unseen_labels", "unseen_note"]
 _ATTRIBUTES = {"node": "node_labels", "edge": "edge_labels"}  # the labels of each kind
 
 
-def unseen_labels(queries: list[Graph], vocab: dict[str, Vocabulary]
-                  ) -> tuple[dict[str, list], int]:
+def unseen_labels(queries: list[Graph], vocab: dict[str, Vocabulary],
+                  free: frozenset[str] = frozenset()) -> tuple[dict[str, list], int]:
     """The node and edge labels of ``queries`` that the collection's vocabularies lack (per
-    kind, in order of first appearance) and how many queries have any.
+    kind, in order of first appearance) and how many queries have any; none of the kinds
+    ``free`` (see :func:`unseen_note`).
 
     >>> from gedkit.search.signatures import KINDS, signature_of
     >>> vocab = {k: Vocabulary() for k in KINDS}
@@ -35,7 +36,7 @@ def unseen_labels(queries: list[Graph], vocab: dict[str, Vocabulary]
     # the common case, every label known, costs one cached set per query and their union
     distinct = [g.cached("distinct label keys", _distinct_keys) for g in queries]
     missing = {(kind, key) for kind, key in frozenset().union(*distinct)
-               if key not in vocab[kind].index}
+               if kind not in free and key not in vocab[kind].index}
     found: dict[str, dict] = {kind: {} for kind in _ATTRIBUTES}
     having = 0
     for g, keys in zip(queries, distinct, strict=True) if missing else ():
@@ -49,12 +50,6 @@ def unseen_labels(queries: list[Graph], vocab: dict[str, Vocabulary]
                     labels = getattr(g, attribute)
                     found[kind].setdefault(key, labels[int(np.argmax(codes == code))])
     return {kind: list(labels.values()) for kind, labels in found.items()}, having
-
-
-def _has_unseen(g: Graph, vocab: dict[str, Vocabulary], kinds: list[str]) -> bool:
-    """Whether ``g`` has a label of one of ``kinds`` that the vocabularies lack."""
-    return any(key not in vocab[kind].index for kind, key in g.cached(
-        "distinct label keys", _distinct_keys) if kind in kinds)
 
 
 def _distinct_keys(g: Graph) -> frozenset:
@@ -80,12 +75,7 @@ def unseen_note(queries: list[Graph], vocab: dict[str, Vocabulary], many: bool,
     """
     if not len(vocab["node"]):
         return None  # an empty collection: nothing is near, for every query alike
-    found, having = unseen_labels(queries, vocab)
-    if having and free:
-        # (with both kinds free no query is told; with one, only those with the other)
-        found = {kind: [] if kind in free else labels for kind, labels in found.items()}
-        having = 0 if len(free) == len(found) else sum(
-            1 for g in queries if _has_unseen(g, vocab, [k for k in found if k not in free]))
+    found, having = unseen_labels(queries, vocab, free)
     if not having:
         return None
     parts = [f"{what} label{'s' if len(labels) > 1 else ''} {describe_unseen(labels)}"
