@@ -89,8 +89,8 @@ def verify_many(queries, query_at, records, offsets, first, last, costs, setting
     ``skip_ops`` is not started), in the frontier arrays of ``buffers`` (reused). Writes
     each candidate's bounds and FINISHED, GAVE_UP or TOO_LARGE into ``out``; returns the
     operations spent (by the same estimate), from which the caller learns the estimate's
-    real pace. ``costs``, ``settings``,
-    ``buffers`` and ``out`` are plain tuples in the field order of
+    real pace. ``costs``, ``settings``, ``buffers`` and ``out`` are plain tuples in the
+    field order of
     :class:`~gedkit._kernels.bundles.QueryCosts`,
     :class:`~gedkit._kernels.bundles.BatchSettings`,
     :class:`~gedkit._kernels.bundles.StateBuffers` and

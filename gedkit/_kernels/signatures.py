@@ -99,10 +99,12 @@ def query_signatures(flat, flat_ptr, node_ptr, edge_ptr, found_node, node_keys, 
     Every query works in the same scratch arrays, read by index ranges: a hundred small
     queries' own arrays and views cost more than their arithmetic."""
     wide = radix  # past every edge ordinal, the queries' own included
+    top = branch_size  # past every node ordinal and the collection's branch ordinals
     for q in range(len(node_ptr) - 1):
         at = flat_ptr[q]
         for v in range(node_ptr[q], node_ptr[q + 1]):
             node_ords[v] = found_node[node_keys[q] + flat[at]]
+            top = max(top, node_ords[v] + 1)
             at += 1
         for e in range(edge_ptr[q], edge_ptr[q + 1]):
             edge_ords[e] = found_edge[edge_keys[q] + flat[at]]
@@ -119,12 +121,9 @@ def query_signatures(flat, flat_ptr, node_ptr, edge_ptr, found_node, node_keys, 
     incident = np.empty(2 * m_max, dtype=np.int64)
     unseen = np.empty(n_max, dtype=np.int64)  # codes of the branches the collection lacks
     scratch = np.empty(max(n_max, m_max), dtype=np.int64)
-    top = max(branch_size + n_max, n_max)  # past every ordinal and degree (see _runs)
-    for x in node_ords:
-        top = max(top, x + 1)
-    for x in edge_ords:
-        top = max(top, x + 1)
-    tally = np.zeros(top + 1, dtype=np.int64)
+    # past every value _runs counts: ordinals, the queries' own branches (up to n_max
+    # past the collection's), degrees
+    tally = np.zeros(max(top, wide) + n_max + 1, dtype=np.int64)
     at = 0
     set_ptr[0] = 0
     for q in range(len(node_ptr) - 1):

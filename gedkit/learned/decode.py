@@ -59,12 +59,12 @@ from gedkit.nn.budgeting import Allowance, entry_seconds, how_many
 from gedkit.problem import Problem
 from gedkit.solvers.base import Budget
 
+__all__ = ["Decoded", "decode"]
+
 #: seconds the best unfinished state may take to complete greedily after Ctrl-C: its map
 #: beats the start's (a 300-node pair interrupted after 60 network calls answered BRANCH's
 #: map, 1,181, its states all partial; one completes in ~0.08 s)
 _GRACE = 0.2
-
-__all__ = ["Decoded", "decode"]
 
 
 @dataclass

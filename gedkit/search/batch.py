@@ -231,12 +231,13 @@ class BatchVerifier:
                 status[first:] = 1
                 break
             loading, _LOADED[0] = not _LOADED[0], True
-            if quick or loading:
-                # set-up dominated, or the kernel's load from numba's cache timed with it
-                # (~10 ms: a pace learnt from a first call at τ = 0 was 1000x too slow, and the
-                # next search's candidates gave up after a tenth of their share): says nothing
-                # of the search's pace
-                chunk = count if quick else chunk
+            if quick:  # set-up dominated: says nothing of the search's pace
+                chunk = count
+                continue
+            if loading:
+                # nor does a call that loaded the kernel from numba's cache (~10 ms: a pace
+                # learnt from a first call at τ = 0 was 1000x too slow, and the next search's
+                # candidates gave up after a tenth of their share)
                 continue
             self.ops_done += ops
             self.seconds_done += spent

@@ -192,11 +192,12 @@ class Auto(Solver):
             left = budget.remaining()
             short = left < assignment + SHORT_ASSIGNMENTS * step
             classes = BranchClasses.of(problem)
-            if short and classes is None:
-                # the best single map counts (the node assignment's on the 2,000-node
-                # molecules, STAR's on the random pair): IPFP gets a step at most
-                record(cheap_bounds(problem, budget, "cheap"))
-            elif not short and classes is None and (
+            if short:
+                if classes is None:
+                    # the best single map counts (the node assignment's on the 2,000-node
+                    # molecules, STAR's on the random pair): IPFP gets a step at most
+                    record(cheap_bounds(problem, budget, "cheap"))
+            elif classes is None and (
                     left >= 4 * assignment + BRANCH_FIRST_AFTER_ASSIGNMENTS * step):
                 record(get_solver("branch").solve(problem, budget))
             if not settled():
