@@ -269,7 +269,10 @@ def test_a_collection_file_reads_as_a_graph_file(tmp_path, capsys):
     assert [g.name for g in graphs] == ["x", "7", "z"]
     assert [g.node_labels for g in graphs] == [a.node_labels, b.node_labels, c.node_labels]
     assert gedkit.read(f"{lib}#7").node_labels == b.node_labels  # the id 7 (a number)
-    assert gedkit.read(f"{lib}#2").name == "z"  # no id 2: graph number 2
+    # ids that include numbers: a number is an id, never a position (no id 2: no graph)
+    with pytest.raises(FormatError, match=r"no graph with id 2 \(its ids include numbers, "
+                                          r"so #2 means id 2, not graph number 2"):
+        gedkit.read(f"{lib}#2")
     with pytest.raises(FormatError, match="no graph with id 'w'"):
         gedkit.read(f"{lib}#w")
     with pytest.raises(OptionError, match="read with node_label='label'"):
@@ -284,6 +287,21 @@ def test_a_collection_file_reads_as_a_graph_file(tmp_path, capsys):
     merged = tmp_path / "merged.gdb"
     assert main(["collection", "build", str(merged), str(lib)]) == 0
     assert Collection.open(merged).ids == ["x", "7", "z"]
+    # names only: a number is a position too
+    named = tmp_path / "named.gdb"
+    with Collection.create(named, node_label="label", edge_label="label") as coll:
+        coll.add([a, b, c], ids=["x", "y", "z"])
+    assert gedkit.read(f"{named}#2").name == "z"
+    # numbered, one removed: #1 is no graph (it picked id 2, graph number 1, silently)
+    numbered = tmp_path / "numbered.gdb"
+    with Collection.create(numbered, node_label="label", edge_label="label") as coll:
+        coll.add([a, b, c])
+        coll.remove([1])
+    assert gedkit.read(f"{numbered}#2").node_labels == c.node_labels
+    with pytest.raises(FormatError, match="no graph with id 1 "):
+        gedkit.read(f"{numbered}#1")
+    assert main(["ged", f"{numbered}#1", f"{numbered}#2"]) == 2
+    assert "no graph with id 1 " in capsys.readouterr().err
 
 
 def test_tve_parsing():

@@ -35,7 +35,8 @@ warning if it has attributes, unless it is named ``None`` too. Each format modul
 its details (:mod:`gedkit.io.gxl`, :mod:`gedkit.io.tve`, ...).
 
 ``FILE#ID`` reads the graph named ``ID`` of a file holding several, or else, when ``ID`` is a
-whole number, graph number ``ID`` counting from 0; a path that exists as written is read as
+whole number, graph number ``ID`` counting from 0 (in a collection file whose ids include
+numbers, the id ``ID`` only); a path that exists as written is read as
 written, and ``FILE`` is the text before the first ``#`` that leaves an existing file before
 it (so an ID may hold ``#``). Graphs are named by the name stored in the file (t/v/e graph
 id, JSON ``graph.name``, SMILES title column, SDF/MOL title line) or else after the file
@@ -196,7 +197,8 @@ def read(
         The file; its extension selects the format unless ``format`` is given.
         ``FILE#ID`` picks the graph named ``ID`` of a file holding several (GXL graphs of a
         CXL collection are named after their file: ``letters.cxl#AP1_0000``), or, when
-        ``ID`` is a whole number naming no graph, graph number ``ID`` counting from 0. A
+        ``ID`` is a whole number naming no graph, graph number ``ID`` counting from 0 (not
+        in a collection file whose ids include numbers: there it is the id alone). A
         path that exists as written is read as written, ``#`` included.
     node_label, edge_label : None, str, list of str or "*"
         Which attributes form the labels (see the module docstring); by default the

@@ -3,8 +3,8 @@
 A collection's graphs come labelled as they were read when it was built (the labels it
 records); a ``node_label``/``edge_label`` other than those is an error, not a re-reading. Each
 graph is named by its id in the collection, so ``LIB.gdb#ID`` picks the graph with that id
-(looked up, not scanned for: a collection may hold millions), or else graph number ``ID``
-when the collection has no such id.
+(looked up, not scanned for: a collection may hold millions), or else, in a collection whose
+ids are all names, graph number ``ID``.
 """
 
 from __future__ import annotations
@@ -43,17 +43,23 @@ def read_gdb(path: str | Path, node_label: Any = DEFAULT, edge_label: Any = DEFA
 
 def find_id(coll: Any, select: str, path: str | Path) -> Any:
     """The id ``select`` (a ``FILE#ID`` selector) stands for in the collection ``coll``:
-    itself, the whole number it spells, or the id of graph number ``select``; else a one-line
-    error naming ``path``."""
+    itself, the whole number it spells, or, in a collection whose ids are all names, the id
+    of graph number ``select``; else a one-line error naming ``path``. (Where ids include
+    numbers, a number not among them is no graph's: after a removal, graph number 1 of ids
+    0, 2, 3 is id 2, which ``#1`` silently picked.)"""
     if select in coll:
         return select
     number = int(select) if select.isascii() and select.isdigit() else None
     if number is not None and number in coll:
         return number
-    if number is not None:
-        for k, graph_id in enumerate(coll.ids):
-            if k == number:
-                return graph_id
+    ids = coll.ids if number is not None else []
+    numbered = any(isinstance(graph_id, int) for graph_id in ids)
+    if number is not None and not numbered and number < len(ids):
+        return ids[number]
+    if numbered:
+        raise FormatError(f"{path}: no graph with id {number} (its ids include numbers, so "
+                          f"#{number} means id {number}, not graph number {number}; it holds "
+                          f"{len(coll):,} graphs)")
     raise FormatError(f"{path}: no graph with id {select!r}"
                       + (f" and no graph number {number} (it holds {len(coll)})"
                          if number is not None else ""))
