@@ -7,6 +7,7 @@ import csv
 import importlib.util
 import io
 import json
+import math
 import os
 import re
 import sqlite3
@@ -546,6 +547,36 @@ def test_undecided_graphs_are_listed(capsys, tmp_path):
     undecided = [row for row in rows if row["status"] == "undecided"]
     assert undecided and all(row["rank"] == "" for row in undecided)
     assert all(float(r["lower_bound"]) <= 12 < float(r["upper_bound"]) for r in undecided)
+
+
+def test_a_heuristic_method_is_not_said_to_reach_the_time_limit(capsys, tmp_path):
+    """A heuristic's undecided verifications stop with its bounds, not at the time limit (a
+    31 ms search said "18 verifications reached the time limit of 30 s per pair")."""
+    rng = np.random.default_rng(3)
+    graphs = [random_graph(rng, 13, p=0.5, n_labels=1, e_labels=1, name=f"r{i}")
+              for i in range(4)]
+    gedkit.write(graphs, tmp_path / "r.txt")
+    gedkit.write(graphs[:1], tmp_path / "q.txt")
+    assert main(["collection", "build", str(tmp_path / "r.gdb"), str(tmp_path / "r.txt")]) == 0
+    capsys.readouterr()
+    code, out, err = run(capsys, "search", tmp_path / "r.gdb", tmp_path / "q.txt", "--within",
+                         "12", "--method", "bipartite", "--timeout", "30")
+    assert code == 0 and "undecided: " in out
+    assert "reached the time limit" not in err
+    assert "because the method 'bipartite' is a heuristic: its bounds left them open" in err
+
+
+def test_candidates_ctrl_c_left_are_not_blamed_on_the_time_limit():
+    from gedkit.cli._search import report
+    from gedkit.search.result import Hit, SearchResult
+
+    undecided = [Hit(7, math.inf, 2.0, math.inf, False)]
+    stats = {"screened": 9, "verified": 0, "unreached": 1}
+    stopped = SearchResult("range", "q", 3.0, [], undecided, False, stats=stats,
+                           interrupted=True)
+    late = SearchResult("range", "q", 3.0, [], undecided, False, stats=stats, timed_out=True)
+    assert "1 not verified before the search was interrupted" in report(stopped)
+    assert "1 not verified before the query's time limit" in report(late)
 
 
 def test_knn_stages_count_graphs_not_verifications():

@@ -477,7 +477,9 @@ def report(result: SearchResult) -> str:
     if result.undecided:
         unreached = result.stats.get("unreached", 0)
         why = ("verification stopped before deciding" if not unreached else
-               f"{unreached:,} not verified before the query's time limit")
+               f"{unreached:,} not verified before "
+               + ("the search was interrupted" if result.interrupted
+                  else "the query's time limit"))
         lines.append(f"  undecided: {len(result.undecided):,} ({why}; maybe in, maybe out)")
         shown = result.undecided[:SHOWN_UNDECIDED]
         width = max(len(str(h.id)) for h in shown)
