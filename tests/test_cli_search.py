@@ -715,6 +715,8 @@ def test_mces_searches_equal_the_api(capsys, lib):
     (["search", "{lib}", "CCO", "--nearest", "0"], ["--nearest '0'", "at least 1"]),
     (["search", "{lib}", "CCO", "--mces-nearest", "1.5"], ["--mces-nearest '1.5'"]),
     (["search", "{lib}", "CCO", "--similarity", "1.2"], ["between 0 and 1"]),
+    (["search", "{lib}", "CCO", "--similarity", "-0.1"], ["between 0 and 1"]),
+    (["search", "{lib}", "CCO", "--nearest", "1e9"], ["--nearest '1e9'", "an integer"]),
     (["search", "{lib}", "CCO", "--within", "1", "--nearest", "2"], ["cannot be combined"]),
     (["search", "{lib}", "CCO"], ["--within T, --nearest K"]),
     (["search", "{lib}", "nothing.json", "--within", "1"], ["neither an existing file"]),
@@ -744,6 +746,8 @@ def test_mces_searches_equal_the_api(capsys, lib):
     (["collection", "build", "{lib}", "{smi}"], ["exists already"]),
     (["collection", "build", "{missing}", "{smi}", "--append"], ["does not exist", "--append"]),
     (["collection", "build", "{smi}", "{smi}", "--overwrite"], ["not a gedkit collection"]),
+    # (not "exists already; --append adds to it, --overwrite replaces it": both would fail)
+    (["collection", "build", "{smi}", "{new}"], ["not a gedkit collection", "first argument"]),
     (["collection", "build", "{dir}", "{smi}"], ["is not a file"]),
     (["collection", "build", "{dir}", "{smi}", "--append"], ["is not a file"]),
     (["collection", "build", "{new}", "missing.smi"],

@@ -267,13 +267,16 @@ def _check_target(lib: Path, args: argparse.Namespace) -> None:
     check_new_file(_building(lib) if args.overwrite else lib, shown=lib)
     if not lib.exists():
         return
-    if not args.overwrite:
-        raise OptionError(f"{lib} exists already; --append adds to it, --overwrite replaces it")
     try:  # (an empty file, what a failed build may leave, is replaced too)
         check_replaceable(lib)
     except GedkitError:
-        raise OptionError(f"{lib} is not a gedkit collection; --overwrite replaces collection "
-                          "files only") from None
+        # said first: "exists already; --append adds to it, --overwrite replaces it" was
+        # said of a SMILES file named as the collection, and both then failed
+        raise OptionError(f"{lib} is not a gedkit collection (the first argument is the "
+                          "collection file to build; --overwrite replaces collection files "
+                          "only)") from None
+    if not args.overwrite:
+        raise OptionError(f"{lib} exists already; --append adds to it, --overwrite replaces it")
 
 
 def _check_inputs(files: list[str], lib: Path, args: argparse.Namespace) -> None:

@@ -240,14 +240,17 @@ def _what(args: argparse.Namespace) -> tuple[str, float | int]:
         except ValueError:
             k = 0
         if k < 1:
-            raise OptionError(f"{flag} {text!r}: give a whole number of graphs, at least 1")
+            raise OptionError(f"{flag} {text!r}: give a number of graphs as an integer, at "
+                              "least 1")
         return flag, k
     try:
         number = float(text)
     except ValueError:
         number = math.nan
     if not number >= 0:
-        raise OptionError(f"{flag} {text!r}: give a number >= 0")
+        raise OptionError(f"{flag} {text!r}: " + ("a similarity is between 0 and 1"
+                                                   if kind == "mces_range" else
+                                                   "give a number >= 0"))
     if math.isinf(number):  # every graph: a distance matrix row, not a search
         raise OptionError(f"{flag} {text!r}: give a finite number (every graph with its "
                           "distance: gedkit pairwise QUERY --against LIB)")
