@@ -590,6 +590,12 @@ def test_knn_stages_count_graphs_not_verifications():
     assert _stages({**stats, "verified": 12, "scanned": 12}, ranked=True).endswith(
         "verified 12 in bound order")
     assert _stages({"screened": 300, "verified": 4}, ranked=False) == "screened 300; verified 4"
+    # MCES kNN: graphs reached in bound order, some ruled out by their pair bounds unsolved
+    mces = {"screened": 200, "candidates": {"labels": 200, "pairs": 7}, "verified": 7,
+            "scanned": 34}
+    assert _stages(mces, ranked=True) == (
+        "screened 200; 34 in bound order, of which 7 verified (the others ruled out by their "
+        "pair bounds)")
 
 
 def test_undecided_before_kernels_compile_are_not_blamed_on_the_time_limit(capsys):

@@ -547,18 +547,24 @@ def _stages(stats: dict, ranked: bool) -> str:
     parts = [f"screened {stats.get('screened', 0):,}"]
     candidates = stats.get("candidates") or {}
     screened = stats.get("screened", 0)
+    # (an MCES kNN's "pairs" are those its pair bounds left to verify: said with them below)
     shown = {stage: count for stage, count in candidates.items()
-             if not ranked or count < screened}
+             if not ranked or (count < screened and stage != "pairs")}
     if shown:
         parts.append("left after " + ", ".join(f"{stage} {count:,}"
                                                for stage, count in shown.items()))
     verified = stats.get("verified", 0)
     if "scanned" not in stats:
         parts.append(f"verified {verified:,}")
-    else:  # kNN: a graph set aside is verified again as the k-th distance falls
+    elif verified >= stats["scanned"]:  # GED kNN: a graph set aside is verified again as
+        # the k-th distance falls
         again = verified - stats["scanned"]
         parts.append(f"verified {stats['scanned']:,} in bound order"
                      + (f" ({again:,} again as the k-th distance fell)" if again > 0 else ""))
+    else:  # MCES kNN: graphs reached in bound order, some ruled out by their pair bounds
+        # ("left after pairs 7; verified 34" was said of 34 graphs reached, 7 verified)
+        parts.append(f"{stats['scanned']:,} in bound order, of which {verified:,} verified "
+                     "(the others ruled out by their pair bounds)")
     return "; ".join(parts)
 
 

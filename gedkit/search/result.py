@@ -132,8 +132,9 @@ class SearchResult:
         extra = f", {len(self.undecided)} undecided" if self.undecided else ""
         cert = ("interrupted" if self.interrupted else "timed out" if self.timed_out
                 else "certified" if self.certified else "not certified")
-        # graphs, not verifications (kNN verifies a graph set aside again: "scanned")
-        graphs = self.stats.get("scanned", self.stats.get("verified", 0))
+        # graphs, not verifications: GED kNN verifies a graph set aside again (its graphs
+        # are those "scanned"), MCES kNN rules out some it scans by their pair bounds
+        graphs = min(self.stats.get("scanned", math.inf), self.stats.get("verified", 0))
         return (f"<SearchResult {self.kind} {what}: {len(self.hits)} hits{extra}, {cert}, "
                 f"{graphs} of {self.stats.get('screened', 0)} verified>")
 
