@@ -1845,6 +1845,27 @@ def test_worker_processes_tell_the_progress(monkeypatch):
     assert told == [2]
 
 
+@pytest.mark.parametrize("kind", ["range", "knn"])
+def test_worker_processes_count_their_pairs_as_they_go(monkeypatch, kind):
+    """The pairs the workers verify reach the parent's progress through a shared count
+    (a range search split by shards said "0 pairs verified" until its end), each pair
+    once: the same total as the answers' statistics."""
+    from gedkit.search import parallel, progress
+
+    monkeypatch.setattr(parallel, "_TALLY_EVERY", 0.0)  # (inherited by the forked workers)
+    counts: list[int] = []
+    real = progress.Progress.verified
+    monkeypatch.setattr(progress.Progress, "verified",
+                        lambda self, count: (counts.append(count), real(self, count)))
+    graphs = _random_set(5, count=40)
+    coll = _collection(graphs)
+    if kind == "range":
+        results = coll.range(queries=graphs[:4], tau=6.0, n_jobs=2, progress=False)
+    else:
+        results = coll.knn(queries=graphs[:4], k=3, n_jobs=2, progress=False)
+    assert sum(counts) == sum(r.stats["verified"] for r in results) > 0
+
+
 def test_a_one_query_range_search_says_how_many_candidates_it_verifies(capfd, monkeypatch):
     """Its candidates are known once the filters have run: the lines say "k of n" (a range
     query at a large threshold may verify most of a collection)."""

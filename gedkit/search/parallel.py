@@ -66,7 +66,7 @@ _WORKER: dict[str, Any] = {}
 _KEEPER: Any = lambda: None  # noqa: E731 (a dead weak reference)
 
 
-def _start(path: str, task: tuple | None, loaded: tuple | None) -> None:
+def _start(path: str, task: tuple | None, loaded: tuple | None, pairs: Any) -> None:
     from gedkit.search.collection import Collection
 
     worker_interrupts()
@@ -74,6 +74,39 @@ def _start(path: str, task: tuple | None, loaded: tuple | None) -> None:
     if loaded is not None:  # forked: the parent's arrays, shared until written (never)
         coll._sig, coll._held = loaded
     _WORKER["task"], _WORKER["packed"] = task, None
+    _WORKER["tally"] = _Tally(pairs)
+
+
+#: seconds between a worker's additions to the pool's count of pairs verified
+_TALLY_EVERY = 0.2
+
+
+class _Tally:
+    """A worker's progress: the pairs it verifies, added to the count its pool shares with
+    the parent (``pairs``, a shared integer) every :data:`_TALLY_EVERY` seconds and at the
+    end of each task, so that the parent's bar and lines move while the workers search (a
+    range search split by shards showed "0 pairs verified" until its end)."""
+
+    def __init__(self, pairs: Any):
+        self.pairs, self.held, self.due = pairs, 0, time.monotonic() + _TALLY_EVERY
+
+    def step(self) -> None:
+        self.verified(1)
+
+    def verified(self, count: int) -> None:
+        self.held += count
+        if time.monotonic() >= self.due:
+            self.flush()
+
+    def expect(self, count: int) -> None:
+        """(the parent counts queries, not one query's candidates)"""
+
+    def flush(self) -> None:
+        if self.held:
+            with self.pairs.get_lock():
+                self.pairs.value += self.held
+            self.held = 0
+        self.due = time.monotonic() + _TALLY_EVERY
 
 
 @dataclass
@@ -85,6 +118,7 @@ class _Kept:
     jobs: int
     loaded: tuple
     ended: Any  # the collection's finalizer that ends them
+    pairs: Any  # the count of pairs verified the workers share with the parent (see _Tally)
     busy: bool = False  # serving a search (of this thread or another)
 
     def fits(self, jobs: int, loaded: tuple) -> bool:
@@ -97,8 +131,9 @@ _LOCK = threading.Lock()
 
 
 def _pool(coll, path: str, method: str, task: tuple, loaded: tuple | None,
-          packed: bytes | None, jobs: int) -> tuple[Any, bool]:
-    """The pool of ``jobs`` workers for a search of ``coll``, and whether it is kept: the
+          packed: bytes | None, jobs: int) -> tuple[Any, bool, Any]:
+    """The pool of ``jobs`` workers for a search of ``coll``, whether it is kept, and the
+    count of pairs its workers verify (see :class:`_Tally`): the
     one it keeps if it fits and no other search uses it, else new ones, kept when the
     search's task pickles (``packed``) and no other search uses the workers kept now (two
     collections searched at once from two threads ended each other's workers: one search
@@ -113,7 +148,7 @@ def _pool(coll, path: str, method: str, task: tuple, loaded: tuple | None,
                                                                                     loaded):
             kept.busy = True
             forked()  # (started long ago)
-            return kept.pool, True
+            return kept.pool, True, kept.pairs
         other = _KEEPER()
         mine_free = kept is None or not kept.busy
         if mine_free:
@@ -125,15 +160,17 @@ def _pool(coll, path: str, method: str, task: tuple, loaded: tuple | None,
             # n_jobs=8 would otherwise hold eighty idle processes
             release(other)
     warm.settle()  # (a fork while a thread imports numba)
-    pool = multiprocessing.get_context(method).Pool(
-        jobs, initializer=_start, initargs=(path, None if packed is not None else task, loaded))
+    context = multiprocessing.get_context(method)
+    pairs = context.Value("q", 0)
+    pool = context.Pool(jobs, initializer=_start,
+                        initargs=(path, None if packed is not None else task, loaded, pairs))
     forked()  # the workers are forked: other threads may enter collection calls again
     if keep:
         with _LOCK:
             coll._kept = _Kept(pool, jobs, loaded, weakref.finalize(coll, pool.terminate),
-                               busy=True)
+                               pairs, busy=True)
             _KEEPER = weakref.ref(coll)
-    return pool, keep
+    return pool, keep, pairs
 
 
 def release(coll) -> None:
@@ -177,17 +214,21 @@ def _answer(item: tuple[bytes | None, list, tuple[int, int] | None]) -> list:
     if packed is not None and packed != _WORKER["packed"]:
         _WORKER["task"], _WORKER["packed"] = pickle.loads(packed), packed
     run, parameter, model, verify = _WORKER["task"]
-    if shard is None:
-        return list(answers(_WORKER["coll"], run, batch, parameter, model, verify))
-    from gedkit.search.shards import kind_of, range_answers, shard_of
+    tally = _WORKER["tally"]
+    try:
+        if shard is None:
+            return list(answers(_WORKER["coll"], run, batch, parameter, model, verify, tally))
+        from gedkit.search.shards import kind_of, range_answers, shard_of
 
-    views = _WORKER.setdefault("shards", {})
-    view = views.get(shard)
-    if view is None:
-        coll = _WORKER["coll"]
-        view = views[shard] = shard_of(coll._store, coll._signatures_by_size(), *shard,
-                                       coll._held)
-    return range_answers(view, kind_of(run), batch, parameter, model, verify)
+        views = _WORKER.setdefault("shards", {})
+        view = views.get(shard)
+        if view is None:
+            coll = _WORKER["coll"]
+            view = views[shard] = shard_of(coll._store, coll._signatures_by_size(), *shard,
+                                           coll._held)
+        return range_answers(view, kind_of(run), batch, parameter, model, verify, tally)
+    finally:
+        tally.flush()  # counted before the answers reach the parent
 
 
 def query_batches(count: int, parallel: int, shards: int = 1) -> list[list[int]]:
@@ -308,7 +349,8 @@ def _on_workers(coll, run, graphs, parameter, model, verify, jobs: int,
             packed = pickle.dumps(task)
         except Exception:  # a custom cost's lambda: the workers inherit it
             packed = None
-    pool, kept = _pool(coll, path, method, task, loaded, packed, jobs)
+    pool, kept, pairs = _pool(coll, path, method, task, loaded, packed, jobs)
+    counted = pairs.value  # (a kept pool's count goes on from search to search)
     results = []
     finished = False
     ended = None  # the exit code of a worker that ended during the search
@@ -316,7 +358,7 @@ def _on_workers(coll, run, graphs, parameter, model, verify, jobs: int,
     if ranged:  # range queries: one shard per worker, as on Dask
         size = len(coll._signatures)
         shards = max(1, min(jobs, size))
-        merger = Merger(kind, parameter, len(graphs), shards, shown)
+        merger = Merger(kind, parameter, len(graphs), shards, shown, counted=True)
         tasks = [((part, shards), b) for b in range_batches(len(graphs), jobs, shards, size)
                  for part in range(shards)]
     else:
@@ -329,6 +371,10 @@ def _on_workers(coll, run, graphs, parameter, model, verify, jobs: int,
         done = 0
         shown.on_workers(len(workers))
         while time.monotonic() < late:
+            now = pairs.value  # the pairs the workers verified so far
+            if now > counted:
+                shown.verified(now - counted)
+                counted = now
             shown.tick()  # (a long wait for the workers' answers: the line says so)
             try:
                 answers = answered.next(timeout=_POLL)
@@ -349,8 +395,7 @@ def _on_workers(coll, run, graphs, parameter, model, verify, jobs: int,
                 done += 1
                 if shard is None:
                     results.extend(answers)
-                    for answer in answers:  # (the workers verify without a progress)
-                        shown.verified(answer.stats.get("verified", 0))
+                    for _ in answers:  # (their pairs counted by the workers as they went)
                         shown.query_done()
                 else:
                     for i, answer in zip(batch, answers, strict=False):
@@ -370,6 +415,8 @@ def _on_workers(coll, run, graphs, parameter, model, verify, jobs: int,
                 _pass_on_interrupt(workers)
                 late = time.monotonic() + _GRACE
     finally:
+        if pairs.value > counted:  # what the last answers' workers counted
+            shown.verified(pairs.value - counted)
         _done_with(coll, pool, kept, finished)
         if temp is not None:
             os.unlink(temp)

@@ -60,9 +60,10 @@ class Progress:
             self.bar.total = self.expected  # shown from its next update (after its delay)
 
     def on_workers(self, count: int) -> None:
-        """The queries are answered by ``count`` worker processes: what they verify and
-        answer is counted as their answers come back (a range search's, split by shards,
-        at the end), so the line says they are at work while the counts stand still."""
+        """The queries are answered by ``count`` worker processes: the pairs they verify
+        are counted as they go, their queries as their answers come back (a range search's,
+        split by shards, at the end), so the line says they are at work while that count
+        stands still."""
         self.workers = count
         if self.bar is not None:
             self.bar.set_postfix_str(f"{count} workers", refresh=False)
@@ -93,8 +94,8 @@ class Progress:
         if self.lines and (last or time.perf_counter() >= self.next_line):
             done = (f"{self.pairs:,} of {counted(self.expected, 'candidate')}"
                     if self.queries == 1 and self.expected else counted(self.pairs, "pair"))
-            busy = f" ({self.workers} worker processes at work; what they verify is counted " \
-                "as their answers come back)" if self.workers and not last else ""
+            busy = f" ({self.workers} worker processes at work; queries counted as their " \
+                "answers come back)" if self.workers and not last else ""
             print(f"gedkit: search: {self.answered:,}/{self.queries:,} queries, {done} "
                   f"verified, {time.perf_counter() - self.start:.0f} s{busy}", file=sys.stderr,
                   flush=True)

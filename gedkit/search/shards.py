@@ -71,20 +71,20 @@ def until_interrupted(answers: Iterator) -> Iterator:
 
 
 def range_answers(view: Collection, kind: str, graphs: list, parameter: float, model: Any,
-                  verify: Any) -> list:
+                  verify: Any, progress: Any = None) -> list:
     """Range answers (``kind`` "range" or "mces_range") of one shard to ``graphs``, each
     hit with the key that orders it in the whole collection's answer; none started once the
-    call is interrupted."""
+    call is interrupted; ``progress`` counts the pairs verified."""
     if kind == "range":
         from gedkit.search.ged_search import range_queries
 
         answers = list(until_interrupted(range_queries(view, graphs, parameter, model,
-                                                       verify)))
+                                                       verify, progress)))
     else:
         from gedkit.search.mces_search import range_query
 
-        answers = list(until_interrupted(range_query(view, g, parameter, None, verify)
-                                         for g in graphs))
+        answers = list(until_interrupted(range_query(view, g, parameter, None, verify,
+                                                     progress) for g in graphs))
     out = []
     for result in answers:
         keys = []
@@ -108,15 +108,18 @@ def _range_key(view, kind: str, hit, undecided: bool) -> tuple:
 class Merger:
     """Each query's shard answers as they come, and the bound the next shards get."""
 
-    def __init__(self, kind: str, parameter, queries: int, shards: int, shown):
+    def __init__(self, kind: str, parameter, queries: int, shards: int, shown,
+                 counted: bool = False):
         self.kind, self.parameter, self.shards, self.shown = kind, parameter, shards, shown
+        self.counted = counted  # the pairs verified reach ``shown`` as they go (local workers)
         self.parts: list[list] = [[] for _ in range(queries)]
 
     def add(self, i: int, answer: Any) -> None:
         self.parts[i].append(answer)
         stats = (answer[0].stats if self.kind.endswith("range") else
                  answer.stats if self.kind == "knn" else answer[2][0])
-        self.shown.verified(stats.get("verified", 0))
+        if not self.counted:
+            self.shown.verified(stats.get("verified", 0))
         if len(self.parts[i]) == self.shards:
             self.shown.query_done()
 
