@@ -282,6 +282,11 @@ def test_numbered_ids_never_read_like_a_name_already_there():
     coll.add(["CCC", "CCS"])
     assert coll.ids == ["0", "1", 2, 3]
     assert len({str(i) for i in coll.ids}) == 4
+    # an id held already: the note on alike spellings only where it is the other spelling
+    with pytest.raises(OptionError, match=r"with id 2 already \(1 and '1' are one id"):
+        coll.add(["CO"], ids=["2"])
+    with pytest.raises(OptionError, match=r"with id \"0\" already$"):
+        coll.add(["CO"], ids=["0"])
 
 
 @pytest.mark.parametrize("named", [False, True])

@@ -338,8 +338,11 @@ class Collection:
                 seen.add(texts[0])
             clash = self._store.existing([t for texts in alike for t in texts])
             if clash:
-                raise OptionError(f"the collection has a graph with id {clash[0]} already "
-                                  "(1 and '1' are one id: they print alike)")
+                # the note only where the id held is the other spelling of the one given
+                given = {t for texts in alike for t in texts[:1]}
+                alias = "" if clash[0] in given else " (1 and '1' are one id: they print alike)"
+                raise OptionError(f"the collection has a graph with id {clash[0]} already"
+                                  + alias)
         skipped: list | None = [] if errors == "skip" else None
         items = _items(graphs, *self._store.labels(), skipped, resolve_jobs(n_jobs))
         added = self._last_added = 0  # (what an error or Ctrl-C midway leaves committed)
