@@ -211,7 +211,7 @@ def _draw_grid(out: str, results: list, coll: Collection, queries: list) -> None
 
     if len(results) > MAX_QUERIES:
         print(f"gedkit: note: the picture shows the first {MAX_QUERIES} of "
-              f"{len(results)} queries", file=sys.stderr)
+              f"{len(results):,} queries", file=sys.stderr)
     shown = results[:MAX_QUERIES]
     found = [len(r.hits) + len(r.undecided) for r in shown]
     if max(found) > MAX_HITS:  # (its title said "75 hits" over 12 panels, and nothing else)
@@ -501,7 +501,7 @@ def _why(result: SearchResult) -> str:
         return "query time limit"
     reasons = []
     if result.undecided:
-        reasons.append(f"{len(result.undecided)} undecided")
+        reasons.append(f"{len(result.undecided):,} undecided")
     unproven = [h for h in result.hits if not h.optimal]
     if unproven:
         reasons.append(f"{counted(len(unproven), 'value')} not proven")
@@ -612,13 +612,13 @@ def _tell_limits(results: list[SearchResult], args: argparse.Namespace) -> None:
                     other[reason] = other.get(reason, 0) + count
         timed = max(stopped - sum(other.values()), 0)
         if timed:
-            why = "".join(f"; {count} of them because {reason}"
+            why = "".join(f"; {count:,} of them because {reason}"
                           for reason, count in sorted(reasons.items(), key=lambda x: -x[1]))
             print(f"gedkit: note: {counted(timed, 'verification')} reached the time limit of "
                   f"{args.timeout:g} s per pair{default}{why}; --timeout S (or none) decides "
                   "more", file=sys.stderr)
         if other:
-            why = "; ".join(f"{count} because {reason}"
+            why = "; ".join(f"{count:,} because {reason}"
                             for reason, count in sorted(other.items(), key=lambda x: -x[1]))
             more = (" (--memory SIZE or --timeout S may decide more)"
                     if any("memory" in reason for reason in other) else "")
