@@ -230,8 +230,25 @@ def _window(size, limit, qn, qm, costs, n_start, sorted_m):
     return first, last
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _common_at_most(dense, r, query_top, query_other, n_r):
+    """An upper bound on the node labels row ``r`` (``n_r`` nodes) shares with the query,
+    from its counts of the collection's most frequent labels (``dense[r]``, 255 for 255 or
+    more: then the query's count) and the query's (``query_top``), the other labels on
+    either side counted as one."""
+    seen = 0
+    common = 0
+    for t in range(dense.shape[1]):
+        g = np.int64(dense[r, t])
+        seen += g
+        q = query_top[t]
+        common += q if g >= 255 or g > q else g
+    # (a count clipped at 255 makes the rest look larger: still an upper bound)
+    return common + min(query_other, n_r - seen)
+
+
 @njit(cache=True, nogil=True)
-def window_bounds(index, sig, batch, costs, integral, limit, first_query, out):
+def window_bounds(index, sig, batch, costs, integral, limit, first_query, out, frequent):
     """Range filtering for queries ``first_query..`` of ``batch`` at once: for each query
     ``q``, the rows whose bound is at most ``limit`` in ``out.rows[out.ptr[q']:out.ptr[q' +
     1]]`` (``q'`` = q - first_query) with their bounds in ``out.lb``, reading only the rows
@@ -243,17 +260,24 @@ def window_bounds(index, sig, batch, costs, integral, limit, first_query, out):
     ``index``, ``sig``, ``batch``, ``out``: plain tuples in the field order of
     :class:`~gedkit._kernels.bundles.SizeIndex`, :class:`~gedkit._kernels.bundles.Signatures`,
     :class:`~gedkit._kernels.bundles.QueryBatch` (a query ordinal beyond ``dims`` is a label
-    no graph has) and :class:`~gedkit._kernels.bundles.WindowOut`."""
+    no graph has) and :class:`~gedkit._kernels.bundles.WindowOut`; ``frequent``: the place of
+    each node ordinal among the collection's most frequent and every row's counts of those
+    (:meth:`gedkit.search.signatures.Signatures.top_nodes`), by which a row in the window
+    whose node labels and sizes alone price it beyond ``limit`` is counted and left (most
+    rows at a small threshold: ~5 ns a row, where its multisets cost ~20)."""
     index = SizeIndex(*index)
     batch, out = QueryBatch(*batch), WindowOut(*out)
     order, sorted_m, n_start = index.order, index.sorted_m, index.n_start
+    rank, dense = frequent
+    n, m = sig[0], sig[1]
+    query_top = np.zeros(dense.shape[1], dtype=np.int64)
     q_sizes, q_ptr, q_ids, q_counts, dims = (batch.sizes, batch.ptr, batch.ids, batch.counts,
                                              batch.dims)
     out_rows, out_lb, out_ptr, counts = out.rows, out.lb, out.ptr, out.counts
     queries = q_sizes.shape[0]
     tops = n_start.shape[0] - 2
-    dense = (np.zeros(dims[0], dtype=np.int32), np.zeros(dims[1], dtype=np.int32),
-             np.zeros(dims[2], dtype=np.int32))
+    dense_q = (np.zeros(dims[0], dtype=np.int32), np.zeros(dims[1], dtype=np.int32),
+               np.zeros(dims[2], dtype=np.int32))
     work = _block_work()
     labels, both = work[8], work[9]
     gathered = np.empty(BLOCK, dtype=np.int64)  # a query's rows in its windows
@@ -272,7 +296,7 @@ def window_bounds(index, sig, batch, costs, integral, limit, first_query, out):
         for kind in range(3):
             for e in range(q_ptr[q, kind], q_ptr[q, kind + 1]):
                 if q_ids[e] < dims[kind]:
-                    dense[kind][q_ids[e]] = q_counts[e]
+                    dense_q[kind][q_ids[e]] = q_counts[e]
         top = 0
         for e in range(q_ptr[q, 3], q_ptr[q, 4]):
             top = max(top, q_ids[e])
@@ -281,20 +305,31 @@ def window_bounds(index, sig, batch, costs, integral, limit, first_query, out):
             at_least[q_ids[e]] += q_counts[e]
         for t in range(top - 1, -1, -1):
             at_least[t] += at_least[t + 1]
+        query_top[:] = 0
+        for e in range(q_ptr[q, 0], q_ptr[q, 1]):
+            if q_ids[e] < rank.shape[0] and rank[q_ids[e]] >= 0:
+                query_top[rank[q_ids[e]]] += q_counts[e]
+        query_other = qn - query_top.sum()
         c = q - first_query
-        query = (qn, qm, dense[0], dense[1], dense[2], at_least)
-        # the rows of every size's window in one list, bounded in full blocks: a window of
-        # a few rows per size (~10 at τ = 1) a block each paid the block's set-up per row
-        # several times over
+        query = (qn, qm, dense_q[0], dense_q[1], dense_q[2], at_least)
+        # the rows of every size's window that the most frequent node labels leave, in one
+        # list, bounded in full blocks: a window of a few rows per size (~10 at τ = 1) a
+        # block each paid the block's set-up per row several times over
         if need > gathered.shape[0]:
             gathered = np.empty(max(need, 2 * gathered.shape[0]), dtype=np.int64)
         count = 0
         for size in range(n_lo, n_hi + 1):
             first, last = _window(size, limit, qn, qm, costs, n_start, sorted_m)
+            counts[c, 0] += last - first
             for j in range(first, last):
-                gathered[count] = order[j]
+                r = order[j]
+                common = _common_at_most(dense, r, query_top, query_other, n[r])
+                if (_pair_cost(qn, n[r], common, costs[0], costs[1], costs[2])
+                        + _pair_cost(qm, m[r], min(qm, m[r]), costs[3], costs[4], costs[5])
+                        > limit):
+                    continue  # (its label bound is at least this)
+                gathered[count] = r
                 count += 1
-        counts[c, 0] += count
         for start in range(0, count, BLOCK):
             stop = min(count, start + BLOCK)
             _block_bounds(gathered, start, stop, sig, query, costs, True, integral, limit,
@@ -311,7 +346,7 @@ def window_bounds(index, sig, batch, costs, integral, limit, first_query, out):
         for kind in range(3):
             for e in range(q_ptr[q, kind], q_ptr[q, kind + 1]):
                 if q_ids[e] < dims[kind]:
-                    dense[kind][q_ids[e]] = 0
+                    dense_q[kind][q_ids[e]] = 0
     return queries
 
 

@@ -544,6 +544,7 @@ def window_passes(sig: Signatures, queries: QuerySignatures, vocab: dict[str, Vo
     collection = (sig.n, sig.m, *(a for k in SETS
                                   for a in (sig.sets[k].ptr, sig.sets[k].ids, sig.sets[k].counts)))
     index = (order, sorted_m, n_start)
+    top = sig.top_nodes()
     capacity = max(len(sig), 1 << 16)
     rows, lb = np.empty(capacity, dtype=np.int64), np.empty(capacity)
     for start in range(0, len(queries), _QUERY_CHUNK):
@@ -558,7 +559,7 @@ def window_passes(sig: Signatures, queries: QuerySignatures, vocab: dict[str, Vo
             tick = time.perf_counter()
             upto = window_bounds(index, collection, (sizes, q_ptr, q_ids, q_counts, dims),
                                  costs, integral, float(limit), done,
-                                 (rows, lb, out_ptr, counts))
+                                 (rows, lb, out_ptr, counts), top)
             seconds = (time.perf_counter() - tick) / max(upto - done, 1)
             yield (start + done, out_ptr[:upto - done + 1], _lefts(counts[:upto - done]), rows,
                    lb, seconds)

@@ -22,7 +22,8 @@ import numpy as np
 from gedkit.compressed_rows import take_rows
 from gedkit.graph import Graph
 
-__all__ = ["KINDS", "SETS", "Multisets", "Signatures", "Vocabulary", "signature_of"]
+__all__ = ["KINDS", "SETS", "TOP_NODE_LABELS", "Multisets", "Signatures", "Vocabulary",
+           "signature_of"]
 
 KINDS = ("node", "edge", "branch")  # multisets over a vocabulary
 SETS = (*KINDS, "degree")  # and the degree sequence, as a multiset of degree values
@@ -230,6 +231,10 @@ def _row_sums(values: np.ndarray, ptr: np.ndarray) -> np.ndarray:
     return sums[ptr[1:]] - sums[ptr[:-1]]
 
 
+#: node labels whose counts :meth:`Signatures.top_nodes` keeps for every row
+TOP_NODE_LABELS = 8
+
+
 @dataclass
 class Signatures:
     """Signatures of many graphs: sizes and the three multisets, row ``r`` = graph ``r``."""
@@ -281,6 +286,27 @@ class Signatures:
             index = self.__dict__["_size_index"] = (
                 order, np.ascontiguousarray(self.m[order]), n_start)
         return index
+
+    def top_nodes(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every row's counts of the collection's :data:`TOP_NODE_LABELS` most frequent node
+        labels, eight bytes a row (a count of 255 stands for 255 or more), and each node
+        ordinal's place among them (-1: not among them), built once: the window filter's
+        first test reads a row's node labels there, in sequence, before its multiset."""
+        kept = self.__dict__.get("_top_nodes")
+        if kept is None:
+            sets = self.sets["node"]
+            totals = np.bincount(sets.ids, weights=sets.counts, minlength=1)
+            top = np.argsort(-totals, kind="stable")[:TOP_NODE_LABELS]
+            top = top[totals[top] > 0]
+            rank = np.full(len(totals), -1, dtype=np.int64)
+            rank[top] = np.arange(len(top))
+            dense = np.zeros((len(self), TOP_NODE_LABELS), dtype=np.uint8)
+            places = rank[sets.ids]
+            held = places >= 0
+            rows = np.repeat(np.arange(len(self)), np.diff(sets.ptr))
+            dense[rows[held], places[held]] = np.minimum(sets.counts[held], 255)
+            kept = self.__dict__["_top_nodes"] = (rank, dense)
+        return kept
 
     def take(self, rows: np.ndarray) -> Signatures:
         rows = np.asarray(rows, dtype=np.int64)
