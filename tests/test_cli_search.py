@@ -697,6 +697,11 @@ def test_csv_rows_of_an_interrupted_query_say_so(lib):
     # nothing to list: one row all the same, every column present, saying why
     assert [(r["query"], r["status"], r["id"], r["node_map"]) for r in rows[4:]] == [
         ("empty", "interrupted", "", ""), ("late", "timed out", "", ""), ("alone", "none", "", "")]
+    # the summary tells the rows of stopped queries apart too
+    from gedkit.cli._search import _summary
+
+    assert _summary([answered, stopped, empty], 1.0).startswith(
+        "3 queries, 4 hits (2 of them from queries Ctrl-C stopped), ")
 
 
 @needs_mces

@@ -446,6 +446,10 @@ def _summary(results: list[SearchResult], seconds: float) -> str:
     parts = [counted(len(results), "query", "queries"), counted(hits, "hit")]
     if undecided:
         parts.append(f"{undecided:,} undecided")
+    # (their CSV rows say "interrupted", not "hit" or "undecided": told apart here too)
+    stopped = sum(len(r.hits) + len(r.undecided) for r in results if r.interrupted)
+    if stopped:
+        parts[-1] += f" ({stopped:,} of them from queries Ctrl-C stopped)"
     parts.append(f"{certified:,} of {len(results):,} certified")
     return ", ".join(parts) + f", {_duration(seconds)}"
 
