@@ -306,6 +306,11 @@ def test_numbered_ids_never_read_like_a_name_already_there():
     coll.add(["CCC", "CCS"])
     assert coll.ids == ["0", "1", 2, 3]
     assert len({str(i) for i in coll.ids}) == 4
+    # numbered on from the largest number in the way, not by the batch's length
+    named = Collection()
+    named.add(["C"] * 5, ids=[str(i) for i in range(1, 6)])
+    named.add(["CC"] * 10)
+    assert named.ids[5:] == list(range(6, 16))
     # an id held already: the note on alike spellings only where it is the other spelling
     with pytest.raises(OptionError, match=r"with id 2 already \(1 and '1' are one id"):
         coll.add(["CO"], ids=["2"])
