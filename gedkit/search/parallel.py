@@ -308,7 +308,10 @@ def run(coll, run, graphs, parameter, model, verify, jobs: int, shown) -> list:
 
 def _pass_on_interrupt(workers: list) -> None:
     """Ctrl-C for each of ``workers`` still running (a worker hearing it twice stops once:
-    see :func:`~gedkit.budget.worker_interrupts`)."""
+    see :func:`~gedkit.budget.worker_interrupts`). POSIX only: elsewhere ``os.kill`` with it
+    ends the process."""
+    if os.name != "posix":
+        return
     for w in workers:
         if w.exitcode is None and w.pid is not None:
             with contextlib.suppress(ProcessLookupError, PermissionError):  # ended since
