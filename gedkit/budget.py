@@ -54,6 +54,10 @@ _INTERRUPT = threading.Event()
 # a per-call stop (gedkit.ged_iter's consumer leaving early), seen by the budgets of the thread
 # and context that set it
 _CANCEL: ContextVar[threading.Event | Deadline | None] = ContextVar("gedkit_cancel", default=None)
+#: the budget of the solve under way (:func:`solve_within`) that has a notice to give (named,
+#: without a time limit): the budgets its stages make check it too (``auto``'s stages each
+#: hold their own, and its long last search said nothing after 10 s)
+_WATCHED: ContextVar[Budget | None] = ContextVar("gedkit_watched", default=None)
 
 
 class LongRunNotice(UserWarning):
@@ -201,17 +205,25 @@ class Budget:
         # a search's time limit per query bounds every solve inside it: a solve that plans
         # its steps by the time left must see it (a kNN's pair given 1 s with 10 ms left)
         left = cancel.left() if isinstance(cancel, Deadline) else math.inf
+        watched = _WATCHED.get()
+        if watched is not None and watched is not self:
+            watched._notice()
         if self.timeout is None:
             if left < math.inf:
                 return left
-            if self.what is not None and not self._noticed and self.elapsed() > NOTICE_AFTER:
-                self._noticed = True
-                warnings.warn(LongRunNotice(
-                    f"{self.what} has run {NOTICE_AFTER:g} s without a time limit; Ctrl-C "
-                    "returns the best bounds found so far, and ",
-                    Words("timeout=", "--timeout S"), " bounds a run"), stacklevel=2)
+            self._notice()
             return math.inf
         return max(0.0, min(self.timeout - self.elapsed(), left))
+
+    def _notice(self) -> None:
+        """The notice, once, when this named budget without a time limit has run long."""
+        if self.what is not None and not self._noticed and self.timeout is None and (
+                self.elapsed() > NOTICE_AFTER):
+            self._noticed = True
+            warnings.warn(LongRunNotice(
+                f"{self.what} has run {NOTICE_AFTER:g} s without a time limit; Ctrl-C "
+                "returns the best bounds found so far, and ",
+                Words("timeout=", "--timeout S"), " bounds a run"), stacklevel=3)
 
     def expired(self) -> bool:
         return self.remaining() <= 0.0
@@ -424,6 +436,17 @@ def solve_within(method: Any, problem: Any, budget: Budget) -> Any:
     limit" there unless the method gave its own reason, and a proven one gives no limit as
     its reason.
     """
+    watching = (budget.what is not None and budget.timeout is None
+                and _WATCHED.get() is None)
+    token = _WATCHED.set(budget) if watching else None
+    try:
+        return _solve_within(method, problem, budget)
+    finally:
+        if token is not None:
+            _WATCHED.reset(token)
+
+
+def _solve_within(method: Any, problem: Any, budget: Budget) -> Any:
     from gedkit._kernels import warm
     from gedkit.anytime import listening, report
 

@@ -96,6 +96,33 @@ def test_a_long_run_without_timeout_says_so(monkeypatch):
         b.expired()  # said once per solve
 
 
+def test_a_long_run_says_so_from_the_budgets_of_its_stages(monkeypatch):
+    """``auto``'s stages each hold their own budget, and its last search may run for ever
+    on its own: the call's notice is given from their budgets too (a 300-node pair ran 25 s
+    without one, until Ctrl-C)."""
+    from types import SimpleNamespace
+
+    monkeypatch.setattr(budget_module, "NOTICE_AFTER", 0.0)
+
+    class Stages:
+        kernels = ()
+
+        def solve(self, problem, budget):
+            Budget(timeout=5.0).remaining()  # a stage's own budget, read as it works
+            said.append(len(caught))
+            return SimpleNamespace(optimal=True, stats={}, assignment=None, lower_bound=0.0,
+                                   method="stages", time=0.0)
+
+    Stages.__module__ = "gedkit.solvers.stages"  # (not a plug-in's: no contract check)
+    said: list[int] = []
+    call = Budget(what="gedkit.ged (auto) on graphs of 300 and 300 nodes")
+    time.sleep(0.01)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        budget_module.solve_within(Stages(), None, call)
+    assert said == [1] and "300 and 300 nodes has run 0 s" in str(caught[0].message)
+
+
 def test_the_start_up_planned_for_is_the_machines_measured_one(monkeypatch, tmp_path):
     """``gedkit warmup`` measures numba's start-up in a fresh process and records it; a
     first call plans with it (and a margin) instead of the constant, which is for machines
