@@ -29,6 +29,16 @@ def test_auto_on_mid_size_pairs_keeps_every_stage_honest(seed):
         assert exact.optimal and exact.distance == pytest.approx(r.distance)
 
 
+def test_auto_without_a_time_limit_runs_ipfp_before_its_searches():
+    """Without a limit too: a 300-node pair's unbounded exact search had found 876 after
+    8 s, where IPFP's starts, run to their end, find 721 in about a second."""
+    g1 = gedkit.from_smiles("CN1C=NC2=C1C(=O)N(C(=O)N2C)CCCCCCO")  # 20 atoms
+    g2 = gedkit.from_smiles("OC(=O)c1ccccc1OC(=O)CCCCCCCCN")  # 21: distance 16
+    r = gedkit.ged(g1, g2)
+    methods = [s["method"] for s in r.stats["stages"]]
+    assert r.optimal and "ipfp" in methods and methods.index("ipfp") < methods.index("astar")
+
+
 def test_auto_is_the_default_and_exact_on_small_pairs():
     rng = np.random.default_rng(3)
     for _ in range(20):

@@ -8,8 +8,9 @@ few classes of alike ones (molecules, labelled graphs) BRANCH's bound comes inst
 small program over those classes, solved in the time IPFP leaves (20-70 ms at 2,000 nodes
 against the assignment's 0.6 s).
 Smaller pairs: cheap bounds first (BRANCH: a lower bound and a map), local search on that map
-(REFINE), IPFP multi-start from STAR's map on large pairs, the learned decoder's greedy
-completion polished (no network: milliseconds), then a short exact search (most pairs
+(REFINE), IPFP multi-start from STAR's map on large pairs (without a timeout too: its starts
+run their course), the learned decoder's greedy completion polished (no network:
+milliseconds), then a short exact search (most pairs
 of up to a few dozen nodes are proven in a fraction of a second) and a short depth-first one
 from the best map (an anytime dive to better maps), then the integer program on
 HiGHS where its model fits the budget (its linear relaxation bounds molecules of 30-60 atoms far
@@ -219,13 +220,16 @@ class Auto(Solver):
                                    "upper_bound": None, "time": time.perf_counter() - t1})
         elif size > EXACT_UP_TO_NODES:
             record(get_solver("branch").solve(problem, budget))
-            ipfp_next = size >= IPFP_FROM_NODES and starts and budget.timeout
+            # also without a time limit (then IPFP's starts run their course): a 300-node
+            # pair's exact search, unbounded, found 876 in 8 s where IPFP finds 721 in 1 s
+            ipfp_next = size >= IPFP_FROM_NODES and starts
             if not settled():
                 refine = self._stage(budget, REFINE_SHARE) if ipfp_next else budget
                 record(get_solver("refine", init="branch").solve(problem, refine))
             if not settled() and ipfp_next:
                 fraction = next(v for limit, v in IPFP_SHARE.items() if size <= limit)
-                share = Budget(timeout=max(1e-3, fraction * budget.remaining()))
+                share = (Budget(timeout=max(1e-3, fraction * budget.remaining()))
+                         if budget.timeout is not None else Budget())
                 record(get_solver("ipfp", starts=starts, init=IPFP_INIT).solve(problem, share))
             if not settled() and ipfp_next and not problem.directed:
                 greedy = self._greedy(problem, budget)
