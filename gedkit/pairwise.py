@@ -746,7 +746,8 @@ def _run_here(worker: _PairSolver, chunks: deque, gather: _Gather, shown: _Progr
     # workers)
     worker.prepare()
     running: dict[tuple[int, int], float] = {}
-    # a first Ctrl-C makes the running solve return its bounds (kept), a second one raises
+    # a first Ctrl-C makes the running solve return at once (its pair stays pending: see
+    # _Gather.pair), a second one raises
     with interruptible(), _Ticker(shown, running):
         for chunk in chunks:
             for i, j in chunk:
