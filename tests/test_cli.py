@@ -754,3 +754,23 @@ def test_a_smiles_read_with_a_missing_label_attribute_says_only_that(capsys):
     code, _, err = run(capsys, "ged", "[NH4+]", "N", "--node-label", "element")
     assert code == 2 and "no attribute 'element'" in err
     assert "neither an existing file nor a SMILES" not in err
+
+
+def test_an_output_interrupted_while_written_is_left_as_it_was(tmp_path, capsys):
+    """A CSV is written beside its name and put in place once whole: a second Ctrl-C while
+    20,101 rows were written left 62 of them, in a file that looked complete."""
+    from gedkit.cli._args import written
+
+    out = tmp_path / "pairs.csv"
+    out.write_text("old,rows\n")
+    with pytest.raises(KeyboardInterrupt), written(str(out)) as f:
+        f.write("new,")
+        raise KeyboardInterrupt
+    assert out.read_text() == "old,rows\n" and sorted(p.name for p in tmp_path.iterdir()) == [
+        "pairs.csv"]
+    assert "interrupted while writing" in capsys.readouterr().err
+    with written(str(out)) as f:
+        f.write("new,rows\n")
+    assert out.read_text() == "new,rows\n" and len(list(tmp_path.iterdir())) == 1
+    with written(os.devnull) as f:  # a device is written as it is
+        f.write("anything")

@@ -7,6 +7,7 @@ import contextlib
 import json
 import os
 import re
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -84,12 +85,32 @@ def check_output(path: str | None, option: str, args: argparse.Namespace | None 
 @contextlib.contextmanager
 def written(path: str) -> Iterator[Any]:
     """``path`` open for writing text (a CSV: no newline translation), an error while
-    writing it naming it (a full disk said "[Errno 28] No space left on device" alone)."""
+    writing it naming it (a full disk said "[Errno 28] No space left on device" alone). A
+    file (or a new name) is written beside it and put in its place once whole: a second
+    Ctrl-C while 20,101 rows were written left 62 of them, in a file that looked complete;
+    then it is left as it was, and stderr says so. (A device or a pipe is written as it
+    is.)"""
+    target = Path(path)
+    whole = not target.exists() or target.is_file()
+    partial = target.with_name(f".{target.name}.partial") if whole else target
     try:
-        with open(path, "w", newline="", encoding="utf-8") as out:
-            yield out
+        try:
+            with open(partial, "w", newline="", encoding="utf-8") as out:
+                yield out
+            if whole:
+                os.replace(partial, target)
+        except BaseException:
+            if whole:
+                with contextlib.suppress(OSError):
+                    partial.unlink()
+            raise
+    except KeyboardInterrupt:
+        if whole:
+            print(f"gedkit: interrupted while writing {path}: left as it was",
+                  file=sys.stderr)
+        raise
     except OSError as err:
-        if err.filename is None and err.strerror:
+        if err.strerror and err.filename in (None, str(partial)):
             raise OSError(err.errno, err.strerror, path) from None
         raise
 
