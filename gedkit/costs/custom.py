@@ -73,7 +73,10 @@ def custom(
     """A cost model from functions of labels; a number stands for a constant cost (for a
     substitution: free between equal labels, that number otherwise).
 
-    Functions are called once per pair of *distinct* labels, not once per node pair.
+    Functions are called once per pair of labels present in the two graphs (each distinct
+    label once, not once per node), equal labels included: ``node_sub(a, a)`` is charged
+    as it returns, so return 0 there for a distance of 0 between identical graphs (a
+    number given instead of a function is free between equal labels).
     ``symmetric=True`` says every substitution costs the same both ways and each insertion
     as much as the deletion of its label (``pairwise`` then solves one of each pair of
     graphs); a model that is not is refused when its costs are computed.
