@@ -774,3 +774,20 @@ def test_an_output_interrupted_while_written_is_left_as_it_was(tmp_path, capsys)
     assert out.read_text() == "new,rows\n" and len(list(tmp_path.iterdir())) == 1
     with written(os.devnull) as f:  # a device is written as it is
         f.write("anything")
+
+
+def test_the_time_limit_note_also_where_the_limit_left_a_step_out(capsys):
+    """An answer stopped by the limit before its end (its next step did not fit: 1.78 s of
+    2) gets the note too; a proven one, or one stopped for another reason early, does not."""
+    import argparse
+    from types import SimpleNamespace
+
+    from gedkit.cli._ged import finish
+
+    args = argparse.Namespace(timeout=2.0)
+    for stopped, time_taken, said in (
+            ("time limit: one expansion of the search does not fit", 1.78, True),
+            ("time limit", 1.95, True), ("memory limit", 0.3, False)):
+        result = SimpleNamespace(stats={"stopped": stopped}, optimal=False, time=time_taken)
+        assert finish(result, args) == 0
+        assert ("time limit of 2 s was reached" in capsys.readouterr().err) == said
