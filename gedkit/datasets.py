@@ -66,6 +66,10 @@ def load_benchmark(name: str, root: str | Path) -> GEDBenchmark:
     if name not in _SETS:
         raise FormatError(f"unknown benchmark {name!r}; choose one of {sorted(_SETS)}")
     folder = Path(root) / name
+    if not folder.is_dir():
+        inside = " (give the folder that holds it, not the set's own)" if (
+            Path(root).name == name) else ""
+        raise FormatError(f"no folder {folder} for the {name} benchmark{inside}")
     zip_name, inner, node_label = _SETS[name]
     if name == "IMDBMulti":
         rows = _tsv(folder / "IMDBMulti_index.tsv")

@@ -73,3 +73,14 @@ def test_other_exact_methods_on_a_few_pairs(bench, method):
 @pytest.mark.slow
 def test_every_pair_matches_ground_truth(bench):
     assert _mismatches(bench, _ground_truth_pairs(bench)) == []
+
+
+def test_a_benchmark_root_that_does_not_hold_the_set_is_named(tmp_path):
+    from gedkit.datasets import load_benchmark
+    from gedkit.errors import FormatError
+
+    (tmp_path / "AIDS700nef").mkdir()
+    with pytest.raises(FormatError, match="give the folder that holds it"):
+        load_benchmark("AIDS700nef", tmp_path / "AIDS700nef")
+    with pytest.raises(FormatError, match=r"no folder .*LINUX for the LINUX benchmark"):
+        load_benchmark("LINUX", tmp_path)
