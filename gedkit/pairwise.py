@@ -192,19 +192,19 @@ class PairwiseResult:
             gaps = self.gap[tuple(self.pairs.T)][bounded]
             # what stopped them, where not the time limit (the memory cap: a pair stopped in
             # 1 s of 5 read as if more time would prove it)
-            why = "".join(f"; {n} stopped by: {reason}" for reason, n in self.stopped.items())
+            why = "".join(f"; {n:,} stopped by: {reason}" for reason, n in self.stopped.items())
             parts.append(
-                f"{counts['bounded']} not proven optimal (mean gap {100 * gaps.mean():.1f}%, "
+                f"{counts['bounded']:,} not proven optimal (mean gap {100 * gaps.mean():.1f}%, "
                 f"at most {100 * gaps.max():.1f}%{why})"
             )
         if counts["failed"]:
-            parts.append(f"{counts['failed']} failed")
+            parts.append(f"{counts['failed']:,} failed")
         if counts["pending"]:
-            parts.append(f"{counts['pending']} not done (interrupted)")
+            parts.append(f"{counts['pending']:,} not done (interrupted)")
         if not parts:
             parts = ["all optimal"]
         elif counts["optimal"]:
-            parts.insert(0, f"{counts['optimal']} optimal")
+            parts.insert(0, f"{counts['optimal']:,} optimal")
         return f"{counted(len(self.pairs), 'pair')}, {limit}: {', '.join(parts)}"
 
     def failed_pairs(self) -> list[tuple[int, int]]:

@@ -119,8 +119,8 @@ def run(args: argparse.Namespace) -> int:
         result = pairwise(rows, cols, client=client, out=args.out,
                           node_maps=args.export is not None, **options)
     if result.resumed:
-        print(f"gedkit: resumed {result.resumed} pairs from {args.out}; solved "
-              f"{len(result.pairs) - result.resumed - result.counts()['pending']}",
+        print(f"gedkit: resumed {result.resumed:,} pairs from {args.out}; solved "
+              f"{len(result.pairs) - result.resumed - result.counts()['pending']:,}",
               file=sys.stderr)
     summary = result.summary()
     if args.json:
@@ -137,10 +137,12 @@ def run(args: argparse.Namespace) -> int:
         with written(args.csv) as out:
             _write_csv(out, result, row_names, col_names)
         pending = result.counts()["pending"]
-        # (after Ctrl-C "wrote 45,150 pairs" named the pending rows as pairs written)
-        what = (counted(len(result.pairs), "pair") if not pending else
-                f"{len(result.pairs) - pending:,} pairs done and {pending:,} pending rows")
-        print(f"wrote {what} to {args.csv}: {summary}")
+        # (after Ctrl-C "wrote 45,150 pairs" named the pending rows as pairs written; the
+        # summary counts the pairs: "wrote 210 pairs to p.csv: 210 pairs, ..." said it twice)
+        what = ("" if not pending else
+                f" ({len(result.pairs) - pending:,} pairs done, "
+                f"{counted(pending, 'pending row')})")
+        print(f"wrote {args.csv}{what}: {summary}")
     else:
         print(_table(result, row_names, col_names))
     _tell_failures(result, row_names, col_names)
