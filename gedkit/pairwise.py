@@ -428,7 +428,8 @@ def pairwise(
             else:
                 gather.pair(i, j, _Entry.failed(reason))
         gather.chunk_done()
-        gather.shown = shown = _Progress(progress, len(todo) + freed, timeout, rows, cols)
+        gather.shown = shown = _Progress(progress, len(todo) + freed, timeout, rows, cols,
+                                         resumed=len(done))
         for _ in range(freed):  # the progress counts every pair to do, as before
             shown.add("optimal")
         try:
@@ -1128,8 +1129,10 @@ class _Progress:
     """Progress of a batch on stderr: a bar on a terminal, plain lines elsewhere, and a notice
     for a pair that runs long. Called from the solving loop and from a ticker thread."""
 
-    def __init__(self, progress: bool | None, total: int, timeout: float | None, rows, cols):
+    def __init__(self, progress: bool | None, total: int, timeout: float | None, rows, cols,
+                 resumed: int = 0):
         self.total, self.timeout, self.rows, self.cols = total, timeout, rows, cols
+        self.resumed = resumed  # pairs an earlier run of the job did (said from the start)
         self.counts = dict.fromkeys(STATUSES, 0)
         self.start = time.perf_counter()
         self.next_line = self.start + _LINE_EVERY
@@ -1176,12 +1179,14 @@ class _Progress:
     def _line(self, now: float) -> str:
         done = sum(self.counts[s] for s in ("optimal", "bounded", "failed"))
         extra = "".join(
-            f", {self.counts[key]} {what}"
+            f", {self.counts[key]:,} {what}"
             for key, what in (("bounded", "not proven optimal"), ("failed", "failed"))
             if self.counts[key]
         )
+        # (a resumed job's pairs from before were said only at its end)
+        before = f" ({self.resumed:,} more resumed from the --out file)" if self.resumed else ""
         spent = now - self.start
-        return (f"pairwise: {done}/{self.total} pairs done{extra}, {spent:.0f} s"
+        return (f"pairwise: {done:,}/{self.total:,} pairs done{before}{extra}, {spent:.0f} s"
                 f"{_pace(done, self.total, spent)}")
 
     def _name(self, pair: tuple[int, int]) -> str:

@@ -567,3 +567,13 @@ def test_no_worker_is_forked_while_another_thread_writes_a_results_file(tmp_path
     assert fork_is_safe()
     assert [row[:2] for row in PairStore(tmp_path / "pairs.sqlite", {"job": 1}).done()] == [
         (0, 1)]
+
+
+def test_progress_lines_of_a_resumed_job_say_what_was_resumed():
+    """A resumed job's lines say the pairs done before from the start ("5096/18083 pairs
+    done" said nothing of the 2,017 resumed until the job's end)."""
+    from gedkit.pairwise import _Progress
+
+    shown = _Progress(False, 18_083, 1.0, [], [], resumed=2_017)
+    assert shown._line(shown.start).startswith(
+        "pairwise: 0/18,083 pairs done (2,017 more resumed from the --out file), 0 s")

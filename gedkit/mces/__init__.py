@@ -1,8 +1,9 @@
 """Maximum common edge subgraph (MCES): exact, heuristic and RDKit's RASCAL, plus retrieval.
 
 The package itself is callable: ``gedkit.mces(g1, g2, method=...)`` is
-:func:`gedkit.mces.api.mces` (its parameters: ``help(gedkit.mces.mces)``), while ``gedkit.mces.rank``, ``gedkit.mces.MCESResult`` and the
-submodules stay reachable as usual (a plain function of that name would hide them).
+:func:`gedkit.mces.api.mces` (its parameters: ``help(gedkit.mces.mces)``), while
+``gedkit.mces.rank``, ``gedkit.mces.MCESResult`` and the submodules stay reachable as usual
+(a plain function of that name would hide them).
 ``gedkit.mces.all_maximum`` enumerates every maximum common subgraph.
 
 Importing this package registers every built-in method: ``auto``, ``exact``, ``ga``, ``nga``
