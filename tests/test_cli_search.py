@@ -528,7 +528,9 @@ def test_query_forms(capsys, lib):
         assert data["hits"][0]["distance"] == 0
 
 
-def test_undecided_graphs_are_listed(capsys, tmp_path):
+def _dense_library(capsys, tmp_path) -> tuple[Path, Path]:
+    """Four dense 13-node graphs as a collection, and the first as a query file: their
+    distances are far, and hard to prove."""
     rng = np.random.default_rng(3)
     graphs = [random_graph(rng, 13, p=0.5, n_labels=1, e_labels=1, name=f"r{i}")
               for i in range(4)]
@@ -536,8 +538,13 @@ def test_undecided_graphs_are_listed(capsys, tmp_path):
     gedkit.write(graphs[:1], tmp_path / "q.txt")
     assert main(["collection", "build", str(tmp_path / "r.gdb"), str(tmp_path / "r.txt")]) == 0
     capsys.readouterr()
-    argv = ["search", tmp_path / "r.gdb", tmp_path / "q.txt", "--within", "12", "--method",
-            "dfs", "--timeout", "0.001"]
+    return tmp_path / "r.gdb", tmp_path / "q.txt"
+
+
+def test_undecided_graphs_are_listed(capsys, tmp_path):
+    library, query = _dense_library(capsys, tmp_path)
+    argv = ["search", library, query, "--within", "12", "--method", "dfs", "--timeout",
+            "0.001"]
     code, out, err = run(capsys, *argv)
     assert code == 0 and "not certified (" in out.splitlines()[0]
     assert "undecided: " in out and "[" in out
@@ -552,15 +559,9 @@ def test_undecided_graphs_are_listed(capsys, tmp_path):
 def test_a_heuristic_method_is_not_said_to_reach_the_time_limit(capsys, tmp_path):
     """A heuristic's undecided verifications stop with its bounds, not at the time limit (a
     31 ms search said "18 verifications reached the time limit of 30 s per pair")."""
-    rng = np.random.default_rng(3)
-    graphs = [random_graph(rng, 13, p=0.5, n_labels=1, e_labels=1, name=f"r{i}")
-              for i in range(4)]
-    gedkit.write(graphs, tmp_path / "r.txt")
-    gedkit.write(graphs[:1], tmp_path / "q.txt")
-    assert main(["collection", "build", str(tmp_path / "r.gdb"), str(tmp_path / "r.txt")]) == 0
-    capsys.readouterr()
-    code, out, err = run(capsys, "search", tmp_path / "r.gdb", tmp_path / "q.txt", "--within",
-                         "12", "--method", "bipartite", "--timeout", "30")
+    library, query = _dense_library(capsys, tmp_path)
+    code, out, err = run(capsys, "search", library, query, "--within", "12", "--method",
+                         "bipartite", "--timeout", "30")
     assert code == 0 and "undecided: " in out
     assert "reached the time limit" not in err
     assert "because the method 'bipartite' is a heuristic: its bounds left them open" in err
