@@ -7,6 +7,7 @@ import contextlib
 import json
 import os
 import re
+import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -88,16 +89,19 @@ def written(path: str) -> Iterator[Any]:
     writing it naming it (a full disk said "[Errno 28] No space left on device" alone). A
     file (or a new name) is written beside it and put in its place once whole: a second
     Ctrl-C while 20,101 rows were written left 62 of them, in a file that looked complete;
-    then it is left as it was, and stderr says so. (A device or a pipe is written as it
-    is.)"""
+    then it is left as it was, and stderr says so. (A device, a pipe or a link is written as
+    it is.)"""
     target = Path(path)
-    whole = not target.exists() or target.is_file()
+    # (a link is written through, not replaced by a file)
+    whole = not target.is_symlink() and (not target.exists() or target.is_file())
     partial = target.with_name(f".{target.name}.partial") if whole else target
     try:
         try:
             with open(partial, "w", newline="", encoding="utf-8") as out:
                 yield out
             if whole:
+                if target.exists():  # the file's permissions stay
+                    shutil.copymode(target, partial)
                 os.replace(partial, target)
         except BaseException:
             if whole:
