@@ -583,6 +583,28 @@ def test_directed_arcs_have_arrowheads():
     assert heads(gedkit.ged(*arrow)) == plain + 4  # two arcs a side
 
 
+def test_an_arc_and_its_reverse_are_drawn_apart():
+    """Drawn straight they lay on one line and their labels on one spot: each bulges to
+    its own left instead."""
+    from gedkit.draw.general import MUTUAL_BEND, _arc, _bends
+    from gedkit.draw.scene import plain_panel
+
+    g = gedkit.Graph({0: "a", 1: "b", 2: "c"}, [(0, 1, "x"), (1, 0, "y"), (1, 2, "z")],
+                     directed=True)
+    panel = plain_panel(g)
+    pos = np.array([[0.0, 0.0], [1.0, 0.0], [2.0, 1.0]])
+    bends = _bends(panel, pos, 0.01)
+    assert bends.tolist() == [MUTUAL_BEND, MUTUAL_BEND, 0.0]
+    there, back = _arc(pos[0], pos[1], MUTUAL_BEND)[12], _arc(pos[1], pos[0], MUTUAL_BEND)[12]
+    assert there[1] > 0 > back[1]  # on either side of the line between them
+    assert not _bends(plain_panel(gedkit.Graph({0: "a", 1: "b"}, [(0, 1)])), pos[:2],
+                      0.01).any()
+    fig = draw(gedkit.ged(g, g))
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    assert buf.tell() > 1000
+
+
 # -- labels are drawn as written --------------------------------------------------------------
 
 def _math_texts(fig) -> list[str]:

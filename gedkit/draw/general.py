@@ -113,7 +113,7 @@ def draw_panel(ax: Any, panel: Panel, pos: np.ndarray, ctx: Context) -> None:
     from matplotlib.collections import LineCollection
 
     pos = np.asarray(pos, dtype=float).reshape(-1, 2)
-    bent = _blocked(pos, panel.edges, 0.8 * ctx.node_size / ctx.ppu)
+    bent = _bends(panel, pos, 0.8 * ctx.node_size / ctx.ppu)
     ops = sum(op is not None for op in panel.edge_ops) + sum(
         op is not None for op in panel.node_ops)
     grouped = ops > OP_ARTISTS  # operations drawn per role too
@@ -124,7 +124,7 @@ def draw_panel(ax: Any, panel: Panel, pos: np.ndarray, ctx: Context) -> None:
         if a == b:  # a self-loop: a small circle on top of its node
             seg = _loop(pos[a], 0.5 * ctx.node_size / ctx.ppu)
         else:
-            seg = _arc(pos[a], pos[b]) if bent[k] else [pos[a], pos[b]]
+            seg = _arc(pos[a], pos[b], bent[k]) if bent[k] else [pos[a], pos[b]]
         if op is None or grouped:
             groups.setdefault((role, op is not None), []).append(seg)
             continue
@@ -149,13 +149,16 @@ def draw_panel(ax: Any, panel: Panel, pos: np.ndarray, ctx: Context) -> None:
                                          zorder=2 if is_op else 1,
                                          **({"capstyle": st.capstyle} if is_op else {})))
     if ctx.edge_labels:
-        for (a, b), op, lab in zip(panel.edges.tolist(), panel.edge_ops, panel.edge_labels,
-                                   strict=True):
+        for k, ((a, b), op, lab) in enumerate(zip(panel.edges.tolist(), panel.edge_ops,
+                                                  panel.edge_labels, strict=True)):
             text = label_text(lab, 8)
             if op is None and text:
                 if a == b:  # above its loop
                     top = pos[a] + np.array([0.0, 2.0 * ctx.node_size / ctx.ppu])
                     _edge_text(ax, top, top, text, "#555555", ctx)
+                elif bent[k]:  # on its curve (an arc and its reverse: one label each)
+                    middle = _arc(pos[a], pos[b], bent[k])[12]
+                    _edge_text(ax, middle, middle, text, "#555555", ctx)
                 else:
                     _edge_text(ax, pos[a], pos[b], text, "#555555", ctx)
 
@@ -185,6 +188,25 @@ def draw_panel(ax: Any, panel: Panel, pos: np.ndarray, ctx: Context) -> None:
 
 #: marker sizes of operations, for the same visual weight as a circle
 _GROW = {"s": 1.05, "h": 1.15}
+
+
+#: how far an edge drawn as a curve bulges (of its length): one that would run through a
+#: node, and each of an arc and its reverse (which drawn straight lay on one line, their
+#: labels on one spot)
+BLOCKED_BEND, MUTUAL_BEND = 0.4, 0.15
+
+
+def _bends(panel: Any, pos: np.ndarray, radius: float) -> np.ndarray:
+    """Each edge's bulge as a curve (:func:`_arc`), 0 where it is drawn straight: blocked by
+    a node (:func:`_blocked`), or an arc whose reverse is drawn too (each bulges to its
+    left, so the two part)."""
+    bends = np.where(_blocked(pos, panel.edges, radius), BLOCKED_BEND, 0.0)
+    if panel.directed and len(panel.edges):
+        arcs = {(a, b) for a, b in panel.edges.tolist() if a != b}
+        for k, (a, b) in enumerate(panel.edges.tolist()):
+            if not bends[k] and a != b and (b, a) in arcs:
+                bends[k] = MUTUAL_BEND
+    return bends
 
 
 def _blocked(pos: np.ndarray, edges: np.ndarray, radius: float) -> np.ndarray:
@@ -273,7 +295,7 @@ def _arrowheads(ax: Any, panel: Any, pos: np.ndarray, bent: np.ndarray, ctx: Any
         if a == b:
             continue
         # the direction the line arrives in: the last piece of an arc bent around a node
-        tail = _arc(pos[a], pos[b])[-2] if bent[k] else pos[a]
+        tail = _arc(pos[a], pos[b], bent[k])[-2] if bent[k] else pos[a]
         way = pos[b] - np.asarray(tail, dtype=float)
         length = float(np.hypot(*way))
         if length <= 2 * radius:
