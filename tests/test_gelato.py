@@ -240,12 +240,22 @@ def test_a_clear_error_without_torch(monkeypatch, tmp_path, capsys):
 def test_train_out_that_cannot_be_written_is_told_before_the_labelling(torch, tmp_path, capsys):
     """--out a folder (a torch traceback after the whole training) or in a missing folder
     (named by an internal cache file): one line, before any pair is labelled."""
-    for out, says in ((tmp_path, "is a folder"), (tmp_path / "none" / "m.pt", "does not exist")):
+    for out, says in ((tmp_path, "is a folder"), (tmp_path / "none" / "m.pt", "does not exist"),
+                      # the model card is OUT with .json: it replaced the weights, exit 0
+                      (tmp_path / "w.json", "give --out w.pt")):
         code = main(["train", "gelato", "--data", str(AIDS_SAMPLE), "--out", str(out),
                      "--pairs", "4", "--epochs", "1"])
         err = capsys.readouterr().err
         assert code == 2 and f"--out {out}: " in err and says in err and err.count("\n") == 1
     assert not list(tmp_path.iterdir())  # no pairs cache written
+    # a directed input: the way out training has (--directed ignore; it has no 'keep')
+    arcs = tmp_path / "arcs.json"
+    gedkit.write(Graph({0: "C", 1: "O"}, [(0, 1)], directed=True, name="d"), arcs)
+    code = main(["train", "gelato", "--data", str(arcs), str(AIDS_SAMPLE), "--out",
+                 str(tmp_path / "m.pt"), "--pairs", "4", "--epochs", "1"])
+    err = capsys.readouterr().err
+    assert code == 2 and "training takes undirected graphs only" in err
+    assert "--directed ignore" in err and "keep" not in err
 
 
 # -- torch: network, training, decoding -----------------------------------------------------------

@@ -227,7 +227,8 @@ def run(args: argparse.Namespace) -> int:
         # the best finished epoch is written: Ctrl-C kept it rather than losing the training
         print(f"gedkit: interrupted after epoch {len(trained.history)} of {args.epochs}: "
               f"{out} holds the best of them (epoch {trained.best_epoch}); the same command "
-              f"with --resume goes on from {checkpoint}", file=sys.stderr)
+              f"with --resume{' in place of --overwrite' if args.overwrite else ''} goes on "
+              f"from {checkpoint}", file=sys.stderr)
         return 130
     if trained.metrics.get("val_exact_hit") is not None:
         print(f"validation: exact hits {100 * trained.metrics['val_exact_hit']:.1f}%, nMAE "
@@ -272,6 +273,10 @@ def _siblings(out: Path) -> dict[str, Path]:
 def _check_outputs(out: Path) -> None:
     """Every file the training writes can be: found now, not after the labelling or, for the
     model card, after the weights were written."""
+    if out.suffix.lower() == ".json":
+        # the card is OUT with .json: it replaced the weights (exit 0, no weights left)
+        raise OptionError(f"--out {out}: the weights go in a .pt file, the model card beside "
+                          f"it with .json; give --out {out.with_suffix('.pt').name}")
     for what, path in _siblings(out).items():
         if path.is_dir():
             raise OptionError(f"--out {out}: its {what} {path} is a folder; move it away or "
@@ -353,7 +358,11 @@ def _lines(path: Path) -> int:
 
 
 def _read(files: list[str], args: argparse.Namespace) -> list[Graph]:
-    return [g for f in files for g in read_file(f, args)]
+    from gedkit.io.common import undirected_only
+
+    # (the way out a directed graph is offered is --directed ignore: train has no 'keep')
+    with undirected_only("training"):
+        return [g for f in files for g in read_file(f, args)]
 
 
 def _graphs(args: argparse.Namespace) -> tuple[list[Graph], dict]:
@@ -376,7 +385,8 @@ def _split(n: int, validate: bool, rng: np.random.Generator) -> tuple[np.ndarray
     n_val = max(1, round(0.1 * n)) if validate else 0
     if n - n_val < 2:
         raise OptionError(
-            f"only {n} distinct graphs remain after --min/max-nodes, duplicates and --exclude; "
+            f"only {counted(n, 'distinct graph')} remain{'s' if n == 1 else ''} after "
+            "--min/max-nodes, duplicates and --exclude; "
             "training needs at least two (three with validation pairs)"
         )
     return np.sort(order[n_val:]), np.sort(order[:n_val])
