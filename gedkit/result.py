@@ -73,7 +73,7 @@ class Result(PairResult):
             forward = repair(problem, forward)
             stats = {**(stats or {}), "repaired": True}
         ub = problem.cost(forward)  # validates the map too
-        lb = min(float(lower_bound), ub)
+        lb = min(float(lower_bound), ub) + 0.0  # (never -0.0: printed "lower bound -0")
         if lb >= ub - tolerance(ub):
             lb = ub
         return cls(problem, forward, lb, ub, method, time, dict(stats or {}))

@@ -372,3 +372,14 @@ def test_a_large_pairs_start_is_taken_over_its_branch_classes():
     assert s.lower_bound == branch_assignment(problem)[1] > 0
     r = gedkit.ged(g1, g2, method="ipfp", timeout=60)
     assert r.upper_bound <= problem.cost(s.forward) and r.lower_bound == s.lower_bound
+
+
+def test_a_zero_lower_bound_is_never_negative_zero():
+    """(printed "lower bound  -0" and written -0.0 in JSON)"""
+    import math
+
+    import networkx as nx
+
+    g1, g2 = nx.gnm_random_graph(30, 60, seed=1), nx.gnm_random_graph(30, 60, seed=2)
+    r = gedkit.ged(g1, g2, method="node", timeout=5)
+    assert r.lower_bound == 0 and math.copysign(1.0, r.lower_bound) == 1.0
