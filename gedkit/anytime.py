@@ -169,6 +169,7 @@ def ged_iter(g1: Any, g2: Any, costs: Any = "uniform", method: str = "auto",
     items: queue.Queue = queue.Queue()
     stop = threading.Event()
     failure: list[BaseException] = []
+    heard = False  # Ctrl-C stopped the solve (its answer says "interrupted", not "timeout")
 
     def solve() -> None:
         try:
@@ -180,6 +181,7 @@ def ged_iter(g1: Any, g2: Any, costs: Any = "uniform", method: str = "auto",
             items.put(None)
 
     worker = threading.Thread(target=solve, name="gedkit-ged-iter", daemon=True)
+    _stop_at_exit(stop, worker)
     worker.start()
     try:
         while True:
@@ -187,14 +189,43 @@ def ged_iter(g1: Any, g2: Any, costs: Any = "uniform", method: str = "auto",
                 item = items.get()
             except KeyboardInterrupt:
                 stop.set()
+                heard = True
                 warnings.warn("interrupted: the stream ends with the best bounds found so far",
                               InterruptedWarning, stacklevel=2)
                 continue
             if item is None:
                 break
+            if heard and item.final and item.result is not None and not item.result.optimal:
+                item.result.stats["stopped"] = "interrupted"  # (its budget read "timeout")
             yield item
     finally:
         stop.set()  # the consumer left early: the solve stops at its next check
         worker.join()
+        _RUNNING.pop(stop, None)
     if failure:
         raise failure[0]
+
+
+#: the solves of streams not finished, by their stop event: stopped and awaited when the
+#: interpreter exits (a stream still open then, its solve in compiled code in a daemon
+#: thread, ended the process with "terminate called without an active exception", SIGABRT)
+_RUNNING: dict[threading.Event, threading.Thread] = {}
+_AT_EXIT = threading.Lock()
+
+
+def _stop_at_exit(stop: threading.Event, worker: threading.Thread) -> None:
+    """Have ``worker`` stopped (``stop``) and joined at the interpreter's exit, unless its
+    stream ends first."""
+    with _AT_EXIT:
+        if not _RUNNING and not getattr(_stop_at_exit, "registered", False):
+            import atexit
+
+            atexit.register(_stop_all)
+            _stop_at_exit.registered = True  # type: ignore[attr-defined]
+        _RUNNING[stop] = worker
+
+
+def _stop_all() -> None:
+    for stop, worker in list(_RUNNING.items()):
+        stop.set()
+        worker.join(timeout=10.0)

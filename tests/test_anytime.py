@@ -114,3 +114,49 @@ def test_a_call_inside_a_callback_reports_to_nobody_outside():
     assert inner and inner[0].distance == 15 and not heard_inside
     assert r.optimal and r.distance == gedkit.ged("CC(=O)Nc1ccc(O)cc1",
                                                   "CCOc1ccc(NC(C)=O)cc1").distance
+
+
+def test_a_stream_left_open_at_exit_ends_the_process_cleanly():
+    """The solve of a stream still open when the interpreter exits is stopped and awaited
+    (in compiled code in a daemon thread it ended the process: "terminate called without an
+    active exception", SIGABRT, exit 134)."""
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent("""
+        import time, networkx as nx, gedkit
+        g1, g2 = nx.gnm_random_graph(30, 60, seed=1), nx.gnm_random_graph(30, 60, seed=2)
+        stream = gedkit.ged_iter(g1, g2, timeout=60)
+        next(stream)
+        time.sleep(3)  # the solve well inside its searches
+        print("leaving", flush=True)
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "leaving" in done.stdout and "terminate called" not in done.stderr
+
+
+def test_ctrl_c_while_streaming_says_interrupted(monkeypatch):
+    """The solve Ctrl-C stopped answers "interrupted" as gedkit.ged does (its budget, cut
+    short by the stream's stop, said "timeout")."""
+    import queue
+
+    real_get = queue.Queue.get
+    calls = []
+
+    def get(self, *args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt  # as the consumer waits for the second item
+        return real_get(self, *args, **kwargs)
+
+    monkeypatch.setattr(queue.Queue, "get", get)
+    g1 = nx.gnp_random_graph(40, 0.2, seed=1)
+    g2 = nx.gnp_random_graph(42, 0.2, seed=2)
+    with pytest.warns(gedkit.InterruptedWarning):
+        steps = list(gedkit.ged_iter(g1, g2, method="astar", timeout=60))
+    final = steps[-1]
+    assert final.final and not final.optimal
+    assert final.result.stats["stopped"] == "interrupted"
