@@ -491,6 +491,14 @@ def test_cli_trains_resumes_and_reuses_labels(torch, tmp_path, capsys):
     assert out.read_bytes() == weights
     r = gedkit.ged(path3(), triangle(), method="gelato", model=str(out), k=2)
     assert r.upper_bound == r.problem.cost(r.assignment)
+    # a resume the checkpoint refuses (another width; another --data alike) is refused before
+    # the labelling: the label cache is not replaced (72 labels were lost so)
+    capsys.readouterr()
+    other = [a if a != "16" else "8" for a in argv] + ["--max-nodes", "11"]
+    assert main([*other, "--epochs", "3", "--resume"]) == 2
+    err = capsys.readouterr().err
+    assert "made with another network" in err and "discarded" not in err
+    assert labels.read_text() == cached
 
 
 def test_cli_ctrl_c_says_what_is_kept(torch, tmp_path, capsys, monkeypatch):

@@ -114,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
     from gedkit.learned.data import distinct_graphs, label_pairs
     from gedkit.learned.features import Vocabulary
     from gedkit.learned.model import load, resolve_device
-    from gedkit.learned.train import TrainConfig, train, write_model
+    from gedkit.learned.train import TrainConfig, check_checkpoint, train, write_model
 
     _check(args)
     resolve_device(args.device)  # before the labelling: an unusable device fails at once
@@ -140,6 +140,21 @@ def run(args: argparse.Namespace) -> int:
         "exact_timeout": args.exact_timeout,
         **({"min_nodes": args.min_nodes} if args.min_nodes else {}),  # older caches stay valid
     }
+    spec = read_options(args)
+    vocab = Vocabulary.fit(  # a single label attribute also names it within dict labels
+        (graphs[i] for i in train_idx),
+        node_attr=_single(spec.get("node_label")), edge_attr=_single(spec.get("edge_label")),
+    )
+    config = TrainConfig(epochs=args.epochs, batch_size=args.batch_size, lr=args.lr,
+                         width=args.width, layers=args.layers,
+                         states_per_pair=args.states_per_pair, val_k=args.val_k, seed=args.seed,
+                         lr_schedule=args.lr_schedule, ranking=args.ranking,
+                         device=args.device)
+    checkpoint = _siblings(out)["checkpoint"]
+    if args.resume and checkpoint.exists():
+        # before the labelling: a resume refused after it had replaced the label cache made
+        # with other data (72 labels lost for a mistyped --data)
+        check_checkpoint(checkpoint, vocab, config, start)
     everything = pairs + held_out
     problems = [costs.compile(graphs[i], graphs[j]) for i, j in everything]
     cache = _siblings(out)["label cache"]
@@ -163,17 +178,6 @@ def run(args: argparse.Namespace) -> int:
         raise OptionError("no training pair was solved to optimality in --exact-timeout; raise "
                           "it, lower --max-nodes, or pass --keep-unproven")
     _note_unvalidated(val_set, args.label_method)
-    spec = read_options(args)
-    vocab = Vocabulary.fit(  # a single label attribute also names it within dict labels
-        (graphs[i] for i in train_idx),
-        node_attr=_single(spec.get("node_label")), edge_attr=_single(spec.get("edge_label")),
-    )
-    config = TrainConfig(epochs=args.epochs, batch_size=args.batch_size, lr=args.lr,
-                         width=args.width, layers=args.layers,
-                         states_per_pair=args.states_per_pair, val_k=args.val_k, seed=args.seed,
-                         lr_schedule=args.lr_schedule, ranking=args.ranking,
-                         device=args.device)
-    checkpoint = _siblings(out)["checkpoint"]
     if args.resume and not checkpoint.exists():
         print(f"gedkit: note: no checkpoint at {checkpoint}: starting from epoch 1",
               file=sys.stderr)

@@ -295,6 +295,18 @@ def _describe(row: dict) -> str:
     return text + f", {row['seconds']:.1f} s"
 
 
+def check_checkpoint(path: str | Path, vocab: Vocabulary, config: TrainConfig,
+                     start: GelatoNet | None = None) -> None:
+    """A one-line error unless the checkpoint ``path`` was made with the network
+    :func:`train` would make of ``vocab``, ``config`` and ``start``: asked before the
+    labelling, whose cache a refused resume had replaced."""
+    if start is not None:
+        vocab = start.vocab
+        config = replace(config, width=start.width, layers=start.n_layers)
+    _load_checkpoint(Path(path), GelatoNet(vocab, width=config.width, layers=config.layers),
+                     config)
+
+
 def _load_checkpoint(path: Path, net: GelatoNet, config: TrainConfig) -> dict:
     saved = load_checked(path, _CHECKPOINT, "a Gelato checkpoint")
     if _canonical(saved["net"]) != _canonical(net.config()):
