@@ -204,7 +204,7 @@ def read(
         Which attributes form the labels (see the module docstring); by default the
         format's own choice.
     format : str, optional
-        One of :func:`formats`, overriding the extension.
+        One of :func:`gedkit.io.formats`, overriding the extension.
     directed : {"error", "keep", "ignore"}
         What to do with a graph the file says is directed: refuse it (the default, since
         GXL's default edgemode is directed and files meant as undirected often omit it),
