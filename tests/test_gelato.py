@@ -732,6 +732,11 @@ def test_devices_are_checked_and_the_cpu_works(torch, trained, tmp_path, capsys)
     if not torch.cuda.is_available():
         with pytest.raises(OptionError, match="sees no CUDA GPU"):
             get_solver("gelato", model=net, device="cuda").solve(p, Budget())
+        # whatever the pair: one whose network never runs answered all the same
+        with pytest.raises(OptionError, match="sees no CUDA GPU"):
+            gedkit.ged("CCOC", "CCNC", method="gelato", device="cuda")
+        assert main(["ged", "CCOC", "CCNC", "--method", "gelato", "--device", "cuda"]) == 2
+        assert "use --device cpu" in capsys.readouterr().err
         # training asks for the device before labelling anything
         code = main(["train", "gelato", "--data", str(AIDS_SAMPLE), "--out",
                      str(tmp_path / "m.pt"), "--device", "cuda"])

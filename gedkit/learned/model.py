@@ -28,7 +28,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from gedkit.errors import OptionError
+from gedkit.errors import Option, OptionError
 from gedkit.learned import FORMAT
 from gedkit.learned.features import CANDIDATE_FEATURES, Encoded, Vocabulary
 from gedkit.nn import load_checked, write_atomically
@@ -190,12 +190,13 @@ def resolve_device(spec: str) -> torch.device:
     if device.type == "cuda":
         if not torch.cuda.is_available():
             raise OptionError(f"device {spec!r}: this PyTorch ({torch.__version__}) sees no CUDA "
-                              "GPU; use device='cpu'")
+                              "GPU; use ", Option("device", "cpu"))
         if device.index is not None and device.index >= torch.cuda.device_count():
             raise OptionError(f"device {spec!r}: only {torch.cuda.device_count()} CUDA GPU(s)")
     elif device.type == "mps":
         if not torch.backends.mps.is_available():
-            raise OptionError(f"device {spec!r}: this PyTorch sees no Apple GPU; use device='cpu'")
+            raise OptionError(f"device {spec!r}: this PyTorch sees no Apple GPU; use ",
+                              Option("device", "cpu"))
     elif device.type != "cpu":
         raise OptionError(f"device must be cpu, cuda, cuda:N, mps or auto, got {spec!r}")
     return device

@@ -141,6 +141,13 @@ class GelatoSolver(Solver):
     def solve(self, problem: Problem, budget: Budget) -> Result:
         if not torch_installed():
             raise MissingDependencyError("torch", "the learned solver gelato", "learn")
+        if self.config["device"] not in (None, "cpu"):
+            # an unusable device is refused whatever the pair (a small pair whose network
+            # never ran answered with --device cuda on a CPU-only torch, a larger one not)
+            from gedkit.learned.model import resolve_device
+
+            import_torch()
+            resolve_device(self.config["device"])
         allowance = Allowance(budget)
         bound = get_solver("branch").solve(problem, budget)
         stats: dict = {"branch_cost": bound.upper_bound, "cut": []}
