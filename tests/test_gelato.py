@@ -744,6 +744,16 @@ def test_devices_are_checked_and_the_cpu_works(torch, trained, tmp_path, capsys)
         assert not (tmp_path / "m.pt.pairs.jsonl").exists()
 
 
+def test_cli_says_when_the_data_gives_fewer_pairs_than_asked(torch, tmp_path, capsys):
+    # (10,000 asked of 12 graphs trained on 110, without a word)
+    code = main(["train", "gelato", "--data", str(AIDS_SAMPLE), "--out", str(tmp_path / "m.pt"),
+                 "--max-nodes", "6", "--pairs", "1000", "--val-pairs", "1", "--epochs", "1",
+                 "--width", "8", "--layers", "1", "--states-per-pair", "2"])
+    err = capsys.readouterr().err
+    assert code == 0 and "note: --pairs 1,000: the graphs give 2 training pairs only" in err
+    assert "--val-pairs" not in err
+
+
 def test_cli_rejects_too_little_data(torch, tmp_path, capsys):
     code = main(["train", "gelato", "--data", str(AIDS_SAMPLE), "--out", str(tmp_path / "m.pt"),
                  "--max-nodes", "3"])

@@ -130,6 +130,11 @@ def run(args: argparse.Namespace) -> int:
     train_idx, val_idx = _split(len(graphs), val_pairs > 0, rng)
     pairs = _sample(rng, train_idx, train_idx, args.pairs)
     held_out = _sample(rng, val_idx, np.arange(len(graphs)), val_pairs) if val_pairs else []
+    for what, flag, asked, got in (("training", "--pairs", args.pairs, len(pairs)),
+                                   ("validation", "--val-pairs", val_pairs, len(held_out))):
+        if got < asked:  # (10,000 asked of 12 graphs trained on 110, without a word)
+            print(f"gedkit: note: {flag} {asked:,}: the graphs give {counted(got, what + ' pair')}"
+                  " only", file=sys.stderr)
     counts.update(graphs_used=len(graphs), train_graphs=len(train_idx), val_graphs=len(val_idx))
 
     header = {
