@@ -653,6 +653,13 @@ def test_cli_says_once_that_unproven_validation_labels_validate_nothing(torch, t
                  "--keep-unproven"]) == 0
     err = capsys.readouterr().err
     assert err.count("no validation") == 1 and "lowest training loss" in err
+    # without --keep-unproven: the way out a heuristic has (not a longer --exact-timeout)
+    assert main(["train", "gelato", "--data", str(AIDS_SAMPLE), "--out", str(out),
+                 "--overwrite", "--pairs", "4", "--val-pairs", "1", "--width", "8", "--layers",
+                 "1", "--epochs", "1", "--label-method", "ipfp"]) == 2
+    err = capsys.readouterr().err
+    assert "--label-method ipfp proved no training pair's label optimal" in err
+    assert "--keep-unproven" in err and "--exact-timeout" not in err
 
 
 def test_cli_keeps_graphs_within_the_size_range(torch, tmp_path, capsys):

@@ -180,6 +180,9 @@ def run(args: argparse.Namespace) -> int:
     train_set = [lp for lp, ok in zip(labelled[: len(pairs)], usable, strict=True) if ok]
     val_set = labelled[len(pairs):]
     if not train_set:
+        if args.label_method != "exact":  # (raising --exact-timeout cannot help a heuristic)
+            raise OptionError(f"--label-method {args.label_method} proved no training pair's "
+                              "label optimal; pass --keep-unproven to train on its maps")
         raise OptionError("no training pair was solved to optimality in --exact-timeout; raise "
                           "it, lower --max-nodes, or pass --keep-unproven")
     _note_unvalidated(val_set, args.label_method)
