@@ -185,7 +185,15 @@ def test_label_cache_resumes_and_restarts_on_other_settings(tmp_path):
     label_pairs(problems[:1], keys[:1], timeout=5, cache=cache, header={"a": 2},
                 note=notes.append)
     assert len(cache.read_text().splitlines()) == 2  # another header: a fresh cache
-    assert notes == [f"{cache}: 3 cached labels made with other settings discarded"]
+    assert notes == [f"{cache}: 3 cached labels made with other settings set aside; the file "
+                     "as it was is labels.jsonl.old (rename it back to use them with those "
+                     "settings)"]
+    # ... kept beside it: renamed back, the first settings find their labels again
+    (tmp_path / "labels.jsonl.old").replace(cache)
+    calls.clear()
+    label_pairs(problems, keys, timeout=5, cache=cache, header={"a": 1},
+                progress=lambda todo: calls.append(list(todo)) or todo)
+    assert calls == [[]]
 
 
 def test_label_cache_keeps_proven_labels_under_another_time_limit(tmp_path):
@@ -201,8 +209,9 @@ def test_label_cache_keeps_proven_labels_under_another_time_limit(tmp_path):
                         header={"a": 1, "exact_timeout": 9}, note=notes.append,
                         progress=lambda todo: calls.append(list(todo)) or todo)
     assert calls == [[2]]  # only the unproven label is made again
-    assert notes == [f"{cache}: 1 cached label made with other settings discarded "
-                     "(2 proven-optimal ones kept)"]
+    assert notes == [f"{cache}: 1 cached label made with other settings set aside (2 "
+                     "proven-optimal ones kept); the file as it was is labels.jsonl.old (rename "
+                     "it back to use them with those settings)"]
     assert all(lp.optimal for lp in again)
     assert json.loads(cache.read_text().splitlines()[0])["exact_timeout"] == 9
     notes.clear()
@@ -497,7 +506,7 @@ def test_cli_trains_resumes_and_reuses_labels(torch, tmp_path, capsys):
     other = [a if a != "16" else "8" for a in argv] + ["--max-nodes", "11"]
     assert main([*other, "--epochs", "3", "--resume"]) == 2
     err = capsys.readouterr().err
-    assert "made with another network" in err and "discarded" not in err
+    assert "made with another network" in err and "set aside" not in err
     assert labels.read_text() == cached
 
 

@@ -16,6 +16,7 @@ No torch here: the data can be built, inspected and cached without it.
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -117,11 +118,16 @@ def label_pairs(
     if path is not None and path.exists():
         known, discarded = _read_cache(path, header)
         if discarded:
+            # the file as it was kept beside it: a run that then failed (another label method,
+            # a refused resume) had lost the labelling of the settings it was made with
+            old = path.with_name(path.name + ".old")
+            shutil.copyfile(path, old)
             _rewrite(path, header, known)  # the kept labels under the header they now fit
             if note is not None:
                 kept = f" ({len(known)} proven-optimal ones kept)" if known else ""
                 note(f"{path}: {counted(discarded, 'cached label')} made with other settings "
-                     f"discarded{kept}")
+                     f"set aside{kept}; the file as it was is {old.name} (rename it back to "
+                     "use them with those settings)")
     if path is not None and not known:
         path.write_text(json.dumps(header) + "\n")
     todo = [i for i, key in enumerate(keys) if _k(key) not in known]
