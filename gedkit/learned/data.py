@@ -99,15 +99,15 @@ def label_pairs(
         The labelling solver (default ``"exact"``); part of what the cache depends on.
     cache : path, optional
         The cache file. Its first line is ``header``; a cache written with another header (other
-        data, costs or labelling method) is started afresh, except that under another time
-        limit (header key ``exact_timeout``) the proven-optimal labels are kept: a proof holds
-        whatever the time it took.
+        data, costs or labelling method) is started afresh, the file as it was kept beside it
+        (``.old``), except that under another time limit (header key ``exact_timeout``) the
+        proven-optimal labels are kept: a proof holds whatever the time it took.
     header : dict, optional
         What the labels depend on.
     progress : callable, optional
         Wraps the iteration over the problems still to label (e.g. a progress bar).
     note : callable, optional
-        Receives one line saying how many cached labels were discarded (made with other
+        Receives one line saying how many cached labels were set aside (made with other
         settings), if any.
     """
     header = {"gelato_labels": 1, **(header or {})}
