@@ -112,6 +112,12 @@ def test_pick_one_graph_of_a_collection():
     labels = {"node_label": "symbol", "edge_label": None}
     assert gedkit.read(f"{FIX / 'collection.cxl'}#second", **labels).name == "second"
     assert gedkit.read(f"{FIX / 'collection.cxl'}#0", **labels).name == "small"
+    # only the graph asked for is read: another listed file missing is no concern of it
+    assert gedkit.read(f"{FIX / 'missing_entry.cxl'}#small", **labels).name == "small"
+    with pytest.raises(FormatError, match=r"listed graph 'absent\.gxl' not found"):
+        gedkit.read(f"{FIX / 'missing_entry.cxl'}#absent", **labels)
+    with pytest.raises(FormatError, match=r"no graph named 'nobody'"):
+        gedkit.read(f"{FIX / 'missing_entry.cxl'}#nobody", **labels)
 
 
 def test_a_file_whose_name_holds_a_hash_is_read_as_named(tmp_path):

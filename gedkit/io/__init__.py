@@ -117,7 +117,7 @@ class _Format:
 
 _FORMATS = {
     "gxl": _Format((".gxl",), read_gxl),
-    "cxl": _Format((".cxl",), read_cxl, options=("directed", "graph_dir")),
+    "cxl": _Format((".cxl",), read_cxl, options=("directed", "graph_dir", "select")),
     "gexf": _Format((".gexf",), read_gexf),
     "graphml": _Format((".graphml",), read_graphml),
     "json": _Format((".json",), read_json, writer=write_json, gzip=True),

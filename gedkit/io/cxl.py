@@ -12,6 +12,7 @@ from typing import Any
 
 from gedkit.errors import FormatError, Words
 from gedkit.graph import Graph
+from gedkit.io.common import picked
 from gedkit.io.gxl import read_gxl
 from gedkit.io.xmlparse import parse_xml
 
@@ -39,10 +40,15 @@ def cxl_entries(path: str | Path) -> list[tuple[str, str | None]]:
 
 
 def read_cxl(path: Path, node_label: Any, edge_label: Any, directed: str,
-             graph_dir: str | Path | None) -> Iterator[Graph]:
-    """Yield the graphs a CXL collection lists, each named after its GXL file."""
+             graph_dir: str | Path | None, select: str | None = None) -> Iterator[Graph]:
+    """Yield the graphs a CXL collection lists, each named after its GXL file (``select``:
+    the one ``FILE#ID`` names, its file alone read: another listed file missing was the
+    error before)."""
     folder = Path(graph_dir) if graph_dir is not None else path.parent
-    for file, _ in cxl_entries(path):
+    entries = cxl_entries(path)
+    if select is not None:
+        entries = [picked(entries, lambda entry: Path(entry[0]).stem, select, path)]
+    for file, _ in entries:
         gxl = folder / file
         if not gxl.is_file():
             hint = () if graph_dir is not None else (
