@@ -10,6 +10,7 @@ upper bounds never rise, lower bounds never fall, and its last item is the call'
 
 from __future__ import annotations
 
+import atexit
 import math
 import queue
 import threading
@@ -210,21 +211,15 @@ def ged_iter(g1: Any, g2: Any, costs: Any = "uniform", method: str = "auto",
 #: interpreter exits (a stream still open then, its solve in compiled code in a daemon
 #: thread, ended the process with "terminate called without an active exception", SIGABRT)
 _RUNNING: dict[threading.Event, threading.Thread] = {}
-_AT_EXIT = threading.Lock()
 
 
 def _stop_at_exit(stop: threading.Event, worker: threading.Thread) -> None:
     """Have ``worker`` stopped (``stop``) and joined at the interpreter's exit, unless its
     stream ends first."""
-    with _AT_EXIT:
-        if not _RUNNING and not getattr(_stop_at_exit, "registered", False):
-            import atexit
-
-            atexit.register(_stop_all)
-            _stop_at_exit.registered = True  # type: ignore[attr-defined]
-        _RUNNING[stop] = worker
+    _RUNNING[stop] = worker
 
 
+@atexit.register
 def _stop_all() -> None:
     for stop, worker in list(_RUNNING.items()):
         stop.set()
