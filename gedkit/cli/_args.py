@@ -7,7 +7,6 @@ import contextlib
 import json
 import os
 import re
-import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -91,30 +90,25 @@ def written(path: str) -> Iterator[Any]:
     Ctrl-C while 20,101 rows were written left 62 of them, in a file that looked complete;
     then it is left as it was, and stderr says so. (A device, a pipe or a link is written as
     it is.)"""
+    from gedkit.nn import replacing
+
     target = Path(path)
     # (a link is written through, not replaced by a file)
     whole = not target.is_symlink() and (not target.exists() or target.is_file())
-    partial = target.with_name(f".{target.name}.partial") if whole else target
     try:
-        try:
-            with open(partial, "w", newline="", encoding="utf-8") as out:
+        with contextlib.ExitStack() as stack:
+            into = stack.enter_context(replacing(target, keep_mode=True)) if whole else target
+            with open(into, "w", newline="", encoding="utf-8") as out:
                 yield out
-            if whole:
-                if target.exists():  # the file's permissions stay
-                    shutil.copymode(target, partial)
-                os.replace(partial, target)
-        except BaseException:
-            if whole:
-                with contextlib.suppress(OSError):
-                    partial.unlink()
-            raise
     except KeyboardInterrupt:
         if whole:
             print(f"gedkit: interrupted while writing {path}: left as it was",
                   file=sys.stderr)
         raise
     except OSError as err:
-        if err.strerror and err.filename in (None, str(partial)):
+        # (named by the file meant, not the one written beside it)
+        if err.strerror and (err.filename is None
+                             or Path(err.filename).name.startswith(f".{target.name}.")):
             raise OSError(err.errno, err.strerror, path) from None
         raise
 

@@ -13,8 +13,6 @@ guess: the decoder replaces it by what it measures.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -76,13 +74,12 @@ def _saved_rate() -> float | None:
 def _save_rate(value: float) -> None:
     """Keep ``value`` for later processes (whole or not at all; where the folder cannot be
     written, not at all)."""
+    from gedkit.nn import write_atomically  # (no torch)
+
     path = _rate_file()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".rate-")
-        with os.fdopen(fd, "w") as out:
-            out.write(repr(value))
-        os.replace(temp, path)
+        write_atomically(path, lambda tmp: tmp.write_text(repr(value)))
     except OSError:
         return
 

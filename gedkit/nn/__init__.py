@@ -12,15 +12,17 @@ import contextlib
 import functools
 import os
 import pickletools
+import shutil
 import tempfile
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 
 from gedkit.errors import FormatError
 
-__all__ = ["check_weights_file", "load_checked", "require_torch", "write_atomically"]
+__all__ = ["check_weights_file", "load_checked", "replacing", "require_torch",
+           "write_atomically"]
 
 
 def require_torch(feature: str = "the learned solver gelato") -> ModuleType:
@@ -130,13 +132,25 @@ def write_atomically(path: str | os.PathLike, write: Callable[[Path], None]) -> 
     """``write(tmp)`` to a temporary file beside ``path``, then moved onto ``path`` in one
     step: a Ctrl-C or a full disk during the writing leaves the previous file whole (a
     checkpoint cut short would lose the training it holds) and no temporary file behind."""
+    with replacing(path) as tmp:
+        write(tmp)
+
+
+@contextlib.contextmanager
+def replacing(path: str | os.PathLike, keep_mode: bool = False) -> Iterator[Path]:
+    """A temporary file beside ``path`` for the block to write, moved onto ``path`` in one
+    step when the block ends, removed when it raises (see :func:`write_atomically`); with
+    ``keep_mode`` an existing ``path``'s permissions stay, else the umask's."""
     path = Path(path)
     fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
     os.close(fd)
     tmp = Path(name)
     try:
-        write(tmp)
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp's file is private; a saved one is not
+        yield tmp
+        if keep_mode and path.exists():
+            shutil.copymode(path, tmp)
+        else:
+            os.chmod(tmp, 0o666 & ~_umask())  # mkstemp's file is private; a saved one is not
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
