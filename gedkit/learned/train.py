@@ -146,9 +146,7 @@ def train(
         raise OptionError(f"ranking must be a finite weight of at least 0, got {config.ranking}")
     t_start = time.perf_counter()
     torch.manual_seed(config.seed)
-    if start is not None:
-        vocab = start.vocab
-        config = replace(config, width=start.width, layers=start.n_layers)
+    vocab, config = _shaped(vocab, config, start)
     net = GelatoNet(vocab, width=config.width, layers=config.layers)
     if start is not None:
         net.load_state_dict(start.state_dict())
@@ -300,11 +298,18 @@ def check_checkpoint(path: str | Path, vocab: Vocabulary, config: TrainConfig,
     """A one-line error unless the checkpoint ``path`` was made with the network
     :func:`train` would make of ``vocab``, ``config`` and ``start``: asked before the
     labelling, whose cache a refused resume had replaced."""
-    if start is not None:
-        vocab = start.vocab
-        config = replace(config, width=start.width, layers=start.n_layers)
+    vocab, config = _shaped(vocab, config, start)
     _load_checkpoint(Path(path), GelatoNet(vocab, width=config.width, layers=config.layers),
                      config)
+
+
+def _shaped(vocab: Vocabulary, config: TrainConfig, start: GelatoNet | None
+            ) -> tuple[Vocabulary, TrainConfig]:
+    """The labels and config of the network :func:`train` makes: a ``start`` network's own
+    labels, width and layers replace ``vocab`` and the config's."""
+    if start is None:
+        return vocab, config
+    return start.vocab, replace(config, width=start.width, layers=start.n_layers)
 
 
 def _load_checkpoint(path: Path, net: GelatoNet, config: TrainConfig) -> dict:
