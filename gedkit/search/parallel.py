@@ -354,6 +354,15 @@ def _on_workers(coll, run, graphs, parameter, model, verify, jobs: int,
             packed = None
     pool, kept, pairs = _pool(coll, path, method, task, loaded, packed, jobs)
     counted = pairs.value  # (a kept pool's count goes on from search to search)
+
+    def catch_up() -> None:
+        """The pairs the workers verified since the last look, to the progress."""
+        nonlocal counted
+        now = pairs.value
+        if now > counted:
+            shown.verified(now - counted)
+            counted = now
+
     results = []
     finished = False
     ended = None  # the exit code of a worker that ended during the search
@@ -374,10 +383,7 @@ def _on_workers(coll, run, graphs, parameter, model, verify, jobs: int,
         done = 0
         shown.on_workers(len(workers))
         while time.monotonic() < late:
-            now = pairs.value  # the pairs the workers verified so far
-            if now > counted:
-                shown.verified(now - counted)
-                counted = now
+            catch_up()
             shown.tick()  # (a long wait for the workers' answers: the line says so)
             try:
                 answers = answered.next(timeout=_POLL)
@@ -418,8 +424,7 @@ def _on_workers(coll, run, graphs, parameter, model, verify, jobs: int,
                 _pass_on_interrupt(workers)
                 late = time.monotonic() + _GRACE
     finally:
-        if pairs.value > counted:  # what the last answers' workers counted
-            shown.verified(pairs.value - counted)
+        catch_up()  # what the last answers' workers counted
         _done_with(coll, pool, kept, finished)
         if temp is not None:
             os.unlink(temp)
