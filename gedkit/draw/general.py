@@ -157,7 +157,8 @@ def draw_panel(ax: Any, panel: Panel, pos: np.ndarray, ctx: Context) -> None:
                     top = pos[a] + np.array([0.0, 2.0 * ctx.node_size / ctx.ppu])
                     _edge_text(ax, top, top, text, "#555555", ctx)
                 elif bent[k]:  # on its curve (an arc and its reverse: one label each)
-                    middle = _arc(pos[a], pos[b], bent[k])[12]
+                    curve = _arc(pos[a], pos[b], bent[k])
+                    middle = curve[len(curve) // 2]
                     _edge_text(ax, middle, middle, text, "#555555", ctx)
                 else:
                     _edge_text(ax, pos[a], pos[b], text, "#555555", ctx)

@@ -52,17 +52,17 @@ def find_id(coll: Any, select: str, path: str | Path) -> Any:
     number = int(select) if select.isascii() and select.isdigit() else None
     if number is not None and number in coll:
         return number
-    ids = coll.ids if number is not None else []
-    numbered = any(isinstance(graph_id, int) for graph_id in ids)
-    if number is not None and not numbered and number < len(ids):
-        return ids[number]
-    if numbered:
+    if number is None:
+        raise FormatError(f"{path}: no graph with id {select!r}")
+    ids = coll.ids
+    if any(isinstance(graph_id, int) for graph_id in ids):
         raise FormatError(f"{path}: no graph with id {number} (its ids include numbers, so "
                           f"#{number} means id {number}, not graph number {number}; it holds "
                           f"{len(coll):,} graphs)")
-    raise FormatError(f"{path}: no graph with id {select!r}"
-                      + (f" and no graph number {number} (it holds {len(coll)})"
-                         if number is not None else ""))
+    if number < len(ids):
+        return ids[number]
+    raise FormatError(f"{path}: no graph with id {select!r} and no graph number {number} (it "
+                      f"holds {len(coll)})")
 
 
 def _named(g: Graph, graph_id: Any) -> Graph:
