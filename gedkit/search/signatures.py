@@ -288,9 +288,9 @@ class Signatures:
         return index
 
     def top_nodes(self) -> tuple[np.ndarray, np.ndarray]:
-        """Every row's counts of the collection's :data:`TOP_NODE_LABELS` most frequent node
-        labels, eight bytes a row (a count of 255 stands for 255 or more), and each node
-        ordinal's place among them (-1: not among them), built once: the window filter's
+        """Each node ordinal's place among the collection's :data:`TOP_NODE_LABELS` most
+        frequent node labels (-1: not among them), and every row's counts of those, eight
+        bytes a row (a count of 255 stands for 255 or more), built once: the window filter's
         first test reads a row's node labels there, in sequence, before its multiset."""
         kept = self.__dict__.get("_top_nodes")
         if kept is None:
