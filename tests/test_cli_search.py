@@ -702,7 +702,12 @@ def test_csv_rows_of_an_interrupted_query_say_so(lib):
     from gedkit.cli._search import _summary
 
     assert _summary([answered, stopped, empty], 1.0).startswith(
-        "3 queries, 4 hits (2 of them from queries Ctrl-C stopped), ")
+        "3 queries, 4 hits, 2 of them from queries Ctrl-C stopped, ")
+    # with undecided graphs the count is of both (it read as a count of the undecided)
+    open_ = dataclasses.replace(answered, query="open", undecided=list(answered.hits),
+                                interrupted=True)
+    assert _summary([open_], 1.0).startswith(
+        "1 query, 2 hits, 2 undecided, 4 of the hits and undecided from queries Ctrl-C stopped")
 
 
 @needs_mces

@@ -448,8 +448,9 @@ def _summary(results: list[SearchResult], seconds: float) -> str:
         parts.append(f"{undecided:,} undecided")
     # (their CSV rows say "interrupted", not "hit" or "undecided": told apart here too)
     stopped = sum(len(r.hits) + len(r.undecided) for r in results if r.interrupted)
-    if stopped:
-        parts[-1] += f" ({stopped:,} of them from queries Ctrl-C stopped)"
+    if stopped:  # (of both: "5,148 undecided (5,188 of them ...)" counted the hits too)
+        parts.append(f"{stopped:,} of {'the hits and undecided' if undecided else 'them'} "
+                     "from queries Ctrl-C stopped")
     parts.append(f"{certified:,} of {len(results):,} certified")
     return ", ".join(parts) + f", {_duration(seconds)}"
 
