@@ -491,6 +491,31 @@ def test_kekulized_bonds_are_read_only_when_named():
     assert mol.GetBondWithIdx(0).GetIsAromatic()
 
 
+def test_a_molecule_with_hydrogen_atoms_is_its_smiles(tmp_path):
+    """RDKit keeps hydrogen atoms added to a molecule (AddHs, for 3D embedding) and drops them
+    reading SMILES and SDF: one molecule must be one graph whichever way it comes (with its
+    hydrogens it was 12 edits from its own SMILES, and a collection search found nothing
+    near); the hydrogens RDKit keeps as atoms reading files (isotopes) stay nodes alike."""
+    chem()
+    from rdkit import Chem
+
+    ethanol = Chem.AddHs(Chem.MolFromSmiles("CCO"))
+    assert ethanol.GetNumAtoms() == 9
+    g = gedkit.io.from_rdkit(ethanol)
+    assert g == gedkit.io.from_smiles("CCO") == gedkit.io.from_smiles("[H]C([H])([H])C([H])([H])O[H]")
+    assert gedkit.ged(ethanol, "CCO").distance == 0
+    full = gedkit.io.from_rdkit(ethanol, node_label="*")
+    assert [label["hydrogens"] for label in full.node_labels] == [3, 2, 1]
+    assert ethanol.GetNumAtoms() == 9  # the caller's molecule is left as it was
+    aspirin = Chem.AddHs(Chem.MolFromSmiles("CC(=O)Oc1ccccc1C(=O)O"))
+    with Chem.SDWriter(str(tmp_path / "aspirin.sdf")) as out:
+        out.write(aspirin)
+    assert gedkit.io.from_rdkit(aspirin) == gedkit.read(tmp_path / "aspirin.sdf")
+    deuterated = "[2H]C([2H])([2H])O"
+    assert gedkit.io.from_rdkit(Chem.MolFromSmiles(deuterated)).n == 5
+    assert gedkit.io.from_smiles(deuterated).n == 5
+
+
 def test_mol_and_sdf_files(tmp_path):
     chem()
     caffeine = gedkit.io.from_smiles(CAFFEINE)

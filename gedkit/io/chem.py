@@ -1,7 +1,11 @@
 """Molecules through RDKit: SMILES strings and files, SDF and MOL files.
 
 Atoms become nodes (ids ``0..n-1`` in RDKit's atom order), bonds become edges. Hydrogens stay
-implicit, as RDKit gives them after sanitising. Each atom has the attributes
+implicit, as RDKit gives them after sanitising; an RDKit molecule given with hydrogen atoms (after
+``AddHs``, for 3D embedding) loses them as RDKit's ``RemoveHs`` removes them, which is what it
+does reading a SMILES string or an SDF file, so that one molecule is one graph whichever way it
+comes (the hydrogens RDKit keeps as atoms, e.g. isotopes such as ``[2H]``, stay nodes labelled
+``H``; the other atoms keep their order). Each atom has the attributes
 
 - ``atom``: element symbol (``"C"``), the default node label,
 - ``charge``: formal charge, ``aromatic``: bool, ``hydrogens``: total attached hydrogens;
@@ -76,6 +80,7 @@ def from_rdkit(mol: Any, node_label: Any = "atom", edge_label: Any = "bond", *,
     """
     check_label_spec(node_label, "node_label")
     check_label_spec(edge_label, "edge_label")
+    mol = _without_hydrogens(mol)
     kekule = _kekulized(mol, source) if _wants(edge_label, "kekule") else None
     if node_label == "atom" and edge_label in ("bond", "kekule"):
         # the usual labels, read straight (a collection reads millions of molecules): atoms
@@ -110,6 +115,22 @@ def from_rdkit(mol: Any, node_label: Any = "atom", edge_label: Any = "bond", *,
             attrs["kekule"] = _order(bond, source)
     return build_graph(nodes, edges, name=name, source=source, node_label=node_label,
                        edge_label=edge_label)
+
+
+def _without_hydrogens(mol: Any) -> Any:
+    """``mol`` without the hydrogen atoms RDKit removes reading SMILES or SDF (a molecule
+    after ``AddHs`` was 12 edits from its own SMILES, and found nothing near in a
+    collection); ``mol`` itself when it has none (two counts: no copy on the way of the
+    millions of molecules a collection reads)."""
+    if mol.GetNumAtoms() == mol.GetNumHeavyAtoms():
+        return mol
+    Chem, _ = _chem()
+    try:
+        return Chem.RemoveHs(mol)
+    except Exception:  # one RDKit will not sanitise again: removed as it is
+        stripped = Chem.RemoveHs(mol, sanitize=False)
+        stripped.UpdatePropertyCache(strict=False)
+        return stripped
 
 
 def _wants(spec: Any, attribute: str) -> bool:
