@@ -514,6 +514,27 @@ def test_cli_mces_draw(capsys, graph_files, tmp_path):
     assert code == 0 and (tmp_path / "m.png").stat().st_size > 1000
 
 
+def test_cli_pictures_are_written_whatever_became_of_stdout(graph_files, tmp_path):
+    """The reader of stdout gone before the answer is printed (``| true``): the picture of
+    ``--draw`` was never written, with exit status 0; stdout closed from the start (``>&-``):
+    a traceback at exit, status 1."""
+    for command in ("ged", "mces"):
+        picture = tmp_path / f"{command}.png"
+        child = subprocess.Popen([sys.executable, "-m", "gedkit", command, *graph_files,
+                                  "--draw", str(picture)], stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE)
+        child.stdout.close()  # before the answer: its print meets a broken pipe
+        err = child.stderr.read().decode()
+        assert child.wait() == 0 and picture.stat().st_size > 1000, err
+        assert "Traceback" not in err
+    picture = tmp_path / "closed.png"
+    done = subprocess.run([sys.executable, "-m", "gedkit", "ged", *graph_files, "--draw",
+                           str(picture)], stderr=subprocess.PIPE, text=True,
+                          preexec_fn=lambda: os.close(1))
+    assert done.returncode == 0 and "Traceback" not in done.stderr
+    assert picture.stat().st_size > 1000
+
+
 def test_cli_bad_picture_name_fails_before_solving(capsys, graph_files, tmp_path):
     code, out, err = _cli(capsys, "ged", *graph_files, "--draw", str(tmp_path / "x.gif"))
     assert code == 2 and out == ""

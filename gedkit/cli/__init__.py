@@ -98,14 +98,16 @@ def _exit_without_teardown(status: int) -> None:
     if programs is not None:
         atexit.unregister(programs.drain)
     for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):  # a closed pipe: nothing to deliver
+        # a closed pipe: nothing to deliver; a stream closed before the start (``>&-``) is
+        # None
+        with contextlib.suppress(OSError, ValueError, AttributeError):
             stream.flush()
     run_exit_callbacks = getattr(atexit, "_run_exitfuncs", None)
     if run_exit_callbacks is None:  # not CPython: its own exit
         return
     run_exit_callbacks()
     for stream in (sys.stdout, sys.stderr):  # what the callbacks printed
-        with contextlib.suppress(OSError, ValueError):
+        with contextlib.suppress(OSError, ValueError, AttributeError):
             stream.flush()
     os._exit(status)
 

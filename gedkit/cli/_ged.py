@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from gedkit.cli._args import (
@@ -92,6 +93,19 @@ def check_draw(args: argparse.Namespace) -> None:
     require_matplotlib()
 
 
+def shown_then_drawn(args: argparse.Namespace, show: Callable[[], None],
+                     picture: Any) -> None:
+    """``show()`` (the printed answer), then :func:`write_picture`; the picture also when
+    the reader of stdout went away first (``gedkit ged A B --draw p.png | head -1`` left no
+    picture and exited 0)."""
+    try:
+        show()
+    except BrokenPipeError:
+        write_picture(args, picture)
+        raise
+    write_picture(args, picture)
+
+
 def write_picture(args: argparse.Namespace, picture: Any) -> None:
     """Call ``picture(path)`` for ``--draw`` and say on stderr where it went."""
     import sys
@@ -133,8 +147,8 @@ def run(args: argparse.Namespace) -> int:
     result.time += reading  # what the command spent, its reading included
     drop = ("node_map", "edit_path") if args.no_path else ()
     text = "" if args.json else report(result, args.threshold, path=not args.no_path)
-    print_result(result, args.json, drop, text)
-    write_picture(args, lambda out: _draw_pair(result, out, args.steps))
+    shown_then_drawn(args, lambda: print_result(result, args.json, drop, text),
+                     lambda out: _draw_pair(result, out, args.steps))
     return finish(result, args)
 
 

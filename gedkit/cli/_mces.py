@@ -20,7 +20,7 @@ from gedkit.cli._ged import (
     add_draw_arguments,
     check_draw,
     finish,
-    write_picture,
+    shown_then_drawn,
 )
 from gedkit.cli._inputs import (
     add_input_arguments,
@@ -79,8 +79,7 @@ def run(args: argparse.Namespace) -> int:
     result.time += reading  # what the command spent, its reading included
     drop = ("node_map", "edges") if args.no_map else ()
     text = "" if args.json else report(result, mapping=not args.no_map)
-    print_result(result, args.json, drop, text)
-    write_picture(args, result.draw)
+    shown_then_drawn(args, lambda: print_result(result, args.json, drop, text), result.draw)
     return finish(result, args)
 
 
