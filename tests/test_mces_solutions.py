@@ -110,3 +110,21 @@ def test_similarity_is_rascals(a, b):
     assert r.num_edges == len(found[0].bondMatches())
     assert r.similarity == pytest.approx(found[0].similarity)
     assert len(r.fragments) == found[0].numFragments
+
+
+def test_similarity_is_rascals_first_of_all_its_best():
+    """Where RASCAL's default search meets a maximum map of more fragments first (5 common
+    bonds in 2 fragments, similarity 0.129), ``rascal_ties`` is the map RASCAL ranks first
+    when it collects them all (``allBestMCESs``: 1 fragment, 0.108), as documented."""
+    pytest.importorskip("rdkit")
+    from rdkit import Chem
+    from rdkit.Chem import rdRascalMCES
+
+    a, b = "CCOC(=O)[CH]1CN(CC(C)C)C(=O)C1=O", "C[N+](C)(CC1=CC=CC=C1)CC2=CC=CC=C2"
+    opts = rdRascalMCES.RascalOptions()
+    opts.similarityThreshold = 0.0
+    opts.allBestMCESs = True
+    best = rdRascalMCES.FindMCES(Chem.MolFromSmiles(a), Chem.MolFromSmiles(b), opts)[0]
+    r = gedkit.mces(a, b, "exact", rascal_ties=True)
+    assert (r.num_edges, len(r.fragments)) == (len(best.bondMatches()), best.numFragments)
+    assert r.similarity == pytest.approx(best.similarity) == pytest.approx(0.108, abs=1e-3)

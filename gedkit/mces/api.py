@@ -61,8 +61,10 @@ def mces(
         ``rascal``: ``max_bond_pairs``). ``connected=True`` (``auto``, ``exact``,
         ``rascal``) asks for the largest *connected* common subgraph, as RDKit's FindMCS
         finds it; ``rascal_ties=True`` (``auto``, ``exact``) picks, among equally large
-        maps, the one RASCAL reports (fewest fragments, then the largest), so that
-        ``similarity`` is RASCAL's. All maximum maps: :func:`gedkit.mces.all_maximum`.
+        maps, the one RASCAL reports with ``allBestMCESs=True`` (fewest fragments, then
+        the largest), so that ``similarity`` is RASCAL's then (by default RASCAL reports the
+        first maximum map its search meets, which may have more fragments and a higher
+        similarity). All maximum maps: :func:`gedkit.mces.all_maximum`.
 
     Returns
     -------

@@ -6,7 +6,8 @@ edges is reported in turn, with the twin rule off (twins give distinct maps). Ma
 on the nodes their common edges touch, so two maps differing only in nodes that keep nothing are
 one solution. :func:`rascal_key` is RASCAL's order among equally large solutions (fewest fragments,
 then the most atoms in the largest one), and :func:`rascal_choice` applies it to the maps
-found, so that the Johnson similarity is the one RASCAL reports.
+found, so that the Johnson similarity is the one RASCAL reports when it collects every maximum
+map (``allBestMCESs=True``; by default it reports the first one its search meets).
 """
 
 from __future__ import annotations
