@@ -81,6 +81,10 @@ SHORT_ASSIGNMENTS = 2
 # this many assignments, about what IPFP takes to converge there: 1,000 nodes from ~1.2 s,
 # 2,000 from ~9 s (at 5 s BRANCH first cost IPFP 9% on the 2,000-node molecule pair)
 BRANCH_FIRST_AFTER_ASSIGNMENTS = 20
+# with at least this many seconds (or no limit) the branch classes' bound comes before IPFP,
+# not in the time it leaves: a tenth of a second at 2,000 nodes, where IPFP's starts may run
+# for the whole limit, and Ctrl-C then found only the cheap bound (1,084 against 1,252)
+CLASSES_BOUND_FIRST_SECONDS = 5.0
 # share of the budget the local search on BRANCH's map may take before IPFP: on large pairs a
 # sweep is slow and IPFP's maps are far better (1,000 nodes, 2 s: refine alone took it all)
 REFINE_SHARE = 0.15
@@ -193,6 +197,20 @@ class Auto(Solver):
             left = budget.remaining()
             short = left < assignment + SHORT_ASSIGNMENTS * step
             classes = BranchClasses.of(problem)
+
+            def classes_bound() -> None:
+                nonlocal lower
+                t1 = time.perf_counter()
+                bound = classes.bound(budget.remaining())
+                if bound is not None:
+                    lower = max(lower, bound)
+                    stages.append({"method": "branch_classes", "lower_bound": bound,
+                                   "upper_bound": None, "time": time.perf_counter() - t1})
+
+            bound_first = classes is not None and (
+                budget.timeout is None or budget.remaining() >= CLASSES_BOUND_FIRST_SECONDS)
+            if bound_first:
+                classes_bound()
             if short:
                 if classes is None:
                     # the best single map counts (the node assignment's on the 2,000-node
@@ -209,15 +227,10 @@ class Auto(Solver):
                 init = "bipartite" if short and classes is not None else IPFP_INIT
                 record(get_solver("ipfp", starts=starts, init=init)
                        .solve(problem, self._stage(budget, 1.0)))
-            if classes is not None and not settled():
+            if classes is not None and not bound_first and not settled():
                 # in the time IPFP leaves (it stops when its next step would not fit: 0.2-0.3
                 # s of 2 or 5 s at 2,000 nodes), so that its maps lose nothing to the bound
-                t1 = time.perf_counter()
-                bound = classes.bound(budget.remaining())
-                if bound is not None:
-                    lower = max(lower, bound)
-                    stages.append({"method": "branch_classes", "lower_bound": bound,
-                                   "upper_bound": None, "time": time.perf_counter() - t1})
+                classes_bound()
         elif size > EXACT_UP_TO_NODES:
             record(get_solver("branch").solve(problem, budget))
             # also without a time limit (then IPFP's starts run their course): a 300-node
