@@ -442,7 +442,8 @@ def test_pairwise_option_errors_are_one_line(capsys, files):
     # after the whole job): the table would otherwise come first on stdout
     folder = Path(files["a"]).parent
     for target, says in ((folder / "none" / "x.csv", "does not exist"),
-                         (folder, "is a folder")):
+                         (folder, "is a folder"),
+                         (Path(files["b"]) / "x.csv", "is a file, not a folder")):
         code, out, err = run(capsys, "pairwise", files["a"], files["b"], "--csv", target)
         assert_one_line_error(code, out, err, "--csv", says)
     # nor may an output be an input: the graphs would be lost to the table

@@ -69,7 +69,8 @@ def test_a_string_is_a_file_when_the_file_exists(tmp_path, monkeypatch):
     chem()
     monkeypatch.chdir(tmp_path)
     Path("CCO").write_text("t # 0\nv 0 C\n")  # a file that happens to be named like SMILES
-    with pytest.raises(FormatError, match="cannot tell the format of 'CCO'"):
+    with pytest.raises(FormatError, match=r"cannot tell the format of 'CCO'.*for the SMILES "
+                       r"string 'CCO', write 'smiles:CCO'"):
         as_graph("CCO")
     assert as_graph("smiles:CCO").n == 3  # the prefix always means SMILES
     assert as_graph(Path("C#N").name).n == 2  # no file "C": SMILES, triple bond and all

@@ -539,6 +539,19 @@ def test_mol_and_sdf_files(tmp_path):
     assert gedkit.read_all(several, format="sdf") == both
 
 
+def test_cxsmiles_extensions_are_read_with_their_smiles(tmp_path):
+    """A CXSMILES line (``SMILES |extension| title``): the extension was the molecule's
+    name ('|r| alanine rac'); RDKit reads it with the SMILES, the title follows it."""
+    chem()
+    smi = tmp_path / "cx.smi"
+    smi.write_text("C[C@H](N)C(=O)O |r| alanine rac\nCCN |$;;$|\nCO methanol\n")
+    graphs = gedkit.read_all(smi)
+    assert [g.name for g in graphs] == ["alanine rac", "cx[1]", "methanol"]
+    assert graphs[0] == gedkit.io.from_smiles("C[C@H](N)C(=O)O")
+    assert gedkit.io.chem.record_names(smi, False) == [g.name for g in graphs]
+    assert gedkit.read(f"{smi}#alanine rac") == graphs[0]
+
+
 def test_one_molecule_of_a_smiles_file_is_picked_without_parsing_the_others(tmp_path):
     """``FILE#ID`` on a SMILES file or table finds the record by name, else by number,
     and parses that molecule alone (MOSES's ``test.csv.gz#0`` parsed all 176,000 looking

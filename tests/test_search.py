@@ -1736,8 +1736,13 @@ def test_unreadable_molecules_skipped_on_request(tmp_path):
     with pytest.raises(FormatError, match=r"lib.smi:2: RDKit cannot parse"):
         Collection().add(smi)
     coll = Collection()
-    with pytest.warns(gedkit.search.collection.SkippedWarning, match="2 graphs could not be"):
+    with pytest.warns(gedkit.search.collection.SkippedWarning,
+                      match="2 graphs could not be") as told:
         assert coll.add(smi, errors="skip") == 2
+    assert told[0].filename == __file__  # the line the user wrote, not gedkit's
+    with pytest.warns(gedkit.search.collection.SkippedWarning,
+                      match="^1 graph could not be read and was left out"):
+        Collection().add([gedkit.from_smiles("CCO"), "C1CC"], errors="skip")
     assert [g.name for g in coll] == ["ethanol", "amine"]
     with pytest.raises(OptionError, match="do not go together"):
         coll.add(smi, errors="skip", ids=["a", "b"])

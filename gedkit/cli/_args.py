@@ -76,6 +76,8 @@ def check_output(path: str | None, option: str, args: argparse.Namespace | None 
         raise OptionError(f"{option} {path}: is a folder; give a file name")
     if args is not None and (same := input_at(p, _inputs(args))) is not None:
         raise OptionError(f"{option} {path}: is the input {same}; give another file name")
+    if folder.exists() and not folder.is_dir():
+        raise OptionError(f"{option} {path}: {str(folder)!r} is a file, not a folder")
     if not folder.is_dir():
         raise OptionError(f"{option} {path}: folder {str(folder)!r} does not exist")
     if not os.access(p if p.exists() else folder, os.W_OK):

@@ -166,9 +166,13 @@ def detect_format(path: str | Path, format: str | None = None) -> str:
                 _check_gzip(path, name)
             return name
     shown = suffix + ".gz" if compressed(path) else suffix
+    # a bare word is read as a file when one of that name exists: the SMILES string it may
+    # have meant is one prefix away
+    meant = (f" (for the SMILES string {path.name!r}, write 'smiles:{path.name}')"
+             if not suffix and str(path) == path.name else "")
     raise FormatError(
         f"cannot tell the format of {str(path)!r} from its extension {shown!r}; pass ",
-        Option("format"), f" with one of: {_known()}"
+        Option("format"), f" with one of: {_known()}{meant}"
     )
 
 

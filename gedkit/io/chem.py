@@ -242,8 +242,13 @@ def _smiles_records(path: Path) -> Iterator[_Record]:
                     where = f"{path}:{line_no}"
                     yield where, "", fields[0], f"{where}: no SMILES before the tab"
                     continue
-                title = fields[1].strip() if len(fields) > 1 else None
-                yield f"{path}:{line_no}", fields[0], title, None
+                smiles, rest = fields[0], fields[1].strip() if len(fields) > 1 else ""
+                end = rest.find("|", 1) if rest.startswith("|") else -1
+                if end > 0:
+                    # a CXSMILES extension (``|r|``, coordinates, enhanced stereo): RDKit
+                    # reads it with the SMILES; the title follows it (it was the title)
+                    smiles, rest = f"{smiles} {rest[:end + 1]}", rest[end + 1:].strip()
+                yield f"{path}:{line_no}", smiles, rest or None, None
 
 
 #: header names of a table's name column (any case), besides those ending in ``_id``/``_name``

@@ -6,7 +6,6 @@ import functools
 import inspect
 import os
 import sqlite3
-import warnings
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -370,12 +369,14 @@ class Collection:
         finally:
             shown.close()
             self._forget()
+        # (attributed to the line the user wrote: stacklevel 2 named the decorator around it)
         if skipped:
-            warnings.warn(f"{len(skipped)} graphs could not be read and were left out; the "
-                          f"first: {skipped[0]}", SkippedWarning, stacklevel=2)
+            which = ("1 graph could not be read and was" if len(skipped) == 1 else
+                     f"{len(skipped):,} graphs could not be read and were")
+            warn(SkippedWarning(f"{which} left out; the first: {skipped[0]}"))
         if isinstance(ids, list) and added != len(ids):
-            warnings.warn(f"{len(ids)} ids for {added} graphs: the ids past the last graph "
-                          "were not used", stacklevel=2)
+            warn(UserWarning(f"{len(ids)} ids for {added} graphs: the ids past the last graph "
+                             "were not used"))
         return added
 
     def _write(self, batch: list[Graph], ids, added: int, next_id: int) -> tuple[int, int]:
