@@ -366,7 +366,8 @@ def read_sdf(path: Path, node_label: Any, edge_label: Any,
 
     def titled(mol: Any, index: int, several: bool) -> Graph:
         if mol is None:
-            raise FormatError(f"{path}: RDKit cannot parse molecule number {index + 1}")
+            raise FormatError(f"{path}: RDKit cannot parse molecule number {index + 1}"
+                              f"{_title_of(supplier, index)}")
         return _titled(mol, path, index, several, node_label, edge_label)
 
     with contextlib.ExitStack() as stack:
@@ -380,6 +381,17 @@ def read_sdf(path: Path, node_label: Any, edge_label: Any,
             graph = _kept(skipped, titled, mol, index, several)
             if graph is not None:
                 yield graph
+
+
+def _title_of(supplier: Any, index: int) -> str:
+    """`` (titled 'NAME')`` for the record ``index`` of an SDF ``supplier`` that can read
+    its text back (not a compressed stream's), else nothing: RDKit's count of records shifts
+    where one is cut short, so the number alone may point at the wrong one."""
+    try:
+        title = supplier.GetItemText(index).split("\n", 1)[0].strip()
+    except Exception:  # a forward supplier, or a record past what RDKit indexed
+        return ""
+    return f" (titled {shorten(title)!r})" if title else ""
 
 
 def _ahead(items: Iterator[Any]) -> Iterator[tuple[int, Any, bool]]:
