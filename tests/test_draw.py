@@ -587,6 +587,10 @@ def test_search_grid_in_python():
     buf = io.BytesIO()
     fig.savefig(buf, format="png")
     assert buf.tell() > 1000
+    # fewer panels than hits: the heading says so (it said "2 hits" over one panel)
+    headings = [t.get_text() for t in draw(result, collection=coll, max_hits=1).texts]
+    assert any("2 hits, certified (the first 1 drawn)" in h for h in headings), headings
+    assert not any("drawn" in t.get_text() for t in fig.texts)
 
 
 def test_directed_arcs_have_arrowheads():

@@ -152,7 +152,8 @@ def _grid(results: list, collection: Any, queries: list, *, max_hits: int,
     y = 1.0
     tips: dict = {}
     for result, q, cells in blocks:
-        fig.text(0.5, y - 0.12 / fh, _heading(result), ha="center", va="top", fontsize=11,
+        drawn = sum(title != "query" and g is not None for g, title, _ in cells)
+        fig.text(0.5, y - 0.12 / fh, _heading(result, drawn), ha="center", va="top", fontsize=11,
                  fontweight="bold")
         y -= header
         placed = _place(cells, q, chem)
@@ -172,7 +173,7 @@ def _grid(results: list, collection: Any, queries: list, *, max_hits: int,
                                   labels=labels, ids=ids, carbons=carbons))
         y -= math.ceil(len(cells) / cols) * row_h
     fig._gedkit_tooltips = tips
-    fig._gedkit_caption = _heading(results[0])
+    fig._gedkit_caption = _heading(results[0], None)
     return fig
 
 
@@ -231,13 +232,17 @@ def _same_label(x: dict, y: dict) -> bool:
     return x.get("label") == y.get("label")
 
 
-def _heading(result: Any) -> str:
+def _heading(result: Any, drawn: int | None) -> str:
+    """The line over a query's block; ``drawn``: how many of its hits and undecided graphs
+    the block shows, said when that is fewer than it has (a grid of 12 said "56 hits")."""
     what = _WHAT.get(result.kind, result.kind).format(p=result.parameter)
     who = f"{result.query}: " if result.query else ""
     n = len(result.hits)
     cert = "certified" if result.certified else "not certified"
     extra = f", {len(result.undecided)} undecided" if result.undecided else ""
-    return f"{who}{what}  ·  {counted(n, 'hit')}{extra}, {cert}"
+    some = (f" (the first {drawn} drawn)"
+            if drawn is not None and drawn < n + len(result.undecided) else "")
+    return f"{who}{what}  ·  {counted(n, 'hit')}{extra}, {cert}{some}"
 
 
 def _forward(q: Graph | None, g: Graph, node_map: list | None) -> np.ndarray | None:
