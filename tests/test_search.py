@@ -1505,6 +1505,22 @@ def test_bad_files(tmp_path):
     Collection.create(tmp_path / "x.gdb", overwrite=True).close()  # a collection: replaced
 
 
+def test_a_folder_that_takes_no_new_file_is_named(tmp_path, monkeypatch):
+    """SQLite's "unable to open database file" for a new collection in /sys (or on a
+    read-only mount, or without the right to write): the folder's fault, said so (it read
+    "cannot open /sys/l.gdb as a collection", as if the file were damaged)."""
+    from gedkit.search import store
+
+    def refused(*args, **kwargs):
+        raise sqlite3.OperationalError("unable to open database file")
+
+    monkeypatch.setattr(store.sqlite3, "connect", refused)
+    with pytest.raises(GedkitError, match=r"^cannot create .*new\.gdb: the folder .* takes "
+                       r"no new file \(unable to open database file\)$") as told:
+        Collection.create(tmp_path / "new.gdb")
+    assert not isinstance(told.value, FormatError)
+
+
 def test_signatures_of_an_earlier_layout_say_so(tmp_path):
     import io
 

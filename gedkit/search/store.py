@@ -651,4 +651,9 @@ def _connect(target: str, where: str, readonly: bool) -> sqlite3.Connection:
             conn.execute("PRAGMA synchronous = FULL")
         return conn
     except sqlite3.DatabaseError as err:
+        folder = Path(target).parent
+        if not readonly and not Path(target).exists() and "unable to open" in str(err):
+            # a new file SQLite could not make: the folder's fault, not a file's format
+            raise GedkitError(f"cannot create {where}: the folder {str(folder)!r} takes no "
+                              f"new file ({err})") from None
         raise FormatError(f"cannot open {where} as a collection ({err})") from None
