@@ -203,6 +203,29 @@ def test_molecule_coordinates_are_seeded_through_the_node_map(molecule_result):
     assert np.array_equal(p1, q1) and np.array_equal(p2, q2)
 
 
+def test_pins_that_would_stretch_a_ring_leave_it_whole():
+    """Caffeine's common part with 2-amino-5-chloropyridine runs along its two rings and
+    around the pyridine: pinned at caffeine's places, the pyridine was drawn open, one bond
+    across the picture and others crossing it. Drawn on its own and laid onto the pins
+    instead: every bond about one unit long, the pinned atoms near their places."""
+    pytest.importorskip("rdkit")
+    from gedkit.draw.pictures import pair_positions
+    from gedkit.draw.scene import kept_anchors
+
+    r = gedkit.mces("Cn1cnc2c1c(=O)n(C)c(=O)n2C", "Nc1ccc(Cl)nc1")
+    g1, g2 = r.problem.g1, r.problem.g2
+    forward = np.full(g1.n, -1)
+    for u, v in r.node_map:
+        if u is not None and v is not None:
+            forward[g1.index(u)] = g2.index(v)
+    p1, p2 = pair_positions(g1, g2, forward, molecule=True)
+    lengths = np.linalg.norm(p2[g2.edges[:, 0]] - p2[g2.edges[:, 1]], axis=1)
+    assert lengths.max() < 1.3 and lengths.min() > 0.75, lengths
+    pinned = np.flatnonzero(kept_anchors(g1, g2, forward))
+    assert len(pinned) >= 4
+    assert np.linalg.norm(p1[pinned] - p2[forward[pinned]], axis=1).mean() < 1.0
+
+
 def test_molecules_are_recognised():
     from gedkit.draw.molecule import is_molecule
 

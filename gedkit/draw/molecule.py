@@ -187,15 +187,46 @@ def coordinates(g1: Graph, g2: Graph, forward: np.ndarray,
         m2 = to_rdkit(g2)
         pins = {int(forward[i]): Point2D(*pos1[i]) for i in np.flatnonzero(anchored)
                 if forward[i] >= 0}
-        try:
-            if pins:
+        pos2 = None
+        if pins:
+            try:
                 rdDepictor.Compute2DCoords(m2, coordMap=pins, canonOrient=False)
-            else:
-                rdDepictor.Compute2DCoords(m2, canonOrient=True)
-        except (RuntimeError, ValueError):  # pins RDKit cannot honour: draw g2 on its own
-            rdDepictor.Compute2DCoords(m2, canonOrient=True)
-        pos2 = _positions(m2)
+                pos2 = _positions(m2)
+            except (RuntimeError, ValueError):  # pins RDKit cannot honour
+                pass
+        if pos2 is None or _stretched(pos2, g2.edges):
+            # g2 on its own, turned and moved onto the pins as closely as it goes: a common
+            # part that runs along two rings of g1 and around one ring of g2 pinned g2's ring
+            # open, one bond across the picture and the others crossing it
+            rdDepictor.Compute2DCoords(m2, canonOrient=not pins)
+            pos2 = _positions(m2)
+            if pins:
+                at = np.array(list(pins))
+                pos2 = _fitted(pos2, at, np.array([[p.x, p.y] for p in pins.values()]))
     return pos1 / _RDKIT_BOND, pos2 / _RDKIT_BOND
+
+
+#: a bond drawn longer than this many bond lengths, or shorter than its inverse, is stretched
+_STRETCH = 1.6
+
+
+def _stretched(pos: np.ndarray, edges: np.ndarray) -> bool:
+    """Whether a bond of the depiction ``pos`` (RDKit's units) is far from its length."""
+    if not len(edges):
+        return False
+    lengths = np.linalg.norm(pos[edges[:, 0]] - pos[edges[:, 1]], axis=1) / _RDKIT_BOND
+    return bool((lengths > _STRETCH).any() or (lengths < 1 / _STRETCH).any())
+
+
+def _fitted(pos: np.ndarray, at: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """``pos`` turned (or mirrored) and moved so that its points ``at`` lie as close to
+    ``target`` as a rigid motion puts them (least squares: Kabsch's rotation, reflection
+    allowed, as a depiction may be drawn either way round)."""
+    if len(at) < 2:
+        return pos - pos[at].mean(axis=0) + target.mean(axis=0) if len(at) else pos
+    a, b = pos[at] - pos[at].mean(axis=0), target - target.mean(axis=0)
+    u, _, vt = np.linalg.svd(a.T @ b)
+    return (pos - pos[at].mean(axis=0)) @ (u @ vt) + target.mean(axis=0)
 
 
 def _positions(mol: Any) -> np.ndarray:
