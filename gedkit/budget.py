@@ -34,8 +34,8 @@ __all__ = [
     "Budget",
     "Deadline", "InterruptedWarning", "LongRunNotice", "call_started", "cancelled_by",
     "check_number", "forget_interrupt",
-    "interrupted", "interruptible", "resident", "seconds_left", "solve_within", "within",
-    "worker_interrupts",
+    "interrupted", "interruptible", "resident", "seconds_left", "solve_within",
+    "time_ran_out", "within", "worker_interrupts",
 ]
 
 #: seconds after which a solve without a time limit says it is still running
@@ -312,6 +312,14 @@ def within(seconds: float | None) -> AbstractContextManager[Deadline | None]:
 
 
 _NO_LIMIT = nullcontext()
+
+
+def time_ran_out() -> bool:
+    """Whether this thread's solves stop because the time of the innermost :func:`within`
+    ran out, not for Ctrl-C or a cancellation around it: a search stopped so still makes up
+    its answer with a few quick bounds, where Ctrl-C means now."""
+    cancel = _CANCEL.get()
+    return isinstance(cancel, Deadline) and cancel.ran_out(True)
 
 
 @contextmanager

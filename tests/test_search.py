@@ -584,6 +584,34 @@ def test_a_query_time_limit_answers_with_what_was_found(question, n_jobs):
     assert all(len(set(r.ids)) == len(graphs) and r.timed_out for r in everything)
 
 
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_a_query_time_limit_answers_k_hits_where_the_kernel_does_not_apply(n_jobs):
+    """Letter-like graphs (coordinates: a vocabulary too large for the batch kernel, so the
+    ceiling's quick bounds are BRANCH's, pair by pair): a query whose time ran out before
+    the ceiling had k of them answered 1 hit of 5; the next graphs by filter bound make up
+    the number with a quick map each, every bound holding."""
+    from gedkit import Graph
+
+    rng = np.random.default_rng(3)
+
+    def letter(n):
+        points = rng.uniform(0, 3, size=(n, 2))
+        return Graph({i: {"x": float(x), "y": float(y)} for i, (x, y) in enumerate(points)},
+                     [(i, i + 1) for i in range(n - 1)])
+
+    graphs = [letter(int(rng.integers(3, 8))) for _ in range(300)]
+    coll = _collection(graphs)
+    assert len(coll._store.vocab["node"]) > gedkit.search.filters.MAX_VOCABULARY
+    queries = [letter(7), letter(4)]
+    late = coll.knn(queries=queries, k=5, costs="letter", query_timeout=1e-9, n_jobs=n_jobs,
+                    progress=False)
+    for query, r in zip(queries, late, strict=True):
+        assert r.timed_out and len(r.hits) == 5 and not r.certified
+        for h in r.hits[:2]:
+            truth = gedkit.ged(query, coll.get(h.id), "letter", method="astar").distance
+            assert h.lower_bound - 1e-9 <= truth <= h.upper_bound + 1e-9
+
+
 def test_a_batch_of_range_queries_gives_each_query_its_own_time(monkeypatch):
     """Consecutive range queries verify their candidates in one batch, which may use up one
     query's time: a query the batch did not reach is charged none of it and verifies its
