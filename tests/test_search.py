@@ -612,6 +612,25 @@ def test_a_query_time_limit_answers_k_hits_where_the_kernel_does_not_apply(n_job
             assert h.lower_bound - 1e-9 <= truth <= h.upper_bound + 1e-9
 
 
+def test_knn_by_auto_finds_the_best_map_within_the_threshold():
+    """A kNN scan verifies against the k-th distance so far and needs each near graph's own
+    distance: ``auto`` (and ``mip``) read the threshold as a decision and stopped at the
+    first map within it ('threshold reached'), leaving a hit unproven that ``astar``
+    proves; they go on to the best map within it, as exact search does."""
+    rng = np.random.default_rng(5)
+    graphs = [random_graph(rng, int(rng.integers(5, 10)), name=f"g{i}") for i in range(40)]
+    coll = _collection(graphs)
+    queries = [random_graph(rng, 8, name=f"q{i}") for i in range(6)]
+    model = costs.constant(node_sub=1.5, edge_del=0.7)
+    truth = coll.knn(queries=queries, k=3, costs=model, progress=False)
+    for method in ("auto", "mip"):
+        found = coll.knn(queries=queries, k=3, costs=model, method=method, timeout=5,
+                         progress=False)
+        for r, t in zip(found, truth, strict=True):
+            assert r.certified, (method, r.stats)
+            assert [h.distance for h in r.hits] == pytest.approx([h.distance for h in t.hits])
+
+
 def test_a_batch_of_range_queries_gives_each_query_its_own_time(monkeypatch):
     """Consecutive range queries verify their candidates in one batch, which may use up one
     query's time: a query the batch did not reach is charged none of it and verifies its

@@ -181,8 +181,10 @@ class Auto(Solver):
             if best is None:
                 return False
             threshold = budget.threshold
+            # (decide=False, as a kNN scan's verifications: pruned beyond the threshold, the
+            # best map within it still sought; a map within it settled kNN's hits unproven)
             decided = threshold is not None and (
-                best.upper_bound <= threshold or lower > threshold
+                (budget.decide and best.upper_bound <= threshold) or lower > threshold
             )
             return lower >= best.upper_bound or decided or budget.expired()
 
@@ -296,7 +298,8 @@ class Auto(Solver):
                 ) -> TreeSearch:
         return TreeSearch(problem, depth_first=depth_first,
                           method="dfs" if depth_first else "astar",
-                          memory=self._memory(budget), threshold=budget.threshold)
+                          memory=self._memory(budget), threshold=budget.threshold,
+                          decide=budget.decide)
 
     def _dive(self, problem: Problem, budget: Budget, forward, lower: float) -> Result:
         """Depth-first search from the best map and bound so far, for :data:`DIVE_SHARE` of
@@ -329,12 +332,13 @@ class Auto(Solver):
                alone: float | None = None) -> Budget:
         """A stage's budget: ``share`` of the time left, at most ``cap`` seconds; without a
         timeout, ``alone`` seconds (None: unbounded). The memory cap and threshold carry
-        over."""
+        over, and whether it decides."""
         timeout = alone
         if budget.timeout is not None:
             timeout = max(1e-3, share * budget.remaining())
             timeout = timeout if cap is None else min(cap, timeout)
-        return Budget(timeout=timeout, memory=self._memory(budget), threshold=budget.threshold)
+        return Budget(timeout=timeout, memory=self._memory(budget), threshold=budget.threshold,
+                      decide=budget.decide)
 
 
 @cache

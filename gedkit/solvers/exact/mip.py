@@ -31,7 +31,8 @@ optimum is the lower bound, the rounded map the upper bound.
 "Optimal" means optimal to a relative gap of 1e-6, the tolerance HiGHS solves to; with integer
 costs the bound is rounded up, so the distance is exact. HiGHS cannot be limited in memory, so
 ``budget.memory`` does not apply; the time limit does, and ``budget.threshold`` stops the search
-as soon as the answer to "is the distance at most the threshold?" is known.
+as soon as the answer to "is the distance at most the threshold?" is known (with
+``budget.decide`` False, as a search's verifications ask, only once it is known to be beyond).
 """
 
 from __future__ import annotations
@@ -191,13 +192,15 @@ def integer_program(problem: Problem, budget: Budget, *, relaxation: bool = Fals
     if (
         lower >= upper
         or budget.expired()
-        or (budget.threshold is not None and not lower <= budget.threshold < upper)
+        or (budget.threshold is not None and lower > budget.threshold)
+        # a map within the threshold decides, unless the best one within it is asked for
+        or (budget.threshold is not None and budget.decide and upper <= budget.threshold)
     ):
         return finish(forward, lower, stats)
 
     h, values = solve_program(
         model, integer=True, time_limit=budget.remaining(), threads=threads,
-        start=start, target=budget.threshold,
+        start=start, target=budget.threshold if budget.decide else None,
     )
     info = h.getInfo()
     if values is not None:
