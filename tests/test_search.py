@@ -631,6 +631,45 @@ def test_knn_by_auto_finds_the_best_map_within_the_threshold():
             assert [h.distance for h in r.hits] == pytest.approx([h.distance for h in t.hits])
 
 
+def test_a_query_some_shards_answered_keeps_their_hits():
+    """Ctrl-C while a sharded search runs (a Dask cluster's, local workers' range search):
+    a query some of whose shards answered gets their hits, interrupted and uncertain (a
+    cluster's kNN search stopped at 10 s kept nothing: no query had every shard answered);
+    queries after the last any shard answered are left to the caller."""
+    from gedkit.search.ged_search import Verifier, knn_scan
+    from gedkit.search.shards import Merger, range_answers, shard_of
+    from gedkit.solvers import get_solver
+
+    class Shown:
+        def query_done(self):
+            pass
+
+    graphs = _random_set(5, count=30, n=(3, 8))
+    coll = _collection(graphs)
+    queries = graphs[:3]
+    model = costs.uniform()
+    verify = Verifier(model, get_solver("astar"), None, None, False)
+    views = [shard_of(coll._store, coll._signatures_by_size(), part, 2) for part in (0, 1)]
+    whole = coll.range(queries=queries, tau=3, progress=False)
+    merger = Merger("range", 3.0, len(queries), 2, Shown(), counted=True)
+    answers = [range_answers(view, "range", queries[:2], 3.0, model, verify)
+               for view in views]
+    merger.add(0, answers[0][0])
+    merger.add(0, answers[1][0])
+    merger.add(1, answers[0][1])
+    first, second = merger.results(coll, queries)
+    assert first.ids == whole[0].ids and first.certified and not first.interrupted
+    assert second.interrupted and not second.certified
+    assert set(second.ids) == set(answers[0][1][0].ids) <= set(whole[1].ids)
+    truth = coll.knn(queries[0], 3, progress=False)
+    knn = Merger("knn", 3, 1, 2, Shown(), counted=True)
+    knn.add(0, knn_scan(views[0], queries[0], 3, model, verify))
+    (partial,) = knn.results(coll, queries[:1])
+    assert partial.interrupted and not partial.certified and len(partial.hits) == 3
+    assert partial.uncertain == partial.ids
+    assert partial.hits[0].distance >= truth.hits[0].distance
+
+
 def test_a_batch_of_range_queries_gives_each_query_its_own_time(monkeypatch):
     """Consecutive range queries verify their candidates in one batch, which may use up one
     query's time: a query the batch did not reach is charged none of it and verifies its

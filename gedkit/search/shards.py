@@ -136,18 +136,32 @@ class Merger:
         return None
 
     def results(self, coll, graphs: list) -> list[SearchResult]:
+        """One answer per query, in order, up to the last query any shard answered: after
+        Ctrl-C, a query some of whose shards answered gets what they found, ``interrupted``
+        (a cluster's kNN search stopped at 10 s kept nothing, as no query had every shard
+        answered, where local workers kept 25 queries' hits), one none answered an
+        interrupted answer with no hit."""
+        last = max((i for i, parts in enumerate(self.parts) if parts), default=-1)
         out = []
-        for i, parts in enumerate(self.parts):
-            if len(parts) < self.shards:
-                break  # Ctrl-C came first
-            out.append(self._one(coll, graphs[i], parts))
+        for i, parts in enumerate(self.parts[:last + 1]):
+            if len(parts) == self.shards:
+                out.append(self._one(coll, graphs[i], parts))
+            elif parts:
+                out.append(self._one(coll, graphs[i], parts, partial=True))
+            else:
+                out.append(SearchResult(self.kind, graphs[i].name, self.parameter,
+                                        certified=False, interrupted=True))
         return out
 
-    def _one(self, coll, query, parts: list) -> SearchResult:
+    def _one(self, coll, query, parts: list, partial: bool = False) -> SearchResult:
+        """The answer from its shards' ``parts``; ``partial``: from some of them (Ctrl-C
+        stopped the others: their graphs unreached)."""
         if self.kind in ("range", "mces_range"):
             from gedkit.search.merge import merge
 
             result = merge([r for r, _ in parts])
+            if partial:
+                result.interrupted, result.certified = True, False
             for name, which in (("hits", 0), ("undecided", 1)):
                 keyed = [(key, h) for r, keys in parts
                          for key, h in zip(keys[which], getattr(r, name), strict=True)]
@@ -158,8 +172,10 @@ class Merger:
         if self.kind == "knn":
             from gedkit.search.ged_search import combine_scans, knn_answer
 
-            return knn_answer(coll, query, self.parameter,
-                              combine_scans(parts, self.parameter))
+            scan = combine_scans(parts, self.parameter)
+            if partial:  # the other shards' graphs unreached, bounded by nothing but 0
+                scan.interrupted, scan.frontier = True, 0.0
+            return knn_answer(coll, query, self.parameter, scan)
         from gedkit.search.mces_search import _knn_result
         from gedkit.search.merge import sum_stats
 
@@ -168,6 +184,8 @@ class Merger:
                         key=lambda c: (-c[0], -c[1], c[2]))[:k]
         seen = [s for p in parts for s in p[1]]
         state = ({**sum_stats(p[2][0] for p in parts), "shards": len(parts)},
-                 any(p[2][1] for p in parts), max(p[2][2] for p in parts),
+                 partial or any(p[2][1] for p in parts),
+                 # (the other shards' graphs unreached: up to similarity 1)
+                 1.0 if partial else max(p[2][2] for p in parts),
                  any(p[2][3] for p in parts))
         return _knn_result(coll, query, k, chosen, seen, state)
