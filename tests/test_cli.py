@@ -792,3 +792,33 @@ def test_the_time_limit_note_also_where_the_limit_left_a_step_out(capsys):
         result = SimpleNamespace(stats={"stopped": stopped}, optimal=False, time=time_taken)
         assert finish(result, args) == 0
         assert ("time limit of 2 s was reached" in capsys.readouterr().err) == said
+
+
+def test_a_bad_time_limit_is_said_before_the_graphs_are_read(capsys, tmp_path):
+    """``gedkit ged A B --timeout -1``: the error alone, not after a note on the files'
+    labels (the files were read first, then the option refused)."""
+    noted = tmp_path / "two.json"
+    noted.write_text(json.dumps({"nodes": [{"id": 0, "x": 1, "y": 2}], "links": []}))
+    for command in ("ged", "mces"):
+        code, out, err = run(capsys, command, noted, noted, "--timeout", "-1")
+        assert code == 2 and out == ""
+        assert err.startswith("gedkit: error: --timeout must be a number > 0") and (
+            err.count("\n") == 1), err
+
+
+def test_an_interrupted_matrix_on_stdout_says_its_summary_once(capsys, files, monkeypatch):
+    """``--csv -`` stopped by Ctrl-C or SIGTERM: the summary was printed twice on stderr,
+    once plain and once after "interrupted; the pairs done are kept"."""
+    import gedkit.pairwise
+
+    real = gedkit.pairwise.pairwise
+
+    def stopped(*args, **kwargs):
+        result = real(*args, **kwargs)
+        result.interrupted = True
+        return result
+
+    monkeypatch.setattr(gedkit.pairwise, "pairwise", stopped)
+    code, out, err = run(capsys, "pairwise", files["a"], files["b"], "--csv", "-")
+    assert code == 130 and out.startswith("row,column")
+    assert err.count("3 pairs") == 1 and "interrupted; the pairs done are kept" in err, err

@@ -956,3 +956,19 @@ def test_directed_inputs_are_read_without_directions_when_asked(capsys, lib, tmp
     assert len(Collection.open(tmp_path / "new.gdb")) == 1
     with pytest.raises(gedkit.GraphError, match=r"read_all\(\.\.\., directed='ignore'\)"):
         Collection().add([directed])
+
+
+def test_the_labels_a_collection_records_may_be_named_again(capsys, tmp_path):
+    """``--node-label`` equal to the collection's own: as good as none (refused with "leave
+    --node-label out" though it names what the collection records); another: refused."""
+    (tmp_path / "g.json").write_text(json.dumps({
+        "nodes": [{"id": 0, "type": "a", "w": 1}, {"id": 1, "type": "b", "w": 2}],
+        "links": [{"source": 0, "target": 1, "bond": 1}]}))
+    lib = tmp_path / "typed.gdb"
+    assert run(capsys, "collection", "build", lib, tmp_path / "g.json", "--node-label",
+               "type", "--edge-label", "bond")[0] == 0
+    code, out, err = run(capsys, "search", lib, tmp_path / "g.json", "--nearest", "1",
+                         "--node-label", "type", "--edge-label", "bond")
+    assert code == 0 and "1 hit" in out, err
+    one_line_error(*run(capsys, "search", lib, tmp_path / "g.json", "--nearest", "1",
+                        "--node-label", "w"), "leave --node-label out")

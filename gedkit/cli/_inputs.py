@@ -142,10 +142,13 @@ def left_after_reading(args: argparse.Namespace, started: float) -> tuple[float,
 
 
 def read_pair(args: argparse.Namespace) -> tuple[Graph, Graph]:
-    """The two graphs of ``gedkit ged|mces A B``, read with the label options given."""
+    """The two graphs of ``gedkit ged|mces A B``, read with the label options given (a bad
+    ``--timeout`` said first: it was said after a note on the files' labels)."""
+    from gedkit.budget import check_number
     from gedkit.io import read_one
 
     with _cli_words():
+        check_number(args.timeout, "timeout", none=True)
         pair = tuple(
             _molecule(text, args) if _is_smiles(text, args)
             else read_one(text, _notice(args), **read_options(args))

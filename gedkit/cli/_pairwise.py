@@ -127,7 +127,8 @@ def run(args: argparse.Namespace) -> int:
         print(result.to_json(row_names, col_names))
     elif args.csv == "-":
         _write_csv(sys.stdout, result, row_names, col_names)
-        print(f"gedkit: {summary}", file=sys.stderr)
+        if not result.interrupted:  # (else the line below says it, once)
+            print(f"gedkit: {summary}", file=sys.stderr)
     elif args.csv and result.interrupted and os.path.exists(args.csv) and _none_solved(result):
         # stopped before any pair: an earlier run's file is worth more than a table of
         # pending pairs

@@ -152,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
     coll = Collection.open(args.lib)
     for flag, given, stored in (("--node-label", args.node_label, coll.node_label),
                                 ("--edge-label", args.edge_label, coll.edge_label)):
-        if given is not None:
+        if given is not None and given != stored:  # (the labels it records: as good as none)
             recorded = "the format's own" if stored is None else _label(stored)
             raise OptionError(f"{flag}: search reads its queries with the labels {args.lib} "
                               f"records ({recorded}); leave {flag} out")
