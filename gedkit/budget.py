@@ -20,14 +20,13 @@ import signal
 import sys
 import threading
 import time
-import warnings
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
-from gedkit.errors import OptionError, Words, render
+from gedkit.errors import OptionError, Words, render, warn
 
 __all__ = [
     "COMMAND_TIMEOUT", "DEFAULT_MEMORY", "KERNELS_NOT_READY", "NOTICE_AFTER", "PAIR_TIMEOUT",
@@ -220,10 +219,11 @@ class Budget:
         if self.what is not None and not self._noticed and self.timeout is None and (
                 self.elapsed() > NOTICE_AFTER):
             self._noticed = True
-            warnings.warn(LongRunNotice(
+            # attributed to the line the user wrote (stacklevel 3 named budget.py's caller)
+            warn(LongRunNotice(
                 f"{self.what} has run {NOTICE_AFTER:g} s without a time limit; Ctrl-C "
                 "returns the best bounds found so far, and ",
-                Words("timeout=", "--timeout S"), " bounds a run"), stacklevel=3)
+                Words("timeout=", "--timeout S"), " bounds a run"))
 
     def expired(self) -> bool:
         return self.remaining() <= 0.0

@@ -89,6 +89,7 @@ def test_a_long_run_without_timeout_says_so(monkeypatch):
     with pytest.warns(budget_module.LongRunNotice, match="without a time limit") as caught:
         b.expired()
     notice = caught[0].message
+    assert caught[0].filename == __file__  # the user's line (it named gedkit's budget.py)
     assert str(notice).endswith("and timeout= bounds a run")
     assert notice.render(cli=True).endswith("and --timeout S bounds a run")  # the CLI's words
     with warnings.catch_warnings():
