@@ -323,6 +323,9 @@ def test_a_cost_function_returning_no_number_is_a_clear_error():
     with pytest.raises(CostModelError, match=r"node substitution cost of \('C', 'C'\) is 'x', "
                                              r"not a number"):
         model.node_matrix(["C"])
+    # a string that reads as a number is still a string (it was taken as 1.0 without a word)
+    with pytest.raises(CostModelError, match=r"is '1', not a number"):
+        costs.custom(node_sub=lambda a, b: "1").node_matrix(["C"])
     assert costs.custom(node_sub=lambda a, b: np.float32(2)).node_matrix(["C"])[0, 0] == 2.0
 
 

@@ -217,6 +217,8 @@ def _call(function, args: tuple, what: str, labels: Any) -> Any:
         raise CostModelError(f"the {what} cost of {labels!r} failed: "
                              f"{type(exc).__name__}: {exc}") from exc
     try:
+        if isinstance(value, str | bytes):  # float("1") would take it: a slip, not a cost
+            raise TypeError
         return float(value)
     except (TypeError, ValueError):
         raise CostModelError(f"the {what} cost of {labels!r} is {value!r}, not a number") \
