@@ -383,11 +383,12 @@ def write(results: list[SearchResult], args: argparse.Namespace, batch: bool,
             print(json.dumps(result.to_dict(), default=str))
     elif args.csv == "-":
         rows = _write_csv(sys.stdout, [*results, *unreached], args.node_map)
-        print(f"gedkit: {_summary(results, seconds)}", file=sys.stderr)
+        print(f"gedkit: {_summary(results, seconds, len(unreached))}", file=sys.stderr)
     elif args.csv:
         with written(args.csv) as out:
             rows = _write_csv(out, [*results, *unreached], args.node_map)
-        print(f"wrote {counted(rows, 'row')} to {args.csv}: {_summary(results, seconds)}")
+        print(f"wrote {counted(rows, 'row')} to {args.csv}: "
+              f"{_summary(results, seconds, len(unreached))}")
     else:
         if results:
             print("\n\n".join(report(result) for result in results))
@@ -437,13 +438,16 @@ def _write_csv(out: Any, results: list[SearchResult], node_map: bool) -> int:
     return rows
 
 
-def _summary(results: list[SearchResult], seconds: float) -> str:
+def _summary(results: list[SearchResult], seconds: float, unreached: int = 0) -> str:
     """The batch's counts and ``seconds`` of the wall clock (not the queries' own times
-    added up: more than the wall clock's when they ran side by side)."""
+    added up: more than the wall clock's when they ran side by side); ``unreached``: the
+    queries Ctrl-C stopped before their search began (the line said "1 query" of 3)."""
     hits = sum(len(r.hits) for r in results)
     undecided = sum(len(r.undecided) for r in results)
     certified = sum(r.certified for r in results)
     parts = [counted(len(results), "query", "queries"), counted(hits, "hit")]
+    if unreached:
+        parts[0] += f" ({unreached:,} more not started)"
     if undecided:
         parts.append(f"{undecided:,} undecided")
     # (their CSV rows say "interrupted", not "hit" or "undecided": told apart here too)
