@@ -366,7 +366,10 @@ class Graph:
         node_label, edge_label : str, list of str, "*" or None
             Which attribute is the label: one name (its value is the label), several names
             (a dict of those attributes), ``"*"`` (a dict of all attributes) or ``None``
-            (unlabelled). A node or edge lacking a named attribute is an error.
+            (unlabelled). A node or edge lacking a named attribute is an error. With neither
+            named, attributes the graph has are left out with one
+            :class:`~gedkit.errors.UnlabelledWarning` naming them (``to_networkx``'s
+            ``label`` attribute included: ``node_label="label"`` reads it back).
 
         Examples
         --------
@@ -382,12 +385,24 @@ class Graph:
         if g.is_multigraph() and _parallel(g):  # (one without is the simple graph it is)
             raise GraphError(_multi(f"graph{_in(name)} is a multigraph with parallel edges",
                                     None))
+        notice = None
+        if node_label is None and edge_label is None:
+            # neither named: the attributes left out are said (to_networkx's labels read
+            # back as nothing, silently, and the round trip gave another graph)
+            from gedkit.io.common import DEFAULT, Unlabelled
+
+            notice = Unlabelled()
+            node_label, edge_label = notice.specs(DEFAULT, DEFAULT, natural=False)
         nodes = {u: pick_label(d, node_label, f"node {u!r}", name) for u, d in g.nodes(data=True)}
         edges = [
             (u, v, pick_label(d, edge_label, f"edge ({u!r}, {v!r})", name))
             for u, v, d in g.edges(data=True)
         ]
-        return cls(nodes, edges, name=name, directed=g.is_directed())
+        graph = cls(nodes, edges, name=name, directed=g.is_directed())
+        if notice is not None:
+            notice.mark("Graph.from_networkx")
+            notice.warn()
+        return graph
 
     def to_networkx(self, node_label: str = "label", edge_label: str = "label") -> Any:
         """A ``networkx.Graph`` (``DiGraph`` when directed) with labels stored under the given

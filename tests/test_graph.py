@@ -1,8 +1,11 @@
+import warnings
+
 import networkx as nx
 import numpy as np
 import pytest
 
 from gedkit import Graph, GraphError
+from gedkit.errors import UnlabelledWarning
 
 
 def test_mapping_and_iterable_constructors():
@@ -72,6 +75,15 @@ def test_networkx_round_trip_and_equality():
     g = Graph({"a": "C", "b": "O"}, [("a", "b", 1)])
     back = Graph.from_networkx(g.to_networkx(), node_label="label", edge_label="label")
     assert back == g
+    # neither label named: the attributes left out are said (the round trip gave an
+    # unlabelled graph without a word); none to leave out, nothing said
+    with pytest.warns(UnlabelledWarning, match=r"from_networkx.*attribute 'label'.*"
+                                               r"node_label='label'"):
+        assert Graph.from_networkx(g.to_networkx()).node_labels == (None, None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert Graph.from_networkx(nx.path_graph(3)).n == 3
+        assert Graph.from_networkx(g.to_networkx(), node_label="label").edge_labels == (None,)
     assert g.permuted([1, 0]) == g
     assert g != Graph({"a": "C", "b": "N"}, [("a", "b", 1)])
 
