@@ -315,6 +315,20 @@ def test_tve_parsing():
         gedkit.read_all(FIX / "graphs.txt", node_label="atom")
 
 
+def test_a_tve_file_cut_inside_its_last_line_says_so(tmp_path):
+    """A labelled t/v/e file cut inside its last line (``e 1 2`` of ``e 1 2 1``) read as an
+    unlabelled edge, silently; a line without a label that ends is an unlabelled node or
+    edge, as the format allows."""
+    cut = tmp_path / "cut.txt"
+    cut.write_text("t # 0\nv 0 C\nv 1 N\nv 2 O\ne 0 1 1\ne 1 2")
+    with pytest.raises(FormatError, match=r"cut\.txt:6: the file ends inside this line"):
+        gedkit.read_all(cut)
+    cut.write_text("t # 0\nv 0 C\nv 1 N\nv 2 O\ne 0 1 1\ne 1 2\n")
+    assert gedkit.read_all(cut)[0].edge_labels == (1, None)
+    cut.write_text("t # 0\nv 0\nv 1\ne 0 1")  # unlabelled throughout: nothing cut
+    assert gedkit.read_all(cut)[0].m == 1
+
+
 def test_tve_empty_and_bad_header(tmp_path):
     empty = write(tmp_path, "empty.txt", "# nothing here\n\n")
     assert gedkit.read_all(empty) == []

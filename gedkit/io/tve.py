@@ -102,6 +102,7 @@ def read_tve(path: Path, node_label: Any, edge_label: Any) -> Iterator[Graph]:
     check_spec(edge_label, "edge_label")
     current: _Builder | None = None
     ended_at = 0
+    labelled: dict[str, bool] = {}  # per line type, whether its first line had a label
     with open_text(path) as f:
         for line_no, line in enumerate(f, start=1):
             tokens = line.split()
@@ -124,6 +125,14 @@ def read_tve(path: Path, node_label: Any, edge_label: Any) -> Iterator[Graph]:
             if current is None:
                 raise FormatError(f"{path}:{line_no}: {kind!r} line outside a graph "
                                   "(no 't' line above it)")
+            n_ids = 1 if kind == "v" else 2
+            first = labelled.setdefault(kind, len(tokens) > n_ids + 1)
+            if first and len(tokens) == n_ids + 1 and not line.endswith("\n"):
+                # (a line without a label is an unlabelled node or edge, but the file's
+                # last one, unended, among labelled ones is a file cut inside it)
+                raise FormatError(f"{path}:{line_no}: the file ends inside this line (no "
+                                  "label, no line end, where the other lines have labels): "
+                                  "cut short?")
             if kind == "v":
                 ids, label = _fields(tokens, 1, path, line_no, "v <node> [label]")
                 current.node(ids[0], label if node_label else None, line_no)
