@@ -171,3 +171,19 @@ def test_fuzzed_files_read_or_raise_gedkit_errors(tmp_path, fmt):
         shutil.rmtree(work)
     assert read_mutant(fmt, seed, tmp_path) == "graphs"  # the fixture itself reads
     assert "error" in outcomes
+
+
+@pytest.mark.parametrize("fmt", ["graphml", "gexf", "gxl"])
+def test_a_document_declaring_entities_is_refused(tmp_path, fmt):
+    """Nested entities expand without bound (a GEXF node id of 3,000,000 characters from a
+    few hundred bytes was read and searched); graph files have no use for entities of their
+    own: a document declaring one is refused before anything is expanded."""
+    levels = "".join(f'<!ENTITY e{k} "{f"&e{k - 1};" * 10}">' for k in range(1, 9))
+    prolog = f'<?xml version="1.0"?><!DOCTYPE root [<!ENTITY e0 "lol">{levels}]>'
+    body = {"graphml": GRAPHML.format(nodes='<node id="&e8;"/>', edges=""),
+            "gexf": GEXF.format(nodes='<node id="&e8;"/>', edges=""),
+            "gxl": '<gxl><graph edgemode="undirected"><node id="&e8;"/></graph></gxl>'}[fmt]
+    path = tmp_path / f"bomb.{fmt}"
+    path.write_text(prolog + body)
+    with pytest.raises(FormatError, match=r"declares the XML entity 'e0'"):
+        gedkit.read_all(path)
