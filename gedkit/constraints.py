@@ -67,6 +67,9 @@ def allowed_matrix(problem: Problem, fixed: Iterable | None = None,
     allowed = np.ones((n1 + 1, n2 + 1), dtype=bool)
     rows: dict[int, tuple] = {}
     cols: dict[int, tuple] = {}
+    # one pair given twice is one constraint (as forbidden pairs are); two pairs on one node
+    # are a contradiction
+    fixed = list({pair: (pair, shown) for pair, shown in fixed}.values())
     for (i, j), shown in fixed:
         for index, eps, seen, side, node in ((i, n1, rows, "g1", shown[0]),
                                              (j, n2, cols, "g2", shown[1])):

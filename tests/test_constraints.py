@@ -103,6 +103,8 @@ def test_deletion_and_insertion_constraints():
     assert gedkit.ged(g1, g2).node_map == [(0, "a"), (1, None)]
     r = gedkit.ged(g1, g2, fixed=[(0, None)])  # C must be deleted
     assert (0, None) in r.node_map and r.distance == 3
+    # one pair given twice is one constraint, as with forbidden pairs (it was "fixed twice")
+    assert gedkit.ged(g1, g2, fixed=[(0, None), (0, None)]).distance == 3
     r = gedkit.ged(g1, g2, forbidden=[(1, None)])  # O must stay: on a
     assert r.node_map == [(0, None), (1, "a")] and r.distance == 3
     r = gedkit.ged(g1, g2, fixed=[(None, "a")])  # a must be inserted
