@@ -620,8 +620,8 @@ def test_directed_arcs_have_arrowheads():
     # "delete 1->2, insert 2->1" looked like nothing changed without them
     from matplotlib.text import Annotation
 
-    def heads(result):
-        fig = draw(result)
+    def heads(result, steps=False):
+        fig = draw(result, steps=steps)
         return sum(isinstance(c, Annotation) and c.arrow_patch is not None
                    and c.get_text() == "" for ax in fig.axes for c in ax.get_children())
 
@@ -629,6 +629,13 @@ def test_directed_arcs_have_arrowheads():
     undirected = nx.Graph([(1, 2), (2, 3)]), nx.Graph([(1, 2), (1, 3)])
     plain = heads(gedkit.ged(*undirected))
     assert heads(gedkit.ged(*arrow)) == plain + 4  # two arcs a side
+    # the step strip too (it drew none, and an arc and its reverse as one edge): g1's two
+    # arcs, then 2 (the arc deleted, shown), 2 (the reverse inserted), with no undirected
+    # panel drawing any
+    reversed_arc = gedkit.ged(*arrow)
+    assert [op.kind for op in reversed_arc.edit_path] == ["edge_del", "edge_ins"]
+    assert heads(reversed_arc, steps=True) == 6
+    assert heads(gedkit.ged(*undirected), steps=True) == 0
 
 
 def test_an_arc_and_its_reverse_are_drawn_apart():

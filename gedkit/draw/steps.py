@@ -156,18 +156,24 @@ def _states(result: Any, ops: list, pos1: np.ndarray,
         j = g2.index(v)
         return ("g1", int(inv[j])) if inv[j] >= 0 else ("g2", j)
 
+    def key(a: tuple, b: tuple) -> Any:
+        # an arc is ordered: "delete 0 -> 1, insert 1 -> 0" were one edge drawn twice
+        return (a, b) if g1.directed else frozenset((a, b))
+
     nodes: dict[tuple, list] = {("g1", i): [g1.ids[i], g1.node_labels[i]] for i in range(g1.n)}
-    edges: dict[frozenset, Any] = {
-        frozenset((("g1", a), ("g1", b))): lab
+    edges: dict[Any, Any] = {
+        key(("g1", a), ("g1", b)): lab
         for (a, b), lab in zip(g1.edges.tolist(), g1.edge_labels, strict=True)}
-    edges.update({frozenset((("g1", a),)): lab for a, lab in g1.loops.items()})  # self-loops
-    out = [(_panel(nodes, edges, None, None, None), _positions(nodes, where(0)), "g1")]
+    edges.update({key(("g1", a), ("g1", a)): lab for a, lab in g1.loops.items()})  # self-loops
+    directed = g1.directed
+    out = [(_panel(nodes, edges, None, None, None, directed), _positions(nodes, where(0)),
+            "g1")]
     for step, k in enumerate(step_order(ops), start=1):
         op = ops[k]
         ghost_nodes, ghost_edges = dict(nodes), dict(edges)
-        mark: tuple | frozenset
+        mark: Any
         if op.kind == "edge_del":
-            mark = frozenset((key1(op.source[0]), key1(op.source[1])))
+            mark = key(key1(op.source[0]), key1(op.source[1]))
             del edges[mark]
             role = "deleted"
         elif op.kind == "node_del":
@@ -180,7 +186,7 @@ def _states(result: Any, ops: list, pos1: np.ndarray,
             ghost_nodes = nodes
             role = "relabelled"
         elif op.kind == "edge_sub":
-            mark = frozenset((key1(op.source[0]), key1(op.source[1])))
+            mark = key(key1(op.source[0]), key1(op.source[1]))
             edges[mark] = op.target_label
             ghost_edges = edges
             role = "relabelled"
@@ -190,12 +196,12 @@ def _states(result: Any, ops: list, pos1: np.ndarray,
             ghost_nodes = nodes
             role = "inserted"
         else:
-            mark = frozenset((key2(op.target[0]), key2(op.target[1])))
+            mark = key(key2(op.target[0]), key2(op.target[1]))
             edges[mark] = op.target_label
             ghost_edges = edges
             role = "inserted"
         # a deletion is shown in the panel that removes it, on the graph before it
-        panel = _panel(ghost_nodes, ghost_edges, mark, role, k)
+        panel = _panel(ghost_nodes, ghost_edges, mark, role, k, directed)
         title = f"{step}. {op.describe()}"
         out.append((panel, _positions(ghost_nodes, where(step)), title))
     out[-1] = (out[-1][0], out[-1][1], out[-1][2] + "  (= g2)")
@@ -206,19 +212,23 @@ def _positions(nodes: dict, node_pos: dict) -> np.ndarray:
     return np.array([node_pos[key] for key in nodes], dtype=float).reshape(-1, 2)
 
 
-def _panel(nodes: dict, edges: dict, mark: Any, role: str | None, op: int | None) -> Panel:
+def _panel(nodes: dict, edges: dict, mark: Any, role: str | None, op: int | None,
+           directed: bool = False) -> Panel:
+    """The panel of one state: ``edges`` keyed by their ends (a frozenset, one end for a
+    self-loop; an ordered pair when ``directed``)."""
     keys = list(nodes)
     where = {key: i for i, key in enumerate(keys)}
     edge_keys = [e for e in edges if all(end in where for end in e)]
-    pairs = np.array([sorted(where[end] for end in e) * (2 // len(e)) for e in edge_keys],
+    pairs = np.array([[where[a] for a in e] if directed else
+                      sorted(where[end] for end in e) * (2 // len(e)) for e in edge_keys],
                      dtype=np.int64).reshape(-1, 2)
     node_roles = ["kept"] * len(keys)
     edge_roles = ["kept"] * len(edge_keys)
     node_ops: list = [None] * len(keys)
     edge_ops: list = [None] * len(edge_keys)
-    if isinstance(mark, tuple) and mark in where:
+    if mark in where:
         node_roles[where[mark]], node_ops[where[mark]] = role, op
-    elif isinstance(mark, frozenset) and mark in edge_keys:
+    elif mark in edge_keys:
         e = edge_keys.index(mark)
         edge_roles[e], edge_ops[e] = role, op
     return Panel(
@@ -226,4 +236,4 @@ def _panel(nodes: dict, edges: dict, mark: Any, role: str | None, op: int | None
         edges=pairs, edge_labels=tuple(edges[e] for e in edge_keys), node_roles=node_roles,
         edge_roles=edge_roles, node_ops=node_ops, edge_ops=edge_ops,
         node_notes=[None] * len(keys), edge_notes=[None] * len(edge_keys),
-        side="g2" if role == "inserted" else "g1")
+        side="g2" if role == "inserted" else "g1", directed=directed)
