@@ -167,6 +167,7 @@ def test_svg_output_is_reproducible(general_result, tmp_path):
 
 # -- layouts ------------------------------------------------------------------------------------
 
+@pytest.mark.filterwarnings("ignore::gedkit.errors.UnlabelledWarning")  # weights, unread
 def test_layouts_are_deterministic_and_g2_is_seeded_from_g1():
     from gedkit.draw.pictures import pair_positions
     from gedkit.draw.scene import kept_anchors
