@@ -547,6 +547,12 @@ class _PairSolver:
         except Exception as exc:  # a user cost function, a label the model rejects, memory...
             return _Entry.failed(_reason(exc), budget.elapsed())
         stopped = result.stats.get("stopped")
+        if (stopped is None and not result.optimal and not getattr(self.solver, "exact", True)
+                and (self.timeout is None or result.time < _HEURISTIC_ENDED * self.timeout)):
+            # a heuristic that ended on its own: more time proves nothing (the note told
+            # users of gelato, done in 0.2 s of 5, that --timeout would prove more)
+            stopped = (f"the method {self.solver.name!r} is a heuristic: it ended before the "
+                       "time limit, with a gap more time does not close")
         return _Entry(
             result.lower_bound, result.upper_bound, result.time,
             "optimal" if result.optimal else "bounded",
@@ -576,6 +582,10 @@ def _built_in(model: CostModel) -> bool:
 
     return (type(model).__module__.startswith("gedkit.costs.")
             and not isinstance(model, CallableCosts))
+
+
+#: a heuristic's solve that took less than this share of the time limit ended on its own
+_HEURISTIC_ENDED = 0.9
 
 
 def _other_than_time(stopped: Any) -> bool:

@@ -518,6 +518,22 @@ def test_with_no_time_limit_the_table_does_not_suggest_more_time(capsys):
     assert "--timeout S" not in table and "--memory M proves more" in table
 
 
+def test_a_heuristic_that_ended_is_not_told_more_time(capsys, tmp_path):
+    """A heuristic's unproven pairs ended long before the limit: the table said "--timeout S
+    ... proves more" (gelato, 0.2 s of 5) and the summary nothing of why."""
+    from gedkit.cli._pairwise import _table
+
+    graphs = [gedkit.from_smiles(s) for s in ("CCOc1ccccc1N", "CCNc1ccccc1O",
+                                               "c1ccccc1CCCCCN")]
+    result = gedkit.pairwise(graphs, method="bipartite", timeout=5, progress=False)
+    assert result.counts()["bounded"] > 0
+    assert result.stopped == {"the method 'bipartite' is a heuristic: it ended before the time "
+                              "limit, with a gap more time does not close":
+                              result.counts()["bounded"]}
+    table = _table(result, ["a", "b", "c"], ["a", "b", "c"])
+    assert "--timeout S" not in table and "--memory" not in table and "is a heuristic" in table
+
+
 def test_no_worker_is_forked_while_another_thread_writes_a_results_file(tmp_path):
     """A results file's SQLite calls count as a collection's do: while one thread commits
     its pairs, another thread's pairwise or search forks no worker (it would copy SQLite's

@@ -278,10 +278,15 @@ def _table(result: PairwiseResult, rows: list[str], cols: list[str]) -> str:
             "  ".join([name.ljust(first), *(c.rjust(w) for c, w in zip(row, widths, strict=True))])
         )
     counts = result.counts()
+    # every unproven pair stopped by something the line below names (a heuristic that
+    # ended, the memory cap): more time is no advice
+    other = sum(result.stopped.values()) >= counts["bounded"]
+    memory = any("memory" in reason for reason in result.stopped)
     for status, note in _NOTES.items():
         if counts[status]:
-            lines.append(_NO_TIME_LIMIT_NOTE if status == "bounded" and result.timeout is None
-                         else note)
+            lines.append(_NO_TIME_LIMIT_NOTE.format(
+                memory="; --memory M proves more" if memory else "")
+                if status == "bounded" and (result.timeout is None or other) else note)
     lines.append(result.summary())
     return "\n".join(lines)
 
@@ -293,9 +298,10 @@ _NOTES = {
     "failed": "x failed (the reasons are on stderr)",
     "pending": "? not done (interrupted)",
 }
-# with no time limit, more time proves nothing more: the memory cap stopped those pairs
-_NO_TIME_LIMIT_NOTE = ("* upper bound, not proven optimal (--memory M proves more, as the line "
-                       "below says; --json or --csv give the lower bounds)")
+# with no time limit, or each unproven pair stopped by another cause, more time proves
+# nothing more: the line below says what stopped them
+_NO_TIME_LIMIT_NOTE = ("* upper bound, not proven optimal (the line below says what stopped "
+                       "them{memory}; --json or --csv give the lower bounds)")
 
 
 def _cell(distance: float, status: str) -> str:
