@@ -116,6 +116,15 @@ def test_bad_data_is_one_line_error(edge_index, match):
         gedkit.Graph.from_pyg(data)
 
 
+def test_what_is_no_data_and_a_vocabulary_naming_a_label_twice_are_one_line_errors():
+    # a dict raised AttributeError from inside; a vocabulary naming "C" twice made C's
+    # first column never set, silently
+    with pytest.raises(gedkit.GraphError, match=r"takes a torch_geometric\.data\.Data, got dict"):
+        gedkit.Graph.from_pyg({})
+    with pytest.raises(gedkit.OptionError, match="node_vocabulary names the label 'C' twice"):
+        gedkit.Graph({0: "C", 1: "O"}, [(0, 1)]).to_pyg(node_vocabulary=["C", "O", "N", "C"])
+
+
 def test_a_self_loop_is_one_entry():
     data = Data(edge_index=torch.tensor([[0, 0, 1], [0, 1, 0]]), num_nodes=2)
     if not hasattr(gedkit.Graph([0]), "loops"):  # graphs without self-loops: said so

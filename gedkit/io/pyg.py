@@ -89,8 +89,9 @@ def from_pyg(
     Raises
     ------
     GraphError
-        For self-loops, an edge given in one direction where others come in both, or the
-        two directions of an edge with different features.
+        For an edge given in one direction where others come in both, or the two
+        directions of an edge with different features (a self-loop is one entry and reads
+        as a loop), and for an object that is no ``Data``.
 
     Examples
     --------
@@ -103,6 +104,9 @@ def from_pyg(
     (('C', 'O', 'C'), [[0, 1], [1, 2]])
     """
     require_pyg("Graph.from_pyg")
+    if not hasattr(data, "edge_index") or not hasattr(data, "num_nodes"):
+        raise GraphError(f"Graph.from_pyg takes a torch_geometric.data.Data, got "
+                         f"{type(data).__name__}")
     if name is None and isinstance(getattr(data, "name", None), str):
         name = data.name
     n = int(data.num_nodes or 0)
@@ -265,6 +269,9 @@ def _features(torch: Any, labels: Sequence[Any], vocabulary: Sequence[Any] | Non
             keys = sorted(firsts, key=repr)
         vocabulary = own = [firsts[k] for k in keys]
     index = {label_key(lab): k for k, lab in enumerate(vocabulary)}
+    if len(index) < len(vocabulary):  # a label twice: its first column never set
+        twice = next(lab for k, lab in enumerate(vocabulary) if index[label_key(lab)] != k)
+        raise OptionError(f"{what}_vocabulary names the label {twice!r} twice")
     x = np.zeros((len(labels), len(vocabulary)), dtype=np.float32)
     for row, lab in enumerate(labels):
         key = label_key(lab)
