@@ -459,6 +459,8 @@ def test_a_bad_model_file_is_refused_when_the_options_are_read(torch, trained, t
     get_solver("gelato", model=str(good))
     with pytest.raises(OptionError, match=r"nosuch\.pt: no such file"):
         get_solver("gelato", model=str(tmp_path / "nosuch.pt"))
+    with pytest.raises(OptionError, match=r": is a folder, not a file; name shipped"):
+        get_solver("gelato", model=str(tmp_path))  # (it said "no such file")
 
 
 def test_model_card_is_written(torch, trained, tmp_path):

@@ -364,8 +364,9 @@ def _check_model(value: Any) -> None:
             # (nor passed over unnoticed when the search proves a pair without it)
             check_weights_file(text, FORMAT, "a Gelato weights file")
             return
+        what = "is a folder, not a file" if Path(text).is_dir() else "no such file"
         raise OptionError(
-            f"option model: {text}: no such file; name shipped weights ({names}), "
+            f"option model: {text}: {what}; name shipped weights ({names}), "
             f"{UNTRAINED!r}, or a weights file written by 'gedkit train gelato'")
     raise OptionError(
         f"option model must name shipped weights ({names}), be {UNTRAINED!r}, or the path of a "
