@@ -175,10 +175,13 @@ def test_label_cache_resumes_and_restarts_on_other_settings(tmp_path):
     cache = tmp_path / "labels.jsonl"
     first = label_pairs(problems[:2], keys[:2], timeout=5, cache=cache, header={"a": 1})
     assert len(cache.read_text().splitlines()) == 3
-    calls = []
+    calls, told = [], []
     again = label_pairs(problems, keys, timeout=5, cache=cache, header={"a": 1},
-                        progress=lambda todo: calls.append(list(todo)) or todo)
+                        progress=lambda todo: calls.append(list(todo)) or todo,
+                        note=told.append)
     assert calls == [[2]]  # only the new pair is labelled
+    # and said so (a rerun after Ctrl-C labelled for a minute without a word)
+    assert told == [f"{cache}: 2 of 3 pairs labelled before; labelling the other 1"]
     assert [lp.cost for lp in again[:2]] == [lp.cost for lp in first]
     assert all(lp.optimal for lp in again)
     notes = []
@@ -211,7 +214,8 @@ def test_label_cache_keeps_proven_labels_under_another_time_limit(tmp_path):
     assert calls == [[2]]  # only the unproven label is made again
     assert notes == [f"{cache}: 1 cached label made with other settings set aside (2 "
                      "proven-optimal ones kept); the file as it was is labels.jsonl.old (rename "
-                     "it back to use them with those settings)"]
+                     "it back to use them with those settings)",
+                     f"{cache}: 2 of 3 pairs labelled before; labelling the other 1"]
     assert all(lp.optimal for lp in again)
     assert json.loads(cache.read_text().splitlines()[0])["exact_timeout"] == 9
     notes.clear()

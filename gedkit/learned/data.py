@@ -131,6 +131,10 @@ def label_pairs(
     if path is not None and not known:
         path.write_text(json.dumps(header) + "\n")
     todo = [i for i, key in enumerate(keys) if _k(key) not in known]
+    reused = len(keys) - len(todo)
+    if note is not None and reused and todo:  # (a rerun after Ctrl-C said nothing for a minute)
+        note(f"{path}: {reused} of {len(keys)} pairs labelled before; labelling the other "
+             f"{len(todo)}")
     for i in (progress or iter)(todo):
         lp = label(problems[i], timeout, method)
         row = {"key": keys[i], "map": lp.forward.tolist(), "cost": lp.cost,
