@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import csv
 import io
+import warnings
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from gedkit.errors import FormatError
+from gedkit.errors import FormatError, UnlabelledWarning
 from gedkit.graph import Graph
 
 __all__ = ["GEDBenchmark", "load_benchmark"]
@@ -106,5 +107,9 @@ def _read_zip(path: Path, inner: str, gids, splits, node_label) -> list[Graph]:
             except KeyError:
                 raise FormatError(f"{path}: no member {member}") from None
             g = nx.read_gexf(io.BytesIO(data))
-            graphs.append(Graph.from_networkx(g, node_label=node_label, name=str(gid)))
+            with warnings.catch_warnings():
+                # the sets' unlabelled graphs are unlabelled by design (their GEXF 'label' is
+                # the node's id): nothing to tell
+                warnings.simplefilter("ignore", UnlabelledWarning)
+                graphs.append(Graph.from_networkx(g, node_label=node_label, name=str(gid)))
     return graphs
