@@ -238,6 +238,10 @@ def test_decoder_keeps_the_branches_the_memory_holds(torch):
     none = decode(p, net, k=8, allowance=FixedAllowance(0))
     assert none.stopped.startswith("memory") and none.completed_greedily
     assert none.network_calls == 0 and none.cost == p.cost(none.forward)
+    # more branches asked for than there are first actions: none trimmed, none said (k =
+    # 100,000 said "58,257 of 100,000 branches (time)" where all 65 fitted)
+    many = decode(p, net, k=100_000, budget=Budget(timeout=5))
+    assert many.trimmed is None and many.branches <= 12 * 13
     assert (none.forward >= -1).all() and len(none.forward) == p.n1
 
 

@@ -317,7 +317,9 @@ class _Run:
         order = torch.argsort(padded[0], descending=True).numpy()
         order = order[np.isfinite(padded[0, order].numpy())]
         top = _symmetry_first(order, actions[0], self.inst.n1, wl_colours(encoded))
-        top = top[: self.affordable(k, root)]
+        # (as many as there are first actions at most: k = 100,000 of 65 said "58,257 of
+        # 100,000 branches (time)" though all 65 fitted)
+        top = top[: self.affordable(min(k, len(top)), root)]
         states = root.take(np.zeros(len(top), dtype=np.int64))
         states.apply(np.arange(len(top)), actions[0, top, 0], actions[0, top, 1])
         return states
