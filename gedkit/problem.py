@@ -62,7 +62,20 @@ class EditOperation:
     arc: bool = field(default=False, compare=False)
 
     def to_dict(self) -> dict:
-        return {"op": self.kind, "source": self.source, "target": self.target, "cost": self.cost}
+        """JSON-ready: ``op`` (the kind), ``source``, ``target``, ``cost``, and the labels
+        edited when known (``source_label``, ``target_label``: the text output showed them,
+        the JSON did not).
+
+        >>> d = EditOperation("node_sub", 3, 3, 1.0, "C", "N").to_dict()
+        >>> d["op"], d["source_label"], d["target_label"]
+        ('node_sub', 'C', 'N')
+        """
+        out = {"op": self.kind, "source": self.source, "target": self.target, "cost": self.cost}
+        if self.source_label is not None:
+            out["source_label"] = self.source_label
+        if self.target_label is not None:
+            out["target_label"] = self.target_label
+        return out
 
     def with_labels(self, g1: Graph, g2: Graph) -> EditOperation:
         """The same operation carrying the labels it edits, looked up in ``g1`` and ``g2``."""

@@ -100,6 +100,11 @@ def test_an_unproven_method_or_time_limit_never_claims_completeness():
     # a heuristic proves completeness only where its bounds decide every subproblem
     g1, g2 = nx.path_graph(3), nx.cycle_graph(3)
     assert gedkit.optimal_edit_paths(g1, g2, method="node").complete
+    # subproblems a heuristic leaves open are its bounds', not a time limit's (none was set)
+    open_ = gedkit.optimal_edit_paths(nx.cycle_graph(5), nx.path_graph(5), method="node")
+    assert not open_.complete and open_.stats["undecided"] > 0
+    assert open_.stats["stopped"] == ("the method 'node' is a heuristic: its bounds left "
+                                      "some subproblems undecided")
     g1, g2 = nx.path_graph(4), nx.star_graph(3)
     assert not gedkit.ged(g1, g2, method="node").optimal
     result = gedkit.optimal_edit_paths(g1, g2, method="node")

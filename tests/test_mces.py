@@ -354,8 +354,8 @@ def test_result_fields_and_similarity():
     # Johnson: (3 nodes + 2 edges)^2 / ((4 + 2) * (3 + 2)); the unmatched N does not count
     assert r.similarity == pytest.approx(25 / 30)
     data = json.loads(r.to_json())
-    assert set(data) == {"num_edges", "node_map", "edges", "lower_bound", "upper_bound",
-                         "optimal", "similarity", "method", "time", "stats"}
+    assert set(data) == {"num_edges", "node_map", "edges", "fragments", "lower_bound",
+                         "upper_bound", "optimal", "similarity", "method", "time", "stats"}
     assert data["node_map"] == [[1, "c"], [2, "b"], [3, "a"]]
     assert "num_edges=2" in repr(r)
 

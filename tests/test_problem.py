@@ -78,3 +78,18 @@ def test_bad_cost_values_are_rejected():
         model.compile(Graph({0: "a"}), Graph({0: "b"}))
     with pytest.raises(CostModelError, match="unknown cost model"):
         costs.get("nope")
+
+
+def test_json_of_an_edit_path_and_an_mces_carries_what_the_text_shows():
+    """An edit operation's JSON had no labels (the text showed "O -> N"), and an MCES
+    result's had no fragments, which its docstring's "keys are the attribute names" named."""
+    import json
+
+    import gedkit
+
+    (op,) = gedkit.ged("CCO", "CCN").to_dict()["edit_path"]
+    assert op == {"op": "node_sub", "source": 2, "target": 2, "cost": 1.0,
+                  "source_label": "O", "target_label": "N"}
+    r = gedkit.mces("CCOC", "CCNCC")
+    d = json.loads(json.dumps(r.to_dict()))
+    assert d["fragments"] == [[[list(a), list(b)] for a, b in piece] for piece in r.fragments]

@@ -121,7 +121,8 @@ class MCESResult(PairResult):
                                   self.problem.g1, self.problem.g2)
 
     def to_dict(self) -> dict:
-        """JSON-ready dict; keys are the attribute names."""
+        """JSON-ready dict; keys are the attribute names (all but ``problem`` and
+        ``assignment``, which the node map says in the caller's ids)."""
         return json_ready({
             "num_edges": self.num_edges,
             "lower_bound": self.lower_bound,
@@ -130,6 +131,8 @@ class MCESResult(PairResult):
             "similarity": self.similarity,
             "node_map": [list(p) for p in self.node_map],
             "edges": [[list(e1), list(e2)] for e1, e2 in self.edges],
+            "fragments": [[[list(e1), list(e2)] for e1, e2 in piece]
+                          for piece in self.fragments],
             "method": self.method,
             "time": self.time,
             "stats": self.stats,
