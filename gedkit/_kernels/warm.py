@@ -546,7 +546,8 @@ def recorded_start_up() -> float | None:
 
 
 def warm_up(jobs: int = 2, families: Iterable[str] | None = None) -> dict[str, float]:
-    """Compile every kernel family (or those named) ahead of time, in ``jobs`` processes.
+    """Compile every kernel family (or those named) ahead of time, in ``jobs`` processes
+    (1 or fewer: in this one).
 
     Returns the seconds each family took (close to 0 when it was already cached). After it,
     every solver's first call in any process loads its kernels from numba's cache.

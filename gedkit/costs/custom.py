@@ -73,8 +73,9 @@ def custom(
     """A cost model from functions of labels; a number stands for a constant cost (for a
     substitution: free between equal labels, that number otherwise).
 
-    Functions are called once per pair of labels present in the two graphs (each distinct
-    label once, not once per node), equal labels included: ``node_sub(a, a)`` is charged
+    Functions are called once per ordered pair of the distinct labels of the two graphs
+    together (each distinct label once, not once per node; a pair may hold two labels of
+    the same graph, or of g2 then g1), equal labels included: ``node_sub(a, a)`` is charged
     as it returns, so return 0 there for a distance of 0 between identical graphs (a
     number given instead of a function is free between equal labels).
     ``symmetric=True`` says every substitution costs the same both ways and each insertion

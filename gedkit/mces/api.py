@@ -42,8 +42,8 @@ def mces(
         NetworkX graphs and attribute files (None = the format's own labels).
     method : str
         ``"auto"`` (exact search seeded by graduated assignment), ``"exact"`` (branch and
-        bound), ``"ga"`` (graduated assignment) or ``"rascal"`` (RDKit, molecules only); see
-        :func:`methods`.
+        bound), ``"ga"`` (graduated assignment), ``"nga"`` (neural graduated assignment,
+        needs torch) or ``"rascal"`` (RDKit, molecules only); see :func:`methods`.
     timeout : float, optional
         Seconds for the whole call. Reaching it never raises: the result holds the best map
         found so far and a proven upper bound. Without one the solve runs until it proves
@@ -56,9 +56,11 @@ def mces(
         only a chain edge (RDKit's ``ringMatchesRingOnly``), for every method: ring
         membership is read from the graphs' own cycles.
     **options
-        Options of the chosen method (``ga``/``auto``: ``beta0``, ``beta_max``,
-        ``beta_rate``, ``iterations``, ``sinkhorn_iterations``, ``restarts``, ``seed``;
-        ``rascal``: ``max_bond_pairs``). ``connected=True`` (``auto``, ``exact``,
+        Options of the chosen method, every one with its default in :func:`methods` and
+        ``gedkit methods`` (``ga``/``auto``: ``beta0``, ``beta_max``, ``beta_rate``,
+        ``iterations``, ``sinkhorn_iterations``, ``restarts``, ``noise``, ``refine``,
+        ``kicks``, ``lp_bound``, ``seed``; ``nga``: ``init``, ``samples``, ``steps``...;
+        ``rascal``: ``max_bond_pairs``...). ``connected=True`` (``auto``, ``exact``,
         ``rascal``) asks for the largest *connected* common subgraph, as RDKit's FindMCS
         finds it; ``rascal_ties=True`` (``auto``, ``exact``) picks, among equally large
         maps, the one RASCAL reports with ``allBestMCESs=True`` (fewest fragments, then
