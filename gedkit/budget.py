@@ -228,6 +228,14 @@ class Budget:
     def expired(self) -> bool:
         return self.remaining() <= 0.0
 
+    def decided(self, lower: float, upper: float) -> bool:
+        """Whether bounds ``lower``..``upper`` answer what :attr:`threshold` asks: the
+        distance is beyond it, or (where the budget decides) within it; with ``decide``
+        False, as a search's verifications ask, a map within it settles nothing (the best
+        one within it is sought)."""
+        t = self.threshold
+        return t is not None and (lower > t or (self.decide and upper <= t))
+
 
 
 class StepClock:

@@ -180,13 +180,10 @@ class Auto(Solver):
         def settled() -> bool:
             if best is None:
                 return False
-            threshold = budget.threshold
-            # (decide=False, as a kNN scan's verifications: pruned beyond the threshold, the
-            # best map within it still sought; a map within it settled kNN's hits unproven)
-            decided = threshold is not None and (
-                (budget.decide and best.upper_bound <= threshold) or lower > threshold
-            )
-            return lower >= best.upper_bound or decided or budget.expired()
+            # (with decide=False, as a kNN scan's verifications, a map within the threshold
+            # settles nothing: it settled kNN's hits unproven)
+            return (lower >= best.upper_bound or budget.decided(lower, best.upper_bound)
+                    or budget.expired())
 
         size = max(problem.n1, problem.n2)
         exact: TreeSearch | None = None

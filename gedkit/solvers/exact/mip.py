@@ -192,9 +192,7 @@ def integer_program(problem: Problem, budget: Budget, *, relaxation: bool = Fals
     if (
         lower >= upper
         or budget.expired()
-        or (budget.threshold is not None and lower > budget.threshold)
-        # a map within the threshold decides, unless the best one within it is asked for
-        or (budget.threshold is not None and budget.decide and upper <= budget.threshold)
+        or budget.decided(lower, upper)
     ):
         return finish(forward, lower, stats)
 
