@@ -99,7 +99,10 @@ def _read_zip(path: Path, inner: str, gids, splits, node_label) -> list[Graph]:
     import networkx as nx
 
     graphs = []
-    with zipfile.ZipFile(path) as zf:
+    # the sets' unlabelled graphs are unlabelled by design (their GEXF 'label' is the node's
+    # id): nothing to tell
+    with zipfile.ZipFile(path) as zf, warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnlabelledWarning)
         for gid, split in zip(gids.tolist(), splits.tolist(), strict=True):
             member = f"{inner}/{split}/{gid}.gexf"
             try:
@@ -107,9 +110,5 @@ def _read_zip(path: Path, inner: str, gids, splits, node_label) -> list[Graph]:
             except KeyError:
                 raise FormatError(f"{path}: no member {member}") from None
             g = nx.read_gexf(io.BytesIO(data))
-            with warnings.catch_warnings():
-                # the sets' unlabelled graphs are unlabelled by design (their GEXF 'label' is
-                # the node's id): nothing to tell
-                warnings.simplefilter("ignore", UnlabelledWarning)
-                graphs.append(Graph.from_networkx(g, node_label=node_label, name=str(gid)))
+            graphs.append(Graph.from_networkx(g, node_label=node_label, name=str(gid)))
     return graphs

@@ -845,11 +845,12 @@ class _KnnScanner:
         # the query's time limit ran out before the ceiling had k quick bounds (BRANCH pair
         # by pair, where the kernel does not apply: Letter, Protein at 0.01 s answered one
         # hit of 5): the next graphs by filter bound, a quick map each, make up the number
-        for row in self.order.tolist():
+        rows = [row for row in self.order.tolist()
+                if int(self.sig.rowids[row]) not in self.seen]
+        reading = self.check.coll._store.each_graph(self.sig.rowids[rows].tolist(),
+                                                    _READ_AHEAD)
+        for row, graph in zip(rows, reading, strict=True):  # (read as they are reached)
             rowid = int(self.sig.rowids[row])
-            if rowid in self.seen:
-                continue
-            graph = self.check.coll._store.graphs([rowid])[rowid]
             quick = self.check.verify.quick(self.check.query, graph)
             if quick.upper < math.inf:
                 self._keep(row, rowid, Outcome(quick.lower, quick.upper, None, final=False,
