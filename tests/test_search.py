@@ -904,6 +904,34 @@ def test_query_signatures_in_one_pass_equal_one_by_one():
                             edge_values="xyz" if k % 5 == 0 else "xy") for k in range(300)]
     # a node of degree 64 or more has no branch code: that query takes the Python path
     queries.append(gedkit.Graph({i: "a" for i in range(70)}, [(0, i, "x") for i in range(1, 70)]))
+    _assert_signed_as_one_by_one(queries, vocab)
+
+
+def test_query_signatures_of_labels_not_their_own_keys_equal_one_by_one():
+    """Labels that are not their own keys (dicts and lists: an unhashable label sends every
+    query of the batch the query-by-query way) and a batch mixing queries with labels the
+    collection lacks and plain ones: the same signatures as one by one."""
+    rng = np.random.default_rng(5)
+    graphs = [random_graph(rng, int(rng.integers(1, 8)), node_values="abc", edge_values="xy")
+              for _ in range(30)]
+    coll = _collection([gedkit.Graph({v: {"el": g.node_labels[v]} for v in range(g.n)},
+                                     [(int(u), int(v), [lab]) for (u, v), lab
+                                      in zip(g.edges, g.edge_labels, strict=True)])
+                        for g in graphs])
+    keyed = [gedkit.Graph({v: {"el": g.node_labels[v]} for v in range(g.n)},
+                          [(int(u), int(v), [lab]) for (u, v), lab
+                           in zip(g.edges, g.edge_labels, strict=True)]) for g in graphs[:6]]
+    _assert_signed_as_one_by_one(keyed, coll._store.vocab)
+    plain = _collection(graphs)
+    mixed = [random_graph(rng, 6, 0.5, node_values="abcd" if k % 4 == 0 else "abc",
+                          edge_values="xy") for k in range(40)]
+    _assert_signed_as_one_by_one(mixed, plain._store.vocab)
+    assert 0 in [h.id for h in coll.range(keyed[0], 0).hits]
+
+
+def _assert_signed_as_one_by_one(queries, vocab):
+    from gedkit.search.filters import query_signature, query_signatures
+
     batch = query_signatures(queries, vocab)
     assert len(batch) == len(queries)
     for k, query in enumerate(queries):

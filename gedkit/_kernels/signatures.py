@@ -79,14 +79,16 @@ def _runs(values, hi, tally, ids, counts, at):
 
 
 @njit(cache=True, nogil=True)
-def query_signatures(flat, flat_ptr, node_ptr, edge_ptr, found_node, node_keys, found_edge,
-                     edge_keys, radix, codes, code_ords, branch_size, node_ords, edge_ords,
-                     set_ptr, ids, counts, branch_ords, record_ptr, records, overflow):
+def query_signatures(node_codes, edge_codes, ends_of, node_ptr, edge_ptr, found_node, node_keys,
+                     found_edge, edge_keys, radix, codes, code_ords, branch_size, node_ords,
+                     edge_ords, set_ptr, ids, counts, branch_ords, record_ptr, records, overflow):
     """For query ``q``: ``n = node_ptr[q+1] - node_ptr[q]`` nodes and ``m`` edges (by
-    ``edge_ptr``), read from ``flat`` at ``flat_ptr[q]``: its nodes' label codes (n), its
-    edges' label codes (m), their local end points (2m). A code is a position among the
-    query's distinct labels, whose ordinals are ``found_node[node_keys[q]:]`` (edges:
-    ``found_edge[edge_keys[q]:]``); the node and edge ordinals of every query are written to
+    ``edge_ptr``): its nodes' label codes ``node_codes[node_ptr[q]:]``, its edges' label
+    codes ``edge_codes[edge_ptr[q]:]`` and their local end points ``ends_of[2 *
+    edge_ptr[q]:]``. A code is a position among the query's distinct labels, whose
+    ordinals are ``found_node[node_keys[q]:]`` (edges: ``found_edge[edge_keys[q]:]``; with
+    every offset 0 and ``found_*`` the vocabulary's ordinals themselves, codes are
+    ordinals); the node and edge ordinals of every query are written to
     ``node_ords``, ``edge_ords`` (at ``node_ptr[q]``, ``edge_ptr[q]``). Edge ordinals from
     ``radix - 1`` on and node ordinals from the node vocabulary's size on are labels only
     the queries have. Writes its four multisets (node, edge, branch, degree) as rows
@@ -101,15 +103,12 @@ def query_signatures(flat, flat_ptr, node_ptr, edge_ptr, found_node, node_keys, 
     wide = radix  # past every edge ordinal, the queries' own included
     top = branch_size  # past every node ordinal and the collection's branch ordinals
     for q in range(len(node_ptr) - 1):
-        at = flat_ptr[q]
         for v in range(node_ptr[q], node_ptr[q + 1]):
-            node_ords[v] = found_node[node_keys[q] + flat[at]]
+            node_ords[v] = found_node[node_keys[q] + node_codes[v]]
             top = max(top, node_ords[v] + 1)
-            at += 1
         for e in range(edge_ptr[q], edge_ptr[q + 1]):
-            edge_ords[e] = found_edge[edge_keys[q] + flat[at]]
+            edge_ords[e] = found_edge[edge_keys[q] + edge_codes[e]]
             wide = max(wide, edge_ords[e] + 2)
-            at += 1
     n_max = 0
     m_max = 0
     for q in range(len(node_ptr) - 1):
@@ -131,7 +130,7 @@ def query_signatures(flat, flat_ptr, node_ptr, edge_ptr, found_node, node_keys, 
         n = node_ptr[q + 1] - n0
         e0 = edge_ptr[q]
         m = edge_ptr[q + 1] - e0
-        ends = flat[flat_ptr[q] + n + m:flat_ptr[q] + n + 3 * m]
+        ends = ends_of[2 * e0:2 * (e0 + m)]
         for v in range(n):
             degree[v] = 0
         for e in range(2 * m):

@@ -14,12 +14,9 @@ import numpy as np
 from gedkit.errors import counted
 from gedkit.graph import Graph
 from gedkit.nn.labels import describe_unseen
-from gedkit.search.signatures import Vocabulary
+from gedkit.search.signatures import LABELS, Vocabulary, lacking_labels
 
 __all__ = ["unseen_labels", "unseen_note"]
-
-_ATTRIBUTES = {"node": "node_labels", "edge": "edge_labels"}  # the labels of each kind
-
 
 def unseen_labels(queries: list[Graph], vocab: dict[str, Vocabulary],
                   free: frozenset[str] = frozenset()) -> tuple[dict[str, list], int]:
@@ -33,17 +30,19 @@ def unseen_labels(queries: list[Graph], vocab: dict[str, Vocabulary],
     >>> unseen_labels([Graph({0: "C", 1: "N"}, [(0, 1, 1.5)]), Graph({0: "C"})], vocab)
     ({'node': ['N'], 'edge': [1.5]}, 1)
     """
-    # the common case, every label known, costs one cached set per query and their union
+    found: dict[str, dict] = {kind: {} for kind in LABELS}
+    # most queries' labels are the collection's, found in C; the others' label by label
+    queries = [queries[i] for i in lacking_labels(
+        queries, vocab, [kind for kind in LABELS if kind not in free])]
     distinct = [g.cached("distinct label keys", _distinct_keys) for g in queries]
     missing = {(kind, key) for kind, key in frozenset().union(*distinct)
                if kind not in free and key not in vocab[kind].index}
-    found: dict[str, dict] = {kind: {} for kind in _ATTRIBUTES}
     having = 0
     for g, keys in zip(queries, distinct, strict=True) if missing else ():
         if missing.isdisjoint(keys):
             continue
         having += 1
-        for kind, attribute in _ATTRIBUTES.items():
+        for kind, attribute in LABELS.items():
             codes, kind_keys = g.label_codes(kind)
             for code, key in enumerate(kind_keys):
                 if (kind, key) in missing:
@@ -54,7 +53,7 @@ def unseen_labels(queries: list[Graph], vocab: dict[str, Vocabulary],
 
 def _distinct_keys(g: Graph) -> frozenset:
     """``(kind, key)`` for each distinct node and edge label key of ``g``."""
-    return frozenset((kind, key) for kind in _ATTRIBUTES for key in g.label_codes(kind)[1])
+    return frozenset((kind, key) for kind in LABELS for key in g.label_codes(kind)[1])
 
 
 def unseen_note(queries: list[Graph], vocab: dict[str, Vocabulary], many: bool,
