@@ -37,7 +37,7 @@ from itertools import chain, repeat
 import numpy as np
 
 from gedkit.costs.base import CostModel
-from gedkit.graph import Graph
+from gedkit.graph import Graph, label_key
 from gedkit.numeric import TOL, all_integers, round_up
 from gedkit.search.signatures import (
     KINDS,
@@ -365,7 +365,7 @@ def query_signatures(queries: list[Graph], vocab: dict[str, Vocabulary]) -> Quer
         views = {k: v.overlay() for k, v in vocab.items()}
         if own[i]:
             # its own labels enter its views in order of first appearance, the ordinals
-            # _found gave them
+            # _label_inputs gave them
             _ordinals(g.node_keys, g.node_labels, views["node"], [])
             _ordinals(g.edge_keys, g.edge_labels, views["edge"], [])
         if i in strange:  # branches only it has: named in its view
@@ -387,53 +387,6 @@ _EMPTY = Graph({})  # in the kernel's arrays, in place of a query signed the Pyt
 _NO_ENDS = np.zeros((0, 2), dtype=np.int32)
 
 
-def _label_inputs(graphs: list[Graph], vocab: dict[str, Vocabulary], node_ptr: np.ndarray,
-                  edge_ptr: np.ndarray) -> tuple:
-    """The kernel's label inputs: per kind (nodes, then edges) every label's code, graph
-    after graph (``node_ptr``, ``edge_ptr``), the ordinals its codes stand for and where
-    each graph's start there; then which graphs have labels the collection lacks. A graph
-    whose labels the collection has as they are (most) codes each label by its ordinal,
-    one lookup in C for all graphs' labels (~25 ns a label; a hundred fresh queries coded
-    one by one took ~0.5 ms, more than the filters). The others (a label the collection
-    lacks, or one that is not its own key: a dict, a list) by :meth:`Graph.label_codes`,
-    their distinct labels' ordinals after the vocabulary's (those it lacks numbered after
-    it, per graph, as an overlay numbers them)."""
-    pointers = {"node": node_ptr, "edge": edge_ptr}
-    codes: dict[str, np.ndarray] = {}
-    lacking: set[int] = set()
-    for kind, ptr in pointers.items():
-        labels = chain.from_iterable([getattr(g, LABELS[kind]) for g in graphs])
-        try:
-            codes[kind] = np.fromiter(map(vocab[kind].index.get, labels, repeat(-1)),
-                                      np.int64, ptr[-1])
-        except TypeError:  # an unhashable label: every graph label by label
-            codes[kind] = np.empty(ptr[-1], np.int64)
-            lacking.update(range(len(graphs)))
-            continue
-        unknown = np.flatnonzero(codes[kind] < 0)
-        if len(unknown):
-            lacking.update((np.searchsorted(ptr, unknown, side="right") - 1).tolist())
-    own = np.zeros(len(graphs), dtype=bool)
-    inputs: list = []
-    for kind, ptr in pointers.items():
-        size = len(vocab[kind])
-        found, starts = np.arange(size, dtype=np.int64), np.zeros(len(graphs), np.int64)
-        if lacking:
-            mine = sorted(lacking)
-            own[mine] = True
-            coded = [graphs[i].label_codes(kind) for i in mine]
-            distinct = np.fromiter(map(len, [keys for _, keys in coded]), np.int64, len(mine))
-            found = np.concatenate([found, _found([keys for _, keys in coded], distinct,
-                                                  vocab[kind])])
-            starts[mine] = size + _starts(distinct)[:-1]
-            for i, (own_codes, _) in zip(mine, coded, strict=True):
-                codes[kind][ptr[i]:ptr[i + 1]] = own_codes
-        inputs += [codes[kind], found, starts]
-    return (*inputs, own)
-
-
-
-
 def _starts(sizes: np.ndarray) -> np.ndarray:
     """Where each of consecutive parts of ``sizes`` starts, and the end: one more entry."""
     ptr = np.zeros(len(sizes) + 1, np.int64)
@@ -441,27 +394,44 @@ def _starts(sizes: np.ndarray) -> np.ndarray:
     return ptr
 
 
-def _found(keys: list[tuple], distinct: np.ndarray, vocab: Vocabulary) -> np.ndarray:
-    """The ordinals of each graph's distinct label keys (``keys``, a tuple each; ``distinct``:
-    their lengths), graph after graph; those the vocabulary lacks numbered after its own,
-    per graph in order of first appearance: the ordinals an overlay of the vocabulary gives
-    them (:func:`_ordinals`)."""
-    total = int(distinct.sum())
-    # one lookup per distinct label of a graph, not per node or edge
-    found = np.fromiter(map(vocab.index.get, chain.from_iterable(keys), repeat(-1, total)),
-                        np.int64, total)
-    missing = np.flatnonzero(found < 0)
-    if len(missing):
-        # a graph's keys come in order of first appearance (its codes): numbered so
-        base = len(vocab)
-        which = np.searchsorted(_starts(distinct), missing, side="right") - 1
-        last, count = -1, 0
-        for pos, q in zip(missing.tolist(), which.tolist(), strict=True):
+def _label_inputs(graphs: list[Graph], vocab: dict[str, Vocabulary], node_ptr: np.ndarray,
+                  edge_ptr: np.ndarray) -> tuple:
+    """The kernel's label inputs: per kind (nodes, then edges) every label's code, graph
+    after graph (``node_ptr``, ``edge_ptr``), the ordinals its codes stand for and where
+    each graph's start there (here codes are ordinals: ``arange`` and zeros); then which
+    graphs have labels the collection lacks. Each label is looked up as it is, one lookup
+    in C for all graphs' labels (~25 ns a label; a hundred fresh queries coded one by one
+    took ~0.5 ms, more than the filters), and only a label not found by its
+    :func:`~gedkit.graph.label_key` (a dict, a list: every label then) or one the
+    collection lacks in Python. Those a graph alone has are numbered after the
+    vocabulary's, per graph in order of first appearance, as an overlay numbers them."""
+    own = np.zeros(len(graphs), dtype=bool)
+    inputs: list = []
+    for kind, ptr in (("node", node_ptr), ("edge", edge_ptr)):
+        index, attribute = vocab[kind].index, LABELS[kind]
+        try:
+            codes = np.fromiter(map(index.get, chain.from_iterable(
+                [getattr(g, attribute) for g in graphs]), repeat(-1)), np.int64, ptr[-1])
+        except TypeError:  # an unhashable label: by their keys (hashable, made for it)
+            attribute = "node_keys" if kind == "node" else "edge_keys"
+            codes = np.fromiter(map(index.get, chain.from_iterable(
+                [getattr(g, attribute) for g in graphs]), repeat(-1)), np.int64, ptr[-1])
+        unknown = np.flatnonzero(codes < 0).tolist()
+        last, mine, most = -1, {}, 0  # the graph at hand, its own labels' ordinals
+        for at, q in zip(unknown, (np.searchsorted(ptr, unknown, side="right") - 1).tolist(),
+                         strict=True):
             if q != last:
-                last, count = q, 0
-            found[pos] = base + count
-            count += 1
-    return found
+                last, mine = q, {}
+            key = label_key(getattr(graphs[q], attribute)[at - ptr[q]])
+            o = index.get(key)  # a label not its own key, found by it
+            if o is None:
+                own[q] = True
+                o = mine.setdefault(key, len(index) + len(mine))
+                most = max(most, len(mine))
+            codes[at] = o
+        inputs += [codes, np.arange(len(index) + most, dtype=np.int64),
+                   np.zeros(len(graphs), np.int64)]
+    return (*inputs, own)
 
 
 def _branch_codes(vocab: dict[str, Vocabulary], radix: int) -> tuple[np.ndarray, np.ndarray]:
