@@ -48,7 +48,6 @@ import gzip
 import json
 import math
 import os
-import pickle
 import platform
 import re
 import resource
@@ -418,10 +417,11 @@ def main() -> None:
     ap.add_argument("--one-by-one", action="store_true",
                     help="gedkit answers the queries one call each instead of all in one")
     ap.add_argument("--fresh-queries", action="store_true",
-                    help="each gedkit run gets the queries as newly read graph objects (made "
-                    "before its timer, as the peer reads its query file before its own): "
-                    "without it the runs after the first reuse what the first computed and "
-                    "kept on the query objects (their label codes, ~1 ms for the 100)")
+                    help="each gedkit run reads the queries from the peer's query file "
+                    "(gedkit.read_all) just before its timer, as the peer reads that file "
+                    "just before its own: without it every run searches the same query "
+                    "objects, and the runs after the first reuse what the first computed "
+                    "and kept on them")
     ap.add_argument("--pair-timeout", type=float, default=None,
                     help="gedkit's time limit per verified pair (default: none, exact like "
                     "the peer; a pair left open is counted as undecided)")
@@ -449,7 +449,6 @@ def main() -> None:
 
     raw_queries = gedkit.read_all(args.data / QUERY_FILE)[: args.queries]
     queries = [normalised(q, q.name or str(k)) for k, q in enumerate(raw_queries)]
-    fresh = pickle.dumps(queries)  # (--fresh-queries: new objects, nothing kept on them)
     report: dict[str, Any] = {
         "environment": environment(),
         "peer": peer, "queries": len(queries), "taus": taus,
@@ -494,7 +493,8 @@ def main() -> None:
                             peer, db_path, query_path, tau, args.peer_timeout,
                             len(queries) if args.peer_per_query else 0))
                     if coll is not None:
-                        asked = pickle.loads(fresh) if args.fresh_queries else queries
+                        asked = (gedkit.read_all(query_path) if args.fresh_queries
+                                 else queries)
                         tries["gedkit"].append(run_gedkit(
                             coll, asked, tau, args.gedkit_timeout, args.pair_timeout,
                             args.one_by_one))
