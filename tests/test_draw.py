@@ -617,6 +617,25 @@ def test_search_grid_in_python():
     assert not any("drawn" in t.get_text() for t in fig.texts)
 
 
+def test_search_grid_keeps_a_long_molecules_element_symbols():
+    """A long chain's cell is too small for the general graphs' node labels; a molecule's
+    element symbols are drawn all the same (its O atoms looked like carbons), and a general
+    graph's cell that leaves its labels out says so under the grid."""
+    pytest.importorskip("rdkit")
+    long = "CCCCCCCCCCCCOC1=CC=C(C=C1)C(O)=O"
+    coll = gedkit.Collection()
+    coll.add([long, "CCCCCCCCCCCCCCC1=CC=C(O)C=C1"], ids=["ester", "phenol"])
+    fig = draw(coll.knn(long, 2), collection=coll, query=long)
+    symbols = [t.get_text() for ax in fig.axes for t in ax.texts]
+    assert symbols.count("O") == 3 + 3 + 1, symbols
+    assert "labels left out" not in svg_text(fig)
+    chain = Graph({i: f"n{i % 3}" for i in range(60)}, [(i, i + 1) for i in range(59)])
+    other = gedkit.Collection()
+    other.add([chain])
+    assert "labels left out" in svg_text(draw(other.knn(chain, 1), collection=other,
+                                              query=chain))
+
+
 def test_directed_arcs_have_arrowheads():
     # "delete 1->2, insert 2->1" looked like nothing changed without them
     from matplotlib.text import Annotation

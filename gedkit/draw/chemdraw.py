@@ -106,7 +106,7 @@ def _edge_at(edges: np.ndarray, a: int, b: int) -> int:
 def _atoms(ax: Any, panel: Panel, pos: np.ndarray, ctx: Context, carbons: bool,
            edges: np.ndarray) -> None:
     halo = float(np.clip(0.5 * ctx.ppu, 4.0, 22.0))
-    font = float(np.clip(0.4 * ctx.ppu, 4.0, 13.0))
+    font = float(np.clip(0.4 * ctx.ppu, 5.5, 13.0))  # symbols legible in a small cell
     degree = np.bincount(edges.ravel(), minlength=panel.n) if panel.n else np.zeros(0)
     for i in range(panel.n):
         role, op, lab = panel.node_roles[i], panel.node_ops[i], panel.labels[i]

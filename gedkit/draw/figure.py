@@ -143,7 +143,8 @@ def compose(p1: Panel, p2: Panel, pos1: np.ndarray, pos2: np.ndarray, *, molecul
 
     ctx = Context(ppu=ppu, spacing=1.0 if molecule else spacing(a1, a2), ids=ids,
                   describe=describe)
-    dense = max(p1.n, p2.n) > LABEL_LIMIT or ctx.node_size < 7.5
+    # (a molecule's element symbols are drawn small rather than not at all: see draw_cell)
+    dense = max(p1.n, p2.n) > LABEL_LIMIT or (ctx.node_size < 7.5 and not molecule)
     ctx.labels = (not dense) if labels is None else bool(labels)
     ctx.edge_labels = (not dense and not molecule and max(p1.m, p2.m) <= 30
                        and any(lab is not None for lab in (*p1.edge_labels, *p2.edge_labels))
@@ -262,9 +263,10 @@ def _table(fig: Any, rows: list, left: float, bottom: float, top: float, title: 
 
 def draw_cell(ax: Any, panel: Panel, pos: np.ndarray, lo: np.ndarray, hi: np.ndarray, *,
               molecule: bool, labels: bool | None, ids: bool, carbons: bool,
-              describe: dict | None = None) -> dict:
+              describe: dict | None = None) -> tuple[dict, bool]:
     """Draw one panel alone on ``ax`` (a cell of a strip or grid) at one scale for the box
-    ``lo``-``hi``; returns the tooltips of its operations."""
+    ``lo``-``hi``; returns the tooltips of its operations and whether its labels were left
+    out (too dense to read, ``labels`` not given): the figure says so once."""
     ax.set_axis_off()
     fw, fh = ax.figure.get_size_inches()
     bbox = ax.get_position()
@@ -276,7 +278,9 @@ def draw_cell(ax: Any, panel: Panel, pos: np.ndarray, lo: np.ndarray, hi: np.nda
     ax.set_ylim(cy - hpt / ppu / 2, cy + hpt / ppu / 2)
     ctx = Context(ppu=ppu, spacing=1.0 if molecule else spacing(pos), ids=ids,
                   describe=describe or {})
-    dense = panel.n > LABEL_LIMIT or ctx.node_size < 6
+    # a molecule's element symbols are its chemistry: small, but drawn (a long chain's
+    # cell without them showed its O and N as carbons)
+    dense = panel.n > LABEL_LIMIT or (ctx.node_size < 6 and not molecule)
     ctx.labels = (not dense) if labels is None else bool(labels)
     if panel.n == 0:
         ax.text(cx, cy, "(empty graph)", ha="center", va="center", fontsize=9,
@@ -287,4 +291,8 @@ def draw_cell(ax: Any, panel: Panel, pos: np.ndarray, lo: np.ndarray, hi: np.nda
         draw_molecule(ax, panel, pos, ctx, carbons=carbons)
     else:
         draw_panel(ax, panel, pos, ctx)
-    return ctx.tooltips
+    return ctx.tooltips, dense and labels is None and panel.n > 0
+
+
+#: the note of a figure whose cells left some labels out
+LABELS_LEFT_OUT = "labels left out where too dense to read (labels=True draws them)"

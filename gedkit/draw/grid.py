@@ -19,7 +19,7 @@ import numpy as np
 
 from gedkit.draw import MAX_HITS
 from gedkit.draw.caption import hit_caption
-from gedkit.draw.figure import draw_cell
+from gedkit.draw.figure import LABELS_LEFT_OUT, draw_cell
 from gedkit.draw.pictures import pair_positions, treat_as_molecules
 from gedkit.draw.scene import plain_panel
 from gedkit.errors import OptionError, counted
@@ -151,6 +151,7 @@ def _grid(results: list, collection: Any, queries: list, *, max_hits: int,
     row_h = (1.0 - header * len(blocks)) / rows
     y = 1.0
     tips: dict = {}
+    hidden = False  # some cell's labels left out
     for result, q, cells in blocks:
         drawn = sum(title != "query" and g is not None for g, title, _ in cells)
         fig.text(0.5, y - 0.12 / fh, _heading(result, drawn), ha="center", va="top", fontsize=11,
@@ -169,9 +170,15 @@ def _grid(results: list, collection: Any, queries: list, *, max_hits: int,
                         transform=ax.transAxes, fontsize=9, color="#777777", style="italic")
                 continue
             lo, hi = _box(pos)
-            tips.update(draw_cell(ax, plain_panel(g, role="plain"), pos, lo, hi, molecule=chem,
-                                  labels=labels, ids=ids, carbons=carbons))
+            tips_k, left_out = draw_cell(ax, plain_panel(g, role="plain"), pos, lo, hi,
+                                         molecule=chem, labels=labels, ids=ids,
+                                         carbons=carbons)
+            tips.update(tips_k)
+            hidden = hidden or left_out
         y -= math.ceil(len(cells) / cols) * row_h
+    if hidden:
+        fig.text(0.5, 0.004, LABELS_LEFT_OUT, ha="center", va="bottom", fontsize=8,
+                 color="#555555")
     fig._gedkit_tooltips = tips
     fig._gedkit_caption = _heading(results[0], None)
     return fig

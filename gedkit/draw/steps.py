@@ -17,7 +17,7 @@ import numpy as np
 
 from gedkit.draw import MAX_STEPS
 from gedkit.draw.caption import ged_caption
-from gedkit.draw.figure import draw_cell, legend_handles
+from gedkit.draw.figure import LABELS_LEFT_OUT, draw_cell, legend_handles
 from gedkit.draw.output import escaped
 from gedkit.draw.pictures import pair_positions, treat_as_molecules
 from gedkit.draw.scene import Panel
@@ -108,6 +108,7 @@ def draw_steps(result: Any, *, max_steps: int = MAX_STEPS, ncols: int | None = N
     top, bottom = 1.0 - 0.85 / fh, 0.55 / fh
     row_h = (top - bottom) / rows
     tips: dict[str, str] = {}
+    hidden = False  # some panel's labels left out
     for k, (panel, pos, title) in enumerate(states):
         r, c = divmod(k, cols)
         ax_k = fig.add_axes((c / cols + 0.005, top - (r + 1) * row_h + 0.3 / fh,
@@ -115,14 +116,17 @@ def draw_steps(result: Any, *, max_steps: int = MAX_STEPS, ncols: int | None = N
         ax_k.set_gid(f"step-{k}")
         describe = {op_k: f"{k}. {ops[op_k].describe(cost=True)}" for op_k in
                     (o for o in (*panel.node_ops, *panel.edge_ops) if o is not None)}
-        tips.update(draw_cell(ax_k, panel, pos, lo, hi, molecule=chem, labels=labels,
-                              ids=ids, carbons=carbons, describe=describe))
+        tips_k, left_out = draw_cell(ax_k, panel, pos, lo, hi, molecule=chem, labels=labels,
+                                     ids=ids, carbons=carbons, describe=describe)
+        tips.update(tips_k)
+        hidden = hidden or left_out
         # wrapped: its dollars escaped, not left to literal_text (see escaped)
         ax_k.set_title(escaped(title), fontsize=8.5, pad=3, wrap=True, parse_math=True)
     head, _ = ged_caption(result)
     fig.text(0.5, 1.0 - 0.12 / fh, head, ha="center", va="top", fontsize=12.5,
              fontweight="bold")
-    fig.text(0.5, 1.0 - 0.42 / fh, f"edit path step by step: {counted(len(ops), 'operation')}",
+    fig.text(0.5, 1.0 - 0.42 / fh, f"edit path step by step: {counted(len(ops), 'operation')}"
+             + (f"  ·  {LABELS_LEFT_OUT}" if hidden else ""),
              ha="center", va="top", fontsize=9, color="#444444")
     fig.legend(handles=legend_handles("ged"), loc="lower center", ncol=len(LEGENDS["ged"]),
                frameon=False, fontsize=8.5, handlelength=3)
