@@ -597,6 +597,27 @@ def test_cli_search_grid(capsys, tmp_path, monkeypatch):
     assert grid.exists(), done.stderr
 
 
+def test_cli_search_grid_draws_the_queries_that_found_graphs_first(capsys, tmp_path,
+                                                                   monkeypatch):
+    """More queries than a grid holds: those with hits are drawn before those without
+    (eight panels of "no hit" left out the one query that found a graph)."""
+    import gedkit.draw.grid as grid_module
+
+    coll_path = tmp_path / "lib.gdb"
+    coll = gedkit.Collection.create(coll_path)
+    coll.add([_labelled("CCO", [(0, 1), (1, 2)])], ids=["a"])
+    coll.close()
+    queries = tmp_path / "q.json"
+    far = [_labelled("NNNNN", [(0, 1), (1, 2), (2, 3), (3, 4)]) for _ in range(3)]
+    gedkit.write([*far, _labelled("CCO", [(0, 1), (1, 2)])], queries)
+    monkeypatch.setattr(grid_module, "MAX_QUERIES", 2)
+    code, _, err = _cli(capsys, "search", str(coll_path), str(queries), "--within", "1",
+                        "--draw", str(tmp_path / "g.svg"))
+    assert code == 0 and "shows 2 of 4 queries: those that found a graph first" in err, err
+    text = (tmp_path / "g.svg").read_text()
+    assert text.count("no hit") == 1 and "1 hit" in text
+
+
 def test_search_grid_in_python():
     coll = gedkit.Collection()
     coll.add([_labelled("CCO", [(0, 1), (1, 2)]), _labelled("CCN", [(0, 1), (1, 2)])],

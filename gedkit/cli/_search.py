@@ -204,22 +204,30 @@ def _where(args: argparse.Namespace) -> str:
 
 
 def _draw_grid(out: str, results: list, coll: Collection, queries: list) -> None:
-    """``--draw``: the grid of the first queries (a grid holds 8) and their hits."""
+    """``--draw``: the grid of the queries (a grid holds 8: the first that found a graph,
+    then the first that found none, in the queries' order) and their hits."""
     from gedkit.draw import MAX_HITS
     from gedkit.draw.grid import MAX_QUERIES, draw_hits
     from gedkit.draw.output import save
 
+    picked = list(range(len(results)))
     if len(results) > MAX_QUERIES:
-        print(f"gedkit: note: the picture shows the first {MAX_QUERIES} of "
-              f"{len(results):,} queries", file=sys.stderr)
-    shown = results[:MAX_QUERIES]
+        # (eight panels of "no hit" left out the one query with hits)
+        found = [i for i in picked if results[i].hits or results[i].undecided]
+        picked = sorted((found + [i for i in picked if i not in set(found)])[:MAX_QUERIES])
+        which = ("the first" if picked == list(range(MAX_QUERIES)) else
+                 "those that found a graph first, then the first of the others"
+                 if len(found) < MAX_QUERIES else "the first that found a graph")
+        print(f"gedkit: note: the picture shows {MAX_QUERIES} of {len(results):,} queries: "
+              f"{which}", file=sys.stderr)
+    shown = [results[i] for i in picked]
     found = [len(r.hits) + len(r.undecided) for r in shown]
     if max(found) > MAX_HITS:  # (its title said "75 hits" over 12 panels, and nothing else)
         what = (f"the first {MAX_HITS} of {found[0]:,} graphs found" if len(shown) == 1 else
                 f"at most {MAX_HITS} graphs a query ({sum(f > MAX_HITS for f in found)} of "
                 f"{len(shown)} found more)")
         print(f"gedkit: note: the picture shows {what}", file=sys.stderr)
-    save(draw_hits(shown, coll, query=queries[: len(shown)], max_hits=MAX_HITS), out)
+    save(draw_hits(shown, coll, query=[queries[i] for i in picked], max_hits=MAX_HITS), out)
 
 
 def _what(args: argparse.Namespace) -> tuple[str, float | int]:
