@@ -156,9 +156,15 @@ def test_build_summary_ids_and_append(capsys, tmp_path):
     code, out, err = run(capsys, "collection", "build", tmp_path / "x.gdb", "--append",
                          tmp_path / "y.smi")  # the same graphs again: skipped
     assert code == 0 and "0 graphs added (6 in all; ids: names, 2 in x.gdb already" in out
+    # a name LIB has for another graph: numbered among named graphs, a second run would
+    # add them again (it numbered them with a note): an error, unless --ids numbers
+    one_line_error(*run(capsys, "collection", "build", tmp_path / "x.gdb", "--append",
+                        smi(tmp_path / "y.smi", [("CCCI", "c"), ("CCBr", "d")])),
+                   "has a graph with id 'c' already (another graph)", "--ids numbers")
+    assert len(Collection.open(tmp_path / "x.gdb")) == 6
     code, out, err = run(capsys, "collection", "build", tmp_path / "x.gdb", "--append",
-                         smi(tmp_path / "y.smi", [("CCCI", "c"), ("CCBr", "d")]))
-    assert code == 0 and "has a graph with id 'c' already (another graph)" in err
+                         tmp_path / "y.smi", "--ids", "numbers")
+    assert code == 0 and "ids: numbers" in out
     assert Collection.open(tmp_path / "x.gdb").ids[-2:] == [4, 5]
     code, out, _ = run(capsys, "collection", "build", tmp_path / "x.gdb", "--append",
                        "smiles:CCCCO", "CCCCCO")  # a SMILES with or without its prefix
@@ -302,11 +308,14 @@ def test_append_continues_an_interrupted_build(capsys, tmp_path, monkeypatch):
     assert Collection.open(lib).ids == [f"mols[{k}]" for k in range(12)]
     code, out, _ = run(capsys, "collection", "build", lib, table, "--append")
     assert code == 0 and "0 graphs added (12 in all; ids: names, 12 in" in out
-    # an id LIB has for another graph (the input changed): numbered, as before, and said
+    # an id LIB has for another graph (the input changed): an error (numbered among named
+    # graphs, the same command again would add them again), or numbered when asked
     table.write_text("SMILES\nCCCCCCC\n" + "".join(f"{s}\n" for s, _ in LIBRARY[1:]))
-    code, out, err = run(capsys, "collection", "build", lib, table, "--append")
+    one_line_error(*run(capsys, "collection", "build", lib, table, "--append"),
+                   "has a graph with id 'mols[0]' already (another graph)", "--ids numbers")
+    code, out, err = run(capsys, "collection", "build", lib, table, "--append", "--ids",
+                         "numbers")
     assert code == 0 and "12 graphs added (24 in all; ids: numbers)" in out
-    assert "has a graph with id 'mols[0]' already (another graph)" in err
     # numbered graphs cannot be matched: the interrupt message says so
     monkeypatch.setattr(_collection, "_stream", interrupted)
     code, _, err = run(capsys, "collection", "build", tmp_path / "y.gdb", table,

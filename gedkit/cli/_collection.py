@@ -154,6 +154,13 @@ def run_build(args: argparse.Namespace) -> int:
                 problem = _naming_problem(names) or (
                     None if other is None else f"{lib} has a graph with id {other!r} already "
                     "(another graph)")
+                if problem is not None and args.ids is None and held:
+                    # numbered among LIB's named graphs: ids of two kinds, and the same
+                    # command again would add them all again (it renumbered them silently)
+                    raise OptionError(
+                        f"{problem}: numbered, the new graphs would sit among {lib}'s named "
+                        "ones, and the same --append again would add them again; name them "
+                        "apart, or give --ids numbers to number them all the same")
                 ids = _named_ids(names, problem, args.ids == "names")
                 if ids is None:
                     there = set()  # (numbered graphs are not matched with LIB's)
