@@ -303,6 +303,23 @@ def test_neighbour_lists_from_edges_equal_those_from_the_matrix():
             assert mine.tolist() == theirs.tolist()
 
 
+def test_a_search_left_out_for_the_kernels_start_says_so(monkeypatch):
+    """A process that has not started its compiled kernels, under a limit its start does
+    not fit, answers with cheaper bounds and names the start, not the search's expansion
+    (a collection search's note blamed "one expansion of the search" for a molecule pair)."""
+    import gedkit.solvers.exact.tree_search as tree_search
+
+    rng = np.random.default_rng(8)
+    g1, g2 = (random_graph(rng, 9, 0.4, node_values="abc") for _ in range(2))
+    exact = gedkit.ged(g1, g2, method="astar").distance
+    monkeypatch.setattr(tree_search, "start_up_seconds", lambda **_: 30.0)
+    res = gedkit.ged(g1, g2, method="astar", timeout=1)
+    assert not res.optimal
+    assert res.stats["stopped"] == ("time limit: numba's start in this process (the kernels' "
+                                    "first use) does not fit"), res.stats
+    assert res.lower_bound <= exact <= res.upper_bound
+
+
 def test_a_small_graph_against_a_large_one_is_searched_within_a_short_limit():
     """An expansion of a 7-node graph against a 1,000-node one takes a few hundredths of a
     second; its estimate (n2³ for the branch bound's assignment) said 3 s, so any shorter

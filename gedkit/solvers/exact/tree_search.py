@@ -206,11 +206,16 @@ class TreeSearch:
             return self._finish(forward, math.inf, t0, "optimal")
         if self.status is None:
             fits = self.max_capacity >= n2 + 2
-            seconds = self.ops / OPS_PER_SECOND + start_up_seconds(kernels=True)
-            if not fits or not affordable(seconds, budget):
+            start_up = start_up_seconds(kernels=True)
+            if not fits or not affordable(self.ops / OPS_PER_SECOND + start_up, budget):
                 # not one expansion fits the memory or the time left: cheaper bounds instead
                 why = "time limit" if fits else "memory cap"
-                self.stats["stopped"] = f"{why}: one expansion of the search does not fit"
+                # (or the process's start of its compiled kernels: a search's pair in a
+                # process that had not started them blamed the expansion)
+                what = ("numba's start in this process (the kernels' first use)"
+                        if fits and start_up and affordable(self.ops / OPS_PER_SECOND, budget)
+                        else "one expansion of the search")
+                self.stats["stopped"] = f"{why}: {what} does not fit"
                 return self._cheap(budget, t0)
             self._start()
         kernel = self.kernel
