@@ -641,6 +641,29 @@ def test_undecided_before_kernels_compile_are_not_blamed_on_the_time_limit(capsy
     assert f"1 verification stopped before deciding: 1 because {state}" in err
 
 
+def test_search_interrupted_while_reading_its_queries_says_so(capsys, lib, tmp_path,
+                                                               monkeypatch):
+    """Ctrl-C while a large query file is read: a line saying how far it got and that
+    nothing was searched (it said "gedkit: interrupted" alone), exit status 130, no file."""
+    import gedkit.io
+
+    real = gedkit.io.read_graphs
+
+    def stopped(*args, **kwargs):
+        for k, g in enumerate(real(*args, **kwargs)):
+            if k == 1:
+                raise KeyboardInterrupt
+            yield g
+
+    monkeypatch.setattr(gedkit.io, "read_graphs", stopped)
+    out_csv = tmp_path / "hits.csv"
+    code, out, err = run(capsys, "search", lib, smi(tmp_path / "q.smi", QUERIES), "--within",
+                         "1", "--csv", out_csv)
+    assert code == 130 and out == "" and not out_csv.exists()
+    assert err == ("gedkit: interrupted while reading the queries (1 graph read): nothing "
+                   "was searched\n"), err
+
+
 def test_interrupted_search_prints_what_was_answered(capsys, lib, monkeypatch):
     from gedkit.search import ged_search
 
