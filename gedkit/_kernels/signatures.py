@@ -79,36 +79,28 @@ def _runs(values, hi, tally, ids, counts, at):
 
 
 @njit(cache=True, nogil=True)
-def query_signatures(node_codes, edge_codes, ends_of, node_ptr, edge_ptr, found_node, node_keys,
-                     found_edge, edge_keys, radix, codes, code_ords, branch_size, node_ords,
-                     edge_ords, set_ptr, ids, counts, branch_ords, record_ptr, records, overflow):
+def query_signatures(node_ords, edge_ords, ends_of, node_ptr, edge_ptr, radix, codes, code_ords,
+                     branch_size, set_ptr, ids, counts, branch_ords, record_ptr, records,
+                     overflow):
     """For query ``q``: ``n = node_ptr[q+1] - node_ptr[q]`` nodes and ``m`` edges (by
-    ``edge_ptr``): its nodes' label codes ``node_codes[node_ptr[q]:]``, its edges' label
-    codes ``edge_codes[edge_ptr[q]:]`` and their local end points ``ends_of[2 *
-    edge_ptr[q]:]``. A code is a position among the query's distinct labels, whose
-    ordinals are ``found_node[node_keys[q]:]`` (edges: ``found_edge[edge_keys[q]:]``; with
-    every offset 0 and ``found_*`` the vocabulary's ordinals themselves, codes are
-    ordinals); the node and edge ordinals of every query are written to
-    ``node_ords``, ``edge_ords`` (at ``node_ptr[q]``, ``edge_ptr[q]``). Edge ordinals from
-    ``radix - 1`` on and node ordinals from the node vocabulary's size on are labels only
-    the queries have. Writes its four multisets (node, edge, branch, degree) as rows
-    ``4q .. 4q+3`` of ``set_ptr``/``ids``/``counts`` (compressed rows, ordinals increasing),
-    each node's branch ordinal (``branch_size`` on for branches the collection lacks,
-    numbered by first appearance) in ``branch_ords``, and its verification record ``[n, m,
-    node ordinals, ends, edge ordinals]`` at ``record_ptr[q]`` of ``records``.
+    ``edge_ptr``): its nodes' label ordinals ``node_ords[node_ptr[q]:]``, its edges'
+    ``edge_ords[edge_ptr[q]:]`` and their local end points ``ends_of[2 * edge_ptr[q]:]``.
+    Edge ordinals from ``radix - 1`` on and node ordinals from the node vocabulary's size on
+    are labels only the queries have. Writes its four multisets (node, edge, branch, degree)
+    as rows ``4q .. 4q+3`` of ``set_ptr``/``ids``/``counts`` (compressed rows, ordinals
+    increasing), each node's branch ordinal (``branch_size`` on for branches the collection
+    lacks, numbered by first appearance) in ``branch_ords``, and its verification record
+    ``[n, m, node ordinals, ends, edge ordinals]`` at ``record_ptr[q]`` of ``records``.
     ``overflow[q]`` is set where a branch has no code (then its outputs mean nothing).
 
     Every query works in the same scratch arrays, read by index ranges: a hundred small
     queries' own arrays and views cost more than their arithmetic."""
     wide = radix  # past every edge ordinal, the queries' own included
     top = branch_size  # past every node ordinal and the collection's branch ordinals
-    for q in range(len(node_ptr) - 1):
-        for v in range(node_ptr[q], node_ptr[q + 1]):
-            node_ords[v] = found_node[node_keys[q] + node_codes[v]]
-            top = max(top, node_ords[v] + 1)
-        for e in range(edge_ptr[q], edge_ptr[q + 1]):
-            edge_ords[e] = found_edge[edge_keys[q] + edge_codes[e]]
-            wide = max(wide, edge_ords[e] + 2)
+    for v in range(len(node_ords)):
+        top = max(top, node_ords[v] + 1)
+    for e in range(len(edge_ords)):
+        wide = max(wide, edge_ords[e] + 2)
     n_max = 0
     m_max = 0
     for q in range(len(node_ptr) - 1):

@@ -331,8 +331,7 @@ def query_signatures(queries: list[Graph], vocab: dict[str, Vocabulary]) -> Quer
                                              for g in graphs]), np.int64,
                         2 * len(graphs)).reshape(-1, 2)
     node_ptr, edge_ptr = _starts(sizes[:, 0]), _starts(sizes[:, 1])
-    node_codes, found_node, node_keys, edge_codes, found_edge, edge_keys, own = _label_inputs(
-        graphs, vocab, node_ptr, edge_ptr)
+    node_ords, edge_ords, own = _label_ordinals(graphs, vocab, node_ptr, edge_ptr)
     ends = np.concatenate([_NO_ENDS] + [g.edges for g in graphs]).ravel()
     n, m = sizes[:, 0], sizes[:, 1]
     codes, code_ords = _branch_codes(vocab, len(vocab["edge"]) + 1)
@@ -340,14 +339,13 @@ def query_signatures(queries: list[Graph], vocab: dict[str, Vocabulary]) -> Quer
     set_ptr = np.zeros(4 * len(n) + 1, np.int64)
     ids = np.empty(3 * node_ptr[-1] + edge_ptr[-1], np.int32)
     counts = np.empty_like(ids)
-    node_ords, branch_ords = np.empty(node_ptr[-1], np.int64), np.empty(node_ptr[-1], np.int64)
-    edge_ords = np.empty(edge_ptr[-1], np.int64)
+    branch_ords = np.empty(node_ptr[-1], np.int64)
     records = np.empty(record_ptr[-1], np.int32)
     overflow = np.zeros(len(n), np.bool_)
     n_branches = len(vocab["branch"])
-    kernel(node_codes, edge_codes, ends, node_ptr, edge_ptr, found_node, node_keys, found_edge,
-           edge_keys, len(vocab["edge"]) + 1, codes, code_ords, n_branches, node_ords,
-           edge_ords, set_ptr, ids, counts, branch_ords, record_ptr, records, overflow)
+    kernel(node_ords, edge_ords, ends, node_ptr, edge_ptr, len(vocab["edge"]) + 1, codes,
+           code_ords, n_branches, set_ptr, ids, counts, branch_ords, record_ptr, records,
+           overflow)
     for i in np.flatnonzero(overflow).tolist():
         python[i] = query_signature(queries[i], vocab)
     # the queries with branches the collection lacks (looked for once, not query by query)
@@ -365,7 +363,7 @@ def query_signatures(queries: list[Graph], vocab: dict[str, Vocabulary]) -> Quer
         views = {k: v.overlay() for k, v in vocab.items()}
         if own[i]:
             # its own labels enter its views in order of first appearance, the ordinals
-            # _label_inputs gave them
+            # _label_ordinals gave them
             _ordinals(g.node_keys, g.node_labels, views["node"], [])
             _ordinals(g.edge_keys, g.edge_labels, views["edge"], [])
         if i in strange:  # branches only it has: named in its view
@@ -394,30 +392,28 @@ def _starts(sizes: np.ndarray) -> np.ndarray:
     return ptr
 
 
-def _label_inputs(graphs: list[Graph], vocab: dict[str, Vocabulary], node_ptr: np.ndarray,
-                  edge_ptr: np.ndarray) -> tuple:
-    """The kernel's label inputs: per kind (nodes, then edges) every label's code, graph
-    after graph (``node_ptr``, ``edge_ptr``), the ordinals its codes stand for and where
-    each graph's start there (here codes are ordinals: ``arange`` and zeros); then which
-    graphs have labels the collection lacks. Each label is looked up as it is, one lookup
-    in C for all graphs' labels (~25 ns a label; a hundred fresh queries coded one by one
-    took ~0.5 ms, more than the filters), and only a label not found by its
-    :func:`~gedkit.graph.label_key` (a dict, a list: every label then) or one the
-    collection lacks in Python. Those a graph alone has are numbered after the
-    vocabulary's, per graph in order of first appearance, as an overlay numbers them."""
+def _label_ordinals(graphs: list[Graph], vocab: dict[str, Vocabulary], node_ptr: np.ndarray,
+                    edge_ptr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every node's and every edge's label ordinal, graph after graph (``node_ptr``,
+    ``edge_ptr``), and which graphs have labels the collection lacks. Each label is looked up
+    as it is, one lookup in C for all graphs' labels (~25 ns a label; a hundred fresh queries
+    coded one by one took ~0.5 ms, more than the filters); only one not found so (a label the
+    collection lacks; a dict or a list, found by its :func:`~gedkit.graph.label_key`) takes
+    Python. The labels a graph alone has are numbered after the vocabulary's, per graph in
+    order of first appearance, as an overlay of it numbers them."""
     own = np.zeros(len(graphs), dtype=bool)
-    inputs: list = []
+    ordinals: list[np.ndarray] = []
     for kind, ptr in (("node", node_ptr), ("edge", edge_ptr)):
         index, attribute = vocab[kind].index, LABELS[kind]
         try:
-            codes = np.fromiter(map(index.get, chain.from_iterable(
+            found = np.fromiter(map(index.get, chain.from_iterable(
                 [getattr(g, attribute) for g in graphs]), repeat(-1)), np.int64, ptr[-1])
         except TypeError:  # an unhashable label: by their keys (hashable, made for it)
             attribute = "node_keys" if kind == "node" else "edge_keys"
-            codes = np.fromiter(map(index.get, chain.from_iterable(
+            found = np.fromiter(map(index.get, chain.from_iterable(
                 [getattr(g, attribute) for g in graphs]), repeat(-1)), np.int64, ptr[-1])
-        unknown = np.flatnonzero(codes < 0).tolist()
-        last, mine, most = -1, {}, 0  # the graph at hand, its own labels' ordinals
+        unknown = np.flatnonzero(found < 0).tolist()
+        last, mine = -1, {}  # the graph at hand, its own labels' ordinals
         for at, q in zip(unknown, (np.searchsorted(ptr, unknown, side="right") - 1).tolist(),
                          strict=True):
             if q != last:
@@ -427,11 +423,9 @@ def _label_inputs(graphs: list[Graph], vocab: dict[str, Vocabulary], node_ptr: n
             if o is None:
                 own[q] = True
                 o = mine.setdefault(key, len(index) + len(mine))
-                most = max(most, len(mine))
-            codes[at] = o
-        inputs += [codes, np.arange(len(index) + most, dtype=np.int64),
-                   np.zeros(len(graphs), np.int64)]
-    return (*inputs, own)
+            found[at] = o
+        ordinals.append(found)
+    return ordinals[0], ordinals[1], own
 
 
 def _branch_codes(vocab: dict[str, Vocabulary], radix: int) -> tuple[np.ndarray, np.ndarray]:
