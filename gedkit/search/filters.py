@@ -406,12 +406,10 @@ def _label_ordinals(graphs: list[Graph], vocab: dict[str, Vocabulary], node_ptr:
     for kind, ptr in (("node", node_ptr), ("edge", edge_ptr)):
         index, attribute = vocab[kind].index, LABELS[kind]
         try:
-            found = np.fromiter(map(index.get, chain.from_iterable(
-                [getattr(g, attribute) for g in graphs]), repeat(-1)), np.int64, ptr[-1])
-        except TypeError:  # an unhashable label: by their keys (hashable, made for it)
-            attribute = "node_keys" if kind == "node" else "edge_keys"
-            found = np.fromiter(map(index.get, chain.from_iterable(
-                [getattr(g, attribute) for g in graphs]), repeat(-1)), np.int64, ptr[-1])
+            found = _looked_up(graphs, attribute, index, ptr[-1])
+        except TypeError:  # an unhashable label: by the keys (hashable, made for it)
+            attribute = f"{kind}_keys"
+            found = _looked_up(graphs, attribute, index, ptr[-1])
         unknown = np.flatnonzero(found < 0).tolist()
         last, mine = -1, {}  # the graph at hand, its own labels' ordinals
         for at, q in zip(unknown, (np.searchsorted(ptr, unknown, side="right") - 1).tolist(),
@@ -426,6 +424,14 @@ def _label_ordinals(graphs: list[Graph], vocab: dict[str, Vocabulary], node_ptr:
             found[at] = o
         ordinals.append(found)
     return ordinals[0], ordinals[1], own
+
+
+def _looked_up(graphs: list[Graph], attribute: str, index: dict, size: int) -> np.ndarray:
+    """``index``'s value of every item of every graph's ``attribute`` in turn (-1 where it
+    has none): ``size`` of them, in C."""
+    return np.fromiter(map(index.get, chain.from_iterable([getattr(g, attribute)
+                                                          for g in graphs]), repeat(-1)),
+                       np.int64, size)
 
 
 def _branch_codes(vocab: dict[str, Vocabulary], radix: int) -> tuple[np.ndarray, np.ndarray]:
