@@ -13,7 +13,8 @@ One SQLite file (stdlib :mod:`sqlite3`, write-ahead log) with two tables:
 
 Rows are committed once per chunk of pairs, so a killed process loses at most the chunks in
 flight; a resumed job skips every optimal or bounded pair and solves the others again (failed
-ones included: what failed may have been a lost worker).
+ones included: what failed may have been a lost worker; bounded ones that stopped because
+gedkit's kernels were still compiling too).
 
 >>> import os, sqlite3, tempfile, gedkit
 >>> path = os.path.join(tempfile.mkdtemp(), "pairs.sqlite")
@@ -41,6 +42,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from gedkit.budget import KERNELS_NOT_READY
 from gedkit.errors import GedkitError, Words
 from gedkit.graph import label_key
 from gedkit.workers import inside
@@ -223,11 +225,13 @@ class PairStore:
 
     def done(self) -> Iterator[tuple]:
         """``(i, j, lower, upper, time, status, node_map, stopped)`` of every pair not to
-        solve again."""
+        solve again: not a bounded pair whose solve stopped because the kernels were still
+        compiling (a job run right after installing kept its cheap bounds for good)."""
         with inside():
             cursor = self.db.execute(
                 "SELECT i, j, lower, upper, time, status, node_map, stopped FROM pairs "
-                f"WHERE status IN ({', '.join('?' * len(DONE))}) ORDER BY i, j", DONE
+                f"WHERE status IN ({', '.join('?' * len(DONE))}) "
+                "AND (stopped IS NULL OR stopped != ?) ORDER BY i, j", (*DONE, KERNELS_NOT_READY)
             )
         while True:
             with inside():  # (not between reads: the caller may fork its workers then)
