@@ -90,15 +90,15 @@ def ged(
     --------
     >>> import gedkit
     >>> g1 = gedkit.Graph({1: "C", 2: "O"}, [(1, 2)])
-    >>> g2 = gedkit.Graph({"a": "C", "b": "N", "c": "H"}, [("a", "b"), ("a", "c")])
+    >>> g2 = gedkit.Graph({"a": "C", "b": "N", "c": "O"}, [("a", "b"), ("a", "c")])
     >>> r = gedkit.ged(g1, g2)
     >>> r.distance, r.optimal
-    (3.0, True)
-    >>> r.node_map
+    (2.0, True)
+    >>> r.node_map                                      # N and its bond inserted
     [(1, 'a'), (2, 'c'), (None, 'b')]
     >>> gedkit.ged(g1, g2, fixed=[(2, "b")]).node_map       # O must become the N
     [(1, 'a'), (2, 'b'), (None, 'c')]
-    >>> gedkit.ged(g1, g2, forbidden=[(2, None)], method="branch").node_map[1]
+    >>> gedkit.ged(g1, g2, forbidden=[(2, "c")], method="branch").node_map[1]
     (2, 'b')
     """
     # the clock starts here: reading, compiling costs, imports and kernels all count
