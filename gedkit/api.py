@@ -109,7 +109,7 @@ def ged(
     budget = Budget(timeout=timeout, memory=memory, threshold=limit,
                     start=call_started("ged"))
     solver = get_solver(method, **options)
-    g1, g2 = as_graphs((g1, g2), node_label, edge_label)
+    g1, g2 = as_graphs((g1, g2), node_label, edge_label, asked=True)
     problem = get_costs(costs).compile(g1, g2).constrained(fixed, forbidden)
     budget.what = f"gedkit.ged ({solver.name}) on graphs of {g1.n} and {g2.n} nodes"
     with interruptible(), listener_for(problem, on_improve, budget.start) as listener:

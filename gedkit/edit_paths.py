@@ -203,7 +203,7 @@ def optimal_edit_paths(
         raise OptionError(f"limit must be a positive integer, got {limit!r}")
     budget = Budget(timeout=timeout, memory=memory)
     solver = get_solver(method, **options)
-    g1, g2 = as_graphs((g1, g2), node_label, edge_label)
+    g1, g2 = as_graphs((g1, g2), node_label, edge_label, asked=True)
     root = get_costs(costs).compile(g1, g2).constrained(fixed, forbidden)
     budget.what = f"gedkit.optimal_edit_paths ({solver.name}) on graphs of {g1.n} and {g2.n} nodes"
     with interruptible():

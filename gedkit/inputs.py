@@ -27,7 +27,7 @@ import os
 from collections.abc import Iterable
 from typing import Any
 
-from gedkit.errors import FormatError, GraphError
+from gedkit.errors import FormatError, GraphError, Note, warn
 from gedkit.graph import Graph
 from gedkit.io import from_rdkit, from_smiles, read_one
 from gedkit.io.common import DEFAULT, Unlabelled, path_is, split_reference
@@ -84,21 +84,46 @@ def as_graph_read(g: Any, node_label: Any = DEFAULT, edge_label: Any = DEFAULT, 
     return graph
 
 
-def as_graphs(items: Iterable[Any], node_label: Any = None,
-              edge_label: Any = None) -> list[Graph]:
+def as_graphs(items: Iterable[Any], node_label: Any = None, edge_label: Any = None, *,
+              asked: bool = False) -> list[Graph]:
     """Every item as a :class:`~gedkit.Graph`, as :func:`as_graph` does, with at most one
-    :class:`~gedkit.errors.UnlabelledWarning` for them all.
+    :class:`~gedkit.errors.UnlabelledWarning` for them all; ``asked``: the labels are a
+    public function's arguments, named by its caller for these items (see
+    :func:`labels_kept`).
 
     >>> [g.n for g in as_graphs([Graph([0, 1]), Graph([0])])]
     [2, 1]
     """
     items = list(items)
+    if asked:
+        labels_kept(items, node_label, edge_label)
     if all(type(g) is Graph for g in items):  # nothing to convert (most calls in a loop)
         return items
     notice = Unlabelled()
     graphs = [as_graph(g, node_label, edge_label, notice=notice) for g in items]
     notice.warn()
     return graphs
+
+
+def labels_kept(items: Iterable[Any], node_label: Any, edge_label: Any) -> None:
+    """Say once that the labels a caller named (None: none) leave its :class:`~gedkit.Graph`
+    inputs as they are (``ged(g, h, node_label="atom")`` on graphs read with all attributes
+    compared them by all attributes, without a word): for the public functions, whose
+    callers name labels for their own inputs (a search reads its queries with the
+    collection's, Graphs or not, and says nothing)."""
+    named = [f"{what}={spec!r}" for what, spec in (("node_label", node_label),
+                                                 ("edge_label", edge_label))
+             if spec is not None]
+    kept = sum(isinstance(g, Graph) for g in items) if named else 0
+    if kept:
+        # (the command line reads files: never a Graph, so no words of its own)
+        warn(Note(f"{' and '.join(named)} name{'s' if len(named) == 1 else ''} attributes "
+                  "of NetworkX graphs, files and "
+                  "molecules; " + ("a gedkit.Graph keeps the labels it was built with"
+                                   if kept == 1 else f"{kept} gedkit.Graph inputs keep the "
+                                   "labels they were built with") + " (build them with these "
+                  "labels: Graph.from_networkx(..., node_label=...) or gedkit.read(..., "
+                  "node_label=...))"))
 
 
 def _named(spec: Any) -> Any:

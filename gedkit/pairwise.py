@@ -625,7 +625,8 @@ def _graphs(
         )
     items = list(graphs)
     try:
-        return list(as_graphs(items, node_label, edge_label)), {}  # one notice for them all
+        # one notice for them all
+        return list(as_graphs(items, node_label, edge_label, asked=True)), {}
     except Exception:  # one cannot be read: find which, one by one
         pass
     out: list[Graph | None] = []

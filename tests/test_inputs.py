@@ -267,3 +267,33 @@ def test_empty_names_and_folders_are_no_graphs(text, says):
     # atom (a distance to nothing, silently)
     with pytest.raises(gedkit.GedkitError, match=says):
         gedkit.ged(text, "CCN")
+
+
+def test_labels_named_for_built_graphs_are_said_to_be_kept():
+    """``node_label=`` names attributes of what gedkit converts; a Graph keeps the labels it
+    was built with, and a call naming labels for Graphs says so once (``ged(g, h,
+    node_label="atom")`` on graphs read with every attribute compared them by all of them,
+    without a word). Graphs alone, no label named: nothing said; a search's queries (read
+    with the collection's labels): nothing said."""
+    from gedkit.errors import Note
+
+    nxg = nx.Graph()
+    nxg.add_node(0, atom="C", charge=0)
+    nxg.add_node(1, atom="O", charge=1)
+    nxg.add_edge(0, 1, bond=1)
+    every = Graph.from_networkx(nxg, node_label="*", edge_label="*")
+    with pytest.warns(Note, match=r"node_label='atom' and edge_label='bond' name attributes "
+                                  r".* a gedkit.Graph keeps the labels it was built with"):
+        # its labels (atom, charge) and (bond,) against C/O and 1: every label differs
+        assert gedkit.ged(every, nxg, node_label="atom", edge_label="bond").distance == 3
+    for call in (lambda: gedkit.mces(every, every, edge_label="bond"),
+                 lambda: gedkit.pairwise([every, every], node_label="atom")):
+        with pytest.warns(Note, match="2 gedkit.Graph inputs keep the labels"):
+            call()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        gedkit.ged(every, every)
+        gedkit.ged(nxg, nxg, node_label="atom", edge_label="bond")
+        coll = gedkit.Collection()
+        coll.add([every])
+        coll.range(every, 0)

@@ -58,7 +58,7 @@ def rank(
 
     # reject a bad method, option or timeout before any work
     verify = mces_search.Verifier(method, options, timeout, None, False, keep=True)
-    graphs = as_graphs([query, *candidates], node_label, edge_label)
+    graphs = as_graphs([query, *candidates], node_label, edge_label, asked=True)
     if len(graphs) == 1:
         return []
     coll = Collection(node_label=node_label, edge_label=edge_label)
