@@ -563,3 +563,11 @@ def test_a_custom_model_declared_symmetric_is_checked():
     even = costs.custom(node_del=2, node_ins=2, node_sub=lambda x, y: 1.5, symmetric=True)
     m = gedkit.pairwise([a, b], costs=even, progress=False)
     assert m.distance[0, 1] == m.distance[1, 0] == gedkit.ged(b, a, costs=even).distance
+
+
+def test_a_cost_factory_passed_uncalled_gets_a_hint():
+    """``costs=gedkit.costs.uniform`` (the function) said only "got function"."""
+    with pytest.raises(gedkit.CostModelError, match=r"call it, gedkit\.costs\.uniform\(\)"):
+        gedkit.ged("CCO", "CCN", costs=costs.uniform)
+    with pytest.raises(gedkit.CostModelError, match=r"gedkit\.costs\.custom\(node_sub="):
+        gedkit.ged("CCO", "CCN", costs=lambda a, b: 1.0)

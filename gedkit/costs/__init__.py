@@ -113,8 +113,15 @@ def get(costs: str | CostModel) -> CostModel:
                                      f"{type(built).__name__}, not a CostModel")
             _BUILT[key] = built
         return _BUILT[key]
+    hint = ""
+    if callable(costs) and getattr(costs, "__module__", "").startswith("gedkit.costs"):
+        # gedkit.costs.uniform, not gedkit.costs.uniform(): the factory, not its model
+        hint = f" (the function {costs.__name__}: call it, gedkit.costs.{costs.__name__}())"
+    elif callable(costs):
+        hint = (" (a function pricing labels goes in gedkit.costs.custom(node_sub=..., "
+                "...))")
     raise CostModelError(
-        f"costs must be a cost-model name or a CostModel, got {type(costs).__name__}"
+        f"costs must be a cost-model name or a CostModel, got {type(costs).__name__}{hint}"
     )
 
 
