@@ -223,6 +223,8 @@ def _table(fig: Any, rows: list, left: float, bottom: float, top: float, title: 
     fits = max(int(0.96 / line) - 2, 1)
     font = 8.0
     chars = int((1.0 - left - 0.01) * fw * 72 * 0.78 / (0.55 * font))
+    # the cost column's room too (LETTER's "x=1.09 y=0.62 → ..." ran into "0.39215")
+    chars -= max((len(f"{c:g}") + 3 for *_, c in rows if c is not None), default=0)
     y = 0.98
     ax.text(0.02, y, f"#  {title}", fontsize=font, fontweight="bold", va="top")
     costs = bool(rows) and rows[0][3] is not None
