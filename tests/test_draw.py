@@ -677,6 +677,11 @@ def test_directed_arcs_have_arrowheads():
     assert [op.kind for op in reversed_arc.edit_path] == ["edge_del", "edge_ins"]
     assert heads(reversed_arc, steps=True) == 6
     assert heads(gedkit.ged(*undirected), steps=True) == 0
+    # an arc and its reverse, each bent to its side: a head each (the last piece of a
+    # bent arc lies under its node, and neither had one)
+    one = Graph({0: "A", 1: "B"}, [(0, 1, "x")], directed=True)
+    mutual = Graph({0: "A", 1: "B"}, [(1, 0, "x"), (0, 1, "y")], directed=True)
+    assert heads(gedkit.ged(one, mutual)) == plain + 1 + 2
 
 
 def test_an_arc_and_its_reverse_are_drawn_apart():

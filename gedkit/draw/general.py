@@ -295,8 +295,14 @@ def _arrowheads(ax: Any, panel: Any, pos: np.ndarray, bent: np.ndarray, ctx: Any
                                            strict=True)):
         if a == b:
             continue
-        # the direction the line arrives in: the last piece of an arc bent around a node
-        tail = _arc(pos[a], pos[b], bent[k])[-2] if bent[k] else pos[a]
+        # the direction the line arrives in: for an arc bent around a node (or away from its
+        # reverse) from its last point clear of the head's node (its last piece lies under
+        # the node: a pair of mutual arcs had no heads)
+        tail = pos[a]
+        if bent[k]:
+            curve = np.asarray(_arc(pos[a], pos[b], bent[k]), dtype=float)
+            clear = np.flatnonzero(np.hypot(*(curve - pos[b]).T) > 2.5 * radius)
+            tail = curve[clear[-1]] if len(clear) else pos[a]
         way = pos[b] - np.asarray(tail, dtype=float)
         length = float(np.hypot(*way))
         if length <= 2 * radius:
