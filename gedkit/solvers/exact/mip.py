@@ -222,9 +222,14 @@ def _base_bounds(problem: Problem, budget: Budget, method: str) -> Result:
     BRANCH's bound and map where its assignment fits (a 300-node pair whose program did not
     fit, or whose relaxation did not finish in 30 s, answered the cheap bounds' 8 where
     BRANCH proves 41 in a tenth of a second, as the other methods' fall-backs do)."""
+    from gedkit._kernels import warm
+
     base = cheap_bounds(problem, budget, method)
     branch = get_solver("branch")
-    if not branch.fits(problem, budget):  # (over branch classes on large pairs, as it runs)
+    # (over branch classes on large pairs, as it runs); its kernels compiled, as every
+    # method's fall-back needs them: called here directly, BRANCH compiled them in the
+    # foreground, 2-3 s past a 1 s limit on a fresh install
+    if not branch.fits(problem, budget) or not all(map(warm.ready, branch.kernels)):
         return base
     forward, lower = branch.assign(problem)
     if problem.cost(forward) >= problem.cost(base.assignment):
