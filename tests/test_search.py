@@ -893,7 +893,6 @@ def test_knn_of_more_graphs_than_the_collection_holds_sets_aside_without_warning
 def test_query_signatures_in_one_pass_equal_one_by_one():
     """The compiled many-queries signatures (branch codes included) equal the Python ones,
     for queries with labels, edge labels and branches the collection lacks, empty ones too."""
-
     rng = np.random.default_rng(3)
     coll = _collection([random_graph(rng, int(rng.integers(0, 8)), node_values="abc",
                                      edge_values="xy") for _ in range(40)])
