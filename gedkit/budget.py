@@ -228,6 +228,14 @@ class Budget:
     def expired(self) -> bool:
         return self.remaining() <= 0.0
 
+    def memory_left(self) -> float:
+        """Bytes the call may still grow by: its cap (``memory``, else
+        :data:`DEFAULT_MEMORY`) less what the process has grown by since the budget began
+        (imports and compiled kernels loaded by the call count: in a fresh process they are
+        ~130-160 MB, and a method sized against the whole cap overran it by that much)."""
+        cap = self.memory if self.memory is not None else DEFAULT_MEMORY
+        return cap - max(0, resident() - self.start_resident)
+
     def decided(self, lower: float, upper: float) -> bool:
         """Whether bounds ``lower``..``upper`` answer what :attr:`threshold` asks: the
         distance is beyond it, or (where the budget decides) within it; with ``decide``

@@ -532,3 +532,24 @@ def test_ctrl_c_stops_the_main_threads_solve_not_the_other_threads():
     main, threads = json.loads(out.stdout.splitlines()[-1])
     assert main == "interrupted"
     assert all(stopped != "interrupted" and seconds > 2 for stopped, seconds in threads)
+
+
+def test_ipfp_builds_no_matrices_a_memory_cap_leaves_no_room_for():
+    """IPFP's dense matrices take ~88 bytes an entry; sized by the assignment's 24, a 256 MB
+    cap let a 2,000-node pair grow by 330 MB. A cap they do not fit leaves the starting map,
+    and says why."""
+    import networkx as nx
+
+    from gedkit.budget import Budget
+    from gedkit.solvers.heuristics.ipfp import BYTES_PER_ENTRY
+
+    g1, g2 = (gedkit.Graph.from_networkx(nx.gnm_random_graph(300, 900, seed=s))
+              for s in (1, 2))
+    need = BYTES_PER_ENTRY * 301 * 301
+    capped = gedkit.ged(g1, g2, method="ipfp", timeout=10, memory=need // 2)
+    assert capped.stats["stopped"] == "memory cap: IPFP's matrices do not fit the memory left"
+    free = gedkit.ged(g1, g2, method="ipfp", timeout=10)
+    assert free.stats.get("stopped") is None and free.upper_bound <= capped.upper_bound
+    assert capped.lower_bound <= free.upper_bound
+    budget = Budget(memory=10**9)
+    assert 0 < budget.memory_left() <= 10**9

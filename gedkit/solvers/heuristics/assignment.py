@@ -10,7 +10,6 @@ from typing import Any
 
 import numpy as np
 
-from gedkit.budget import DEFAULT_MEMORY
 from gedkit.pacing import affordable, start_up_seconds
 
 __all__ = [
@@ -20,8 +19,7 @@ __all__ = [
 # scipy's assignment on an n × m matrix (n ≤ m) of GED costs takes up to ~4e-11 n² m s on a
 # laptop (worst on costs without ties: 2.6 s at 4,000 x 4,000) and holds about three copies
 _SECONDS_PER_CUBE = 4e-11
-_BYTES_PER_ENTRY = 24
-# the memory an assignment may take when the budget sets no cap
+BYTES_PER_ENTRY = 24
 
 
 def lsape_seconds(n1: int, n2: int) -> float:
@@ -31,18 +29,19 @@ def lsape_seconds(n1: int, n2: int) -> float:
 
 
 def lsape_fits(n1: int, n2: int, budget, count: int = 1, before: float = 0.0,
-               kernels: bool = False) -> bool:
+               kernels: bool = False, bytes_per_entry: float = BYTES_PER_ENTRY) -> bool:
     """Whether ``count`` assignments between ``n1`` and ``n2`` nodes, after ``before``
     seconds of other work (which runs compiled ``kernels``), fit the time and memory left in
-    ``budget`` (a :class:`gedkit.budget.Budget`), first-call start-ups included.
+    ``budget`` (a :class:`gedkit.budget.Budget`), first-call start-ups included; the work
+    takes ``bytes_per_entry`` bytes per entry of an ``(n1 + 1) x (n2 + 1)`` matrix.
 
     >>> from gedkit.budget import Budget
     >>> lsape_fits(20, 20, Budget(timeout=0.1)), lsape_fits(4000, 4000, Budget(timeout=0.1))
     (True, False)
     """
-    memory = budget.memory if budget.memory is not None else DEFAULT_MEMORY
     seconds = before + count * lsape_seconds(n1, n2) + start_up_seconds(kernels, scipy=True)
-    return affordable(seconds, budget) and _BYTES_PER_ENTRY * (n1 + 1) * (n2 + 1) < memory
+    return (affordable(seconds, budget)
+            and bytes_per_entry * (n1 + 1) * (n2 + 1) < budget.memory_left())
 
 
 @cache
