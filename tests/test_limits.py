@@ -553,3 +553,18 @@ def test_ipfp_builds_no_matrices_a_memory_cap_leaves_no_room_for():
     assert capped.lower_bound <= free.upper_bound
     budget = Budget(memory=10**9)
     assert 0 < budget.memory_left() <= 10**9
+
+
+def test_auto_stages_get_the_memory_the_call_has_left(monkeypatch):
+    """A stage's budget starts its own count of the process's growth: given the call's whole
+    cap, stages overran it by what came before them (a 2,000-node pair under memory=256M grew
+    by 311 MB). They get what is left, STAR's start sized by its own ~48 bytes an entry."""
+    from gedkit.budget import Budget
+    from gedkit.solvers import get_solver
+
+    budget = Budget(timeout=5, memory=200 * 2**20)
+    monkeypatch.setattr(budget_module, "resident", lambda: budget.start_resident + 150 * 2**20)
+    auto = get_solver("auto")
+    assert auto._memory(budget) == 50 * 2**20
+    assert auto._stage(budget, 0.5).memory == 50 * 2**20
+    assert get_solver("auto")._memory(Budget(timeout=5)) == auto.config["memory"]

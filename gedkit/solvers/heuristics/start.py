@@ -22,6 +22,7 @@ from gedkit.solvers.heuristics.lsape import (
     neighbours,
     node_assignment,
 )
+from gedkit.solvers.heuristics.star import BYTES_PER_ENTRY as STAR_BYTES_PER_ENTRY
 from gedkit.solvers.heuristics.star import star_assignment
 
 __all__ = ["INITS", "Start", "start"]
@@ -64,8 +65,20 @@ def start(problem: Problem, init: str = "bipartite", budget: Budget | None = Non
         return Start(cheap.assignment, cheap.lower_bound, None)
     nb = neighbours(problem)
     if init == "star":
-        forward, lower = star_assignment(problem)
-        return Start(forward, lower, nb)
+        # its own assignment's room (BRANCH's computed already made assignment_fits say yes
+        # whatever the memory left: under memory=256M auto's STAR start grew a 2,000-node
+        # pair's call by 311 MB); where it has none, BRANCH's map where computed, else the
+        # cheap bounds
+        if lsape_fits(problem.n1, problem.n2, budget, kernels=True,
+                      bytes_per_entry=STAR_BYTES_PER_ENTRY):
+            forward, lower = star_assignment(problem)
+            return Start(forward, lower, nb)
+        store = problem.__dict__.get("_heuristics", {})
+        if ("branch", False) in store:
+            forward, lower = branch_assignment(problem)
+            return Start(forward, lower, nb)
+        cheap = cheap_bounds(problem, budget, "start")
+        return Start(cheap.assignment, cheap.lower_bound, None)
     # (over classes where they apply, else over nodes from the edge costs)
     edges = None if by_classes else edge_costs(problem, nb)
     branch_map, lower = branch_assignment(problem, edges)
