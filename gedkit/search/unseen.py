@@ -18,6 +18,7 @@ from gedkit.search.signatures import LABELS, Vocabulary, lacking_labels
 
 __all__ = ["unseen_labels", "unseen_note"]
 
+
 def unseen_labels(queries: list[Graph], vocab: dict[str, Vocabulary],
                   free: frozenset[str] = frozenset()) -> tuple[dict[str, list], int]:
     """The node and edge labels of ``queries`` that the collection's vocabularies lack (per

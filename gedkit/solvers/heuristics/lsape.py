@@ -37,6 +37,7 @@ __all__ = [
     "assignment_fits",
     "bipartite_assignment",
     "branch_assignment",
+    "branch_known",
     "edge_constants",
     "edge_costs",
     "edge_costs_seconds",
@@ -156,11 +157,15 @@ def _arcs_of(problem: Problem) -> Problem | None:
     return arcs
 
 
+def branch_known(problem: Problem) -> bool:
+    """Whether BRANCH's assignment for ``problem`` is computed already (kept: free again)."""
+    return ("branch", False) in problem.__dict__.get("_heuristics", {})
+
+
 def assignment_fits(problem: Problem, budget: Budget, count: int = 1) -> bool:
     """Whether :func:`edge_costs` and then ``count`` assignments fit what ``budget`` has
     left (BRANCH's, when already computed for this problem, is free)."""
-    store = problem.__dict__.get("_heuristics", {})
-    if count == 1 and ("branch", False) in store:
+    if count == 1 and branch_known(problem):
         return True
     return lsape_fits(problem.n1, problem.n2, budget, count, edge_costs_seconds(problem),
                       kernels=True)

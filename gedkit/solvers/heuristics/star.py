@@ -44,6 +44,12 @@ def cheapest_operation(problem: Problem) -> float:
 BYTES_PER_ENTRY = 48
 
 
+def star_fits(problem: Problem, budget: Budget) -> bool:
+    """Whether :func:`star_assignment` fits the time and memory ``budget`` has left."""
+    return lsape_fits(problem.n1, problem.n2, budget, kernels=True,
+                      bytes_per_entry=BYTES_PER_ENTRY)
+
+
 def star_assignment(problem: Problem) -> tuple[np.ndarray, float]:
     """(node map of the star assignment, star lower bound)."""
     from gedkit._kernels.lsape_costs import star_costs
@@ -73,8 +79,7 @@ class Star(Solver):
     def solve(self, problem: Problem, budget: Budget) -> Result:
         t0 = time.perf_counter()
         # the star costs are counted like BRANCH's edge costs, then one assignment
-        if not (assignment_fits(problem, budget) and lsape_fits(
-                problem.n1, problem.n2, budget, kernels=True, bytes_per_entry=BYTES_PER_ENTRY)):
+        if not (assignment_fits(problem, budget) and star_fits(problem, budget)):
             result = cheap_bounds(problem, budget, self.name)
             result.stats["stopped"] = "time or memory limit: the assignment does not fit"
             return result

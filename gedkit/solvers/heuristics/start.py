@@ -16,14 +16,14 @@ from gedkit.solvers.heuristics.lsape import (
     assignment_fits,
     bipartite_assignment,
     branch_assignment,
+    branch_known,
     classes_fit,
     classes_of,
     edge_costs,
     neighbours,
     node_assignment,
 )
-from gedkit.solvers.heuristics.star import BYTES_PER_ENTRY as STAR_BYTES_PER_ENTRY
-from gedkit.solvers.heuristics.star import star_assignment
+from gedkit.solvers.heuristics.star import star_assignment, star_fits
 
 __all__ = ["INITS", "Start", "start"]
 
@@ -69,12 +69,10 @@ def start(problem: Problem, init: str = "bipartite", budget: Budget | None = Non
         # whatever the memory left: under memory=256M auto's STAR start grew a 2,000-node
         # pair's call by 311 MB); where it has none, BRANCH's map where computed, else the
         # cheap bounds
-        if lsape_fits(problem.n1, problem.n2, budget, kernels=True,
-                      bytes_per_entry=STAR_BYTES_PER_ENTRY):
+        if star_fits(problem, budget):
             forward, lower = star_assignment(problem)
             return Start(forward, lower, nb)
-        store = problem.__dict__.get("_heuristics", {})
-        if ("branch", False) in store:
+        if branch_known(problem):
             forward, lower = branch_assignment(problem)
             return Start(forward, lower, nb)
         cheap = cheap_bounds(problem, budget, "start")
