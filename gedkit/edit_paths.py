@@ -251,8 +251,8 @@ def _enumerate(root, solver, budget: Budget, limit: int) -> EditPaths:
             stats["undecided"] += 1 + len(pending) + len(stack)
             return done(paths, cost, False, "time limit")
         stats["solves"] += 1
-        share = Budget(timeout=budget.remaining() if budget.timeout is not None else None,
-                       memory=budget.memory, threshold=threshold)
+        share = budget.part(budget.remaining() if budget.timeout is not None else None,
+                            threshold=threshold)
         result = solve_within(solver, base.with_allowed(child), share)
         if result.upper_bound <= threshold:
             if len(paths) >= limit:

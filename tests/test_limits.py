@@ -567,4 +567,6 @@ def test_auto_stages_get_the_memory_the_call_has_left(monkeypatch):
     auto = get_solver("auto")
     assert auto._memory(budget) == 50 * 2**20
     assert auto._stage(budget, 0.5).memory == 50 * 2**20
+    # any step's budget (IPFP's share, gelato's, an edit-path subproblem's) alike
+    assert budget.part(1.0).memory == 50 * 2**20 and Budget(timeout=5).part(1.0).memory is None
     assert get_solver("auto")._memory(Budget(timeout=5)) == auto.config["memory"]

@@ -309,8 +309,8 @@ def _polish(problem: Problem, forwards: list[np.ndarray], budget: Budget,
                             f"{max(budget.remaining(), 0.0):.2f} s left)")
         return best, problem.cost(best)
     # IPFP checks the clock between its steps; its last rounding must fit after the last one
-    end = Budget(timeout=max(1e-3, budget.remaining() - assignment_seconds),
-                 memory=budget.memory) if budget.timeout is not None else budget
+    end = (budget.part(max(1e-3, budget.remaining() - assignment_seconds))
+           if budget.timeout is not None else budget)
     forward, cost = polish(problem, forwards, end)
     stats["polished_cost"] = cost
     return forward, cost

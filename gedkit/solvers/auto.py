@@ -240,8 +240,8 @@ class Auto(Solver):
                 record(get_solver("refine", init="branch").solve(problem, refine))
             if not settled() and ipfp_next:
                 fraction = next(v for limit, v in IPFP_SHARE.items() if size <= limit)
-                share = (Budget(timeout=max(1e-3, fraction * budget.remaining()))
-                         if budget.timeout is not None else Budget())
+                share = budget.part(max(1e-3, fraction * budget.remaining())
+                                    if budget.timeout is not None else None)
                 record(get_solver("ipfp", starts=starts, init=IPFP_INIT).solve(problem, share))
             if not settled() and ipfp_next and not problem.directed:
                 greedy = self._greedy(problem, budget)
@@ -267,7 +267,7 @@ class Auto(Solver):
                         # so labels the model never saw are no concern of the caller's
                         warnings.simplefilter("ignore", UnseenLabelWarning)
                         record(get_solver("gelato", k=LEARNED_K).solve(
-                            problem, Budget(timeout=share, memory=budget.memory)))
+                            problem, budget.part(share)))
             if not settled() and mip:
                 record(integer_program(problem, self._stage(budget, MIP_SHARE, alone=MIP_SECONDS),
                                        incumbent=best.assignment))
@@ -292,9 +292,7 @@ class Auto(Solver):
         starts its own count: given the whole cap, a 2,000-node pair's STAR start grew a
         call capped at 256 MB by 311 MB, the imports before it uncounted), else the
         ``memory`` option."""
-        if budget.memory is None:
-            return self.config["memory"]
-        return max(1, int(budget.memory_left()))
+        return self.config["memory"] if budget.memory is None else budget.part(None).memory
 
     def _search(self, problem: Problem, budget: Budget, depth_first: bool = False
                 ) -> TreeSearch:
