@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from gedkit.budget import DEFAULT_MEMORY, Budget
+from gedkit.budget import Budget
 from gedkit.pacing import affordable, start_up_seconds
 
 if TYPE_CHECKING:  # HiGHS and SciPy load when a program is built, not when gedkit starts
@@ -347,6 +347,5 @@ def program_fits(nonzeros: int, budget: Budget) -> bool:
     >>> program_fits(10_000, Budget(timeout=1.0)), program_fits(10**8, Budget(timeout=1.0))
     (True, False)
     """
-    memory = budget.memory if budget.memory is not None else DEFAULT_MEMORY
     seconds = 2 * _SECONDS_PER_NONZERO * nonzeros + start_up_seconds(sparse=True)
-    return affordable(seconds, budget) and _BYTES_PER_NONZERO * nonzeros < memory
+    return affordable(seconds, budget) and _BYTES_PER_NONZERO * nonzeros < budget.memory_left()

@@ -570,3 +570,28 @@ def test_auto_stages_get_the_memory_the_call_has_left(monkeypatch):
     # any step's budget (IPFP's share, gelato's, an edit-path subproblem's) alike
     assert budget.part(1.0).memory == 50 * 2**20 and Budget(timeout=5).part(1.0).memory is None
     assert get_solver("auto")._memory(Budget(timeout=5)) == auto.config["memory"]
+
+
+def test_mces_steps_are_sized_against_the_memory_the_call_has_left(monkeypatch):
+    """MCES's GA, exact search and LP checked their arrays against the whole cap, not what
+    the call's imports and earlier steps had left of it: under memory=256M a 2,000-node
+    pair grew by 328-374 MB. Each now weighs its needs (GA: the association graph and the
+    decoding's dense matrices) against ``memory_left``."""
+    from gedkit.budget import Budget
+    from gedkit.mces.exact import state_seconds
+    from gedkit.mces.ga import annealing_fits
+    from gedkit.mces.problem import MCESProblem
+    from gedkit.programs import program_fits
+
+    nx = pytest.importorskip("networkx")
+    g1, g2 = (gedkit.Graph.from_networkx(nx.gnm_random_graph(600, 300, seed=s))
+              for s in (1, 2))
+    problem = MCESProblem(g1, g2)
+    fresh = Budget(timeout=1000, memory=100 * 2**20)
+    assert annealing_fits(problem, fresh, 10, 30) and state_seconds(problem, False, fresh) < 1e9
+    assert program_fits(10**5, fresh)
+    spent = Budget(timeout=1000, memory=100 * 2**20)
+    monkeypatch.setattr(budget_module, "resident", lambda: spent.start_resident + 95 * 2**20)
+    assert not annealing_fits(problem, spent, 10, 30)
+    assert state_seconds(problem, False, spent) == float("inf")
+    assert not program_fits(10**5, spent)

@@ -106,10 +106,9 @@ class Auto(Method):
         probe, seconds = None, min(PROBE_SECONDS, PROBE_SHARE * budget.remaining())
         if seconds > 0:
             # (a fresh process's start-ups are paid by the probe rather than by GA)
-            probe = branch_and_bound(problem, Budget(
-                timeout=min(seconds + setup + start_up_seconds(kernels=True),
-                            budget.remaining()),
-                memory=budget.memory), method=self.name)
+            probe = branch_and_bound(problem, budget.part(
+                min(seconds + setup + start_up_seconds(kernels=True), budget.remaining())),
+                method=self.name)
             if probe.optimal:
                 probe.time = time.perf_counter() - t0
                 return probe

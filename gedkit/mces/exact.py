@@ -39,7 +39,6 @@ from typing import TYPE_CHECKING, ClassVar, NamedTuple
 import numpy as np
 
 from gedkit._kernels.bundles import MCESPair, Relaxation
-from gedkit.budget import DEFAULT_MEMORY
 from gedkit.configurable import Option
 from gedkit.mces.base import Budget, Method, register
 from gedkit.mces.options import CONNECTED, RASCAL_TIES
@@ -100,7 +99,7 @@ def state_seconds(problem: MCESProblem, connected: bool, budget: Budget) -> floa
     and the bounds' two node-pair tables. Counted with every node an image first (no label
     count on the small pairs that pass that way)."""
     p = problem.transposed() if problem.n1 > problem.n2 else problem
-    memory = budget.memory if budget.memory is not None else DEFAULT_MEMORY
+    memory = budget.memory_left()  # (what the call has grown by so far is spent)
     n1, n2 = p.n1, p.n2
     rows = n1 + (2 * p.g1.m if connected else 0)
     pairs = n1 * n2 if connected else 0

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
-from gedkit.budget import DEFAULT_MEMORY, interrupted
+from gedkit.budget import interrupted
 from gedkit.configurable import Option, flag, number
 from gedkit.errors import OptionError
 from gedkit.mces.base import Budget, Method, register
@@ -55,6 +55,10 @@ _SECONDS_PER_PAIR_PASS = 5e-8
 # decoding a soft assignment (SciPy's assignment on n1 x n2 scores): slower than on plain GED
 # costs (1.9 s at 2,000 x 2,100, against 0.5 s on random costs)
 _DECODE_SECONDS_PER_CUBE = 2.5e-10
+# memory: the association graph and its annealing arrays, per entry; decoding, per node pair
+# (the dense profit matrix and the assignment's float64 copy: 61 MB at 2,000 x 2,000)
+_BYTES_PER_ENTRY = 100
+_DECODING_BYTES_PER_CELL = 24
 # an annealing run gets at most this share of the time left (the rest: decoding, local search,
 # the LP bound and kicks), its β schedule squeezed to fit; the first run needs room for its
 # first step and MIN_STEPS more, else the greedy map and kicks have the time. Measured on the
@@ -221,7 +225,7 @@ def graduated_assignment(
             break
     if lp_bound and best_count < ceiling:
         ceiling = stats["upper_bound"] = tightened(problem, ceiling, budget.remaining(),
-                                                   memory=budget.memory)
+                                                   memory=int(budget.memory_left()))
     if kicks and best_count < ceiling:
         best = kick(problem, best, kicks, seed=seed or 0, budget=budget, ceiling=ceiling)
     return best, stats
@@ -230,13 +234,14 @@ def graduated_assignment(
 def annealing_fits(problem: MCESProblem, budget: Budget, iterations: int,
                    sinkhorn_iterations: int) -> bool:
     """Whether the association graph (~100 bytes per entry), a first annealing step and a
-    decoding fit the memory and time ``budget`` has left, first-call start-ups included."""
+    decoding (a dense profit matrix and the assignment's copy of it, beside the graph) fit
+    the memory and time ``budget`` has left, first-call start-ups included."""
     entries = association_entries(problem)
-    memory = budget.memory if budget.memory is not None else DEFAULT_MEMORY
     step = _step_seconds(entries, iterations, sinkhorn_iterations)
     setup = (_SECONDS_PER_ENTRY * entries + step / iterations
              + start_up_seconds(kernels=True, scipy=True, sparse=True))
-    return (100 * entries < memory
+    held = _BYTES_PER_ENTRY * entries + _DECODING_BYTES_PER_CELL * problem.n1 * problem.n2
+    return (held < budget.memory_left()
             and affordable(setup + step + _decoding_seconds(problem), budget))
 
 
