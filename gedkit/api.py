@@ -62,8 +62,8 @@ def ged(
         the result holds the best bounds found so far. Without one the solve runs until it
         proves its answer, saying so after 10 s; Ctrl-C then returns the best bounds found.
     memory : int, optional
-        Bytes the solve may take (default: about 1 GiB); exact search continues depth-first
-        beyond it, other methods size their work to it.
+        Bytes the solve may take (default: about 1 GiB), imports included; exact search
+        continues depth-first beyond it, other methods size their work to it.
     threshold : float, optional
         Only ask whether the distance is at most this value; the search may stop early and
         ``result.within_threshold`` holds the answer.

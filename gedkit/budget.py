@@ -29,7 +29,8 @@ from typing import Any
 from gedkit.errors import OptionError, Words, render, warn
 
 __all__ = [
-    "COMMAND_TIMEOUT", "DEFAULT_MEMORY", "KERNELS_NOT_READY", "NOTICE_AFTER", "PAIR_TIMEOUT",
+    "COMMAND_TIMEOUT", "DEFAULT_MEMORY", "KERNELS_NOT_READY", "KERNELS_OVER_MEMORY",
+    "NOTICE_AFTER", "NUMBA_START_BYTES", "PAIR_TIMEOUT",
     "Budget",
     "Deadline", "InterruptedWarning", "LongRunNotice", "call_started", "cancelled_by",
     "check_number", "forget_interrupt",
@@ -48,6 +49,13 @@ DEFAULT_MEMORY = 1 << 30
 #: ``stats["stopped"]`` of a solve that answered with its cheap bounds because the kernels
 #: it needs were not compiled and compiling them did not fit its time limit
 KERNELS_NOT_READY = "kernels not compiled yet (compiling in the background)"
+#: what numba's start-up and a first solve's kernels add to a process (measured: ~103 MB for
+#: the start, LLVM's mostly, and ~40 MB more for the first GED solve's kernels)
+NUMBA_START_BYTES = 150 << 20
+#: ``stats["stopped"]`` of a solve that answered with its cheap bounds because loading the
+#: compiled kernels into the process would overrun its memory cap
+KERNELS_OVER_MEMORY = ("memory cap: loading the compiled kernels (~150 MB) does not fit the "
+                       "memory left")
 
 _INTERRUPT = threading.Event()
 # a per-call stop (gedkit.ged_iter's consumer leaving early), seen by the budgets of the thread
@@ -482,7 +490,13 @@ def _solve_within(method: Any, problem: Any, budget: Budget) -> Any:
     from gedkit._kernels import warm
     from gedkit.anytime import listening, report
 
-    if method.kernels and not warm.all_ready(method.kernels):
+    if method.kernels and not warm.started() and budget.memory_left() < NUMBA_START_BYTES:
+        # a cap below what numba's start-up alone adds (a fresh process under memory=100M
+        # grew by 130-160 MB with every method): the bounds that need no kernel
+        result = method.fallback(problem, budget)
+        if not result.optimal:
+            result.stats["stopped"] = KERNELS_OVER_MEMORY
+    elif method.kernels and not warm.all_ready(method.kernels):
         # the cheap bounds first: on small or alike graphs they often prove the answer, which
         # then need not wait for a compile (a fresh install's first call: about a minute)
         result = method.fallback(problem, budget)

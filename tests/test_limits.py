@@ -595,3 +595,23 @@ def test_mces_steps_are_sized_against_the_memory_the_call_has_left(monkeypatch):
     assert not annealing_fits(problem, spent, 10, 30)
     assert state_seconds(problem, False, spent) == float("inf")
     assert not program_fits(10**5, spent)
+
+
+def test_a_cap_below_numbas_start_up_answers_without_loading_the_kernels():
+    """Numba's start-up adds ~100-150 MB to a fresh process (every method overran
+    memory=100M by that much): under such a cap a solve answers the bounds that need no
+    kernel, says why, and never imports numba."""
+    code = textwrap.dedent("""
+        import sys, gedkit
+        g = gedkit.Graph({i: "CNO"[i % 3] for i in range(14)},
+                         [(i, i + 1) for i in range(13)] + [(0, 7)])
+        h = gedkit.Graph({i: "CNO"[i * i % 3] for i in range(14)},
+                         [(i, (i + 3) % 14) for i in range(14)] + [(0, 6), (2, 9)])
+        r = gedkit.ged(g, h, memory=64 * 2**20, timeout=5)
+        print(r.stats.get("stopped"), r.lower_bound < r.upper_bound, "numba" in sys.modules)
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    from gedkit.budget import KERNELS_OVER_MEMORY
+
+    assert out.stdout.strip() == f"{KERNELS_OVER_MEMORY} True False", out.stderr
