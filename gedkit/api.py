@@ -11,6 +11,7 @@ from gedkit.budget import (
     InterruptedWarning,
     call_started,
     check_number,
+    check_setup_fits,
     interruptible,
     solve_within,
 )
@@ -110,6 +111,7 @@ def ged(
                     start=call_started("ged"))
     solver = get_solver(method, **options)
     g1, g2 = as_graphs((g1, g2), node_label, edge_label, asked=True)
+    check_setup_fits(g1.n, g2.n, budget)
     problem = get_costs(costs).compile(g1, g2).constrained(fixed, forbidden)
     budget.what = f"gedkit.ged ({solver.name}) on graphs of {g1.n} and {g2.n} nodes"
     with interruptible(), listener_for(problem, on_improve, budget.start) as listener:

@@ -33,8 +33,8 @@ __all__ = [
     "NOTICE_AFTER", "NUMBA_START_BYTES", "PAIR_TIMEOUT",
     "Budget",
     "Deadline", "InterruptedWarning", "LongRunNotice", "call_started", "cancelled_by",
-    "check_number", "forget_interrupt",
-    "interrupted", "interruptible", "resident", "seconds_left", "solve_within",
+    "check_number", "check_setup_fits", "forget_interrupt",
+    "interrupted", "interruptible", "kernels_fit", "resident", "seconds_left", "solve_within",
     "time_ran_out", "within", "worker_interrupts",
 ]
 
@@ -486,13 +486,39 @@ def solve_within(method: Any, problem: Any, budget: Budget) -> Any:
             _WATCHED.reset(token)
 
 
+def check_setup_fits(n1: int, n2: int, budget: Budget) -> None:
+    """Refuse a ``memory`` cap below what a GED problem of ``n1`` and ``n2`` nodes holds
+    before any method runs, with the cheap bounds every method falls back to: two
+    ``(n1+1) x (n2+1)`` matrices of 8 bytes an entry (the costs, and the bounds' rounded
+    copy) and each graph's edge-index and label-adjacency matrices, 4 bytes each an entry
+    (~128 MB at 2,000 nodes: a 100M cap was overrun by a third)."""
+    if budget.memory is None:
+        return
+    need = 16 * (n1 + 1) * (n2 + 1) + 8 * (n1 * n1 + n2 * n2)
+    if need > budget.memory_left():
+        least = math.ceil(1.25 * need / 2**20)
+        given = budget.memory / 2**20
+        raise OptionError(
+            Words(f"memory={budget.memory}", f"--memory {given:.0f}M"),
+            f" is below what a pair of {n1} and {n2} nodes takes to set up (~{need / 2**20:.0f}"
+            " MB: its cost matrix, adjacency matrices and cheapest bounds); give at least ",
+            Words(f"memory={least << 20}", f"--memory {least}M"))
+
+
+def kernels_fit(budget: Budget) -> bool:
+    """Whether compiled kernels may run within ``budget``'s memory: numba started in this
+    process already, or its start-up (:data:`NUMBA_START_BYTES`) fits what is left (a fresh
+    process under memory=100M grew by 130-160 MB with every method)."""
+    from gedkit._kernels import warm
+
+    return warm.started() or budget.memory_left() >= NUMBA_START_BYTES
+
+
 def _solve_within(method: Any, problem: Any, budget: Budget) -> Any:
     from gedkit._kernels import warm
     from gedkit.anytime import listening, report
 
-    if method.kernels and not warm.started() and budget.memory_left() < NUMBA_START_BYTES:
-        # a cap below what numba's start-up alone adds (a fresh process under memory=100M
-        # grew by 130-160 MB with every method): the bounds that need no kernel
+    if method.kernels and not kernels_fit(budget):
         result = method.fallback(problem, budget)
         if not result.optimal:
             result.stats["stopped"] = KERNELS_OVER_MEMORY

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from gedkit.budget import Budget, interruptible, solve_within
+from gedkit.budget import Budget, check_setup_fits, interruptible, solve_within
 from gedkit.costs import CostModel
 from gedkit.costs import get as get_costs
 from gedkit.errors import OptionError
@@ -204,6 +204,7 @@ def optimal_edit_paths(
     budget = Budget(timeout=timeout, memory=memory)
     solver = get_solver(method, **options)
     g1, g2 = as_graphs((g1, g2), node_label, edge_label, asked=True)
+    check_setup_fits(g1.n, g2.n, budget)
     root = get_costs(costs).compile(g1, g2).constrained(fixed, forbidden)
     budget.what = f"gedkit.optimal_edit_paths ({solver.name}) on graphs of {g1.n} and {g2.n} nodes"
     with interruptible():

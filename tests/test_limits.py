@@ -615,3 +615,21 @@ def test_a_cap_below_numbas_start_up_answers_without_loading_the_kernels():
     from gedkit.budget import KERNELS_OVER_MEMORY
 
     assert out.stdout.strip() == f"{KERNELS_OVER_MEMORY} True False", out.stderr
+
+
+def test_a_cap_below_a_pairs_set_up_is_refused_in_one_line():
+    """A 2,000-node pair's cost and adjacency matrices and its cheapest bounds take ~122 MB
+    before any method runs: memory=100M was overrun by a third. Refused, naming the least
+    cap, in Python's words and the command line's."""
+    from gedkit.budget import Budget, check_setup_fits
+
+    with pytest.raises(gedkit.OptionError) as caught:
+        check_setup_fits(2000, 2000, Budget(memory=100 * 2**20))
+    assert "below what a pair of 2000 and 2000 nodes takes to set up" in str(caught.value)
+    assert "give at least memory=" in str(caught.value)
+    assert "--memory 153M" in caught.value.render(cli=True)
+    check_setup_fits(2000, 2000, Budget(memory=200 * 2**20))
+    check_setup_fits(2000, 2000, Budget())
+    g = gedkit.Graph({i: "C" for i in range(400)}, [(i, i + 1) for i in range(399)])
+    with pytest.raises(gedkit.OptionError, match="400 and 400 nodes"):
+        gedkit.ged(g, g, memory=2**20)

@@ -43,6 +43,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from gedkit.budget import kernels_fit
 from gedkit.configurable import Option, flag, number
 from gedkit.problem import Problem
 from gedkit.programs import GAP, MatchingProgram, assemble, program_fits, solve_program
@@ -229,7 +230,8 @@ def _base_bounds(problem: Problem, budget: Budget, method: str) -> Result:
     # (over branch classes on large pairs, as it runs); its kernels compiled, as every
     # method's fall-back needs them: called here directly, BRANCH compiled them in the
     # foreground, 2-3 s past a 1 s limit on a fresh install
-    if not branch.fits(problem, budget) or not all(map(warm.ready, branch.kernels)):
+    if (not branch.fits(problem, budget) or not all(map(warm.ready, branch.kernels))
+            or not kernels_fit(budget)):
         return base
     forward, lower = branch.assign(problem)
     if problem.cost(forward) >= problem.cost(base.assignment):
