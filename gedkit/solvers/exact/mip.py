@@ -230,8 +230,9 @@ def _base_bounds(problem: Problem, budget: Budget, method: str) -> Result:
     # (over branch classes on large pairs, as it runs); its kernels compiled, as every
     # method's fall-back needs them: called here directly, BRANCH compiled them in the
     # foreground, 2-3 s past a 1 s limit on a fresh install
-    if (not branch.fits(problem, budget) or not all(map(warm.ready, branch.kernels))
-            or not kernels_fit(budget)):
+    # (the memory first: BRANCH's sizing loads numba, whose start-up is what must fit)
+    if (not kernels_fit(budget) or not branch.fits(problem, budget)
+            or not all(map(warm.ready, branch.kernels))):
         return base
     forward, lower = branch.assign(problem)
     if problem.cost(forward) >= problem.cost(base.assignment):
