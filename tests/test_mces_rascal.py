@@ -204,3 +204,19 @@ def test_daemonic_pool_worker(smiles):
         edges, stats = pool.apply(_rascal_in_worker, (a, b))
     assert not stats["isolated"] and "daemonic" in stats["in_process_reason"]
     assert edges == gedkit.mces(smiles(a), smiles(b), "exact").num_edges
+
+
+def test_labels_rascal_cannot_read_are_refused_by_its_fallback_too():
+    """Where the kernels were not compiled (a fresh install) or did not fit a memory cap, the
+    cheap bounds answered for graphs RASCAL cannot take, where a warm process gave its
+    error."""
+    pytest.importorskip("rdkit")
+    from gedkit.budget import Budget
+    from gedkit.mces.base import get_method
+    from gedkit.mces.problem import MCESProblem
+
+    graph = Graph({0: "Xx", 1: "C"}, [(0, 1, 1)], name="m")
+    with pytest.raises(GraphError, match="not an element symbol"):
+        get_method("rascal").fallback(MCESProblem(graph, graph), Budget())
+    carbon = Graph({0: "C", 1: "C"}, [(0, 1, 1)])
+    assert get_method("rascal").fallback(MCESProblem(carbon, carbon), Budget()).num_edges == 1

@@ -183,6 +183,12 @@ class Rascal(Method):
         "complete_rings": COMPLETE_RINGS,
     }
 
+    def fallback(self, problem: MCESProblem, budget: Budget) -> MCESResult:
+        """The cheap bounds, for molecules only: where the kernels were not ready (or did not
+        fit the memory cap), graphs RASCAL cannot take got bounds instead of its error."""
+        to_rdkit(problem.g1), to_rdkit(problem.g2)
+        return super().fallback(problem, budget)
+
     def solve(self, problem: MCESProblem, budget: Budget) -> MCESResult:
         t0 = time.perf_counter()
         mol1, mol2 = to_rdkit(problem.g1), to_rdkit(problem.g2)
