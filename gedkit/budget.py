@@ -491,7 +491,7 @@ def check_setup_fits(n1: int, n2: int, budget: Budget) -> None:
     before any method runs, with the cheap bounds every method falls back to: two
     ``(n1+1) x (n2+1)`` matrices of 8 bytes an entry (the costs, and the bounds' rounded
     copy) and each graph's edge-index and label-adjacency matrices, 4 bytes each an entry
-    (~128 MB at 2,000 nodes: a 100M cap was overrun by a third)."""
+    (~122 MiB at 2,000 nodes: a 100M cap was overrun by a third)."""
     if budget.memory is None:
         return
     need = 16 * (n1 + 1) * (n2 + 1) + 8 * (n1 * n1 + n2 * n2)
