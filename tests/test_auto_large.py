@@ -90,8 +90,9 @@ def test_auto_on_large_pairs_is_never_worse_than_its_cheap_start(monkeypatch, pa
         assert r.lower_bound <= r.upper_bound
         classes = [s for s in r.stats["stages"] if s["method"] == "branch_classes"]
         assert "classes" in path or not classes
+        last_ipfp = len(stages) - 1 - stages[::-1].index("ipfp") if "ipfp" in stages else -1
         for s in classes:  # BRANCH's bound, without BRANCH's assignment, after IPFP
-            assert stages.index("branch_classes") == (stages.index("ipfp") + 1
+            assert stages.index("branch_classes") == (last_ipfp + 1
                                                       if path == "ipfp, classes" else 0)
             assert s["lower_bound"] == pytest.approx(
                 get_solver("branch").solve(p, Budget()).lower_bound, abs=1e-9)
@@ -133,3 +134,28 @@ def test_auto_short_of_time_on_a_large_pair_starts_ipfp_over_branch_classes(monk
     r = gedkit.ged(g1, g2, timeout=3)
     assert r.stats["stages"][0]["method"] == "ipfp"
     assert r.upper_bound <= problem.cost(bipartite_assignment(problem)[0])
+
+
+def test_auto_on_large_pairs_starts_ipfp_from_the_bipartite_map_then_stars(monkeypatch):
+    """Where the branch classes apply, IPFP first converges from the bipartite map over them
+    (from STAR's map it ended 17-49% higher on 2,000-node pairs of unrelated graphs), then
+    runs from STAR's map in the time left: never worse than ``ipfp`` alone."""
+    monkeypatch.setattr(auto_module, "IPFP_FIRST_FROM_NODES", 10)
+    monkeypatch.setattr(auto_module, "SHORT_ASSIGNMENTS", 0)
+    monkeypatch.setattr(auto_module, "CLASSES_BOUND_FIRST_SECONDS", 100.0)
+    for init in ("bipartite", "star"):  # the stages' kernels loaded (see above)
+        get_solver("ipfp", init=init).solve(next(_problems(count=1))[1], Budget(timeout=5))
+    checked = 0
+    for _, p in _problems(count=8, low=10, high=30, seed=7):
+        if max(p.n1, p.n2) < 10:
+            continue
+        r = get_solver("auto").solve(p, Budget(timeout=1))
+        stages = r.stats["stages"]
+        if r.optimal and len(stages) < 2:
+            continue
+        assert [s["method"] for s in stages][:2] == ["ipfp", "ipfp"]
+        alone = get_solver("ipfp").solve(p, Budget(timeout=5))
+        assert stages[0]["upper_bound"] == alone.upper_bound
+        assert r.upper_bound <= alone.upper_bound
+        checked += 1
+    assert checked >= 3

@@ -1,12 +1,13 @@
 """``auto``: a portfolio that spends a time budget well.
 
-Pairs of ``IPFP_FIRST_FROM_NODES`` (1,000) nodes and more get IPFP alone, multi-start, from
-STAR's map, with the whole budget (the other stages would only leave it short of converging);
-before it only the cheap bounds' map when the budget is too short for IPFP's steps, or BRANCH's
-bound when the budget leaves IPFP time to converge after it; where the graphs' nodes fall into
-few classes of alike ones (molecules, labelled graphs) BRANCH's bound comes instead from a
-small program over those classes, solved in the time IPFP leaves (20-70 ms at 2,000 nodes
-against the assignment's 0.6 s).
+Pairs of ``IPFP_FIRST_FROM_NODES`` (1,000) nodes and more get IPFP alone with the whole
+budget (the other stages would only leave it short of converging): where the graphs' nodes
+fall into few classes of alike ones (molecules, labelled graphs) first from the bipartite map
+over those classes (hundredths of a second), then multi-start from STAR's map in the time
+left; elsewhere from STAR's map. Before it only the cheap bounds' map when the budget is too
+short for IPFP's steps, or BRANCH's bound when the budget leaves IPFP time to converge after
+it; with the classes BRANCH's bound comes instead from a small program over them, solved in
+the time IPFP leaves (20-70 ms at 2,000 nodes against the assignment's 0.6 s).
 Smaller pairs: cheap bounds first (BRANCH: a lower bound and a map), local search on that map
 (REFINE), IPFP multi-start from STAR's map on large pairs (without a timeout too: its starts
 run their course), the learned decoder's greedy completion polished (no network:
@@ -143,9 +144,10 @@ MIP_SECONDS = 10.0
 @register
 class Auto(Solver):
     name = "auto"
-    summary = ("portfolio: BRANCH bound, REFINE, IPFP on large pairs (alone, from STAR's map, "
-               "from 1,000 nodes), a greedy map, short A* and depth-first searches, gelato on "
-               "the largest (with torch), the MIP, then seeded exact A*")
+    summary = ("portfolio: BRANCH bound, REFINE, IPFP on large pairs (alone, from the "
+               "bipartite map over node classes, then STAR's, from 1,000 nodes), a greedy "
+               "map, short A* and depth-first searches, gelato on the largest (with torch), "
+               "the MIP, then seeded exact A*")
     kernels = ("assignment", "local_search", "ipfp", "tree_search")
     exact = True
     directed = True  # every stage takes arcs but the learned one, skipped on them
@@ -218,13 +220,17 @@ class Auto(Solver):
             elif classes is None and (
                     left >= 4 * assignment + BRANCH_FIRST_AFTER_ASSIGNMENTS * step):
                 record(get_solver("branch").solve(problem, budget))
-            if not settled():
-                # short of time, IPFP starts from the bipartite map over the branch classes
-                # where they apply (a few hundredths of a second; STAR's, an assignment over
-                # nodes, did not fit: auto at 1 s on limits.py's 1,000-2,000-node pairs was
-                # 1.5-2.5x ipfp's distance)
-                init = "bipartite" if short and classes is not None else IPFP_INIT
-                record(get_solver("ipfp", starts=starts, init=init)
+            if not settled() and classes is not None:
+                # where the branch classes apply IPFP first converges from the bipartite map
+                # over them (a few hundredths of a second; STAR's, an assignment over nodes,
+                # 0.4-1.6 s at 2,000 nodes): from STAR's map IPFP ended 17-49% higher on
+                # pairs of unrelated graphs (3 s: 6,041 against ipfp's 4,374), and short of
+                # time STAR's did not fit (1 s: 1.5-2.5x ipfp's distance); then from STAR's
+                # map in the time left, which on a graph and its edited copy goes lower
+                record(get_solver("ipfp", starts=1, init="bipartite")
+                       .solve(problem, self._stage(budget, 1.0)))
+            if not settled() and (classes is None or not short):
+                record(get_solver("ipfp", starts=starts, init=IPFP_INIT)
                        .solve(problem, self._stage(budget, 1.0)))
             if classes is not None and not bound_first and not settled():
                 # in the time IPFP leaves (it stops when its next step would not fit: 0.2-0.3
