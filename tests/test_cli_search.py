@@ -118,8 +118,25 @@ def test_build_names_graphs_and_info_describes_them(capsys, lib):
             counted.items(), key=lambda kv: -kv[1])
     code, out, _ = run(capsys, "collection", "info", lib)
     assert code == 0 and f"graphs       {len(LIBRARY)}" in out and "3 node labels" in out
+    assert "edge label   (none named: the format's own labels)" in out
     edges = next(line for line in out.splitlines() if line.startswith("edge labels"))
     assert "1.5 (" in edges and "1 (" in edges
+
+
+def test_info_says_unlabelled_edges_are_unlabelled(capsys, tmp_path):
+    """Built from GraphML with only a node label named, the edges are stored unlabelled:
+    info said "the format's own labels" of them."""
+    nx = pytest.importorskip("networkx")
+    g = nx.Graph()
+    g.add_nodes_from([(0, {"el": "C"}), (1, {"el": "O"})])
+    g.add_edge(0, 1, order=2)
+    nx.write_graphml(g, tmp_path / "g.graphml")
+    lib = tmp_path / "g.gdb"
+    assert run(capsys, "collection", "build", lib, tmp_path / "g.graphml",
+               "--node-label", "el")[0] == 0
+    code, out, _ = run(capsys, "collection", "info", lib)
+    assert code == 0 and "edge label   (none: unlabelled)" in out
+    assert "node label   el" in out
 
 
 def test_build_clears_an_overwrite_abandoned_by_a_killed_build(capsys, tmp_path):

@@ -436,8 +436,8 @@ def run_info(args: argparse.Namespace) -> int:
     rows = [
         ("collection", data["path"]),
         ("graphs", f"{data['graphs']:,}"),
-        ("node label", _show_label(data["node_label"])),
-        ("edge label", _show_label(data["edge_label"])),
+        ("node label", _show_label(data["node_label"], data["labels"]["node"])),
+        ("edge label", _show_label(data["edge_label"], data["labels"]["edge"])),
         ("nodes", _show_counts(data["nodes"])),
         ("edges", _show_counts(data["edges"])),
         ("vocabulary", f"{vocab['node']:,} node labels, {vocab['edge']:,} edge labels, "
@@ -514,7 +514,13 @@ def _plain(label: Any) -> Any:
     return list(label) if isinstance(label, tuple) else label
 
 
-def _show_label(label: Any) -> str:
+def _show_label(label: Any, stored: list | None = None) -> str:
+    """The label attribute the collection was built with; with none named, whether the
+    format's own labels were kept or the graphs are unlabelled (``stored``: the most frequent
+    labels, as :func:`describe` gives them; a GEXF collection built with only a node label
+    said "the format's own labels" of its unlabelled edges)."""
+    if label is None and stored is not None and all(value is None for value, _ in stored):
+        return "(none: unlabelled)"
     if label is None:
         return "(none named: the format's own labels)"
     if isinstance(label, list | tuple):
