@@ -1023,3 +1023,23 @@ def test_the_labels_a_collection_records_may_be_named_again(capsys, tmp_path):
     assert code == 0 and "1 hit" in out, err
     one_line_error(*run(capsys, "search", lib, tmp_path / "g.json", "--nearest", "1",
                         "--node-label", "w"), "leave --node-label out")
+
+
+def test_a_query_lacking_the_collections_label_attributes_is_told_what_they_are(capsys,
+                                                                                 tmp_path):
+    """A SMILES query of a collection built from files labelled "el" was told only that
+    it has no attribute 'el': the error says what the collection's graphs were read with,
+    in the command line's words there and Python's in Python."""
+    nx = pytest.importorskip("networkx")
+    g = nx.Graph()
+    g.add_nodes_from([(0, {"el": "C"}), (1, {"el": "O"})])
+    g.add_edge(0, 1, order=1)
+    nx.write_graphml(g, tmp_path / "g.graphml")
+    lib = tmp_path / "g.gdb"
+    assert run(capsys, "collection", "build", lib, tmp_path / "g.graphml",
+               "--node-label", "el", "--edge-label", "order")[0] == 0
+    one_line_error(*run(capsys, "search", lib, "CCO", "--within", "1"),
+                   "has no attribute 'el'", "read with --node-label el and --edge-label order")
+    with pytest.raises(gedkit.GraphError, match="read with node_label='el' and "
+                                                "edge_label='order': a query needs"):
+        Collection.open(lib).range("CCO", 1)

@@ -313,6 +313,7 @@ def read_queries(text: str, coll: Collection, args: argparse.Namespace
     from gedkit.inputs import as_graph
     from gedkit.io import labels_for, read_graphs
     from gedkit.io.common import undirected_only
+    from gedkit.search.collection import with_collection_labels
 
     labels = (coll.node_label, coll.edge_label)
     found = _collection_file(text)
@@ -322,12 +323,15 @@ def read_queries(text: str, coll: Collection, args: argparse.Namespace
     # a molecule of a query file RDKit cannot read is left out, as when building
     skipped: list[str] | None = None if args.strict else []
     with _cli_words(), undirected_only("a collection search"):
-        if _is_smiles(text, args):
-            graphs = [as_graph(text, *labels, notice=notice)]
-        else:
-            graphs = _read_shown(read_graphs(text, notice, *labels_for(text, *labels),
-                                             directed=args.directed or "error",
-                                             skipped=skipped))
+        try:
+            if _is_smiles(text, args):
+                graphs = [as_graph(text, *labels, notice=notice)]
+            else:
+                graphs = _read_shown(read_graphs(text, notice, *labels_for(text, *labels),
+                                                 directed=args.directed or "error",
+                                                 skipped=skipped))
+        except GedkitError as err:
+            raise with_collection_labels(err, labels) from None
     _note(args)
     tell_skipped(skipped or [])
     if not graphs:

@@ -701,7 +701,8 @@ class Collection:
                 graphs = as_graphs(items, *mine)
             except GedkitError as err:
                 # which of many queries (each converted again: only on this path)
-                raise _placed(err, _failing(items, mine), len(items)) from None
+                raise _placed(with_collection_labels(err, mine), _failing(items, mine),
+                              len(items)) from None
         for i, g in enumerate(graphs):
             if not (g.directed or g.loops):
                 continue  # (most queries: one test each)
@@ -729,6 +730,20 @@ def _failing(items: list, labels: tuple) -> int | None:
         except GedkitError:
             return i
     return None
+
+
+def with_collection_labels(err: GedkitError, labels: tuple) -> GedkitError:
+    """``err``, where a query lacks the label attribute the collection was built with, with
+    what the collection expects (a SMILES query of a collection of IAM GXL files was told
+    only that it has no attribute 'symbol')."""
+    if not isinstance(err, GraphError | FormatError) or "has no attribute" not in str(err):
+        return err
+    named = [Option(what, value) for what, value in zip(("node_label", "edge_label"), labels,
+                                                         strict=True) if value is not None]
+    said = [part for option in named for part in (option, " and ")][:-1]
+    return type(err)(*err.args, "; this collection's graphs were read with ", *said,
+                     ": a query needs those attributes (read from files of the kind the "
+                     "collection was built from)")
 
 
 def _placed(err: GedkitError, position: int | None, count: int) -> GedkitError:
