@@ -240,7 +240,6 @@ def test_the_starting_bounds_wait_for_no_compilation(monkeypatch):
     compiled (called directly, it compiled them in the foreground: 3.3 s under a 1 s limit
     on a fresh install); else the cheap bounds."""
     from gedkit._kernels import warm
-    from gedkit.solvers.exact import mip
     from gedkit.solvers.heuristics import lsape
 
     def compiling(*args, **kwargs):
@@ -250,5 +249,5 @@ def test_the_starting_bounds_wait_for_no_compilation(monkeypatch):
     monkeypatch.setattr(lsape.Branch, "assign", compiling)
     problem = gedkit.costs.uniform().compile(gedkit.from_smiles("CC(=O)Nc1ccc(O)cc1"),
                                              gedkit.from_smiles("CCOc1ccc(NC(C)=O)cc1"))
-    base = mip._base_bounds(problem, Budget(timeout=1), "mip")
+    base = lsape.branch_bounds(problem, Budget(timeout=1), "mip")
     assert base.lower_bound <= 4 <= base.upper_bound

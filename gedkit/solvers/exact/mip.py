@@ -43,15 +43,14 @@ from typing import ClassVar
 
 import numpy as np
 
-from gedkit.budget import kernels_fit
 from gedkit.configurable import Option, flag, number
 from gedkit.problem import Problem
 from gedkit.programs import GAP, MatchingProgram, assemble, program_fits, solve_program
 from gedkit.result import Result
 from gedkit.solvers.base import Budget, Solver
-from gedkit.solvers.cheap import cheap_bounds
 from gedkit.solvers.heuristics.assignment import lsape_map
-from gedkit.solvers.registry import get_solver, register
+from gedkit.solvers.heuristics.lsape import branch_bounds
+from gedkit.solvers.registry import register
 
 __all__ = ["MIP", "build_model", "integer_program", "model_nonzeros"]
 
@@ -157,7 +156,7 @@ def integer_program(problem: Problem, budget: Budget, *, relaxation: bool = Fals
         return Result.from_assignment(problem, forward, problem.cost(forward), method,
                                       time=time.perf_counter() - t0,
                                       stats={"status": "trivial", "gap": 0.0})
-    base = _base_bounds(problem, budget, method)
+    base = branch_bounds(problem, budget, method)
     if not program_fits(model_nonzeros(problem), budget):
         base.stats["stopped"] = (f"time or memory limit: a program of about "
                                  f"{model_nonzeros(problem):,} nonzeros does not fit")
@@ -216,29 +215,6 @@ def integer_program(problem: Problem, budget: Budget, *, relaxation: bool = Fals
         # an integer (a 2 s auto stage on 24-27-atom molecules stopped at 16.500000000000014)
         lower = integral_bound(problem, max(lower, float(info.mip_dual_bound)))
     return finish(forward, lower, stats)
-
-
-def _base_bounds(problem: Problem, budget: Budget, method: str) -> Result:
-    """What the program starts from and never ends worse than: the cheap bounds, with
-    BRANCH's bound and map where its assignment fits (a 300-node pair whose program did not
-    fit, or whose relaxation did not finish in 30 s, answered the cheap bounds' 8 where
-    BRANCH proves 41 in a tenth of a second, as the other methods' fall-backs do)."""
-    from gedkit._kernels import warm
-
-    base = cheap_bounds(problem, budget, method)
-    branch = get_solver("branch")
-    # (over branch classes on large pairs, as it runs); its kernels compiled, as every
-    # method's fall-back needs them: called here directly, BRANCH compiled them in the
-    # foreground, 2-3 s past a 1 s limit on a fresh install
-    # (the memory first: BRANCH's sizing loads numba, whose start-up is what must fit)
-    if (not kernels_fit(budget) or not branch.fits(problem, budget)
-            or not all(map(warm.ready, branch.kernels))):
-        return base
-    forward, lower = branch.assign(problem)
-    if problem.cost(forward) >= problem.cost(base.assignment):
-        forward = base.assignment
-    return Result.from_assignment(problem, forward, max(base.lower_bound, lower), method,
-                                  stats=base.stats)
 
 
 def integral_bound(problem: Problem, lower: float) -> float:

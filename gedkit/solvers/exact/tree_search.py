@@ -63,8 +63,11 @@ def search(
     lower_bound: float = 0.0,
 ) -> Result:
     """Exact search on ``problem`` within ``budget``; see :class:`TreeSearch`."""
+    # (the memory the call has left: its imports and problem count, and given the whole
+    # cap the frontier grew a 256 MiB call by 425 MiB)
+    memory = None if budget.memory is None else max(1, int(budget.memory_left()))
     run = TreeSearch(problem, depth_first=depth_first, method=method, counting=counting,
-                     bound=bound, memory=budget.memory, threshold=budget.threshold,
+                     bound=bound, memory=memory, threshold=budget.threshold,
                      decide=budget.decide)
     run.offer(incumbent, lower_bound)
     return run.run(budget)
@@ -110,7 +113,8 @@ class TreeSearch:
         edge_ids = (p.edge_label_matrix if self.arcs is None else self.arcs.matrix).shape[0]
         self.workspace = _workspace_bytes(p, self.branch, edge_ids)
         # growing copies the arrays: old and new together stay within the cap
-        self.max_capacity = int(2 * (memory - self.workspace) / 3 // self.row_bytes)
+        self.rows = int((memory - self.workspace) // self.row_bytes)
+        self.max_capacity = 2 * self.rows // 3
         # always a float: an int threshold would compile another specialisation of the kernel
         self.cutoff = self.stop_at = math.inf if threshold is None else float(threshold)
         if threshold is None or not decide:
@@ -238,7 +242,7 @@ class TreeSearch:
             if listening():
                 self._report()
             if self.status == kernel.STATUS_FULL:
-                self._full()
+                self._full(budget)
             if budget.expired():
                 self.reason = "timeout"
                 break
@@ -259,12 +263,22 @@ class TreeSearch:
         return float(self.kernel.frontier_bound(self.status, self.frontier.f,
                                                 self.frontier.heap, self.ctl, self.fctl))
 
-    def _full(self) -> None:
-        """No room for another expansion: grow, turn depth-first, or drop states."""
+    def _full(self, budget: Budget) -> None:
+        """No room for another expansion: grow (within the memory ``budget`` has left: a
+        search continued after other stages, auto's, grew by its own cap on top of
+        theirs), turn depth-first, or drop states."""
         kernel, ctl = self.kernel, self.ctl
         f, heap = self.frontier.f, self.frontier.heap
+        # (old and new arrays together within the cap: doubling from past a third of it to
+        # the most the cap holds took up to 4/3 of it, a 1 GiB dfs grew by 1.1 GiB)
+        grown = min(2 * self.capacity, self.max_capacity, self.rows - self.capacity)
+        if budget.memory is not None:
+            # (the kernel's work arrays come on top at each call)
+            grown = min(grown, int((budget.memory_left() - self.workspace) // self.row_bytes))
+        if grown <= self.capacity:
+            self.max_capacity = self.capacity  # (no room to grow: at the cap)
         if self.capacity < self.max_capacity:
-            self.capacity = min(2 * self.capacity, self.max_capacity)
+            self.capacity = grown
             self.frontier = _grow(self.frontier, self.capacity)
         elif not self.depth_first:
             # memory cap reached: the frontier becomes a depth-first stack, best on top
@@ -295,11 +309,12 @@ class TreeSearch:
         return self._finish(self.best_map, lb, t0, reason)
 
     def _cheap(self, budget: Budget, t0: float, lower_bound: float | None = None) -> Result:
-        """The cheap bounds (:mod:`gedkit.solvers.cheap`), or the search's map if better,
-        with the larger of the two lower bounds."""
-        from gedkit.solvers.cheap import cheap_bounds
+        """The cheap bounds with BRANCH's where its assignment fits
+        (:func:`~gedkit.solvers.heuristics.lsape.branch_bounds`), or the search's map if
+        better, with the larger of the two lower bounds."""
+        from gedkit.solvers.heuristics.lsape import branch_bounds
 
-        base = cheap_bounds(self.problem, budget, self.method)
+        base = branch_bounds(self.problem, budget, self.method)
         forward = base.assignment
         if self.fctl[0] < base.upper_bound:
             forward = self.best_map
