@@ -511,9 +511,14 @@ class _PairSolver:
         small = sorted((g for g in self.rows if g is not None), key=lambda g: g.n + g.m)[:2]
         if not small:
             return
+        from gedkit.pacing import numba_start_seconds
+
+        # the start-ups and one pair's limit at most (large graphs' solve took the whole 5 s
+        # before the first pair of a job with 0.5 s a pair)
+        limit = min(_PREPARE_SECONDS, self.timeout + numba_start_seconds())
         try:
             problem = self.model.compile(small[0], small[-1])
-            _solve(self.solver, problem, Budget(timeout=_PREPARE_SECONDS, memory=self.memory))
+            _solve(self.solver, problem, Budget(timeout=limit, memory=self.memory))
         except Exception:  # the pairs themselves will say what is wrong
             pass
 
