@@ -497,12 +497,23 @@ def check_setup_fits(n1: int, n2: int, budget: Budget) -> None:
     need = 16 * (n1 + 1) * (n2 + 1) + 8 * (n1 * n1 + n2 * n2)
     if need > budget.memory_left():
         least = math.ceil(1.25 * need / 2**20)
-        given = budget.memory / 2**20
         raise OptionError(
-            Words(f"memory={budget.memory}", f"--memory {given:.0f}M"),
+            Words(f"memory={budget.memory}", f"--memory {_size_text(budget.memory)}"),
             f" is below what a pair of {n1} and {n2} nodes takes to set up (~{need / 2**20:.0f}"
             " MB: its cost matrix, adjacency matrices and cheapest bounds); give at least ",
             Words(f"memory={least << 20}", f"--memory {least}M"))
+
+
+def _size_text(size: float) -> str:
+    """``size`` bytes as the command line spells them (``--memory 100`` was echoed "0M").
+
+    >>> _size_text(100), _size_text(100 << 10), _size_text(3 << 29), _size_text(2 << 30)
+    ('100', '100K', '1536M', '2G')
+    """
+    for unit, scale in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
+        if size >= scale and size % scale == 0:
+            return f"{int(size // scale)}{unit}"
+    return f"{size / (1 << 20):.1f}M" if size >= 1 << 20 else f"{int(size)}"
 
 
 def kernels_fit(budget: Budget) -> bool:
