@@ -123,17 +123,23 @@ def test_build_names_graphs_and_info_describes_them(capsys, lib):
     assert "1.5 (" in edges and "1 (" in edges
 
 
-def test_info_says_unlabelled_edges_are_unlabelled(capsys, tmp_path):
-    """Built from GraphML with only a node label named, the edges are stored unlabelled:
-    info said "the format's own labels" of them."""
+def _graphml_collection(capsys, tmp_path: Path, *labels: str) -> Path:
+    """A collection of one GraphML graph (nodes with "el", its edge with "order") built
+    with the label flags ``labels``."""
     nx = pytest.importorskip("networkx")
     g = nx.Graph()
     g.add_nodes_from([(0, {"el": "C"}), (1, {"el": "O"})])
     g.add_edge(0, 1, order=2)
     nx.write_graphml(g, tmp_path / "g.graphml")
     lib = tmp_path / "g.gdb"
-    assert run(capsys, "collection", "build", lib, tmp_path / "g.graphml",
-               "--node-label", "el")[0] == 0
+    assert run(capsys, "collection", "build", lib, tmp_path / "g.graphml", *labels)[0] == 0
+    return lib
+
+
+def test_info_says_unlabelled_edges_are_unlabelled(capsys, tmp_path):
+    """Built from GraphML with only a node label named, the edges are stored unlabelled:
+    info said "the format's own labels" of them."""
+    lib = _graphml_collection(capsys, tmp_path, "--node-label", "el")
     code, out, _ = run(capsys, "collection", "info", lib)
     assert code == 0 and "edge label   (none: unlabelled)" in out
     assert "node label   el" in out
@@ -1030,14 +1036,7 @@ def test_a_query_lacking_the_collections_label_attributes_is_told_what_they_are(
     """A SMILES query of a collection built from files labelled "el" was told only that
     it has no attribute 'el': the error says what the collection's graphs were read with,
     in the command line's words there and Python's in Python."""
-    nx = pytest.importorskip("networkx")
-    g = nx.Graph()
-    g.add_nodes_from([(0, {"el": "C"}), (1, {"el": "O"})])
-    g.add_edge(0, 1, order=1)
-    nx.write_graphml(g, tmp_path / "g.graphml")
-    lib = tmp_path / "g.gdb"
-    assert run(capsys, "collection", "build", lib, tmp_path / "g.graphml",
-               "--node-label", "el", "--edge-label", "order")[0] == 0
+    lib = _graphml_collection(capsys, tmp_path, "--node-label", "el", "--edge-label", "order")
     one_line_error(*run(capsys, "search", lib, "CCO", "--within", "1"),
                    "has no attribute 'el'", "read with --node-label el and --edge-label order")
     with pytest.raises(gedkit.GraphError, match="read with node_label='el' and "
