@@ -13,6 +13,7 @@ import re
 import sqlite3
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +24,7 @@ import gedkit
 from gedkit import Collection
 from gedkit.cli import main
 from gedkit.cli._search import CSV_COLUMNS, SHOWN_UNDECIDED
+from gedkit.errors import Note
 
 pytest.importorskip("rdkit")
 
@@ -188,7 +190,17 @@ def test_build_summary_ids_and_append(capsys, tmp_path):
     code, out, err = run(capsys, "collection", "build", tmp_path / "x.gdb", "--append",
                          tmp_path / "y.smi", "--ids", "numbers")
     assert code == 0 and "ids: numbers" in out
+    assert "were numbered" not in err  # (asked for: Python's note is not said)
     assert Collection.open(tmp_path / "x.gdb").ids[-2:] == [4, 5]
+    # in Python numbers among names come with a note (the command line refuses them)
+    with Collection.open(tmp_path / "x.gdb", mode="a") as coll, pytest.warns(
+            Note, match=r"numbered \(1, from 6 on\) where the collection's ids are"):
+        coll.add(["CCCCCCO"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # numbers among numbers: no note
+        numbered = Collection()
+        numbered.add(["CCO"])
+        numbered.add(["CCN"])
     code, out, _ = run(capsys, "collection", "build", tmp_path / "x.gdb", "--append",
                        "smiles:CCCCO", "CCCCCO")  # a SMILES with or without its prefix
     assert code == 0 and "2 graphs added (" in out

@@ -9,6 +9,7 @@ import json
 import os
 import sys
 import time
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -184,7 +185,10 @@ def run_build(args: argparse.Namespace) -> int:
     if there:  # the ids are the names of the graphs left
         graphs, ids = (g for g in graphs if g.name not in there), "names"
     try:
-        added = coll.add(graphs, ids=ids)
+        with warnings.catch_warnings():
+            if args.ids == "numbers":  # (asked for: the note that they are numbered is noise)
+                warnings.filterwarnings("ignore", "the graphs added were numbered")
+            added = coll.add(graphs, ids=ids)
     except (KeyboardInterrupt, GedkitError, OSError) as err:
         # this command's batches (not len(coll) before and after: another writer's count)
         committed = coll._last_added

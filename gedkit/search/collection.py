@@ -18,6 +18,7 @@ from gedkit.errors import (
     FormatError,
     GedkitError,
     GraphError,
+    Note,
     Option,
     OptionError,
     UnseenLabelWarning,
@@ -342,6 +343,8 @@ class Collection:
                 alias = "" if clash[0] in given else " (1 and '1' are one id: they print alike)"
                 raise OptionError(f"the collection has a graph with id {clash[0]} already"
                                   + alias)
+        # numbers among names, silently: the command line refuses it; here a note
+        numbered_among_names = ids is None and self._store.names_ids()
         skipped: list | None = [] if errors == "skip" else None
         items = _items(graphs, *self._store.labels(), skipped, resolve_jobs(n_jobs))
         added = self._last_added = 0  # (what an error or Ctrl-C midway leaves committed)
@@ -374,6 +377,10 @@ class Collection:
             which = ("1 graph could not be read and was" if len(skipped) == 1 else
                      f"{len(skipped):,} graphs could not be read and were")
             warn(SkippedWarning(f"{which} left out; the first: {skipped[0]}"))
+        if numbered_among_names and added:
+            warn(Note(f"the graphs added were numbered ({added:,}, from {next_id - added:,} "
+                      "on) where the collection's ids are names; ids='names' (or a list) "
+                      "names them"))
         if isinstance(ids, list) and added != len(ids):
             warn(UserWarning(f"{len(ids)} ids for {added} graphs: the ids past the last graph "
                              "were not used"))

@@ -509,6 +509,12 @@ class Store:
             raise OptionError(f"{self.where} is open read-only; open it with mode='a' to "
                               "change it")
 
+    def names_ids(self) -> bool:
+        """Whether a graph of the collection has a name (a string) for its id: its stored
+        text starts with a quote (a range on the ids' index, not a scan)."""
+        return self.conn.execute(
+            "SELECT 1 FROM graphs WHERE id >= '\"' AND id < '#' LIMIT 1").fetchone() is not None
+
     def existing(self, texts: list[str]) -> list[str]:
         """Those of the id texts ``texts`` the collection has already."""
         found = []
