@@ -52,7 +52,14 @@ from gedkit.budget import (
     interruptible,
     solve_within,
 )
-from gedkit.errors import ClusterError, GedkitError, GraphError, OptionError, counted
+from gedkit.errors import (
+    ClusterError,
+    GedkitError,
+    GraphError,
+    OptionError,
+    counted,
+    pace,
+)
 from gedkit.workers import resolve_jobs
 
 if TYPE_CHECKING:
@@ -1203,7 +1210,7 @@ class _Progress:
         before = f" ({self.resumed:,} more resumed from the --out file)" if self.resumed else ""
         spent = now - self.start
         return (f"pairwise: {done:,}/{self.total:,} pairs done{before}{extra}, {spent:.0f} s"
-                f"{_pace(done, self.total, spent)}")
+                f"{pace(done, self.total, spent, 'pair')}")
 
     def _name(self, pair: tuple[int, int]) -> str:
         i, j = pair
@@ -1216,23 +1223,6 @@ class _Progress:
             self.bar.write(text, file=sys.stderr)
         else:
             print(text, file=sys.stderr, flush=True)
-
-
-def _pace(done: int, total: int, spent: float) -> str:
-    """`` (15 pairs/s, about 48 min left)`` from the pace so far (a job of 45,000 pairs
-    told only the pairs done, not that it had most of an hour to go); empty before the
-    pace means anything.
-
-    >>> _pace(1846, 45150, 119.0), _pace(3, 10, 1.0)
-    (' (16 pairs/s, about 47 min left)', '')
-    """
-    if done < 10 or spent < 5 or done >= total:
-        return ""
-    rate = done / spent
-    left = (total - done) / rate
-    when = (f"{left:.0f} s" if left < 90 else f"{left / 60:.0f} min" if left < 5400
-            else f"{left / 3600:.1f} h")
-    return f" ({rate:,.0f} pairs/s, about {when} left)"
 
 
 def _finite(matrix: np.ndarray) -> list:

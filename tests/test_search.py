@@ -1985,6 +1985,21 @@ def test_plain_progress_lines_end_on_the_finished_count(capfd, monkeypatch):
     assert [line[:29] for line in err] == ["gedkit: search: 2/2 queries, "]
 
 
+def test_progress_lines_of_a_long_batch_say_its_pace_and_time_left(capfd):
+    """50 slow MCES queries against 20,000 molecules ran toward an hour with lines that said
+    only the queries done: once the pace means something, the time left too."""
+    from gedkit.search import progress
+
+    shown = progress.Progress(None, 50)
+    shown.start -= 700.0  # as if 12 queries had taken 700 s
+    shown.next_line = shown.start
+    shown.query_done(12)
+    err = capfd.readouterr().err
+    assert err.startswith("gedkit: search: 12/50 queries, ")
+    assert "(58 s a query, about 37 min left)" in err
+    shown.close()
+
+
 def test_progress_lines_go_on_while_workers_answer_and_end_on_the_answered(capfd):
     """A range search split in shards over worker processes gets its answers when each
     worker's share is done: the lines still come, saying the workers are at work; an answer

@@ -7,7 +7,7 @@ import sys
 import time
 from typing import Any
 
-from gedkit.errors import counted
+from gedkit.errors import counted, pace
 
 __all__ = ["GraphCounter", "Progress"]
 
@@ -96,9 +96,12 @@ class Progress:
                     if self.queries == 1 and self.expected else counted(self.pairs, "pair"))
             busy = f" ({self.workers} worker processes at work; queries counted as their " \
                 "answers come back)" if self.workers and not last else ""
+            spent = time.perf_counter() - self.start
+            # (the pace and time left of a batch: 50 slow queries ran toward an hour told
+            # only the queries done)
+            ahead = pace(self.answered, self.queries, spent, "query", "queries")
             print(f"gedkit: search: {self.answered:,}/{self.queries:,} queries, {done} "
-                  f"verified, {time.perf_counter() - self.start:.0f} s{busy}", file=sys.stderr,
-                  flush=True)
+                  f"verified, {spent:.0f} s{ahead}{busy}", file=sys.stderr, flush=True)
             self.next_line = time.perf_counter() + _LINE_EVERY
             self.printed = (self.answered, self.pairs)
 
