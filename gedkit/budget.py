@@ -33,7 +33,7 @@ __all__ = [
     "NOTICE_AFTER", "NUMBA_START_BYTES", "PAIR_TIMEOUT",
     "Budget",
     "Deadline", "InterruptedWarning", "LongRunNotice", "call_started", "cancelled_by",
-    "check_number", "check_setup_fits", "forget_interrupt",
+    "check_number", "check_setup_fits", "forget_interrupt", "heuristic_stop",
     "interrupted", "interruptible", "kernels_fit", "resident", "seconds_left", "solve_within",
     "time_ran_out", "within", "worker_interrupts",
 ]
@@ -514,6 +514,12 @@ def _size_text(size: float) -> str:
         if size >= scale and size % scale == 0:
             return f"{int(size // scale)}{unit}"
     return f"{size / (1 << 20):.1f}M" if size >= 1 << 20 else f"{int(size)}"
+
+
+def heuristic_stop(method: str, why: str) -> str:
+    """The stop reason of a heuristic's unproven answer that more time would not change (one
+    wording for pairwise, searches and edit paths, which each said it their own way)."""
+    return f"the method {method!r} is a heuristic: {why}"
 
 
 def kernels_fit(budget: Budget) -> bool:

@@ -19,7 +19,13 @@ from typing import Any
 
 import numpy as np
 
-from gedkit.budget import Budget, check_setup_fits, interruptible, solve_within
+from gedkit.budget import (
+    Budget,
+    check_setup_fits,
+    heuristic_stop,
+    interruptible,
+    solve_within,
+)
 from gedkit.costs import CostModel
 from gedkit.costs import get as get_costs
 from gedkit.errors import OptionError
@@ -274,8 +280,7 @@ def _enumerate(root, solver, budget: Budget, limit: int) -> EditPaths:
         # a heuristic decides what its bounds decide, whatever the time (a 0.1 s enumeration
         # by 'node' said "time limit" with no limit set)
         why = ("time limit: some subproblems undecided" if getattr(solver, "exact", True) else
-               f"the method {solver.name!r} is a heuristic: its bounds left some subproblems "
-               "undecided")
+               heuristic_stop(solver.name, "its bounds left some subproblems undecided"))
         return done(paths, cost, False, why)
     return done(paths, cost, True)
 

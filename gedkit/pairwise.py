@@ -48,6 +48,7 @@ from gedkit.budget import (
     PAIR_TIMEOUT,
     Budget,
     InterruptedWarning,
+    heuristic_stop,
     interrupted,
     interruptible,
     solve_within,
@@ -563,8 +564,8 @@ class _PairSolver:
                 and (self.timeout is None or result.time < _HEURISTIC_ENDED * self.timeout)):
             # a heuristic that ended on its own: more time proves nothing (the note told
             # users of gelato, done in 0.2 s of 5, that --timeout would prove more)
-            stopped = (f"the method {self.solver.name!r} is a heuristic: it ended before the "
-                       "time limit, with a gap more time does not close")
+            stopped = heuristic_stop(self.solver.name, "it ended before the time limit, with "
+                                     "a gap more time does not close")
         return _Entry(
             result.lower_bound, result.upper_bound, result.time,
             "optimal" if result.optimal else "bounded",

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from gedkit.budget import Budget, solve_within, time_ran_out, within
+from gedkit.budget import Budget, heuristic_stop, solve_within, time_ran_out, within
 from gedkit.budget import interrupted as interrupted_now
 from gedkit.costs.base import CostModel
 from gedkit.graph import Graph
@@ -111,7 +111,7 @@ class Verifier:
             # said "18 verifications reached the time limit of 30 s" of a 31 ms search
             stopped = result.stats.get("stopped") or (
                 None if solver.exact or solver is not self.solver else
-                f"the method {solver.name!r} is a heuristic: its bounds left them open")
+                heuristic_stop(solver.name, "its bounds left them open"))
         return Outcome(result.lower_bound, result.upper_bound,
                        result.node_map if self.node_map else None, stopped=stopped)
 
