@@ -496,12 +496,15 @@ def check_setup_fits(n1: int, n2: int, budget: Budget) -> None:
         return
     need = 16 * (n1 + 1) * (n2 + 1) + 8 * (n1 * n1 + n2 * n2)
     if need > budget.memory_left():
-        least = math.ceil(1.25 * need / 2**20)
+        # (small pairs in K: "~0 MB ... give at least 1M" of a 14-atom pair under 1K)
+        unit = 2**20 if need >= 2**20 else 2**10
+        least = math.ceil(1.25 * need / unit) * unit
         raise OptionError(
             Words(f"memory={budget.memory}", f"--memory {_size_text(budget.memory)}"),
-            f" is below what a pair of {n1} and {n2} nodes takes to set up (~{need / 2**20:.0f}"
-            " MB: its cost matrix, adjacency matrices and cheapest bounds); give at least ",
-            Words(f"memory={least << 20}", f"--memory {least}M"))
+            f" is below what a pair of {n1} and {n2} nodes takes to set up (~"
+            f"{need / unit:.0f} {'MB' if unit == 2**20 else 'KB'}: its cost matrix, adjacency "
+            "matrices and cheapest bounds); give at least ",
+            Words(f"memory={least}", f"--memory {_size_text(least)}"))
 
 
 def _size_text(size: float) -> str:

@@ -297,3 +297,23 @@ def test_labels_named_for_built_graphs_are_said_to_be_kept():
         coll = gedkit.Collection()
         coll.add([every])
         coll.range(every, 0)
+
+
+def test_labels_that_print_alike_but_differ_are_said_once():
+    """A molecule written to GEXF (whose labels are text) and read back was 7 edits from
+    itself, '1.5' against 1.5 on every aromatic bond, without a word: a note says which
+    labels print alike but differ; labels that are equal (1 and 1.0) or of one type are
+    not noted."""
+    from gedkit.errors import Note
+
+    text = gedkit.Graph({0: "C", 1: "C"}, [(0, 1, "1.5")])
+    number = gedkit.Graph({0: "C", 1: "C"}, [(0, 1, 1.5)])
+    with pytest.warns(Note, match="edge labels '1.5' and 1.5 print alike") as caught:
+        assert gedkit.ged(text, number).distance == 1
+    assert len([w for w in caught if issubclass(w.category, Note)]) == 1
+    with pytest.warns(Note, match="print alike"):
+        gedkit.pairwise([text, number, number], progress=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert gedkit.ged(gedkit.Graph({0: 1}), gedkit.Graph({0: 1.0})).distance == 0
+        assert gedkit.ged(number, number).distance == 0
