@@ -244,13 +244,16 @@ class Budget:
         cap = self.memory if self.memory is not None else DEFAULT_MEMORY
         return cap - max(0, resident() - self.start_resident)
 
+    def cap_left(self) -> int | None:
+        """The memory cap a step of this call works under: what the call has left of its
+        cap (None without one; a step given the whole cap counted its growth afresh: auto's
+        stages overran a 256 MB cap by what came before them)."""
+        return None if self.memory is None else max(1, int(self.memory_left()))
+
     def part(self, timeout: float | None, **limits: Any) -> Budget:
         """A budget for one step of this call: ``timeout`` seconds (None: none), the memory
-        the call has left (a step given the whole cap counted its growth afresh: auto's
-        stages overran a 256 MB cap by what came before them), and ``limits`` (a
-        ``threshold``, ``decide``)."""
-        memory = None if self.memory is None else max(1, int(self.memory_left()))
-        return Budget(timeout=timeout, memory=memory, **limits)
+        the call has left (:meth:`cap_left`), and ``limits`` (a ``threshold``, ``decide``)."""
+        return Budget(timeout=timeout, memory=self.cap_left(), **limits)
 
     def decided(self, lower: float, upper: float) -> bool:
         """Whether bounds ``lower``..``upper`` answer what :attr:`threshold` asks: the

@@ -67,8 +67,9 @@ _PROBE = 1 << 17  # entries of the NumPy probe (1 MiB of float64)
 
 
 class Allowance:
-    """The memory a solve may still take: its budget's ``memory`` (or :data:`DEFAULT_MEMORY`)
-    minus what the process has grown by since the allowance was made.
+    """The memory a solve may still take (:meth:`gedkit.budget.Budget.memory_left`: its
+    budget's ``memory``, or :data:`DEFAULT_MEMORY`, less what the process has grown by since
+    the call began), as an object a decoder is handed (tests hand it a fixed one).
 
     >>> from gedkit.budget import Budget
     >>> Allowance(Budget(memory=1 << 20)).left() <= 1 << 20
@@ -76,13 +77,11 @@ class Allowance:
     """
 
     def __init__(self, budget) -> None:
-        self.limit = budget.memory if budget.memory is not None else DEFAULT_MEMORY
-        # from the start of the call: what the API layer imported counts too
-        self.base = getattr(budget, "start_resident", None) or resident()
+        self.budget = budget
 
     def left(self) -> float:
         """Bytes the solve may still grow by (negative once over)."""
-        return self.limit - max(0, resident() - self.base)
+        return self.budget.memory_left()
 
 
 def entry_seconds() -> float:

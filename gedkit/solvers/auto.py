@@ -298,7 +298,7 @@ class Auto(Solver):
         starts its own count: given the whole cap, a 2,000-node pair's STAR start grew a
         call capped at 256 MB by 311 MB, the imports before it uncounted), else the
         ``memory`` option."""
-        return self.config["memory"] if budget.memory is None else budget.part(None).memory
+        return self.config["memory"] if budget.memory is None else budget.cap_left()
 
     def _search(self, problem: Problem, budget: Budget, depth_first: bool = False
                 ) -> TreeSearch:

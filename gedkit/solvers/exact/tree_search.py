@@ -65,9 +65,8 @@ def search(
     """Exact search on ``problem`` within ``budget``; see :class:`TreeSearch`."""
     # (the memory the call has left: its imports and problem count, and given the whole
     # cap the frontier grew a 256 MiB call by 425 MiB)
-    memory = None if budget.memory is None else max(1, int(budget.memory_left()))
     run = TreeSearch(problem, depth_first=depth_first, method=method, counting=counting,
-                     bound=bound, memory=memory, threshold=budget.threshold,
+                     bound=bound, memory=budget.cap_left(), threshold=budget.threshold,
                      decide=budget.decide)
     run.offer(incumbent, lower_bound)
     return run.run(budget)
