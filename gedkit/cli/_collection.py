@@ -109,7 +109,7 @@ def register(subparsers: Any) -> None:
 
 def run_build(args: argparse.Namespace) -> int:
     from gedkit.search import Collection
-    from gedkit.search.collection import BATCH
+    from gedkit.search.collection import BATCH, NUMBERED_AMONG_NAMES
     from gedkit.workers import resolve_jobs
 
     start = time.perf_counter()
@@ -187,7 +187,7 @@ def run_build(args: argparse.Namespace) -> int:
     try:
         with warnings.catch_warnings():
             if args.ids == "numbers":  # (asked for: the note that they are numbered is noise)
-                warnings.filterwarnings("ignore", "the graphs added were numbered")
+                warnings.filterwarnings("ignore", NUMBERED_AMONG_NAMES)
             added = coll.add(graphs, ids=ids)
     except (KeyboardInterrupt, GedkitError, OSError) as err:
         # this command's batches (not len(coll) before and after: another writer's count)

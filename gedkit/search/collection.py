@@ -378,9 +378,8 @@ class Collection:
                      f"{len(skipped):,} graphs could not be read and were")
             warn(SkippedWarning(f"{which} left out; the first: {skipped[0]}"))
         if numbered_among_names and added:
-            warn(Note(f"the graphs added were numbered ({added:,}, from {next_id - added:,} "
-                      "on) where the collection's ids are names; ids='names' (or a list) "
-                      "names them"))
+            warn(Note(f"{NUMBERED_AMONG_NAMES} ({added:,}, from {next_id - added:,} on) where "
+                      "the collection's ids are names; ids='names' (or a list) names them"))
         if isinstance(ids, list) and added != len(ids):
             warn(UserWarning(f"{len(ids)} ids for {added} graphs: the ids past the last graph "
                              "were not used"))
@@ -723,6 +722,11 @@ class Collection:
             except GraphError as err:
                 raise _placed(err, i, len(graphs)) from None
         return graphs
+
+
+#: how the note of :meth:`Collection.add` numbering graphs among named ones begins (the command
+#: line, whose ``--ids numbers`` asks for numbers, leaves it out by it)
+NUMBERED_AMONG_NAMES = "the graphs added were numbered"
 
 
 def _failing(items: list, labels: tuple) -> int | None:
