@@ -27,6 +27,7 @@ from gedkit.errors import (
 )
 from gedkit.graph import Graph, refuse_directed
 from gedkit.search.progress import GraphCounter
+from gedkit.search.query_labels import QueryBatch
 from gedkit.search.result import SearchResult
 from gedkit.search.signatures import Signatures
 from gedkit.search.store import IN_MEMORY, Records, Store, alike_texts, id_text
@@ -657,7 +658,9 @@ class Collection:
         if client is None:  # read before the note on the queries' labels, which trusts them:
             # a damaged file says so first (a cluster's workers read their own)
             self._signatures  # noqa: B018
-        graphs = self._queries(queries if many else [query], node_label, edge_label)
+        # (the queries' label ordinals, coded for the note below, kept for the filters)
+        graphs = QueryBatch(self._queries(queries if many else [query], node_label,
+                                          edge_label))
         if model is None or model.equality_costs is not None:  # MCES compares by equality
             const = model.equality_costs if model is not None else None
             free = frozenset() if const is None else frozenset(

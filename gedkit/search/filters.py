@@ -32,16 +32,15 @@ import math
 import time
 from collections.abc import Callable, Iterator
 from functools import cached_property, lru_cache
-from itertools import chain, repeat
 
 import numpy as np
 
 from gedkit.costs.base import CostModel
-from gedkit.graph import Graph, label_key
+from gedkit.graph import Graph
 from gedkit.numeric import TOL, all_integers, round_up
+from gedkit.search.query_labels import query_labels, starts
 from gedkit.search.signatures import (
     KINDS,
-    LABELS,
     SETS,
     Multisets,
     Signatures,
@@ -327,15 +326,14 @@ def query_signatures(queries: list[Graph], vocab: dict[str, Vocabulary]) -> Quer
     for i in [i for i, g in enumerate(queries) if g.directed or g.loops]:
         python[i] = query_signature(queries[i], vocab)
     graphs = [_EMPTY if i in python else g for i, g in enumerate(queries)] if python else queries
-    sizes = np.fromiter(chain.from_iterable([(len(g.node_labels), len(g.edge_labels))
-                                             for g in graphs]), np.int64,
-                        2 * len(graphs)).reshape(-1, 2)
-    node_ptr, edge_ptr = _starts(sizes[:, 0]), _starts(sizes[:, 1])
-    node_ords, edge_ords, own = _label_ordinals(graphs, vocab, node_ptr, edge_ptr)
+    coded = query_labels(graphs, vocab)
+    sizes, node_ptr, edge_ptr = coded.sizes, coded.node_ptr, coded.edge_ptr
+    node_ords, edge_ords = coded.node_ords, coded.edge_ords
+    own = coded.own["node"] | coded.own["edge"]
     ends = np.concatenate([_NO_ENDS] + [g.edges for g in graphs]).ravel()
     n, m = sizes[:, 0], sizes[:, 1]
     codes, code_ords = _branch_codes(vocab, len(vocab["edge"]) + 1)
-    record_ptr = _starts(2 + n + 3 * m)
+    record_ptr = starts(2 + n + 3 * m)
     set_ptr = np.zeros(4 * len(n) + 1, np.int64)
     ids = np.empty(3 * node_ptr[-1] + edge_ptr[-1], np.int32)
     counts = np.empty_like(ids)
@@ -383,55 +381,6 @@ def query_signatures(queries: list[Graph], vocab: dict[str, Vocabulary]) -> Quer
 
 _EMPTY = Graph({})  # in the kernel's arrays, in place of a query signed the Python way
 _NO_ENDS = np.zeros((0, 2), dtype=np.int32)
-
-
-def _starts(sizes: np.ndarray) -> np.ndarray:
-    """Where each of consecutive parts of ``sizes`` starts, and the end: one more entry."""
-    ptr = np.zeros(len(sizes) + 1, np.int64)
-    np.cumsum(sizes, out=ptr[1:])
-    return ptr
-
-
-def _label_ordinals(graphs: list[Graph], vocab: dict[str, Vocabulary], node_ptr: np.ndarray,
-                    edge_ptr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every node's and every edge's label ordinal, graph after graph (``node_ptr``,
-    ``edge_ptr``), and which graphs have labels the collection lacks. Each label is looked up
-    as it is, one lookup in C for all graphs' labels (~25 ns a label; a hundred fresh queries
-    coded one by one took ~0.5 ms, more than the filters); only one not found so (a label the
-    collection lacks; a dict or a list, found by its :func:`~gedkit.graph.label_key`) takes
-    Python. The labels a graph alone has are numbered after the vocabulary's, per graph in
-    order of first appearance, as an overlay of it numbers them."""
-    own = np.zeros(len(graphs), dtype=bool)
-    ordinals: list[np.ndarray] = []
-    for kind, ptr in (("node", node_ptr), ("edge", edge_ptr)):
-        index, attribute = vocab[kind].index, LABELS[kind]
-        try:
-            found = _looked_up(graphs, attribute, index, ptr[-1])
-        except TypeError:  # an unhashable label: by the keys (hashable, made for it)
-            attribute = f"{kind}_keys"
-            found = _looked_up(graphs, attribute, index, ptr[-1])
-        unknown = np.flatnonzero(found < 0).tolist()
-        last, mine = -1, {}  # the graph at hand, its own labels' ordinals
-        for at, q in zip(unknown, (np.searchsorted(ptr, unknown, side="right") - 1).tolist(),
-                         strict=True):
-            if q != last:
-                last, mine = q, {}
-            key = label_key(getattr(graphs[q], attribute)[at - ptr[q]])
-            o = index.get(key)  # a label not its own key, found by it
-            if o is None:
-                own[q] = True
-                o = mine.setdefault(key, len(index) + len(mine))
-            found[at] = o
-        ordinals.append(found)
-    return ordinals[0], ordinals[1], own
-
-
-def _looked_up(graphs: list[Graph], attribute: str, index: dict, size: int) -> np.ndarray:
-    """``index``'s value of every item of every graph's ``attribute`` in turn (-1 where it
-    has none): ``size`` of them, in C."""
-    return np.fromiter(map(index.get, chain.from_iterable([getattr(g, attribute)
-                                                          for g in graphs]), repeat(-1)),
-                       np.int64, size)
 
 
 def _branch_codes(vocab: dict[str, Vocabulary], radix: int) -> tuple[np.ndarray, np.ndarray]:

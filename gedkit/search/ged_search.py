@@ -806,6 +806,7 @@ class _KnnScanner:
         try:
             self._scan()
             self._settle_aside()
+            self._give_maps()
         except KeyboardInterrupt:
             self.interrupted = True
         self.stages.stats["scanned"] = len(self.seen)
@@ -956,6 +957,22 @@ class _KnnScanner:
                 out = self.seen[int(self.sig.rowids[row])][1]
                 if not out.optimal:
                     out.stopped = FUTILE
+
+    def _give_maps(self) -> None:
+        """Where node maps were asked for, a polished map for each graph the answer lists
+        (the k best, and the graphs verified that could still be closer) whose upper bound
+        is the kernel's, which keeps no map: one set aside and never tried again (its lower
+        bound passed the k-th distance first, or the scan ended). Such hits came without
+        their maps."""
+        if not self.check.verify.node_map or self.interrupted:
+            return
+        kth = (max(out.upper for _, _, out in self.best) if len(self.best) >= self.k
+               else math.inf)
+        rows = [row for rowid, (row, out) in self.seen.items()
+                if out.node_map is None and out.upper < math.inf
+                and (rowid in self.held or out.lower < kth - tolerance(kth))]
+        if rows:
+            self._tighten(np.array(rows))
 
     def _tighten(self, rows: np.ndarray) -> None:
         """Before the first of the slow tries (a quarter of the limit or all of it, each),

@@ -16,7 +16,6 @@ import zipfile
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from itertools import chain
 
 import numpy as np
 
@@ -24,7 +23,7 @@ from gedkit.compressed_rows import take_rows
 from gedkit.graph import Graph
 
 __all__ = ["KINDS", "LABELS", "SETS", "TOP_NODE_LABELS", "Multisets", "Signatures",
-           "Vocabulary", "lacking_labels", "signature_of"]
+           "Vocabulary", "signature_of"]
 
 KINDS = ("node", "edge", "branch")  # multisets over a vocabulary
 SETS = (*KINDS, "degree")  # and the degree sequence, as a multiset of degree values
@@ -106,41 +105,6 @@ class _Overlay(Vocabulary):
 
 #: the attribute of a graph holding each kind's labels
 LABELS = {"node": "node_labels", "edge": "edge_labels"}
-
-
-def lacking_labels(graphs: Sequence[Graph], vocab: dict[str, Vocabulary],
-                   kinds: Iterable[str] = LABELS) -> list[int]:
-    """Positions of the graphs with a label (of ``kinds``) that ``vocab`` lacks as it is:
-    a label the collection lacks, or one that is not its own key (a dict, a list: its
-    :func:`~gedkit.graph.label_key` is another object). Every label of the others is a key
-    of the vocabulary, found in C without a key made (~5 ns a label, where keying and
-    coding fresh queries label by label cost ~0.1 µs).
-
-    >>> vocab = {k: Vocabulary() for k in KINDS}
-    >>> _ = signature_of(Graph({0: "C", 1: "O"}, [(0, 1, 2)]), vocab)
-    >>> lacking_labels([Graph({0: "C"}), Graph({0: "N"}), Graph({0: "O", 1: "O"}, [(0, 1, 1)]),
-    ...                 Graph({0: ["C"]})], vocab)
-    [1, 2, 3]
-    """
-    lacking: set[int] = set()
-    for kind in kinds:
-        attribute, index = LABELS[kind], vocab[kind].index
-        try:
-            unknown = {x for x in set(chain.from_iterable([getattr(g, attribute)
-                                                           for g in graphs]))
-                       if x not in index}
-        except TypeError:  # an unhashable label: found graph by graph
-            unknown = None
-        if unknown is not None and not unknown:
-            continue
-        for i, g in enumerate(graphs):
-            try:
-                if (not index.keys() >= set(getattr(g, attribute)) if unknown is None
-                        else not unknown.isdisjoint(getattr(g, attribute))):
-                    lacking.add(i)
-            except TypeError:
-                lacking.add(i)
-    return sorted(lacking)
 
 
 def _multiset(ordinals: list[int]) -> tuple[np.ndarray, np.ndarray]:

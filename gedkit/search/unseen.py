@@ -14,7 +14,8 @@ import numpy as np
 from gedkit.errors import counted
 from gedkit.graph import Graph
 from gedkit.nn.labels import describe_unseen
-from gedkit.search.signatures import LABELS, Vocabulary, lacking_labels
+from gedkit.search.query_labels import query_labels
+from gedkit.search.signatures import LABELS, Vocabulary
 
 __all__ = ["unseen_labels", "unseen_note"]
 
@@ -32,9 +33,14 @@ def unseen_labels(queries: list[Graph], vocab: dict[str, Vocabulary],
     ({'node': ['N'], 'edge': [1.5]}, 1)
     """
     found: dict[str, dict] = {kind: {} for kind in LABELS}
-    # most queries' labels are the collection's, found in C; the others' label by label
-    queries = [queries[i] for i in lacking_labels(
-        queries, vocab, [kind for kind in LABELS if kind not in free])]
+    # most queries' labels are the collection's, found in C (and kept for the filters); the
+    # others' label by label
+    coded = query_labels(queries, vocab)
+    lacking = np.zeros(len(queries), dtype=bool)
+    for kind in LABELS:
+        if kind not in free:
+            lacking |= coded.own[kind]
+    queries = [queries[i] for i in np.flatnonzero(lacking).tolist()]
     distinct = [g.cached("distinct label keys", _distinct_keys) for g in queries]
     missing = {(kind, key) for kind, key in frozenset().union(*distinct)
                if kind not in free and key not in vocab[kind].index}
