@@ -438,6 +438,41 @@ def _check_knn(coll, graphs, model, query, k: int, **options) -> None:
         assert h.optimal and truth[h.id] == pytest.approx(h.distance)
 
 
+@pytest.mark.parametrize("kind", ["uniform", "constant"])
+def test_near_copies_stored_in_the_query_order_are_verified_exactly(kind):
+    """The batch verifier starts each candidate from the identity map's cost: for copies of
+    the query stored in its node order with a few edits (a label changed, an edge dropped,
+    a node added, the order shuffled) that cost is an upper bound, exact for the copy
+    itself; range and kNN still equal pairwise + sort."""
+    rng = np.random.default_rng(12)
+    model = MODELS[kind](rng)
+    query = random_graph(rng, 9, name="q")
+    nodes = dict(zip(query.ids, query.node_labels, strict=True))
+    edges = [(query.ids[a], query.ids[b], lab)
+             for (a, b), lab in zip(query.edges.tolist(), query.edge_labels, strict=True)]
+    first = query.ids[0]
+    relabelled = {**nodes, first: "Z"}
+    shuffled = list(reversed(list(nodes.items())))
+    graphs = [gedkit.Graph(nodes, edges, name="copy"),
+              gedkit.Graph(relabelled, edges, name="relabelled"),
+              gedkit.Graph(nodes, edges[1:], name="edge dropped"),
+              gedkit.Graph({**nodes, "new": "C"}, [*edges, (first, "new", edges[0][2])],
+                           name="node added"),
+              gedkit.Graph(dict(shuffled), edges, name="shuffled"),
+              *_random_set(5, count=6, n=(7, 11))]
+    coll = _collection(graphs)
+    truth = _exact(model, query, graphs)
+    for tau in (0.0, 1.0, 2.5):
+        res = coll.range(query, tau, costs=model, progress=False)
+        assert res.certified
+        assert sorted(h.id for h in res.hits) == [i for i in range(len(graphs))
+                                                 if truth[i] <= tau + 1e-9]
+        for h in res.hits:
+            assert h.optimal and h.distance == pytest.approx(truth[h.id])
+    for k in (1, 3):
+        _check_knn(coll, graphs, model, query, k, progress=False)
+
+
 @pytest.mark.parametrize("kernel_tries", ["paying", "futile"])
 @pytest.mark.parametrize("kind", ["uniform", "constant"])
 def test_knn_sets_aside_what_the_kernel_does_not_finish(kind, kernel_tries, monkeypatch):
