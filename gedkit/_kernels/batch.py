@@ -21,6 +21,7 @@ from numba import njit
 from gedkit import pacing
 from gedkit._kernels.bundles import BatchSettings, QueryCosts, StateBuffers, Verdicts
 from gedkit._kernels.order import edge_neighbour_lists, rarity_order, twin_classes
+from gedkit._kernels.raw import part
 from gedkit._kernels.tree_search import (
     STATUS_BUDGET,
     STATUS_DONE,
@@ -38,11 +39,12 @@ TOO_LARGE = 2  # not started: one expansion alone exceeds the pair's share
 
 @njit(cache=True, nogil=True)
 def _unpack(rec, o):
+    # (arrays without references to the records, which outlive the call)
     n = np.int64(rec[o])
     m = np.int64(rec[o + 1])
-    labels = rec[o + 2:o + 2 + n]
-    ends = rec[o + 2 + n:o + 2 + n + 2 * m].reshape((m, 2))
-    elabels = rec[o + 2 + n + 2 * m:o + 2 + n + 3 * m]
+    labels = part(rec, o + 2, n)
+    ends = part(rec, o + 2 + n, 2 * m).reshape((m, 2))
+    elabels = part(rec, o + 2 + n + 2 * m, m)
     return n, m, labels, ends, elabels
 
 

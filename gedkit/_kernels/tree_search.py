@@ -15,12 +15,12 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import carray, njit, types
-from numba.extending import intrinsic
+from numba import njit
 
 from gedkit._kernels.branch import BranchWork, branch_bound
 from gedkit._kernels.bundles import WARM_ENTRIES, Frontier, GedPair, SearchSettings
 from gedkit._kernels.multiset import count_cost, multiset_cost
+from gedkit._kernels.raw import alias, part
 
 __all__ = ["STATUS_BUDGET", "STATUS_DONE", "STATUS_FULL", "STATUS_STOP", "frontier_bound",
            "tree_search"]
@@ -331,26 +331,12 @@ def _new_slot(ctl, free):
     return s
 
 
-@intrinsic
-def _address(typingctx, buf, start):
-    """A pointer to ``buf[start]``."""
-    sig = types.CPointer(buf.dtype)(buf, types.intp)
-
-    def codegen(context, builder, signature, args):
-        array = context.make_array(signature.args[0])(context, builder, value=args[0])
-        return builder.gep(array.data, [args[1]])
-
-    return sig, codegen
-
-
 @njit(cache=True, nogil=True, inline="always")
 def _cut(buf, start, size):
     """The ``size`` elements of ``buf`` from ``start`` as an array, and the next free one
     (a position kept in a local, not an array: no store per cut). The array holds no
-    reference to ``buf`` (which must outlive it): a view's, taken and dropped by an atomic
-    operation each, for the ~60 work arrays of a search, were ~18% of a batch verification's
-    time on small molecules."""
-    return carray(_address(buf, start), size), start + size
+    reference to ``buf`` (which must outlive it: see :mod:`gedkit._kernels.raw`)."""
+    return part(buf, start, size), start + size
 
 
 @njit(cache=True, nogil=True)
@@ -399,6 +385,15 @@ def tree_search(pair, frontier, settings):
     images of the same subtree.
     """
     pair, frontier, settings = GedPair(*pair), Frontier(*frontier), SearchSettings(*settings)
+    # the pair's arrays without references (the caller's tuple holds them, see
+    # gedkit._kernels.raw): the counting bound, inlined into the loop, takes a dozen of them
+    # out of the pair each expansion
+    pair = GedPair(alias(pair.node_costs), alias(pair.adj1), alias(pair.adj2), alias(pair.emat),
+                   alias(pair.nmat), alias(pair.nl1), alias(pair.nl2), alias(pair.nconst),
+                   alias(pair.econst), alias(pair.e1), alias(pair.el1), alias(pair.e2),
+                   alias(pair.el2), alias(pair.ptr1), alias(pair.nbr1), alias(pair.lab1),
+                   alias(pair.ptr2), alias(pair.nbr2), alias(pair.lab2), alias(pair.order),
+                   alias(pair.twin2))
     node_costs, adj1, adj2, emat, nmat = (pair.node_costs, pair.adj1, pair.adj2, pair.emat,
                                           pair.nmat)
     nconst, econst, e1, e2, ptr2, order, twin2 = (pair.nconst, pair.econst, pair.e1, pair.e2,
