@@ -379,3 +379,23 @@ def test_the_frontier_grows_within_its_cap(monkeypatch):
     assert grown and result.lower_bound <= result.upper_bound
     for old, new in grown:
         assert (old + new) * run.row_bytes <= 1_000_000 - run.workspace
+
+
+def test_raw_arrays_are_their_base_memory():
+    # the tree search's work arrays and its pair are arrays without references over their
+    # buffers (gedkit._kernels.raw): the same memory, read and written in place
+    from numba import njit
+
+    from gedkit._kernels.raw import alias, part
+
+    @njit
+    def fill(buf, matrix):
+        window = part(buf, 2, 3)
+        window[:] = 7
+        whole = alias(matrix)
+        whole[0, 0] = -1.0
+        return window.sum() + whole[1, 2]
+
+    buf, matrix = np.zeros(8, dtype=np.int64), np.arange(12.0).reshape(3, 4)
+    assert fill(buf, matrix) == 21 + 6.0
+    assert buf.tolist() == [0, 0, 7, 7, 7, 0, 0, 0] and matrix[0, 0] == -1.0
