@@ -399,3 +399,5 @@ def test_raw_arrays_are_their_base_memory():
     buf, matrix = np.zeros(8, dtype=np.int64), np.arange(12.0).reshape(3, 4)
     assert fill(buf, matrix) == 21 + 6.0
     assert buf.tolist() == [0, 0, 7, 7, 7, 0, 0, 0] and matrix[0, 0] == -1.0
+    with pytest.raises(ValueError, match="not contiguous"):
+        fill(buf, np.arange(24.0).reshape(3, 8)[:, ::2])

@@ -38,4 +38,6 @@ def part(buf, start, size):
 def alias(arr):
     """All of ``arr`` (contiguous) as an array that holds no reference to it, which must
     outlive it."""
+    if not arr.flags.c_contiguous:  # (a strided array read as contiguous: other values)
+        raise ValueError("alias: the array is not contiguous")
     return carray(_address(arr, 0), arr.shape)
