@@ -2394,3 +2394,34 @@ def test_knn_the_k_nearest_are_the_first_k_of_the_k_plus_one_nearest():
         lists = [coll.knn(query, k, progress=False).ids for k in range(1, len(graphs) + 1)]
         for shorter, longer in itertools.pairwise(lists):
             assert longer[:len(shorter)] == shorter
+
+
+def test_each_answer_is_handed_on_as_it_comes():
+    """``each(position, result)`` sees every query's answer in order, the same objects the
+    call returns, before it returns; one raising stops the search; a non-function is
+    refused."""
+    graphs = _random_set(21, count=12, n=(3, 7))
+    coll = _collection(graphs)
+    queries = graphs[:4]
+    for search, parameter in ((coll.range, 2.0), (coll.knn, 2), (coll.mces_range, 0.5),
+                              (coll.mces_knn, 2)):
+        seen = []
+        results = search(None, parameter, queries=queries, progress=False,
+                         each=lambda i, r, seen=seen: seen.append((i, r)))
+        assert [i for i, _ in seen] == list(range(len(queries)))
+        assert all(r is results[i] for i, r in seen)
+        one = []
+        single = search(queries[0], parameter, progress=False,
+                        each=lambda i, r, one=one: one.append((i, r)))
+        assert one == [(0, single)]
+
+    class Enough(Exception):
+        pass
+
+    def stop(i, r):
+        raise Enough
+
+    with pytest.raises(Enough):
+        coll.range(None, 2.0, queries=queries, progress=False, each=stop)
+    with pytest.raises(OptionError, match="each must be a function"):
+        coll.range(None, 2.0, queries=queries, progress=False, each=3)

@@ -164,9 +164,16 @@ def run(args: argparse.Namespace) -> int:
                           "be combined")
     from gedkit.cluster import on_scheduler
 
+    # answers on stdout are written as each query's comes (a batch of slow queries showed
+    # nothing for many minutes, and a kill lost them all); into --csv FILE, and with
+    # --draw (whose picture needs every answer, also after `| head` went away), at the end
+    streamed = _Streamed(args, labels) if not (args.draw or args.csv not in (None, "-")) \
+        else None
     with on_scheduler(args.scheduler) as client:
         if client is not None:
             kwargs["client"] = client
+        if streamed is not None:
+            kwargs["each"] = streamed.answer
         began = time.perf_counter()
         if batch:
             results = search(None, value, queries=queries, **kwargs)
@@ -181,7 +188,7 @@ def run(args: argparse.Namespace) -> int:
     # and CSV, marked interrupted: a reader of the file must tell "no hit" from "not searched"
     started = [r for r in results if r.stats]
     try:
-        write(started, args, batch, results[len(started):], seconds)
+        write(started, args, batch, results[len(started):], seconds, streamed)
     except BrokenPipeError:
         if not args.draw:
             raise
@@ -409,16 +416,39 @@ def _label(label: Any) -> str:
 
 # -- output -------------------------------------------------------------------------------------
 
+class _Streamed:
+    """The answers written on stdout as the search gives them (``answer``, its ``each``):
+    JSON lines, CSV rows (the header first) or the text reports, blank lines between."""
+
+    def __init__(self, args: argparse.Namespace, labels: list[str]):
+        self.args, self.labels, self.count = args, labels, 0
+
+    def answer(self, position: int, result: SearchResult) -> None:
+        result.query = self.labels[position]
+        if self.args.json:
+            print(json.dumps(result.to_dict(), default=str), flush=True)
+        elif self.args.csv == "-":
+            _write_csv(sys.stdout, [result], self.args.node_map, header=not self.count)
+            sys.stdout.flush()
+        else:
+            print(f"{chr(10) if self.count else ''}{report(result)}", flush=True)
+        self.count += 1
+
+
 def write(results: list[SearchResult], args: argparse.Namespace, batch: bool,
-          unreached: list[SearchResult], seconds: float) -> None:
+          unreached: list[SearchResult], seconds: float,
+          streamed: _Streamed | None = None) -> None:
     """The answers on stdout or into ``--csv``; ``unreached`` (queries Ctrl-C stopped before
     their search began) as interrupted answers in the machine-readable outputs, counted in
-    one line of the text output. ``seconds``: the search's wall-clock time."""
+    one line of the text output. ``seconds``: the search's wall-clock time; ``streamed``:
+    the answers it wrote already (then only what follows them)."""
+    shown = [] if streamed is not None else results
     if args.json:
-        for result in [*results, *unreached]:
+        for result in [*shown, *unreached]:
             print(json.dumps(result.to_dict(), default=str))
     elif args.csv == "-":
-        rows = _write_csv(sys.stdout, [*results, *unreached], args.node_map)
+        _write_csv(sys.stdout, [*shown, *unreached], args.node_map,
+                   header=streamed is None or not streamed.count)
         print(f"gedkit: {_summary(results, seconds, len(unreached))}", file=sys.stderr)
     elif args.csv:
         with written(args.csv) as out:
@@ -426,10 +456,10 @@ def write(results: list[SearchResult], args: argparse.Namespace, batch: bool,
         print(f"wrote {counted(rows, 'row')} to {args.csv}: "
               f"{_summary(results, seconds, len(unreached))}")
     else:
-        if results:
-            print("\n\n".join(report(result) for result in results))
-            if batch:
-                print(f"\n{_summary(results, seconds)}")
+        if shown:
+            print("\n\n".join(report(result) for result in shown))
+        if results and batch:
+            print(f"\n{_summary(results, seconds)}")
         if unreached:  # (else a reader of the text sees no trace of them)
             print(f"{chr(10) if results else ''}{_not_started(len(unreached))}")
 
@@ -440,7 +470,8 @@ def _not_started(count: int) -> str:
             f"{'their' if many else 'its'} search began)")
 
 
-def _write_csv(out: Any, results: list[SearchResult], node_map: bool) -> int:
+def _write_csv(out: Any, results: list[SearchResult], node_map: bool,
+               header: bool = True) -> int:
     """One row per hit (``status`` hit, or uncertain for a kNN hit whose place is not
     proven: ``SearchResult.uncertain``) and per undecided graph (``status`` undecided, no
     rank); a ``node_map`` column (JSON) with ``--node-map``. Every row of a query that Ctrl-C
@@ -449,7 +480,8 @@ def _write_csv(out: Any, results: list[SearchResult], node_map: bool) -> int:
     with nothing to list gets one row of its own, with only its name and status: ``none``
     (no graph near), ``timed out`` (its time limit came first) or ``interrupted``."""
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS + (("node_map",) if node_map else ()))
+    if header:
+        writer.writerow(CSV_COLUMNS + (("node_map",) if node_map else ()))
     rows = 0
     for result in results:
         doubted = set(result.uncertain)

@@ -470,6 +470,7 @@ class Collection:
               node_map: bool = False, n_jobs: int = 1, progress: bool | None = None,
               node_label: Any = None, edge_label: Any = None, client: Any = None,
               shards: int | None = None, query_timeout: float | None = None,
+              each: Callable[[int, SearchResult], Any] | None = None,
               **options: Any) -> SearchResult | list[SearchResult]:
         """Every graph within GED ``tau`` of ``query``, nearest first.
 
@@ -515,6 +516,12 @@ class Collection:
             (``stats["unreached"]`` counts them): never silently dropped. With ``n_jobs``
             or ``client`` it holds per shard of the collection. (``gedkit search`` gives
             every query 60 s unless ``--query-timeout`` says otherwise.)
+        each : callable, optional
+            Called as ``each(position, result)`` with each query's answer as soon as it is
+            final, in query order (before the call returns them all): a long batch's
+            answers can be written as they come. With ``n_jobs`` or ``client`` it is called
+            as the answers come back, which for range searches is at the end. An exception
+            it raises stops the search.
 
         Returns
         -------
@@ -527,7 +534,7 @@ class Collection:
         check_number(query_timeout, "query_timeout", none=True)
         return self._run("range", query, queries, float(tau), costs, method, timeout, memory,
                          node_map, (n_jobs, client, shards), progress, node_label, edge_label,
-                         options, query_timeout)
+                         options, query_timeout, each)
 
     @_reads_file
     def knn(self, query: Any = None, k: int | None = None, *, queries: Iterable | None = None,
@@ -536,6 +543,7 @@ class Collection:
             node_map: bool = False, n_jobs: int = 1, progress: bool | None = None,
             node_label: Any = None, edge_label: Any = None, client: Any = None,
             shards: int | None = None, query_timeout: float | None = None,
+            each: Callable[[int, SearchResult], Any] | None = None,
             **options: Any) -> SearchResult | list[SearchResult]:
         """The ``k`` graphs nearest to ``query`` by GED, nearest first (parameters as in
         :meth:`range`). ``certified`` says whether they are proven the nearest; otherwise
@@ -559,7 +567,7 @@ class Collection:
         check_number(query_timeout, "query_timeout", none=True)
         return self._run("knn", query, queries, int(k), costs, method, timeout, memory,
                          node_map, (n_jobs, client, shards), progress, node_label, edge_label,
-                         options, query_timeout)
+                         options, query_timeout, each)
 
     @_reads_file
     def mces_range(self, query: Any = None, min_similarity: float | None = None, *,
@@ -568,6 +576,7 @@ class Collection:
                    node_map: bool = False, n_jobs: int = 1, progress: bool | None = None,
                    node_label: Any = None, edge_label: Any = None, client: Any = None,
                    shards: int | None = None, query_timeout: float | None = None,
+                   each: Callable[[int, SearchResult], Any] | None = None,
                    **options: Any) -> SearchResult | list[SearchResult]:
         """Every graph whose maximum common edge subgraph with ``query`` has a Johnson
         similarity of at least ``min_similarity`` (in [0, 1]), most similar first.
@@ -590,7 +599,7 @@ class Collection:
                                       query_timeout=query_timeout)
         return self._search(mces_search.range_query, query, queries, float(min_similarity),
                             None, verify, (n_jobs, client, shards), progress, node_label,
-                            edge_label)
+                            edge_label, each)
 
     @_reads_file
     def mces_knn(self, query: Any = None, k: int | None = None, *,
@@ -599,6 +608,7 @@ class Collection:
                  node_map: bool = False, n_jobs: int = 1, progress: bool | None = None,
                  node_label: Any = None, edge_label: Any = None, client: Any = None,
                  shards: int | None = None, query_timeout: float | None = None,
+                 each: Callable[[int, SearchResult], Any] | None = None,
                  **options: Any) -> SearchResult | list[SearchResult]:
         """The ``k`` graphs most similar to ``query`` by MCES (Johnson similarity), most
         similar first (parameters as in :meth:`mces_range`; ``query_timeout`` as in
@@ -612,10 +622,10 @@ class Collection:
         verify = mces_search.Verifier(method, options, timeout, memory, node_map,
                                       query_timeout=query_timeout)
         return self._search(mces_search.knn_query, query, queries, int(k), None, verify,
-                            (n_jobs, client, shards), progress, node_label, edge_label)
+                            (n_jobs, client, shards), progress, node_label, edge_label, each)
 
     def _run(self, kind, query, queries, parameter, costs, method, timeout, memory, node_map,
-             where, progress, node_label, edge_label, options, query_timeout=None):
+             where, progress, node_label, edge_label, options, query_timeout=None, each=None):
         from gedkit.costs import get as get_costs
         from gedkit.search import ged_search
         from gedkit.solvers import get_solver
@@ -628,12 +638,13 @@ class Collection:
         verify = ged_search.Verifier(model, solver, timeout, memory, node_map, query_timeout)
         run = ged_search.range_query if kind == "range" else ged_search.knn_query
         return self._search(run, query, queries, parameter, model, verify, where, progress,
-                            node_label, edge_label)
+                            node_label, edge_label, each)
 
     def _search(self, run, query, queries, parameter, model, verify, where, progress,
-                node_label, edge_label):
+                node_label, edge_label, each=None):
         """``run(collection, query graph, parameter, model, verify, progress)`` for one
-        query or each of ``queries``, ``where`` = ``(n_jobs, client, shards)``."""
+        query or each of ``queries``, ``where`` = ``(n_jobs, client, shards)``, each answer
+        handed to ``each`` once final (see :meth:`range`)."""
         n_jobs, client, shards = where
         if client is not None:
             from gedkit.cluster import as_client
@@ -648,6 +659,8 @@ class Collection:
             raise OptionError("shards= cuts the collection for a Dask cluster: give client= "
                               "too")
         many = queries is not None
+        if each is not None and not callable(each):
+            raise OptionError(f"each must be a function of (position, result), got {each!r}")
         if isinstance(query, list | tuple):
             raise OptionError("a list of queries goes in queries=[...] (one result each); the "
                               "first argument is one query")
@@ -671,10 +684,10 @@ class Collection:
         try:
             if client is not None:
                 results = _run_on_cluster(self, run, graphs, parameter, model, verify, client,
-                                          shards, progress)
+                                          shards, progress, each)
             else:
                 results = _run_queries(self, run, graphs, parameter, model, verify, n_jobs,
-                                       progress)
+                                       progress, each)
         except CostModelError as err:
             if not hasattr(err, "needs"):
                 raise
@@ -838,7 +851,7 @@ def _items(graphs: Any, node_label: Any, edge_label: Any,
 
 
 def _run_on_cluster(coll: Collection, run, graphs: list[Graph], parameter, model, verify,
-                    client: Any, shards: int | None, progress: bool | None
+                    client: Any, shards: int | None, progress: bool | None, each=None
                     ) -> list[SearchResult]:
     """One result per query, from the shards' answers on a Dask cluster; Ctrl-C keeps the
     queries answered before the first one left unfinished, the others answer as
@@ -854,6 +867,8 @@ def _run_on_cluster(coll: Collection, run, graphs: list[Graph], parameter, model
                                      shown, shards)
     finally:
         shown.close()
+    for position, result in enumerate(results) if each is not None else ():
+        each(position, result)
     if len(results) < len(graphs):
         warn(InterruptedWarning(f"search interrupted: {len(results)} of {len(graphs)} "
                                 "queries answered"))
@@ -870,7 +885,7 @@ def _one_each(results: list[SearchResult], graphs: list[Graph], kind: str, param
 
 
 def _run_queries(coll: Collection, run, graphs: list[Graph], parameter, model, verify,
-                 n_jobs: int, progress: bool | None) -> list[SearchResult]:
+                 n_jobs: int, progress: bool | None, each=None) -> list[SearchResult]:
     """One result per query, here or in worker processes. Ctrl-C stops the verification
     under way (its result says ``interrupted``); the queries not started answer as
     interrupted, with no hit (:func:`_one_each`), and a warning says how many were."""
@@ -886,11 +901,15 @@ def _run_queries(coll: Collection, run, graphs: list[Graph], parameter, model, v
             if jobs > 1 and parallel.can_fork():
                 results = parallel.run(coll, run, graphs, parameter, model, verify, jobs,
                                        shown)
+                for position, result in enumerate(results) if each is not None else ():
+                    each(position, result)
             else:
                 for result in parallel.answers(coll, run, graphs, parameter, model, verify,
                                                shown):
                     results.append(result)
                     shown.query_done()
+                    if each is not None:
+                        each(len(results) - 1, result)
                     if result.interrupted:
                         break
     except KeyboardInterrupt:
