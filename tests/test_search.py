@@ -1772,24 +1772,62 @@ def test_add_reads_files_of_every_kind(tmp_path):
 @pytest.mark.parametrize("method", ["astar", "dfs"])  # batched, and one pair at a time
 def test_interrupted_search_says_so(monkeypatch, method):
     """Ctrl-C (the flag interruptible() sets) stops the verification: the result says so
-    and is not certified."""
+    and is not certified, unless every candidate was decided first (the batch kernel's
+    call under way ends its candidates): then the answer is whole."""
+    import warnings
+
     from gedkit.search import ged_search
 
     coll = _collection(MOLECULES)
+    whole = coll.range("CCO", 3, method=method)
     monkeypatch.setattr(ged_search, "interrupted_now", lambda: True)
-    with pytest.warns(gedkit.InterruptedWarning, match="interrupted") as caught:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         res = coll.range("CCO", 3, method=method)
-    assert res.interrupted and not res.certified
-    assert caught[0].filename == __file__  # the user's line, not gedkit's
+    candidates = res.stats["candidates"]["branches"]
     if method == "dfs":  # one at a time: it stops after the pair under way
-        assert res.stats["verified"] < res.stats["candidates"]["branches"]
+        assert res.stats["verified"] < candidates
+    if res.stats["verified"] == candidates:  # all decided: whole, certified, no warning
+        assert not res.interrupted and res.certified and not caught
+        assert [(h.id, h.distance) for h in res.hits] == [(h.id, h.distance)
+                                                          for h in whole.hits]
+        return
+    assert res.interrupted and not res.certified
+    [warning] = [w for w in caught if issubclass(w.category, gedkit.InterruptedWarning)]
+    assert warning.filename == __file__  # the user's line, not gedkit's
     # every candidate is a hit, undecided (the unverified ones with their filter bound and
     # no upper bound, counted), or verified beyond the threshold: none is in no list
-    whole = coll.range("CCO", 3, method=method)
-    unverified = res.stats["candidates"]["branches"] - res.stats["verified"]
+    unverified = candidates - res.stats["verified"]
     assert res.stats.get("unreached", 0) == unverified
     assert sum(h.upper_bound == math.inf for h in res.undecided) == unverified
     assert {h.id for h in whole.hits} <= {h.id for h in res.hits + res.undecided}
+
+
+def test_a_query_decided_before_ctrl_c_is_whole(monkeypatch):
+    """Ctrl-C that comes once the batch kernel decided every candidate of a query (many
+    queries verified together, under a time limit per query as the command line sets one)
+    leaves that query's answer whole: such queries were marked interrupted."""
+    from gedkit.search import ged_search
+
+    graphs = _random_set(31, count=30, n=(4, 8))
+    coll = _collection(graphs)
+    queries = graphs[:6]
+    whole = coll.range(None, 3.0, queries=queries, query_timeout=60, progress=False)
+    real = ged_search._verify_together
+
+    def then_ctrl_c(*args, **kwargs):
+        found = real(*args, **kwargs)
+        monkeypatch.setattr(ged_search, "interrupted_now", lambda: True)
+        return found
+
+    monkeypatch.setattr(ged_search, "_verify_together", then_ctrl_c)
+    res = coll.range(None, 3.0, queries=queries, query_timeout=60, progress=False)
+    decided = [r for r in res if r.stats.get("batched") == r.stats.get("verified") > 0]
+    assert decided  # (queries the batch decided in full)
+    for r in decided:
+        w = whole[res.index(r)]
+        assert not r.interrupted and r.certified
+        assert [(h.id, h.distance) for h in r.hits] == [(h.id, h.distance) for h in w.hits]
 
 
 def test_ctrl_c_in_a_real_search_returns_what_was_found(tmp_path):

@@ -542,6 +542,10 @@ def _verified(coll, query: Graph, tau: float, limit: float, rows: np.ndarray, si
                     break
         except KeyboardInterrupt:
             interrupted = True
+    if interrupted and decided.all():
+        # Ctrl-C came once every candidate was decided (the batch's verdicts read back): a
+        # whole answer, not an interrupted one (such queries were marked interrupted)
+        interrupted = False
     timed_out = deadline is not None and deadline.ran_out(interrupted)
     if timed_out:
         interrupted = False
