@@ -243,6 +243,24 @@ def test_a_kekulized_library_reads_its_queries_kekulized(capsys, tmp_path):
     assert [h.id for h in coll.range("c1ccccc1", 0).hits] == ["benzene"]
 
 
+def test_a_query_file_of_another_format_is_named_with_format(capsys, tmp_path):
+    """SMILES lines in a .txt file: read as t/v/e they fail with a line saying how to name
+    the format; with --format smiles they are queries, read with the library's labels
+    (kekulized here)."""
+    source = smi(tmp_path / "k.smi", [("c1ccccc1", "benzene"), ("c1ccccc1O", "phenol")])
+    assert run(capsys, "collection", "build", tmp_path / "k.gdb", source,
+               "--edge-label", "kekule")[0] == 0
+    queries = tmp_path / "q.txt"
+    queries.write_text("c1ccccc1 b\nOc1ccccc1 p\n")
+    one_line_error(*run(capsys, "search", tmp_path / "k.gdb", queries, "--within", "0"),
+                   "unknown line type 'c1ccccc1'", "is read with --format FORMAT")
+    code, out, _ = run(capsys, "search", tmp_path / "k.gdb", queries, "--within", "0",
+                       "--json", "--format", "smiles")
+    assert code == 0
+    assert [hits(json.loads(line)) for line in out.splitlines()] == [
+        [("benzene", 0.0, True)], [("phenol", 0.0, True)]]
+
+
 def test_label_options_as_in_other_commands(capsys, tmp_path):
     source = smi(tmp_path / "m.smi", [("CC(=O)[O-]", "acetate"), ("CC(=O)O", "acid")])
     code, _, _ = run(capsys, "collection", "build", tmp_path / "m.gdb", source,

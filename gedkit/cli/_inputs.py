@@ -202,7 +202,7 @@ def _is_smiles(text: str, args: argparse.Namespace) -> bool:
     says it is one; a mistyped file name then gets the error naming both readings."""
     from gedkit.inputs import is_file_reference
 
-    given = getattr(args, "format", None)  # gedkit search has no --format
+    given = getattr(args, "format", None)
     return text.startswith(_SMILES) or (given is None and not is_file_reference(text))
 
 

@@ -110,6 +110,10 @@ def register(subparsers: Any) -> None:
     # "unrecognized arguments" when typed as for the other commands
     for flag in ("--node-label", "--edge-label"):
         parser.add_argument(flag, metavar="ATTR", help=argparse.SUPPRESS)
+    parser.add_argument("--format", metavar="FMT",
+                        help="the query file's format (default: from its name): gxl, cxl, "
+                        "gexf, graphml, json, tve, smiles, csv, sdf or mol (e.g. smiles for "
+                        "SMILES lines in a .txt file)")
     add_strict_argument(parser)
     add_directed_argument(parser, directed_too=False)
     parser.add_argument("--jobs", type=int, default=1, metavar="N",
@@ -334,7 +338,9 @@ def read_queries(text: str, coll: Collection, args: argparse.Namespace
             if _is_smiles(text, args):
                 graphs = [as_graph(text, *labels, notice=notice)]
             else:
-                graphs = _read_shown(read_graphs(text, notice, *labels_for(text, *labels),
+                graphs = _read_shown(read_graphs(text, notice,
+                                                 *labels_for(text, *labels, args.format),
+                                                 format=args.format,
                                                  directed=args.directed or "error",
                                                  skipped=skipped))
         except GedkitError as err:

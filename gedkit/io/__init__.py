@@ -367,20 +367,22 @@ def parses_in_parallel(path: str | Path) -> bool:
         return False
 
 
-def unnamed_labels(path: str | Path) -> bool:
-    """Whether the format of the file ``path`` (or ``FILE#ID``) has labels without attribute
-    names (t/v/e: one label column), which are whatever a caller calls its labels.
+def unnamed_labels(path: str | Path, format: str | None = None) -> bool:
+    """Whether the format of the file ``path`` (or ``FILE#ID``; ``format`` when given) has
+    labels without attribute names (t/v/e: one label column), which are whatever a caller
+    calls its labels.
 
-    >>> unnamed_labels("queries.txt"), unnamed_labels("q.smi")
-    (True, False)
+    >>> unnamed_labels("queries.txt"), unnamed_labels("q.smi"), unnamed_labels("q.txt", "smiles")
+    (True, False, False)
     """
     try:
-        return _FORMATS[detect_format(_locate(path)[0])].unnamed
+        return _FORMATS[detect_format(_locate(path)[0], format)].unnamed
     except (FormatError, OptionError):
         return False  # reading it says what is wrong
 
 
-def labels_for(path: str | Path, node_label: Any, edge_label: Any) -> tuple[Any, Any]:
+def labels_for(path: str | Path, node_label: Any, edge_label: Any,
+               format: str | None = None) -> tuple[Any, Any]:
     """The label specs to read the file ``path`` with (as :func:`read_graphs` takes them)
     where graphs read with ``node_label``/``edge_label`` (None: none named) are expected, as
     a collection's graphs and queries are: those, or the format's own (:data:`DEFAULT`) where
@@ -391,7 +393,7 @@ def labels_for(path: str | Path, node_label: Any, edge_label: Any) -> tuple[Any,
     >>> labels_for("q.smi", "atom", None) == ("atom", DEFAULT)
     True
     """
-    if unnamed_labels(path):
+    if unnamed_labels(path, format):
         return DEFAULT, DEFAULT
     return (DEFAULT if node_label is None else node_label,
             DEFAULT if edge_label is None else edge_label)

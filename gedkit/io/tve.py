@@ -22,7 +22,7 @@ from collections.abc import Hashable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from gedkit.errors import FormatError, GraphError, OptionError, Words
+from gedkit.errors import FormatError, GraphError, Option, OptionError, Words
 from gedkit.graph import Graph, refuse_directed
 from gedkit.io.common import open_text, shorten
 
@@ -120,8 +120,11 @@ def read_tve(path: Path, node_label: Any, edge_label: Any) -> Iterator[Graph]:
                 ended_at = line_no if name == "-1" else 0
                 continue
             if kind not in ("v", "e"):
+                # before any graph: likely a file of another format named .txt (SMILES lines)
+                other = ("; a file of another format (e.g. SMILES lines) is read with ",
+                         Option("format")) if current is None and not ended_at else ()
                 raise FormatError(f"{path}:{line_no}: unknown line type {kind!r} "
-                                  "(expected 't', 'v' or 'e')")
+                                  "(expected 't', 'v' or 'e')", *other)
             if current is None:
                 raise FormatError(f"{path}:{line_no}: {kind!r} line outside a graph "
                                   "(no 't' line above it)")
