@@ -454,7 +454,7 @@ def test_numpy_labels_are_written_as_python_values(tmp_path):
 
 
 # -- molecules ---------------------------------------------------------------------------------
-def test_smiles_file():
+def test_smiles_file(tmp_path):
     chem()
     caffeine, theobromine, aspirin = gedkit.read_all(FIX / "molecules.smi")
     assert (caffeine.name, theobromine.name, aspirin.name) == (
@@ -468,8 +468,18 @@ def test_smiles_file():
     assert full.edge_label(1, 2) == {"bond": 1.5, "aromatic": True}
     with pytest.raises(FormatError, match=r"bad\.smi:2: RDKit cannot parse the SMILES 'C1CC\('"):
         gedkit.read_all(FIX / "bad.smi")
-    with pytest.raises(FormatError, match="cannot parse the SMILES"):
+    with pytest.raises(FormatError, match=r"cannot parse the SMILES 'C1CC\('$"):
         gedkit.io.from_smiles("C1CC(")
+    # one that parses but whose valence RDKit rejects: RDKit's reason, not only "cannot parse"
+    valence = r"cannot parse the SMILES 'C\[N\]\(C\)\(C\)\(C\)C': Explicit valence for atom"
+    with pytest.raises(FormatError, match=valence):
+        gedkit.io.from_smiles("C[N](C)(C)(C)C")
+    bad = tmp_path / "bad_valence.smi"
+    bad.write_text("CCO ok\nC[N](C)(C)(C)C five\n")
+    skipped: list = []
+    graphs = list(gedkit.io.read_graphs(bad, gedkit.io.Unlabelled(), skipped=skipped))
+    assert len(graphs) == 1 and "bad_valence.smi:2: RDKit cannot parse" in skipped[0]
+    assert "Explicit valence for atom # 1 N, 5" in skipped[0]
 
 
 def test_docstring_examples_of_the_chem_module():

@@ -173,12 +173,29 @@ def from_smiles(smiles: str, node_label: Any = "atom", edge_label: Any = "bond",
     >>> g.n, g.m, sorted(set(g.edge_labels))  # doctest: +SKIP
     (7, 7, [1, 1.5])
     """
+    mol, why = _molecule_of(smiles)
+    if mol is None:
+        raise FormatError(f"RDKit cannot parse the SMILES {shorten(smiles)!r}{why}")
+    return from_rdkit(mol, node_label, edge_label, name=name, source=f"SMILES {smiles!r}")
+
+
+def _molecule_of(smiles: str) -> tuple[Any, str]:
+    """RDKit's molecule of ``smiles``, or None and why not (after a colon): nothing where the
+    string is no SMILES, RDKit's own words where it parses but RDKit rejects the molecule
+    (a valence it does not permit: "cannot parse" alone sent users looking for a typo)."""
     Chem, rdBase = _chem()
     with rdBase.BlockLogs():
         mol = Chem.MolFromSmiles(smiles)
-    if mol is None:
-        raise FormatError(f"RDKit cannot parse the SMILES {shorten(smiles)!r}")
-    return from_rdkit(mol, node_label, edge_label, name=name, source=f"SMILES {smiles!r}")
+        if mol is not None:
+            return mol, ""
+        raw = Chem.MolFromSmiles(smiles, sanitize=False)
+        if raw is None:
+            return None, ""
+        try:
+            Chem.SanitizeMol(raw)
+        except Exception as err:  # (RDKit's sanitization errors have no common base)
+            return None, f": {str(err).strip()}"
+    return None, ""
 
 
 def read_smiles(path: Path, node_label: Any, edge_label: Any,
@@ -335,13 +352,11 @@ def _outcome(where: str, smiles: str, name: str, problem: str | None, path: Path
              node_label: Any, edge_label: Any) -> Graph | str:
     """The molecule of one SMILES record, or why it cannot be read (a message, not an
     exception: a worker process hands it back as it is)."""
-    Chem, rdBase = _chem()
     if problem is not None:
         return problem
-    with rdBase.BlockLogs():
-        mol = Chem.MolFromSmiles(smiles)
+    mol, why = _molecule_of(smiles)
     if mol is None:
-        return f"{where}: RDKit cannot parse the SMILES {shorten(smiles)!r}"
+        return f"{where}: RDKit cannot parse the SMILES {shorten(smiles)!r}{why}"
     try:
         return from_rdkit(mol, node_label, edge_label, name=name, source=path)
     except FormatError as err:
