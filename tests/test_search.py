@@ -1575,6 +1575,11 @@ def test_a_damaged_file_or_a_closed_collection_is_one_line(tmp_path):
             said.append(str(err))
     assert said and all(str(bad) in m and "\n" not in m for m in said)
     assert any("is damaged" in m for m in said)
+    # cut short (a copy or a download that stopped): damaged, not "not a gedkit collection"
+    short = tmp_path / "short.gdb"
+    short.write_bytes(path.read_bytes()[:len(data) // 2])
+    with pytest.raises(FormatError, match=r"short\.gdb is damaged \(SQLite: .*malformed"):
+        Collection.open(short)
     coll = Collection.open(path)
     coll.close()
     for use in (len, lambda c: c.range("CCO", 1), lambda c: c.add(["CCO"])):

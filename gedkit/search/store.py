@@ -315,6 +315,9 @@ class Store:
                 conn.close()
                 journal = path.with_name(path.name + JOURNAL)
                 if not (first and not writable and "readonly" in str(err) and journal.exists()):
+                    if "malformed" in str(err):  # a collection cut short or overwritten
+                        raise FormatError(f"{path} is damaged (SQLite: {err}): build it "
+                                          "again from its sources") from None
                     raise FormatError(f"{path} is not a gedkit collection ({err})") from None
                 # a writer stopped mid-commit left its journal: SQLite rolls it back on the
                 # first open that may write, which a reader's is not
