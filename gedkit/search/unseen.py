@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from gedkit.errors import counted
-from gedkit.graph import Graph
+from gedkit.graph import Graph, label_key
 from gedkit.nn.labels import describe_unseen
 from gedkit.search.query_labels import query_labels
 from gedkit.search.signatures import LABELS, Vocabulary
@@ -33,34 +33,23 @@ def unseen_labels(queries: list[Graph], vocab: dict[str, Vocabulary],
     ({'node': ['N'], 'edge': [1.5]}, 1)
     """
     found: dict[str, dict] = {kind: {} for kind in LABELS}
-    # most queries' labels are the collection's, found in C (and kept for the filters); the
-    # others' label by label
+    # every label looked up in C once (and kept for the filters): those the collection lacks
+    # have ordinals past its vocabulary's, read back here label by label
     coded = query_labels(queries, vocab)
     lacking = np.zeros(len(queries), dtype=bool)
-    for kind in LABELS:
-        if kind not in free:
-            lacking |= coded.own[kind]
-    queries = [queries[i] for i in np.flatnonzero(lacking).tolist()]
-    distinct = [g.cached("distinct label keys", _distinct_keys) for g in queries]
-    missing = {(kind, key) for kind, key in frozenset().union(*distinct)
-               if kind not in free and key not in vocab[kind].index}
-    having = 0
-    for g, keys in zip(queries, distinct, strict=True) if missing else ():
-        if missing.isdisjoint(keys):
+    for kind, attribute in LABELS.items():
+        if kind in free:
             continue
-        having += 1
-        for kind, attribute in LABELS.items():
-            codes, kind_keys = g.label_codes(kind)
-            for code, key in enumerate(kind_keys):
-                if (kind, key) in missing:
-                    labels = getattr(g, attribute)
-                    found[kind].setdefault(key, labels[int(np.argmax(codes == code))])
+        lacking |= coded.own[kind]
+        ordinals, ptr = ((coded.node_ords, coded.node_ptr) if kind == "node"
+                         else (coded.edge_ords, coded.edge_ptr))
+        unknown = np.flatnonzero(ordinals >= len(vocab[kind].index))
+        where = np.searchsorted(ptr, unknown, side="right") - 1
+        for at, q in zip(unknown.tolist(), where.tolist(), strict=True):
+            label = getattr(queries[q], attribute)[at - ptr[q]]
+            found[kind].setdefault(label_key(label), label)
+    having = int(lacking.sum())
     return {kind: list(labels.values()) for kind, labels in found.items()}, having
-
-
-def _distinct_keys(g: Graph) -> frozenset:
-    """``(kind, key)`` for each distinct node and edge label key of ``g``."""
-    return frozenset((kind, key) for kind in LABELS for key in g.label_codes(kind)[1])
 
 
 def unseen_note(queries: list[Graph], vocab: dict[str, Vocabulary], many: bool,
