@@ -2458,6 +2458,13 @@ def test_each_answer_is_handed_on_as_it_comes():
                         each=lambda i, r, one=one: one.append((i, r)))
         assert one == [(0, single)]
 
+    # on worker processes: handed on as they come back, in order
+    seen = []
+    results = coll.knn(None, 2, queries=queries, n_jobs=2, progress=False,
+                       each=lambda i, r: seen.append((i, r)))
+    assert [i for i, _ in seen] == list(range(len(queries)))
+    assert all(r is results[i] for i, r in seen)
+
     class Enough(Exception):
         pass
 
