@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import threading
 import time
+from collections.abc import Callable
 
 import numpy as np
 
@@ -171,7 +172,8 @@ class BatchVerifier:
 
     def run(self, records: Records, threshold: float | None, timeout: float | None = None,
             quick: bool = False, which: np.ndarray | None = None, retry: bool = True,
-            depth_first: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            depth_first: bool = False, progress_tick: Callable[[], None] | None = None
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Bounds of every candidate record within ``threshold`` (None: unbounded) and
         whether the kernel finished it, spending at most :data:`PAIR_SECONDS` (or ``timeout``)
         on each (``quick``: one expansion each, see :meth:`upper_bounds`); ``which[i]``: the
@@ -180,7 +182,9 @@ class BatchVerifier:
         :data:`RETRY_SECONDS` more; ``depth_first``: the first share searches depth-first
         (every expansion's assignment then starts from its parent's duals, and no heap: ~10%
         faster on range candidates, the same bounds where it finishes, but only the least
-        bound on its stack where it does not; the retry is best-first)."""
+        bound on its stack where it does not; the retry is best-first); ``progress_tick``: called
+        between kernel calls (a progress line's clock: a block of hard candidates kept the
+        first line of a search waiting 16 s)."""
         from gedkit._kernels.batch import FINISHED, GAVE_UP, verify_many
         from gedkit.budget import interrupted, seconds_left
         from gedkit.pacing import OPS_PER_SECOND
@@ -227,6 +231,8 @@ class BatchVerifier:
                               tuple(settings), tuple(self.frontier), tuple(out))
             spent = time.perf_counter() - tick
             done, first = last - first, last
+            if progress_tick is not None:
+                progress_tick()
             if interrupted():
                 status[first:] = 1
                 break
@@ -250,13 +256,14 @@ class BatchVerifier:
                                int(4 * CALL_SECONDS / seconds)))
         if retry and not quick and not interrupted():
             self._retry(np.flatnonzero(status == GAVE_UP), query_at, flat, offsets, cutoff,
-                        branch, root_branch, timeout, out)
+                        branch, root_branch, timeout, out, progress_tick)
         # the kernel rounds integral bounds up by ceil(x - eps): a zero comes out as -0.0
         return lower + 0.0, upper + 0.0, status == FINISHED
 
     def _retry(self, which: np.ndarray, query_at: np.ndarray, flat: np.ndarray,
                offsets: np.ndarray, cutoff: float, branch: bool, root_branch: bool,
-               timeout: float | None, out: Verdicts) -> None:
+               timeout: float | None, out: Verdicts,
+               progress_tick: Callable[[], None] | None = None) -> None:
         """Candidates ``which`` again, each alone with :data:`RETRY_SECONDS` of work (or its
         ``timeout``), Ctrl-C checked between them."""
         from gedkit._kernels.batch import verify_many
@@ -276,5 +283,7 @@ class BatchVerifier:
                 chunk=256, depth_first=False))
             verify_many(self.queries, query_at, flat, offsets, i, i + 1, self.costs, settings,
                         tuple(self.frontier), tuple(out))
+            if progress_tick is not None:
+                progress_tick()
             if interrupted():
                 break

@@ -188,9 +188,10 @@ class _Checker:
                 outs = [known.get(r) for r in rowids]
             else:
                 reach = _within(threshold)
-                lower, upper, done = self.batch.run(self.coll._records(np.array(rowids)),
-                                                    reach, self.verify.timeout,
-                                                    retry=retry, depth_first=self.ranged)
+                lower, upper, done = self.batch.run(
+                    self.coll._records(np.array(rowids)), reach, self.verify.timeout,
+                    retry=retry, depth_first=self.ranged,
+                    progress_tick=None if self.progress is None else self.progress.tick)
                 outs = _outcomes(lower, upper, done, reach, self.verify.node_map, self.ranged)
                 self.interrupted = self.interrupted or interrupted_now()
                 if defer and not self.interrupted:

@@ -101,6 +101,9 @@ class _Tally:
     def expect(self, count: int) -> None:
         """(the parent counts queries, not one query's candidates)"""
 
+    def tick(self) -> None:
+        """(the parent's lines keep their own clock)"""
+
     def flush(self) -> None:
         if self.held:
             with self.pairs.get_lock():
