@@ -5,7 +5,19 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["take_rows"]
+__all__ = ["row_starts", "take_rows"]
+
+
+def row_starts(sizes: np.ndarray) -> np.ndarray:
+    """The pointer array of consecutive rows of ``sizes`` values: where each starts, and the
+    end (one more entry).
+
+    >>> row_starts(np.array([2, 0, 3])).tolist()
+    [0, 2, 2, 5]
+    """
+    ptr = np.zeros(len(sizes) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=ptr[1:])
+    return ptr
 
 
 def take_rows(ptr: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -18,6 +30,5 @@ def take_rows(ptr: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray
     """
     starts = ptr[rows]
     sizes = ptr[rows + 1] - starts
-    out = np.zeros(len(rows) + 1, dtype=np.int64)
-    np.cumsum(sizes, out=out[1:])
+    out = row_starts(sizes)
     return out, np.repeat(starts - out[:-1], sizes) + np.arange(out[-1])

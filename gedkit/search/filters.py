@@ -35,10 +35,11 @@ from functools import cached_property, lru_cache
 
 import numpy as np
 
+from gedkit.compressed_rows import row_starts
 from gedkit.costs.base import CostModel
 from gedkit.graph import Graph
 from gedkit.numeric import TOL, all_integers, round_up
-from gedkit.search.query_labels import query_labels, starts
+from gedkit.search.query_labels import query_labels
 from gedkit.search.signatures import (
     KINDS,
     SETS,
@@ -333,7 +334,7 @@ def query_signatures(queries: list[Graph], vocab: dict[str, Vocabulary]) -> Quer
     ends = np.concatenate([_NO_ENDS] + [g.edges for g in graphs]).ravel()
     n, m = sizes[:, 0], sizes[:, 1]
     codes, code_ords = _branch_codes(vocab, len(vocab["edge"]) + 1)
-    record_ptr = starts(2 + n + 3 * m)
+    record_ptr = row_starts(2 + n + 3 * m)
     set_ptr = np.zeros(4 * len(n) + 1, np.int64)
     ids = np.empty(3 * node_ptr[-1] + edge_ptr[-1], np.int32)
     counts = np.empty_like(ids)

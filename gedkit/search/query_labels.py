@@ -14,10 +14,11 @@ from typing import NamedTuple
 
 import numpy as np
 
+from gedkit.compressed_rows import row_starts
 from gedkit.graph import Graph, label_key
 from gedkit.search.signatures import LABELS, Vocabulary
 
-__all__ = ["QueryBatch", "QueryLabels", "query_labels", "starts"]
+__all__ = ["QueryBatch", "QueryLabels", "query_labels"]
 
 
 class QueryLabels(NamedTuple):
@@ -67,7 +68,7 @@ def query_labels(graphs: list[Graph], vocab: dict[str, Vocabulary]) -> QueryLabe
     sizes = np.fromiter(chain.from_iterable([(len(g.node_labels), len(g.edge_labels))
                                              for g in graphs]), np.int64,
                         2 * len(graphs)).reshape(-1, 2)
-    ptrs = starts(sizes[:, 0]), starts(sizes[:, 1])
+    ptrs = row_starts(sizes[:, 0]), row_starts(sizes[:, 1])
     ordinals, own = [], {}
     for (kind, attribute), ptr in zip(LABELS.items(), ptrs, strict=True):
         index = vocab[kind].index
@@ -103,9 +104,3 @@ def _looked_up(graphs: list[Graph], attribute: str, index: dict, size: int) -> n
                                                           for g in graphs]), repeat(-1)),
                        np.int64, size)
 
-
-def starts(sizes: np.ndarray) -> np.ndarray:
-    """Where each of consecutive parts of ``sizes`` starts, and the end: one more entry."""
-    ptr = np.zeros(len(sizes) + 1, np.int64)
-    np.cumsum(sizes, out=ptr[1:])
-    return ptr

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gedkit.compressed_rows import take_rows
+from gedkit.compressed_rows import row_starts, take_rows
 from gedkit.graph import Graph
 
 __all__ = ["KINDS", "LABELS", "SETS", "TOP_NODE_LABELS", "Multisets", "Signatures",
@@ -180,9 +180,8 @@ class Multisets:
 
     @classmethod
     def build(cls, pairs: Sequence[tuple[np.ndarray, np.ndarray]]) -> Multisets:
-        sizes = np.fromiter((len(ids) for ids, _ in pairs), dtype=np.int64, count=len(pairs))
-        ptr = np.zeros(len(pairs) + 1, dtype=np.int64)
-        np.cumsum(sizes, out=ptr[1:])
+        ptr = row_starts(np.fromiter((len(ids) for ids, _ in pairs), dtype=np.int64,
+                                     count=len(pairs)))
         ids = (np.concatenate([p[0] for p in pairs]) if pairs else np.empty(0, np.int32))
         counts = (np.concatenate([p[1] for p in pairs]) if pairs else np.empty(0, np.int32))
         return cls(ptr, ids.astype(np.int32), counts.astype(np.int32))
