@@ -867,12 +867,18 @@ def _run_on_cluster(coll: Collection, run, graphs: list[Graph], parameter, model
                                      shown, shards)
     finally:
         shown.close()
-    for position, result in enumerate(results) if each is not None else ():
-        each(position, result)
+    _hand_on(results, each)
     if len(results) < len(graphs):
         warn(InterruptedWarning(f"search interrupted: {len(results)} of {len(graphs)} "
                                 "queries answered"))
     return _one_each(results, graphs, kind, parameter)
+
+
+def _hand_on(results: list[SearchResult], each) -> None:
+    """``each(position, result)`` for ``results`` that came back together (from worker
+    processes or a cluster: the answers a search here hands on one by one as it goes)."""
+    for position, result in enumerate(results) if each is not None else ():
+        each(position, result)
 
 
 def _one_each(results: list[SearchResult], graphs: list[Graph], kind: str, parameter
@@ -901,8 +907,7 @@ def _run_queries(coll: Collection, run, graphs: list[Graph], parameter, model, v
             if jobs > 1 and parallel.can_fork():
                 results = parallel.run(coll, run, graphs, parameter, model, verify, jobs,
                                        shown)
-                for position, result in enumerate(results) if each is not None else ():
-                    each(position, result)
+                _hand_on(results, each)
             else:
                 for result in parallel.answers(coll, run, graphs, parameter, model, verify,
                                                shown):
