@@ -141,16 +141,17 @@ def verify_many(queries, query_at, records, offsets, first, last, costs, setting
     for c in range(first, last):
         nq, _, lq, eq, elq = _unpack(queries, query_at[c])
         nc, _, lc, ec, elc = _unpack(records, offsets[c])
+        # (the records read in place: nothing writes into them)
         swap = nq > nc
         if swap:
-            l1, e1, el1, l2, e2, el2 = lc, ec, elc, lq, eq, elq
+            nl1, ed1, lab1, nl2, ed2, lab2 = lc, ec, elc, lq, eq, elq
             nm, em, ncst, ecst = nmat_t, emat_t, nconst_t, econst_t
         else:
-            l1, e1, el1, l2, e2, el2 = lq, eq, elq, lc, ec, elc
+            nl1, ed1, lab1, nl2, ed2, lab2 = lq, eq, elq, lc, ec, elc
             nm, em, ncst, ecst = nmat, emat, nconst, econst
-        n1 = l1.shape[0]
-        n2 = l2.shape[0]
-        per = expansion_ops(n1, n2, e1.shape[0], e2.shape[0], counting, branch)
+        n1 = nl1.shape[0]
+        n2 = nl2.shape[0]
+        per = expansion_ops(n1, n2, ed1.shape[0], ed2.shape[0], counting, branch)
         if n1 > 0 and per > skip_ops:
             # not one expansion fits this pair's share even at the estimate's best pace (large
             # graphs): the per-pair driver, which sizes its work to the time limit, takes it
@@ -159,8 +160,6 @@ def verify_many(queries, query_at, records, offsets, first, last, costs, setting
             out_upper[c] = np.inf
             out_status[c] = TOO_LARGE
             continue
-        # views of the records, which nothing writes into (copies cost six allocations a pair)
-        nl1, nl2, ed1, ed2, lab1, lab2 = l1, l2, e1, e2, el1, el2
         adj1 = _adjacency(n1, ed1, lab1)
         adj2 = _adjacency(n2, ed2, lab2)
         node_costs = _node_costs(nm, nl1, nl2)
