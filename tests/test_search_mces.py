@@ -302,6 +302,25 @@ def test_ctrl_c_flag_stops_the_verification(monkeypatch, kind):
         assert res.stats["scanned"] == 1 and res.uncertain == res.ids
 
 
+def test_ctrl_c_after_the_last_candidate_leaves_the_answer_whole(monkeypatch):
+    """Ctrl-C that comes once every candidate of a range query is decided (while its last
+    verification returned) does not mark the query interrupted: its answer is whole."""
+    coll = _collection(MOLECULES)
+    whole = coll.mces_range("CCO", 0.3)
+    candidates = whole.stats["candidates"]["branches"]
+    checks = {"n": 0}
+
+    def after_the_last():  # one check before each candidate is read, one after the loop
+        checks["n"] += 1
+        return checks["n"] > candidates
+
+    monkeypatch.setattr(mces_search, "interrupted_now", after_the_last)
+    res = coll.mces_range("CCO", 0.3)
+    assert checks["n"] == candidates + 1
+    assert not res.interrupted and res.certified
+    assert res.ids == whole.ids
+
+
 def test_rank_is_the_knn_search():
     query = gedkit.from_smiles("CC(=O)O")
     graphs = [gedkit.from_smiles(s) for s in MOLECULES]

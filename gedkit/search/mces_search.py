@@ -391,7 +391,11 @@ def range_query(coll, query: Graph, min_similarity: float, model: Any, verify: V
                               out.node_map)
                     (hits if out.lower >= limit else undecided).append((hit, rowid))
                     kept.append(out)
-            interrupted = interrupted or interrupted_now()
+            # Ctrl-C during the last verifications: the query is interrupted where it cut
+            # one short (an outcome unproven); once every candidate was decided the answer
+            # is whole, as a range search by GED has it
+            interrupted = interrupted or (interrupted_now()
+                                          and any(not out.optimal for out in kept))
         except KeyboardInterrupt:
             interrupted = True
     timed_out = deadline is not None and deadline.ran_out(interrupted)
