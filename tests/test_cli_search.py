@@ -667,7 +667,7 @@ def test_undecided_before_kernels_compile_are_not_blamed_on_the_time_limit(capsy
     import argparse
 
     from gedkit.budget import KERNELS_NOT_READY
-    from gedkit.cli._search import _tell_limits
+    from gedkit.cli._search import _Tally, _tell_limits
     from gedkit.search.result import Hit, SearchResult
 
     args = argparse.Namespace(timeout=1.0)
@@ -675,7 +675,7 @@ def test_undecided_before_kernels_compile_are_not_blamed_on_the_time_limit(capsy
     for reason in (KERNELS_NOT_READY, "timeout", fits):
         result = SearchResult("range", "q", 3.0, [], [Hit(7, 6.0, 2.0, 6.0, False)], False,
                               stats={"stopped": {reason: 1}})
-        _tell_limits([result], args)
+        _tell_limits(_Tally.of([result]), args)
         err = capsys.readouterr().err
         if reason == KERNELS_NOT_READY:
             assert "not ready yet" in err and "gedkit warmup" in err and "time limit" not in err
@@ -688,7 +688,7 @@ def test_undecided_before_kernels_compile_are_not_blamed_on_the_time_limit(capsy
     state = "time or memory limit: the search's state does not fit"
     result = SearchResult("mces_range", "q", 0.5, [], [Hit(7, 0.2, 0.2, 0.6, False)], False,
                           stats={"stopped": {state: 1}})
-    _tell_limits([result], args)
+    _tell_limits(_Tally.of([result]), args)
     err = capsys.readouterr().err
     assert "reached the time limit" not in err
     assert f"1 verification stopped before deciding: 1 because {state}" in err
@@ -753,6 +753,110 @@ def test_interrupted_search_prints_what_was_answered(capsys, lib, monkeypatch):
         "1 query not started (Ctrl-C came before its search began)")
 
 
+MANY = [("CCCO", "propanol"), ("c1ccccc1O", "phenol"), ("CCO", "ethanol-q"),
+        ("NCC", "ethylamine-q"), ("CCCCO", "butanol")]
+
+
+def test_a_large_batch_is_searched_a_part_at_a_time(capsys, lib, tmp_path, monkeypatch):
+    """A query file or collection is searched a batch at a time (its answers written, then
+    dropped: 176,000 queries held 1.1 GB to the end): the same answers, in the same
+    order, in every output, as in one part."""
+    from gedkit.cli import _search_queries
+    from gedkit.search import Collection as Searched
+
+    queries = smi(tmp_path / "many.smi", MANY)
+    assert main(["collection", "build", str(tmp_path / "many.gdb"), str(queries)]) == 0
+    capsys.readouterr()
+    outputs = {}
+    for size in (10_000, 2):
+        monkeypatch.setattr(_search_queries, "BATCH", size)
+        calls = []
+        real = Searched.range
+
+        def spied(self, *args, real=real, calls=calls, **kwargs):
+            calls.append(len(kwargs.get("queries") or [None]))
+            return real(self, *args, **kwargs)
+
+        monkeypatch.setattr(Searched, "range", spied)
+        for source in (queries, tmp_path / "many.gdb"):
+            code, out, err = run(capsys, "search", lib, source, "--within", "2", "--json")
+            assert code == 0, err
+            outputs[size, source.suffix, "json"] = [json.loads(line) for line in
+                                                    out.splitlines()]
+            out_csv = tmp_path / f"{size}.csv"
+            code, out, _ = run(capsys, "search", lib, source, "--within", "2", "--csv", out_csv)
+            assert code == 0 and out.startswith("wrote 18 rows to ")
+            outputs[size, source.suffix, "csv"] = out_csv.read_text()
+            code, out, _ = run(capsys, "search", lib, source, "--within", "2")
+            outputs[size, source.suffix, "text"] = re.sub(r"\d+(\.\d+)? ?m?s\b", "", out)
+        assert calls == ([5] * 6 if size > 5 else [2, 2, 1] * 6)
+    for key in [k for k in outputs if k[0] == 2]:
+        want = outputs[(10_000, *key[1:])]
+        if key[2] == "json":  # (each query's times differ from run to run)
+            for answers in (outputs[key], want):
+                for a in answers:
+                    a["stats"].pop("seconds")
+        assert outputs[key] == want, key
+    assert [a["query"] for a in outputs[2, ".smi", "json"]] == [name for _, name in MANY]
+    assert "5 queries, " in outputs[2, ".gdb", "text"]
+
+
+def test_ctrl_c_between_batches_keeps_what_was_answered(capsys, lib, tmp_path, monkeypatch):
+    """Ctrl-C while a later batch of queries is read: the answers so far are written (the
+    --csv file put in place with them), the line on stderr says how many, exit status 130."""
+    import gedkit.io
+    from gedkit.cli import _search_queries
+
+    monkeypatch.setattr(_search_queries, "BATCH", 2)
+    real = gedkit.io.read_graphs
+
+    def stopped(*args, **kwargs):
+        for k, g in enumerate(real(*args, **kwargs)):
+            if k == 3:  # in the second batch
+                raise KeyboardInterrupt
+            yield g
+
+    monkeypatch.setattr(gedkit.io, "read_graphs", stopped)
+    out_csv = tmp_path / "hits.csv"
+    code, out, err = run(capsys, "search", lib, smi(tmp_path / "q.smi", MANY), "--within", "2",
+                         "--csv", out_csv)
+    rows = list(csv.DictReader(out_csv.open()))
+    assert code == 130 and {r["query"] for r in rows} == {"propanol", "phenol"}
+    assert "interrupted: 2 of 2 queries answered in full; what was found so far is in" in err
+    code, out, err = run(capsys, "search", lib, tmp_path / "q.smi", "--within", "2", "--json")
+    assert code == 130 and [json.loads(line)["query"] for line in out.splitlines()] == [
+        "propanol", "phenol"]
+
+
+def test_an_unreadable_query_further_on_keeps_the_answers_before_it(capsys, lib, tmp_path,
+                                                                    monkeypatch):
+    """With --strict, a query file unreadable after the first batch: the answers before
+    the bad record are kept (the --csv file too), and the error says where they are."""
+    from gedkit.cli import _search_queries
+
+    monkeypatch.setattr(_search_queries, "BATCH", 2)
+    queries = smi(tmp_path / "bad.smi", [*MANY[:3], ("C1CC", "broken"), MANY[3]])
+    out_csv = tmp_path / "hits.csv"
+    code, _out, err = run(capsys, "search", lib, queries, "--within", "2", "--csv", out_csv,
+                         "--strict")
+    assert code == 2 and "bad.smi:4" in err
+    assert f"the answers to the 2 queries before it are in {out_csv}" in err
+    assert {r["query"] for r in csv.DictReader(out_csv.open())} == {"propanol", "phenol"}
+
+
+def test_the_unseen_label_note_is_said_once_for_every_batch(capsys, lib, tmp_path,
+                                                            monkeypatch):
+    from gedkit.cli import _search_queries
+
+    monkeypatch.setattr(_search_queries, "BATCH", 1)
+    queries = smi(tmp_path / "odd.smi", [("CCBr", "a"), ("CCCl", "b"), ("CCI", "c")])
+    code, _out, err = run(capsys, "search", lib, queries, "--within", "1")
+    notes = [line for line in err.splitlines() if "which no graph of the collection has" in line]
+    assert code == 0 and len(notes) == 1
+    assert "gedkit: note: queries of 2 later batches of 1 have labels the collection lacks too" \
+        in err
+
+
 def test_the_summary_time_is_the_wall_clocks(capsys, lib, monkeypatch):
     """With --jobs the queries run side by side: their own times add up to more than the
     search took (32.9 s said for a 19.8 s search)."""
@@ -786,14 +890,14 @@ def test_csv_rows_of_an_interrupted_query_say_so(lib):
     assert [(r["query"], r["status"], r["id"], r["node_map"]) for r in rows[4:]] == [
         ("empty", "interrupted", "", ""), ("late", "timed out", "", ""), ("alone", "none", "", "")]
     # the summary tells the rows of stopped queries apart too
-    from gedkit.cli._search import _summary
+    from gedkit.cli._search import _summary, _Tally
 
-    assert _summary([answered, stopped, empty], 1.0).startswith(
+    assert _summary(_Tally.of([answered, stopped, empty]), 1.0).startswith(
         "3 queries, 4 hits, 2 of them from queries Ctrl-C stopped, ")
     # with undecided graphs the count is of both (it read as a count of the undecided)
     open_ = dataclasses.replace(answered, query="open", undecided=list(answered.hits),
                                 interrupted=True)
-    assert _summary([open_], 1.0).startswith(
+    assert _summary(_Tally.of([open_]), 1.0).startswith(
         "1 query, 2 hits, 2 undecided, 4 of the hits and undecided from queries Ctrl-C stopped")
 
 

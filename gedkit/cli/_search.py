@@ -11,8 +11,7 @@ import math
 import os
 import sys
 import time
-from collections.abc import Iterable
-from pathlib import Path
+import warnings
 from typing import TYPE_CHECKING, Any
 
 from gedkit.budget import COMMAND_TIMEOUT, KERNELS_NOT_READY
@@ -26,15 +25,8 @@ from gedkit.cli._args import (
     written,
 )
 from gedkit.cli._ged import _duration, _show, add_draw_arguments, check_draw, write_picture
-from gedkit.cli._inputs import (
-    _cli_words,
-    _is_smiles,
-    _note,
-    _notice,
-    add_directed_argument,
-    add_strict_argument,
-    tell_skipped,
-)
+from gedkit.cli._inputs import add_directed_argument, add_strict_argument
+from gedkit.cli._search_queries import QuerySource, label_text, read_queries
 from gedkit.errors import GedkitError, OptionError, counted
 
 if TYPE_CHECKING:  # numpy and the solvers load when the command runs
@@ -51,7 +43,6 @@ KINDS = {
     "--mces-nearest": ("mces_knn", True, "mces"),
 }
 DEFAULT_METHOD = {"ged": "astar", "mces": "exact"}
-_SQLITE = b"SQLite format 3\x00"
 #: undecided graphs a query's text report lists (a range search's time limit may leave tens
 #: of thousands, each in the JSON and CSV outputs)
 SHOWN_UNDECIDED = 20
@@ -158,56 +149,122 @@ def run(args: argparse.Namespace) -> int:
     for flag, given, stored in (("--node-label", args.node_label, coll.node_label),
                                 ("--edge-label", args.edge_label, coll.edge_label)):
         if given is not None and given != stored:  # (the labels it records: as good as none)
-            recorded = "the format's own" if stored is None else _label(stored)
+            recorded = "the format's own" if stored is None else label_text(stored)
             raise OptionError(f"{flag}: search reads its queries with the labels {args.lib} "
                               f"records ({recorded}); leave {flag} out")
-    queries, labels, batch = read_queries(args.query, coll, args)
-    search = getattr(coll, kind)
     if args.scheduler is not None and args.jobs != 1:
         raise OptionError("--jobs (local processes) and --scheduler (a Dask cluster) cannot "
                           "be combined")
+    source = read_queries(args.query, coll, args)
     from gedkit.cluster import on_scheduler
 
-    # answers on stdout are written as each query's comes (a batch of slow queries showed
-    # nothing for many minutes, and a kill lost them all); into --csv FILE, and with
-    # --draw (whose picture needs every answer, also after `| head` went away), at the end
-    streamed = _Streamed(args, labels) if not (args.draw or args.csv not in (None, "-")) \
-        else None
-    with on_scheduler(args.scheduler) as client:
+    tally = _Tally()
+    kept = _Kept() if args.draw else None
+    failed: GedkitError | None = None
+    # the answers are written as each query's comes (a batch of slow queries showed nothing
+    # for many minutes, and a kill lost them all), into --csv FILE too (put in place at the
+    # end, or after Ctrl-C with what was answered)
+    with on_scheduler(args.scheduler) as client, _Answers(args) as answers:
         if client is not None:
             kwargs["client"] = client
-        if streamed is not None:
-            kwargs["each"] = streamed.answer
         began = time.perf_counter()
-        if batch:
-            results = search(None, value, queries=queries, **kwargs)
+        if source.batch:
+            try:
+                _search_batches(source, getattr(coll, kind), value, kwargs, answers, tally,
+                                kept)
+            except GedkitError as err:  # a query further on is unreadable: what was
+                failed = err  # answered before it is kept, then the error is said
         else:
-            results = [search(queries[0], value, **kwargs)]
+            name, graph = source.first
+            result = getattr(coll, kind)(graph, value, **kwargs)
+            result.query = name
+            answers.write(result)
+            tally.add([result])
+            if kept is not None:
+                kept.add(0, [result], [graph])
         # the summary's time: the wall clock's (with --jobs the queries' own times add up
         # to more, as they run side by side)
         seconds = time.perf_counter() - began
-    for result, label in zip(results, labels, strict=True):
-        result.query = label
-    # the queries Ctrl-C stopped before they began (empty stats) keep their line in JSON
-    # and CSV, marked interrupted: a reader of the file must tell "no hit" from "not searched"
-    started = [r for r in results if r.stats]
-    try:
-        write(started, args, batch, results[len(started):], seconds, streamed)
-    except BrokenPipeError:
-        if not args.draw:
-            raise
-        # the reader of the answers went away (`| head`): the picture is still asked for
-        # (it was skipped, without a word, exit status 0)
-        sys.stdout = open(os.devnull, "w")  # noqa: SIM115
-    if started:  # nothing answered (Ctrl-C at once): no picture to draw
-        write_picture(args, lambda out: _draw_grid(out, started, coll, queries))
-    _tell_limits(started, args)
-    if any(r.interrupted for r in results):
-        answered = sum(not r.interrupted for r in results)
-        print(f"gedkit: interrupted: {answered} of {counted(len(queries), 'query', 'queries')} "
+        answers.finish(tally, source.batch, seconds)
+    source.told()
+    if failed is not None:
+        answered = (f"; the answers to the {counted(tally.queries, 'query', 'queries')} "
+                    f"before it are {_where(args)}" if tally.queries else "")
+        raise GedkitError(f"{failed}{answered}")
+    if kept is not None and kept.results:  # nothing answered (Ctrl-C at once): no picture
+        write_picture(args, lambda out: _draw_grid(out, kept, coll))
+    _tell_limits(tally, args)
+    if tally.interrupted:
+        read = "" if source.total is None or source.total == tally.queries + tally.unreached \
+            else f" (of {source.total:,})"
+        print(f"gedkit: interrupted: {tally.answered:,} of "
+              f"{counted(tally.queries + tally.unreached, 'query', 'queries')}{read} "
               f"answered in full; what was found so far is {_where(args)}", file=sys.stderr)
         return 130
     return 0
+
+
+def _search_batches(source: QuerySource, search, value: float | int, kwargs: dict,
+                    answers: _Answers, tally: _Tally, kept: _Kept | None) -> None:
+    """Search the queries of ``source`` a batch at a time (:attr:`QuerySource.size`), each answer
+    written by ``answers`` as it comes, counted in ``tally`` (and a few ``kept`` for the
+    picture); then the next batch is read. Ctrl-C stops the search under way, and reading:
+    the queries of the batch that were not started are written as such."""
+    from gedkit.budget import interrupted, interruptible
+    from gedkit.errors import UnseenLabelWarning
+    from gedkit.search.progress import Progress
+
+    batches = source.batches()
+    batch = next(batches)  # (Ctrl-C while the first is read: nothing was searched)
+    shown = Progress(kwargs.get("progress"), source.total)  # one count over every batch
+    unseen = 0  # batches whose queries have labels the collection lacks
+    try:
+        with interruptible():  # Ctrl-C between batches (reading one) stops as in a search
+            while batch:
+                names = [name for name, _ in batch]
+                graphs = [graph for _, graph in batch]
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always", UnseenLabelWarning)
+                    results = search(
+                        None, value, queries=graphs, **{**kwargs, "progress": shown},
+                        each=lambda position, result, names=names: answers.write(
+                            _named(result, names[position])))
+                for w in caught:  # the note on labels the collection lacks: once
+                    if issubclass(w.category, UnseenLabelWarning):
+                        unseen += 1
+                        if unseen > 1:
+                            continue
+                    warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+                started = [r for r in results if r.stats]
+                if kept is not None:
+                    kept.add(tally.queries, started, graphs)
+                tally.add(started)
+                # the queries Ctrl-C stopped before they began (empty stats) keep their line
+                # in JSON and CSV, marked interrupted: a reader of the file must tell "no
+                # hit" from "not searched"
+                unreached = [_named(r, name) for r, name in
+                             zip(results[len(started):], names[len(started):], strict=True)]
+                answers.not_started(unreached)
+                tally.unreached += len(unreached)
+                if interrupted():  # (also once every query of the batch was answered)
+                    tally.stopped_early = True
+                if tally.interrupted:
+                    break
+                try:
+                    batch = next(batches, None)
+                except KeyboardInterrupt:  # (raised by the reading itself)
+                    tally.stopped_early = True
+                    break
+                if interrupted():  # Ctrl-C while the next batch was read: it is not
+                    # searched (nor listed, as the queries not read are not)
+                    tally.stopped_early = True
+                    break
+    finally:
+        shown.close()
+    if unseen > 1:
+        print(f"gedkit: note: queries of {unseen - 1:,} later "
+              f"{'batch' if unseen == 2 else 'batches'} of {source.size:,} have labels the "
+              "collection lacks too", file=sys.stderr)
 
 
 def _where(args: argparse.Namespace) -> str:
@@ -215,31 +272,59 @@ def _where(args: argparse.Namespace) -> str:
     return f"in {args.csv}" if args.csv and args.csv != "-" else "printed above"
 
 
-def _draw_grid(out: str, results: list, coll: Collection, queries: list) -> None:
+class _Kept:
+    """The answers a ``--draw`` picture may show (a grid holds 8: the first queries that
+    found a graph, then the first of those that found none), with their query graphs, kept
+    as the batches go."""
+
+    def __init__(self) -> None:
+        self.results: list[tuple[int, SearchResult, Graph]] = []  # position, answer, query
+        self.found = self.none = self.total = 0
+
+    def add(self, first: int, results: list[SearchResult], graphs: list[Graph]) -> None:
+        """The answers ``results`` of the queries ``graphs`` from position ``first`` on."""
+        from gedkit.draw.grid import MAX_QUERIES
+
+        for k, result in enumerate(results):
+            self.total += 1
+            found = bool(result.hits or result.undecided)
+            if (self.found if found else self.none) < MAX_QUERIES:
+                self.results.append((first + k, result, graphs[k]))
+                if found:
+                    self.found += 1
+                else:
+                    self.none += 1
+
+
+def _draw_grid(out: str, kept: _Kept, coll: Collection) -> None:
     """``--draw``: the grid of the queries (a grid holds 8: the first that found a graph,
     then the first that found none, in the queries' order) and their hits."""
     from gedkit.draw import MAX_HITS
     from gedkit.draw.grid import MAX_QUERIES, draw_hits
     from gedkit.draw.output import save
 
-    picked = list(range(len(results)))
-    if len(results) > MAX_QUERIES:
+    picked = kept.results
+    if kept.total > MAX_QUERIES:
         # (eight panels of "no hit" left out the one query with hits)
-        found = [i for i in picked if results[i].hits or results[i].undecided]
-        picked = sorted((found + [i for i in picked if i not in set(found)])[:MAX_QUERIES])
-        which = ("the first" if picked == list(range(MAX_QUERIES)) else
+        found = [entry for entry in picked if entry[1].hits or entry[1].undecided]
+        chosen = {entry[0] for entry in (found + [e for e in picked if e not in found])
+                  [:MAX_QUERIES]}
+        which = ("the first" if chosen == set(range(MAX_QUERIES)) else
                  "those that found a graph first, then the first of the others"
                  if len(found) < MAX_QUERIES else "the first that found a graph")
-        print(f"gedkit: note: the picture shows {MAX_QUERIES} of {len(results):,} queries: "
+        picked = [entry for entry in picked if entry[0] in chosen]
+        print(f"gedkit: note: the picture shows {MAX_QUERIES} of {kept.total:,} queries: "
               f"{which}", file=sys.stderr)
-    shown = [results[i] for i in picked]
-    found = [len(r.hits) + len(r.undecided) for r in shown]
-    if max(found) > MAX_HITS:  # (its title said "75 hits" over 12 panels, and nothing else)
-        what = (f"the first {MAX_HITS} of {found[0]:,} graphs found" if len(shown) == 1 else
-                f"at most {MAX_HITS} graphs a query ({sum(f > MAX_HITS for f in found)} of "
-                f"{len(shown)} found more)")
+    shown = [result for _, result, _ in picked]
+    found_counts = [len(r.hits) + len(r.undecided) for r in shown]
+    if max(found_counts) > MAX_HITS:  # (its title said "75 hits" over 12 panels, and nothing
+        # else)
+        what = (f"the first {MAX_HITS} of {found_counts[0]:,} graphs found" if len(shown) == 1
+                else f"at most {MAX_HITS} graphs a query ({sum(f > MAX_HITS for f in found_counts)}"
+                f" of {len(shown)} found more)")
         print(f"gedkit: note: the picture shows {what}", file=sys.stderr)
-    save(draw_hits(shown, coll, query=[queries[i] for i in picked], max_hits=MAX_HITS), out)
+    save(draw_hits(shown, coll, query=[graph for _, _, graph in picked], max_hits=MAX_HITS),
+         out)
 
 
 def _what(args: argparse.Namespace) -> tuple[str, float | int]:
@@ -315,159 +400,128 @@ def _call_options(args: argparse.Namespace, question: str) -> dict[str, Any]:
     return kwargs
 
 
-# -- queries ------------------------------------------------------------------------------------
-
-def read_queries(text: str, coll: Collection, args: argparse.Namespace
-                 ) -> tuple[list[Graph], list[Any], bool]:
-    """The query graphs ``text`` names, their names for the output, and whether they are a
-    batch (a collection or a file of several graphs) rather than one query."""
-    from gedkit.inputs import as_graph
-    from gedkit.io import labels_for, read_graphs
-    from gedkit.io.common import undirected_only
-    from gedkit.search.collection import with_collection_labels
-
-    labels = (coll.node_label, coll.edge_label)
-    found = _collection_file(text)
-    if found is not None:
-        return _from_collection(*found, labels)
-    notice = _notice(args)
-    # a molecule of a query file RDKit cannot read is left out, as when building
-    skipped: list[str] | None = None if args.strict else []
-    with _cli_words(), undirected_only("a collection search"):
-        try:
-            if _is_smiles(text, args):
-                graphs = [as_graph(text, *labels, notice=notice)]
-            else:
-                graphs = _read_shown(read_graphs(text, notice,
-                                                 *labels_for(text, *labels, args.format),
-                                                 format=args.format,
-                                                 directed=args.directed or "error",
-                                                 skipped=skipped))
-        except GedkitError as err:
-            raise with_collection_labels(err, labels) from None
-    _note(args)
-    tell_skipped(skipped or [])
-    if not graphs:
-        raise GedkitError(f"{text}: the file holds no graph")
-    names = [g.name or (text if len(graphs) == 1 else f"{text}[{k}]")
-             for k, g in enumerate(graphs)]
-    return graphs, names, len(graphs) > 1
-
-
-def _read_shown(graphs: Iterable[Graph]) -> list[Graph]:
-    """``graphs`` read, counted on stderr as a build counts them (a file of 176,000 SMILES
-    queries was read for 24 s without a word); Ctrl-C stops with a line saying nothing was
-    searched."""
-    from gedkit.search.progress import GraphCounter
-
-    shown = GraphCounter(None, "reading the queries")
-    read: list[Graph] = []
-    try:
-        for g in graphs:
-            read.append(g)
-            if len(read) % 256 == 0:
-                shown.update(len(read))
-    except KeyboardInterrupt:
-        shown.close()
-        print(f"gedkit: interrupted while reading the queries ({counted(len(read), 'graph')} "
-              "read): nothing was searched", file=sys.stderr)
-        raise SystemExit(130) from None
-    shown.close()
-    return read
-
-
-def _collection_file(text: str) -> tuple[Path, str | None] | None:
-    """(file, id) when ``text`` is a collection file or ``FILE#ID`` of one, else None."""
-    from gedkit.io.common import path_is, split_reference
-
-    head, selector = split_reference(text)  # an id may hold '#' (cmpd#2)
-    path = Path(head)
-    if not path_is(path, "is_file"):
-        return None
-    if path.suffix.lower() == ".gdb":
-        return path, selector
-    try:
-        with open(path, "rb") as f:
-            magic = f.read(len(_SQLITE))
-    except OSError:
-        return None
-    return (path, selector) if magic == _SQLITE else None
-
-
-def _from_collection(path: Path, selector: str | None, labels: tuple
-                     ) -> tuple[list[Graph], list[Any], bool]:
-    from gedkit.io.gdb import find_id, label_spec
-    from gedkit.search import Collection
-
-    with Collection.open(path) as source:
-        for mine, theirs, flag in zip(labels, (source.node_label, source.edge_label),
-                                      ("node", "edge"), strict=True):
-            if (mine is not None and theirs is not None
-                    and label_spec(mine) != label_spec(theirs)):
-                raise OptionError(f"{path} was built with --{flag}-label {_label(theirs)} and "
-                                  f"the library with --{flag}-label {_label(mine)}: their "
-                                  "graphs are not comparable")
-        if selector is not None:
-            graph_id = find_id(source, selector, path)
-            return [source.get(graph_id)], [graph_id], False
-        items = list(source.items())
-    if not items:
-        raise GedkitError(f"{path}: the collection holds no graph")
-    return [g for _, g in items], [i for i, _ in items], True
-
-
-def _label(label: Any) -> str:
-    return ",".join(map(str, label)) if isinstance(label, list | tuple) else str(label)
-
-
 # -- output -------------------------------------------------------------------------------------
 
-class _Streamed:
-    """The answers written on stdout as the search gives them (``answer``, its ``each``):
-    JSON lines, CSV rows (the header first) or the text reports, blank lines between."""
+def _named(result: SearchResult, name: Any) -> SearchResult:
+    result.query = name
+    return result
 
-    def __init__(self, args: argparse.Namespace, labels: list[str]):
-        self.args, self.labels, self.count = args, labels, 0
 
-    def answer(self, position: int, result: SearchResult) -> None:
-        result.query = self.labels[position]
-        if self.args.json:
-            print(json.dumps(result.to_dict(), default=str), flush=True)
-        elif self.args.csv == "-":
-            _write_csv(sys.stdout, [result], self.args.node_map, header=not self.count)
-            sys.stdout.flush()
-        else:
-            print(f"{chr(10) if self.count else ''}{report(result)}", flush=True)
+class _Answers:
+    """Where the answers go, each as it comes (:meth:`write`): the text reports, JSON lines
+    or CSV rows on stdout, or the rows into ``--csv FILE`` (written beside it and put in
+    place at the end, also after Ctrl-C, with what was answered)."""
+
+    def __init__(self, args: argparse.Namespace):
+        self.args, self.count, self.rows, self.unreached = args, 0, 0, 0
+        self.out: Any = None  # the --csv FILE open
+        self._file: Any = None
+
+    def __enter__(self) -> _Answers:
+        if self.args.csv not in (None, "-"):
+            self._file = written(self.args.csv)
+            self.out = self._file.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> bool | None:
+        return None if self._file is None else self._file.__exit__(*exc)
+
+    def write(self, result: SearchResult) -> None:
+        """One query's answer."""
+        try:
+            self._write([result], header=not self.count)
+        except BrokenPipeError:
+            if not self.args.draw:
+                raise
+            # the reader of the answers went away (`| head`): the picture is still asked
+            # for (it was skipped, without a word, exit status 0)
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115
         self.count += 1
 
+    def _write(self, results: list[SearchResult], header: bool) -> None:
+        args = self.args
+        if args.json:
+            for result in results:
+                print(json.dumps(result.to_dict(), default=str), flush=True)
+        elif args.csv == "-":
+            _write_csv(sys.stdout, results, args.node_map, header=header)
+            sys.stdout.flush()
+        elif self.out is not None:
+            self.rows += _write_csv(self.out, results, args.node_map, header=header)
+        else:
+            for k, result in enumerate(results):
+                print(f"{chr(10) if self.count + k else ''}{report(result)}", flush=True)
 
-def write(results: list[SearchResult], args: argparse.Namespace, batch: bool,
-          unreached: list[SearchResult], seconds: float,
-          streamed: _Streamed | None = None) -> None:
-    """The answers on stdout or into ``--csv``; ``unreached`` (queries Ctrl-C stopped before
-    their search began) as interrupted answers in the machine-readable outputs, counted in
-    one line of the text output. ``seconds``: the search's wall-clock time; ``streamed``:
-    the answers it wrote already (then only what follows them)."""
-    shown = [] if streamed is not None else results
-    if args.json:
-        for result in [*shown, *unreached]:
-            print(json.dumps(result.to_dict(), default=str))
-    elif args.csv == "-":
-        _write_csv(sys.stdout, [*shown, *unreached], args.node_map,
-                   header=streamed is None or not streamed.count)
-        print(f"gedkit: {_summary(results, seconds, len(unreached))}", file=sys.stderr)
-    elif args.csv:
-        with written(args.csv) as out:
-            rows = _write_csv(out, [*results, *unreached], args.node_map)
-        print(f"wrote {counted(rows, 'row')} to {args.csv}: "
-              f"{_summary(results, seconds, len(unreached))}")
-    else:
-        if shown:
-            print("\n\n".join(report(result) for result in shown))
-        if results and batch:
-            print(f"\n{_summary(results, seconds)}")
-        if unreached:  # (else a reader of the text sees no trace of them)
-            print(f"{chr(10) if results else ''}{_not_started(len(unreached))}")
+    def not_started(self, results: list[SearchResult]) -> None:
+        """Queries Ctrl-C stopped before their search began: a line each in JSON and CSV
+        (a reader of the file must tell "no hit" from "not searched"), counted in the text
+        output."""
+        if results and (self.args.json or self.args.csv):
+            self._write(results, header=not self.count)
+            self.count += len(results)
+        self.unreached += len(results)
+
+    def finish(self, tally: _Tally, batch: bool, seconds: float) -> None:
+        """The lines after the answers: the batch's summary, the queries not started."""
+        args = self.args
+        if args.json:
+            return
+        if args.csv == "-":
+            print(f"gedkit: {_summary(tally, seconds)}", file=sys.stderr)
+        elif args.csv:
+            print(f"wrote {counted(self.rows, 'row')} to {args.csv}: {_summary(tally, seconds)}")
+        else:
+            if tally.queries and batch:
+                print(f"\n{_summary(tally, seconds)}")
+            if self.unreached:  # (else a reader of the text sees no trace of them)
+                print(f"{chr(10) if tally.queries else ''}{_not_started(self.unreached)}")
+
+
+class _Tally:
+    """What the summary line and the notes after it count, added up batch after batch
+    (the answers themselves are not kept)."""
+
+    def __init__(self) -> None:
+        self.queries = self.hits = self.undecided = self.certified = self.answered = 0
+        self.stopped = 0  # hits and undecided of queries Ctrl-C stopped
+        self.unreached = 0  # queries Ctrl-C stopped before they began
+        self.stopped_early = False  # Ctrl-C while the queries were read
+        self.late, self.late_unreached, self.late_kind = 0, 0, ""  # queries out of time
+        self.unproven = 0  # verifications that stopped before deciding, in whole answers
+        self.cold = False  # some because the kernels were not compiled yet
+        self.reasons: dict[str, int] = {}  # why they stopped, as the verifications said
+
+    @classmethod
+    def of(cls, results: list[SearchResult]) -> _Tally:
+        tally = cls()
+        tally.add(results)
+        return tally
+
+    @property
+    def interrupted(self) -> bool:
+        return self.stopped_early or self.unreached > 0 or self.answered < self.queries
+
+    def add(self, results: list[SearchResult]) -> None:
+        """Count the answers ``results`` (their searches started)."""
+        for r in results:
+            self.queries += 1
+            self.hits += len(r.hits)
+            self.undecided += len(r.undecided)
+            self.certified += r.certified
+            for reason, count in (r.stats.get("stopped") or {}).items():
+                self.cold = self.cold or reason == KERNELS_NOT_READY
+                self.reasons[reason] = self.reasons.get(reason, 0) + count
+            if r.timed_out and not r.certified:
+                self.late += 1
+                self.late_unreached += r.stats.get("unreached", 0)
+                self.late_kind = r.kind
+            if r.interrupted:
+                # (their CSV rows say "interrupted", not "hit" or "undecided")
+                self.stopped += len(r.hits) + len(r.undecided)
+            else:
+                self.answered += 1
+                if not r.timed_out:
+                    self.unproven += len(r.undecided) + sum(not h.optimal for h in r.hits)
 
 
 def _not_started(count: int) -> str:
@@ -512,24 +566,19 @@ def _write_csv(out: Any, results: list[SearchResult], node_map: bool,
     return rows
 
 
-def _summary(results: list[SearchResult], seconds: float, unreached: int = 0) -> str:
+def _summary(tally: _Tally, seconds: float) -> str:
     """The batch's counts and ``seconds`` of the wall clock (not the queries' own times
-    added up: more than the wall clock's when they ran side by side); ``unreached``: the
-    queries Ctrl-C stopped before their search began (the line said "1 query" of 3)."""
-    hits = sum(len(r.hits) for r in results)
-    undecided = sum(len(r.undecided) for r in results)
-    certified = sum(r.certified for r in results)
-    parts = [counted(len(results), "query", "queries"), counted(hits, "hit")]
-    if unreached:
-        parts[0] += f" ({unreached:,} more not started)"
-    if undecided:
-        parts.append(f"{undecided:,} undecided")
-    # (their CSV rows say "interrupted", not "hit" or "undecided": told apart here too)
-    stopped = sum(len(r.hits) + len(r.undecided) for r in results if r.interrupted)
-    if stopped:  # (of both: "5,148 undecided (5,188 of them ...)" counted the hits too)
-        parts.append(f"{stopped:,} of {'the hits and undecided' if undecided else 'them'} "
-                     "from queries Ctrl-C stopped")
-    parts.append(f"{certified:,} of {len(results):,} certified")
+    added up: more than the wall clock's when they ran side by side), the queries Ctrl-C
+    stopped before their search began counted apart (the line said "1 query" of 3)."""
+    parts = [counted(tally.queries, "query", "queries"), counted(tally.hits, "hit")]
+    if tally.unreached:
+        parts[0] += f" ({tally.unreached:,} more not started)"
+    if tally.undecided:
+        parts.append(f"{tally.undecided:,} undecided")
+    if tally.stopped:  # (of both: "5,148 undecided (5,188 of them ...)" counted the hits too)
+        of = "the hits and undecided" if tally.undecided else "them"
+        parts.append(f"{tally.stopped:,} of {of} from queries Ctrl-C stopped")
+    parts.append(f"{tally.certified:,} of {tally.queries:,} certified")
     return ", ".join(parts) + f", {_duration(seconds)}"
 
 
@@ -655,24 +704,20 @@ def _seconds(result: SearchResult) -> float:
     return float(sum((result.stats.get("seconds") or {}).values()))
 
 
-def _tell_limits(results: list[SearchResult], args: argparse.Namespace) -> None:
+def _tell_limits(tally: _Tally, args: argparse.Namespace) -> None:
     """A note when verifications left graphs undecided or values unproven: the time limit,
-    or (a result's ``stats["stopped"]`` says so) compiled kernels not ready yet, when
+    or (a verification's ``stats["stopped"]`` says so) compiled kernels not ready yet, when
     verifications answer with the cheap bounds they have at once rather than wait for a
     compile longer than their limit."""
-    late = [r for r in results if r.timed_out and not r.certified]
-    if late:
+    if tally.late:
         default = " (the default)" if args.query_timeout == COMMAND_TIMEOUT else ""
-        found = ("the k best found by then" if late[0].kind.endswith("knn") else
-                 f"{counted(sum(r.stats.get('unreached', 0) for r in late), 'candidate')} "
-                 "not verified, undecided")
-        print(f"gedkit: note: {counted(len(late), 'query', 'queries')} reached the time limit of "
-              f"{args.query_timeout:g} s per query{default}: {found}, not certified; "
+        found = ("the k best found by then" if tally.late_kind.endswith("knn") else
+                 f"{counted(tally.late_unreached, 'candidate')} not verified, undecided")
+        print(f"gedkit: note: {counted(tally.late, 'query', 'queries')} reached the time limit "
+              f"of {args.query_timeout:g} s per query{default}: {found}, not certified; "
               "--query-timeout S (or none) searches longer", file=sys.stderr)
-    stopped = sum(len(r.undecided) + sum(not h.optimal for h in r.hits) for r in results
-                  if not r.interrupted and not r.timed_out)
-    cold = any(KERNELS_NOT_READY in (r.stats.get("stopped") or {}) for r in results)
-    if stopped and cold:
+    stopped = tally.unproven
+    if stopped and tally.cold:
         print(f"gedkit: note: {counted(stopped, 'verification')} stopped before deciding: "
               "gedkit's compiled kernels are not ready yet (first use after installing: they are "
               "compiling in the background, or run `gedkit warmup`); run the search again "
@@ -686,13 +731,12 @@ def _tell_limits(results: list[SearchResult], args: argparse.Namespace) -> None:
         # that stopped in a few milliseconds)
         reasons: dict[str, int] = {}
         other: dict[str, int] = {}
-        for r in results:
-            for reason, count in (r.stats.get("stopped") or {}).items():
-                if reason.startswith("time limit: "):
-                    reason = reason[len("time limit: "):]
-                    reasons[reason] = reasons.get(reason, 0) + count
-                elif reason not in ("time limit", "timeout"):
-                    other[reason] = other.get(reason, 0) + count
+        for reason, count in tally.reasons.items():
+            if reason.startswith("time limit: "):
+                reason = reason[len("time limit: "):]
+                reasons[reason] = reasons.get(reason, 0) + count
+            elif reason not in ("time limit", "timeout"):
+                other[reason] = other.get(reason, 0) + count
         timed = max(stopped - sum(other.values()), 0)
         if timed:
             why = "".join(f"; {count:,} of them because {reason}"

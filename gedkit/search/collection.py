@@ -861,12 +861,13 @@ def _run_on_cluster(coll: Collection, run, graphs: list[Graph], parameter, model
     from gedkit.search.shards import kind_of
 
     kind = kind_of(run)
-    shown = Progress(progress, len(graphs))
+    shown = Progress.of(progress, len(graphs))
     try:
         results = distributed.search(coll, kind, graphs, parameter, model, verify, client,
                                      shown, shards)
     finally:
-        shown.close()
+        if shown is not progress:
+            shown.close()
     _hand_on(results, each)
     if len(results) < len(graphs):
         warn(InterruptedWarning(f"search interrupted: {len(results)} of {len(graphs)} "
@@ -900,7 +901,8 @@ def _run_queries(coll: Collection, run, graphs: list[Graph], parameter, model, v
     from gedkit.search.shards import kind_of
 
     jobs = resolve_jobs(n_jobs, len(graphs))
-    shown = Progress(progress, len(graphs))
+    shown = Progress.of(progress, len(graphs))
+    before = shown.answered  # (a progress shared with earlier calls counted theirs)
     results: list[SearchResult] = []
     try:
         with interruptible():
@@ -922,8 +924,9 @@ def _run_queries(coll: Collection, run, graphs: list[Graph], parameter, model, v
     finally:
         # (an answer Ctrl-C cut short was counted as it came: it is no answer)
         answered = sum(not r.interrupted for r in results)
-        shown.settle(answered)
-        shown.close()
+        shown.settle(before + answered)
+        if shown is not progress:
+            shown.close()
     if answered < len(graphs):  # some query not answered, or cut short
         # attributed to the user's line, however deep the search runs
         warn(InterruptedWarning(f"search interrupted: {answered} of {len(graphs)} queries "

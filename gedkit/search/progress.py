@@ -16,9 +16,17 @@ _LINE_EVERY = 10.0
 
 
 class Progress:
-    """Counts queries answered and pairs verified."""
+    """Counts queries answered and pairs verified: ``queries`` of them (None: not known
+    yet, as while a large query file is read batch by batch)."""
 
-    def __init__(self, progress: bool | None, queries: int):
+    @classmethod
+    def of(cls, progress: bool | Progress | None, queries: int) -> Progress:
+        """A search's progress: ``progress`` itself when it is one already (shared by the
+        calls that search a large batch of queries a part at a time, which its owner
+        closes), else a new one for ``queries`` queries."""
+        return progress if isinstance(progress, Progress) else cls(progress, queries)
+
+    def __init__(self, progress: bool | None, queries: int | None):
         self.queries, self.answered, self.pairs = queries, 0, 0
         self.expected = 0  # the pairs a one-query range search has to verify, once known
         self.start = time.perf_counter()
@@ -32,7 +40,7 @@ class Progress:
         if self.active and not self.lines:
             from tqdm import tqdm
 
-            many = queries > 1
+            many = queries is None or queries > 1
             self.bar = tqdm(total=queries if many else None, unit="query" if many else "pair",
                             desc="search", file=sys.stderr, delay=0 if progress else _DELAY)
             self.bar.monitor_interval = 0
@@ -99,8 +107,10 @@ class Progress:
             spent = time.perf_counter() - self.start
             # (the pace and time left of a batch: 50 slow queries ran toward an hour told
             # only the queries done)
-            ahead = pace(self.answered, self.queries, spent, "query", "queries")
-            print(f"gedkit: search: {self.answered:,}/{self.queries:,} queries, {done} "
+            ahead = ("" if self.queries is None else
+                     pace(self.answered, self.queries, spent, "query", "queries"))
+            total = "" if self.queries is None else f"/{self.queries:,}"
+            print(f"gedkit: search: {self.answered:,}{total} queries, {done} "
                   f"verified, {spent:.0f} s{ahead}{busy}", file=sys.stderr, flush=True)
             self.next_line = time.perf_counter() + _LINE_EVERY
             self.printed = (self.answered, self.pairs)
