@@ -333,6 +333,20 @@ def test_ctrl_c_while_building_keeps_the_batches_written(capsys, tmp_path, monke
     assert code == 0 and Collection.open(tmp_path / "x.gdb").ids == ["c"]
 
 
+def test_appending_a_name_that_spells_a_numbered_id_says_so_in_cli_words(capsys, tmp_path):
+    """A graph named "0" appended to a numbered collection: its id would print as graph 0
+    does; the error names the command's option, not Python's ids='names'."""
+    lib = tmp_path / "num.gdb"
+    assert main(["collection", "build", str(lib), str(smi(tmp_path / "a.smi",
+                                                          [("CCO", "x"), ("CCN", "x")]))]) == 0
+    capsys.readouterr()
+    one_line_error(*run(capsys, "collection", "build", lib, "--append",
+                        smi(tmp_path / "b.smi", [("CCCC", "0")])),
+                   "has a graph with id 0 already", "--ids numbers")
+    assert "ids='names'" not in capsys.readouterr().err
+    assert len(Collection.open(lib)) == 2
+
+
 def test_append_continues_an_interrupted_build(capsys, tmp_path, monkeypatch):
     from gedkit.cli import _collection
     from gedkit.search import collection

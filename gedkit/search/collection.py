@@ -400,8 +400,11 @@ class Collection:
             if named is not None:
                 clash = self._store.existing([t for i in named for t in alike_texts(i)])
                 if clash:
-                    raise OptionError(f"ids='names': the collection has a graph with id "
-                                      f"{clash[0]} already")
+                    raise OptionError(
+                        Words("ids='names': ", ""),
+                        f"the collection has a graph with id {clash[0]} already",
+                        Words("", " (the graphs are added under their names; --ids numbers "
+                              "numbers them instead)"))
                 return [id_text(i) for i in named], max(next_id, stored)
             if ids is not None:
                 return [id_text(i) for i in ids[added:added + len(batch)]], max(next_id, stored)
