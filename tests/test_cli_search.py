@@ -856,6 +856,14 @@ def test_an_unreadable_query_further_on_keeps_the_answers_before_it(capsys, lib,
     assert code == 2 and "bad.smi:4" in err
     assert f"the answers to the 2 queries before it are in {out_csv}" in err
     assert {r["query"] for r in csv.DictReader(out_csv.open())} == {"propanol", "phenol"}
+    assert "wrote" not in _out  # (no summary beside the error)
+    # a bad record in the first batch: nothing answered, the file left as it was
+    out_csv.write_text("kept\n")
+    bad_first = smi(tmp_path / "bad_first.smi", [MANY[0], ("C1CC", "broken"), *MANY[1:]])
+    code, out, err = run(capsys, "search", lib, bad_first, "--within", "2", "--csv", out_csv,
+                         "--strict")
+    assert code == 2 and out == "" and "bad_first.smi:2" in err and "answers" not in err
+    assert out_csv.read_text() == "kept\n"
 
 
 def test_the_unseen_label_note_is_said_once_for_every_batch(capsys, lib, tmp_path,

@@ -173,7 +173,9 @@ def run(args: argparse.Namespace) -> int:
                 _search_batches(source, getattr(coll, kind), value, kwargs, answers, tally,
                                 kept)
             except GedkitError as err:  # a query further on is unreadable: what was
-                failed = err  # answered before it is kept, then the error is said
+                if not tally.queries:  # answered before it is kept, then the error is said
+                    raise  # (--csv FILE then left as it was)
+                failed = err
         else:
             name, graph = source.first
             result = getattr(coll, kind)(graph, value, **kwargs)
@@ -185,7 +187,8 @@ def run(args: argparse.Namespace) -> int:
         # the summary's time: the wall clock's (with --jobs the queries' own times add up
         # to more, as they run side by side)
         seconds = time.perf_counter() - began
-        answers.finish(tally, source.batch, seconds)
+        if failed is None:
+            answers.finish(tally, source.batch, seconds)
     source.told()
     if failed is not None:
         answered = (f"; the answers to the {counted(tally.queries, 'query', 'queries')} "
