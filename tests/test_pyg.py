@@ -264,3 +264,30 @@ def test_cli_export(atoms, molecules, tmp_path, capsys):
     assert main(["pairwise", *files, "--export", "pyg", files[0]]) == 2
     out, err = capsys.readouterr()
     assert "is not a folder" in err and err.count("\n") == 1 and not out
+
+
+def test_cli_export_is_not_written_after_ctrl_c(tmp_path, capsys, monkeypatch):
+    """Ctrl-C left pairs unsolved: no dataset of inf targets (it was written, 739 of 820
+    pairs inf, with the usual line); a note says how to finish it."""
+    import gedkit.pairwise as pairwise_module
+    from gedkit.cli import main
+
+    real = pairwise_module.pairwise
+
+    def stopped(*args, **kwargs):  # the job as Ctrl-C leaves it: every pair pending
+        result = real(*args, **kwargs)
+        off = result.pairs[:, 0] != result.pairs[:, 1]
+        result.status[tuple(result.pairs[off].T)] = "pending"
+        result.interrupted = True
+        return result
+
+    monkeypatch.setattr(pairwise_module, "pairwise", stopped)
+    smiles = tmp_path / "pw.smi"
+    smiles.write_text("CCO a\nCCN b\nCC=O c\n")
+    root = tmp_path / "pyg"
+    code = main(["pairwise", str(smiles), "--no-edge-label", "--export", "pyg", str(root),
+                 "--csv", str(tmp_path / "pw.csv")])
+    err = capsys.readouterr().err
+    assert code == 130 and not root.exists() and "GEDDataset(" not in err
+    assert "--export not written: 3 of 6 pairs not solved; run it again with --out FILE" in err
+

@@ -147,7 +147,16 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(_table(result, row_names, col_names))
     _tell_failures(result, row_names, col_names)
-    if args.export is not None:
+    pending = result.counts()["pending"]
+    if args.export is not None and pending:
+        # Ctrl-C left pairs unsolved: a dataset with them would train on inf targets (it
+        # was written, 739 of 820 pairs inf, with the usual line)
+        again = (f"the same command again continues from {args.out} and writes it"
+                 if args.out else "run it again with --out FILE, which keeps the pairs done "
+                 "for the next run")
+        print(f"gedkit: note: --export not written: {pending:,} of "
+              f"{counted(len(result.pairs), 'pair')} not solved; {again}", file=sys.stderr)
+    elif args.export is not None:
         from gedkit.io.pyg import write_geddataset
 
         root = write_geddataset(args.export[1], result, rows, cols, name=args.pyg_name,
