@@ -219,7 +219,7 @@ def _search_batches(source: QuerySource, search, value: float | int, kwargs: dic
 
     batches = source.batches()
     batch = next(batches)  # (Ctrl-C while the first is read: nothing was searched)
-    shown = Progress(kwargs.get("progress"), source.total)  # one count over every batch
+    shown = Progress(None, source.total)  # one count over every batch
     unseen = 0  # batches whose queries have labels the collection lacks
     try:
         with interruptible():  # Ctrl-C between batches (reading one) stops as in a search
@@ -310,8 +310,8 @@ def _draw_grid(out: str, kept: _Kept, coll: Collection) -> None:
     if kept.total > MAX_QUERIES:
         # (eight panels of "no hit" left out the one query with hits)
         found = [entry for entry in picked if entry[1].hits or entry[1].undecided]
-        chosen = {entry[0] for entry in (found + [e for e in picked if e not in found])
-                  [:MAX_QUERIES]}
+        others = [entry for entry in picked if not (entry[1].hits or entry[1].undecided)]
+        chosen = {position for position, _, _ in (found + others)[:MAX_QUERIES]}
         which = ("the first" if chosen == set(range(MAX_QUERIES)) else
                  "those that found a graph first, then the first of the others"
                  if len(found) < MAX_QUERIES else "the first that found a graph")

@@ -55,7 +55,7 @@ class QuerySource:
     def _named(self, items: Iterator[tuple[Any, Graph]], text: str
                ) -> Iterator[tuple[Any, Graph]]:
         for k, (name, g) in enumerate(items):
-            # (the first is named once the second is known to exist or not)
+            # (a file's only graph is named FILE instead, once known to be alone: __init__)
             yield name if name is not None else f"{text}[{k}]", g
 
     @property
