@@ -597,11 +597,15 @@ def test_cli_search_grid(capsys, tmp_path, monkeypatch):
     assert grid.exists(), done.stderr
 
 
+@pytest.mark.parametrize("batch", [10_000, 1])  # the queries searched a batch at a time too
 def test_cli_search_grid_draws_the_queries_that_found_graphs_first(capsys, tmp_path,
-                                                                   monkeypatch):
+                                                                   monkeypatch, batch):
     """More queries than a grid holds: those with hits are drawn before those without
     (eight panels of "no hit" left out the one query that found a graph)."""
     import gedkit.draw.grid as grid_module
+    from gedkit.cli import _search_queries
+
+    monkeypatch.setattr(_search_queries, "BATCH", batch)
 
     coll_path = tmp_path / "lib.gdb"
     coll = gedkit.Collection.create(coll_path)
