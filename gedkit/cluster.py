@@ -15,6 +15,7 @@ import itertools
 import logging
 import pickle
 import threading
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -282,6 +283,27 @@ def _call(function: Callable, shared: Any, *args: Any) -> Any:
     return function(shared.get() if isinstance(shared, _Pickled) else shared, *args)
 
 
+def _heard(completed: Any) -> Iterator[Any]:
+    """The futures of the ``as_completed`` set ``completed`` as they finish, waiting in
+    slices between which Ctrl-C is heard: raised, or as the flag of a caller inside
+    :class:`~gedkit.budget.interruptible` (``gedkit search``'s batches)."""
+    from gedkit.budget import interrupted
+
+    while not completed.is_empty():
+        batch = completed.next_batch(block=False)
+        if batch:
+            yield from batch
+            continue
+        if interrupted():
+            raise KeyboardInterrupt
+        woken = getattr(completed, "thread_condition", None)  # (notified as one finishes)
+        if woken is None:
+            time.sleep(0.01)
+            continue
+        with woken:
+            woken.wait(timeout=0.25)
+
+
 def run_tasks(client: Any, function: Callable, shared: Any, tasks: Iterator[tuple[Any, tuple]],
               done: Callable[[Any, Any, BaseException | None], None], window: int) -> None:
     """Run ``function(shared, *args)`` on the cluster for every ``(key, args)`` of ``tasks``,
@@ -318,7 +340,7 @@ def run_tasks(client: Any, function: Callable, shared: Any, tasks: Iterator[tupl
 
     try:
         submit()
-        for future in completed:
+        for future in _heard(completed):
             key, args, used, tries = running.pop(future)
             try:
                 value, error = future.result(), None

@@ -42,6 +42,8 @@ __all__ = ["Runner", "run_direct", "running_calls"]
 _RELEASE_CHECK = 0.25
 #: times a task whose call failed (its worker lost) is sent to another runner
 _RESEND_TRIES = 3
+#: seconds the client waits for an answer before it looks whether Ctrl-C came
+_SLICE = 0.25
 #: seconds to wait for a worker's runner to be made (a worker busy with long Dask tasks may
 #: not start one for a while: the job goes on without it)
 _MAKE_TIMEOUT = 30.0
@@ -327,10 +329,16 @@ async def _relay(call: Any, ident: int, answers: queue.SimpleQueue) -> None:
 
 
 def _next(answers: queue.SimpleQueue) -> tuple:
-    """The next answer, waiting in slices (Ctrl-C is heard between them)."""
+    """The next answer, waiting in slices (Ctrl-C is heard between them: raised, or as the
+    flag a caller inside :class:`~gedkit.budget.interruptible` has, e.g. ``gedkit search``'s
+    batches, where a search on the cluster ran on to its end after Ctrl-C)."""
+    from gedkit.budget import interrupted
+
     while True:
         with contextlib.suppress(queue.Empty):
-            return answers.get(timeout=0.5)
+            return answers.get(timeout=_SLICE)
+        if interrupted():
+            raise KeyboardInterrupt
 
 
 def _replace(client: Any, held: dict, free: dict) -> bool:

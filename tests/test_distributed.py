@@ -756,6 +756,44 @@ def test_an_error_here_stops_the_jobs_running_tasks(client):
     assert time.perf_counter() - start < 3.0, client.run(running_calls)
 
 
+def _spin(shared, seconds):
+    """A task that runs ``seconds`` unless stopped (a stand-in for a long search)."""
+    import time
+
+    from gedkit.budget import interrupted
+
+    end = time.monotonic() + seconds
+    while time.monotonic() < end and not interrupted():
+        time.sleep(0.01)
+    return seconds
+
+
+@pytest.mark.parametrize("runners", [True, False])  # gedkit's runners, or Dask tasks
+def test_ctrl_c_heard_as_a_flag_stops_the_wait_for_the_cluster(client, runners):
+    """Ctrl-C (or SIGTERM on the command line) inside an ``interruptible()`` caller sets a
+    flag instead of raising, as in ``gedkit search``'s batches: the wait for the cluster's
+    answers hears it (a search on the cluster ran on to its end, 59 s after Ctrl-C)."""
+    import signal
+    import threading
+    import time
+
+    from gedkit.budget import interruptible
+    from gedkit.cluster import run_tasks
+    from gedkit.cluster_direct import run_direct
+
+    run = run_direct if runners else run_tasks
+    timer = threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT))
+    start = time.perf_counter()
+    timer.start()
+    try:
+        with interruptible(), pytest.raises(KeyboardInterrupt):
+            run(client, _spin, None, iter([("a", (60.0,)), ("b", (60.0,))]),
+                lambda key, value, error: None, 2)
+    finally:
+        timer.cancel()
+    assert time.perf_counter() - start < 5.0
+
+
 def test_a_new_client_finds_the_collection_open_on_the_workers(client, library):
     """The collections a search opened on the workers stay open for the next client's
     searches (a new `gedkit search --scheduler` each time reopened the whole collection)."""
