@@ -773,15 +773,20 @@ def test_ctrl_c_heard_as_a_flag_stops_the_wait_for_the_cluster(client, runners):
     """Ctrl-C (or SIGTERM on the command line) inside an ``interruptible()`` caller sets a
     flag instead of raising, as in ``gedkit search``'s batches: the wait for the cluster's
     answers hears it (a search on the cluster ran on to its end, 59 s after Ctrl-C)."""
+    import functools
     import signal
     import threading
     import time
 
     from gedkit.budget import interruptible
     from gedkit.cluster import run_tasks
-    from gedkit.cluster_direct import run_direct
+    from gedkit.cluster_direct import _as_task, run_direct, running_calls
 
-    run = run_direct if runners else run_tasks
+    def as_tasks(client, function, *rest):  # as run_direct sends them when no runner
+        # starts: Dask tasks, stopped once cancelled
+        return run_tasks(client, functools.partial(_as_task, function), *rest)
+
+    run = run_direct if runners else as_tasks
     timer = threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT))
     start = time.perf_counter()
     timer.start()
@@ -792,6 +797,16 @@ def test_ctrl_c_heard_as_a_flag_stops_the_wait_for_the_cluster(client, runners):
     finally:
         timer.cancel()
     assert time.perf_counter() - start < 5.0
+    # ... and the workers' tasks of the job stop too
+
+    def busy() -> int:
+        return (sum(client.run(running_calls).values())
+                + sum(map(len, client.processing().values())))
+
+    stopped = time.perf_counter()
+    while busy() and time.perf_counter() - stopped < 10:
+        time.sleep(0.05)
+    assert time.perf_counter() - stopped < 3.0, (client.run(running_calls), client.processing())
 
 
 def test_a_new_client_finds_the_collection_open_on_the_workers(client, library):
