@@ -2212,6 +2212,8 @@ def test_range_batches_cover_every_query_once_and_give_every_thread_a_task(count
     assert default_shards(100_000, count, parallel) == min(parallel, 100_000 // MIN_SHARD)
     assert default_shards(3 * MIN_SHARD, count, 64) == 3
     assert default_shards(10, count, parallel) == 1
+    # kNN: one shard (each more scans for its own k nearest, unbounded by the others')
+    assert default_shards(1_580_000, 1, parallel, ranked=True) == 1
 
 
 def test_a_list_as_the_one_query_says_where_a_list_goes():

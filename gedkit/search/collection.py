@@ -507,9 +507,9 @@ class Collection:
             a search here, in the same order (see :mod:`gedkit.search.distributed`).
         shards : int, optional
             With ``client``: how many shards, of at least 200 graphs each by default: for a
-            range search one per worker thread; for kNN as few as give each worker thread
-            four tasks with the queries cut into batches (one for many queries, more for a
-            few).
+            range search one per worker thread; for kNN one, with the queries cut into
+            batches (each shard more would find its own k nearest before the others' k-th
+            distance bounds it: many more graphs verified).
         query_timeout : float, optional
             Seconds for each query's verifications in all (None, the default: only
             ``timeout`` per pair). A large threshold over a large collection leaves tens of
