@@ -73,7 +73,7 @@ def on_scheduler(address: str | None) -> Iterator[Any]:
         yield client
     except (OSError, TimeoutError) as exc:  # (Dask's lost connections are OSErrors)
         raise ClusterError(f"lost the Dask scheduler at {address} during the job "
-                           f"({_said(exc)})") from None
+                           f"({said(exc)})") from None
     finally:
         with contextlib.suppress(Exception):  # a client whose scheduler is gone
             client.close()
@@ -119,7 +119,7 @@ def connect(address: str) -> Any:
     if exc is None:
         why = f"nothing answered as a Dask scheduler within {CONNECT_TIMEOUT:g} s"
     elif isinstance(exc, OSError | TimeoutError | ValueError):
-        why = _said(exc)
+        why = said(exc)
     elif isinstance(exc, TypeError) and "ssl_context" in str(exc):  # (Dask's words for it)
         why = ("a tls:// address needs Dask's TLS settings: the CA file, and this client's "
                "certificate and key (distributed.comm.tls.* in Dask's configuration)")
@@ -133,7 +133,8 @@ def connect(address: str) -> Any:
 _CONNECT_GRACE = 5
 
 
-def _said(exc: BaseException) -> str:
+def said(exc: BaseException) -> str:
+    """``exc`` in one line (its type where it says nothing)."""
     return " ".join(str(exc).split()) or type(exc).__name__
 
 

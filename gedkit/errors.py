@@ -134,7 +134,11 @@ class OptionError(GedkitError, ValueError):
 
 class ClusterError(GedkitError, RuntimeError):
     """A Dask cluster failed during a job (its scheduler lost): not the caller's input (the
-    command line exits with status 1, not 2)."""
+    command line exits with status 1, not 2). ``result``: what the job had done by then,
+    where it has something to give (:func:`gedkit.pairwise`: the pairs done, the others
+    ``pending``), else None."""
+
+    result: object = None
 
 
 class MissingDependencyError(GedkitError, ImportError):

@@ -413,6 +413,7 @@ def pairwise(
         out=None if out is None else os.fspath(out),
     )
     store = None
+    lost: BaseException | None = None  # the Dask scheduler's connection, lost mid-job
     if out is not None:
         from gedkit.pairwise_store import PairStore, job_header
 
@@ -444,16 +445,33 @@ def pairwise(
             result.interrupted = _run(worker, todo, jobs, client, chunk_size, gather, shown)
         except KeyboardInterrupt:
             result.interrupted = True
+        except (OSError, TimeoutError) as exc:  # (Dask's lost connections are OSErrors)
+            if client is None or client.status == "running":
+                raise
+            lost = exc  # the scheduler lost: the pairs done go with the error (a CSV the
+            # command line would have written lost them all, 281 pairs)
         finally:
             shown.close()
     finally:
         if store is not None:
             store.close()
-    if result.interrupted:
+    if result.interrupted or lost is not None:
         # an entry Ctrl-C caught half-recorded is pending like the others, with their bounds
         pending = result.status == "pending"
         result.lower_bound[pending], result.upper_bound[pending] = 0.0, math.inf
         result.time[pending] = 0.0
+    if lost is not None:
+        from gedkit.cluster import said
+
+        counts = result.counts()
+        kept = f" (and in {result.out})" if result.out else ""
+        error = ClusterError(
+            f"lost the Dask scheduler during the job ({said(lost)}): "
+            f"{len(pairs) - counts['pending']} of {len(pairs)} pairs done, in the error's "
+            f"result{kept}; the others have status 'pending'")
+        error.result = result
+        raise error from None
+    if result.interrupted:
         counts = result.counts()
         kept = f"; those done are in {result.out}" if result.out else ""
         warnings.warn(

@@ -291,6 +291,58 @@ def test_a_scheduler_lost_during_the_job_is_said_so(monkeypatch):
     assert len(closed) == 2
 
 
+def test_a_scheduler_lost_mid_job_keeps_the_pairs_done(graphs, tmp_path, monkeypatch,
+                                                       capsys):
+    """The scheduler lost during a pairwise job (Dask gives up reconnecting after 30 s): the
+    error carries the pairs done (the others pending), and the command line writes them
+    before it says so (its CSV was not written at all: 281 pairs lost)."""
+    import importlib
+
+    import gedkit.cluster as cluster
+    from gedkit.cli import main
+
+    module = importlib.import_module("gedkit.pairwise")
+
+    class Gone:  # a client whose scheduler went away
+        status = "connecting"
+
+        def close(self):
+            pass
+
+    truth = gedkit.pairwise(graphs, **EXACT)
+    real_run = module._run
+
+    def half_then_lost(worker, todo, jobs, client, *rest):
+        if client is None:  # (the command line's check of its options, no pair)
+            return real_run(worker, todo, jobs, client, *rest)
+        real_run(worker, todo[:len(todo) // 2], 1, None, *rest)
+        raise TimeoutError("Timed out trying to connect to tcp://x:1 after 30 s")
+
+    monkeypatch.setattr(cluster, "as_client", lambda client, what=None: client)
+    monkeypatch.setattr(cluster, "connect", lambda address: Gone())
+    monkeypatch.setattr(module, "_run", half_then_lost)
+    with pytest.raises(ClusterError, match="lost the Dask scheduler during the job") as caught:
+        gedkit.pairwise(graphs, client=Gone(), **EXACT)
+    m = caught.value.result
+    done = m.status != "pending"
+    assert 0 < done.sum() < done.size and (m.status[done] == "optimal").all()
+    np.testing.assert_allclose(m.distance[done], truth.distance[done])
+    assert np.isinf(m.upper_bound[~done]).all()
+    # the command line: the CSV written with the pairs done, then the error (status 1)
+    files = [str(tmp_path / f"g{k}.json") for k in range(4)]
+    for g, path in zip(graphs, files, strict=False):
+        gedkit.write(g, path)
+    out_csv = tmp_path / "lost.csv"
+    capsys.readouterr()
+    assert main(["pairwise", *files, "--node-label", "label", "--edge-label", "label",
+                 "--scheduler", "tcp://x:1", "--csv", str(out_csv)]) == 1
+    out, err = capsys.readouterr()
+    assert out.startswith(f"wrote {out_csv} (")
+    assert err.startswith("gedkit: error: lost the Dask scheduler at tcp://x:1 during the job:")
+    assert f"written to {out_csv}; --out FILE keeps the pairs done" in err
+    assert "pending" in out_csv.read_text()
+
+
 # -- collection searches on the cluster ------------------------------------------------------
 SEARCH = {"timeout": None, "progress": False}
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from gedkit.budget import PAIR_TIMEOUT as DEFAULT_TIMEOUT
 from gedkit.cli._args import add_solver_arguments, check_output, solve_options, written
 from gedkit.cli._inputs import add_input_arguments, read_file
-from gedkit.errors import GedkitError, OptionError, counted
+from gedkit.errors import ClusterError, GedkitError, OptionError, counted
 
 if TYPE_CHECKING:  # numpy and the solvers load when the command runs
     from gedkit.graph import Graph
@@ -115,9 +115,15 @@ def run(args: argparse.Namespace) -> int:
         dataset_name([g for g in rows + (cols or []) if g is not None], args.pyg_name)
     from gedkit.cluster import on_scheduler
 
-    with on_scheduler(args.scheduler) as client:
-        result = pairwise(rows, cols, client=client, out=args.out,
-                          node_maps=args.export is not None, **options)
+    lost: ClusterError | None = None  # the scheduler, lost mid-job: the pairs done are
+    with on_scheduler(args.scheduler) as client:  # written all the same, then the error
+        try:
+            result = pairwise(rows, cols, client=client, out=args.out,
+                              node_maps=args.export is not None, **options)
+        except ClusterError as err:
+            if err.result is None:
+                raise
+            result, lost = err.result, err
     if result.resumed:
         print(f"gedkit: resumed {result.resumed:,} pairs from {args.out}; solved "
               f"{len(result.pairs) - result.resumed - result.counts()['pending']:,}",
@@ -169,6 +175,15 @@ def run(args: argparse.Namespace) -> int:
             print("gedkit: note: with --against only train x test pairs are computed; the "
                   "train x train and test x test pairs are inf in the export (leave --against "
                   "out to compute every pair)", file=sys.stderr)
+    if lost is not None:
+        where = (f"written to {args.csv}" if args.csv not in (None, "-") else
+                 "printed above")
+        kept = (f"; the same command again continues from {args.out}" if args.out else
+                "; --out FILE keeps the pairs done for the same command to continue")
+        raise ClusterError(f"lost the Dask scheduler at {args.scheduler} during the job: "
+                           f"{len(result.pairs) - result.counts()['pending']:,} of "
+                           f"{counted(len(result.pairs), 'pair')} done, "
+                           f"{where}{kept}")
     if result.interrupted:
         print(f"gedkit: interrupted; the pairs done are kept ({summary})", file=sys.stderr)
         return 130
