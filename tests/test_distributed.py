@@ -689,6 +689,16 @@ def test_empty_collection_and_no_hits_on_the_cluster(client):
     assert [r.hits for r in remote] == [[], []] and all(r.certified for r in remote)
 
 
+def test_sqlites_memory_name_makes_a_collection_in_memory(client, tmp_path, monkeypatch):
+    """``Collection.create(":memory:")``, SQLite's name for a database in memory, is one (a
+    search on the cluster took it for a file and raised FileNotFoundError)."""
+    monkeypatch.chdir(tmp_path)
+    coll = gedkit.Collection.create(":memory:")
+    coll.add(["CCO", "CCN", "CCCC"], progress=False)
+    assert coll.path is None and not (tmp_path / ":memory:").exists()
+    assert coll.knn("CCO", 2, client=client, **SEARCH).ids == coll.knn("CCO", 2, **SEARCH).ids
+
+
 def test_a_cancelled_task_frees_its_worker(client):
     """Dask does not stop a running task: a pairwise chunk looks between its pairs whether
     the client cancelled it (or went away), so a stopped job does not hold the workers."""

@@ -264,6 +264,10 @@ class Store:
     @classmethod
     def create(cls, path: str | Path | None, node_label: Any, edge_label: Any,
                overwrite: bool = False) -> Store:
+        if path is not None and os.fspath(path) == ":memory:":
+            # SQLite's name for a database in memory: made in memory, and said to be (it
+            # was taken for a file where a search on a cluster sends its path)
+            path = None
         where = IN_MEMORY if path is None else str(path)
         if path is not None:
             path = Path(path)
