@@ -117,7 +117,8 @@ def connect(address: str) -> Any:
         return outcome["client"]
     exc = outcome.get("error")
     if exc is None:
-        why = f"nothing answered as a Dask scheduler within {CONNECT_TIMEOUT:g} s"
+        why = ("nothing answered as a Dask scheduler within "
+               f"{CONNECT_TIMEOUT + _CONNECT_GRACE:g} s")
     elif isinstance(exc, OSError | TimeoutError | ValueError):
         why = said(exc)
     elif isinstance(exc, TypeError) and "ssl_context" in str(exc):  # (Dask's words for it)
@@ -149,8 +150,9 @@ def _refused(address: str) -> None:
     try:
         parts = urlsplit(text)
         host, port = parts.hostname, parts.port
-    except ValueError:
-        return
+    except ValueError as err:  # (a port out of range waited 30 s for Dask to give up)
+        raise GedkitError(f"cannot reach the Dask scheduler at {address}: not an address "
+                          f"({said(err)})") from None
     if parts.scheme != "tcp" or not host or port is None:
         return
     try:

@@ -201,6 +201,11 @@ def test_a_scheduler_address_nothing_listens_at_is_told_at_once(monkeypatch):
         port = s.getsockname()[1]
     with pytest.raises(gedkit.GedkitError, match="nothing listens there"):
         connect(f"tcp://127.0.0.1:{port}")
+    # no address at all (a port out of range waited 30 s for Dask to give up)
+    for address, why in (("tcp://127.0.0.1:99999", "Port out of range"),
+                         ("tcp://[::1", "Invalid IPv6 URL")):
+        with pytest.raises(gedkit.GedkitError, match=rf"not an address \({why}"):
+            connect(address)
 
 
 def test_a_tls_address_without_tls_settings_says_what_is_missing():
