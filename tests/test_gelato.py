@@ -653,10 +653,33 @@ def test_cli_checks_every_output_and_init_before_the_labelling(torch, tmp_path, 
     if Path("/proc").is_dir():
         assert main([*argv, "--out", "/proc/x.pt"]) == 2
         assert "cannot create files in '/proc'" in capsys.readouterr().err
-    # a shipped model's name, as --model takes it
+    # a shipped model's name, as --model takes it; its width and layers are kept, and
+    # others given are said to be left aside (they were, without a word)
     assert main([*argv, "--out", str(tmp_path / "m.pt"), "--init", "molecules"]) == 0
     card = json.loads((tmp_path / "m.json").read_text())
     assert card["training"]["init"] == "molecules" and card["network"]["width"] == 128
+    assert ("--width 8 --layers 1 left aside: the --init network's width 128 and"
+            in capsys.readouterr().err)
+
+
+def test_cli_says_how_the_labelling_goes_and_what_it_left_out(torch, tmp_path, capsys,
+                                                              monkeypatch):
+    """Into a file (not a terminal) the labelling says how far it is every few seconds (a
+    run labelled for 104 s in silence), and the training pairs left out for want of a
+    proven label are counted (said only in the model card)."""
+    from gedkit.cli import _train
+
+    monkeypatch.setattr(_train, "_LINE_EVERY", 0.0)
+    out = tmp_path / "m.pt"
+    assert main(["train", "gelato", "--data", str(AIDS_SAMPLE), "--out", str(out), "--pairs",
+                 "12", "--val-pairs", "1", "--width", "8", "--layers", "1",
+                 "--states-per-pair", "2", "--epochs", "1", "--exact-timeout", "0.002"]) == 0
+    err = capsys.readouterr().err
+    assert "gedkit: labelling: 1/13 pairs, " in err and "gedkit: labelling: 12/13 pairs" in err
+    card = json.loads(out.with_suffix(".json").read_text())
+    dropped = card["data"]["labels_unproven"]
+    if dropped:  # (on a fast machine 2 ms may prove them all)
+        assert "of 12 training pairs left out: not proven optimal by --label-method exact" in err
 
 
 def test_cli_says_once_that_unproven_validation_labels_validate_nothing(torch, tmp_path,

@@ -16,7 +16,8 @@ import datetime
 import errno
 import sys
 import tempfile
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from gedkit import __version__
 from gedkit.cli._args import check_output
 from gedkit.cli._inputs import add_input_arguments, read_file, read_options
-from gedkit.errors import OptionError, counted
+from gedkit.errors import OptionError, counted, pace
 
 if TYPE_CHECKING:  # NumPy loads with the command, not with the parser (gedkit --help)
     import numpy as np
@@ -32,6 +33,8 @@ if TYPE_CHECKING:  # NumPy loads with the command, not with the parser (gedkit -
     from gedkit.graph import Graph
 
 _DEFAULT_TIMEOUT = 10.0
+#: the network's default width and layers
+_WIDTH, _LAYERS = 128, 5
 
 
 def register(subparsers: Any) -> None:
@@ -73,8 +76,10 @@ def register(subparsers: Any) -> None:
     model = parser.add_argument_group("network and optimisation")
     model.add_argument("--epochs", type=int, default=30, metavar="E",
                        help="passes over the training pairs (default 30)")
-    model.add_argument("--width", type=int, default=128, help="hidden width (default 128)")
-    model.add_argument("--layers", type=int, default=5, help="GINE layers (default 5)")
+    # (None: not given, so that --init's network, whose width and layers are kept, is not
+    # said to differ from the defaults)
+    model.add_argument("--width", type=int, help=f"hidden width (default {_WIDTH})")
+    model.add_argument("--layers", type=int, help=f"GINE layers (default {_LAYERS})")
     model.add_argument("--batch-size", type=int, default=64, metavar="B",
                        help="states per step (default 64)")
     model.add_argument("--lr", type=float, default=1e-3, help="AdamW learning rate (default 0.001)")
@@ -119,6 +124,7 @@ def run(args: argparse.Namespace) -> int:
     _check(args)
     resolve_device(args.device)  # before the labelling: an unusable device fails at once
     start = _start(args.init, load) if args.init else None
+    _architecture(args, start)
     out = Path(args.out)
     costs = get_costs(args.costs)
     graphs, counts = _graphs(args)
@@ -179,6 +185,7 @@ def run(args: argparse.Namespace) -> int:
     usable = [lp.optimal or args.keep_unproven for lp in labelled[: len(pairs)]]
     train_set = [lp for lp, ok in zip(labelled[: len(pairs)], usable, strict=True) if ok]
     val_set = labelled[len(pairs):]
+    _note_dropped(len(pairs) - len(train_set), len(pairs), args)
     if not train_set:
         if args.label_method != "exact":  # (raising --exact-timeout cannot help a heuristic)
             raise OptionError(f"--label-method {args.label_method} proved no training pair's "
@@ -250,7 +257,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _check(args: argparse.Namespace) -> None:
     for name in ("pairs", "epochs", "width", "layers", "batch_size", "states_per_pair", "val_k"):
-        if getattr(args, name) < 1:
+        if getattr(args, name) is not None and getattr(args, name) < 1:
             raise OptionError(f"--{name.replace('_', '-')} must be at least 1")
     if args.val_pairs is not None and args.val_pairs < 0:
         raise OptionError("--val-pairs must be at least 0")
@@ -336,6 +343,22 @@ def _check_init(init: str) -> None:
     check_weights_file(init, FORMAT, "a Gelato weights file")
 
 
+def _architecture(args: argparse.Namespace, start: Any) -> None:
+    """``args.width`` and ``args.layers``: the --init network's (a note when others were
+    given: they were kept without a word), else as given, else the defaults."""
+    if start is not None:
+        other = [f"{flag} {given}" for flag, given, kept in (
+            ("--width", args.width, start.width), ("--layers", args.layers, start.n_layers))
+            if given is not None and given != kept]
+        if other:
+            print(f"gedkit: note: {' '.join(other)} left aside: the --init network's width "
+                  f"{start.width} and {counted(start.n_layers, 'layer')} are kept",
+                  file=sys.stderr)
+        args.width, args.layers = start.width, start.n_layers
+    args.width = _WIDTH if args.width is None else args.width
+    args.layers = _LAYERS if args.layers is None else args.layers
+
+
 def _start(init: str, load: Callable[[Any], Any]) -> Any:
     """The network --init names: shipped weights by name, else the file."""
     from importlib import resources
@@ -346,6 +369,16 @@ def _start(init: str, load: Callable[[Any], Any]) -> Any:
         with resources.as_file(shipped_models()[init]) as path:
             return load(path)
     return load(init)
+
+
+def _note_dropped(dropped: int, of: int, args: argparse.Namespace) -> None:
+    """Say how many training pairs are left out for want of a proven-optimal label (29 of
+    330 were, said only in the model card)."""
+    if 0 < dropped < of:  # (none kept at all is an error)
+        how = ("; --keep-unproven trains on their maps, a larger --exact-timeout proves more"
+               if args.label_method == "exact" else "; --keep-unproven trains on its maps")
+        print(f"gedkit: note: {dropped:,} of {counted(of, 'training pair')} left out: not "
+              f"proven optimal by --label-method {args.label_method}{how}", file=sys.stderr)
 
 
 def _note_unvalidated(val_set: list, method: str) -> None:
@@ -446,8 +479,29 @@ def _peak_memory_mb() -> float | None:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
 
 
-def _bar(items: list, desc: str, unit: str):
-    from tqdm import tqdm
+def _bar(items: list, desc: str, unit: str) -> Iterable:
+    """``items`` counted on stderr as they are gone through: a bar on a terminal, a line
+    every :data:`_LINE_EVERY` seconds elsewhere (labelling 1,000 pairs at up to 10 s each
+    said nothing into a log file)."""
+    if sys.stderr is not None and sys.stderr.isatty():
+        from tqdm import tqdm
 
-    return tqdm(items, desc=desc, unit=unit, file=sys.stderr, disable=None)
+        return tqdm(items, desc=desc, unit=unit, file=sys.stderr)
+    return _lines_every(items, desc, unit)
+
+
+#: seconds between the progress lines of a labelling whose stderr is no terminal
+_LINE_EVERY = 10.0
+
+
+def _lines_every(items: list, desc: str, unit: str) -> Iterator:
+    start = time.perf_counter()
+    told = start
+    for done, item in enumerate(items):
+        now = time.perf_counter()
+        if now - told >= _LINE_EVERY:
+            print(f"gedkit: {desc}: {done:,}/{len(items):,} {unit}s, {now - start:.0f} s"
+                  f"{pace(done, len(items), now - start, unit)}", file=sys.stderr, flush=True)
+            told = now
+        yield item
 

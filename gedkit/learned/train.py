@@ -35,7 +35,7 @@ import numpy as np
 import torch
 from torch.nn import functional
 
-from gedkit.errors import OptionError, warn
+from gedkit.errors import OptionError, counted, warn
 from gedkit.learned.data import LabelledPair, TrainingState, training_states
 from gedkit.learned.decode import decode
 from gedkit.learned.features import Instance, States, Vocabulary, concat, encode
@@ -289,7 +289,7 @@ def _describe(row: dict) -> str:
     text = f"epoch {row['epoch']}: loss {row['loss']:.4f}"
     if row.get("val_exact_hit") is not None:
         text += (f", validation exact hits {100 * row['val_exact_hit']:.1f}%, "
-                 f"nMAE {100 * row['val_nmae']:.2f}% ({row['val_pairs']} pairs)")
+                 f"nMAE {100 * row['val_nmae']:.2f}% ({counted(row['val_pairs'], 'pair')})")
     return text + f", {row['seconds']:.1f} s"
 
 
