@@ -815,6 +815,21 @@ def test_a_large_batch_is_searched_a_part_at_a_time(capsys, lib, tmp_path, monke
     assert "5 queries, " in outputs[2, ".gdb", "text"]
 
 
+def test_a_query_file_within_one_batch_shows_its_total(capsys, lib, tmp_path, monkeypatch):
+    """A query file read to its end in its first batch: the progress lines count against
+    its total, with their pace (they said "22 queries" where they said "19/100")."""
+    from gedkit.cli import _search_queries
+    from gedkit.search import progress
+
+    monkeypatch.setattr(progress, "_LINE_EVERY", 0.0)
+    queries = smi(tmp_path / "many.smi", MANY)
+    code, _out, err = run(capsys, "search", lib, queries, "--within", "1")
+    assert code == 0 and "gedkit: search: 1/5 queries" in err, err
+    monkeypatch.setattr(_search_queries, "BATCH", 2)  # more batches: the total unknown
+    code, _out, err = run(capsys, "search", lib, queries, "--within", "1")
+    assert code == 0 and "gedkit: search: 1 query, " in err and "/5 queries" not in err
+
+
 def test_ctrl_c_between_batches_keeps_what_was_answered(capsys, lib, tmp_path, monkeypatch):
     """Ctrl-C while a later batch of queries is read: the answers so far are written (the
     --csv file put in place with them), the line on stderr says how many, exit status 130."""
@@ -836,7 +851,8 @@ def test_ctrl_c_between_batches_keeps_what_was_answered(capsys, lib, tmp_path, m
                          "--csv", out_csv)
     rows = list(csv.DictReader(out_csv.open()))
     assert code == 130 and {r["query"] for r in rows} == {"propanol", "phenol"}
-    assert "interrupted: 2 of 2 queries answered in full; what was found so far is in" in err
+    assert ("interrupted: 2 of 2 queries answered in full, the queries after them not "
+            "searched; what was found so far is in") in err
     code, out, err = run(capsys, "search", lib, tmp_path / "q.smi", "--within", "2", "--json")
     assert code == 130 and [json.loads(line)["query"] for line in out.splitlines()] == [
         "propanol", "phenol"]
@@ -854,7 +870,8 @@ def test_an_unreadable_query_further_on_keeps_the_answers_before_it(capsys, lib,
     code, _out, err = run(capsys, "search", lib, queries, "--within", "2", "--csv", out_csv,
                          "--strict")
     assert code == 2 and "bad.smi:4" in err
-    assert f"the answers to the 2 queries before it are in {out_csv}" in err
+    assert (f"the answers to the first 2 queries (the batches of 2 searched before it) are in "
+            f"{out_csv}") in err
     assert {r["query"] for r in csv.DictReader(out_csv.open())} == {"propanol", "phenol"}
     assert "wrote" not in _out  # (no summary beside the error)
     # a bad record in the first batch: nothing answered, the file left as it was
@@ -868,15 +885,27 @@ def test_an_unreadable_query_further_on_keeps_the_answers_before_it(capsys, lib,
 
 def test_the_unseen_label_note_is_said_once_for_every_batch(capsys, lib, tmp_path,
                                                             monkeypatch):
+    """Queries searched a batch at a time: the note on labels the collection lacks comes
+    before the answers (it came at the end of a batch: hours late for 10,000 slow queries),
+    again for a batch only where it names other labels, and one line for the rest."""
     from gedkit.cli import _search_queries
 
     monkeypatch.setattr(_search_queries, "BATCH", 1)
-    queries = smi(tmp_path / "odd.smi", [("CCBr", "a"), ("CCCl", "b"), ("CCI", "c")])
+    queries = smi(tmp_path / "odd.smi", [("CCBr", "a"), ("CCCBr", "b"), ("CCI", "c"),
+                                         ("CCCCBr", "d")])
     code, _out, err = run(capsys, "search", lib, queries, "--within", "1")
     notes = [line for line in err.splitlines() if "which no graph of the collection has" in line]
-    assert code == 0 and len(notes) == 1
-    assert "gedkit: note: queries of 2 later batches of 1 have labels the collection lacks too" \
-        in err
+    assert code == 0 and len(notes) == 2
+    assert "'Br'" in notes[0] and "'I'" in notes[1]
+    assert "gedkit: note: queries of 2 later batches of 1 have such labels too" in err
+    # before the answers (stdout and stderr in one stream, as on a terminal)
+    done = subprocess.run([sys.executable, "-m", "gedkit", "search", str(lib), str(queries),
+                           "--within", "1"], capture_output=False, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, timeout=300, check=False)
+    lines = done.stdout.splitlines()
+    note = next(k for k, line in enumerate(lines) if "no graph of the collection has" in line)
+    first = next(k for k, line in enumerate(lines) if line.startswith("a: "))
+    assert done.returncode == 0 and note < first, done.stdout
 
 
 def test_the_summary_time_is_the_wall_clocks(capsys, lib, monkeypatch):

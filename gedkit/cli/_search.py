@@ -9,6 +9,7 @@ import importlib.util
 import json
 import math
 import os
+import re
 import sys
 import time
 import warnings
@@ -191,18 +192,21 @@ def run(args: argparse.Namespace) -> int:
             answers.finish(tally, source.batch, seconds)
     source.told()
     if failed is not None:
-        answered = (f"; the answers to the {counted(tally.queries, 'query', 'queries')} "
-                    f"before it are {_where(args)}" if tally.queries else "")
+        answered = (f"; the answers to the first {counted(tally.queries, 'query', 'queries')}"
+                    f" (the batches of {source.size:,} searched before it) are {_where(args)}"
+                    if tally.queries else "")
         raise GedkitError(f"{failed}{answered}")
     if kept is not None and kept.results:  # nothing answered (Ctrl-C at once): no picture
         write_picture(args, lambda out: _draw_grid(out, kept, coll))
     _tell_limits(tally, args)
     if tally.interrupted:
-        read = "" if source.total is None or source.total == tally.queries + tally.unreached \
-            else f" (of {source.total:,})"
-        print(f"gedkit: interrupted: {tally.answered:,} of "
-              f"{counted(tally.queries + tally.unreached, 'query', 'queries')}{read} "
-              f"answered in full; what was found so far is {_where(args)}", file=sys.stderr)
+        asked = tally.queries + tally.unreached
+        rest = ("" if source.total == asked else f", of {source.total:,}"
+                if source.total is not None else
+                ", the queries after them not searched" if tally.stopped_early else "")
+        print(f"gedkit: interrupted: {tally.answered:,} of {counted(asked, 'query', 'queries')} "
+              f"answered in full{rest}; what was found so far is {_where(args)}",
+              file=sys.stderr)
         return 130
     return 0
 
@@ -220,24 +224,19 @@ def _search_batches(source: QuerySource, search, value: float | int, kwargs: dic
     batches = source.batches()
     batch = next(batches)  # (Ctrl-C while the first is read: nothing was searched)
     shown = Progress(None, source.total)  # one count over every batch
-    unseen = 0  # batches whose queries have labels the collection lacks
+    notes = _UnseenNotes()
     try:
         with interruptible():  # Ctrl-C between batches (reading one) stops as in a search
             while batch:
                 names = [name for name, _ in batch]
                 graphs = [graph for _, graph in batch]
-                with warnings.catch_warnings(record=True) as caught:
+                with warnings.catch_warnings():
+                    warnings.showwarning = notes.show  # (the note as it comes, once)
                     warnings.simplefilter("always", UnseenLabelWarning)
                     results = search(
                         None, value, queries=graphs, **{**kwargs, "progress": shown},
                         each=lambda position, result, names=names: answers.write(
                             _named(result, names[position])))
-                for w in caught:  # the note on labels the collection lacks: once
-                    if issubclass(w.category, UnseenLabelWarning):
-                        unseen += 1
-                        if unseen > 1:
-                            continue
-                    warnings.showwarning(w.message, w.category, w.filename, w.lineno)
                 started = [r for r in results if r.stats]
                 if kept is not None:
                     kept.add(tally.queries, started, graphs)
@@ -264,10 +263,37 @@ def _search_batches(source: QuerySource, search, value: float | int, kwargs: dic
                     break
     finally:
         shown.close()
-    if unseen > 1:
-        print(f"gedkit: note: queries of {unseen - 1:,} later "
-              f"{'batch' if unseen == 2 else 'batches'} of {source.size:,} have labels the "
-              "collection lacks too", file=sys.stderr)
+    notes.close(source.size)
+
+
+class _UnseenNotes:
+    """The note on labels the collection lacks, for a search a batch of queries at a time:
+    said as it comes (before the batch's answers: at its end, a search of 10,000 slow
+    queries read with the wrong labels told it hours late), again for a later batch only
+    where it names other labels, and one line at the end for the others."""
+
+    def __init__(self) -> None:
+        self.said: set[str] = set()  # the labels part of the notes said
+        self.again = 0  # later batches whose labels were named before
+        self.show_next = warnings.showwarning
+
+    def show(self, message, category, filename, lineno, file=None, line=None) -> None:
+        from gedkit.errors import UnseenLabelWarning
+
+        if issubclass(category, UnseenLabelWarning):
+            # "3 of 10,000 queries have node label 'Te' ...": the part after the counts
+            labels = re.split(r" (?:has|have) ", str(message), maxsplit=1)[-1]
+            if labels in self.said:
+                self.again += 1
+                return
+            self.said.add(labels)
+        self.show_next(message, category, filename, lineno, file, line)
+
+    def close(self, size: int) -> None:
+        if self.again:
+            print(f"gedkit: note: queries of {self.again:,} later "
+                  f"{'batch' if self.again == 1 else 'batches'} of {size:,} have such labels "
+                  "too", file=sys.stderr)
 
 
 def _where(args: argparse.Namespace) -> str:

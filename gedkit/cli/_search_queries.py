@@ -72,6 +72,8 @@ class QuerySource:
             batch += self._next(size - len(batch))
             if not batch:
                 return
+            if len(batch) < size and self.total is None:  # read to the end: the count
+                self.total = self.handed + len(batch)  # the progress shows with its pace
             self.handed += len(batch)
             yield batch
             if len(batch) < size:

@@ -109,8 +109,9 @@ class Progress:
             # only the queries done)
             ahead = ("" if self.queries is None else
                      pace(self.answered, self.queries, spent, "query", "queries"))
-            total = "" if self.queries is None else f"/{self.queries:,}"
-            print(f"gedkit: search: {self.answered:,}{total} queries, {done} "
+            count = (counted(self.answered, "query", "queries") if self.queries is None
+                     else f"{self.answered:,}/{self.queries:,} queries")
+            print(f"gedkit: search: {count}, {done} "
                   f"verified, {spent:.0f} s{ahead}{busy}", file=sys.stderr, flush=True)
             self.next_line = time.perf_counter() + _LINE_EVERY
             self.printed = (self.answered, self.pairs)
