@@ -303,8 +303,9 @@ def _heard(completed: Any) -> Iterator[Any]:
         if woken is None:
             time.sleep(0.01)
             continue
-        with woken:
-            woken.wait(timeout=0.25)
+        with woken:  # (looked at under its lock: a future finished meanwhile is not missed)
+            if not completed.has_ready():
+                woken.wait(timeout=0.25)
 
 
 def run_tasks(client: Any, function: Callable, shared: Any, tasks: Iterator[tuple[Any, tuple]],
