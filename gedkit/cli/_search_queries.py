@@ -31,7 +31,7 @@ _SQLITE = b"SQLite format 3\x00"
 class QuerySource:
     """The queries QUERY names, as ``(name, graph)`` pairs read when needed: ``batch`` says
     whether there are several (else the one query is :attr:`first`), ``total`` how many
-    when known before reading them all (a collection file), ``read`` how many so far. A
+    when known (a collection file; a file once read to its end), ``read`` how many so far. A
     graph of the file ``unnamed`` without a name is named ``FILE`` when the file holds one
     graph, ``FILE[k]`` when it holds several."""
 
