@@ -484,7 +484,9 @@ class Collection:
         tau : float
             The threshold (>= 0).
         queries : iterable, optional
-            Many queries at once (instead of ``query``): a list of results comes back.
+            Many queries at once (instead of ``query``): a list of results comes back
+            (all of them held: search a very large batch in parts, with ``each`` writing
+            the answers, as ``gedkit search`` does 10,000 queries at a time).
         costs, method, memory, **options
             As in :func:`gedkit.ged`; ``method`` verifies the candidates (default ``"astar"``,
             exact search pruned at ``tau``).
