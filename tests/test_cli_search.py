@@ -858,23 +858,26 @@ def test_ctrl_c_between_batches_keeps_what_was_answered(capsys, lib, tmp_path, m
         "propanol", "phenol"]
 
 
+@pytest.mark.parametrize("batch", [2, 10_000])  # the bad record in a later batch, the first
 def test_an_unreadable_query_further_on_keeps_the_answers_before_it(capsys, lib, tmp_path,
-                                                                    monkeypatch):
-    """With --strict, a query file unreadable after the first batch: the answers before
-    the bad record are kept (the --csv file too), and the error says where they are."""
+                                                                    monkeypatch, batch):
+    """With --strict, a query file unreadable further on: the answers to the queries before
+    the bad record are kept (the --csv file too: a batch's good queries before it are
+    searched first), and the error says where they are."""
     from gedkit.cli import _search_queries
 
-    monkeypatch.setattr(_search_queries, "BATCH", 2)
+    monkeypatch.setattr(_search_queries, "BATCH", batch)
     queries = smi(tmp_path / "bad.smi", [*MANY[:3], ("C1CC", "broken"), MANY[3]])
     out_csv = tmp_path / "hits.csv"
     code, _out, err = run(capsys, "search", lib, queries, "--within", "2", "--csv", out_csv,
                          "--strict")
     assert code == 2 and "bad.smi:4" in err
-    assert (f"the answers to the first 2 queries (the batches of 2 searched before it) are in "
-            f"{out_csv}") in err
-    assert {r["query"] for r in csv.DictReader(out_csv.open())} == {"propanol", "phenol"}
+    assert f"the answers to the 3 queries before it are in {out_csv}" in err
+    assert {r["query"] for r in csv.DictReader(out_csv.open())} == {
+        "propanol", "phenol", "ethanol-q"}
     assert "wrote" not in _out  # (no summary beside the error)
-    # a bad record in the first batch: nothing answered, the file left as it was
+    # the second record bad: nothing answered (one query or a batch was not known yet), the
+    # file left as it was
     out_csv.write_text("kept\n")
     bad_first = smi(tmp_path / "bad_first.smi", [MANY[0], ("C1CC", "broken"), *MANY[1:]])
     code, out, err = run(capsys, "search", lib, bad_first, "--within", "2", "--csv", out_csv,

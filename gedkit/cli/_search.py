@@ -192,9 +192,8 @@ def run(args: argparse.Namespace) -> int:
             answers.finish(tally, source.batch, seconds)
     source.told()
     if failed is not None:
-        answered = (f"; the answers to the first {counted(tally.queries, 'query', 'queries')}"
-                    f" (the batches of {source.size:,} searched before it) are {_where(args)}"
-                    if tally.queries else "")
+        answered = (f"; the answers to the {counted(tally.queries, 'query', 'queries')} "
+                    f"before it are {_where(args)}" if tally.queries else "")
         raise GedkitError(f"{failed}{answered}")
     if kept is not None and kept.results:  # nothing answered (Ctrl-C at once): no picture
         write_picture(args, lambda out: _draw_grid(out, kept, coll))

@@ -44,7 +44,11 @@ class QuerySource:
         self.size = BATCH  # queries a batch
         self.read = 0  # queries read
         self.handed = 0  # queries handed on in batches
+        # a bad record (--strict), said once the queries before it are searched
+        self._failed: GedkitError | None = None
         self._ahead = self._next(2)  # one query or a batch
+        if self._failed is not None:  # (which, not known yet: said at once)
+            raise self._failed
         if not self._ahead:
             raise GedkitError(f"{args.query}: the "
                               f"{'collection' if total is not None else 'file'} holds no graph")
@@ -72,19 +76,28 @@ class QuerySource:
             batch += self._next(size - len(batch))
             if not batch:
                 return
-            if len(batch) < size and self.total is None:  # read to the end: the count
-                self.total = self.handed + len(batch)  # the progress shows with its pace
+            ended = len(batch) < size and self._failed is None  # the file read to its end:
+            if ended and self.total is None:  # the count, for the progress and its pace
+                self.total = self.handed + len(batch)
             self.handed += len(batch)
             yield batch
-            if len(batch) < size:
+            if self._failed is not None:  # the queries before the bad record searched
+                raise self._failed
+            if ended:
                 return
 
     def _next(self, count: int) -> list[tuple[Any, Graph]]:
         """Up to ``count`` more queries; Ctrl-C before the first batch was searched says
         how far reading got and that nothing was searched (exit status 130)."""
+        if self._failed is not None:
+            raise self._failed
         got: list[tuple[Any, Graph]] = []
         try:
             got.extend(islice(self._items, count))
+        except GedkitError as err:  # (--strict): the queries before it are searched first
+            if not got:
+                raise
+            self._failed = err
         except KeyboardInterrupt:
             if self.handed:  # answers may have been written: the search's Ctrl-C says so
                 raise
