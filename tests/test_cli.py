@@ -84,6 +84,30 @@ def test_version(capsys):
     assert code == 0 and out.strip() == f"gedkit {gedkit.__version__}"
 
 
+def test_graph_dir_applies_to_the_cxl_inputs_only(capsys, tmp_path):
+    """``--graph-dir`` names where a CXL collection's graphs are; a plain graph file beside
+    it is read without it (a CXL graph and a GXL file could not be compared: "applies to CXL
+    collections only"). Without any CXL input it is still an error."""
+    import shutil
+
+    data = Path(__file__).parent / "data" / "io"
+    subsets, graphs = tmp_path / "subsets", tmp_path / "graphs"
+    subsets.mkdir()
+    graphs.mkdir()
+    shutil.copy(data / "collection.cxl", subsets / "train.cxl")
+    for name in ("small.gxl", "second.gxl"):
+        shutil.copy(data / name, graphs / name)
+    pair = [f"{subsets / 'train.cxl'}#0", str(graphs / "second.gxl")]
+    for order in (pair, pair[::-1]):
+        code, out, err = run(capsys, "ged", *order, "--graph-dir", str(graphs))
+        assert code == 0 and out.startswith("distance"), err
+    code, out, err = run(capsys, "pairwise", *pair, "--graph-dir", str(graphs))
+    assert code == 0, err
+    assert_one_line_error(*run(capsys, "ged", str(graphs / "small.gxl"),
+                               str(graphs / "second.gxl"), "--graph-dir", str(graphs)),
+                          "--graph-dir DIR applies to CXL collections only")
+
+
 def test_messages_in_command_line_words(capsys, files):
     """Advice names the command line's flags, a write error its file, a bad value its flag;
     ged and mces say their exit statuses."""

@@ -131,6 +131,29 @@ def read_options(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
+def check_graph_dir(texts: list[str], args: argparse.Namespace) -> None:
+    """A one-line error when ``--graph-dir`` is given and none of the inputs ``texts`` is a
+    CXL collection (it is left out for the others: see :func:`_options_for`)."""
+    from gedkit.io import format_takes
+
+    if getattr(args, "graph_dir", None) is not None and not any(
+            format_takes(text, "graph_dir", args.format) for text in texts):
+        raise OptionError("--graph-dir DIR applies to CXL collections only, and no input is "
+                          "one")
+
+
+def _options_for(text: str, args: argparse.Namespace) -> dict[str, Any]:
+    """:func:`read_options` for the file ``text``: ``--graph-dir`` names where CXL
+    collections' graphs are, and a plain graph file beside a CXL one is read without it (a
+    CXL graph and a GXL file could not be compared: "applies to CXL collections only")."""
+    from gedkit.io import format_takes
+
+    options = read_options(args)
+    if "graph_dir" in options and not format_takes(text, "graph_dir", args.format):
+        del options["graph_dir"]
+    return options
+
+
 def left_after_reading(args: argparse.Namespace, started: float) -> tuple[float, float | None]:
     """The seconds since ``started`` (reading the two graphs) and ``--timeout`` less them, at
     least a millisecond (None without a limit): a limit covers the whole command, as
@@ -149,9 +172,10 @@ def read_pair(args: argparse.Namespace) -> tuple[Graph, Graph]:
 
     with _cli_words():
         check_number(args.timeout, "timeout", none=True)
+        check_graph_dir([args.a, args.b], args)
         pair = tuple(
             _molecule(text, args) if _is_smiles(text, args)
-            else read_one(text, _notice(args), **read_options(args))
+            else read_one(text, _notice(args), **_options_for(text, args))
             for text in (args.a, args.b)
         )
     _note(args)
@@ -165,7 +189,7 @@ def read_file(text: str, args: argparse.Namespace) -> list[Graph]:
 
     with _cli_words():
         graphs = ([_molecule(text, args)] if _is_smiles(text, args)
-                  else list(read_graphs(text, _notice(args), **read_options(args))))
+                  else list(read_graphs(text, _notice(args), **_options_for(text, args))))
     _note(args)
     return graphs
 

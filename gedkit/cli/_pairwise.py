@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from gedkit.budget import PAIR_TIMEOUT as DEFAULT_TIMEOUT
 from gedkit.cli._args import add_solver_arguments, check_output, solve_options, written
-from gedkit.cli._inputs import add_input_arguments, read_file
+from gedkit.cli._inputs import add_input_arguments, check_graph_dir, read_file
 from gedkit.errors import ClusterError, GedkitError, OptionError, counted
 
 if TYPE_CHECKING:  # numpy and the solvers load when the command runs
@@ -237,6 +237,7 @@ def _load(files: list[str], args: argparse.Namespace) -> tuple[list[Graph], list
     file's; a name two graphs share (x.gxl in two folders) becomes each one's reference,
     FILE or FILE#K, so that no two rows of a table or CSV read alike (a file given twice:
     the second ``FILE (2)``)."""
+    check_graph_dir(files, args)
     graphs, names, refs = [], [], []
     for file in files:
         found = read_file(file, args)

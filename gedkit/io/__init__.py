@@ -361,8 +361,19 @@ def parses_in_parallel(path: str | Path) -> bool:
     >>> parses_in_parallel("lib.smi"), parses_in_parallel("lib.sdf")
     (True, False)
     """
+    return format_takes(path, "jobs")
+
+
+def format_takes(path: str | Path, option: str, format: str | None = None) -> bool:
+    """Whether the reader of the file ``path`` (or ``FILE#ID``; ``format`` when given) takes
+    the reading option ``option`` (``graph_dir``: CXL collections); False when it cannot
+    tell.
+
+    >>> format_takes("train.cxl#3", "graph_dir"), format_takes("a.gxl", "graph_dir")
+    (True, False)
+    """
     try:
-        return "jobs" in _FORMATS[detect_format(_locate(path)[0])].options
+        return option in _FORMATS[detect_format(_locate(path)[0], format)].options
     except (FormatError, OptionError):
         return False
 
