@@ -167,7 +167,7 @@ def test_costs(capsys):
     assert code == 0 and names[:len(gedkit.costs.available())] == gedkit.costs.available()
     # one sentence each on what the model is, and how to set the six constants
     assert "uniform      Unit costs: every insertion" in out and "CHEM_2" in out
-    assert "constant:KEY=VALUE" in out
+    assert "NAME:KEY=VALUE" in out
     code, out, _ = run(capsys, "costs", "--json")
     assert json.loads(out) == gedkit.costs.available()
 

@@ -494,11 +494,21 @@ def test_constant_costs_are_spelled_with_their_arguments(capsys):
                          ("constant:nodesub=1", "KEY one of node_ins"),
                          ("constant:node_sub", "not KEY=VALUE"),
                          ("constant:edge_del=-1", "non-negative"),
-                         ("chem_2:node_sub=1", "only the constant cost model")]:
+                         ("constant:node_sub=1,node_sub=3", "node_sub is given twice"),
+                         ("chem_2:node_sub=1", "KEY one of node_ins_del, edge_ins_del, alpha"),
+                         ("letter:alpha=-1", "alpha must be a number >= 0"),
+                         ("letter:alpha=nan", "alpha must be a number >= 0"),
+                         ("uniform:node_sub=1", "uniform cost model takes no constants"),
+                         ("nosuch:a=1", "unknown cost model 'nosuch'")]:
         with pytest.raises(CostModelError, match=message):
             costs.get(bad)
-    with pytest.raises(CostModelError, match="constant:KEY=VALUE"):
+    with pytest.raises(CostModelError, match="NAME:KEY=VALUE"):
         costs.get("no-such-model")
+    # every model's constants by name (Letter MED and LOW, GDR4GED's MUTA ground truth: only
+    # constant took any, so the command line could not set them)
+    assert costs.get("letter:alpha=0.5").params["alpha"] == 0.5
+    muta = costs.get("chem_1:node_ins_del=5.5,node_sub=5.5,edge_ins_del=0.825,edge_sub=0")
+    assert muta.params == costs.chem_1(5.5, 5.5, 0.825, 0).params
     mol = str(Path(__file__).parent / "data" / "io" / "caffeine.mol")
     assert main(["ged", mol, mol, "--costs", "constant:node_sub=3"]) == 0
     assert main(["ged", mol, mol, "--costs", "constant:node_sub=x"]) == 2

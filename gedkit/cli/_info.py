@@ -158,6 +158,7 @@ def run_costs(args: argparse.Namespace) -> int:
         text = costs.about(name)
         print(textwrap.fill(text, width=100, initial_indent=f"{name:<{width}}",
                             subsequent_indent=" " * width) if text else name)
-    print("\nconstant:KEY=VALUE,... sets the six constants (node_sub, node_del, node_ins, "
-          "edge_sub,\nedge_del, edge_ins; 1 each by default), e.g. constant:node_sub=2")
+    print("\nNAME:KEY=VALUE,... sets a model's constants (its function's arguments), e.g. "
+          "constant:node_sub=2\n(the six constants node_sub, node_del, node_ins, edge_sub, "
+          "edge_del, edge_ins; 1 each by default)\nor letter:alpha=0.5")
     return 0

@@ -9,8 +9,10 @@ arguments (``"constant:node_sub=3,edge_sub=3"``), so command lines reach it too.
 from __future__ import annotations
 
 import inspect
+import math
 import warnings
 from collections.abc import Callable
+from typing import Any
 
 from gedkit.costs.base import CostModel, intern_labels
 from gedkit.costs.chem import chem_1, chem_2
@@ -98,14 +100,15 @@ def get(costs: str | CostModel) -> CostModel:
     if isinstance(costs, str):
         name, colon, params = costs.partition(":")
         if colon:
-            return _constant_spec(costs, name, params)
+            return _spec(costs, name, params)
         key = costs.lower()
         if key not in _BUILT:
             factory = _REGISTRY.get(key)
             if factory is None:
                 raise CostModelError(
                     f"unknown cost model {costs!r}{did_you_mean(key, available())}; choose "
-                    f"one of: {', '.join(available())}, or constant:KEY=VALUE,..."
+                    f"one of: {', '.join(available())}, or NAME:KEY=VALUE,... to set its "
+                    "constants"
                 )
             built = factory()
             if not isinstance(built, CostModel):
@@ -125,19 +128,38 @@ def get(costs: str | CostModel) -> CostModel:
     )
 
 
-_CONSTANT_KEYS = tuple(inspect.signature(constant).parameters)  # node_ins, ..., edge_sub
+def _spec(spec: str, name: str, params: str) -> CostModel:
+    """``NAME:KEY=VALUE,...``: the model ``NAME``'s factory with those constants (e.g.
+    ``letter:alpha=0.5`` for Letter MED and LOW, ``chem_1:node_ins_del=5.5`` for GDR4GED's
+    MUTA ground truth: only ``constant`` took any, so the command line could not set them).
 
-
-def _constant_spec(spec: str, name: str, params: str) -> CostModel:
-    """``constant:KEY=VALUE,...``: :func:`constant` with those arguments."""
-    if name.lower() != "constant":
-        raise CostModelError(f"only the constant cost model takes parameters "
-                             f"(constant:KEY=VALUE,...), got {spec!r}")
-    values: dict[str, str] = {}
+    >>> get("letter:alpha=0.5").params["alpha"]
+    0.5
+    """
+    factory = _REGISTRY.get(name.lower())
+    if factory is None:
+        raise CostModelError(f"unknown cost model {name!r}{did_you_mean(name.lower(), available())}"
+                             f" in {spec!r}; choose one of: {', '.join(available())}")
+    keys = tuple(inspect.signature(factory).parameters)
+    if not keys:
+        raise CostModelError(f"the {name} cost model takes no constants, got {spec!r}")
+    values: dict[str, Any] = {}
     for item in filter(None, (part.strip() for part in params.split(","))):
         key, eq, value = (x.strip() for x in item.partition("="))
-        if not eq or key not in _CONSTANT_KEYS:
+        if not eq or key not in keys:
             raise CostModelError(f"in {spec!r}: {item!r} is not KEY=VALUE with KEY one of "
-                                 f"{', '.join(_CONSTANT_KEYS)}")
+                                 f"{', '.join(keys)}")
+        if key in values:  # (the last one won, without a word)
+            raise CostModelError(f"in {spec!r}: {key} is given twice")
         values[key] = value
-    return constant(**values)  # type: ignore[arg-type]  # constant() converts and checks them
+    if factory is not constant:  # (constant() converts and checks its own)
+        for key, value in values.items():
+            try:
+                number = float(value)
+            except ValueError:
+                number = math.nan
+            if not (math.isfinite(number) and number >= 0):
+                raise CostModelError(f"in {spec!r}: {key} must be a number >= 0, got "
+                                     f"{value!r}")
+            values[key] = number
+    return factory(**values)
