@@ -84,6 +84,15 @@ def test_version(capsys):
     assert code == 0 and out.strip() == f"gedkit {gedkit.__version__}"
 
 
+def test_threshold_none_is_no_threshold(capsys):
+    """``--threshold none``, as its error offers ("a number >= 0 (or none)"), was refused by
+    the parser ("invalid float value")."""
+    code, out, _ = run(capsys, "ged", "smiles:CCO", "smiles:CCN", "--threshold", "none")
+    assert code == 0 and out.startswith("distance     1 (optimal)")
+    code, _, err = run(capsys, "ged", "smiles:CCO", "smiles:CCN", "--threshold", "-1")
+    assert code == 2 and "(or none)" in err
+
+
 def test_graph_dir_applies_to_the_cxl_inputs_only(capsys, tmp_path):
     """``--graph-dir`` names where a CXL collection's graphs are; a plain graph file beside
     it is read without it (a CXL graph and a GXL file could not be compared: "applies to CXL

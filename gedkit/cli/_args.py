@@ -143,12 +143,25 @@ def parse_seconds(text: str) -> float | None:
     >>> parse_seconds("2.5"), parse_seconds("none")
     (2.5, None)
     """
+    return _number_or_none(text, "a number of seconds")
+
+
+def parse_threshold(text: str) -> float | None:
+    """``--threshold`` values: a distance, or ``none`` for none (as its error says).
+
+    >>> parse_threshold("3"), parse_threshold("none")
+    (3.0, None)
+    """
+    return _number_or_none(text, "a number")
+
+
+def _number_or_none(text: str, what: str) -> float | None:
     if text.strip().lower() == "none":
         return None
     try:
         return float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds or 'none'") from None
+        raise argparse.ArgumentTypeError(f"{text!r} is not {what} or 'none'") from None
 
 
 def print_result(result: Any, as_json: bool, drop: tuple[str, ...], text: str) -> None:

@@ -11,6 +11,7 @@ from gedkit.cli._args import (
     COMMAND_TIMEOUT,
     add_solver_arguments,
     check_output,
+    parse_threshold,
     print_result,
     solve_options,
     why_short,
@@ -51,7 +52,7 @@ def register(subparsers: Any) -> None:
     add_input_arguments(parser)
     add_solver_arguments(parser, timeout=COMMAND_TIMEOUT)
     parser.add_argument(
-        "--threshold", type=float, metavar="T",
+        "--threshold", type=parse_threshold, metavar="T",
         help="only decide whether the distance is at most T (may stop early)",
     )
     parser.add_argument(
