@@ -15,6 +15,7 @@ from gedkit.errors import (
     OptionError,
     UnlabelledWarning,
     Words,
+    counted,
     warn,
 )
 from gedkit.graph import Graph, Unnamed, pick_label
@@ -247,8 +248,8 @@ def picked(items: Iterable[T], name_of: Callable[[T], str | None], selector: str
     if not by_number:
         numbers = f" and no graph number {number}" if number is not None else ""
         seen = f"; its names: {', '.join(map(repr, names))}..." if names else ""
-        raise FormatError(f"{path}: no graph named {selector!r}{numbers} (it holds {count:,} "
-                          f"graphs{seen})")
+        raise FormatError(f"{path}: no graph named {selector!r}{numbers} (it holds "
+                          f"{counted(count, 'graph')}{seen})")
     return by_number[0]
 
 
