@@ -154,7 +154,11 @@ class MissingDependencyError(GedkitError, ImportError):
 
 class UnseenLabelWarning(UserWarning):
     """Graphs have labels that what they are compared against never saw: a learned model's
-    vocabulary (said once per solve) or a collection's graphs (said once per search)."""
+    vocabulary (said once per solve) or a collection's graphs (said once per search).
+    ``labels``: which, where the warning says (a collection search: ``(kind, label key)``
+    pairs), else None."""
+
+    labels: frozenset | None = None
 
 
 class Note(_Worded, UserWarning):

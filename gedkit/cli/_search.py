@@ -9,7 +9,6 @@ import importlib.util
 import json
 import math
 import os
-import re
 import sys
 import time
 import warnings
@@ -272,16 +271,13 @@ class _UnseenNotes:
     where it names other labels, and one line at the end for the others."""
 
     def __init__(self) -> None:
-        self.said: set[str] = set()  # the labels part of the notes said
+        self.said: set[frozenset] = set()  # the labels of the notes said
         self.again = 0  # later batches whose labels were named before
         self.show_next = warnings.showwarning
 
     def show(self, message, category, filename, lineno, file=None, line=None) -> None:
-        from gedkit.errors import UnseenLabelWarning
-
-        if issubclass(category, UnseenLabelWarning):
-            # "3 of 10,000 queries have node label 'Te' ...": the part after the counts
-            labels = re.split(r" (?:has|have) ", str(message), maxsplit=1)[-1]
+        labels = getattr(message, "labels", None)  # (a collection's UnseenLabelWarning)
+        if labels is not None:
             if labels in self.said:
                 self.again += 1
                 return

@@ -21,7 +21,6 @@ from gedkit.errors import (
     Note,
     Option,
     OptionError,
-    UnseenLabelWarning,
     Words,
     warn,
 )
@@ -685,7 +684,7 @@ class Collection:
                 kind for kind, sub in (("node", const[2]), ("edge", const[5])) if sub <= 0)
             note = unseen_note(graphs, self._store.vocab, many, free)
             if note is not None:
-                warn(UnseenLabelWarning(note))
+                warn(note)
         try:
             if client is not None:
                 results = _run_on_cluster(self, run, graphs, parameter, model, verify, client,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gedkit.errors import counted
+from gedkit.errors import UnseenLabelWarning, counted
 from gedkit.graph import Graph, label_key
 from gedkit.nn.labels import describe_unseen
 from gedkit.search.query_labels import query_labels
@@ -53,9 +53,10 @@ def unseen_labels(queries: list[Graph], vocab: dict[str, Vocabulary],
 
 
 def unseen_note(queries: list[Graph], vocab: dict[str, Vocabulary], many: bool,
-                free: frozenset[str] = frozenset()) -> str | None:
-    """The warning's text when ``queries`` have labels the collection lacks (and it is not
-    empty), else None; ``many``: the search was given a list of queries (else one query);
+                free: frozenset[str] = frozenset()) -> UnseenLabelWarning | None:
+    """The warning when ``queries`` have labels the collection lacks (and it is not empty),
+    with those labels (``labels``: ``(kind, label key)`` pairs), else None; ``many``: the
+    search was given a list of queries (else one query);
     ``free``: the kinds (``"node"``, ``"edge"``) whose labels the costs let change for
     nothing (constant costs with a zero substitution), whose unseen labels are no concern.
 
@@ -80,6 +81,10 @@ def unseen_note(queries: list[Graph], vocab: dict[str, Vocabulary], many: bool,
                    f"{'has' if having == 1 else 'have'}")
     else:
         subject = f"query {queries[0].name!r} has" if queries[0].name else "the query has"
-    return (f"{subject} {' and '.join(parts)}, which no graph of the collection has: such "
-            "nodes and edges match no label there (queries read with other labels than the "
-            "collection's, e.g. aromatic bonds against kekulized molecules, find nothing near)")
+    warning = UnseenLabelWarning(
+        f"{subject} {' and '.join(parts)}, which no graph of the collection has: such nodes "
+        "and edges match no label there (queries read with other labels than the "
+        "collection's, e.g. aromatic bonds against kekulized molecules, find nothing near)")
+    warning.labels = frozenset((kind, label_key(label)) for kind, labels in found.items()
+                               for label in labels)
+    return warning
