@@ -330,22 +330,21 @@ def _draw_grid(out: str, kept: _Kept, coll: Collection) -> None:
     picked = kept.results
     if kept.total > MAX_QUERIES:
         # (eight panels of "no hit" left out the one query with hits)
-        found = [entry for entry in picked if entry[1].hits or entry[1].undecided]
+        finding = [entry for entry in picked if entry[1].hits or entry[1].undecided]
         others = [entry for entry in picked if not (entry[1].hits or entry[1].undecided)]
-        chosen = {position for position, _, _ in (found + others)[:MAX_QUERIES]}
+        chosen = {position for position, _, _ in (finding + others)[:MAX_QUERIES]}
         which = ("the first" if chosen == set(range(MAX_QUERIES)) else
                  "those that found a graph first, then the first of the others"
-                 if len(found) < MAX_QUERIES else "the first that found a graph")
+                 if len(finding) < MAX_QUERIES else "the first that found a graph")
         picked = [entry for entry in picked if entry[0] in chosen]
         print(f"gedkit: note: the picture shows {MAX_QUERIES} of {kept.total:,} queries: "
               f"{which}", file=sys.stderr)
     shown = [result for _, result, _ in picked]
-    found_counts = [len(r.hits) + len(r.undecided) for r in shown]
-    if max(found_counts) > MAX_HITS:  # (its title said "75 hits" over 12 panels, and nothing
-        # else)
-        what = (f"the first {MAX_HITS} of {found_counts[0]:,} graphs found" if len(shown) == 1
-                else f"at most {MAX_HITS} graphs a query ({sum(f > MAX_HITS for f in found_counts)}"
-                f" of {len(shown)} found more)")
+    found = [len(r.hits) + len(r.undecided) for r in shown]
+    if max(found) > MAX_HITS:  # (its title said "75 hits" over 12 panels, and nothing else)
+        what = (f"the first {MAX_HITS} of {found[0]:,} graphs found" if len(shown) == 1 else
+                f"at most {MAX_HITS} graphs a query ({sum(f > MAX_HITS for f in found)} of "
+                f"{len(shown)} found more)")
         print(f"gedkit: note: the picture shows {what}", file=sys.stderr)
     save(draw_hits(shown, coll, query=[graph for _, _, graph in picked], max_hits=MAX_HITS),
          out)
@@ -437,7 +436,7 @@ class _Answers:
     place at the end, also after Ctrl-C, with what was answered)."""
 
     def __init__(self, args: argparse.Namespace):
-        self.args, self.count, self.rows, self.unreached = args, 0, 0, 0
+        self.args, self.count, self.rows = args, 0, 0
         self.out: Any = None  # the --csv FILE open
         self._file: Any = None
 
@@ -478,12 +477,11 @@ class _Answers:
 
     def not_started(self, results: list[SearchResult]) -> None:
         """Queries Ctrl-C stopped before their search began: a line each in JSON and CSV
-        (a reader of the file must tell "no hit" from "not searched"), counted in the text
-        output."""
+        (a reader of the file must tell "no hit" from "not searched"; the text output
+        counts them at the end)."""
         if results and (self.args.json or self.args.csv):
             self._write(results, header=not self.count)
             self.count += len(results)
-        self.unreached += len(results)
 
     def finish(self, tally: _Tally, batch: bool, seconds: float) -> None:
         """The lines after the answers: the batch's summary, the queries not started."""
@@ -497,8 +495,8 @@ class _Answers:
         else:
             if tally.queries and batch:
                 print(f"\n{_summary(tally, seconds)}")
-            if self.unreached:  # (else a reader of the text sees no trace of them)
-                print(f"{chr(10) if tally.queries else ''}{_not_started(self.unreached)}")
+            if tally.unreached:  # (else a reader of the text sees no trace of them)
+                print(f"{chr(10) if tally.queries else ''}{_not_started(tally.unreached)}")
 
 
 class _Tally:
