@@ -667,9 +667,9 @@ def test_cli_says_how_the_labelling_goes_and_what_it_left_out(torch, tmp_path, c
     """Into a file (not a terminal) the labelling says how far it is every few seconds (a
     run labelled for 104 s in silence), and the training pairs left out for want of a
     proven label are counted (said only in the model card)."""
-    from gedkit.cli import _train
+    from gedkit.search import progress
 
-    monkeypatch.setattr(_train, "_LINE_EVERY", 0.0)
+    monkeypatch.setattr(progress, "_LINE_EVERY", 0.0)
     out = tmp_path / "m.pt"
     assert main(["train", "gelato", "--data", str(AIDS_SAMPLE), "--out", str(out), "--pairs",
                  "12", "--val-pairs", "1", "--width", "8", "--layers", "1",

@@ -16,8 +16,7 @@ import datetime
 import errno
 import sys
 import tempfile
-import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from gedkit import __version__
 from gedkit.cli._args import check_output
 from gedkit.cli._inputs import add_input_arguments, read_file, read_options
-from gedkit.errors import OptionError, counted, pace
+from gedkit.errors import OptionError, counted
 
 if TYPE_CHECKING:  # NumPy loads with the command, not with the parser (gedkit --help)
     import numpy as np
@@ -479,29 +478,18 @@ def _peak_memory_mb() -> float | None:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
 
 
-def _bar(items: list, desc: str, unit: str) -> Iterable:
+def _bar(items: list, desc: str, unit: str) -> Iterator:
     """``items`` counted on stderr as they are gone through: a bar on a terminal, a line
-    every :data:`_LINE_EVERY` seconds elsewhere (labelling 1,000 pairs at up to 10 s each
-    said nothing into a log file)."""
-    if sys.stderr is not None and sys.stderr.isatty():
-        from tqdm import tqdm
+    every 10 s elsewhere (labelling 1,000 pairs at up to 10 s each said nothing into a log
+    file)."""
+    from gedkit.search.progress import GraphCounter
 
-        return tqdm(items, desc=desc, unit=unit, file=sys.stderr)
-    return _lines_every(items, desc, unit)
-
-
-#: seconds between the progress lines of a labelling whose stderr is no terminal
-_LINE_EVERY = 10.0
-
-
-def _lines_every(items: list, desc: str, unit: str) -> Iterator:
-    start = time.perf_counter()
-    told = start
-    for done, item in enumerate(items):
-        now = time.perf_counter()
-        if now - told >= _LINE_EVERY:
-            print(f"gedkit: {desc}: {done:,}/{len(items):,} {unit}s, {now - start:.0f} s"
-                  f"{pace(done, len(items), now - start, unit)}", file=sys.stderr, flush=True)
-            told = now
-        yield item
+    shown = GraphCounter(True, desc, unit=unit, total=len(items))
+    try:
+        for done, item in enumerate(items):
+            shown.update(done)
+            yield item
+        shown.update(len(items))
+    finally:
+        shown.close()
 

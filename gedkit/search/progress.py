@@ -124,27 +124,34 @@ class Progress:
 
 
 class GraphCounter:
-    """Graphs read or added so far: a bar on a terminal, a line every 10 s elsewhere."""
+    """Graphs (or other units) read or added so far, of ``total`` when it is known: a
+    bar on a terminal, a line every 10 s elsewhere (with the pace and the time left)."""
 
-    def __init__(self, progress: bool | None, what: str):
+    def __init__(self, progress: bool | None, what: str, unit: str = "graph",
+                 total: int | None = None):
         self.active = progress is not False
-        self.what, self.start = what, time.perf_counter()
+        self.what, self.unit, self.total = what, unit, total
+        self.start = time.perf_counter()
         self.next_line = self.start + _LINE_EVERY
         self.bar: Any = None
         if self.active and _is_terminal(sys.stderr):
             from tqdm import tqdm
 
-            self.bar = tqdm(unit="graph", desc=what, file=sys.stderr,
+            self.bar = tqdm(total=total, unit=unit, desc=what, file=sys.stderr,
                             delay=0 if progress else _DELAY)
         self.count = 0
 
     def update(self, count: int) -> None:
-        """``count`` graphs so far."""
+        """``count`` so far."""
         if self.bar is not None:
             self.bar.update(count - self.count)
         elif self.active and time.perf_counter() >= self.next_line:
-            print(f"gedkit: {self.what}: {counted(count, 'graph')}, "
-                  f"{time.perf_counter() - self.start:.0f} s", file=sys.stderr, flush=True)
+            spent = time.perf_counter() - self.start
+            done = (counted(count, self.unit) if self.total is None else
+                    f"{count:,}/{self.total:,} {self.unit}s")
+            ahead = "" if self.total is None else pace(count, self.total, spent, self.unit)
+            print(f"gedkit: {self.what}: {done}, {spent:.0f} s{ahead}", file=sys.stderr,
+                  flush=True)
             self.next_line = time.perf_counter() + _LINE_EVERY
         self.count = count
 
