@@ -2209,11 +2209,11 @@ def test_range_batches_cover_every_query_once_and_give_every_thread_a_task(count
     assert len(batches) * shards >= min(count * shards, parallel)
     if shards >= parallel and count * size / shards <= PAIRS_PER_TASK:
         assert len(batches) == max(1, -(-count // QUERIES_PER_TASK))  # as few as can be
-    assert default_shards(100_000, count, parallel) == min(parallel, 100_000 // MIN_SHARD)
-    assert default_shards(3 * MIN_SHARD, count, 64) == 3
-    assert default_shards(10, count, parallel) == 1
+    assert default_shards(100_000, parallel) == min(parallel, 100_000 // MIN_SHARD)
+    assert default_shards(3 * MIN_SHARD, 64) == 3
+    assert default_shards(10, parallel) == 1
     # kNN: one shard (each more scans for its own k nearest, unbounded by the others')
-    assert default_shards(1_580_000, 1, parallel, ranked=True) == 1
+    assert default_shards(1_580_000, parallel, ranked=True) == 1
 
 
 def test_a_list_as_the_one_query_says_where_a_list_goes():

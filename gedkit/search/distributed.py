@@ -208,7 +208,7 @@ def search(coll, kind: str, graphs: list, parameter: float, model: Any, verify: 
     size = len(coll._sig) if coll._sig is not None else coll._store.count()
     ranked = kind.endswith("knn")
     if shards is None:
-        shards = default_shards(size, len(graphs), parallel, ranked)
+        shards = default_shards(size, parallel, ranked)
     shards = max(1, min(shards, size))
     parts = [(part, shards) for part in range(shards)]
     batches = (query_batches(len(graphs), parallel, shards) if ranked
@@ -303,9 +303,9 @@ class _Pace:
         return max(1, min(QUERIES_PER_TASK, round(TASK_SECONDS * self.queries / self.seconds)))
 
 
-def default_shards(size: int, queries: int, parallel: int, ranked: bool = False) -> int:
-    """The shards a search of ``queries`` queries over ``size`` graphs is cut into on
-    ``parallel`` worker threads by default, each of at least :data:`MIN_SHARD` graphs.
+def default_shards(size: int, parallel: int, ranked: bool = False) -> int:
+    """The shards a search over ``size`` graphs is cut into on ``parallel`` worker threads by
+    default, each of at least :data:`MIN_SHARD` graphs.
 
     A range search has one shard per thread, each a task with all the queries in a small
     search (:class:`_Pace` for a larger one): a query's work splits evenly between
