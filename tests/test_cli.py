@@ -203,7 +203,7 @@ def test_ged_text_for_people(capsys, files):
     assert lines[0].split()[:3] == ["distance", "1", "(optimal)"]
     assert "method" in out and "dfs" in out
     assert "node map" in out and "edit path (1 operation, cost 1)" in out
-    assert any("substitute edge" in line and "(1, 2)" in line for line in lines)
+    assert any("relabel edge" in line and "(1, 2)" in line for line in lines)
 
 
 def test_ged_no_path(capsys, files):

@@ -512,7 +512,7 @@ def test_cli_ged_draw(capsys, graph_files, tmp_path):
     root = ET.parse(out_svg).getroot()
     assert len(_op_ids(root)) == int(re.search(r"edit path \((\d+) operations", out)[1])
     # the text output speaks labels
-    assert re.search(r"substitute node\s+1\s+->\s+1\s+b -> x", out)
+    assert re.search(r"relabel node\s+1\s+->\s+1\s+b -> x", out)
     code, _, _ = _cli(capsys, "ged", *graph_files, "--draw", str(tmp_path / "s.png"),
                       "--steps")
     assert code == 0 and (tmp_path / "s.png").stat().st_size > 1000

@@ -29,10 +29,10 @@ if TYPE_CHECKING:  # the solvers load when a command runs, not when the parser i
     from gedkit.result import Result
 
 _OPERATIONS = {
-    "node_sub": "substitute node",
+    "node_sub": "relabel node",
     "node_del": "delete node",
     "node_ins": "insert node",
-    "edge_sub": "substitute edge",
+    "edge_sub": "relabel edge",
     "edge_del": "delete edge",
     "edge_ins": "insert edge",
 }
