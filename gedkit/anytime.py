@@ -170,7 +170,7 @@ def ged_iter(g1: Any, g2: Any, costs: Any = "uniform", method: str = "auto",
     items: queue.Queue = queue.Queue()
     stop = threading.Event()
     failure: list[BaseException] = []
-    heard = False  # Ctrl-C stopped the solve (its answer says "interrupted", not "timeout")
+    heard = False  # Ctrl-C stopped the solve (its answer says "interrupted", not "time limit")
 
     def solve() -> None:
         try:
@@ -197,7 +197,7 @@ def ged_iter(g1: Any, g2: Any, costs: Any = "uniform", method: str = "auto",
             if item is None:
                 break
             if heard and item.final and item.result is not None and not item.result.optimal:
-                item.result.stats["stopped"] = "interrupted"  # (its budget read "timeout")
+                item.result.stats["stopped"] = "interrupted"  # (its budget read "time limit")
             yield item
     finally:
         stop.set()  # the consumer left early: the solve stops at its next check

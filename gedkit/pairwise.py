@@ -622,7 +622,7 @@ _HEURISTIC_ENDED = 0.9
 def _other_than_time(stopped: Any) -> bool:
     """Whether a solve's ``stats["stopped"]`` names another cause than its time limit."""
     return (isinstance(stopped, str) and stopped != "interrupted"
-            and not stopped.startswith(("time limit", "timeout")))
+            and not stopped.startswith("time limit"))
 
 
 def _packed(forward: Any) -> bytes:

@@ -140,7 +140,7 @@ def test_a_stream_left_open_at_exit_ends_the_process_cleanly():
 
 def test_ctrl_c_while_streaming_says_interrupted(monkeypatch):
     """The solve Ctrl-C stopped answers "interrupted" as gedkit.ged does (its budget, cut
-    short by the stream's stop, said "timeout")."""
+    short by the stream's stop, said "time limit")."""
     import queue
 
     real_get = queue.Queue.get

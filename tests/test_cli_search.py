@@ -686,7 +686,7 @@ def test_undecided_before_kernels_compile_are_not_blamed_on_the_time_limit(capsy
 
     args = argparse.Namespace(timeout=1.0)
     fits = "time limit: one expansion of the search does not fit"
-    for reason in (KERNELS_NOT_READY, "timeout", fits):
+    for reason in (KERNELS_NOT_READY, "time limit", fits):
         result = SearchResult("range", "q", 3.0, [], [Hit(7, 6.0, 2.0, 6.0, False)], False,
                               stats={"stopped": {reason: 1}})
         _tell_limits(_Tally.of([result]), args)
@@ -920,7 +920,8 @@ def test_the_summary_time_is_the_wall_clocks(capsys, lib, monkeypatch):
     code, out, _ = run(capsys, "search", lib, lib.parent / "queries.gdb", "--within", "1",
                        "--csv", lib.parent / "wall.csv")
     assert code == 0 and "certified, " in out and "1e+03 s" not in out
-    assert float(out.split("certified, ")[1].split()[0]) < 100
+    value, unit = out.split("certified, ")[1].split()[:2]  # "906 ms" on a busy machine
+    assert float(value) * {"ms": 1e-3, "s": 1.0}[unit.rstrip(",.")] < 100
 
 
 def test_csv_rows_of_an_interrupted_query_say_so(lib):

@@ -88,7 +88,7 @@ def test_timeout_returns_valid_bounds(method):
     assert r.lower_bound <= r.upper_bound
     assert p.cost(r.assignment) == r.upper_bound
     assert not r.optimal
-    assert r.stats["stopped"] == "timeout"
+    assert r.stats["stopped"] == "time limit"
 
 
 def test_memory_cap_degrades_to_depth_first_and_stays_exact():

@@ -757,7 +757,7 @@ def _tell_limits(tally: _Tally, args: argparse.Namespace) -> None:
             if reason.startswith("time limit: "):
                 reason = reason[len("time limit: "):]
                 reasons[reason] = reasons.get(reason, 0) + count
-            elif reason not in ("time limit", "timeout"):
+            elif reason != "time limit":
                 other[reason] = other.get(reason, 0) + count
         timed = max(stopped - sum(other.values()), 0)
         if timed:

@@ -223,7 +223,7 @@ def branch_and_bound(
                 done, upper, best_map = _integer_program(p, model, best_map, upper, budget, stats)
 
     stats.update(
-        expanded=expanded, root_bound=root, stopped="optimal" if done else "timeout",
+        expanded=expanded, root_bound=root, stopped="optimal" if done else "time limit",
     )
     forward = p.inverse(best_map) if swap else best_map
     # done: the map's own count is the bound (from_map counts it, and raises a bound below)

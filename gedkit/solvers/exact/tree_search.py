@@ -252,7 +252,7 @@ class TreeSearch:
             if self.status == kernel.STATUS_FULL:
                 self._full(budget)
             if budget.expired():
-                self.reason = "timeout"
+                self.reason = "time limit"
                 break
             self.chunk = next_chunk(self.chunk, time.perf_counter() - tick, budget.remaining())
         return self._result(budget, t0)
