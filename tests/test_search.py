@@ -1587,6 +1587,51 @@ def test_a_damaged_file_or_a_closed_collection_is_one_line(tmp_path):
             use(coll)
 
 
+@pytest.mark.parametrize("where, value", [
+    (2, 99),  # a node label ordinal past the vocabulary
+    (2, -3),  # a negative one
+    (5, 40),  # an edge end past the graph's nodes
+    (6, 0),  # an edge whose ends are one node (its smaller end first: 0 <= 0)
+    (7, 7),  # the other edge's end past the nodes
+    (9, 7),  # an edge label ordinal past the vocabulary
+])
+def test_a_record_damaged_inside_is_one_line_never_a_crash(tmp_path, where, value):
+    """A graph's record of the right length whose content is damaged (an index the kernel
+    trusts): searches and ``check()`` say the file is damaged; they read and wrote past the
+    kernel's arrays (a segmentation fault), and ``--check`` called such a file sound."""
+    path = tmp_path / "lib.gdb"
+    with Collection.create(path) as coll:
+        coll.add(["CCO", "CC=O", "CCC", "OCCN"])
+    with sqlite3.connect(path) as db:
+        # CC=O: [n=3, m=2, 3 node ordinals, ends (0, 1), (1, 2), 2 edge ordinals]
+        record = bytearray(db.execute("SELECT record FROM graphs WHERE rowid = 2").fetchone()[0])
+        record[4 * where:4 * where + 4] = int(value).to_bytes(4, "little", signed=True)
+        db.execute("UPDATE graphs SET record = ? WHERE rowid = 2", (bytes(record),))
+    for use in (lambda c: c.range("CCO", 9), lambda c: c.knn("CCO", 4), Collection.check):
+        with Collection.open(path) as coll, pytest.raises(FormatError, match=(
+                r"lib\.gdb: a stored graph record is damaged; build the collection again")):
+            use(coll)
+
+
+def test_check_reads_every_graph_as_well_as_every_page(tmp_path):
+    """``check()`` decompresses every stored graph: bytes damaged inside a page SQLite
+    reads (its checksum is the compression's) are found there, naming the graph, not in
+    the middle of a later search."""
+    path = tmp_path / "lib.gdb"
+    with Collection.create(path) as coll:
+        coll.add(["CCO", "CC=O", "CCC"], ids=["a", "b", "c"])
+        coll.check()
+    with sqlite3.connect(path) as db:
+        data = bytearray(db.execute("SELECT data FROM graphs WHERE rowid = 2").fetchone()[0])
+        data[6] ^= 0x5A
+        db.execute("UPDATE graphs SET data = ? WHERE rowid = 2", (bytes(data),))
+    with Collection.open(path) as coll:
+        with pytest.raises(FormatError, match=r"the stored graph 'b' is damaged"):
+            coll.check()
+        with pytest.raises(FormatError, match=r"compressed bytes do not decompress"):
+            coll.get("b")
+
+
 @pytest.mark.parametrize("edit", [
     "UPDATE meta SET value = '{' WHERE key = 'node_label'",
     "UPDATE graphs SET id = 'not json' WHERE rowid = 1",

@@ -449,7 +449,7 @@ def run_info(args: argparse.Namespace) -> int:
         ("node labels", _show_frequent(data["labels"]["node"], vocab["node"])),
         ("edge labels", _show_frequent(data["labels"]["edge"], vocab["edge"])),
         ("file size", _file_size(data["file_size"])),
-        *([("check", "every page read, no damage")] if "check" in data else []),
+        *([("check", "every page, record and graph read, no damage")] if "check" in data else []),
     ]
     width = max(len(key) for key, _ in rows) + 2
     print("\n".join(f"{key:<{width}}{value}" for key, value in rows))

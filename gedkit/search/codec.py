@@ -112,5 +112,9 @@ def decode_graph(blob: bytes, where: str = "collection") -> Graph:
         elabels = [decode_value(v) for v in record["elabels"]]
         edges = [(ids[ends[2 * k]], ids[ends[2 * k + 1]], lab) for k, lab in enumerate(elabels)]
         return Graph(dict(zip(ids, labels, strict=True)), edges, name=record["name"])
-    except (zlib.error, ValueError, KeyError, TypeError, IndexError, GraphError) as err:
-        raise FormatError(f"{where}: a stored graph is damaged ({err})") from None
+    except zlib.error:  # (its text, "Error -3 while decompressing data: ...", is zlib's)
+        raise FormatError(f"{where}: a stored graph is damaged (its compressed bytes do not "
+                          "decompress); build the collection again from its sources") from None
+    except (ValueError, KeyError, TypeError, IndexError, GraphError) as err:
+        raise FormatError(f"{where}: a stored graph is damaged ({err}); build the collection "
+                          "again from its sources") from None

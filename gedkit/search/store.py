@@ -25,6 +25,7 @@ import os
 import re
 import sqlite3
 import zipfile
+import zlib
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -368,12 +369,27 @@ class Store:
         return sig
 
     def check(self) -> None:
-        """SQLite's quick check of every page; :class:`FormatError` naming the first
-        problems it reports."""
+        """SQLite's quick check of every page, then every graph's record and stored bytes
+        (a page SQLite reads may hold a damaged value: a record's label ordinals, a graph's
+        compressed bytes, whose checksum its decompression checks); :class:`FormatError`
+        naming the first problem."""
         found = [row[0] for row in self.conn.execute("PRAGMA quick_check(3)")]
         if found != ["ok"]:
             raise FormatError(f"{self.where} is damaged ({'; '.join(map(str, found))}): build "
                               "it again from its sources")
+        last = -1
+        while rows := self.conn.execute(
+                "SELECT rowid, record, data FROM graphs WHERE rowid > ? ORDER BY rowid LIMIT "
+                f"{_CHECK_BLOCK}", (last,)).fetchall():
+            self._packed([record for _, record, _ in rows])
+            for rowid, _, data in rows:
+                try:
+                    zlib.decompress(data)
+                except (zlib.error, TypeError):
+                    raise FormatError(
+                        f"{self.where}: the stored graph {self.ids([rowid])[rowid]!r} is "
+                        "damaged; build the collection again from its sources") from None
+            last = rows[-1][0]
 
     def _check_ordinals(self, sig: Signatures) -> None:
         """That the vocabularies hold every label ordinal the signatures use: a file whose
@@ -394,8 +410,11 @@ class Store:
         for start in range(0, len(rowids), 500):
             chunk = rowids[start:start + 500]
             marks = ",".join("?" * len(chunk))
+            # fetched whole: a generator left open by an error held a cursor, which its
+            # clean-up, after the file was closed, met with a traceback
             yield from self.conn.execute(
-                f"SELECT rowid, {columns} FROM graphs WHERE rowid IN ({marks})", chunk)
+                f"SELECT rowid, {columns} FROM graphs WHERE rowid IN ({marks})", chunk
+            ).fetchall()
 
     def graphs(self, rowids: Iterable[int]) -> dict[int, Graph]:
         """The graphs of ``rowids``."""
@@ -419,7 +438,21 @@ class Store:
         found = dict(self._rows("record", rowids))
         if len(found) < len(set(rowids)):
             raise self.gone()
-        return Records.pack([found[r] for r in rowids], self.where)
+        return self._packed([found[r] for r in rowids])
+
+    def _packed(self, blobs: list[bytes]) -> Records:
+        """:meth:`Records.pack` of ``blobs`` against this file's vocabularies (read again
+        first where another process has added labels since)."""
+        try:
+            return Records.pack(blobs, self.where, self.label_counts())
+        except FormatError:
+            if not self.changed():
+                raise
+            return Records.pack(blobs, self.where, self.label_counts())
+
+    def label_counts(self) -> tuple[int, int]:
+        """The sizes of the node and edge label vocabularies."""
+        return len(self.vocab["node"]), len(self.vocab["edge"])
 
     def gone(self) -> GedkitError:
         """The error when graphs this reader knows of are not in the file: removed by
@@ -438,7 +471,7 @@ class Store:
         rows = self.conn.execute("SELECT rowid, record FROM graphs WHERE rowid BETWEEN ? AND ? "
                                  "ORDER BY rowid", (first, last)).fetchall()
         return (np.fromiter((r for r, _ in rows), dtype=np.int64, count=len(rows)),
-                Records.pack([b for _, b in rows], self.where))
+                self._packed([b for _, b in rows]))
 
     def ids(self, rowids: Iterable[int] | None = None, strict: bool = True) -> dict[int, Any]:
         """rowid -> id, for ``rowids`` or for every graph; ``strict``: every one of
@@ -612,9 +645,13 @@ class Records(NamedTuple):
     offsets: np.ndarray
 
     @classmethod
-    def pack(cls, blobs: list[bytes], where: str = "collection") -> Records:
+    def pack(cls, blobs: list[bytes], where: str = "collection",
+             labels: tuple[int, int] | None = None) -> Records:
         """The records ``blobs`` of the file ``where``, each checked to be as long as its
-        ``n`` and ``m`` say (the kernel trusts them: a damaged one would read past it)."""
+        ``n`` and ``m`` say and, given ``labels`` (the sizes of the node and edge
+        vocabularies), to hold only label ordinals below them and edges ``a < b < n``: the
+        kernel trusts every index, and a record damaged inside read and wrote past its
+        arrays (a segmentation fault)."""
         sizes = np.fromiter((len(b) // 4 for b in blobs), dtype=np.int64, count=len(blobs))
         offsets = np.zeros(len(blobs), dtype=np.int64)
         np.cumsum(sizes[:-1], out=offsets[1:])
@@ -623,8 +660,10 @@ class Records(NamedTuple):
         flat = np.frombuffer(joined[:len(joined) // 4 * 4], dtype=np.int32)
         if len(blobs) and (
                 not whole or sizes.min() < 2
+                or (flat[offsets] < 0).any() or (flat[offsets + 1] < 0).any()
                 or not np.array_equal(sizes, 2 + flat[offsets].astype(np.int64)
-                                      + 3 * flat[offsets + 1].astype(np.int64))):
+                                      + 3 * flat[offsets + 1].astype(np.int64))
+                or (labels is not None and not _sound(flat, offsets, sizes, labels))):
             raise FormatError(f"{where}: a stored graph record is damaged; build the "
                               "collection again from its sources")
         return cls(flat, offsets)
@@ -636,6 +675,40 @@ class Records(NamedTuple):
     @property
     def count(self) -> int:
         return len(self.offsets)
+
+
+#: graphs read per step of :meth:`Store.check`
+_CHECK_BLOCK = 5000
+#: record entries checked per step of :func:`_sound` (bounds its temporary arrays)
+_SOUND_BLOCK = 1 << 20
+
+
+def _sound(flat: np.ndarray, offsets: np.ndarray, sizes: np.ndarray,
+           labels: tuple[int, int]) -> bool:
+    """Whether every record (of the lengths their ``n`` and ``m`` say) holds node ordinals
+    below ``labels[0]``, edges ``a < b < n`` and edge ordinals below ``labels[1]``."""
+    first = 0
+    while first < len(offsets):
+        # records first..last-1: about _SOUND_BLOCK entries
+        last = int(np.searchsorted(offsets, offsets[first] + _SOUND_BLOCK, side="right"))
+        last = max(last, first + 1)
+        start = int(offsets[first])
+        part = flat[start:start + int(sizes[first:last].sum())].astype(np.int64)
+        n = part[offsets[first:last] - start]
+        m = part[offsets[first:last] - start + 1]
+        owner = np.repeat(np.arange(last - first), sizes[first:last])
+        at = np.arange(len(part)) - (offsets[first:last] - start)[owner]
+        n_at, m_at = n[owner], m[owner]
+        nodes = (at >= 2) & (at < 2 + n_at)
+        ends = (at >= 2 + n_at) & (at < 2 + n_at + 2 * m_at)
+        edge_labels = at >= 2 + n_at + 2 * m_at
+        pairs = part[ends].reshape(-1, 2)  # each record's ends in order, two by two
+        if ((part < 0) & (at >= 2)).any() \
+                or (part[nodes] >= labels[0]).any() or (part[edge_labels] >= labels[1]).any() \
+                or (part[ends] >= n_at[ends]).any() or (pairs[:, 0] >= pairs[:, 1]).any():
+            return False
+        first = last
+    return True
 
 
 def _roll_back(path: Path, journal: Path) -> None:
