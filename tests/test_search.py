@@ -1473,6 +1473,27 @@ def test_shards_searched_apart_and_merged_equal_the_whole(tmp_path):
     assert not (tmp_path / "more").exists()
 
 
+def test_a_split_replaces_an_earlier_ones_shards_only_when_asked(tmp_path):
+    """A split into a folder holding an earlier split's shards: refused (they were
+    overwritten without a word: 2,000 graphs became 100); with ``overwrite=True`` they are
+    replaced and those beyond the new count removed (a merge of ``shard-*.gdb`` would have
+    counted them twice); a file there that is not a collection is never replaced."""
+    coll = _collection(MOLECULES)
+    first = coll.split(3, tmp_path)
+    with pytest.raises(OptionError, match=r"shard-0\.gdb exists .*overwrite=True"):
+        coll.split(2, tmp_path)
+    assert sum(len(Collection.open(p)) for p in first) == len(coll)  # untouched
+    (tmp_path / "shard-x.gdb").write_text("mine")  # not a shard's name: left alone
+    second = coll.split(2, tmp_path, overwrite=True)
+    assert sorted(p.name for p in tmp_path.glob("shard-*.gdb")) == [
+        "shard-0.gdb", "shard-1.gdb", "shard-x.gdb"]
+    assert sum(len(Collection.open(p)) for p in second) == len(coll)
+    (tmp_path / "shard-5.gdb").write_text("not a collection")
+    with pytest.raises(GedkitError, match=r"shard-5\.gdb"):
+        coll.split(2, tmp_path, overwrite=True)
+    assert (tmp_path / "shard-5.gdb").read_text() == "not a collection"
+
+
 def test_node_maps_on_request():
     coll = _collection(MOLECULES)
     hit = coll.range("CCO", 1, node_map=True).hits[1]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import inspect
 import os
+import re
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -29,7 +30,14 @@ from gedkit.search.progress import GraphCounter
 from gedkit.search.query_labels import QueryBatch
 from gedkit.search.result import SearchResult
 from gedkit.search.signatures import Signatures
-from gedkit.search.store import IN_MEMORY, Records, Store, alike_texts, id_text
+from gedkit.search.store import (
+    IN_MEMORY,
+    Records,
+    Store,
+    alike_texts,
+    check_replaceable,
+    id_text,
+)
 from gedkit.search.unseen import unseen_note
 from gedkit.workers import inside, resolve_jobs
 
@@ -436,17 +444,36 @@ class Collection:
         self._forget()
 
     @_reads_file
-    def split(self, parts: int, folder: str | Path, *, stem: str = "shard") -> list[Path]:
+    def split(self, parts: int, folder: str | Path, *, stem: str = "shard",
+              overwrite: bool = False) -> list[Path]:
         """Write the collection as ``parts`` shard files ``folder/stem-K.gdb`` of consecutive
         graphs, each a collection of its own: search them independently (on several
-        machines) and combine the answers with :func:`gedkit.search.merge`."""
+        machines) and combine the answers with :func:`gedkit.search.merge`.
+
+        A shard file already there (an earlier split's) is an error unless ``overwrite``;
+        then the earlier split's shards beyond ``parts`` are removed too, so that every
+        ``stem-*.gdb`` of the folder is one of this split's."""
         if not isinstance(parts, int) or isinstance(parts, bool) or parts < 1:
             raise OptionError(f"parts must be a positive integer, got {parts!r}")
         if parts > max(len(self), 1):  # (empty shards: files that hold nothing)
             raise OptionError(f"parts={parts} for {len(self)} graphs: at most one shard per "
                               "graph")
         folder = Path(folder)
+        # an earlier split's shards: replaced only when asked (they were overwritten without
+        # a word, and those beyond this split's count stayed beside its own)
+        earlier = sorted((p for p in folder.glob(f"{stem}-*.gdb")
+                          if re.fullmatch(rf"{re.escape(stem)}-\d+\.gdb", p.name)),
+                         key=lambda p: int(p.name[len(stem) + 1:-4])) if folder.is_dir() else []
+        if earlier and not overwrite:
+            raise OptionError(f"{earlier[0]} exists (an earlier split's shard?); pass "
+                              "overwrite=True to replace the shards there, or another folder "
+                              "or stem")
+        for old in earlier:
+            check_replaceable(old)  # a collection, never another file that happens to be there
         folder.mkdir(parents=True, exist_ok=True)
+        for old in earlier:
+            if int(old.name[len(stem) + 1:-4]) >= parts:
+                old.unlink()
         node_label, edge_label = self._store.labels()
         rowids = np.sort(self._signatures.rowids)  # consecutive graphs, in the file's order
         paths = []
