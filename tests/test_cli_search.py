@@ -1250,3 +1250,25 @@ def test_a_damaged_graph_picked_from_a_collection_is_one_line(tmp_path):
     assert done.stderr.splitlines() == [
         f"gedkit: error: {path}: a stored graph is damaged (its compressed bytes do not "
         "decompress); build the collection again from its sources"], done.stderr
+
+
+def test_csv_rows_reach_the_disk_as_each_answer_comes(capsys, lib, tmp_path, monkeypatch):
+    """``--csv FILE``: each answer's rows are in the file written beside FILE as soon as they
+    are written (a search killed outright after 8 answers left that file empty: the rows
+    were in a buffer)."""
+    from gedkit.cli import _search
+
+    seen = []
+    write = _search._Answers.write
+
+    def watched(self, result):
+        write(self, result)
+        beside = list(tmp_path.glob(".wall.csv.*"))
+        seen.append(len(beside[0].read_text().splitlines()) if beside else None)
+
+    monkeypatch.setattr(_search._Answers, "write", watched)
+    code, _, _ = run(capsys, "search", lib, lib.parent / "queries.gdb", "--within", "1",
+                     "--csv", tmp_path / "wall.csv")
+    rows = (tmp_path / "wall.csv").read_text().splitlines()
+    assert code == 0 and len(seen) == 2 and seen[-1] == len(rows)
+    assert 1 < seen[0] < seen[1]  # the header and the first answer's rows, on disk at once

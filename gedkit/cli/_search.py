@@ -471,6 +471,9 @@ class _Answers:
             sys.stdout.flush()
         elif self.out is not None:
             self.rows += _write_csv(self.out, results, args.node_map, header=header)
+            # on disk at once: a process killed outright (kill -9, out of memory) leaves the
+            # rows so far in the file beside FILE, not in a buffer (it was empty, 0 bytes)
+            self.out.flush()
         else:
             for k, result in enumerate(results):
                 print(f"{chr(10) if self.count + k else ''}{report(result)}", flush=True)
