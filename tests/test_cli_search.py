@@ -1164,8 +1164,17 @@ def test_search_leaves_out_unreadable_queries_unless_strict(capsys, lib, tmp_pat
     assert code == 0
     assert [json.loads(line)["query"] for line in out.splitlines()] == ["propanol", "phenol"]
     assert "1 record could not be read" in err and "queries.smi:2" in err
-    one_line_error(*run(capsys, "search", lib, queries, "--within", "2", "--strict"),
-                   "queries.smi:2: RDKit cannot parse")
+    # --strict stops at it, the answers before it kept, whichever record it is (at the
+    # 2nd or the 3rd, read while the first batch was, they were lost)
+    for lines, before in (("CCCO propanol\nC1CC broken\n", 1),
+                          ("CCCO propanol\nCCO ethanol\nC1CC broken\nCCC propane\n", 2),
+                          ("C1CC broken\nCCCO propanol\n", 0)):
+        queries.write_text(lines)
+        code, out, err = run(capsys, "search", lib, queries, "--within", "2", "--strict",
+                             "--json")
+        assert code == 2 and len(out.splitlines()) == before, (lines, out)
+        assert err.count("\n") == 1 and "RDKit cannot parse" in err
+        assert (f"the answers to the {before} quer" in err) == (before > 0), err
 
 
 def test_search_notes_query_labels_the_collection_lacks(tmp_path, capsys):

@@ -47,12 +47,11 @@ class QuerySource:
         # a bad record (--strict), said once the queries before it are searched
         self._failed: GedkitError | None = None
         self._ahead = self._next(2)  # one query or a batch
-        if self._failed is not None:  # (which, not known yet: said at once)
-            raise self._failed
         if not self._ahead:
             raise GedkitError(f"{args.query}: the "
                               f"{'collection' if total is not None else 'file'} holds no graph")
-        self.batch = len(self._ahead) > 1
+        # (a bad second record (--strict): a batch, its first query answered before it)
+        self.batch = len(self._ahead) > 1 or self._failed is not None
         if not self.batch and unnamed is not None and self._ahead[0][1].name is None:
             self._ahead = [(unnamed, self._ahead[0][1])]
 
@@ -73,7 +72,8 @@ class QuerySource:
         ahead, self._ahead = self._ahead, []
         while True:
             batch, ahead = ahead[:size], ahead[size:]
-            batch += self._next(size - len(batch))
+            if self._failed is None:
+                batch += self._next(size - len(batch), held=len(batch))
             if not batch:
                 return
             ended = len(batch) < size and self._failed is None  # the file read to its end:
@@ -86,16 +86,17 @@ class QuerySource:
             if ended:
                 return
 
-    def _next(self, count: int) -> list[tuple[Any, Graph]]:
-        """Up to ``count`` more queries; Ctrl-C before the first batch was searched says
-        how far reading got and that nothing was searched (exit status 130)."""
+    def _next(self, count: int, held: int = 0) -> list[tuple[Any, Graph]]:
+        """Up to ``count`` more queries, after ``held`` read already for the same batch;
+        Ctrl-C before the first batch was searched says how far reading got and that
+        nothing was searched (exit status 130)."""
         if self._failed is not None:
             raise self._failed
         got: list[tuple[Any, Graph]] = []
         try:
             got.extend(islice(self._items, count))
         except GedkitError as err:  # (--strict): the queries before it are searched first
-            if not got:
+            if not (got or held):  # (those read ahead too: a bad third record lost two)
                 raise
             self._failed = err
         except KeyboardInterrupt:
