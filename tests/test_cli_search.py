@@ -876,13 +876,19 @@ def test_an_unreadable_query_further_on_keeps_the_answers_before_it(capsys, lib,
     assert {r["query"] for r in csv.DictReader(out_csv.open())} == {
         "propanol", "phenol", "ethanol-q"}
     assert "wrote" not in _out  # (no summary beside the error)
-    # the second record bad: nothing answered (one query or a batch was not known yet), the
-    # file left as it was
+    # the second record bad: a batch all the same, its first query answered (nothing was,
+    # one query or a batch not known yet); the first record bad: the file left as it was
+    bad_second = smi(tmp_path / "bad_second.smi", [MANY[0], ("C1CC", "broken"), *MANY[1:]])
+    code, out, err = run(capsys, "search", lib, bad_second, "--within", "2", "--csv", out_csv,
+                         "--strict")
+    assert code == 2 and out == "" and "bad_second.smi:2" in err
+    assert f"the answers to the 1 query before it are in {out_csv}" in err
+    assert {r["query"] for r in csv.DictReader(out_csv.open())} == {"propanol"}
     out_csv.write_text("kept\n")
-    bad_first = smi(tmp_path / "bad_first.smi", [MANY[0], ("C1CC", "broken"), *MANY[1:]])
+    bad_first = smi(tmp_path / "bad_first.smi", [("C1CC", "broken"), *MANY])
     code, out, err = run(capsys, "search", lib, bad_first, "--within", "2", "--csv", out_csv,
                          "--strict")
-    assert code == 2 and out == "" and "bad_first.smi:2" in err and "answers" not in err
+    assert code == 2 and out == "" and "bad_first.smi:1" in err and "answers" not in err
     assert out_csv.read_text() == "kept\n"
 
 
