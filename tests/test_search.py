@@ -2565,3 +2565,25 @@ def test_the_batch_kernel_ticks_the_progress_clock(monkeypatch):
     coll = _collection(graphs)
     coll.knn(graphs[0], 5, progress=True)
     assert any(c is not None for c in calls) and ticks
+
+
+def test_a_memory_cap_holds_in_searches_and_one_too_small_is_refused():
+    """``memory=`` in a search: a cap below the batch kernel's frontier (~4 MB for small
+    queries) verifies each pair alone, within it, with the same answers (the kernel ran
+    regardless: a 1 KB cap was certified by 34 batched verifications); a cap below what a
+    pair takes to set up is refused as gedkit.ged refuses it."""
+    from gedkit.search.batch import frontier_bytes
+
+    coll = _collection(MOLECULES)
+    free = coll.range("CCCO", 3)
+    assert free.stats.get("batched", 0) > 0
+    capped = coll.range("CCCO", 3, memory=frontier_bytes(8) // 2)
+    assert capped.stats.get("batched", 0) == 0 and capped.certified
+    assert [(h.id, h.distance) for h in capped.hits] == [(h.id, h.distance) for h in free.hits]
+    assert [h.id for h in coll.knn("CCCO", 3, memory=1 << 20).hits] == [
+        h.id for h in coll.knn("CCCO", 3).hits]
+    for search in (lambda: coll.range("CCCO", 3, memory=512),
+                   lambda: coll.knn("CCCO", 3, memory=512)):
+        with pytest.raises(OptionError, match=r"memory=512 is below what a pair of 4 and "
+                                              r"\d+ nodes takes to set up .* give at least"):
+            search()

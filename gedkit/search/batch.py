@@ -102,6 +102,11 @@ _KEEP_FRONTIER = 128
 _FRONTIER = threading.local()  # one per thread: a Dask worker runs shards in threads
 
 
+def frontier_bytes(n_max: int) -> int:
+    """The bytes of :func:`_frontier`'s arrays for queries of up to ``n_max`` nodes."""
+    return STATES * (4 * max(n_max, 8) + 8 + 8 + 4 + 8 + 8)
+
+
 def _frontier(n_max: int) -> StateBuffers:
     """Frontier arrays with room for STATES maps of ``n_max`` nodes (scratch: the kernel
     writes before it reads)."""
@@ -140,19 +145,25 @@ class BatchVerifier:
 
     @classmethod
     def build(cls, model: CostModel, solver: Solver, filt: GedFilter,
-              timeout: float | None) -> BatchVerifier | None:
+              timeout: float | None, memory: int | None = None) -> BatchVerifier | None:
         """The batch path for this query, or None where it does not apply (see
         :meth:`applies`)."""
-        return cls.prepare(model, filt) if cls.applies(solver, filt, timeout) else None
+        return (cls.prepare(model, filt) if cls.applies(solver, filt, timeout, memory)
+                else None)
 
     @staticmethod
-    def applies(solver: Solver, filt: GedFilter, timeout: float | None) -> bool:
-        """Whether the batch path serves ``filt``'s query: not for another method, large
-        vocabularies, or kernels not compiled within ``timeout``."""
+    def applies(solver: Solver, filt: GedFilter, timeout: float | None,
+                memory: int | None = None, nodes: int | None = None) -> bool:
+        """Whether the batch path serves ``filt``'s query (and queries of up to ``nodes``
+        nodes verified with it): not for another method, large vocabularies, a memory cap
+        its frontier does not fit (each pair then solved alone, within the cap), or kernels
+        not compiled within ``timeout``."""
         from gedkit._kernels import warm
         from gedkit.budget import Budget
 
         if solver.name not in _EXACT or solver.config != type(solver).defaults():
+            return False
+        if memory is not None and memory < frontier_bytes(max(filt.qn, nodes or 0)):
             return False
         if filt.matrices() is None:
             return False

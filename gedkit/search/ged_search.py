@@ -166,7 +166,7 @@ class _Checker:
             from gedkit.search.batch import BatchVerifier
 
             self._batch = BatchVerifier.build(self.model, self.verify.solver, self.filt,
-                                              self.verify.timeout)
+                                              self.verify.timeout, self.verify.memory)
         return self._batch
 
     def __call__(self, rowids: list[int], threshold: float | None,
@@ -286,7 +286,8 @@ def _verify_together(coll, sig, pending: list, tau: float, verify: Verifier
     # a query with more candidates than that goes alone, block by block (progress shown,
     # Ctrl-C checked between blocks)
     small = [p for p in pending if len(p[1]) <= _TOGETHER]
-    if not small or not BatchVerifier.applies(verify.solver, small[0][3], verify.timeout):
+    if not small or not BatchVerifier.applies(verify.solver, small[0][3], verify.timeout,
+                                              verify.memory, max(p[3].qn for p in small)):
         return {}
     shared = small[0][3].matrices()
     together = [p for p in small if p[3].matrices() is shared]
