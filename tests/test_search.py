@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 import gedkit
 from gedkit import Collection, costs
-from gedkit.errors import FormatError, GedkitError, OptionError, UnseenLabelWarning
+from gedkit.errors import FormatError, GedkitError, GraphError, OptionError, UnseenLabelWarning
 from gedkit.search import merge
 from gedkit.search.filters import GedFilter
 from gedkit.search.result import SearchResult
@@ -2587,3 +2587,18 @@ def test_a_memory_cap_holds_in_searches_and_one_too_small_is_refused():
         with pytest.raises(OptionError, match=r"memory=512 is below what a pair of 4 and "
                                               r"\d+ nodes takes to set up .* give at least"):
             search()
+
+
+def test_add_names_a_missing_file_as_missing(tmp_path, monkeypatch):
+    """``add("lib.smi")`` run from another folder: the file is not there, said so (it said
+    "got one graph; pass [graph]"); one SMILES string or one graph: pass a list."""
+    monkeypatch.chdir(tmp_path)
+    coll = Collection()
+    with pytest.raises(GraphError, match=r"'lib\.smi' is neither an existing file nor a SMILES"):
+        coll.add("lib.smi")
+    with pytest.raises(OptionError, match=r"got one SMILES string; pass \['CCO'\]"):
+        coll.add("CCO")
+    with pytest.raises(OptionError, match=r"got one graph; pass \[graph\]"):
+        coll.add(gedkit.Graph([0]))
+    (tmp_path / "lib.smi").write_text("CCO ethanol\n")
+    assert coll.add("lib.smi") == 1 and len(coll) == 1

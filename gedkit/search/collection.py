@@ -858,7 +858,12 @@ def _items(graphs: Any, node_label: Any, edge_label: Any,
     notice = Unlabelled()
     single = isinstance(graphs, os.PathLike) or (
         isinstance(graphs, str) and is_file_reference(graphs))
-    if isinstance(graphs, Graph) or (isinstance(graphs, str) and not single):
+    if isinstance(graphs, str) and not single:
+        # a file name mistyped, or run from another folder: said so, not "one graph"
+        as_graph(graphs, node_label, edge_label)  # (neither a file nor SMILES: raises)
+        raise OptionError(f"add takes an iterable of graphs or a graph file, got one SMILES "
+                          f"string; pass [{graphs!r}]")
+    if isinstance(graphs, Graph):
         raise OptionError("add takes an iterable of graphs or a graph file, got one graph; "
                           "pass [graph]")
     try:
