@@ -243,8 +243,8 @@ def pace(done: int, total: int, spent: float, one: str, many: str | None = None)
 
     >>> pace(1846, 45150, 119.0, "pair"), pace(3, 10, 1.0, "pair")
     (' (16 pairs/s, about 47 min left)', '')
-    >>> pace(12, 50, 700.0, "query", "queries")
-    ' (58 s a query, about 37 min left)'
+    >>> pace(12, 50, 700.0, "query", "queries"), pace(12, 50, 10.0, "query", "queries")
+    (' (58 s a query, about 37 min left)', ' (1 query/s, about 32 s left)')
     """
     if done < 10 or spent < 5 or done >= total:
         return ""
@@ -252,7 +252,8 @@ def pace(done: int, total: int, spent: float, one: str, many: str | None = None)
     left = (total - done) / rate
     when = (f"{left:.0f} s" if left < 90 else f"{left / 60:.0f} min" if left < 5400
             else f"{left / 3600:.1f} h")
-    speed = (f"{rate:,.0f} {many or one + 's'}/s" if rate >= 1 else
+    shown = f"{rate:,.0f}"
+    speed = (f"{shown} {one if shown == '1' else many or one + 's'}/s" if rate >= 1 else
              f"{1 / rate:.0f} s a {one}")
     return f" ({speed}, about {when} left)"
 

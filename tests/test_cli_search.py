@@ -1287,3 +1287,24 @@ def test_csv_rows_reach_the_disk_as_each_answer_comes(capsys, lib, tmp_path, mon
     rows = (tmp_path / "wall.csv").read_text().splitlines()
     assert code == 0 and len(seen) == 2 and seen[-1] == len(rows)
     assert 1 < seen[0] < seen[1]  # the header and the first answer's rows, on disk at once
+
+
+def test_labels_only_removed_graphs_had_are_not_the_collections(tmp_path, capsys):
+    """After ``remove()``: ``collection info`` counts and lists the labels the remaining
+    graphs have (it counted the salt's Na and Cl as "2 more"), and a query with the removed
+    graphs' labels gets the note on labels no graph has, as one with labels never added."""
+    lib = tmp_path / "tiny.gdb"
+    with Collection.create(lib) as coll:
+        coll.add(["CCO", "[Na+].[Cl-]", "CCC", "CC=O"], ids=["ethanol", "salt", "propane",
+                                                               "acetaldehyde"])
+        coll.remove(["salt"])
+    code, out, _ = run(capsys, "collection", "info", lib)
+    assert code == 0 and "vocabulary   2 node labels, 2 edge labels," in out
+    assert "node labels  'C' (7), 'O' (2)\n" in out
+    code, out, _ = run(capsys, "collection", "info", lib, "--json")
+    assert json.loads(out)["vocabulary"]["node"] == 2
+    for query, label in (("smiles:[Na+]", "'Na'"), ("smiles:[K+]", "'K'")):
+        code, _, err = run(capsys, "search", lib, query, "--nearest", "1")
+        assert code == 0 and f"has node label {label}, which no graph" in err, err
+    code, _, err = run(capsys, "search", lib, "smiles:CCO", "--nearest", "1")
+    assert code == 0 and "no graph" not in err

@@ -444,8 +444,9 @@ def run_info(args: argparse.Namespace) -> int:
         ("edge label", _show_label(data["edge_label"], data["labels"]["edge"])),
         ("nodes", _show_counts(data["nodes"])),
         ("edges", _show_counts(data["edges"])),
-        ("vocabulary", f"{vocab['node']:,} node labels, {vocab['edge']:,} edge labels, "
-                       f"{vocab['branch']:,} branches"),
+        ("vocabulary", f"{counted(vocab['node'], 'node label')}, "
+                       f"{counted(vocab['edge'], 'edge label')}, "
+                       f"{counted(vocab['branch'], 'branch', 'branches')}"),
         ("node labels", _show_frequent(data["labels"]["node"], vocab["node"])),
         ("edge labels", _show_frequent(data["labels"]["edge"], vocab["edge"])),
         ("file size", _file_size(data["file_size"])),
@@ -458,6 +459,8 @@ def run_info(args: argparse.Namespace) -> int:
 
 def describe(coll: Collection) -> dict:
     """What ``gedkit collection info --json`` prints."""
+    import numpy as np
+
     sig = coll._signatures
     return {
         "path": coll.path,
@@ -466,7 +469,10 @@ def describe(coll: Collection) -> dict:
         "edge_label": _plain(coll.edge_label),
         "nodes": _counts(sig.n),
         "edges": _counts(sig.m),
-        "vocabulary": {kind: len(v) for kind, v in coll._store.vocab.items()},
+        # the distinct labels and branches its graphs have (the vocabularies keep those of
+        # graphs removed since)
+        "vocabulary": {kind: int(np.count_nonzero(np.bincount(sig.sets[kind].ids)))
+                       for kind in coll._store.vocab},
         "labels": {kind: _frequent(sig.sets[kind], coll._store.vocab[kind])
                    for kind in ("node", "edge")},
         "file_size": os.path.getsize(coll.path),

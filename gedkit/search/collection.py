@@ -716,7 +716,11 @@ class Collection:
             const = model.equality_costs if model is not None else None
             free = frozenset() if const is None else frozenset(
                 kind for kind, sub in (("node", const[2]), ("edge", const[5])) if sub <= 0)
-            note = unseen_note(graphs, self._store.vocab, many, free)
+            vocab = self._store.vocab
+            # (the labels some graph has: a vocabulary keeps those of graphs removed since)
+            present = None if client is not None else self._signatures.present(
+                {kind: len(vocab[kind]) for kind in ("node", "edge")})
+            note = unseen_note(graphs, vocab, many, free, present)
             if note is not None:
                 warn(note)
         try:

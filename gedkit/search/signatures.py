@@ -290,6 +290,16 @@ class Signatures:
                 order, np.ascontiguousarray(self.m[order]), n_start)
         return index
 
+    def present(self, sizes: dict[str, int]) -> dict[str, np.ndarray]:
+        """For the node and edge label ordinals below ``sizes[kind]``, whether some graph
+        here has one (a vocabulary keeps the labels of graphs removed since), built once."""
+        kept = self.__dict__.get("_present")
+        if kept is None or kept[0] != sizes:
+            masks = {kind: np.bincount(self.sets[kind].ids, minlength=size)[:size] > 0
+                     for kind, size in sizes.items()}
+            kept = self.__dict__["_present"] = (dict(sizes), masks)
+        return kept[1]
+
     def top_nodes(self) -> tuple[np.ndarray, np.ndarray]:
         """Each node ordinal's place among the collection's :data:`TOP_NODE_LABELS` most
         frequent node labels (-1: not among them), and every row's counts of those, eight

@@ -21,10 +21,13 @@ __all__ = ["unseen_labels", "unseen_note"]
 
 
 def unseen_labels(queries: list[Graph], vocab: dict[str, Vocabulary],
-                  free: frozenset[str] = frozenset()) -> tuple[dict[str, list], int]:
+                  free: frozenset[str] = frozenset(),
+                  present: dict[str, np.ndarray] | None = None) -> tuple[dict[str, list], int]:
     """The node and edge labels of ``queries`` that the collection's vocabularies lack (per
     kind, in order of first appearance) and how many queries have any; none of the kinds
-    ``free`` (see :func:`unseen_note`).
+    ``free`` (see :func:`unseen_note`); ``present``: which ordinals of each kind some graph
+    has (:meth:`~gedkit.search.signatures.Signatures.present`), the others lacking too
+    (labels of graphs removed since).
 
     >>> from gedkit.search.signatures import KINDS, signature_of
     >>> vocab = {k: Vocabulary() for k in KINDS}
@@ -40,10 +43,16 @@ def unseen_labels(queries: list[Graph], vocab: dict[str, Vocabulary],
     for kind, attribute in LABELS.items():
         if kind in free:
             continue
-        lacking |= coded.own[kind]
         ordinals, ptr = ((coded.node_ords, coded.node_ptr) if kind == "node"
                          else (coded.edge_ords, coded.edge_ptr))
-        unknown = np.flatnonzero(ordinals >= len(vocab[kind].index))
+        beyond = ordinals >= len(vocab[kind].index)
+        if present is not None and not present[kind].all():  # (labels of removed graphs)
+            beyond |= ~present[kind][np.minimum(ordinals, len(present[kind]) - 1)] & ~beyond
+            lacking[np.unique(np.searchsorted(ptr, np.flatnonzero(beyond),
+                                              side="right") - 1)] = True
+        else:
+            lacking |= coded.own[kind]
+        unknown = np.flatnonzero(beyond)
         where = np.searchsorted(ptr, unknown, side="right") - 1
         for at, q in zip(unknown.tolist(), where.tolist(), strict=True):
             label = getattr(queries[q], attribute)[at - ptr[q]]
@@ -53,12 +62,14 @@ def unseen_labels(queries: list[Graph], vocab: dict[str, Vocabulary],
 
 
 def unseen_note(queries: list[Graph], vocab: dict[str, Vocabulary], many: bool,
-                free: frozenset[str] = frozenset()) -> UnseenLabelWarning | None:
+                free: frozenset[str] = frozenset(),
+                present: dict[str, np.ndarray] | None = None) -> UnseenLabelWarning | None:
     """The warning when ``queries`` have labels the collection lacks (and it is not empty),
     with those labels (``labels``: ``(kind, label key)`` pairs), else None; ``many``: the
     search was given a list of queries (else one query);
     ``free``: the kinds (``"node"``, ``"edge"``) whose labels the costs let change for
-    nothing (constant costs with a zero substitution), whose unseen labels are no concern.
+    nothing (constant costs with a zero substitution), whose unseen labels are no concern;
+    ``present``: as :func:`unseen_labels` takes it.
 
     >>> from gedkit.search.signatures import KINDS, signature_of
     >>> vocab = {k: Vocabulary() for k in KINDS}
@@ -71,7 +82,7 @@ def unseen_note(queries: list[Graph], vocab: dict[str, Vocabulary], many: bool,
     """
     if not len(vocab["node"]):
         return None  # an empty collection: nothing is near, for every query alike
-    found, having = unseen_labels(queries, vocab, free)
+    found, having = unseen_labels(queries, vocab, free, present)
     if not having:
         return None
     parts = [f"{what} label{'s' if len(labels) > 1 else ''} {describe_unseen(labels)}"
