@@ -1308,3 +1308,20 @@ def test_labels_only_removed_graphs_had_are_not_the_collections(tmp_path, capsys
         assert code == 0 and f"has node label {label}, which no graph" in err, err
     code, _, err = run(capsys, "search", lib, "smiles:CCO", "--nearest", "1")
     assert code == 0 and "no graph" not in err
+
+
+def test_an_mces_range_searchs_pair_bounds_count_the_graphs_reached():
+    """Under a query time limit an MCES range search's pair bounds run on the graphs its
+    verification reached: said so ("pairs 403" read as if they had ruled out the 57,745 the
+    time limit left unread); a GED range search's stages, all before verification, as they
+    were."""
+    from gedkit.cli._search import _stages
+
+    stats = {"screened": 60000, "candidates": {"labels": 59234, "branches": 58148,
+                                               "pairs": 405}, "verified": 405}
+    assert "pairs 405; verified 405" in _stages(stats, ranked=False)
+    assert "branches 58,148, pairs 405 (of the 405 reached); verified 405" in _stages(
+        {**stats, "unreached": 57743}, ranked=False)
+    ged = {"screened": 9, "candidates": {"labels": 5, "branches": 4}, "verified": 2,
+           "unreached": 2}
+    assert _stages(ged, ranked=False) == "screened 9; left after labels 5, branches 4; verified 2"

@@ -708,8 +708,14 @@ def _stages(stats: dict, ranked: bool) -> str:
     shown = {stage: count for stage, count in candidates.items()
              if not ranked or (count < screened and stage != "pairs")}
     if shown:
-        parts.append("left after " + ", ".join(f"{stage} {count:,}"
-                                               for stage, count in shown.items()))
+        said = [f"{stage} {count:,}" for stage, count in shown.items()]
+        unreached = stats.get("unreached", 0)
+        stages = list(shown)
+        if unreached and stages[-1] == "pairs" and len(stages) > 1:
+            # an MCES range search's pair bounds run on the graphs its verification reaches
+            # ("pairs 403" read as if they had ruled out 57,745 the time limit left unread)
+            said[-1] += f" (of the {shown[stages[-2]] - unreached:,} reached)"
+        parts.append("left after " + ", ".join(said))
     verified = stats.get("verified", 0)
     if "scanned" not in stats:
         parts.append(f"verified {verified:,}")
