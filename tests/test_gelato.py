@@ -10,6 +10,7 @@ import itertools
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -898,3 +899,34 @@ def test_a_measured_network_rate_is_the_next_decodings_first_guess(monkeypatch, 
     monkeypatch.setattr(sizing, "_MEASURED", [None])
     monkeypatch.setattr(sizing, "_SAVED_READ", [False])
     assert sizing.Rates(entry=1e-9).candidate == sizing.CANDIDATE_SECONDS
+
+
+def test_with_nothing_decoded_branchs_map_is_polished_in_the_time_left(torch, monkeypatch):
+    """Neither the network nor a greedy completion fits (dense 2,000-node graphs: the
+    completion's edge updates took 14 s of a 5 s limit): BRANCH's map is polished in the
+    time left rather than answered after a tenth of it."""
+    import networkx as nx
+
+    from gedkit.learned import solver
+
+    monkeypatch.setattr(solver, "_network_shortfall", lambda *a: "too large (test)")
+    monkeypatch.setattr(solver, "_greedy_maps", lambda *a: [])
+    g1 = gedkit.Graph.from_networkx(nx.gnp_random_graph(40, 0.3, seed=1))
+    g2 = gedkit.Graph.from_networkx(nx.gnp_random_graph(40, 0.3, seed=2))
+    r = gedkit.ged(g1, g2, method="gelato", timeout=5)
+    assert r.stats["cut"][0].startswith("network not run: too large (test)")
+    assert "decoded_cost" not in r.stats and r.stats["polished_cost"] == r.upper_bound
+    assert r.upper_bound < r.stats["branch_cost"]
+
+
+def test_a_greedy_completion_stops_at_its_deadline():
+    """The greedy completion reads the clock as it decides (its estimate counted the cost
+    matrix, not the edges each decision settles): past its deadline it gives no map."""
+    import networkx as nx
+
+    from gedkit.learned.features import greedy_completion
+
+    g = gedkit.Graph.from_networkx(nx.gnp_random_graph(60, 0.5, seed=3))
+    p = gedkit.costs.uniform().compile(g, g)
+    assert greedy_completion(p, deadline=time.perf_counter() - 1) is None
+    assert sorted(greedy_completion(p).tolist()) == list(range(60))

@@ -53,6 +53,7 @@ from gedkit.learned.sizing import (
     SLICE_BYTES,
     Rates,
     candidates,
+    mean_degrees,
     state_bytes,
 )
 from gedkit.nn.budgeting import Allowance, entry_seconds, how_many
@@ -151,6 +152,7 @@ class _Run:
         self.inst, self.net, self.budget, self.reserve = inst, net, budget, reserve
         self.allowance = allowance or Allowance(budget)
         self.rates = rates or Rates(entry_seconds())
+        self.degrees = mean_degrees(inst.problem)  # (a greedy completion's edge updates)
         self.calls = 0
         self.cut_short = False
         self.stopped: str | None = None
@@ -168,7 +170,8 @@ class _Run:
         return list(zip(a, b, strict=True))
 
     def greedy_seconds(self, states: States, rows: np.ndarray) -> float:
-        return sum(self.rates.greedy(a, b) for a, b in self.undecided(states, rows))
+        return sum(self.rates.greedy(a, b, *self.degrees)
+                   for a, b in self.undecided(states, rows))
 
     def call_seconds(self, states: States, rows: np.ndarray) -> float:
         """A network call on ``states[rows]``."""
@@ -187,7 +190,7 @@ class _Run:
                          for s in range(min(a, b)))
         by_time = how_many(self.spare() - CALL_SECONDS * min(a, b), per_branch, k)
         if by_time < 1:
-            by_time = how_many(self.spare(), self.rates.greedy(a, b), k)
+            by_time = how_many(self.spare(), self.rates.greedy(a, b, *self.degrees), k)
         # the states, beside one state's encoding and the scoring slice of a step
         step = SLICE_BYTES + candidates(a, b, inst.epsilon) * CANDIDATE_BYTES
         by_memory = int((self.allowance.left() - step)
@@ -272,7 +275,7 @@ class _Run:
             left = self.budget.remaining() - (self.reserve if done else 0.0)
             if not done and interrupted():
                 left = max(left, _GRACE)
-            if self.rates.greedy(a, b) <= left:
+            if self.rates.greedy(a, b, *self.degrees) <= left:
                 states.complete_greedily([row])
                 done += 1
         return states

@@ -15,6 +15,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gedkit.problem import Problem
 
 __all__ = [
     "CALL_SECONDS", "CANDIDATE_BYTES", "CANDIDATE_SECONDS", "GROUP_CANDIDATES", "NODE_SECONDS",
@@ -38,6 +42,9 @@ GROUP_CANDIDATES = 1 << 17
 # about three times the probe's rate per entry, plus Python's fixed cost per decision
 _GREEDY_ENTRY_FACTOR = 3.0
 _GREEDY_STEP_SECONDS = 1e-4
+#: ... and per entry a decision's edge updates touch, against the probe's rate per entry
+#: (fitted on dense random graphs of 300 to 2,000 nodes)
+_GREEDY_EDGE_FACTOR = 250.0
 #: candidates from which a call's measured rate is kept for the next decodings, of this
 #: process and (in a file beside the kernels' cache) of later ones
 _MEASURED_FROM = 4096
@@ -145,11 +152,12 @@ class Rates:
                 # a fresh process's first decoding sized itself by 1e-5 (~7x too slow here)
                 _save_rate(self.candidate)
 
-    def greedy(self, a: int, b: int) -> float:
-        """Seconds to complete one state with ``a`` and ``b`` undecided nodes greedily.
+    def greedy(self, a: int, b: int, d1: float = 0.0, d2: float = 0.0) -> float:
+        """Seconds to complete one state with ``a`` and ``b`` undecided nodes greedily, on
+        graphs of mean degrees ``d1`` and ``d2``.
 
         >>> r = Rates(entry=1e-9)
-        >>> r.greedy(0, 5), r.greedy(10, 10) < r.greedy(100, 100)
+        >>> r.greedy(0, 5), r.greedy(10, 10) < r.greedy(100, 100) < r.greedy(100, 100, 9, 9)
         (0.0, True)
         """
         m = min(a, b)
@@ -158,9 +166,19 @@ class Rates:
         # the matrix shrinks by a row and a column per decision; compaction keeps it below
         # twice the live size
         entries = 2 * (a * b * m - (a + b) * m * m / 2 + m**3 / 3 + a + b)
-        return _GREEDY_ENTRY_FACTOR * self.entry * entries + _GREEDY_STEP_SECONDS * m
+        # and each decision updates the actions next to its nodes, by fancy indexing: about
+        # d1 rows by the live columns and the live rows by d2 columns (on dense 1,000-node
+        # graphs 2.0 s where the matrix alone was estimated 0.3 s)
+        edges = m * (d1 * b + a * d2) / 2
+        return (self.entry * (_GREEDY_ENTRY_FACTOR * entries + _GREEDY_EDGE_FACTOR * edges)
+                + _GREEDY_STEP_SECONDS * m)
 
     def network(self, n_candidates: int, n_nodes: int) -> float:
         """Seconds of a network call on states with ``n_nodes`` nodes and ``n_candidates``
         candidates in all."""
         return CALL_SECONDS + NODE_SECONDS * n_nodes + self.candidate * n_candidates
+
+
+def mean_degrees(problem: Problem) -> tuple[float, float]:
+    """The mean degrees of ``problem``'s two graphs (:meth:`Rates.greedy` reads them)."""
+    return (2 * problem.g1.m / max(problem.n1, 1), 2 * problem.g2.m / max(problem.n2, 1))

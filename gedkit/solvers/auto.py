@@ -329,8 +329,12 @@ class Auto(Solver):
         cap = self._memory(budget) or DEFAULT_MEMORY
         if need > GREEDY_SHARE * budget.remaining() or held > cap:
             return None
-        forward, _ = polish(problem, [greedy_completion(problem)],
-                            self._stage(budget, GREEDY_SHARE))
+        stage = self._stage(budget, GREEDY_SHARE)
+        # (held to the stage's time: on dense graphs a decision settles many edges)
+        greedy = greedy_completion(problem, time.perf_counter() + stage.remaining())
+        if greedy is None:
+            return None
+        forward, _ = polish(problem, [greedy], stage)
         return Result.from_assignment(problem, forward, 0.0, "greedy",
                                       time=time.perf_counter() - t0)
 
