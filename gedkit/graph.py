@@ -609,13 +609,15 @@ class Unnamed:
 
     With ``natural``, the first elements (nodes, or edges) seen that have attributes decide:
     if each has the one same attribute, that attribute is the label, for them and for all
-    elements after them; otherwise they are all unlabelled. Whatever attribute is left out is
+    elements after them (an element without any attribute is unlabelled, before or after);
+    otherwise they are all unlabelled. Whatever attribute is left out is
     remembered, so that the caller can be told (see :class:`gedkit.errors.UnlabelledWarning`).
 
     >>> spec = Unnamed(natural=True)
     >>> spec.choose([{"atom": "C"}, {"atom": "O"}])
     >>> pick_label({"atom": "N"}, spec, "node 0", None), spec.attributes
     ('N', [])
+    >>> pick_label({}, spec, "node 1", None)  # no attribute at all: unlabelled
     >>> spec = Unnamed(natural=True)
     >>> spec.choose([{"atom": "C", "x": 0.5}])
     >>> pick_label({"atom": "C", "x": 0.5}, spec, "node 0", None), spec.attributes
@@ -643,6 +645,10 @@ class Unnamed:
         """The label of an element with attributes ``attrs``."""
         if self.label is None:
             self._note(attrs)
+            return None
+        if not attrs:
+            # an element without attributes is unlabelled, whichever graph chose the label
+            # (read first, its edges were; read after one that chose, they were an error)
             return None
         if self.label not in attrs:
             have = ", ".join(sorted(map(str, attrs))) or "none"

@@ -214,6 +214,23 @@ def test_the_first_graph_chooses_the_label_for_all(tmp_path):
         gedkit.read_all(path)
 
 
+def test_elements_without_attributes_are_unlabelled_in_either_order(tmp_path):
+    """An edge without attributes against one whose only attribute is ``w``: unlabelled
+    against labelled 2, whichever graph comes first (first, its edges were unlabelled; after
+    the other, an error), and nodes likewise."""
+    a = tmp_path / "a.json"
+    a.write_text(json.dumps({"nodes": [{"id": 0, "label": "C"}, {"id": 1, "label": "N"}],
+                             "links": [{"source": 0, "target": 1}]}))
+    b = tmp_path / "b.json"
+    b.write_text(json.dumps({"nodes": [{"id": 0, "label": "O"}, {"id": 1, "label": "N"}],
+                             "links": [{"source": 0, "target": 1, "w": 2}]}))
+    bare = tmp_path / "bare.json"
+    bare.write_text(json.dumps({"nodes": [{"id": 0}, {"id": 1}],
+                                "links": [{"source": 0, "target": 1}]}))
+    for x, y, distance in ((a, b, 2), (a, bare, 2), (b, bare, 3)):
+        assert gedkit.ged(x, y).distance == gedkit.ged(y, x).distance == distance
+
+
 def test_ged_warns_once_for_both_graphs(tmp_path):
     a = molecule_json(tmp_path / "a.json", "CCO", x=1)
     b = molecule_json(tmp_path / "b.json", "CCN", x=1)
