@@ -406,3 +406,18 @@ def test_ipfps_map_product_a_block_at_a_time_is_the_same(monkeypatch):
     for block in (1, 7, 1 << 20):
         monkeypatch.setattr(ipfp, "_PAIRS_AT_ONCE", block)
         assert np.allclose(ipfp.map_product(p, nb, forward), whole)
+
+
+@pytest.mark.parametrize("method", ["refine", "bp_beam", "ipfp"])
+def test_a_heuristic_whose_start_does_not_fit_says_so(method, monkeypatch):
+    """Where not even the starting assignment fits the budget, the improving heuristics
+    answer the cheap bounds and say why (refine and bp_beam answered them as if finished:
+    no stop, stats ``{"levels": 0}``)."""
+    from gedkit.solvers.heuristics import start
+
+    monkeypatch.setattr(start, "assignment_fits", lambda problem, budget: False)
+    monkeypatch.setattr(start, "classes_of", lambda problem: None)
+    g1, g2 = random_graph(np.random.default_rng(1), 12), random_graph(np.random.default_rng(2), 12)
+    r = gedkit.ged(g1, g2, method=method, timeout=5)
+    assert not r.optimal and r.stats["stopped"].startswith(("time or memory limit", "time limit",
+                                                            "memory cap")), r.stats

@@ -56,7 +56,12 @@ class BPBeam(Solver):
             levels += 1
             if costs[0] < best_cost - tol:
                 best, best_cost = fs[0].copy(), costs[0]
+        stats: dict = {"levels": levels}
+        if s.stopped is not None:
+            stats["stopped"] = s.stopped
+        elif levels < problem.n1 and budget.expired():
+            stats["stopped"] = f"time limit: {levels} of {problem.n1} levels of the beam"
         return Result.from_assignment(
             problem, best, s.lower_bound, self.name, time=time.perf_counter() - t0,
-            stats={"levels": levels},
+            stats=stats,
         )

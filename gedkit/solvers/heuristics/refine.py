@@ -77,7 +77,10 @@ class Refine(Solver):
         s = start(problem, self.config["init"], budget)
         f, passes = (s.forward, 0) if s.neighbours is None else local_search(
             problem, s.forward, s.neighbours, budget)
+        stats: dict = {"passes": passes}
+        if s.stopped is not None:
+            stats["stopped"] = s.stopped
         return Result.from_assignment(
             problem, f, s.lower_bound, self.name, time=time.perf_counter() - t0,
-            stats={"passes": passes},
+            stats=stats,
         )

@@ -39,6 +39,16 @@ class Start(NamedTuple):
     lower_bound: float
     neighbours: Neighbours | None
 
+    @property
+    def stopped(self) -> str | None:
+        """Why a heuristic that improves this map answers the cheap bounds: none of its
+        steps fits (it answered them as if it had finished: no word, no stop)."""
+        return None if self.neighbours is not None else NO_ASSIGNMENT
+
+
+#: ``stats["stopped"]`` of a heuristic whose starting assignment does not fit the budget
+NO_ASSIGNMENT = "time or memory limit: the assignment does not fit"
+
 
 def start(problem: Problem, init: str = "bipartite", budget: Budget | None = None) -> Start:
     """The ``init`` method's node map and the BRANCH lower bound (one edge matrix for both).
