@@ -861,3 +861,21 @@ def test_an_interrupted_matrix_on_stdout_says_its_summary_once(capsys, files, mo
     code, out, err = run(capsys, "pairwise", files["a"], files["b"], "--csv", "-")
     assert code == 130 and out.startswith("row,column")
     assert err.count("3 pairs") == 1 and "interrupted; the pairs done are kept" in err, err
+
+
+def test_directed_and_self_loop_refusals_give_command_line_advice(capsys, tmp_path):
+    """The command line's refusals of a directed graph against an undirected one, and of a
+    self-loop in MCES, advise in its words (they advised networkx calls)."""
+    import json
+
+    arcs = tmp_path / "arcs.json"
+    arcs.write_text(json.dumps({"directed": True, "nodes": [{"id": 0}, {"id": 1}],
+                                "links": [{"source": 0, "target": 1}]}))
+    loop = tmp_path / "loop.json"
+    loop.write_text(json.dumps({"nodes": [{"id": 0}, {"id": 1}],
+                                "links": [{"source": 0, "target": 0},
+                                          {"source": 0, "target": 1}]}))
+    code, _, err = run(capsys, "ged", str(arcs), "smiles:CC", "--directed", "keep")
+    assert code == 2 and "(--directed ignore reads arcs as edges)" in err and "networkx" not in err
+    code, _, err = run(capsys, "mces", str(loop), "smiles:CC")
+    assert code == 2 and "remove them first from the file" in err and "networkx" not in err

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from gedkit.errors import CostModelError, GraphError
+from gedkit.errors import CostModelError, GraphError, Words
 from gedkit.graph import Graph, label_key
 
 __all__ = ["CostModel", "intern_labels"]
@@ -93,7 +93,9 @@ class CostModel:
             raise GraphError(
                 f"graph {d.name or 'g' + ('1' if d is g1 else '2')!r} is directed and graph "
                 f"{u.name or 'g' + ('1' if u is g1 else '2')!r} is not: compare two directed or "
-                "two undirected graphs (networkx: g.to_directed() or g.to_undirected())")
+                "two undirected graphs ",
+                Words("(networkx: g.to_directed() or g.to_undirected())",
+                      "(--directed ignore reads arcs as edges)"))
         node_labels, (nid1, nid2) = intern_labels(
             g1.node_labels, g2.node_labels, keys=(g1.node_keys, g2.node_keys)
         )

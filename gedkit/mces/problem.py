@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from gedkit._kernels.mces_count import common_edges as common_edges_source
-from gedkit.errors import GedkitError, GraphError
+from gedkit.errors import GedkitError, GraphError, Words
 from gedkit.graph import Graph, local_codes, refuse_directed
 from gedkit.pair import GraphPair, label_adjacency
 
@@ -99,8 +99,9 @@ class MCESProblem(GraphPair):
                 raise GraphError(
                     f"graph {repr(g.name) + ' ' if g.name else ''}has a self-loop (on "
                     f"{g.ids[next(iter(g.loops))]!r}): MCES does not count self-loops (GED "
-                    "prices them); remove them first, e.g. networkx's "
-                    "g.remove_edges_from(nx.selfloop_edges(g))")
+                    "prices them); remove them first",
+                    Words(", e.g. networkx's g.remove_edges_from(nx.selfloop_edges(g))",
+                          " from the file (gedkit ged compares graphs with loops)"))
         self.g1, self.g2 = g1, g2
         self.ring_matches_ring_only = ring_matches_ring_only
         node_ids: dict = {}
