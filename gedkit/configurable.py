@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
 
-from gedkit.errors import OptionError, did_you_mean
+from gedkit.errors import OptionError, Words, did_you_mean
 
 __all__ = [
     "Configurable", "Option", "Registry", "check_choice", "check_flag", "check_number",
@@ -93,7 +93,10 @@ class Configurable:
             allowed = ", ".join(sorted(self.options)) or "none"
             raise OptionError(
                 f"{self.kind} {self.name!r} has no option(s) {', '.join(sorted(unknown))} "
-                f"(its options: {allowed})"
+                f"(its options: {allowed})",
+                # (gedkit.pairwise(a, against=b) blamed the method alone)
+                Words("; a keyword argument the function does not take is passed to its "
+                      "method as an option", ""),
             )
         self.config = {**self.defaults(), **options}
         # the defaults are checked once per class, the values given on every call

@@ -2602,3 +2602,25 @@ def test_add_names_a_missing_file_as_missing(tmp_path, monkeypatch):
         coll.add(gedkit.Graph([0]))
     (tmp_path / "lib.smi").write_text("CCO ethanol\n")
     assert coll.add("lib.smi") == 1 and len(coll) == 1
+
+
+def test_an_empty_file_or_another_sqlite_file_is_said_for_what_it_is(tmp_path):
+    """Opening a 0-byte file or another program's SQLite file as a collection: what it is,
+    not SQLite's "(no such table: meta)"."""
+    empty = tmp_path / "empty.gdb"
+    empty.write_bytes(b"")
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as db:
+        db.execute("CREATE TABLE t (x)")
+    with pytest.raises(FormatError, match=r"empty\.gdb is an empty file, not a gedkit coll"):
+        Collection.open(empty)
+    with pytest.raises(FormatError, match=r"other\.db is an SQLite file but not a gedkit coll"):
+        Collection.open(other)
+
+
+def test_a_keyword_a_function_does_not_take_is_said_to_reach_the_method():
+    """``gedkit.pairwise(a, against=b)``: the error says that the keyword went to the method
+    as an option (it blamed the method alone)."""
+    with pytest.raises(OptionError, match=r"method 'auto' has no option\(s\) against .*a "
+                                          r"keyword argument the function does not take"):
+        gedkit.pairwise(["CCO", "CCN"], against=["CCC"])

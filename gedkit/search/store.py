@@ -323,6 +323,12 @@ class Store:
                     if "malformed" in str(err):  # a collection cut short or overwritten
                         raise FormatError(f"{path} is damaged (SQLite: {err}): build it "
                                           "again from its sources") from None
+                    if path.stat().st_size == 0:  # (SQLite said "no such table: meta")
+                        raise FormatError(f"{path} is an empty file, not a gedkit "
+                                          "collection") from None
+                    if "no such table" in str(err):
+                        raise FormatError(f"{path} is an SQLite file but not a gedkit "
+                                          "collection") from None
                     raise FormatError(f"{path} is not a gedkit collection ({err})") from None
                 # a writer stopped mid-commit left its journal: SQLite rolls it back on the
                 # first open that may write, which a reader's is not
