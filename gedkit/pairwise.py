@@ -402,6 +402,8 @@ def pairwise(
     )
 
     _check_scale_once(model, rows, cols)
+    if any(getattr(g, "directed", False) for g in (*rows, *(() if square else cols))):
+        solver.check_arcs()  # (every pair but the diagonal failed, one by one)
     mirror = square and model.symmetric
     pairs = _pairs(len(rows), len(cols), square, mirror)
     shape = (len(rows), len(cols))

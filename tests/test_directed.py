@@ -452,3 +452,13 @@ def test_cli_ged_on_two_directed_graphml_files(tmp_path, capsys):
     code = main(["ged", str(a), str(b)])
     out, err = capsys.readouterr()
     assert code == 2 and "--directed keep" in err and err.count("\n") == 1
+
+
+def test_pairwise_refuses_directed_graphs_for_a_method_without_arcs_at_once():
+    """``pairwise`` of directed graphs with a method that does not take them: one error
+    before any pair (every pair but the diagonal failed, one by one, exit status 1)."""
+    arcs = [gedkit.Graph({0: "a", 1: "b"}, [(0, 1)], directed=True),
+            gedkit.Graph({0: "a", 1: "b"}, [(1, 0)], directed=True)]
+    with pytest.raises(gedkit.GraphError, match="method 'gelato' does not take directed"):
+        gedkit.pairwise(arcs, method="gelato")
+    assert gedkit.pairwise(arcs, method="astar").upper_bound[0, 1] == 2

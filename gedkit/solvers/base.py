@@ -54,7 +54,13 @@ class Solver(Configurable, ABC):
     def check_direction(self, problem: Problem) -> None:
         """Raise :class:`~gedkit.errors.GraphError` when ``problem`` is directed and this
         solver does not take directed graphs."""
-        if self.directed or not getattr(problem, "directed", False):
+        if getattr(problem, "directed", False):
+            self.check_arcs()
+
+    def check_arcs(self) -> None:
+        """Raise :class:`~gedkit.errors.GraphError` unless this solver takes directed
+        graphs (a batch of them refused at once, not pair by pair)."""
+        if self.directed:
             return
         from gedkit.solvers.registry import directed_methods
 
