@@ -902,3 +902,23 @@ def test_null_attributes_written_for_unlabelled_edges_are_no_labels_left_out(tmp
         warnings.simplefilter("error", gedkit.UnlabelledWarning)
         back = gedkit.read(tmp_path / "g.json", node_label="label")
     assert back.node_labels == ("C", "O", "N") and back.edge_labels == (None, None)
+
+
+def test_graphml_key_defaults_apply_and_a_file_without_its_namespace_is_said(tmp_path):
+    """A GraphML ``<key>`` with a ``<default>`` gives its value to the nodes without the
+    attribute, as the format says (they were read without it: an error naming it, or
+    unlabelled); a file whose elements lack the GraphML namespace is said so (it "held no
+    graph")."""
+    ns = ' xmlns="http://graphml.graphdrawing.org/xmlns"'
+    body = ('<key id="d0" for="node" attr.name="t" attr.type="string"><default>C</default>'
+            '</key><key id="d1" for="edge" attr.name="w" attr.type="int"><default>1</default>'
+            '</key><graph edgedefault="undirected"><node id="n0"/><node id="n1"><data '
+            'key="d0">N</data></node><edge source="n0" target="n1"/></graph></graphml>')
+    path = tmp_path / "d.graphml"
+    path.write_text(f'<?xml version="1.0"?><graphml{ns}>{body}')
+    g = gedkit.read(path, node_label="t", edge_label="w")
+    assert g.node_labels == ("C", "N") and g.edge_labels == (1,)
+    bare = tmp_path / "bare.graphml"
+    bare.write_text(f'<?xml version="1.0"?><graphml>{body}')
+    with pytest.raises(FormatError, match="outside the GraphML namespace"):
+        gedkit.read(bare)

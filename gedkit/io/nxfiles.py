@@ -38,9 +38,28 @@ def read_graphml(path: Path, node_label: Any, edge_label: Any, directed: str) ->
 
     graphs = _parse(lambda p: list(nx.readwrite.graphml.GraphMLReader()(path=p)), "GraphML",
                     path)
+    if not graphs and parse_xml(path).find("graph") is not None:
+        # (NetworkX reads the namespaced elements alone: "the file holds no graph" was said)
+        raise FormatError(f"{path}: its <graph> is outside the GraphML namespace; a GraphML "
+                          "file's root element is <graphml "
+                          "xmlns=\"http://graphml.graphdrawing.org/xmlns\">")
     for k, g in enumerate(graphs):
+        _with_defaults(g)
         yield _convert(g, path, graph_name(path, k, len(graphs) > 1), node_label, edge_label,
                        directed)
+
+
+def _with_defaults(g) -> None:
+    """Give every node and edge of the NetworkX graph ``g`` read from GraphML the values of
+    the keys it lacks that declare a ``<default>``, as the format has them (NetworkX keeps
+    those in ``g.graph`` only: the nodes were read without the attribute, or unlabelled)."""
+    for items, default in ((g.nodes.values(), g.graph.get("node_default") or {}),
+                           ((d for *_, d in g.edges(data=True)),
+                            g.graph.get("edge_default") or {})):
+        if default:
+            for data in items:
+                for key, value in default.items():
+                    data.setdefault(key, value)
 
 
 def _parse(reader, kind: str, path: Path) -> list:
