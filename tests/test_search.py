@@ -2624,3 +2624,14 @@ def test_a_keyword_a_function_does_not_take_is_said_to_reach_the_method():
     with pytest.raises(OptionError, match=r"method 'auto' has no option\(s\) against .*a "
                                           r"keyword argument the function does not take"):
         gedkit.pairwise(["CCO", "CCN"], against=["CCC"])
+
+
+def test_the_note_on_unseen_labels_calls_missing_labels_unlabelled():
+    """A query without labels against a labelled collection: "unlabelled nodes" ("node label
+    None" was said)."""
+    coll = _collection(["CCO", "CCN"])
+    with pytest.warns(UnseenLabelWarning, match="the query has unlabelled nodes and unlabelled "
+                                                "edges, which no graph of the collection has"):
+        coll.range(gedkit.Graph([0, 1], [(0, 1)]), 1)
+    with pytest.warns(UnseenLabelWarning, match=r"unlabelled nodes and node label 'Xx'"):
+        coll.range(gedkit.Graph({0: None, 1: "Xx"}, [(0, 1, 1)]), 1)

@@ -150,7 +150,8 @@ def compose(p1: Panel, p2: Panel, pos1: np.ndarray, pos2: np.ndarray, *, molecul
                        and any(lab is not None for lab in (*p1.edge_labels, *p2.edge_labels))
                        if edge_labels is None else bool(edge_labels))
     if dense and labels is None:
-        sub += "  ·  labels left out: too dense to read (labels=True draws them)"
+        # (no advice in the picture: labels=True is Python's, the command line has none)
+        sub += "  ·  labels left out: too dense to read"
 
     for panel, pos, box in ((p1, a1, boxes[0]), (p2, a2, boxes[1])):
         _draw_one(ax, panel, pos, box, ctx, molecule, carbons)
@@ -297,4 +298,4 @@ def draw_cell(ax: Any, panel: Panel, pos: np.ndarray, lo: np.ndarray, hi: np.nda
 
 
 #: the note of a figure whose cells left some labels out
-LABELS_LEFT_OUT = "labels left out where too dense to read (labels=True draws them)"
+LABELS_LEFT_OUT = "labels left out where too dense to read"

@@ -85,8 +85,14 @@ def unseen_note(queries: list[Graph], vocab: dict[str, Vocabulary], many: bool,
     found, having = unseen_labels(queries, vocab, free, present)
     if not having:
         return None
-    parts = [f"{what} label{'s' if len(labels) > 1 else ''} {describe_unseen(labels)}"
-             for what, labels in found.items() if labels]
+    parts = []
+    for what, labels in found.items():
+        named = [label for label in labels if label is not None]
+        if len(named) < len(labels):  # ("node label None" was said of unlabelled nodes)
+            parts.append(f"unlabelled {what}s")
+        if named:
+            parts.append(f"{what} label{'s' if len(named) > 1 else ''} "
+                         f"{describe_unseen(named)}")
     if many:
         subject = (f"{having} of {counted(len(queries), 'query', 'queries')} "
                    f"{'has' if having == 1 else 'have'}")
