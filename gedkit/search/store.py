@@ -367,6 +367,11 @@ class Store:
                 type(err).__name__  # (numpy's says the header's bytes)
             raise FormatError(f"{self.where}: the stored signatures are damaged ({said})"
                               ) from None
+        if not rows and self.conn.execute("SELECT 1 FROM graphs LIMIT 1").fetchone():
+            # (a file whose signature blocks were lost read as an empty collection, every
+            # search certified with no hit)
+            raise FormatError(f"{self.where} is damaged (its graphs have no stored "
+                              "signatures): build it again from its sources")
         self._check_ordinals(sig)
         removed = np.fromiter((r for (r,) in self.conn.execute("SELECT rowid FROM removed")),
                               dtype=np.int64)
