@@ -553,7 +553,7 @@ def test_mol_and_sdf_files(tmp_path):
         gedkit.read(FIX / "caffeine.sdf")
     with pytest.raises(FormatError, match=r"bad\.mol: RDKit cannot parse"):
         gedkit.read(FIX / "bad.mol")
-    with pytest.raises(FormatError, match=r"bad\.sdf: RDKit cannot parse molecule number 1 "
+    with pytest.raises(FormatError, match=r"bad\.sdf: RDKit cannot parse molecule number 1 \(#0\) "
                        r"\(titled 'this is not'\)$"):
         gedkit.read_all(FIX / "bad.sdf")
     # a .mol holding several molecules: refused (RDKit read the first and dropped the rest)
@@ -922,3 +922,14 @@ def test_graphml_key_defaults_apply_and_a_file_without_its_namespace_is_said(tmp
     bare.write_text(f'<?xml version="1.0"?><graphml>{body}')
     with pytest.raises(FormatError, match="outside the GraphML namespace"):
         gedkit.read(bare)
+
+
+def test_a_numbered_graph_is_read_past_a_bad_record_after_it(tmp_path):
+    """``FILE#0`` of an SDF file whose third record RDKit cannot read: the first molecule (it
+    failed for the bad record, read while looking for a molecule named "0")."""
+    good = (FIX / "caffeine.sdf").read_text()
+    path = tmp_path / "mixed.sdf"
+    path.write_text(good + "this is not\nan SDF record\n$$$$\n" + good)
+    assert gedkit.read(f"{path}#0").n == gedkit.read_all(FIX / "caffeine.sdf")[0].n
+    with pytest.raises(FormatError, match=r"molecule number 3 \(#2\)"):
+        gedkit.read(f"{path}#5")

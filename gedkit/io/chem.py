@@ -381,8 +381,9 @@ def read_sdf(path: Path, node_label: Any, edge_label: Any,
 
     def titled(mol: Any, index: int, several: bool) -> Graph:
         if mol is None:
-            raise FormatError(f"{path}: RDKit cannot parse molecule number {index + 1}"
-                              f"{_title_of(supplier, index)}")
+            # (numbered from 1, and as FILE#N picks it, from 0)
+            raise FormatError(f"{path}: RDKit cannot parse molecule number {index + 1} "
+                              f"(#{index}){_title_of(supplier, index)}")
         return _titled(mol, path, index, several, node_label, edge_label)
 
     with contextlib.ExitStack() as stack:

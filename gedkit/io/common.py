@@ -10,6 +10,7 @@ from typing import IO, Any, TypeVar
 
 from gedkit.errors import (
     FormatError,
+    GedkitError,
     GraphError,
     Option,
     OptionError,
@@ -237,14 +238,20 @@ def picked(items: Iterable[T], name_of: Callable[[T], str | None], selector: str
     number = int(selector) if selector.isascii() and selector.isdigit() else None
     by_number: list[T] = []
     count, names = 0, []
-    for count, item in enumerate(items, start=1):
-        name = name_of(item)
-        if name == selector:
-            return item
-        if count - 1 == number:
-            by_number.append(item)
-        if name is not None and len(names) < 3:
-            names.append(name)
+    try:
+        for count, item in enumerate(items, start=1):
+            name = name_of(item)
+            if name == selector:
+                return item
+            if count - 1 == number:
+                by_number.append(item)
+            if name is not None and len(names) < 3:
+                names.append(name)
+    except GedkitError:
+        # a record further on cannot be read: the graph of that number, read already, is
+        # the one (SDF#0 failed for a bad third record)
+        if not by_number:
+            raise
     if not by_number:
         numbers = f" and no graph number {number}" if number is not None else ""
         seen = f"; its names: {', '.join(map(repr, names))}..." if names else ""
