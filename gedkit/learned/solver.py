@@ -283,7 +283,6 @@ def greedy_cost(problem: Problem, rates: Rates) -> tuple[float, float]:
             instance_bytes(n1, n2) + state_bytes(n1, n2))
 
 
-
 def _greedy_maps(problem: Problem, seconds: float, memory: float, rates: Rates,
                  stats: dict) -> list[np.ndarray]:
     """The greedy completion of the empty state (the decoder's completion, no network), when
