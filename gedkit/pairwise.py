@@ -58,6 +58,7 @@ from gedkit.errors import (
     GedkitError,
     GraphError,
     OptionError,
+    Words,
     counted,
     pace,
 )
@@ -384,8 +385,10 @@ def pairwise(
 
         client = as_client(client)
         if jobs != 1:
-            raise OptionError("give n_jobs= (local processes) or client= (a Dask cluster), "
-                              "not both")
+            raise OptionError(Words("give n_jobs= (local processes) or client= (a Dask "
+                                    "cluster), not both",
+                                    "--jobs (local processes) and --scheduler (a Dask "
+                                    "cluster) cannot be combined"))
     if chunk_size is not None and not _is_int(chunk_size, 1):
         raise OptionError(f"chunk_size must be a positive integer, got {chunk_size!r}")
     if progress not in (None, True, False):
@@ -448,10 +451,10 @@ def pairwise(
         except KeyboardInterrupt:
             result.interrupted = True
         except (OSError, TimeoutError) as exc:  # (Dask's lost connections are OSErrors)
-            if client is None or client.status == "running":
+            if client is None or (client.status == "running" and not _no_workers(exc)):
                 raise
-            lost = exc  # the scheduler lost: the pairs done go with the error (a CSV the
-            # command line would have written lost them all, 281 pairs)
+            lost = exc  # the scheduler lost, or every worker: the pairs done go with the
+            # error (a CSV the command line would have written lost them all, 281 pairs)
         finally:
             shown.close()
     finally:
@@ -467,11 +470,12 @@ def pairwise(
 
         counts = result.counts()
         kept = f" (and in {result.out})" if result.out else ""
+        what = (LOST_WORKERS if _no_workers(lost) else
+                f"lost the Dask scheduler during the job ({said(lost)})")
         error = ClusterError(
-            f"lost the Dask scheduler during the job ({said(lost)}): "
-            f"{len(pairs) - counts['pending']} of {len(pairs)} pairs done, in the error's "
-            f"result{kept}; the others have status 'pending'")
-        error.result = result
+            f"{what}: {len(pairs) - counts['pending']} of {len(pairs)} pairs done, in the "
+            f"error's result{kept}; the others have status 'pending'")
+        error.result, error.workers = result, _no_workers(lost)
         raise error from None
     if result.interrupted:
         counts = result.counts()
@@ -1123,6 +1127,17 @@ def _run_dask(worker: _PairSolver, chunks: deque, client: Any, parallel: int,
         return False
     finally:
         gather.chunk_done()
+
+
+#: what a job says when its Dask scheduler is left without a worker (every one killed, or
+#: none from the start): not the scheduler lost, as it said, and the pairs done kept
+LOST_WORKERS = ("no Dask worker left on the scheduler (every one stopped, or none started) "
+                "for 30 s")
+
+
+def _no_workers(exc: BaseException) -> bool:
+    """Whether ``exc`` is Dask's "No valid workers found": a scheduler without workers."""
+    return isinstance(exc, TimeoutError) and "No valid workers" in str(exc)
 
 
 def _lost(w: _Worker, limit: int | None) -> str | None:

@@ -348,6 +348,51 @@ def test_a_scheduler_lost_mid_job_keeps_the_pairs_done(graphs, tmp_path, monkeyp
     assert "pending" in out_csv.read_text()
 
 
+def test_every_worker_lost_mid_job_keeps_the_pairs_done_and_says_so(graphs, tmp_path,
+                                                                     monkeypatch, capsys):
+    """Every Dask worker gone mid-job (the scheduler alive: Dask's "No valid workers found"
+    after 30 s): the pairs done are kept and written, and the error says the workers went,
+    not the scheduler (it said "lost the Dask scheduler" and wrote no CSV)."""
+    import importlib
+
+    import gedkit.cluster as cluster
+    from gedkit.cli import main
+
+    module = importlib.import_module("gedkit.pairwise")
+
+    class Alive:  # a client whose scheduler is up, with no worker left
+        status = "running"
+
+        def close(self):
+            pass
+
+    real_run = module._run
+
+    def half_then_no_workers(worker, todo, jobs, client, *rest):
+        if client is None:
+            return real_run(worker, todo, jobs, client, *rest)
+        real_run(worker, todo[:len(todo) // 2], 1, None, *rest)
+        raise TimeoutError("No valid workers found")
+
+    monkeypatch.setattr(cluster, "as_client", lambda client, what=None: client)
+    monkeypatch.setattr(cluster, "connect", lambda address: Alive())
+    monkeypatch.setattr(module, "_run", half_then_no_workers)
+    with pytest.raises(ClusterError, match="no Dask worker left on the scheduler") as caught:
+        gedkit.pairwise(graphs, client=Alive(), **EXACT)
+    done = caught.value.result.status != "pending"
+    assert 0 < done.sum() < done.size
+    files = [str(tmp_path / f"g{k}.json") for k in range(4)]
+    for g, path in zip(graphs, files, strict=False):
+        gedkit.write(g, path)
+    out_csv = tmp_path / "lost.csv"
+    capsys.readouterr()
+    assert main(["pairwise", *files, "--node-label", "label", "--edge-label", "label",
+                 "--scheduler", "tcp://x:1", "--csv", str(out_csv)]) == 1
+    _, err = capsys.readouterr()
+    assert err.startswith("gedkit: error: no Dask worker left on the scheduler at tcp://x:1")
+    assert "pending" in out_csv.read_text()
+
+
 # -- collection searches on the cluster ------------------------------------------------------
 SEARCH = {"timeout": None, "progress": False}
 
@@ -962,3 +1007,17 @@ def test_a_search_after_another_client_of_this_process_closed(client, library):
     search.start()
     search.join(60)
     assert done and answers(done[0]) == answers(first)
+
+
+def test_jobs_and_a_scheduler_together_are_refused_in_each_callers_words(monkeypatch):
+    """``n_jobs=`` with ``client=``: Python's words in Python, the options' on the command
+    line (it said "give n_jobs= ... or client= ..." to a user of --jobs and --scheduler)."""
+    import gedkit.cluster as cluster
+    from gedkit.errors import OptionError
+
+    monkeypatch.setattr(cluster, "as_client", lambda client, what=None: client)
+    with pytest.raises(OptionError) as caught:
+        gedkit.pairwise([], client=object(), n_jobs=2)
+    assert str(caught.value).startswith("give n_jobs= (local processes) or client=")
+    assert caught.value.render(cli=True) == (
+        "--jobs (local processes) and --scheduler (a Dask cluster) cannot be combined")

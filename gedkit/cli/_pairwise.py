@@ -180,7 +180,10 @@ def run(args: argparse.Namespace) -> int:
                  "printed above")
         kept = (f"; the same command again continues from {args.out}" if args.out else
                 "; --out FILE keeps the pairs done for the same command to continue")
-        raise ClusterError(f"lost the Dask scheduler at {args.scheduler} during the job: "
+        what = (f"no Dask worker left on the scheduler at {args.scheduler} for 30 s (every "
+                "one stopped, or none started)" if getattr(lost, "workers", False) else
+                f"lost the Dask scheduler at {args.scheduler} during the job")
+        raise ClusterError(f"{what}: "
                            f"{len(result.pairs) - result.counts()['pending']:,} of "
                            f"{counted(len(result.pairs), 'pair')} done, "
                            f"{where}{kept}")
