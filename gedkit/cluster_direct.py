@@ -47,6 +47,8 @@ _SLICE = 0.25
 #: seconds to wait for a worker's runner to be made (a worker busy with long Dask tasks may
 #: not start one for a while: the job goes on without it)
 _MAKE_TIMEOUT = 30.0
+#: seconds a job waits for a first worker on a scheduler that has none
+_WORKER_WAIT = 30.0
 #: a worker's states in which its runners' watch ends
 _GONE = ("closing", "closed", "closing_gracefully", "failed")
 
@@ -191,10 +193,7 @@ def runners(client: Any) -> dict[str, _Held]:
             del _RUNNERS[closed]
             _HOMES.pop(closed, None)
         held = _RUNNERS.setdefault(client, {})
-        nthreads = client.nthreads()
-        if not nthreads:
-            client.wait_for_workers(1)
-            nthreads = client.nthreads()
+        nthreads = client.nthreads() or _first_worker(client)
         for address in list(held):
             if address not in nthreads or held[address].future.status != "finished":
                 del held[address]
@@ -220,6 +219,26 @@ def runners(client: Any) -> dict[str, _Held]:
             else:  # lost, or too busy to start one in time: the job goes on without it
                 future.cancel()
         return held
+
+
+def _first_worker(client: Any) -> dict:
+    """``client.nthreads()`` once a worker has joined, waiting up to :data:`_WORKER_WAIT`
+    seconds, Ctrl-C heard between slices; else a :class:`~gedkit.errors.ClusterError` (a
+    search on a scheduler without workers waited for ever, deaf to its time limits)."""
+    from gedkit.budget import interrupted
+    from gedkit.errors import ClusterError
+
+    until = time.monotonic() + _WORKER_WAIT
+    while time.monotonic() < until:
+        with contextlib.suppress(TimeoutError, asyncio.TimeoutError):
+            client.wait_for_workers(1, timeout=_SLICE * 4)
+        nthreads = client.nthreads()
+        if nthreads:
+            return nthreads
+        if interrupted():
+            raise KeyboardInterrupt
+    raise ClusterError(f"no Dask worker joined the scheduler at {client.scheduler.address} "
+                       f"within {_WORKER_WAIT:.0f} s: start workers (dask worker ADDRESS)")
 
 
 def run_direct(client: Any, function: Callable, shared: Any, tasks: Iterator[tuple[Any, tuple]],

@@ -1021,3 +1021,19 @@ def test_jobs_and_a_scheduler_together_are_refused_in_each_callers_words(monkeyp
     assert str(caught.value).startswith("give n_jobs= (local processes) or client=")
     assert caught.value.render(cli=True) == (
         "--jobs (local processes) and --scheduler (a Dask cluster) cannot be combined")
+
+
+def test_a_search_on_a_scheduler_without_workers_is_one_error(monkeypatch):
+    """A search sent to a scheduler with no worker: an error once none has joined within
+    the wait (it waited for ever, deaf to its time limits, until killed)."""
+    distributed = pytest.importorskip("distributed")
+    import gedkit.cluster_direct as cluster_direct
+
+    monkeypatch.setattr(cluster_direct, "_WORKER_WAIT", 1.0)
+    coll = gedkit.Collection()
+    coll.add(["CCO", "CCN", "CCC"])
+    with distributed.LocalCluster(n_workers=0, processes=False) as cluster, \
+            distributed.Client(cluster) as empty:
+        with pytest.raises(ClusterError, match="no Dask worker joined the scheduler at .* "
+                                               "within 1 s"):
+            coll.range("CCO", 1, client=empty)
