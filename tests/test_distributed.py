@@ -1033,7 +1033,7 @@ def test_a_search_on_a_scheduler_without_workers_is_one_error(monkeypatch):
     coll = gedkit.Collection()
     coll.add(["CCO", "CCN", "CCC"])
     with distributed.LocalCluster(n_workers=0, processes=False) as cluster, \
-            distributed.Client(cluster) as empty:
-        with pytest.raises(ClusterError, match="no Dask worker joined the scheduler at .* "
-                                               "within 1 s"):
-            coll.range("CCO", 1, client=empty)
+            distributed.Client(cluster) as empty, \
+            pytest.raises(ClusterError, match=r"no Dask worker joined the scheduler at .* "
+                                              r"within 1 s"):
+        coll.range("CCO", 1, client=empty)
