@@ -235,6 +235,9 @@ def test_cli_export(atoms, molecules, tmp_path, capsys):
     out, err = capsys.readouterr()
     assert "AIDS700nef has no edge labels" in err and not out and not root.exists()
     assert "--no-edge-label" in err  # the command line's way to compute them unlabelled
+    # keeping the atoms means naming their attribute (with --no-edge-label alone, a file's
+    # inferred node labels went too, and LINUX was exported)
+    assert "atom symbols only: --node-label ATTRIBUTE --no-edge-label" in err
     # SMILES: labelled by element and bond order; --no-edge-label drops the bonds' labels
     smiles = tmp_path / "pw.smi"
     smiles.write_text("CCO a\nCCN b\nCC=O c\n")

@@ -506,9 +506,14 @@ def dataset_name(graphs: Sequence[Graph], name: str | None = None) -> str:
         raise OptionError(Words("write_geddataset", "--export pyg"),
                           f": {why}: the exported graphs would not be the ones "
                           "the distances were computed on; compute them on what the dataset "
-                          "holds (atom symbols only, or no labels: ",
+                          "holds (atom symbols only: ",
+                          # (the atoms' attribute named: with the edges' alone left out, a
+                          # file's inferred node labels were dropped too, and LINUX exported)
+                          Words("node_label=ATTRIBUTE, edge_label=None",
+                                "--node-label ATTRIBUTE --no-edge-label"),
+                          "; or no labels: ",
                           Words("node_label=None, edge_label=None",
-                                "--no-node-label, --no-edge-label"), ")")
+                                "--no-node-label --no-edge-label"), ")")
     return name
 
 
