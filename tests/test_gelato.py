@@ -504,6 +504,7 @@ def test_cli_trains_resumes_and_reuses_labels(torch, tmp_path, capsys):
     assert main([*argv, "--epochs", "1", "--resume"]) == 2
     err = capsys.readouterr().err
     assert "2 epochs done, more than the 1 asked for" in err and len(err.splitlines()) == 1
+    assert "ask for more than 2 to train on from it" in err  # ("2 or more": 2 trains nothing)
     assert out.read_bytes() == weights
     r = gedkit.ged(path3(), triangle(), method="gelato", model=str(out), k=2)
     assert r.upper_bound == r.problem.cost(r.assignment)
@@ -513,7 +514,7 @@ def test_cli_trains_resumes_and_reuses_labels(torch, tmp_path, capsys):
     other = [a if a != "16" else "8" for a in argv] + ["--max-nodes", "11"]
     assert main([*other, "--epochs", "3", "--resume"]) == 2
     err = capsys.readouterr().err
-    assert "made with another network" in err and "set aside" not in err
+    assert "made with another network (different width)" in err and "set aside" not in err
     assert labels.read_text() == cached
 
 

@@ -174,7 +174,8 @@ def train(
         if len(history) > config.epochs:  # its model would be one of more epochs than asked
             raise OptionError(
                 f"{path} has {len(history)} epochs done, more than the {config.epochs} asked "
-                f"for; ask for {len(history)} or more to go on from it, or train afresh")
+                f"for; ask for more than {len(history)} to train on from it ({len(history)} "
+                "writes its best model as it is), or train afresh")
 
     steps_per_epoch = -(-len(states) // config.batch_size)
     bar = _bar(progress, (config.epochs - len(history)) * steps_per_epoch)
@@ -314,10 +315,16 @@ def _shaped(vocab: Vocabulary, config: TrainConfig, start: GelatoNet | None
 
 def _load_checkpoint(path: Path, net: GelatoNet, config: TrainConfig) -> dict:
     saved = load_checked(path, _CHECKPOINT, "a Gelato checkpoint")
-    if _canonical(saved["net"]) != _canonical(net.config()):
+    made, asked = saved["net"], net.config()
+    if _canonical(made) != _canonical(asked):
+        # which: a user who changed only --data was told of "labels, width or layers"
+        differ = [what for key, what in (("width", "width"), ("layers", "layers"),
+                                         ("vocab", "labels (the training data's)"))
+                  if _canonical(made.get(key)) != _canonical(asked.get(key))]
         raise OptionError(
-            f"{path} was made with another network (labels, width or layers); "
-            "train without resuming, or with the settings it was made with"
+            f"{path} was made with another network (different "
+            f"{', '.join(differ) or 'settings'}); train without resuming, or with the data "
+            "and settings it was made with"
         )
     return saved
 
