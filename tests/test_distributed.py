@@ -296,11 +296,21 @@ def test_a_scheduler_lost_during_the_job_is_said_so(monkeypatch):
     assert len(closed) == 2
 
 
-def test_a_scheduler_lost_mid_job_keeps_the_pairs_done(graphs, tmp_path, monkeypatch,
-                                                       capsys):
-    """The scheduler lost during a pairwise job (Dask gives up reconnecting after 30 s): the
-    error carries the pairs done (the others pending), and the command line writes them
-    before it says so (its CSV was not written at all: 281 pairs lost)."""
+@pytest.mark.parametrize("status, failure, said, cli", [
+    # the scheduler lost (Dask gives up reconnecting after 30 s)
+    ("connecting", "Timed out trying to connect to tcp://x:1 after 30 s",
+     "lost the Dask scheduler during the job",
+     "lost the Dask scheduler at tcp://x:1 during the job:"),
+    # every worker gone, the scheduler alive ("No valid workers found" after 30 s): it said
+    # the scheduler was lost and wrote no CSV
+    ("running", "No valid workers found", "no Dask worker left on the scheduler",
+     "no Dask worker left on the scheduler at tcp://x:1"),
+])
+def test_a_cluster_lost_mid_job_keeps_the_pairs_done(graphs, tmp_path, monkeypatch, capsys,
+                                                     status, failure, said, cli):
+    """The scheduler, or every worker, lost during a pairwise job: the error carries the
+    pairs done (the others pending) and says which was lost, and the command line writes
+    them before it says so (its CSV was not written at all: 281 pairs lost)."""
     import importlib
 
     import gedkit.cluster as cluster
@@ -308,12 +318,11 @@ def test_a_scheduler_lost_mid_job_keeps_the_pairs_done(graphs, tmp_path, monkeyp
 
     module = importlib.import_module("gedkit.pairwise")
 
-    class Gone:  # a client whose scheduler went away
-        status = "connecting"
-
+    class Client:  # a client whose scheduler went away, or has no worker left
         def close(self):
             pass
 
+    Client.status = status
     truth = gedkit.pairwise(graphs, **EXACT)
     real_run = module._run
 
@@ -321,13 +330,13 @@ def test_a_scheduler_lost_mid_job_keeps_the_pairs_done(graphs, tmp_path, monkeyp
         if client is None:  # (the command line's check of its options, no pair)
             return real_run(worker, todo, jobs, client, *rest)
         real_run(worker, todo[:len(todo) // 2], 1, None, *rest)
-        raise TimeoutError("Timed out trying to connect to tcp://x:1 after 30 s")
+        raise TimeoutError(failure)
 
     monkeypatch.setattr(cluster, "as_client", lambda client, what=None: client)
-    monkeypatch.setattr(cluster, "connect", lambda address: Gone())
+    monkeypatch.setattr(cluster, "connect", lambda address: Client())
     monkeypatch.setattr(module, "_run", half_then_lost)
-    with pytest.raises(ClusterError, match="lost the Dask scheduler during the job") as caught:
-        gedkit.pairwise(graphs, client=Gone(), **EXACT)
+    with pytest.raises(ClusterError, match=said) as caught:
+        gedkit.pairwise(graphs, client=Client(), **EXACT)
     m = caught.value.result
     done = m.status != "pending"
     assert 0 < done.sum() < done.size and (m.status[done] == "optimal").all()
@@ -343,53 +352,8 @@ def test_a_scheduler_lost_mid_job_keeps_the_pairs_done(graphs, tmp_path, monkeyp
                  "--scheduler", "tcp://x:1", "--csv", str(out_csv)]) == 1
     out, err = capsys.readouterr()
     assert out.startswith(f"wrote {out_csv} (")
-    assert err.startswith("gedkit: error: lost the Dask scheduler at tcp://x:1 during the job:")
+    assert err.startswith(f"gedkit: error: {cli}")
     assert f"written to {out_csv}; --out FILE keeps the pairs done" in err
-    assert "pending" in out_csv.read_text()
-
-
-def test_every_worker_lost_mid_job_keeps_the_pairs_done_and_says_so(graphs, tmp_path,
-                                                                     monkeypatch, capsys):
-    """Every Dask worker gone mid-job (the scheduler alive: Dask's "No valid workers found"
-    after 30 s): the pairs done are kept and written, and the error says the workers went,
-    not the scheduler (it said "lost the Dask scheduler" and wrote no CSV)."""
-    import importlib
-
-    import gedkit.cluster as cluster
-    from gedkit.cli import main
-
-    module = importlib.import_module("gedkit.pairwise")
-
-    class Alive:  # a client whose scheduler is up, with no worker left
-        status = "running"
-
-        def close(self):
-            pass
-
-    real_run = module._run
-
-    def half_then_no_workers(worker, todo, jobs, client, *rest):
-        if client is None:
-            return real_run(worker, todo, jobs, client, *rest)
-        real_run(worker, todo[:len(todo) // 2], 1, None, *rest)
-        raise TimeoutError("No valid workers found")
-
-    monkeypatch.setattr(cluster, "as_client", lambda client, what=None: client)
-    monkeypatch.setattr(cluster, "connect", lambda address: Alive())
-    monkeypatch.setattr(module, "_run", half_then_no_workers)
-    with pytest.raises(ClusterError, match="no Dask worker left on the scheduler") as caught:
-        gedkit.pairwise(graphs, client=Alive(), **EXACT)
-    done = caught.value.result.status != "pending"
-    assert 0 < done.sum() < done.size
-    files = [str(tmp_path / f"g{k}.json") for k in range(4)]
-    for g, path in zip(graphs, files, strict=False):
-        gedkit.write(g, path)
-    out_csv = tmp_path / "lost.csv"
-    capsys.readouterr()
-    assert main(["pairwise", *files, "--node-label", "label", "--edge-label", "label",
-                 "--scheduler", "tcp://x:1", "--csv", str(out_csv)]) == 1
-    _, err = capsys.readouterr()
-    assert err.startswith("gedkit: error: no Dask worker left on the scheduler at tcp://x:1")
     assert "pending" in out_csv.read_text()
 
 
