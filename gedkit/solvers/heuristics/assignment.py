@@ -13,8 +13,13 @@ import numpy as np
 from gedkit.pacing import affordable, start_up_seconds
 
 __all__ = [
-    "linear_sum_assignment", "lsape", "lsape_fits", "lsape_map", "lsape_seconds", "lsape_value",
+    "NO_ASSIGNMENT", "linear_sum_assignment", "lsape", "lsape_fits", "lsape_map",
+    "lsape_seconds", "lsape_value",
 ]
+
+#: ``stats["stopped"]`` of a heuristic whose assignment does not fit the budget (it answers
+#: the cheap bounds)
+NO_ASSIGNMENT = "time or memory limit: the assignment does not fit"
 
 # scipy's assignment on an n × m matrix (n ≤ m) of GED costs takes up to ~4e-11 n² m s on a
 # laptop (worst on costs without ties: 2.6 s at 4,000 x 4,000) and holds about three copies

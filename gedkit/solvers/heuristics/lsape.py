@@ -29,7 +29,7 @@ from gedkit.problem import Problem
 from gedkit.result import Result
 from gedkit.solvers.base import Budget, Solver
 from gedkit.solvers.cheap import cheap_bounds
-from gedkit.solvers.heuristics.assignment import lsape, lsape_fits
+from gedkit.solvers.heuristics.assignment import NO_ASSIGNMENT, lsape, lsape_fits
 from gedkit.solvers.registry import register
 
 __all__ = [
@@ -296,7 +296,7 @@ class _Assignment(Solver):
         t0 = time.perf_counter()
         if not self.fits(problem, budget):
             result = cheap_bounds(problem, budget, self.name)
-            result.stats["stopped"] = "time or memory limit: the assignment does not fit"
+            result.stats["stopped"] = NO_ASSIGNMENT
             return result
         forward, lower = self.assign(problem)
         return Result.from_assignment(

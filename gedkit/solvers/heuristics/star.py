@@ -18,7 +18,7 @@ from gedkit.problem import Problem
 from gedkit.result import Result
 from gedkit.solvers.base import Budget, Solver
 from gedkit.solvers.cheap import cheap_bounds
-from gedkit.solvers.heuristics.assignment import lsape, lsape_fits
+from gedkit.solvers.heuristics.assignment import NO_ASSIGNMENT, lsape, lsape_fits
 from gedkit.solvers.heuristics.lsape import assignment_fits, neighbours, round_up
 from gedkit.solvers.registry import register
 
@@ -81,7 +81,7 @@ class Star(Solver):
         # the star costs are counted like BRANCH's edge costs, then one assignment
         if not (assignment_fits(problem, budget) and star_fits(problem, budget)):
             result = cheap_bounds(problem, budget, self.name)
-            result.stats["stopped"] = "time or memory limit: the assignment does not fit"
+            result.stats["stopped"] = NO_ASSIGNMENT
             return result
         forward, lower = star_assignment(problem)
         return Result.from_assignment(

@@ -10,7 +10,7 @@ import numpy as np
 from gedkit.budget import Budget
 from gedkit.problem import Problem
 from gedkit.solvers.cheap import cheap_bounds
-from gedkit.solvers.heuristics.assignment import lsape_fits
+from gedkit.solvers.heuristics.assignment import NO_ASSIGNMENT, lsape_fits
 from gedkit.solvers.heuristics.lsape import (
     Neighbours,
     assignment_fits,
@@ -44,10 +44,6 @@ class Start(NamedTuple):
         """Why a heuristic that improves this map answers the cheap bounds: none of its
         steps fits (it answered them as if it had finished: no word, no stop)."""
         return None if self.neighbours is not None else NO_ASSIGNMENT
-
-
-#: ``stats["stopped"]`` of a heuristic whose starting assignment does not fit the budget
-NO_ASSIGNMENT = "time or memory limit: the assignment does not fit"
 
 
 def start(problem: Problem, init: str = "bipartite", budget: Budget | None = None) -> Start:
