@@ -308,10 +308,12 @@ class States:
         """(B, n1+1, n2+1) scaled cost each action adds (node plus edges to decided nodes)."""
         return self.inst.node_costs[None] + self.added
 
-    def complete_greedily(self, rows: Iterable[int]) -> None:
+    def complete_greedily(self, rows: Iterable[int], deadline: float = math.inf) -> bool:
         """Complete the states at ``rows`` without the network: each takes, one decision at a
         time, the cheapest next action (:meth:`action_costs`; ties: the first in row-major
-        order, ε last), until it is terminal.
+        order, ε last), until it is terminal, or until ``time.perf_counter()`` passes
+        ``deadline`` (its decisions per step grow with the nodes' degrees: a dense 2,000-node
+        pair's completion took 14 s of a 5 s limit); whether every one was completed.
 
         Each step is one ``argmin`` over the undecided rows and columns only, and a decision
         updates the costs of the actions next to it alone, so completing a state of ``n``
@@ -321,17 +323,11 @@ class States:
         >>> p = costs.uniform().compile(Graph({0: "C", 1: "O"}, [(0, 1)]), Graph({0: "O", 1: "C"}))
         >>> s = States.empty(Instance(p, Vocabulary()))
         >>> s.complete_greedily([0])
+        True
         >>> s.forwards().tolist()
         [[1, 0]]
         """
-        for b in rows:
-            _Greedy(self, int(b)).run()
-
-    def complete_greedily_by(self, row: int, deadline: float) -> bool:
-        """:meth:`complete_greedily` of the state at ``row`` while ``time.perf_counter()``
-        is before ``deadline``; whether it was completed (its decisions per step grow with
-        the nodes' degrees: a dense 2,000-node pair's completion took 14 s of a 5 s limit)."""
-        return _Greedy(self, int(row)).run(deadline)
+        return all(_Greedy(self, int(b)).run(deadline) for b in rows)
 
     def forwards(self) -> np.ndarray:
         """(B, n1) complete node maps: undecided g1 nodes are deleted, g2 nodes inserted."""
@@ -353,7 +349,7 @@ def greedy_completion(problem: Problem, deadline: float = math.inf) -> np.ndarra
     ([1, 0], None)
     """
     states = States.empty(Instance(problem, Vocabulary()))
-    return states.forwards()[0] if states.complete_greedily_by(0, deadline) else None
+    return states.forwards()[0] if states.complete_greedily([0], deadline) else None
 
 
 class _Greedy:
