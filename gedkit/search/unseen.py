@@ -47,13 +47,11 @@ def unseen_labels(queries: list[Graph], vocab: dict[str, Vocabulary],
                          else (coded.edge_ords, coded.edge_ptr))
         beyond = ordinals >= len(vocab[kind].index)
         if present is not None and not present[kind].all():  # (labels of removed graphs)
-            beyond |= ~present[kind][np.minimum(ordinals, len(present[kind]) - 1)] & ~beyond
-            lacking[np.unique(np.searchsorted(ptr, np.flatnonzero(beyond),
-                                              side="right") - 1)] = True
-        else:
-            lacking |= coded.own[kind]
+            # (an ordinal past the vocabulary is clamped: it is beyond already)
+            beyond |= ~present[kind][np.minimum(ordinals, len(present[kind]) - 1)]
         unknown = np.flatnonzero(beyond)
         where = np.searchsorted(ptr, unknown, side="right") - 1
+        lacking[where] = True
         for at, q in zip(unknown.tolist(), where.tolist(), strict=True):
             label = getattr(queries[q], attribute)[at - ptr[q]]
             found[kind].setdefault(label_key(label), label)
