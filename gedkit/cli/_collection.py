@@ -459,9 +459,8 @@ def run_info(args: argparse.Namespace) -> int:
 
 def describe(coll: Collection) -> dict:
     """What ``gedkit collection info --json`` prints."""
-    import numpy as np
-
     sig = coll._signatures
+    vocab = coll._store.vocab
     return {
         "path": coll.path,
         "graphs": len(sig),
@@ -471,8 +470,8 @@ def describe(coll: Collection) -> dict:
         "edges": _counts(sig.m),
         # the distinct labels and branches its graphs have (the vocabularies keep those of
         # graphs removed since)
-        "vocabulary": {kind: int(np.count_nonzero(np.bincount(sig.sets[kind].ids)))
-                       for kind in coll._store.vocab},
+        "vocabulary": {kind: int(mask.sum()) for kind, mask in sig.present(
+            {kind: len(v) for kind, v in vocab.items()}).items()},
         "labels": {kind: _frequent(sig.sets[kind], coll._store.vocab[kind])
                    for kind in ("node", "edge")},
         "file_size": os.path.getsize(coll.path),

@@ -461,18 +461,18 @@ class Collection:
         folder = Path(folder)
         # an earlier split's shards: replaced only when asked (they were overwritten without
         # a word, and those beyond this split's count stayed beside its own)
-        earlier = sorted((p for p in folder.glob(f"{stem}-*.gdb")
-                          if re.fullmatch(rf"{re.escape(stem)}-\d+\.gdb", p.name)),
-                         key=lambda p: int(p.name[len(stem) + 1:-4])) if folder.is_dir() else []
+        earlier = {int(found[1]): p for p in (folder.glob(f"{stem}-*.gdb") if folder.is_dir()
+                                              else ())
+                   if (found := re.fullmatch(rf"{re.escape(stem)}-(\d+)\.gdb", p.name))}
         if earlier and not overwrite:
-            raise OptionError(f"{earlier[0]} exists (an earlier split's shard?); pass "
-                              "overwrite=True to replace the shards there, or another folder "
-                              "or stem")
-        for old in earlier:
+            raise OptionError(f"{earlier[min(earlier)]} exists (an earlier split's shard?); "
+                              "pass overwrite=True to replace the shards there, or another "
+                              "folder or stem")
+        for old in earlier.values():
             check_replaceable(old)  # a collection, never another file that happens to be there
         folder.mkdir(parents=True, exist_ok=True)
-        for old in earlier:
-            if int(old.name[len(stem) + 1:-4]) >= parts:
+        for k, old in earlier.items():
+            if k >= parts:
                 old.unlink()
         node_label, edge_label = self._store.labels()
         rowids = np.sort(self._signatures.rowids)  # consecutive graphs, in the file's order

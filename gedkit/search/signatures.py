@@ -291,8 +291,9 @@ class Signatures:
         return index
 
     def present(self, sizes: dict[str, int]) -> dict[str, np.ndarray]:
-        """For the node and edge label ordinals below ``sizes[kind]``, whether some graph
-        here has one (a vocabulary keeps the labels of graphs removed since), built once."""
+        """For the ordinals of each kind (node and edge labels, branches) below
+        ``sizes[kind]``, whether some graph here has one (a vocabulary keeps those of graphs
+        removed since), built once for these sizes."""
         kept = self.__dict__.get("_present")
         if kept is None or kept[0] != sizes:
             masks = {kind: np.bincount(self.sets[kind].ids, minlength=size)[:size] > 0
