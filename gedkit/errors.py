@@ -136,9 +136,11 @@ class ClusterError(GedkitError, RuntimeError):
     """A Dask cluster failed during a job (its scheduler lost): not the caller's input (the
     command line exits with status 1, not 2). ``result``: what the job had done by then,
     where it has something to give (:func:`gedkit.pairwise`: the pairs done, the others
-    ``pending``), else None."""
+    ``pending``), else None; ``workers``: whether what was lost is every worker (the
+    scheduler left without one), not the scheduler."""
 
     result: object = None
+    workers: bool = False
 
 
 class MissingDependencyError(GedkitError, ImportError):

@@ -470,12 +470,13 @@ def pairwise(
 
         counts = result.counts()
         kept = f" (and in {result.out})" if result.out else ""
-        what = (LOST_WORKERS if _no_workers(lost) else
+        workers = _no_workers(lost)
+        what = (lost_workers() if workers else
                 f"lost the Dask scheduler during the job ({said(lost)})")
         error = ClusterError(
             f"{what}: {len(pairs) - counts['pending']} of {len(pairs)} pairs done, in the "
             f"error's result{kept}; the others have status 'pending'")
-        error.result, error.workers = result, _no_workers(lost)
+        error.result, error.workers = result, workers
         raise error from None
     if result.interrupted:
         counts = result.counts()
@@ -1129,10 +1130,11 @@ def _run_dask(worker: _PairSolver, chunks: deque, client: Any, parallel: int,
         gather.chunk_done()
 
 
-#: what a job says when its Dask scheduler is left without a worker (every one killed, or
-#: none from the start): not the scheduler lost, as it said, and the pairs done kept
-LOST_WORKERS = ("no Dask worker left on the scheduler (every one stopped, or none started) "
-                "for 30 s")
+def lost_workers(where: str = "") -> str:
+    """What a job says when its Dask scheduler (``where``: `` at ADDRESS``) is left without a
+    worker, every one killed or none from the start: not the scheduler lost, as it said."""
+    return (f"no Dask worker left on the scheduler{where} for 30 s (every one stopped, or "
+            "none started)")
 
 
 def _no_workers(exc: BaseException) -> bool:

@@ -92,7 +92,7 @@ def _count_or_fraction(text: str) -> int | float:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gedkit.pairwise import pairwise
+    from gedkit.pairwise import lost_workers, pairwise
 
     options = {
         **solve_options(args, "memory"), "costs": args.costs, "method": args.method,
@@ -180,8 +180,7 @@ def run(args: argparse.Namespace) -> int:
                  "printed above")
         kept = (f"; the same command again continues from {args.out}" if args.out else
                 "; --out FILE keeps the pairs done for the same command to continue")
-        what = (f"no Dask worker left on the scheduler at {args.scheduler} for 30 s (every "
-                "one stopped, or none started)" if getattr(lost, "workers", False) else
+        what = (lost_workers(f" at {args.scheduler}") if lost.workers else
                 f"lost the Dask scheduler at {args.scheduler} during the job")
         raise ClusterError(f"{what}: "
                            f"{len(result.pairs) - result.counts()['pending']:,} of "
