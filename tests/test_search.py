@@ -160,13 +160,22 @@ def test_the_window_filter_on_many_labels_and_large_counts_prunes_no_hit():
 def test_many_range_queries_verified_together_equal_brute_force(kind, monkeypatch):
     """``range(queries=...)`` verifies the candidates of consecutive queries in one batch,
     each against its own query; queries with labels the collection lacks (own cost
-    matrices) are verified apart. Both equal brute force, with and without node maps."""
+    matrices) are verified apart, and the others together even where such a query comes
+    first (it kept every query of its batch apart). Both equal brute force, with and without
+    node maps."""
     rng = np.random.default_rng(7)
     graphs = _random_set(3, count=20)
     model = MODELS[kind](rng)
     coll = _collection(graphs)
-    queries = [*_random_set(60, count=8),  # and two with labels 7 and 8, which no graph has
-               random_graph(rng, 4, node_values=(0, 7)), random_graph(rng, 3, edge_values=(0, 8))]
+    # three with labels 7 and 8, which no graph has: the first a graph of the collection
+    # with one node relabelled (a candidate at least)
+    near = graphs[0]
+    near = gedkit.Graph({u: 7 if k == 0 else label for k, (u, label) in
+                         enumerate(zip(near.ids, near.node_labels, strict=True))},
+                        [(near.ids[a], near.ids[b], label) for (a, b), label in
+                         zip(near.edges.tolist(), near.edge_labels, strict=True)])
+    queries = [near, *_random_set(60, count=8), random_graph(rng, 4, node_values=(0, 7)),
+               random_graph(rng, 3, edge_values=(0, 8))]
     from gedkit.search import ged_search
 
     together = []
@@ -175,7 +184,7 @@ def test_many_range_queries_verified_together_equal_brute_force(kind, monkeypatc
         verify_together(*a)) or together[-1])
     for tau in (1.0, 3.0):
         for node_map in (False, True):
-            with pytest.warns(UnseenLabelWarning, match=r"^[12] of 10 queries ha(s|ve) node label "
+            with pytest.warns(UnseenLabelWarning, match=r"^[23] of 11 queries have node label "
                               r"7\b.*, which no graph of the collection has"):
                 results = coll.range(queries=queries, tau=tau, costs=model, timeout=None,
                                      node_map=node_map)

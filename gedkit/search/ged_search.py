@@ -285,14 +285,14 @@ def _verify_together(coll, sig, pending: list, tau: float, verify: Verifier
 
     # a query with more candidates than that goes alone, block by block (progress shown,
     # Ctrl-C checked between blocks)
-    small = [p for p in pending if len(p[1]) <= _TOGETHER]
-    if not small or not BatchVerifier.applies(verify.solver, small[0][3], verify.timeout,
-                                              verify.memory, max(p[3].qn for p in small)):
-        return {}
-    shared = small[0][3].matrices()
-    together = [p for p in small if p[3].matrices() is shared]
+    # (the queries with labels of their own have matrices of their own)
+    together = [p for p in pending if len(p[1]) <= _TOGETHER and p[3].own_labels]
     if len(together) < 2:
         return {}  # one query: its own batch does the same
+    if not BatchVerifier.applies(verify.solver, together[0][3], verify.timeout, verify.memory,
+                                 max(p[3].qn for p in together)):
+        return {}
+    shared = together[0][3].matrices()
     tick = time.perf_counter()
     batch = BatchVerifier(*shared, [p[3].record for p in together])
     sizes = [len(p[1]) for p in together]
@@ -402,8 +402,8 @@ def range_queries(coll, queries: list[Graph], tau: float, model: CostModel, veri
                 rows, lower = np.sort(found[a:b]), None
             stages.stats["candidates"] = lefts[k]
             stages.stats["seconds"]["filter"] = seconds
-            entry = (first + k, rows, stages, GedFilter(model, queries[first + k], vocab,
-                                                        prepared[first + k]), lower)
+            entry = (first + k, rows, stages, GedFilter.of_batch(
+                model, queries[first + k], vocab, prepared, first + k), lower)
             pending.append(entry)
             ahead.append(entry)
             waiting += b - a
