@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -673,6 +674,61 @@ def test_without_dask_client_says_how_to_install_it(library, monkeypatch):
     monkeypatch.setitem(sys.modules, "distributed", None)  # as if it were not installed
     with pytest.raises(gedkit.errors.MissingDependencyError, match=r"gedkit\[dask\]"):
         coll.range(queries[0], 1, client=object())
+
+
+@pytest.mark.parametrize("failure, said", [
+    ("Timed out trying to connect to tcp://x:1 after 30 s",
+     "lost the Dask scheduler during the search (Timed out trying"),
+    ("No valid workers found", "no Dask worker left on the scheduler"),
+])
+def test_a_cluster_lost_mid_search_keeps_the_answers_done(client, library, tmp_path, monkeypatch,
+                                                          capsys, failure, said):
+    """The scheduler, or every worker, lost during a search: the error carries the answers
+    of the queries done (the others interrupted, with no hit), and the command line writes
+    them before it says so (a search on a cluster handed its answers on at its end: a
+    scheduler lost late lost every one, and --csv FILE was not written)."""
+    import csv
+    import itertools
+
+    import gedkit.cluster_direct as cluster_direct
+    from gedkit.cli import main
+
+    coll, queries = library
+    asked = queries * 3
+    real = cluster_direct.run_direct
+
+    def two_tasks_then_lost(on, function, shared, tasks, done, window, affinity=None):
+        real(on, function, shared, itertools.islice(tasks, 2), done, window, affinity)
+        if "connect" in failure:  # (Dask's client reconnecting to its scheduler)
+            monkeypatch.setattr(on, "status", "connecting")
+        raise TimeoutError(failure)
+
+    monkeypatch.setattr(cluster_direct, "run_direct", two_tasks_then_lost)
+    truth = coll.knn(queries=asked, k=3, **SEARCH)
+    with pytest.raises(ClusterError, match=re.escape(said)) as caught:
+        coll.knn(queries=asked, k=3, client=client, shards=1, **SEARCH)
+    assert str(caught.value).endswith("queries answered in full, in the error's result")
+    got = caught.value.result
+    done = [r for r in got if not r.interrupted]
+    assert len(got) == len(asked) and 0 < len(done) < len(asked)
+    assert answers(done) == answers(truth[:len(done)])
+    assert all(not r.hits and not r.certified for r in got[len(done):])
+    # the command line: the answers done in the CSV, the others listed as not searched,
+    # then the error (status 1)
+    monkeypatch.setattr(client, "status", "running")
+    query_file = tmp_path / "queries.smi"
+    query_file.write_text("".join(f"{s} q{k}\n" for k, s in enumerate(asked)))
+    out_csv = tmp_path / "lost.csv"
+    capsys.readouterr()
+    assert main(["search", coll.path, str(query_file), "--nearest", "3", "--timeout", "none",
+                 "--scheduler", client.scheduler.address, "--csv", str(out_csv)]) == 1
+    err = capsys.readouterr().err
+    assert f"gedkit: error: {said}" in err and f"what was found so far is in {out_csv}" in err
+    with open(out_csv, newline="") as f:
+        rows = list(csv.DictReader(f))
+    written = {row["query"] for row in rows if row["status"] != "interrupted"}
+    assert written == {f"q{k}" for k in range(len(done))}
+    assert {row["query"] for row in rows} == {f"q{k}" for k in range(len(asked))}
 
 
 def test_cli_search_scheduler(client, library, capsys, monkeypatch):

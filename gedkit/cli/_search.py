@@ -27,7 +27,7 @@ from gedkit.cli._args import (
 from gedkit.cli._ged import _duration, _show, add_draw_arguments, check_draw, write_picture
 from gedkit.cli._inputs import add_directed_argument, add_strict_argument
 from gedkit.cli._search_queries import QuerySource, label_text, read_queries
-from gedkit.errors import GedkitError, OptionError, counted
+from gedkit.errors import ClusterError, GedkitError, OptionError, counted
 
 if TYPE_CHECKING:  # numpy and the solvers load when the command runs
     from gedkit.graph import Graph
@@ -172,8 +172,9 @@ def run(args: argparse.Namespace) -> int:
             try:
                 _search_batches(source, getattr(coll, kind), value, kwargs, answers, tally,
                                 kept)
-            except GedkitError as err:  # a query further on is unreadable: what was
-                if not tally.queries:  # answered before it is kept, then the error is said
+            except GedkitError as err:  # a query further on is unreadable, or the cluster
+                # lost: what was answered before is kept, then the error is said
+                if not tally.queries and not isinstance(err, ClusterError):
                     raise  # (--csv FILE then left as it was)
                 failed = err
         else:
@@ -191,6 +192,9 @@ def run(args: argparse.Namespace) -> int:
             answers.finish(tally, source.batch, seconds)
     source.told()
     if failed is not None:
+        if isinstance(failed, ClusterError):  # (its words say how many were answered)
+            raise ClusterError(failed.render(cli=True), "; what was found so far is "
+                               f"{_where(args)}" if tally.queries else "")
         answered = (f"; the answers to the {counted(tally.queries, 'query', 'queries')} "
                     f"before it are {_where(args)}" if tally.queries else "")
         raise GedkitError(f"{failed}{answered}")
@@ -228,13 +232,19 @@ def _search_batches(source: QuerySource, search, value: float | int, kwargs: dic
             while batch:
                 names = [name for name, _ in batch]
                 graphs = [graph for _, graph in batch]
+                lost = None  # the cluster, lost with some queries answered
                 with warnings.catch_warnings():
                     warnings.showwarning = notes.show  # (the note as it comes, once)
                     warnings.simplefilter("always", UnseenLabelWarning)
-                    results = search(
-                        None, value, queries=graphs, **{**kwargs, "progress": shown},
-                        each=lambda position, result, names=names: answers.write(
-                            _named(result, names[position])))
+                    try:
+                        results = search(
+                            None, value, queries=graphs, **{**kwargs, "progress": shown},
+                            each=lambda position, result, names=names: answers.write(
+                                _named(result, names[position])))
+                    except ClusterError as err:
+                        if err.result is None:
+                            raise
+                        lost, results = err, err.result
                 started = [r for r in results if r.stats]
                 if kept is not None:
                     kept.add(tally.queries, started, graphs)
@@ -246,6 +256,8 @@ def _search_batches(source: QuerySource, search, value: float | int, kwargs: dic
                              zip(results[len(started):], names[len(started):], strict=True)]
                 answers.not_started(unreached)
                 tally.unreached += len(unreached)
+                if lost is not None:
+                    raise lost
                 if interrupted():  # (also once every query of the batch was answered)
                     tally.stopped_early = True
                 if tally.interrupted:

@@ -15,6 +15,7 @@ import numpy as np
 
 from gedkit.budget import PAIR_TIMEOUT, InterruptedWarning, check_number, interruptible
 from gedkit.errors import (
+    ClusterError,
     CostModelError,
     FormatError,
     GedkitError,
@@ -730,6 +731,10 @@ class Collection:
             else:
                 results = _run_queries(self, run, graphs, parameter, model, verify, n_jobs,
                                        progress, each)
+        except ClusterError as err:  # its result: as this call's would have been
+            if err.result is not None and not many:
+                err.result = err.result[0]
+            raise
         except CostModelError as err:
             if not hasattr(err, "needs"):
                 raise
@@ -912,6 +917,10 @@ def _run_on_cluster(coll: Collection, run, graphs: list[Graph], parameter, model
     try:
         results = distributed.search(coll, kind, graphs, parameter, model, verify, client,
                                      shown, shards)
+    except ClusterError as err:  # the answers so far go on, and with the error
+        _hand_on(err.result, each)
+        err.result = _one_each(err.result, graphs, kind, parameter)
+        raise
     finally:
         if shown is not progress:
             shown.close()

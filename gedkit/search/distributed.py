@@ -39,7 +39,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from gedkit.errors import ClusterError, GedkitError, OptionError
+from gedkit.errors import ClusterError, GedkitError, OptionError, Words
 from gedkit.numeric import tolerance
 from gedkit.search.parallel import QUERIES_PER_TASK, query_batches, range_batches
 from gedkit.search.result import SearchResult
@@ -243,7 +243,7 @@ def search(coll, kind: str, graphs: list, parameter: float, model: Any, verify: 
         if error is not None:
             from gedkit.pairwise import _reason
 
-            raise GedkitError(f"the search on the Dask cluster failed: {_reason(error)}")
+            raise ClusterError(f"the search on the Dask cluster failed: {_reason(error)}")
         for i, answer in zip(batch, answers, strict=True):
             merger.add(i, answer)
         if not ranked:
@@ -253,11 +253,37 @@ def search(coll, kind: str, graphs: list, parameter: float, model: Any, verify: 
     # bounds, a range task the latest pace, and none waits behind another on a busy worker
     # while a thread idles (100 queries over 1.58 M molecules, 5 tasks of which 2 take the
     # rest of each shard: 0.43-0.85 s with a third task queued, 0.42-0.46 s without)
-    with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C: the queries answered so far
-        # a task goes to the worker that first searched its shard (it has the shard open)
-        run_direct(client, _answers, job, generate(), done, parallel,
-                   affinity=lambda args: (job.source.token, args[0]))
+    try:
+        with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C: the queries answered so far
+            # a task goes to the worker that first searched its shard (it has the shard open)
+            run_direct(client, _answers, job, generate(), done, parallel,
+                       affinity=lambda args: (job.source.token, args[0]))
+    except (OSError, TimeoutError) as exc:  # (Dask's lost connections are OSErrors)
+        from gedkit.pairwise import _no_workers
+
+        if client.status == "running" and not _no_workers(exc):
+            raise
+        raise _lost(exc, merger.results(coll, graphs), len(graphs)) from None
+    except ClusterError as err:  # a task failed (or the workers cannot load the job): the
+        # answers come back all the same (a search failing late lost every query's answer)
+        err.result = merger.results(coll, graphs)
+        raise
     return merger.results(coll, graphs)
+
+
+def _lost(exc: BaseException, results: list[SearchResult], queries: int) -> ClusterError:
+    """The error when the scheduler, or every worker, was lost during a search, with the
+    answers of the queries before it in its ``result`` (as after Ctrl-C)."""
+    from gedkit.cluster import said
+    from gedkit.pairwise import _no_workers, lost_workers
+
+    workers = _no_workers(exc)
+    what = lost_workers() if workers else f"lost the Dask scheduler during the search ({said(exc)})"
+    answered = sum(not r.interrupted for r in results)
+    error = ClusterError(f"{what}: {answered} of {queries} queries answered in full",
+                         Words(", in the error's result", ""))
+    error.result, error.workers = results, workers
+    return error
 
 
 class _QueryClock:
