@@ -533,7 +533,10 @@ class Collection:
             ``n_jobs``): the collection is cut into ``shards`` ranges of rows, each task one
             shard against many queries; each worker opens the file read-only (at the same
             path: a shared disk) and keeps its shards for the next tasks. The answers equal
-            a search here, in the same order (see :mod:`gedkit.search.distributed`).
+            a search here, in the same order (see :mod:`gedkit.search.distributed`). A
+            cluster lost mid-search (its scheduler, every worker) raises
+            :class:`~gedkit.errors.ClusterError` whose ``result`` holds the answers so far,
+            as after Ctrl-C.
         shards : int, optional
             With ``client``: how many shards, of at least 200 graphs each by default: for a
             range search one per worker thread; for kNN one, with the queries cut into
@@ -907,7 +910,8 @@ def _run_on_cluster(coll: Collection, run, graphs: list[Graph], parameter, model
                     ) -> list[SearchResult]:
     """One result per query, from the shards' answers on a Dask cluster; Ctrl-C keeps the
     queries answered before the first one left unfinished, the others answer as
-    interrupted (:func:`_one_each`), with a warning."""
+    interrupted (:func:`_one_each`), with a warning; a cluster lost keeps them likewise, in
+    its error's ``result``."""
     from gedkit.search import distributed
     from gedkit.search.progress import Progress
     from gedkit.search.shards import kind_of
