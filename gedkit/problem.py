@@ -13,6 +13,7 @@ its cost depends on the node pair alone and is part of ``node_costs`` (see :clas
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, NamedTuple
@@ -395,10 +396,20 @@ class Problem(GraphPair):
     def edit_path(self, forward: Any) -> list[EditOperation]:
         """The edit operations a node map implies, each with its cost; their costs sum to
         :meth:`cost`. Substitutions between equal labels (free, no edit) are left out."""
+        return list(self.edit_operations(forward))
+
+    def edit_operations(self, forward: Any) -> Iterator[EditOperation]:
+        """:meth:`edit_path` one operation at a time, made as they are asked for (a report
+        shows the first of a 2,000-node pair's 190,000)."""
         f = self.check_map(forward)
         inv = self.inverse(f)
         ids1, ids2 = self.g1.ids, self.g2.ids
-        ops: list[EditOperation] = []
+        arc = self.directed
+
+        def op(kind: str, source: Any, target: Any, cost: Any) -> EditOperation:
+            return EditOperation(kind, source, target, float(cost),
+                                 arc=arc and kind.startswith("edge"))
+
         loops = self.loops
         if loops is not None:  # the node's own part of each cost; its loop's comes below
             lab1, lab2, nmat = loops.node_labels1, loops.node_labels2, loops.node_matrix
@@ -411,15 +422,16 @@ class Problem(GraphPair):
         for i in range(self.n1):
             j = int(f[i])
             if j < 0:
-                ops.append(EditOperation("node_del", ids1[i], None, dels[i]))
+                yield op("node_del", ids1[i], None, dels[i])
                 continue
             sub = self.node_costs[i, j] if loops is None else nmat[lab1[i], lab2[j]]
             if lab1[i] != lab2[j] or sub != 0:
-                ops.append(EditOperation("node_sub", ids1[i], ids2[j], sub))
+                yield op("node_sub", ids1[i], ids2[j], sub)
         for j in np.flatnonzero(inv < 0):
-            ops.append(EditOperation("node_ins", None, ids2[j], inss[j]))
+            yield op("node_ins", None, ids2[j], inss[j])
         if loops is not None:
-            ops += loops.edits(f, inv, ids1, ids2)
+            for o in loops.edits(f, inv, ids1, ids2):
+                yield op(o.kind, o.source, o.target, o.cost)
 
         K = self.edge_label_matrix.shape[0] - 1
         raw_del = self.edge_label_matrix[:, K]
@@ -429,21 +441,18 @@ class Problem(GraphPair):
             fa, fb = int(f[a]), int(f[b])
             lb = self.adj2[fa, fb] if fa >= 0 and fb >= 0 else -1
             if lb < 0:
-                ops.append(EditOperation("edge_del", src, None, raw_del[la]))
+                yield op("edge_del", src, None, raw_del[la])
                 continue
             dst = (ids2[fa], ids2[fb])
             if self._edge_split[la, lb]:
-                ops.append(EditOperation("edge_del", src, None, raw_del[la]))
-                ops.append(EditOperation("edge_ins", None, dst, raw_ins[lb]))
+                yield op("edge_del", src, None, raw_del[la])
+                yield op("edge_ins", None, dst, raw_ins[lb])
             elif la != lb or self.edge_label_matrix[la, lb] != 0:
-                ops.append(EditOperation("edge_sub", src, dst, self.edge_label_matrix[la, lb]))
+                yield op("edge_sub", src, dst, self.edge_label_matrix[la, lb])
         for (c, d), lb in zip(self.g2.edges.tolist(), self.edge_labels2.tolist(), strict=True):
             ia, ib = int(inv[c]), int(inv[d])
             if ia < 0 or ib < 0 or self.adj1[ia, ib] < 0:
-                ops.append(EditOperation("edge_ins", None, (ids2[c], ids2[d]), raw_ins[lb]))
-        arc = self.directed
-        return [EditOperation(o.kind, o.source, o.target, float(o.cost),
-                              arc=arc and o.kind.startswith("edge")) for o in ops]
+                yield op("edge_ins", None, (ids2[c], ids2[d]), raw_ins[lb])
 
     def node_map_pairs(self, forward: Any) -> list[tuple[Any, Any]]:
         """The node map in caller ids: ``(u, v)`` substitutions, ``(u, None)`` deletions,

@@ -206,6 +206,40 @@ def test_ged_text_for_people(capsys, files):
     assert any("relabel edge" in line and "(1, 2)" in line for line in lines)
 
 
+def test_long_node_maps_and_paths_are_cut_in_the_text_and_whole_in_json(capsys, tmp_path):
+    """The text report lists the first LISTED pairs of the node map and operations of the
+    edit path, then says there are more (a 2,000-node pair's report was 192,000 lines,
+    built and printed for 2 s past its 1 s limit); --json lists them all. MCES likewise."""
+    from gedkit.cli._ged import LISTED
+
+    n = LISTED + 50
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    for path, label in ((a, "C"), (b, "N")):
+        gedkit.write(gedkit.Graph({i: label for i in range(n)},
+                                  [(i, i + 1) for i in range(n - 1)]), path)
+    args = ("--node-label", "label", "--method", "ipfp")
+    code, out, _ = run(capsys, "ged", str(a), str(b), *args)
+    lines = out.splitlines()
+    assert code == 0 and "  ... 50 more pairs (--json lists them all)" in lines
+    assert f"edit path (the first {LISTED} of its operations, cost {n:g})" in lines
+    assert lines[-1] == "  ... (--json lists them all)"
+    assert sum(line.startswith("  relabel node") for line in lines) == LISTED
+    _, out, _ = run(capsys, "ged", str(a), str(b), *args, "--json")
+    data = json.loads(out)
+    assert len(data["node_map"]) == len(data["edit_path"]) == n
+    # a path of exactly LISTED operations is counted, not cut
+    c = tmp_path / "c.json"
+    gedkit.write(gedkit.Graph({i: "N" if i < LISTED else "C" for i in range(n)},
+                              [(i, i + 1) for i in range(n - 1)]), c)
+    _, out, _ = run(capsys, "ged", str(a), str(c), *args[:2])
+    assert f"edit path ({LISTED} operations, cost {LISTED})" in out
+    assert out.splitlines()[-1] != "  ... (--json lists them all)"
+    code, out, _ = run(capsys, "mces", str(a), str(a), "--edge-label", "label", *args[:2])
+    lines = out.splitlines()
+    assert code == 0 and "  ... 50 more pairs (--json lists them all)" in lines
+    assert lines[-1] == "  ... 49 more edges (--json lists them all)"
+
+
 def test_ged_no_path(capsys, files):
     _, out, _ = run(capsys, "ged", files["a"], files["b"], *LABEL_ARGS, "--no-path")
     assert "node map" not in out and "edit path" not in out and "distance" in out

@@ -14,8 +14,10 @@ from gedkit.cli._args import (
     why_short,
 )
 from gedkit.cli._ged import (
+    LISTED,
     _columns,
     _duration,
+    _more,
     _show,
     add_draw_arguments,
     check_draw,
@@ -99,12 +101,15 @@ def report(result: MCESResult, *, mapping: bool = True) -> str:
     width = max(len(key) for key, _ in rows) + 2
     lines = [f"{key:<{width}}{value}" for key, value in rows]
     if mapping:
-        lines += ["", f"node map ({len(result.node_map)} nodes)"]
-        lines += _columns([(_show(u), "->", _show(v)) for u, v in result.node_map])
+        pairs, edges = result.node_map, result.edges
+        lines += ["", f"node map ({len(pairs)} nodes)"]
+        lines += _columns([(_show(u), "->", _show(v)) for u, v in pairs[:LISTED]])
+        lines += _more(len(pairs), "pair")
         lines += ["", f"common edges ({result.num_edges})"]
         g1 = result.problem.g1
         lines += _columns([(_show(e1), "->", _show(e2), _edge_label(g1, e1))
-                           for e1, e2 in result.edges])
+                           for e1, e2 in edges[:LISTED]])
+        lines += _more(len(edges), "edge")
     return "\n".join(lines)
 
 
