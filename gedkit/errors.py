@@ -238,26 +238,36 @@ def counted(n: int, one: str, many: str | None = None) -> str:
     return f"{n:,} {one if n == 1 else many or one + 's'}"
 
 
-def pace(done: int, total: int, spent: float, one: str, many: str | None = None) -> str:
+def pace(done: int, total: int, spent: float, one: str, many: str | None = None,
+         most: float | None = None) -> str:
     """`` (15 pairs/s, about 48 min left)`` from the pace so far (a job of 45,000 pairs
     told only the pairs done, not that it had most of an hour to go; a batch of 50 slow
-    queries likewise); empty before the pace means anything.
+    queries likewise); empty before the pace means anything. ``most``: the seconds left at
+    worst (every item left taking its whole time limit), said where the pace so far
+    promises less (items growing larger as a job goes outrun the pace of its first).
 
     >>> pace(1846, 45150, 119.0, "pair"), pace(3, 10, 1.0, "pair")
     (' (16 pairs/s, about 47 min left)', '')
     >>> pace(12, 50, 700.0, "query", "queries"), pace(12, 50, 10.0, "query", "queries")
     (' (58 s a query, about 37 min left)', ' (1 query/s, about 32 s left)')
+    >>> pace(100, 1000, 10.0, "pair", most=3600.0)
+    ' (10 pairs/s, about 2 min left, at most 60 min)'
     """
     if done < 10 or spent < 5 or done >= total:
         return ""
     rate = done / spent
     left = (total - done) / rate
-    when = (f"{left:.0f} s" if left < 90 else f"{left / 60:.0f} min" if left < 5400
-            else f"{left / 3600:.1f} h")
     shown = f"{rate:,.0f}"
     speed = (f"{shown} {one if shown == '1' else many or one + 's'}/s" if rate >= 1 else
              f"{1 / rate:.0f} s a {one}")
-    return f" ({speed}, about {when} left)"
+    worst = f", at most {_span(most)}" if most is not None and most > left else ""
+    return f" ({speed}, about {_span(left)} left{worst})"
+
+
+def _span(seconds: float) -> str:
+    """A time span in the unit that reads best: ``32 s``, ``47 min``, ``3.1 h``."""
+    return (f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
+            if seconds < 5400 else f"{seconds / 3600:.1f} h")
 
 
 def did_you_mean(word: str, choices: Sequence[str]) -> str:

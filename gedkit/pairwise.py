@@ -779,14 +779,15 @@ def _run(
     if client is not None:
         from gedkit.cluster import parallelism
 
-        parallel = parallelism(client)
+        shown.parallel = parallel = parallelism(client)
         chunks = _chunks(todo, parallel, chunk_size, _MAX_DASK_CHUNK)
         return _run_dask(worker, chunks, client, parallel, gather, shown)
     context = _context(worker) if jobs > 1 and len(todo) > 1 else None
     if context is None:
         return _run_here(worker, _chunks(todo, 1, chunk_size), gather, shown)
     chunks = _chunks(todo, jobs, chunk_size)
-    return _run_pool(worker, chunks, min(jobs, len(chunks)), context, gather, shown)
+    shown.parallel = min(jobs, len(chunks))
+    return _run_pool(worker, chunks, shown.parallel, context, gather, shown)
 
 
 def _run_here(worker: _PairSolver, chunks: deque, gather: _Gather, shown: _Progress) -> bool:
@@ -1194,6 +1195,7 @@ class _Progress:
                  resumed: int = 0):
         self.total, self.timeout, self.rows, self.cols = total, timeout, rows, cols
         self.resumed = resumed  # pairs an earlier run of the job did (said from the start)
+        self.parallel = 1  # pairs solved at a time (set when the job starts)
         self.counts = dict.fromkeys(STATUSES, 0)
         self.start = time.perf_counter()
         self.next_line = self.start + _LINE_EVERY
@@ -1247,8 +1249,11 @@ class _Progress:
         # (a resumed job's pairs from before were said only at its end)
         before = f" ({self.resumed:,} more resumed from the --out file)" if self.resumed else ""
         spent = now - self.start
+        # at worst every pair left takes its whole limit, so many at a time
+        most = (None if self.timeout is None else
+                (self.total - done) * self.timeout / self.parallel)
         return (f"pairwise: {done:,}/{self.total:,} pairs done{before}{extra}, {spent:.0f} s"
-                f"{pace(done, self.total, spent, 'pair')}")
+                f"{pace(done, self.total, spent, 'pair', most=most)}")
 
     def _name(self, pair: tuple[int, int]) -> str:
         i, j = pair

@@ -414,6 +414,18 @@ def test_plain_progress_lines_move_with_two_jobs(graphs, capfd, monkeypatch, rec
     assert done == sorted(done) and any(0 < n < 21 for n in done)
 
 
+def test_the_progress_line_says_the_time_left_at_worst():
+    """Beside the pace so far, the time left if every pair left took its whole limit, so
+    many at a time (pairs growing larger as a job goes outran the pace of its first)."""
+    shown = pairwise_module._Progress(False, 1000, 5.0, [], [])
+    shown.parallel, shown.counts["optimal"] = 2, 100
+    assert shown._line(shown.start + 10.0).endswith(
+        "100/1,000 pairs done, 10 s (10 pairs/s, about 2 min left, at most 38 min)")
+    unlimited = pairwise_module._Progress(False, 1000, None, [], [])
+    unlimited.counts["optimal"] = 100
+    assert unlimited._line(unlimited.start + 10.0).endswith("(10 pairs/s, about 2 min left)")
+
+
 def test_a_long_pair_gets_a_notice(graphs, capfd, monkeypatch, recording):
     monkeypatch.setattr(pairwise_module, "_LONG_PAIR", 0.0)
 
