@@ -207,9 +207,7 @@ class UnlabelledWarning(UserWarning):
             + ", ".join(map(repr, names))
             for k, (which, names) in enumerate(sides)
         ]
-        # "label" is what gedkit.write and most tools store labels under
-        advice = [Option(f"{which}_label", "label" if "label" in names else names[0])
-                  for which, names in sides]
+        advice = [Option(f"{which}_label", _advised(names)) for which, names in sides]
         named = "" if len(sides) > 1 else f"{sides[0][0]} "
         parts: list[Any] = [
             f"{self.source}: {' and '.join(f'{which}s' for which, _ in sides)} compared "
@@ -218,15 +216,34 @@ class UnlabelledWarning(UserWarning):
         ]
         for k, option in enumerate(advice):
             parts += [Words(", ", " ") if k else "", option]
-        parts.append(Words(
-            " (a list of names, or '*' for all of them), or filter "
-            "gedkit.errors.UnlabelledWarning to compare unlabelled on purpose",
-            " (a comma list, or '*' for all of them)",
-        ))
+        if any(option.value == "*" for option in advice):
+            parts.append(Words(" (all of them: the geometric cost models, costs='letter' and "
+                               "others, read x and y)",
+                               " (all of them: the geometric cost models, --costs letter and "
+                               "others, read x and y)"))
+        else:
+            parts.append(Words(" (a list of names, or '*' for all of them)",
+                               " (a comma list, or '*' for all of them)"))
+        parts.append(Words(", or filter gedkit.errors.UnlabelledWarning to compare unlabelled "
+                           "on purpose", ""))
         return render(parts, cli)
 
     def __str__(self) -> str:
         return self.render()
+
+
+def _advised(names: Sequence[str]) -> str:
+    """The label attribute an :class:`UnlabelledWarning` suggests of ``names``: ``label``,
+    what gedkit.write and most tools store labels under; every attribute ('*') for points
+    with ``x`` and ``y`` (IAM Letter, Fingerprint, GREC: the geometric cost models read
+    them all, and one coordinate alone compares nothing useful); else the first.
+
+    >>> _advised(["atom", "charge"]), _advised(["x", "y"]), _advised(["type", "label"])
+    ('atom', '*', 'label')
+    """
+    if "label" in names:
+        return "label"
+    return "*" if {"x", "y"} <= set(names) else names[0]
 
 
 def counted(n: int, one: str, many: str | None = None) -> str:

@@ -174,6 +174,23 @@ def test_attributes_left_out_give_one_warning(tmp_path):
     assert record[0].filename == __file__  # attributed to the caller's line
 
 
+def test_points_are_advised_every_attribute(tmp_path):
+    """Nodes with x and y (IAM Letter) are advised '*', which the geometric cost models read:
+    one coordinate alone compares nothing useful (the note suggested x)."""
+    path = tmp_path / "letter.json"
+    path.write_text(json.dumps({"nodes": [{"id": 0, "x": 0.5, "y": 1.0}, {"id": 1, "x": 2.0,
+                                                                         "y": 0.1}],
+                                "links": [{"source": 0, "target": 1}]}))
+    with pytest.warns(UnlabelledWarning) as record:
+        gedkit.read(path)
+    (warning,) = unlabelled_warnings(record)
+    assert "name the labels with node_label='*' (all of them: the geometric cost models, " \
+           "costs='letter' and others, read x and y), or filter" in str(warning)
+    assert "choose the labels with --node-label '*' (all of them" in warning.render(cli=True)
+    letter = gedkit.read(path, node_label="*")
+    assert gedkit.ged(letter, letter, costs="letter").distance == 0
+
+
 def test_one_warning_for_a_thousand_graphs(tmp_path):
     path = tmp_path / "many.json"
     graph = {"nodes": [{"id": 0, "symbol": "C", "x": 1}, {"id": 1, "symbol": "O", "x": 2}],
