@@ -145,6 +145,12 @@ def test_info_says_unlabelled_edges_are_unlabelled(capsys, tmp_path):
     code, out, _ = run(capsys, "collection", "info", lib)
     assert code == 0 and "edge label   (none: unlabelled)" in out
     assert "node label   el" in out
+    # an empty collection's graphs are none of them unlabelled yet (it said they were, then
+    # "the format's own labels" once molecules were added)
+    empty = tmp_path / "empty.gdb"
+    gedkit.Collection.create(empty).close()
+    code, out, _ = run(capsys, "collection", "info", empty)
+    assert code == 0 and out.count("(none named: the format's own labels)") == 2
 
 
 def test_build_clears_an_overwrite_abandoned_by_a_killed_build(capsys, tmp_path):

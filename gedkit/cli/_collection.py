@@ -528,8 +528,8 @@ def _show_label(label: Any, stored: list | None = None) -> str:
     format's own labels were kept or the graphs are unlabelled (``stored``: the most frequent
     labels, as :func:`describe` gives them; a GEXF collection built with only a node label
     said "the format's own labels" of its unlabelled edges)."""
-    if label is None and stored is not None and all(value is None for value, _ in stored):
-        return "(none: unlabelled)"
+    if label is None and stored and all(value is None for value, _ in stored):
+        return "(none: unlabelled)"  # (an empty collection's graphs may yet have labels)
     if label is None:
         return "(none named: the format's own labels)"
     if isinstance(label, list | tuple):
