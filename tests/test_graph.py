@@ -3,6 +3,8 @@ import warnings
 import networkx as nx
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gedkit import Graph, GraphError
 from gedkit.errors import UnlabelledWarning
@@ -122,3 +124,26 @@ def test_a_graph_pickled_before_self_loops_unpickles_without_loops():
     h = Graph.__new__(Graph)
     h.__setstate__((none, old))  # what unpickling an earlier gedkit's graph does
     assert h.loops == {} and h == g and h.loop_keys == {}
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 8), st.lists(st.tuples(st.integers(0, 9), st.integers(0, 9)), max_size=30),
+       st.booleans())
+def test_edges_read_in_one_pass_equal_edges_read_one_by_one(n, ends, directed):
+    """The one-pass reading of a graph's edges (every end known, no loop, no edge twice)
+    gives the indices the edge-by-edge check gives, and leaves every other edge list to it."""
+    from gedkit.graph import _checked_pairs, _plain_pairs
+
+    index = {f"v{i}": i for i in range(n)}
+    triples = [(f"v{a}", f"v{b}", a + b) for a, b in ends]
+    fast = _plain_pairs(triples, index, directed)
+    try:
+        pairs, loops, kept = _checked_pairs(triples, index, directed, None)
+    except GraphError:
+        assert fast is None
+        return
+    if fast is None:
+        assert loops
+    else:
+        assert not loops and kept == triples
+        assert fast.dtype == pairs.dtype and fast.tolist() == pairs.tolist()

@@ -19,7 +19,7 @@ from gedkit.errors import (
     counted,
     warn,
 )
-from gedkit.graph import Graph, Unnamed, pick_label
+from gedkit.graph import Graph, Unnamed, pick_labels
 
 __all__ = ["DEFAULT", "DIRECTED_POLICIES", "DirectedInput", "Unlabelled", "build_graph",
            "check_label_spec", "compressed", "graph_name", "gzip_errors", "inner", "open_text",
@@ -298,19 +298,22 @@ def build_graph(
         edges = list(edges)
         edge_label.choose([attrs for _, _, attrs in edges])
     try:
+        nodes, edges = list(nodes), list(edges)
         node_dict: dict[Hashable, Any] = {}
-        for node, attrs in nodes:
+        for node, _ in nodes:
             try:
                 repeated = node in node_dict
             except TypeError:
                 raise GraphError(f"node id {node!r} is not hashable") from None
             if repeated:
                 raise GraphError(f"node id {node!r} appears twice in graph {name!r}")
-            node_dict[node] = pick_label(attrs, node_label, f"node {node!r}", name)
-        triples = [
-            (u, v, pick_label(attrs, edge_label, f"edge ({u!r}, {v!r})", name))
-            for u, v, attrs in edges
-        ]
+            node_dict[node] = None
+        node_dict = dict(zip(node_dict, pick_labels(
+            [attrs for _, attrs in nodes], node_label, lambda k: f"node {nodes[k][0]!r}", name),
+            strict=True))
+        labels = pick_labels([attrs for _, _, attrs in edges], edge_label,
+                             lambda k: "edge ({!r}, {!r})".format(*edges[k][:2]), name)
+        triples = [(u, v, label) for (u, v, _), label in zip(edges, labels, strict=True)]
         return Graph(node_dict, triples, name=name, directed=is_directed and directed == "keep")
     except GraphError as err:
         raise GraphError(f"{source}: ", *err.args) from None
