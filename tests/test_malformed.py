@@ -57,6 +57,39 @@ CASES = [
      FormatError, "names node '9', which this GraphML file does not declare"),
     ("twice.graphml", GRAPHML.format(nodes='<node id="0"/><node id="0"/>', edges=""),
      FormatError, "node id '0' is declared twice in this GraphML file"),
+    # an edge without an end read as one to a node None, the rest in NetworkX's words
+    ("no_source.graphml", GRAPHML.format(nodes='<node id="a"/><node id="b"/>',
+                                         edges='<edge target="b"/>'),
+     FormatError, "no_source.graphml: edge number 1 has no source"),
+    ("no_target.gexf", GEXF.format(nodes='<node id="0"/>', edges='<edge source="0"/>'),
+     FormatError, "no_target.gexf: edge number 1 has no target"),
+    ("no_id.gexf", GEXF.format(nodes='<node label="a"/>', edges=""), FormatError,
+     "node number 1 has no id"),
+    ("typed.graphml", '<graphml xmlns="http://graphml.graphdrawing.org/xmlns"><key id="d0" '
+     'for="node" attr.name="el" attr.type="int"/><graph edgedefault="undirected"><node '
+     'id="a"><data key="d0">xx</data></node></graph></graphml>', FormatError,
+     "node 'a' has el = 'xx', not an int as its key 'd0' declares"),
+    ("boolean.graphml", '<graphml xmlns="http://graphml.graphdrawing.org/xmlns"><key id="d0" '
+     'for="edge" attr.name="on" attr.type="boolean"/><graph edgedefault="undirected"><node '
+     'id="a"/><node id="b"/><edge source="a" target="b"><data key="d0">maybe</data></edge>'
+     "</graph></graphml>", FormatError,
+     "edge number 1 has on = 'maybe', not a boolean as its key 'd0' declares"),
+    ("type.graphml", '<graphml xmlns="http://graphml.graphdrawing.org/xmlns"><key id="d0" '
+     'for="node" attr.name="el" attr.type="weird"/><graph/></graphml>', FormatError,
+     "key 'd0' declares type 'weird'; GraphML's types are boolean, double"),
+    ("key.graphml", GRAPHML.format(nodes='<node id="a"><data key="d9">1</data></node>',
+                                   edges=""), FormatError,
+     "node 'a' has a value for key 'd9', which this GraphML file does not declare"),
+    ("sideways.graphml", GRAPHML.replace('"undirected"', '"sideways"').format(
+        nodes='<node id="a"/>', edges=""), FormatError,
+     "edgedefault='sideways' is none of directed, undirected"),
+    ("typed.gexf", '<gexf xmlns="http://www.gexf.net/1.2draft" version="1.2"><graph><attributes '
+     'class="node"><attribute id="0" title="w" type="integer"/></attributes><nodes><node id="0">'
+     '<attvalues><attvalue for="0" value="zz"/></attvalues></node></nodes></graph></gexf>',
+     FormatError, "node '0' has w = 'zz', not an integer as its attribute '0' declares"),
+    ("attribute.gexf", GEXF.format(nodes='<node id="0"><attvalues><attvalue for="7" value="1"/>'
+                                         "</attvalues></node>", edges=""), FormatError,
+     "node '0' has a value for attribute '7', which this GEXF file does not declare for nodes"),
     # an entity only an external DTD could declare would read as "" inside an attribute
     ("external.gexf", '<?xml version="1.0"?><!DOCTYPE gexf SYSTEM "gexf.dtd">'
      + GEXF.format(nodes='<node id="0" label="&name;"/>', edges=""), FormatError,

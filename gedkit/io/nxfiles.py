@@ -1,12 +1,13 @@
 """GEXF and GraphML files, parsed by NetworkX.
 
-The file is checked first as the other readers check theirs: a node id declared twice, or an
-edge naming a node that is not declared, is an error (NetworkX would merge the nodes, or add
-the missing one). Node ids stay the strings the file gives. Bookkeeping fields NetworkX turns
-into attributes are dropped so that ``node_label="*"`` sees only real data: an edge's file
-``id``, and, unless ``label`` is named, a node ``label`` that is missing or merely repeats the
-node id (GEXF files such as AIDS700nef and LINUX). A GraphML file may hold several graphs: all
-are read."""
+The file is checked first as the other readers check theirs: a node id declared twice, an
+edge naming a node that is not declared or lacking an end, a value under an undeclared key or
+not of its declared type, is an error in gedkit's words (NetworkX would merge the nodes, add
+the missing one or a node None, or raise in its own words). Node ids stay the strings the
+file gives. Bookkeeping fields NetworkX turns into attributes are dropped so that
+``node_label="*"`` sees only real data: an edge's file ``id``, and, unless ``label`` is
+named, a node ``label`` that is missing or merely repeats the node id (GEXF files such as
+AIDS700nef and LINUX). A GraphML file may hold several graphs: all are read."""
 
 from __future__ import annotations
 
@@ -80,25 +81,116 @@ def _parse(reader, kind: str, path: Path) -> list:
 
 
 def _check_ids(root, kind: str, path: Path) -> None:
-    """Refuse repeated node ids and edges to undeclared nodes in every graph of the file,
-    and graphs nested in nodes (which NetworkX drops without a word)."""
+    """Refuse what NetworkX would read silently wrong or refuse in its own words, naming it
+    in gedkit's: repeated node ids, edges to undeclared nodes or without an end (read as a
+    node None), graphs nested in nodes (dropped without a word), an edge direction neither
+    format knows, and data under an undeclared key or attribute, of a type the format lacks,
+    or not of its declared type."""
+    types = _declared_types(root, kind, path)
     for graph in root.findall("graph"):
         if any(node.find("graph") is not None for node in graph.iter("node")):
             raise FormatError(f"{path}: a node holds a graph of its own (nested graphs), "
                               f"which gedkit does not read")
+        option, known = _DIRECTIONS[kind]
+        direction = graph.get(option)
+        if direction is not None and direction not in known:
+            raise FormatError(f"{path}: {option}={direction!r} is none of "
+                              f"{', '.join(known)}")
         declared: set[str] = set()
-        for node in graph.iter("node"):
+        for k, node in enumerate(graph.iter("node"), start=1):
             node_id = node.get("id")
+            if node_id is None:
+                raise FormatError(f"{path}: node number {k} has no id")
             if node_id in declared:
                 raise FormatError(f"{path}: node id {node_id!r} is declared twice in this "
                                   f"{kind} file")
-            if node_id is not None:
-                declared.add(node_id)
+            declared.add(node_id)
+            _check_values(node, "node", f"node {node_id!r}", types, kind, path)
         for k, edge in enumerate(graph.iter("edge"), start=1):
-            for end in (edge.get("source"), edge.get("target")):
-                if end is not None and end not in declared:
+            for side in ("source", "target"):
+                end = edge.get(side)
+                if end is None:
+                    raise FormatError(f"{path}: edge number {k} has no {side}")
+                if end not in declared:
                     raise FormatError(f"{path}: edge number {k} names node {end!r}, which "
                                       f"this {kind} file does not declare")
+            _check_values(edge, "edge", f"edge number {k}", types, kind, path)
+
+
+#: each format's attribute of a graph giving its edges' direction, and the values it takes
+_DIRECTIONS = {"GraphML": ("edgedefault", ("directed", "undirected")),
+               "GEXF": ("defaultedgetype", ("directed", "undirected", "mutual"))}
+#: the value types of each format's declared data (as NetworkX reads them), and how a value
+#: of that type is checked
+_TYPES: dict[str, dict[str, Any]] = {
+    "GraphML": {"boolean": "boolean", "int": int, "integer": int, "long": int, "float": float,
+                "double": float, "string": str, "yfiles": str},
+    "GEXF": {"boolean": "boolean", "integer": int, "long": int, "float": float,
+             "double": float, "string": str, "liststring": str, "anyURI": str},
+}
+_BOOLEANS = {"GraphML": ("true", "false", "0", "1"),  # (GraphML's compared lower-cased)
+             "GEXF": ("true", "false", "True", "False", "0", "1")}
+
+
+def _declared_types(root, kind: str, path: Path) -> dict[tuple[str, str], tuple[str, str]]:
+    """(element kind, key or attribute id) -> (name, type) of the file's declared data; a
+    key for ``all`` under both kinds."""
+    types: dict[tuple[str, str], tuple[str, str]] = {}
+    known = _TYPES[kind]
+    if kind == "GraphML":  # (a key's data is read whatever element it is declared for)
+        declarations = []
+        for key in root.findall("key"):
+            yfiles = key.get("yfiles.type")
+            name = yfiles or key.get("attr.name")
+            if name is None:
+                raise FormatError(f"{path}: key {key.get('id')!r} has no attr.name")
+            declarations.append((key, "all", "yfiles" if yfiles else key.get("attr.type",
+                                                                            "string"), name))
+    else:
+        declarations = [(a, block.get("class"), a.get("type", "string"), a.get("title"))
+                        for block in root.iter("attributes") for a in block.findall("attribute")]
+    for element, kinds, value_type, name in declarations:
+        ident = element.get("id")
+        if value_type not in known:
+            raise FormatError(f"{path}: {_KEY[kind]} {ident!r} declares type {value_type!r}; "
+                              f"{kind}'s types are {', '.join(sorted(set(known)))}")
+        for which in ("node", "edge") if kinds == "all" else (kinds,):
+            types[which, ident] = (name or ident, value_type)
+    return types
+
+
+_KEY = {"GraphML": "key", "GEXF": "attribute"}
+
+
+def _check_values(element, which: str, what: str, types: dict, kind: str, path: Path) -> None:
+    """Each value ``element`` (a node or an edge, ``what``) holds: under a declared key of
+    its kind, and of that key's type."""
+    if kind == "GraphML":
+        values = [(d.get("key"), d.text or "") for d in element.findall("data")]
+    else:
+        values = [(v.get("for") or v.get("id"), v.get("value", ""))
+                  for block in element.findall("attvalues") for v in block.findall("attvalue")]
+    for ident, text in values:
+        if (which, ident) not in types:
+            raise FormatError(f"{path}: {what} has a value for {_KEY[kind]} {ident!r}, which "
+                              f"this {kind} file does not declare"
+                              + (f" for {which}s" if kind == "GEXF" else ""))
+        name, value_type = types[which, ident]
+        check = _TYPES[kind][value_type]
+        if check is str:
+            continue
+        if check == "boolean":
+            good = (text.strip().lower() if kind == "GraphML" else text) in _BOOLEANS[kind]
+        else:
+            try:
+                check(text)
+                good = True
+            except ValueError:
+                good = False
+        if not good:
+            article = "an" if value_type[0] in "aeiou" else "a"
+            raise FormatError(f"{path}: {what} has {name} = {text!r}, not {article} "
+                              f"{value_type} as its {_KEY[kind]} {ident!r} declares")
 
 
 def _convert(g, path: Path, name: str, node_label: Any, edge_label: Any, directed: str
