@@ -343,6 +343,22 @@ def test_tve_empty_and_bad_header(tmp_path):
         gedkit.read(tmp_path / "b.txt")
 
 
+def test_the_graphs_of_a_gxl_file_are_named_by_their_ids(tmp_path):
+    """Several graphs of one GXL file take their ids as names, so that FILE#ID picks one
+    (they were FILE[0], FILE[1] whatever their ids); without an id of their own each, as
+    before, and a file of one graph is named after the file (as IAM's .cxl files list it)."""
+    body = ('<graph id="{}" edgemode="undirected"><node id="a"/></graph>'
+            '<graph id="{}" edgemode="undirected"><node id="a"/><node id="b"/>'
+            '<edge from="a" to="b"/></graph>')
+    path = write(tmp_path, "two.gxl", "<gxl>" + body.format("alpha", "beta") + "</gxl>")
+    assert [g.name for g in gedkit.read_all(path)] == ["alpha", "beta"]
+    assert gedkit.read(f"{path}#beta").m == 1
+    same = write(tmp_path, "same.gxl", "<gxl>" + body.format("x", "x") + "</gxl>")
+    assert [g.name for g in gedkit.read_all(same)] == ["same[0]", "same[1]"]
+    one = write(tmp_path, "one.gxl", '<gxl><graph id="g7" edgemode="undirected"/></gxl>')
+    assert gedkit.read(one).name == "one"
+
+
 def test_read_refuses_several_graphs():
     with pytest.raises(FormatError, match=r"graphs\.txt: .*several graphs.*gedkit\.read_all"):
         gedkit.read(FIX / "graphs.txt")

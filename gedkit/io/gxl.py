@@ -42,9 +42,13 @@ def read_gxl(path: Path, node_label: Any, edge_label: Any, directed: str) -> Ite
     graphs = root.findall("graph") if root.tag == "gxl" else []
     if not graphs:
         raise FormatError(f"{path}: not a GXL file (expected <gxl> holding <graph> elements)")
+    # several graphs are named by their ids where each has its own (FILE#ID picks one);
+    # one is named after its file, as IAM's collection (.cxl) files list them
+    ids = [element.get("id") for element in graphs]
+    named = len(graphs) > 1 and None not in ids and len(set(ids)) == len(ids)
     for k, element in enumerate(graphs):
-        yield _graph(element, path, graph_name(path, k, len(graphs) > 1), node_label, edge_label,
-                     directed)
+        yield _graph(element, path, ids[k] if named else graph_name(path, k, len(graphs) > 1),
+                     node_label, edge_label, directed)
 
 
 def _graph(element: ET.Element, path: Path, name: str, node_label: Any, edge_label: Any,
