@@ -235,15 +235,22 @@ class UnlabelledWarning(UserWarning):
 def _advised(names: Sequence[str]) -> str:
     """The label attribute an :class:`UnlabelledWarning` suggests of ``names``: ``label``,
     what gedkit.write and most tools store labels under; every attribute ('*') for points
-    with ``x`` and ``y`` (IAM Letter, Fingerprint, GREC: the geometric cost models read
-    them all, and one coordinate alone compares nothing useful); else the first.
+    with coordinates alone (IAM Letter, Fingerprint: the geometric cost models read them
+    all, and one coordinate alone compares nothing useful); else the first that is not a
+    coordinate (IAM AIDS molecules: their symbol, not their drawing's x).
 
     >>> _advised(["atom", "charge"]), _advised(["x", "y"]), _advised(["type", "label"])
     ('atom', '*', 'label')
+    >>> _advised(["x", "y", "symbol", "chem"])
+    'symbol'
     """
     if "label" in names:
         return "label"
-    return "*" if {"x", "y"} <= set(names) else names[0]
+    other = [name for name in names if name not in _COORDINATES]
+    return other[0] if other else "*" if len(names) > 1 else names[0]
+
+
+_COORDINATES = frozenset({"x", "y", "z"})
 
 
 def counted(n: int, one: str, many: str | None = None) -> str:

@@ -189,6 +189,13 @@ def test_points_are_advised_every_attribute(tmp_path):
     assert "choose the labels with --node-label '*' (all of them" in warning.render(cli=True)
     letter = gedkit.read(path, node_label="*")
     assert gedkit.ged(letter, letter, costs="letter").distance == 0
+    # molecules drawn in the plane (IAM AIDS) are advised their symbol, not '*'
+    drawn = tmp_path / "drawn.json"
+    drawn.write_text(json.dumps({"nodes": [{"id": 0, "x": 0.5, "y": 1.0, "symbol": "C"}],
+                                 "links": []}))
+    with pytest.warns(UnlabelledWarning) as record:
+        gedkit.read(drawn)
+    assert "--node-label symbol (a comma list" in unlabelled_warnings(record)[0].render(cli=True)
 
 
 def test_one_warning_for_a_thousand_graphs(tmp_path):
