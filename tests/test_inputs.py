@@ -228,6 +228,18 @@ def test_naming_one_label_leaves_the_other_unlabelled_with_a_warning(tmp_path):
     assert unlabelled_warnings(record)[0].edge_attributes == ("bond",)
 
 
+def test_unlabelled_edges_leave_the_nodes_their_obvious_label(tmp_path):
+    """edge_label=None (--no-edge-label) reads the edges unlabelled and the nodes as without
+    it: their lone attribute (the nodes were unlabelled too, in the attribute formats only)."""
+    path = molecule_json(tmp_path / "m.json", "CN")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        g = gedkit.read(path, edge_label=None)
+        assert g.node_labels == ("C", "N") and g.edge_labels == (None,)
+        h = gedkit.read(path, node_label=None)
+        assert h.node_labels == (None, None) and h.edge_labels == (1,)
+
+
 def test_the_first_graph_chooses_the_label_for_all(tmp_path):
     first = {"nodes": [{"id": 0, "type": "C"}], "links": []}
     other = {"nodes": [{"id": 0, "kind": "C"}], "links": []}

@@ -114,8 +114,11 @@ class Unlabelled:
     def specs(self, node_label: Any, edge_label: Any, node_default: Any = None,
               edge_default: Any = None, *, natural: bool = True) -> tuple[Any, Any]:
         """The label specs to read with: those named, else the defaults, else collectors
-        that take the obvious labels (when ``natural`` and neither label was named)."""
-        nodes, edges = self._specs[natural and node_label is DEFAULT and edge_label is DEFAULT]
+        that take the obvious labels (when ``natural`` and the other side's label was not
+        named either, or named None: ``--no-edge-label`` left the nodes unlabelled too)."""
+        unnamed = (DEFAULT, None)
+        nodes = self._specs[natural and edge_label in unnamed][0]
+        edges = self._specs[natural and node_label in unnamed][1]
         return _spec(node_label, node_default, nodes), _spec(edge_label, edge_default, edges)
 
     def mark(self, source: str) -> None:
