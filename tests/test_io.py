@@ -693,6 +693,15 @@ def test_gzip_compressed_files_read_as_the_files_they_hold(tmp_path):
     (tmp_path / "cut.csv.gz").write_bytes(packed.read_bytes()[:20])
     with pytest.raises(FormatError, match=r"cut\.csv\.gz: not a readable gzip file"):
         gedkit.read_all(tmp_path / "cut.csv.gz")
+    # SDF goes through RDKit, which wrapped the stream's error in a SystemError (a traceback)
+    chem()
+    sdf = gzip.compress((FIX / "caffeine.sdf").read_bytes() * 3)
+    (tmp_path / "cut.sdf.gz").write_bytes(sdf[:len(sdf) // 2])
+    with pytest.raises(FormatError, match=r"cut\.sdf\.gz: not a readable gzip file"):
+        gedkit.read_all(tmp_path / "cut.sdf.gz")
+    (tmp_path / "fake.sdf.gz").write_bytes((FIX / "caffeine.sdf").read_bytes())
+    with pytest.raises(FormatError, match=r"fake\.sdf\.gz: not a readable gzip file"):
+        gedkit.read_all(tmp_path / "fake.sdf.gz")
 
 
 def test_untitled_molecules_are_named_after_the_file(tmp_path):

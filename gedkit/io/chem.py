@@ -424,8 +424,16 @@ def _ahead(items: Iterator[Any]) -> Iterator[tuple[int, Any, bool]]:
 def _quietly(molecules: Iterator[Any], rdBase: Any) -> Iterator[Any]:
     """An RDKit supplier's molecules (None for one it cannot read), its log kept quiet."""
     while True:
-        with rdBase.BlockLogs():
-            mol = next(molecules, _END)
+        try:
+            with rdBase.BlockLogs():
+                mol = next(molecules, _END)
+        except SystemError as err:
+            # the Python stream RDKit reads from raised (a damaged .sdf.gz): Boost.Python
+            # wraps it in this, the reader's own error its cause
+            inner = err.__cause__ or err.__context__
+            if inner is None:
+                raise
+            raise inner from None
         if mol is _END:
             return
         yield mol
