@@ -192,14 +192,22 @@ class UnlabelledWarning(UserWarning):
     """
 
     def __init__(self, source: str, node_attributes: Sequence[str] = (),
-                 edge_attributes: Sequence[str] = ()):
+                 edge_attributes: Sequence[str] = (), node_label: str | None = None,
+                 edge_label: str | None = None):
         super().__init__(source, tuple(node_attributes), tuple(edge_attributes))
         self.source = source
         self.node_attributes = tuple(node_attributes)
         self.edge_attributes = tuple(edge_attributes)
+        # the label taken where one was (the lone attribute of the first elements read),
+        # the attributes above then left out beside it
+        self.node_label, self.edge_label = node_label, edge_label
 
     def render(self, cli: bool = False) -> str:
         """The message, in command-line words when ``cli``."""
+        taken = [(which, label) for which, label in (("node", self.node_label),
+                                                    ("edge", self.edge_label)) if label]
+        if taken:
+            return self._render_taken(taken, cli)
         sides = [(which, names) for which, names in (("node", self.node_attributes),
                                                       ("edge", self.edge_attributes)) if names]
         have = [  # "the nodes have attributes 'x', 'y' and the edges attribute 'd'"
@@ -226,6 +234,23 @@ class UnlabelledWarning(UserWarning):
                                " (a comma list, or '*' for all of them)"))
         parts.append(Words(", or filter gedkit.errors.UnlabelledWarning to compare unlabelled "
                            "on purpose", ""))
+        return render(parts, cli)
+
+    def _render_taken(self, taken: list[tuple[str, str]], cli: bool) -> str:
+        """The message where a side was compared by a label taken (a later graph's elements
+        had more attributes than the first ones read: not compared unlabelled, as the note
+        said, and the order of the files decides what is compared)."""
+        parts: list[Any] = [f"{self.source}: "]
+        for k, (which, label) in enumerate(taken):
+            left = self.node_attributes if which == "node" else self.edge_attributes
+            parts.append(f"{'; ' if k else ''}{which}s compared by their attribute {label!r}, "
+                         f"the only one of the first {which}s read, leaving out "
+                         + ", ".join(map(repr, left)))
+        parts.append(Words("; name the labels to compare by them whatever the order of the "
+                           "graphs, e.g. ", "; name the labels to compare by them whatever "
+                           "the order of the files, e.g. "))
+        for k, (which, label) in enumerate(taken):
+            parts += [Words(", ", " ") if k else "", Option(f"{which}_label", label)]
         return render(parts, cli)
 
     def __str__(self) -> str:

@@ -250,6 +250,25 @@ def test_the_first_graph_chooses_the_label_for_all(tmp_path):
         gedkit.read_all(path)
 
 
+def test_a_label_taken_with_attributes_left_out_beside_it_is_said_so(tmp_path):
+    """The first graph's lone attribute is the label of a later graph that has more: the
+    note says what was compared (it said "compared unlabelled" and advised the attribute
+    left out), and how to compare so whichever file comes first."""
+    first = molecule_json(tmp_path / "p.json", "CO")
+    later = molecule_json(tmp_path / "q.json", "CN", x=1.0)
+    with pytest.warns(UnlabelledWarning) as record:
+        result = gedkit.ged(first, later)
+    assert result.distance == 1  # (by atom)
+    (warning,) = unlabelled_warnings(record)
+    assert warning.node_label == "atom" and warning.node_attributes == ("x",)
+    assert str(warning) == (
+        f"{later}: nodes compared by their attribute 'atom', the only one of the first nodes "
+        "read, leaving out 'x'; name the labels to compare by them whatever the order of the "
+        "graphs, e.g. node_label='atom'")
+    assert warning.render(cli=True).endswith("whatever the order of the files, e.g. "
+                                             "--node-label atom")
+
+
 def test_elements_without_attributes_are_unlabelled_in_either_order(tmp_path):
     """An edge without attributes against one whose only attribute is ``w``: unlabelled
     against labelled 2, whichever graph comes first (first, its edges were unlabelled; after

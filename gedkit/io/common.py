@@ -137,7 +137,12 @@ class Unlabelled:
                                            else "")
         nodes = [name for pair in self._specs.values() for name in pair[0].attributes]
         edges = [name for pair in self._specs.values() for name in pair[1].attributes]
-        return UnlabelledWarning(where, list(dict.fromkeys(nodes)), list(dict.fromkeys(edges)))
+        # a side whose lone attribute was taken as its label, others left out beside it
+        taken = [next((pair[k].label for pair in self._specs.values()
+                       if pair[k].label is not None and pair[k].attributes), None)
+                 for k in (0, 1)]
+        return UnlabelledWarning(where, list(dict.fromkeys(nodes)), list(dict.fromkeys(edges)),
+                                 *taken)
 
     def warn(self) -> None:
         """Give the warning, if any, attributed to the caller outside gedkit."""
