@@ -190,4 +190,5 @@ def test_the_files_of_a_command_share_their_labels(capsys, tmp_path):
     other.write_text(json.dumps(data))
     code, out, err = run(capsys, "pairwise", plain, other, "--json")
     assert code == 0 and json.loads(out)["distance"][0][1] == 1  # both labelled by atom
-    assert err.count("gedkit: note: ") == 1 and "have attribute 'x'" in err
+    assert err.count("gedkit: note: ") == 1 and "by their attribute 'atom'" in err
+    assert "leaving out 'x'" in err
