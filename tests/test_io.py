@@ -343,6 +343,26 @@ def test_tve_empty_and_bad_header(tmp_path):
         gedkit.read(tmp_path / "b.txt")
 
 
+def test_gephis_drawing_is_no_label(tmp_path):
+    """GEXF's viz (Gephi's position, size, colour of a node), which NetworkX reads as an
+    attribute, is left out unless named: a Gephi export was read unlabelled, its nodes having
+    two attributes."""
+    node = ('<node id="{}" label="{}"><attvalues><attvalue for="0" value="{}"/></attvalues>'
+            '<viz:position x="{}" y="0.0" z="0.0"/></node>')
+    text = ('<gexf version="1.2" xmlns="http://www.gexf.net/1.2draft" xmlns:viz="http://www.gexf'
+            '.net/1.2draft/viz"><graph defaultedgetype="undirected"><attributes class="node">'
+            '<attribute id="0" title="type" type="string"/></attributes><nodes>'
+            + node.format(0, 0, "C", 0.0) + node.format(1, 1, "O", 10.0)
+            + '</nodes><edges><edge id="0" source="0" target="1"/></edges></graph></gexf>')
+    path = write(tmp_path, "gephi.gexf", text)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert gedkit.read(path).node_labels == ("C", "O")
+    assert gedkit.read(path, node_label="*").node_labels == ({"type": "C"}, {"type": "O"})
+    drawn = gedkit.read(path, node_label=["type", "viz"]).node_labels
+    assert drawn[1]["viz"]["position"]["x"] == 10.0
+
+
 def test_the_graphs_of_a_gxl_file_are_named_by_their_ids(tmp_path):
     """Several graphs of one GXL file take their ids as names, so that FILE#ID picks one
     (they were FILE[0], FILE[1] whatever their ids); without an id of their own each, as

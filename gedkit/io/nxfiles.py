@@ -7,7 +7,8 @@ the missing one or a node None, or raise in its own words). Node ids stay the st
 file gives. Bookkeeping fields NetworkX turns into attributes are dropped so that
 ``node_label="*"`` sees only real data: an edge's file ``id``, and, unless ``label`` is
 named, a node ``label`` that is missing or merely repeats the node id (GEXF files such as
-AIDS700nef and LINUX). A GraphML file may hold several graphs: all are read."""
+AIDS700nef and LINUX), and Gephi's drawing of a node (GEXF's ``viz``). A GraphML file may
+hold several graphs: all are read."""
 
 from __future__ import annotations
 
@@ -198,18 +199,27 @@ def _convert(g, path: Path, name: str, node_label: Any, edge_label: Any, directe
     # a "label" that only repeats each node's id (GEXF writes one per node, Gephi's GraphML
     # too) is no label, unless named: one that differs anywhere is the user's attribute,
     # kept on every node, also where a value happens to equal the id (label "0" on node "0")
-    named = node_label == "label" or (isinstance(node_label, list | tuple)
-                                      and "label" in node_label)
+    named = _names(node_label, "label")
     echo = not named and all(data.get("label", node) in (None, node)
                              for node, data in g.nodes(data=True))
+    # Gephi's drawing (position, size, colour: GEXF's viz), which NetworkX reads as an
+    # attribute, is no label either unless named (every Gephi export read unlabelled)
+    drawing = not _names(node_label, "viz")
     nodes = []
     for node, data in g.nodes(data=True):
         attrs = dict(data)
         if echo:
             attrs.pop("label", None)
+        if drawing:
+            attrs.pop("viz", None)
         nodes.append((node, attrs))
     edges = [
         (u, v, {k: a for k, a in data.items() if k != "id"}) for u, v, data in g.edges(data=True)
     ]
     return build_graph(nodes, edges, name=name, source=path, node_label=node_label,
                        edge_label=edge_label, is_directed=g.is_directed(), directed=directed)
+
+
+def _names(spec: Any, attribute: str) -> bool:
+    """Whether the label spec ``spec`` names ``attribute``."""
+    return spec == attribute or (isinstance(spec, list | tuple) and attribute in spec)
