@@ -967,6 +967,14 @@ def test_graphml_key_defaults_apply_and_a_file_without_its_namespace_is_said(tmp
     bare.write_text(f'<?xml version="1.0"?><graphml>{body}')
     with pytest.raises(FormatError, match="outside the GraphML namespace"):
         gedkit.read(bare)
+    # GEXF's attribute defaults likewise (not applied: an error naming the attribute)
+    gexf = write(tmp_path, "d.gexf", '<gexf xmlns="http://www.gexf.net/1.2draft" version="1.2">'
+                 '<graph defaultedgetype="undirected"><attributes class="node"><attribute '
+                 'id="0" title="t" type="string"><default>C</default></attribute></attributes>'
+                 '<nodes><node id="n0"/><node id="n1"><attvalues><attvalue for="0" value="N"/>'
+                 '</attvalues></node></nodes><edges><edge source="n0" target="n1"/></edges>'
+                 "</graph></gexf>")
+    assert gedkit.read(gexf, node_label="t").node_labels == ("C", "N")
 
 
 def test_a_numbered_graph_is_read_past_a_bad_record_after_it(tmp_path):

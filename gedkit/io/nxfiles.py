@@ -30,6 +30,7 @@ def read_gexf(path: Path, node_label: Any, edge_label: Any, directed: str) -> It
     import networkx as nx
 
     (g,) = _parse(lambda p: [nx.read_gexf(p)], "GEXF", path)
+    _with_defaults(g)
     yield _convert(g, path, path.stem, node_label, edge_label, directed)
 
 
@@ -52,9 +53,10 @@ def read_graphml(path: Path, node_label: Any, edge_label: Any, directed: str) ->
 
 
 def _with_defaults(g) -> None:
-    """Give every node and edge of the NetworkX graph ``g`` read from GraphML the values of
-    the keys it lacks that declare a ``<default>``, as the format has them (NetworkX keeps
-    those in ``g.graph`` only: the nodes were read without the attribute, or unlabelled)."""
+    """Give every node and edge of the NetworkX graph ``g`` read from GraphML or GEXF the
+    values of the keys (attributes) it lacks that declare a ``<default>``, as the formats have
+    them (NetworkX keeps those in ``g.graph`` only: the nodes were read without the
+    attribute, or unlabelled)."""
     for items, default in ((g.nodes.values(), g.graph.get("node_default") or {}),
                            ((d for *_, d in g.edges(data=True)),
                             g.graph.get("edge_default") or {})):
