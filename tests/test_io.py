@@ -977,6 +977,23 @@ def test_graphml_key_defaults_apply_and_a_file_without_its_namespace_is_said(tmp
     assert gedkit.read(gexf, node_label="t").node_labels == ("C", "N")
 
 
+def test_an_sdf_record_missing_its_separator_is_said(tmp_path):
+    """Two molecules without the '$$$$' line between them: RDKit read the first and took the
+    second's lines for data fields, the second lost without a word; now the record is an
+    error naming it, or left out and told with a list of what was skipped."""
+    chem()
+    mol = (FIX / "caffeine.sdf").read_text().split("$$$$")[0].strip("\n") + "\n"
+    path = write(tmp_path, "merged.sdf", mol + "$$$$\n" + mol + mol + "$$$$\n" + mol
+                 + "$$$$\n")
+    with pytest.raises(FormatError, match=r"merged\.sdf: record number 2 \(#1\).* holds two "
+                                          r"molecules .*the '\$\$\$\$' line between them is "
+                                          "missing"):
+        gedkit.read_all(path)
+    skipped: list = []
+    kept = list(gedkit.io.read_graphs(path, gedkit.io.Unlabelled(), skipped=skipped))
+    assert len(kept) == 2 and len(skipped) == 1
+
+
 def test_a_numbered_graph_is_read_past_a_bad_record_after_it(tmp_path):
     """``FILE#0`` of an SDF file whose third record RDKit cannot read: the first molecule (it
     failed for the bad record, read while looking for a molecule named "0")."""

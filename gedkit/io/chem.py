@@ -384,6 +384,12 @@ def read_sdf(path: Path, node_label: Any, edge_label: Any,
             # (numbered from 1, and as FILE#N picks it, from 0)
             raise FormatError(f"{path}: RDKit cannot parse molecule number {index + 1} "
                               f"(#{index}){_title_of(supplier, index)}")
+        if _merged(supplier, index):
+            # RDKit reads the first molecule and takes the second's lines for data fields:
+            # it was lost without a word
+            raise FormatError(f"{path}: record number {index + 1} (#{index})"
+                              f"{_title_of(supplier, index)} holds two molecules (two 'M  END' "
+                              "lines): the '$$$$' line between them is missing")
         return _titled(mol, path, index, several, node_label, edge_label)
 
     with contextlib.ExitStack() as stack:
@@ -408,6 +414,16 @@ def _title_of(supplier: Any, index: int) -> str:
     except Exception:  # a forward supplier, or a record past what RDKit indexed
         return ""
     return f" (titled {shorten(title)!r})" if title else ""
+
+
+def _merged(supplier: Any, index: int) -> bool:
+    """Whether record ``index`` of an SDF ``supplier`` that can read its text back (not a
+    compressed stream's) ends two molecules."""
+    try:
+        text = supplier.GetItemText(index)
+    except Exception:  # a forward supplier
+        return False
+    return text.count("\nM  END") > 1
 
 
 def _ahead(items: Iterator[Any]) -> Iterator[tuple[int, Any, bool]]:
