@@ -90,6 +90,22 @@ CASES = [
     ("attribute.gexf", GEXF.format(nodes='<node id="0"><attvalues><attvalue for="7" value="1"/>'
                                          "</attvalues></node>", edges=""), FormatError,
      "node '0' has a value for attribute '7', which this GEXF file does not declare for nodes"),
+    ("mixed.graphml", GRAPHML.format(nodes='<node id="a"/><node id="b"/>',
+                                     edges='<edge source="a" target="b" directed="true"/>'),
+     FormatError, "edge number 1 is directed, the graph's edges undirected: gedkit reads a "
+     "graph's edges all directed or all undirected"),
+    ("mixed.gexf", GEXF.format(nodes='<node id="0"/><node id="1"/>',
+                               edges='<edge source="0" target="1" type="directed"/>'),
+     FormatError, "edge number 1 is directed, the graph's edges undirected"),
+    ("port.graphml", GRAPHML.format(nodes='<node id="a"><port name="p"/></node>', edges=""),
+     FormatError, "GraphML ports (<port>) are not supported"),
+    ("hyper.graphml", GRAPHML.format(nodes='<node id="a"/><hyperedge><endpoint node="a"/>'
+                                           "</hyperedge>", edges=""),
+     FormatError, "GraphML hyperedges (<hyperedge>) are not supported"),
+    ("long.graphml", '<graphml xmlns="http://graphml.graphdrawing.org/xmlns"><key id="d0" '
+     'for="node" attr.name="n" attr.type="long"/><graph edgedefault="undirected"><node id="a">'
+     '<data key="d0">' + "9" * 5000 + "</data></node></graph></graphml>", FormatError,
+     "node 'a' has n = a number of 5000 digits, more than gedkit reads"),
     # an entity only an external DTD could declare would read as "" inside an attribute
     ("external.gexf", '<?xml version="1.0"?><!DOCTYPE gexf SYSTEM "gexf.dtd">'
      + GEXF.format(nodes='<node id="0" label="&name;"/>', edges=""), FormatError,

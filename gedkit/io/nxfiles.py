@@ -12,6 +12,7 @@ hold several graphs: all are read."""
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,7 +20,7 @@ from typing import Any
 
 from gedkit.errors import FormatError
 from gedkit.graph import Graph
-from gedkit.io.common import build_graph, graph_name
+from gedkit.io.common import build_graph, graph_name, shorten
 from gedkit.io.xmlparse import parse_xml
 
 __all__ = ["read_gexf", "read_graphml"]
@@ -97,8 +98,11 @@ def _check_ids(root, kind: str, path: Path) -> None:
         option, known = _DIRECTIONS[kind]
         direction = graph.get(option)
         if direction is not None and direction not in known:
-            raise FormatError(f"{path}: {option}={direction!r} is none of "
+            raise FormatError(f"{path}: {option}={shorten(direction)!r} is none of "
                               f"{', '.join(known)}")
+        for tag, what in (("hyperedge", "hyperedges"), ("port", "ports")):
+            if graph.find(f".//{tag}") is not None:
+                raise FormatError(f"{path}: {kind} {what} (<{tag}>) are not supported")
         declared: set[str] = set()
         for k, node in enumerate(graph.iter("node"), start=1):
             node_id = node.get("id")
@@ -118,6 +122,26 @@ def _check_ids(root, kind: str, path: Path) -> None:
                     raise FormatError(f"{path}: edge number {k} names node {end!r}, which "
                                       f"this {kind} file does not declare")
             _check_values(edge, "edge", f"edge number {k}", types, kind, path)
+            own = _edge_direction(edge, kind)
+            if own is not None and own != _graph_direction(graph, kind):
+                raise FormatError(f"{path}: edge number {k} is {own}, the graph's edges "
+                                  f"{_graph_direction(graph, kind)}: gedkit reads a graph's "
+                                  "edges all directed or all undirected")
+
+
+def _graph_direction(graph, kind: str) -> str:
+    """``directed`` or ``undirected``: a graph's edges by default (as NetworkX reads them)."""
+    option = "edgedefault" if kind == "GraphML" else "defaultedgetype"
+    return "directed" if graph.get(option) == "directed" else "undirected"
+
+
+def _edge_direction(edge, kind: str) -> str | None:
+    """An edge's own direction where it gives one (GraphML's ``directed``, GEXF's ``type``)."""
+    if kind == "GraphML":
+        flag = edge.get("directed")
+        return None if flag is None else "directed" if flag == "true" else "undirected"
+    flag = edge.get("type")
+    return None if flag is None else "directed" if flag == "directed" else "undirected"
 
 
 #: each format's attribute of a graph giving its edges' direction, and the values it takes
@@ -131,6 +155,7 @@ _TYPES: dict[str, dict[str, Any]] = {
     "GEXF": {"boolean": "boolean", "integer": int, "long": int, "float": float,
              "double": float, "string": str, "liststring": str, "anyURI": str},
 }
+_INTEGER = re.compile(r"[+-]?[0-9]+")
 _BOOLEANS = {"GraphML": ("true", "false", "0", "1"),  # (GraphML's compared lower-cased)
              "GEXF": ("true", "false", "True", "False", "0", "1")}
 
@@ -190,10 +215,13 @@ def _check_values(element, which: str, what: str, types: dict, kind: str, path: 
                 good = True
             except ValueError:
                 good = False
+        if not good and check is int and _INTEGER.fullmatch(text.strip()):
+            raise FormatError(f"{path}: {what} has {name} = a number of {len(text.strip())} "
+                              "digits, more than gedkit reads")
         if not good:
             article = "an" if value_type[0] in "aeiou" else "a"
-            raise FormatError(f"{path}: {what} has {name} = {text!r}, not {article} "
-                              f"{value_type} as its {_KEY[kind]} {ident!r} declares")
+            raise FormatError(f"{path}: {what} has {name} = {shorten(text)!r}, not "
+                              f"{article} {value_type} as its {_KEY[kind]} {ident!r} declares")
 
 
 def _convert(g, path: Path, name: str, node_label: Any, edge_label: Any, directed: str
