@@ -215,9 +215,17 @@ def test_networkx_formats(name):
     assert sorted(everything.edge_labels, key=str) == [{"valence": 1}, {"valence": 2}]
 
 
-def test_directed_networkx_formats_with_ignore():
+def test_directed_networkx_formats_with_ignore(tmp_path):
     g = gedkit.read(FIX / "directed.gexf", directed="ignore", node_label="type")
     assert g.m == 2 and g.node_labels == ("C", "O", "N")
+    # of two opposite edges the first in the file labels the edge, as in the other formats
+    # (NetworkX lists a directed graph's edges by source: the second labelled it)
+    path = write(tmp_path, "d.graphml", '<graphml xmlns="http://graphml.graphdrawing.org/'
+                 'xmlns"><key id="d1" for="edge" attr.name="bond" attr.type="string"/><graph '
+                 'edgedefault="directed"><node id="0"/><node id="1"/><edge source="1" '
+                 'target="0"><data key="d1">first</data></edge><edge source="0" target="1">'
+                 '<data key="d1">second</data></edge></graph></graphml>')
+    assert gedkit.read(path, directed="ignore", edge_label="bond").edge_labels == ("first",)
 
 
 # -- node-link JSON ----------------------------------------------------------------------------

@@ -30,9 +30,9 @@ def read_gexf(path: Path, node_label: Any, edge_label: Any, directed: str) -> It
     """Yield the graph of a GEXF file."""
     import networkx as nx
 
-    (g,) = _parse(lambda p: [nx.read_gexf(p)], "GEXF", path)
+    (g,), (order,) = _parse(lambda p: [nx.read_gexf(p)], "GEXF", path)
     _with_defaults(g)
-    yield _convert(g, path, path.stem, node_label, edge_label, directed)
+    yield _convert(g, path, path.stem, node_label, edge_label, directed, order)
 
 
 def read_graphml(path: Path, node_label: Any, edge_label: Any, directed: str) -> Iterator[Graph]:
@@ -40,8 +40,8 @@ def read_graphml(path: Path, node_label: Any, edge_label: Any, directed: str) ->
     are several)."""
     import networkx as nx
 
-    graphs = _parse(lambda p: list(nx.readwrite.graphml.GraphMLReader()(path=p)), "GraphML",
-                    path)
+    graphs, orders = _parse(lambda p: list(nx.readwrite.graphml.GraphMLReader()(path=p)),
+                            "GraphML", path)
     if not graphs and parse_xml(path).find("graph") is not None:
         # (NetworkX reads the namespaced elements alone: "the file holds no graph" was said)
         raise FormatError(f"{path}: its <graph> is outside the GraphML namespace; a GraphML "
@@ -50,7 +50,7 @@ def read_graphml(path: Path, node_label: Any, edge_label: Any, directed: str) ->
     for k, g in enumerate(graphs):
         _with_defaults(g)
         yield _convert(g, path, graph_name(path, k, len(graphs) > 1), node_label, edge_label,
-                       directed)
+                       directed, orders[k])
 
 
 def _with_defaults(g) -> None:
@@ -67,13 +67,15 @@ def _with_defaults(g) -> None:
                     data.setdefault(key, value)
 
 
-def _parse(reader, kind: str, path: Path) -> list:
-    _check_ids(parse_xml(path), kind, path)
+def _parse(reader, kind: str, path: Path) -> tuple[list, list[dict]]:
+    """The NetworkX graphs ``reader`` reads from ``path``, the file checked first, and each
+    one's edges' places in the file (see :func:`_check_ids`)."""
+    orders = _check_ids(parse_xml(path), kind, path)
     try:
         with warnings.catch_warnings():
             # NetworkX warns and guesses about some faults (data under an undeclared key)
             warnings.simplefilter("error")
-            return reader(path)
+            return reader(path), orders
     except OSError:
         raise
     except Exception as err:
@@ -84,14 +86,19 @@ def _parse(reader, kind: str, path: Path) -> list:
         ) from None
 
 
-def _check_ids(root, kind: str, path: Path) -> None:
+def _check_ids(root, kind: str, path: Path) -> list[dict[tuple[str, str], int]]:
     """Refuse what NetworkX would read silently wrong or refuse in its own words, naming it
     in gedkit's: repeated node ids, edges to undeclared nodes or without an end (read as a
     node None), graphs nested in nodes (dropped without a word), an edge direction neither
     format knows, and data under an undeclared key or attribute, of a type the format lacks,
-    or not of its declared type."""
+    or not of its declared type. Returns each graph's edges' places in the file, by their
+    ends (NetworkX lists a directed graph's edges by their source: ``directed="ignore"``
+    labels an edge by the first of two opposite ones in the file, not in that list)."""
     types = _declared_types(root, kind, path)
+    orders: list[dict[tuple[str, str], int]] = []
     for graph in root.findall("graph"):
+        order: dict[tuple[str, str], int] = {}
+        orders.append(order)
         if any(node.find("graph") is not None for node in graph.iter("node")):
             raise FormatError(f"{path}: a node holds a graph of its own (nested graphs), "
                               f"which gedkit does not read")
@@ -122,11 +129,13 @@ def _check_ids(root, kind: str, path: Path) -> None:
                     raise FormatError(f"{path}: edge number {k} names node {end!r}, which "
                                       f"this {kind} file does not declare")
             _check_values(edge, "edge", f"edge number {k}", types, kind, path)
+            order.setdefault((edge.get("source"), edge.get("target")), k)
             own = _edge_direction(edge, kind)
             if own is not None and own != _graph_direction(graph, kind):
                 raise FormatError(f"{path}: edge number {k} is {own}, the graph's edges "
                                   f"{_graph_direction(graph, kind)}: gedkit reads a graph's "
                                   "edges all directed or all undirected")
+    return orders
 
 
 def _graph_direction(graph, kind: str) -> str:
@@ -224,8 +233,8 @@ def _check_values(element, which: str, what: str, types: dict, kind: str, path: 
                               f"{article} {value_type} as its {_KEY[kind]} {ident!r} declares")
 
 
-def _convert(g, path: Path, name: str, node_label: Any, edge_label: Any, directed: str
-             ) -> Graph:
+def _convert(g, path: Path, name: str, node_label: Any, edge_label: Any, directed: str,
+             order: dict[tuple[str, str], int]) -> Graph:
     # a "label" that only repeats each node's id (GEXF writes one per node, Gephi's GraphML
     # too) is no label, unless named: one that differs anywhere is the user's attribute,
     # kept on every node, also where a value happens to equal the id (label "0" on node "0")
@@ -246,6 +255,8 @@ def _convert(g, path: Path, name: str, node_label: Any, edge_label: Any, directe
     edges = [
         (u, v, {k: a for k, a in data.items() if k != "id"}) for u, v, data in g.edges(data=True)
     ]
+    if g.is_directed():  # in file order (opposite edges: the first in the file labels one)
+        edges.sort(key=lambda e: order.get((e[0], e[1]), len(order)))
     return build_graph(nodes, edges, name=name, source=path, node_label=node_label,
                        edge_label=edge_label, is_directed=g.is_directed(), directed=directed)
 
