@@ -48,6 +48,7 @@ from gedkit.io.common import (
     open_text,
     picked,
     shorten,
+    undecoded,
 )
 
 __all__ = ["from_rdkit", "from_smiles", "read_mol", "read_sdf", "read_smiles",
@@ -241,10 +242,16 @@ _Record = tuple[str, str, str | None, str | None]
 
 
 def _smiles_records(path: Path) -> Iterator[_Record]:
-    """The records of a SMILES file (see :func:`read_smiles`)."""
-    with open_text(path) as f:
+    """The records of a SMILES file (see :func:`read_smiles`); a line that is not UTF-8 is
+    one that cannot be read (one byte of a title stopped a whole file)."""
+    with open_text(path, errors="surrogateescape") as f:
         first = True
         for line_no, line in enumerate(f, start=1):
+            if undecoded(line):
+                where = f"{path}:{line_no}"
+                yield where, "", None, f"{where}: not UTF-8 text"
+                first = False
+                continue
             fields = line.split(maxsplit=1)
             if fields and not fields[0].startswith("#"):
                 if first and fields[0].lower() == "smiles":

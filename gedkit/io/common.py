@@ -216,16 +216,32 @@ def inner(path: Path) -> Path:
     return path.with_suffix("") if compressed(path) else path
 
 
-def open_text(path: Path, mode: str = "r") -> IO[str]:
+def open_text(path: Path, mode: str = "r", errors: str = "strict") -> IO[str]:
     """``path`` opened as UTF-8 text for reading (a byte-order mark skipped) or writing
     (``mode="w"``), through gzip for a ``.gz`` file (what reading a damaged one raises:
-    :func:`gzip_errors`): a ``.json.gz`` gedkit wrote as plain text it could not read."""
+    :func:`gzip_errors`): a ``.json.gz`` gedkit wrote as plain text it could not read.
+    ``errors="surrogateescape"``: bytes that are not UTF-8 read as lone surrogates (see
+    :func:`undecoded`), for readers that leave out a line rather than the file."""
     encoding = "utf-8-sig" if mode == "r" else "utf-8"
     if not compressed(path):
-        return open(path, mode, encoding=encoding)
+        return open(path, mode, encoding=encoding, errors=errors)
     import gzip
 
-    return gzip.open(path, mode + "t", encoding=encoding)
+    return gzip.open(path, mode + "t", encoding=encoding, errors=errors)
+
+
+def undecoded(text: str) -> bool:
+    """Whether ``text``, read with ``errors="surrogateescape"``, held bytes that are not
+    UTF-8.
+
+    >>> undecoded("CCO ethanol"), undecoded(b"CCO \\xe9".decode("utf-8", "surrogateescape"))
+    (False, True)
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def gzip_errors() -> tuple[type[BaseException], ...]:
