@@ -608,11 +608,14 @@ class Unnamed:
     (None, ['atom', 'x'])
     """
 
-    __slots__ = ("_seen", "dropped", "label", "natural")
+    __slots__ = ("_seen", "dropped", "echo", "label", "natural")
 
     def __init__(self, natural: bool = False) -> None:
         self.natural = natural
         self.label: str | None = None  # the natural label, once chosen
+        # whether the nodes' "label" of GEXF and GraphML files merely repeats their ids (then
+        # no label), decided by the first such file of the call (gedkit.io.nxfiles)
+        self.echo: bool | None = None
         self._seen: dict[str, None] = {}  # attributes left out: an ordered set
         self.dropped = 0  # elements that had attributes left out
     def choose(self, attrs: list[Mapping]) -> None:

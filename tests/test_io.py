@@ -351,6 +351,20 @@ def test_tve_empty_and_bad_header(tmp_path):
         gedkit.read(tmp_path / "b.txt")
 
 
+def test_the_first_file_decides_whether_labels_repeating_ids_are_labels(tmp_path):
+    """Node labels that repeat the ids (no label, as GEXF writes them) in one file, other
+    values in its isomorphic twin: both files read alike, whichever comes first (the first
+    lost its labels, the second kept them: distance 3 without a word)."""
+    text = ('<gexf version="1.2" xmlns="http://www.gexf.net/1.2draft"><graph defaultedgetype='
+            '"undirected"><nodes><node id="0" label="{}"/><node id="1" label="1"/><node id="2" '
+            'label="{}"/></nodes><edges><edge id="0" source="0" target="1"/><edge id="1" '
+            'source="1" target="2"/></edges></graph></gexf>')
+    same = write(tmp_path, "same.gexf", text.format(0, 2))
+    twin = write(tmp_path, "twin.gexf", text.format(2, 0))
+    assert gedkit.ged(same, twin).distance == gedkit.ged(twin, same).distance == 0
+    assert gedkit.read(twin).node_labels == ("2", "1", "0")
+
+
 def test_gephis_drawing_is_no_label(tmp_path):
     """GEXF's viz (Gephi's position, size, colour of a node), which NetworkX reads as an
     attribute, is left out unless named: a Gephi export was read unlabelled, its nodes having

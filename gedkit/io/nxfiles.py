@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from gedkit.errors import FormatError
-from gedkit.graph import Graph
+from gedkit.graph import Graph, Unnamed
 from gedkit.io.common import build_graph, graph_name, shorten
 from gedkit.io.xmlparse import parse_xml
 
@@ -241,6 +241,13 @@ def _convert(g, path: Path, name: str, node_label: Any, edge_label: Any, directe
     named = _names(node_label, "label")
     echo = not named and all(data.get("label", node) in (None, node)
                              for node, data in g.nodes(data=True))
+    if isinstance(node_label, Unnamed) and not named:
+        # no label named: the first graph of the call decides for all, so that its graphs
+        # compare alike (a file whose labels repeated its ids lost them, its twin whose
+        # labels did not kept them: distance 3 between isomorphic graphs, without a word)
+        if node_label.echo is None:
+            node_label.echo = echo
+        echo = node_label.echo
     # Gephi's drawing (position, size, colour: GEXF's viz), which NetworkX reads as an
     # attribute, is no label either unless named (every Gephi export read unlabelled)
     drawing = not _names(node_label, "viz")
