@@ -192,3 +192,26 @@ def test_the_files_of_a_command_share_their_labels(capsys, tmp_path):
     assert code == 0 and json.loads(out)["distance"][0][1] == 1  # both labelled by atom
     assert err.count("gedkit: note: ") == 1 and "by their attribute 'atom'" in err
     assert "leaving out 'x'" in err
+
+
+def test_a_tve_file_beside_molecules_is_read_with_its_own_labels(capsys, tmp_path):
+    """Labels named for molecules (--edge-label kekule) leave a t/v/e file beside them its
+    one label column, said once (they refused it: "t/v/e files have one unnamed label
+    column"), in gedkit ged and in a collection's build alike."""
+    pytest.importorskip("rdkit")
+    benzene = tmp_path / "benzene.txt"
+    benzene.write_text("t # benzene\n" + "".join(f"v {i} C\n" for i in range(6))
+                       + "".join(f"e {i} {(i + 1) % 6} {1 + i % 2}\n" for i in range(6)))
+    code, out, err = run(capsys, "ged", benzene, "c1ccccc1", "--edge-label", "kekule",
+                         "--json")
+    assert code == 0 and json.loads(out)["distance"] == 0
+    assert err == (f"gedkit: note: {benzene}: a t/v/e file's one label column is read as its "
+                   "labels; --edge-label applies to the other formats\n")
+    smiles = tmp_path / "lib.smi"
+    smiles.write_text("c1ccccc1 benzene\nCCO ethanol\n")
+    lib = tmp_path / "k.gdb"
+    code, _, err = run(capsys, "collection", "build", lib, smiles, benzene, "--node-label",
+                       "atom", "--edge-label", "kekule")
+    assert code == 0 and "--node-label and --edge-label apply to the other formats" in err
+    code, out, _ = run(capsys, "search", lib, benzene, "--within", "0", "--json")
+    assert code == 0 and len(json.loads(out)["hits"]) == 2  # the molecule and the t/v/e file

@@ -22,6 +22,7 @@ from gedkit.cli._inputs import (
     add_input_arguments,
     add_strict_argument,
     label_spec,
+    own_labels,
     tell_skipped,
 )
 from gedkit.cli._inputs import read_options as _read_options
@@ -322,7 +323,7 @@ def _spec(value: Any) -> Any:
 def _stream(files: list[str], options: dict, args: argparse.Namespace) -> Iterator[Graph]:
     """The graphs of ``files`` one at a time, read with ``options``."""
     from gedkit.inputs import as_graph
-    from gedkit.io import labels_for, read_graphs
+    from gedkit.io import read_graphs
     from gedkit.io.common import undirected_only
 
     notice = _notice(args)
@@ -331,12 +332,8 @@ def _stream(files: list[str], options: dict, args: argparse.Namespace) -> Iterat
             if _is_smiles(text, args):
                 yield as_graph(text, options.get("node_label"), options.get("edge_label"),
                                notice=notice)
-            elif args.append:  # the labels the collection records: a t/v/e file's are its own
-                specs = labels_for(text, options.get("node_label"), options.get("edge_label"))
-                yield from read_graphs(text, notice, **{
-                    **options, **dict(zip(("node_label", "edge_label"), specs, strict=True))})
-            else:
-                yield from read_graphs(text, notice, **options)
+            else:  # (the labels the collection records: a t/v/e file's are its own)
+                yield from read_graphs(text, notice, **own_labels(text, options, args))
 
 
 def _scan(files: list[str], options: dict, args: argparse.Namespace,

@@ -151,7 +151,27 @@ def _options_for(text: str, args: argparse.Namespace) -> dict[str, Any]:
     options = read_options(args)
     if "graph_dir" in options and not format_takes(text, "graph_dir", args.format):
         del options["graph_dir"]
-    return options
+    return own_labels(text, options, args)
+
+
+def own_labels(text: str, options: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
+    """``options`` to read the file ``text`` with, without the labels named where its format's
+    labels have no names (t/v/e: its one label column is its labels, whatever is named for
+    the other files of the command: a molecule's --edge-label kekule refused the t/v/e file
+    beside it), said once per command."""
+    from gedkit.io import unnamed_labels
+
+    named = [f"{side}_label" for side in ("node", "edge")
+             if options.get(f"{side}_label") not in (None, "label")]
+    if not named or not unnamed_labels(text, args.format):
+        return options
+    if not getattr(args, "unnamed_noted", False):
+        args.unnamed_noted = True
+        flags = " and ".join(f"--{o.replace('_', '-')}" for o in named)
+        print(f"gedkit: note: {text.split('#')[0]}: a t/v/e file's one label column is read as "
+              f"its labels; {flags} appl{'y' if len(named) > 1 else 'ies'} to the other "
+              "formats", file=sys.stderr)
+    return {key: value for key, value in options.items() if key not in named}
 
 
 def left_after_reading(args: argparse.Namespace, started: float) -> tuple[float, float | None]:
