@@ -72,7 +72,7 @@ class GedFilter:
         # ``prepared``: what query_signature gave for this query, if it was computed already
         self.signature, self.views = prepared or query_signature(query, vocab)
         (self.qn, self.qm, _), self.record = self.signature
-        self._own: bool | None = None  # whether the query's labels are all the collection's
+        self._known: bool | None = None  # whether the query's labels are all the collection's
         self._set_up(model, query, vocab)
 
     @classmethod
@@ -85,7 +85,7 @@ class GedFilter:
         filt = cls.__new__(cls)
         filt._batch, filt._position = batch, i
         filt.qn, filt.qm = batch.sizes[i].tolist()
-        filt.record, filt._own = batch.record(i)
+        filt.record, filt._known = batch.record(i)
         filt._set_up(model, query, vocab)
         return filt
 
@@ -117,12 +117,12 @@ class GedFilter:
         return self._batch[self._position][1]
 
     @property
-    def own_labels(self) -> bool:
+    def collection_labels(self) -> bool:
         """Whether every label of the query is one of the collection's (its cost matrices
         are then the collection's, shared by every such query)."""
-        if self._own is None:
-            self._own = all(len(self.views[k]) == len(self.vocab[k]) for k in LABELS)
-        return self._own
+        if self._known is None:
+            self._known = all(len(self.views[k]) == len(self.vocab[k]) for k in LABELS)
+        return self._known
 
     @cached_property
     def dense(self) -> dict[str, np.ndarray]:
@@ -151,7 +151,7 @@ class GedFilter:
         too large for full matrices."""
         if not hasattr(self, "_matrices"):
             base = self.vocab["node"], self.vocab["edge"]
-            own = self.own_labels
+            own = self.collection_labels
             # the collection's own labels (no new one in the query): the same matrices for
             # every query of a batch, kept on its vocabulary while the model lives
             cache = base[0].__dict__.setdefault("_matrices", {}) if own else {}

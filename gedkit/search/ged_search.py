@@ -285,8 +285,8 @@ def _verify_together(coll, sig, pending: list, tau: float, verify: Verifier
 
     # a query with more candidates than that goes alone, block by block (progress shown,
     # Ctrl-C checked between blocks)
-    # (the queries with labels of their own have matrices of their own)
-    together = [p for p in pending if len(p[1]) <= _TOGETHER and p[3].own_labels]
+    # (a query with labels the collection lacks has matrices of its own: verified apart)
+    together = [p for p in pending if len(p[1]) <= _TOGETHER and p[3].collection_labels]
     if len(together) < 2:
         return {}  # one query: its own batch does the same
     if not BatchVerifier.applies(verify.solver, together[0][3], verify.timeout, verify.memory,
