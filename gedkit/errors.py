@@ -241,11 +241,16 @@ class UnlabelledWarning(UserWarning):
         had more attributes than the first ones read: not compared unlabelled, as the note
         said, and the order of the files decides what is compared)."""
         parts: list[Any] = [f"{self.source}: "]
-        for k, (which, label) in enumerate(taken):
+        for which in ("node", "edge"):
+            label = dict(taken).get(which)
             left = self.node_attributes if which == "node" else self.edge_attributes
-            parts.append(f"{'; ' if k else ''}{which}s compared by their attribute {label!r}, "
-                         f"the only one of the first {which}s read, leaving out "
-                         + ", ".join(map(repr, left)))
+            if label is None and not left:
+                continue
+            parts.append("; " if len(parts) > 1 else "")
+            parts.append(f"{which}s compared by their attribute {label!r}, the only one of the "
+                         f"first {which}s read, leaving out " if label is not None else
+                         f"{which}s compared unlabelled, although they have attributes ")
+            parts.append(", ".join(map(repr, left)))
         parts.append(Words("; name the labels to compare by them whatever the order of the "
                            "graphs, e.g. ", "; name the labels to compare by them whatever "
                            "the order of the files, e.g. "))

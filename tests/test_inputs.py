@@ -267,6 +267,9 @@ def test_a_label_taken_with_attributes_left_out_beside_it_is_said_so(tmp_path):
         "graphs, e.g. node_label='atom'")
     assert warning.render(cli=True).endswith("whatever the order of the files, e.g. "
                                              "--node-label atom")
+    # the other side's attributes left out are said too
+    both = UnlabelledWarning("a.json", ["x"], ["bond", "w"], "atom", None)
+    assert "; edges compared unlabelled, although they have attributes 'bond', 'w'; " in str(both)
 
 
 def test_elements_without_attributes_are_unlabelled_in_either_order(tmp_path):
