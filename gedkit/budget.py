@@ -186,6 +186,8 @@ class Budget:
     def __post_init__(self):
         if self.timeout is not None:
             check_number(self.timeout, "timeout", none=True)
+            if math.isinf(self.timeout):  # no limit (it overflowed a method's step count)
+                self.timeout = None
         if self.memory is not None:
             check_number(self.memory, "memory", none=True)
         if self.threshold is not None:

@@ -7,6 +7,7 @@ methods``, the command line's ``--KEY VALUE`` flags and the method's docstring a
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -214,9 +215,10 @@ def check_number(config: dict, key: str, *, integer: bool = False, minimum: floa
         return
     kinds = (int,) if integer else (int, float)
     ok = isinstance(value, kinds) and not isinstance(value, bool)
-    ok = ok and (value > minimum if strict else value >= minimum)
+    # (an infinite one overflowed deep inside a method: "cannot convert float infinity")
+    ok = ok and math.isfinite(value) and (value > minimum if strict else value >= minimum)
     if not ok:
-        what = "an integer" if integer else "a number"
+        what = "an integer" if integer else "a finite number"
         bound = f"> {minimum:g}" if strict else f">= {minimum:g}"
         raise OptionError(f"option {key} must be {what} {bound}, got {value!r}")
 

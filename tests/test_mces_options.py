@@ -131,3 +131,15 @@ def test_rule_values_checked():
         gedkit.mces("CC", "CC", "rascal", min_fragment_size=0)
     with pytest.raises(OptionError, match="complete_rings must be True or False"):
         gedkit.mces("CC", "CC", "rascal", complete_rings=1)
+
+
+def test_an_infinite_limit_is_none_and_an_infinite_option_is_refused():
+    """timeout=inf is no limit (it overflowed ga's and the local search's step counts: a
+    traceback); an option of inf is refused in one line, as nan is."""
+    pair = ("CCCCCCCCC(=O)OCC", "CCCCCCCC(=O)NCC")
+    for method in ("ga", "auto"):
+        result = gedkit.mces(*pair, method=method, timeout=float("inf"))
+        assert result.num_edges == 9
+    with pytest.raises(OptionError, match=r"option beta_max must be a finite number > 0, got inf"):
+        gedkit.mces(*pair, method="ga", beta_max=float("inf"))
+    assert gedkit.ged("CCO", "CCN", timeout=float("inf")).distance == 1
