@@ -333,6 +333,27 @@ def test_rank_is_the_knn_search():
     assert all(h.result.optimal for h in hits)
 
 
+def test_rank_keeps_what_ctrl_c_left_ranked(monkeypatch):
+    """Ctrl-C in the middle of mces.rank: the candidates ranked so far, counted as such (the
+    ones it stopped, without a result, raised AttributeError)."""
+    graphs = [gedkit.from_smiles(s) for s in MOLECULES]
+    calls = {"n": 0}
+    real = mces_search.Verifier.__call__
+
+    def stop_after_two(self, *a, **kw):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise KeyboardInterrupt
+        return real(self, *a, **kw)
+
+    monkeypatch.setattr(mces_search.Verifier, "__call__", stop_after_two)
+    with pytest.warns(gedkit.InterruptedWarning) as record:
+        hits = gedkit.mces.rank("CC(=O)O", graphs, method="exact")
+    assert 0 < len(hits) < len(graphs) and all(h.result is not None for h in hits)
+    assert str(record[0].message) == (f"interrupted: {len(hits)} of {len(graphs)} candidates "
+                                      "ranked")
+
+
 def hits_sim(hits, i):
     return next(h.similarity for h in hits if h.index == i)
 

@@ -66,6 +66,8 @@ def rank(
     with interruptible():
         _, seen, (_, interrupted, _, _) = mces_search._knn(coll, graphs[0],
                                                            len(graphs) - 1, verify, None)
+    # (Ctrl-C leaves the candidates it stopped without a result: not ranked)
+    seen = [(rowid, out) for rowid, out in seen if out.result is not None]
     if interrupted:
         warnings.warn(f"interrupted: {len(seen)} of {len(graphs) - 1} candidates ranked",
                       InterruptedWarning, stacklevel=2)
