@@ -147,6 +147,7 @@ def test_tiny_budget_is_honoured(large):
     # a generous allowance for start-up and a busy machine, far below RASCAL's own 20 s here
     assert wall < 5 * budget + 2
     assert r.stats["isolated"] and r.stats["killed"] and r.stats["timed_out"]
+    assert r.stats["stopped"] == "time limit"  # (as the other methods say it)
     problem = MCESProblem(*large)
     # nothing of RASCAL's survives: one shared bond under the generic bound
     assert r.num_edges == problem.count(r.assignment) == 1
@@ -156,8 +157,28 @@ def test_tiny_budget_is_honoured(large):
 def test_budget_without_a_kill(smiles):
     r = gedkit.mces(smiles("CCOC(=O)C"), smiles("CCOC(=O)CC"), "rascal", timeout=30)
     assert r.stats["isolated"] and not r.stats["killed"] and "in_process_reason" not in r.stats
+    # without a limit too, where a child is forked (Ctrl-C stops it); spawned, here
     r = gedkit.mces(smiles("CCOC(=O)C"), smiles("CCOC(=O)CC"), "rascal")
+    assert r.stats["isolated"] == FORK and r.optimal
+    if FORK:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(rascal.multiprocessing, "get_all_start_methods", lambda: ["spawn"])
+            r = gedkit.mces(smiles("CCOC(=O)C"), smiles("CCOC(=O)CC"), "rascal")
     assert not r.stats["isolated"] and r.stats["in_process_reason"] == "no timeout"
+
+
+@pytest.mark.skipif(not FORK, reason="without a limit the child is forked only")
+def test_ctrl_c_stops_the_child(large, monkeypatch):
+    """Ctrl-C (the flag interruptible() sets) stops RASCAL's child at the next look, with or
+    without a time limit: its C++ search heard no signal and ran on for minutes."""
+    import gedkit.budget
+
+    monkeypatch.setattr(gedkit.budget, "interrupted", lambda: True)
+    for timeout in (None, 60):
+        start = time.perf_counter()
+        r = gedkit.mces(*large, "rascal", timeout=timeout)
+        assert time.perf_counter() - start < 5
+        assert r.stats["killed"] and r.stats["stopped"] == "interrupted" and not r.optimal
 
 
 @pytest.mark.skipif(not FORK, reason="only a forked child runs the patched function")
@@ -186,7 +207,7 @@ def test_calls_from_threads(smiles, large):
                                 jobs))
     assert killed.result().stats["killed"]
     for (g1, g2, timeout), r in zip(jobs, results, strict=True):
-        assert r.optimal and r.stats["isolated"] == (timeout is not None)
+        assert r.optimal and r.stats["isolated"] == (timeout is not None or FORK)
         assert r.num_edges == gedkit.mces(g1, g2, "exact").num_edges
 
 

@@ -51,10 +51,14 @@ RASCAL's):
   with ``stats["killed"]`` and ``stats["timed_out"]`` set. A child that dies without
   answering (a crash inside RDKit) gets the same result and ``stats["child_exitcode"]``.
 
+Without a timeout the child runs too, where it is forked, so that Ctrl-C stops it (RASCAL's
+C++ search hears no signal: it ran on for minutes, deaf to SIGINT and SIGTERM); the parent
+looks for Ctrl-C every :data:`_LOOK` seconds while it waits.
+
 ``stats["isolated"]`` says whether RASCAL ran in a child. It runs in the calling process, with
-only its own rough limit, when there is no timeout to enforce, inside a daemonic process (a
-``multiprocessing.Pool`` worker, which may not have children) and when no process can be
-started; ``stats["in_process_reason"]`` says which. Calls from several threads each get their
+only its own rough limit, without a timeout where a child would be spawned, inside a daemonic
+process (a ``multiprocessing.Pool`` worker, which may not have children) and when no process
+can be started; ``stats["in_process_reason"]`` says which. Calls from several threads each get their
 own child; in-process runs take turns, as silencing the output is process-wide. RASCAL prints
 to the process's stdout and stderr from C++: in-process runs point both at the null device
 while RASCAL runs, a child points its own there for good.
@@ -89,6 +93,8 @@ from gedkit.quiet import silenced
 __all__ = ["Rascal", "to_rdkit"]
 
 _DAEMONIC = "daemonic processes cannot have children: RASCAL's own, rough timeout applies"
+#: seconds between two looks at Ctrl-C while a child searches
+_LOOK = 0.1
 
 
 def _rdkit():
@@ -222,6 +228,8 @@ class Rascal(Method):
         }
         if run.note:
             stats["in_process_reason"] = run.note
+        if run.interrupted or stats["timed_out"]:  # (as the other methods say it)
+            stats["stopped"] = "interrupted" if run.interrupted else "time limit"
         if run.exitcode is not None:
             stats["child_exitcode"] = run.exitcode
         forward = np.full(problem.n1, -1, dtype=np.int64)
@@ -290,6 +298,7 @@ class _Run(NamedTuple):
     killed: bool = False
     exitcode: int | None = None
     note: str = ""
+    interrupted: bool = False  # killed at Ctrl-C
 
 
 def _find(mol1: Any, mol2: Any, settings: dict[str, Any]) -> _Found | None:
@@ -331,12 +340,15 @@ def _child(conn: Any, mol1: Any, mol2: Any, settings: dict[str, Any]) -> None:
 
 
 def _run(mol1: Any, mol2: Any, settings: dict[str, Any], remaining: float) -> _Run:
-    """RASCAL in a child process killed at the deadline, or here when that cannot be."""
-    if remaining == math.inf:
+    """RASCAL in a child process killed at the deadline or at Ctrl-C, or here when that
+    cannot be (without a time limit where a child would be spawned: seconds of start-up)."""
+    if multiprocessing.current_process().daemon:
+        reason = _DAEMONIC if remaining != math.inf else "no timeout"
+    elif remaining == math.inf and "fork" not in multiprocessing.get_all_start_methods():
         reason = "no timeout"
-    elif multiprocessing.current_process().daemon:
-        reason = _DAEMONIC
     else:
+        # (without a time limit too: Ctrl-C reaches no C++ search, which ran on for minutes,
+        # deaf to SIGINT and SIGTERM)
         return _isolated(mol1, mol2, settings, remaining)
     return _Run(_in_process(mol1, mol2, settings), note=reason)
 
@@ -347,6 +359,7 @@ def _isolated(mol1: Any, mol2: Any, settings: dict[str, Any], seconds: float) ->
     Falls back to running here when no process can be started.
     """
     from gedkit._kernels import warm
+    from gedkit.budget import interrupted
 
     warm.settle()  # (a fork while a thread imports numba)
     methods = multiprocessing.get_all_start_methods()
@@ -363,14 +376,18 @@ def _isolated(mol1: Any, mol2: Any, settings: dict[str, Any], seconds: float) ->
         return _Run(_in_process(mol1, mol2, settings), note=f"cannot start a process ({exc})")
     sender.close()  # so that the child's death reads as the end of the pipe
     try:
-        if receiver.poll(max(0.0, deadline - time.perf_counter())):
-            try:
-                return _Run(receiver.recv(), isolated=True)
-            except EOFError:  # the child died without answering
-                child.join()
-                return _Run(None, answered=False, isolated=True, exitcode=child.exitcode)
-        child.kill()
-        return _Run(None, answered=False, isolated=True, killed=True)
+        # in slices, Ctrl-C heard between them (its handler only sets a flag, and a wait to
+        # the deadline heard it at the deadline)
+        while not receiver.poll(max(0.0, min(deadline - time.perf_counter(), _LOOK))):
+            if interrupted() or time.perf_counter() >= deadline:
+                child.kill()
+                return _Run(None, answered=False, isolated=True, killed=True,
+                            interrupted=interrupted())
+        try:
+            return _Run(receiver.recv(), isolated=True)
+        except EOFError:  # the child died without answering
+            child.join()
+            return _Run(None, answered=False, isolated=True, exitcode=child.exitcode)
     finally:
         child.join()
         receiver.close()
