@@ -913,3 +913,10 @@ def test_directed_and_self_loop_refusals_give_command_line_advice(capsys, tmp_pa
     assert code == 2 and "(--directed ignore reads arcs as edges)" in err and "networkx" not in err
     code, _, err = run(capsys, "mces", str(loop), "smiles:CC")
     assert code == 2 and "remove them first from the file" in err and "networkx" not in err
+    # MCES takes undirected graphs only: --directed keep, which it refuses, is not advised
+    code, _, err = run(capsys, "mces", str(arcs), "smiles:CC")
+    assert code == 2 and "is directed, and MCES takes undirected graphs only; pass " \
+        "--directed ignore" in err and "keep" not in err
+    with pytest.raises(gedkit.GraphError, match=r"MCES takes undirected graphs only; .*"
+                                         r"directed='ignore'"):
+        gedkit.mces(arcs, "CC")

@@ -25,6 +25,7 @@ from gedkit.cli._ged import (
     shown_then_drawn,
 )
 from gedkit.cli._inputs import (
+    _cli_words,
     add_input_arguments,
     add_pair_arguments,
     left_after_reading,
@@ -75,11 +76,14 @@ def run(args: argparse.Namespace) -> int:
         options["memory"] = parse_size(args.memory)
     check_draw(args)
     started = time.perf_counter()
-    g1, g2 = read_pair(args)
+    from gedkit.io.common import undirected_only
+
+    with _cli_words(), undirected_only("MCES"):  # (--directed keep is no way out here)
+        g1, g2 = read_pair(args)
     reading, timeout = left_after_reading(args, started)
     result = mces(g1, g2, args.mces_method, timeout=timeout, **options)
     result.time += reading  # what the command spent, its reading included
-    drop = ("node_map", "edges") if args.no_map else ()
+    drop = ("node_map", "edges", "fragments") if args.no_map else ()
     text = "" if args.json else report(result, mapping=not args.no_map)
     shown_then_drawn(args, lambda: print_result(result, args.json, drop, text), result.draw)
     return finish(result, args)

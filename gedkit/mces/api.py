@@ -89,7 +89,10 @@ def mces(
     budget = Budget(timeout=timeout, memory=memory, start=call_started("mces"))
     RING_MATCHES_RING_ONLY.check("ring_matches_ring_only", ring_matches_ring_only)
     solver = _configured(method, options)
-    g1, g2 = as_graphs((g1, g2), node_label, edge_label, asked=True)
+    from gedkit.io.common import undirected_only
+
+    with undirected_only("MCES"):  # (keeping the directions is no way out here)
+        g1, g2 = as_graphs((g1, g2), node_label, edge_label, asked=True)
     problem = MCESProblem(g1, g2, ring_matches_ring_only=ring_matches_ring_only)
     budget.what = f"gedkit.mces ({solver.name}) on graphs of {g1.n} and {g2.n} nodes"
     with interruptible():
