@@ -991,6 +991,9 @@ def test_mces_searches_equal_the_api(capsys, lib):
     (["search", "{lib}", "CCO", "--mces-nearest", "1.5"], ["--mces-nearest '1.5'"]),
     (["search", "{lib}", "CCO", "--similarity", "1.2"], ["between 0 and 1"]),
     (["search", "{lib}", "CCO", "--similarity", "-0.1"], ["between 0 and 1"]),
+    # not a number: said so (it was told "a similarity is between 0 and 1")
+    (["search", "{lib}", "CCO", "--similarity", "abc"], ["give a similarity, a number "
+                                                          "between 0 and 1"]),
     (["search", "{lib}", "CCO", "--nearest", "1e9"], ["--nearest '1e9'", "an integer"]),
     (["search", "{lib}", "CCO", "--within", "1", "--nearest", "2"], ["cannot be combined"]),
     (["search", "{lib}", "CCO"], ["--within T, --nearest K"]),

@@ -620,6 +620,11 @@ def test_cli_search_grid_draws_the_queries_that_found_graphs_first(capsys, tmp_p
     assert code == 0 and "shows 2 of 4 queries: those that found a graph first" in err, err
     text = (tmp_path / "g.svg").read_text()
     assert text.count("no hit") == 1 and "1 hit" in text
+    # the first queries: how many said (the note ended "queries: the first")
+    gedkit.write(far * 3, queries)
+    code, _, err = _cli(capsys, "search", str(coll_path), str(queries), "--within", "1",
+                        "--draw", str(tmp_path / "g.svg"))
+    assert code == 0 and "the picture shows 2 of 9 queries: the first 2\n" in err, err
 
 
 def test_search_grid_in_python():

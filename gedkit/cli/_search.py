@@ -345,9 +345,10 @@ def _draw_grid(out: str, kept: _Kept, coll: Collection) -> None:
         finding = [entry for entry in picked if entry[1].hits or entry[1].undecided]
         others = [entry for entry in picked if not (entry[1].hits or entry[1].undecided)]
         chosen = {position for position, _, _ in (finding + others)[:MAX_QUERIES]}
-        which = ("the first" if chosen == set(range(MAX_QUERIES)) else
+        which = (f"the first {MAX_QUERIES}" if chosen == set(range(MAX_QUERIES)) else
                  "those that found a graph first, then the first of the others"
-                 if len(finding) < MAX_QUERIES else "the first that found a graph")
+                 if len(finding) < MAX_QUERIES else f"the first {MAX_QUERIES} that found a "
+                 "graph")
         picked = [entry for entry in picked if entry[0] in chosen]
         print(f"gedkit: note: the picture shows {MAX_QUERIES} of {kept.total:,} queries: "
               f"{which}", file=sys.stderr)
@@ -388,9 +389,11 @@ def _what(args: argparse.Namespace) -> tuple[str, float | int]:
     except ValueError:
         number = math.nan
     if not number >= 0:
-        raise OptionError(f"{flag} {text!r}: " + ("a similarity is between 0 and 1"
-                                                   if kind == "mces_range" else
-                                                   "give a number >= 0"))
+        # (not a number at all was told "a similarity is between 0 and 1")
+        raise OptionError(f"{flag} {text!r}: " + (
+            "give a number >= 0" if kind != "mces_range" else
+            "give a similarity, a number between 0 and 1" if math.isnan(number) else
+            "a similarity is between 0 and 1"))
     if math.isinf(number):  # every graph: a distance matrix row, not a search
         raise OptionError(f"{flag} {text!r}: give a finite number (every graph with its "
                           "distance: gedkit pairwise QUERY --against LIB)")
