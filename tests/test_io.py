@@ -1034,3 +1034,20 @@ def test_a_numbered_graph_is_read_past_a_bad_record_after_it(tmp_path):
     assert gedkit.read(f"{path}#0").n == gedkit.read_all(FIX / "caffeine.sdf")[0].n
     with pytest.raises(FormatError, match=r"molecule number 3 \(#2\)"):
         gedkit.read(f"{path}#5")
+
+
+def test_a_collection_files_graphs_read_unlabelled(tmp_path):
+    """node_label=None / edge_label=None (--no-node-label) read a collection file's graphs
+    without those labels (they came back labelled as stored: an MCES of 6 common edges where
+    the unlabelled answer is 9); another label than the stored is still refused."""
+    chem()
+    path = tmp_path / "lib.gdb"
+    with gedkit.Collection.create(path) as coll:
+        coll.add(["CCO", "CCN"], ids=["a", "b"])
+    g = gedkit.read(f"{path}#b", node_label=None)
+    assert g.name == "b" and g.node_labels == (None,) * 3 and g.edge_labels == (1, 1)
+    h = gedkit.read(f"{path}#a", edge_label=None)
+    assert h.node_labels == ("C", "C", "O") and h.edge_labels == (None, None)
+    assert gedkit.ged(f"{path}#a", f"{path}#b").distance == 1
+    with pytest.raises(OptionError, match="cannot be read again with node_label='x'"):
+        gedkit.read(f"{path}#a", node_label="x")

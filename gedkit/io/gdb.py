@@ -29,16 +29,19 @@ def read_gdb(path: str | Path, node_label: Any = DEFAULT, edge_label: Any = DEFA
     with Collection.open(path) as coll:
         for given, stored, what in ((node_label, coll.node_label, "node_label"),
                                     (edge_label, coll.edge_label, "edge_label")):
-            if given is not DEFAULT and label_spec(given) != label_spec(stored):
+            # (None: read unlabelled, which any stored labels allow)
+            if given not in (DEFAULT, None) and label_spec(given) != label_spec(stored):
                 raise OptionError(
                     f"{path}: its graphs were read with {what}={stored!r} when the collection "
                     f"was built; they cannot be read again with {what}={given!r}")
+        # the labels a caller reads as None are left out (--no-node-label was ignored here)
+        drop = (node_label is None, edge_label is None)
         if select is None:
             for graph_id, g in coll.items():
-                yield _named(g, graph_id)
+                yield _named(g, graph_id, *drop)
             return
         graph_id = find_id(coll, select, path)
-        yield _named(coll.get(graph_id), graph_id)
+        yield _named(coll.get(graph_id), graph_id, *drop)
 
 
 def find_id(coll: Any, select: str, path: str | Path) -> Any:
@@ -65,7 +68,14 @@ def find_id(coll: Any, select: str, path: str | Path) -> Any:
                       f"holds {len(coll)})")
 
 
-def _named(g: Graph, graph_id: Any) -> Graph:
+def _named(g: Graph, graph_id: Any, no_node_labels: bool = False,
+           no_edge_labels: bool = False) -> Graph:
+    """``g`` named by its id, without its node or edge labels where asked."""
+    if no_node_labels or no_edge_labels:
+        g = Graph(dict(zip(g.ids, (None,) * g.n if no_node_labels else g.node_labels,
+                           strict=True)),
+                  [(g.ids[a], g.ids[b], None if no_edge_labels else label) for (a, b), label
+                   in zip(g.edges.tolist(), g.edge_labels, strict=True)])
     g.name = str(graph_id)  # a graph freshly decoded from the file: this call's own object
     return g
 
