@@ -55,22 +55,25 @@ Without a timeout the child runs too, where it is forked, so that Ctrl-C stops i
 C++ search hears no signal: it ran on for minutes, deaf to SIGINT and SIGTERM); the parent
 looks for Ctrl-C every :data:`_LOOK` seconds while it waits.
 
-``stats["isolated"]`` says whether RASCAL ran in a child. It runs in the calling process, with
-only its own rough limit, without a timeout where a child would be spawned, inside a daemonic
-process (a ``multiprocessing.Pool`` worker, which may not have children) and when no process
-can be started; ``stats["in_process_reason"]`` says which. Calls from several threads each get their
-own child; in-process runs take turns, as silencing the output is process-wide. RASCAL prints
-to the process's stdout and stderr from C++: in-process runs point both at the null device
-while RASCAL runs, a child points its own there for good.
+``stats["isolated"]`` says whether RASCAL ran in a child. A daemonic process (a
+``multiprocessing.Pool`` worker, which multiprocessing forbids children) starts one all the
+same: the child is killed or joined before the call returns. RASCAL runs in the calling
+process, with only its own rough limit, without a timeout where a child would be spawned and
+when no process can be started; ``stats["in_process_reason"]`` says which. Calls from several
+threads each get their own child; in-process runs take turns, as silencing the output is
+process-wide. RASCAL prints to the process's stdout and stderr from C++: in-process runs point
+both at the null device while RASCAL runs, a child points its own there for good.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import multiprocessing
 import os
 import time
 from collections import Counter
+from collections.abc import Iterator
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
@@ -92,7 +95,6 @@ from gedkit.quiet import silenced
 
 __all__ = ["Rascal", "to_rdkit"]
 
-_DAEMONIC = "daemonic processes cannot have children: RASCAL's own, rough timeout applies"
 #: seconds between two looks at Ctrl-C while a child searches
 _LOOK = 0.1
 
@@ -342,15 +344,11 @@ def _child(conn: Any, mol1: Any, mol2: Any, settings: dict[str, Any]) -> None:
 def _run(mol1: Any, mol2: Any, settings: dict[str, Any], remaining: float) -> _Run:
     """RASCAL in a child process killed at the deadline or at Ctrl-C, or here when that
     cannot be (without a time limit where a child would be spawned: seconds of start-up)."""
-    if multiprocessing.current_process().daemon:
-        reason = _DAEMONIC if remaining != math.inf else "no timeout"
-    elif remaining == math.inf and "fork" not in multiprocessing.get_all_start_methods():
-        reason = "no timeout"
-    else:
-        # (without a time limit too: Ctrl-C reaches no C++ search, which ran on for minutes,
-        # deaf to SIGINT and SIGTERM)
-        return _isolated(mol1, mol2, settings, remaining)
-    return _Run(_in_process(mol1, mol2, settings), note=reason)
+    if remaining == math.inf and "fork" not in multiprocessing.get_all_start_methods():
+        return _Run(_in_process(mol1, mol2, settings), note="no timeout")
+    # (without a time limit too: Ctrl-C reaches no C++ search, which ran on for minutes,
+    # deaf to SIGINT and SIGTERM)
+    return _isolated(mol1, mol2, settings, remaining)
 
 
 def _isolated(mol1: Any, mol2: Any, settings: dict[str, Any], seconds: float) -> _Run:
@@ -369,7 +367,8 @@ def _isolated(mol1: Any, mol2: Any, settings: dict[str, Any], seconds: float) ->
     receiver, sender = context.Pipe(duplex=False)
     child = context.Process(target=_child, args=(sender, mol1, mol2, settings), daemon=True)
     try:
-        child.start()
+        with _children_allowed():
+            child.start()
     except OSError as exc:  # out of processes or memory
         receiver.close()
         sender.close()
@@ -391,6 +390,25 @@ def _isolated(mol1: Any, mol2: Any, settings: dict[str, Any], seconds: float) ->
     finally:
         child.join()
         receiver.close()
+
+
+@contextlib.contextmanager
+def _children_allowed() -> Iterator[None]:
+    """Let a daemonic process (a worker of a search's, a pairwise job's or the caller's own
+    ``multiprocessing.Pool``) start RASCAL's child, which multiprocessing forbids it: there
+    RASCAL ran in the worker with only its own rough limit (13.7 s a pair at a limit of 1 s).
+    The child is daemonic itself and killed or joined before this call returns, so nothing
+    outlives the worker."""
+    config = multiprocessing.current_process()._config
+    daemon = config.get("daemon")
+    config["daemon"] = False
+    try:
+        yield
+    finally:
+        if daemon is None:
+            config.pop("daemon", None)
+        else:
+            config["daemon"] = daemon
 
 
 def _or_off(value: int | None) -> int:
