@@ -662,6 +662,21 @@ def test_candidates_ctrl_c_left_are_not_blamed_on_the_time_limit():
     assert "1 not verified before the query's time limit" in report(late)
 
 
+def test_a_query_of_shards_searched_side_by_side_says_its_times_are_added():
+    """A query's shards searched side by side (--jobs, --scheduler): its time is theirs
+    added, said so (10 s of two shards' work in 7 s of wall clock read as a broken limit)."""
+    from gedkit.cli._search import report
+    from gedkit.search.result import SearchResult
+
+    stats = {"screened": 9, "verified": 2, "seconds": {"filter": 0.5, "verify": 9.5},
+             "shards": 2}
+    first = report(SearchResult("range", "q", 3.0, [], [], True, stats=stats)).splitlines()[0]
+    assert first == "q: 0 hits within GED 3, certified, 10 s (2 shards' time added)"
+    del stats["shards"]
+    first = report(SearchResult("range", "q", 3.0, [], [], True, stats=stats)).splitlines()[0]
+    assert first == "q: 0 hits within GED 3, certified, 10 s"
+
+
 def test_knn_stages_count_graphs_not_verifications():
     """A kNN graph set aside is verified again as the k-th distance falls: the summary
     counts graphs ("verified 300", not "verified 2,866") and says how many tries again."""

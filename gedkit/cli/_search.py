@@ -635,8 +635,13 @@ def report(result: SearchResult) -> str:
     }[result.kind]
     hits = len(result.hits)
     verdict = "certified" if result.certified else f"not certified ({_why(result)})"
+    # the shards of a query searched side by side (--jobs, --scheduler): their times added,
+    # said so (a query's 10 s of two shards' work in 7 s of wall clock read as a limit of 5
+    # s per query broken)
+    shards = result.stats.get("shards", 1)
+    work = f" ({shards} shards' time added)" if shards > 1 else ""
     lines = [f"{result.query}: {counted(hits, 'hit')} {asked}, {verdict}, "
-             f"{_duration(_seconds(result))}"]
+             f"{_duration(_seconds(result))}{work}"]
     column = "similarity" if mces else "distance"
     rows = [(str(rank), str(h.id), fmt(h.distance), _bounds(h, fmt))
             for rank, h in enumerate(result.hits, start=1)]
