@@ -1349,3 +1349,28 @@ def test_an_mces_range_searchs_pair_bounds_count_the_graphs_reached():
     ged = {"screened": 9, "candidates": {"labels": 5, "branches": 4}, "verified": 2,
            "unreached": 2}
     assert _stages(ged, ranked=False) == "screened 9; left after labels 5, branches 4; verified 2"
+
+
+def test_a_collection_records_the_lone_attributes_it_took_as_labels(capsys, tmp_path):
+    """Built from node-link files with no label named, whose first graph's nodes have one
+    attribute (``atom``, the label taken), the collection records it: a query of its own
+    graph carrying ``atom`` and ``x`` is read with it and found (it was read unlabelled:
+    nothing found), and ``collection info`` names it."""
+    first, second = tmp_path / "p.json", tmp_path / "q.json"
+    first.write_text(json.dumps({"nodes": [{"id": 0, "atom": "C"}, {"id": 1, "atom": "O"}],
+                                 "links": [{"source": 0, "target": 1}]}))
+    second.write_text(json.dumps({"nodes": [{"id": 0, "atom": "C", "x": 1.0},
+                                            {"id": 1, "atom": "N", "x": 2.0}],
+                                  "links": [{"source": 0, "target": 1}]}))
+    lib = tmp_path / "pq.gdb"
+    assert run(capsys, "collection", "build", lib, first, second)[0] == 0
+    code, out, _ = run(capsys, "collection", "info", lib)
+    assert code == 0 and "node label   atom" in out
+    code, out, _ = run(capsys, "search", lib, second, "--within", "0", "--json")
+    assert code == 0 and [h["id"] for h in json.loads(out)["hits"]] == ["q"]
+    # the same through Collection.add of the files
+    coll = gedkit.Collection()
+    with pytest.warns(gedkit.errors.UnlabelledWarning):
+        coll.add([first, second])
+    assert coll.node_label == "atom" and coll.edge_label is None
+    assert [h.distance for h in coll.range(second, 0).hits] == [0]

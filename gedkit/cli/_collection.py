@@ -190,6 +190,8 @@ def run_build(args: argparse.Namespace) -> int:
             if args.ids == "numbers":  # (asked for: the note that they are numbered is noise)
                 warnings.filterwarnings("ignore", NUMBERED_AMONG_NAMES)
             added = coll.add(graphs, ids=ids)
+        # (the labels the files' lone attributes gave, none named: queries read with them)
+        coll._store.record_labels(_notice(args).taken())
     except (KeyboardInterrupt, GedkitError, OSError) as err:
         # this command's batches (not len(coll) before and after: another writer's count)
         committed = coll._last_added

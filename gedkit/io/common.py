@@ -121,6 +121,12 @@ class Unlabelled:
         edges = self._specs[natural and node_label in unnamed][1]
         return _spec(node_label, node_default, nodes), _spec(edge_label, edge_default, edges)
 
+    def taken(self) -> tuple[str | None, str | None]:
+        """The node and edge labels taken as the obvious ones (the lone attribute of the first
+        elements read), None where none was."""
+        return tuple(next((pair[k].label for pair in self._specs.values()
+                           if pair[k].label is not None), None) for k in (0, 1))
+
     def mark(self, source: str) -> None:
         """Note ``source`` as where the graphs read since the last mark came from."""
         count = sum(spec.dropped for pair in self._specs.values() for spec in pair)

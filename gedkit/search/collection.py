@@ -355,7 +355,10 @@ class Collection:
         # numbers among names, silently: the command line refuses it; here a note
         numbered_among_names = ids is None and self._store.names_ids()
         skipped: list | None = [] if errors == "skip" else None
-        items = _items(graphs, *self._store.labels(), skipped, resolve_jobs(n_jobs))
+        from gedkit.io.common import Unlabelled
+
+        notice = Unlabelled()  # (the labels its files' lone attributes give, recorded)
+        items = _items(graphs, *self._store.labels(), skipped, resolve_jobs(n_jobs), notice)
         added = self._last_added = 0  # (what an error or Ctrl-C midway leaves committed)
         batch: list[Graph] = []
         shown = GraphCounter(progress, "adding")
@@ -381,6 +384,8 @@ class Collection:
         finally:
             shown.close()
             self._forget()
+            if self._last_added:
+                self._store.record_labels(notice.taken())
         # (attributed to the line the user wrote: stacklevel 2 named the decorator around it)
         if skipped:
             which = ("1 graph could not be read and was" if len(skipped) == 1 else
@@ -858,16 +863,17 @@ def _unnamed_read(item: Any) -> Any:
 
 
 def _items(graphs: Any, node_label: Any, edge_label: Any,
-           skipped: list | None = None, jobs: int = 1) -> Iterator[Graph]:
+           skipped: list | None = None, jobs: int = 1, notice: Any = None) -> Iterator[Graph]:
     """Every graph ``graphs`` stands for (see :meth:`Collection.add`), read one at a time;
     with a ``skipped`` list, what cannot be read is told there and left out; ``jobs``: worker
-    processes for the molecules of SMILES files and tables."""
+    processes for the molecules of SMILES files and tables; ``notice``: the
+    :class:`~gedkit.io.common.Unlabelled` of the labels the files' attributes give."""
     from gedkit.errors import GedkitError
     from gedkit.inputs import as_graph, is_file_reference
     from gedkit.io import labels_for, read_graphs
     from gedkit.io.common import Unlabelled, undirected_only
 
-    notice = Unlabelled()
+    notice = Unlabelled() if notice is None else notice
     single = isinstance(graphs, os.PathLike) or (
         isinstance(graphs, str) and is_file_reference(graphs))
     if isinstance(graphs, str) and not single:

@@ -342,6 +342,27 @@ class Store:
     def labels(self) -> tuple[Any, Any]:
         return self._labels
 
+    def record_labels(self, taken: tuple[Any, Any]) -> None:
+        """Record as the collection's label attributes those ``taken`` (the lone attributes
+        read as labels, none named) where it records none: a query is then read with them.
+        (A collection of node-link files whose first graph had one node attribute, ``atom``,
+        recorded none, and a query carrying ``atom`` and ``x`` was read unlabelled: its own
+        graph not found.)"""
+        labels = tuple(given if stored is None and given is not None else stored
+                       for given, stored in zip(taken, self._labels, strict=True))
+        if labels == self._labels:
+            return
+        self.check_writable()
+        with self.conn:
+            self.conn.executemany("UPDATE meta SET value = ? WHERE key = ?", [
+                (json.dumps(encode_value(label)), f"{kind}_label")
+                for kind, label in zip(("node", "edge"), labels, strict=True)])
+            version = self._data_version()
+        for kind, label in zip(("node", "edge"), labels, strict=True):
+            self.meta[f"{kind}_label"] = json.dumps(encode_value(label))
+        self._labels = labels
+        self._version = version  # its own commit is not another's
+
     def signatures(self) -> Signatures:
         """Every live graph's signature, in rowid order."""
         try:
