@@ -861,3 +861,16 @@ def test_cli_unknown_matplotlib_backend_is_one_line(graph_files, tmp_path):
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr == ("gedkit: error: matplotlib does not start: MPLBACKEND='nosuch' is "
                            "no backend it knows (unset it, or set it to agg)\n")
+
+
+def test_each_fragment_of_a_common_subgraph_keeps_its_place():
+    """Two fragments in common, each a part of g2 of its own: both drawn where they are in
+    g1 (one piece pinned in all, the second was packed below g1's picture)."""
+    from gedkit.draw.layout import layout, seeded_layout
+    from gedkit.draw.scene import kept_anchors
+
+    g = gedkit.Graph(range(6), [(0, 1), (1, 2), (3, 4), (4, 5)])
+    same = np.arange(6)
+    pos1 = layout(g)
+    pos2 = seeded_layout(g, pos1, same, kept_anchors(g, g, same))
+    assert np.allclose(pos1, pos2)

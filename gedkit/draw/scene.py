@@ -150,11 +150,13 @@ def mces_panels(result: Any) -> tuple[Panel, Panel]:
 
 
 def kept_anchors(g1: Graph, g2: Graph, forward: np.ndarray) -> np.ndarray:
-    """The nodes of g1 whose place in g2's picture is pinned to their place in g1's: the
-    largest connected piece of the kept edges (edges of g1 whose ends map onto an edge of g2),
-    and mapped nodes without an edge in either graph. Pinning only those keeps the common
-    part's shape without dragging g2's other nodes to where a poor map, or a small kept piece
-    far from the main one, would put them (bonds stretched across the picture).
+    """The nodes of g1 whose place in g2's picture is pinned to their place in g1's: in each
+    connected part of g2, the largest connected piece of the kept edges (edges of g1 whose
+    ends map onto an edge of g2) that lies there, and mapped nodes without an edge in either
+    graph. Pinning only those keeps the common part's shape without dragging g2's other nodes
+    to where a poor map, or a small kept piece far from the main one, would put them (bonds
+    stretched across the picture); a piece alone in its part of g2 drags nothing (pinning one
+    piece in all, a second fragment of a common subgraph was drawn elsewhere in g2).
 
     >>> g = Graph(range(3), [(0, 1)])
     >>> kept_anchors(g, g, np.array([0, 1, 2])).tolist()
@@ -163,6 +165,9 @@ def kept_anchors(g1: Graph, g2: Graph, forward: np.ndarray) -> np.ndarray:
     [False, False, False]
     >>> two = Graph(range(5), [(0, 1), (1, 2), (3, 4)])
     >>> kept_anchors(two, two, np.arange(5)).tolist()
+    [True, True, True, True, True]
+    >>> joined = Graph(range(5), [(0, 1), (1, 2), (2, 3), (3, 4)])  # one part: the larger
+    >>> kept_anchors(two, joined, np.arange(5)).tolist()
     [True, True, True, False, False]
     """
     forward = np.asarray(forward, dtype=np.int64)
@@ -174,13 +179,20 @@ def kept_anchors(g1: Graph, g2: Graph, forward: np.ndarray) -> np.ndarray:
             if forward[a] >= 0 and forward[b] >= 0 and adj2[forward[a], forward[b]] >= 0]
     if kept:
         label = components(g1.n, kept)
+        part = components(g2.n, g2.edges.tolist())  # (a piece's image lies in one part)
         sizes: dict[int, int] = {}
+        where: dict[int, int] = {}  # piece -> the part of g2 its image lies in
         for a, _ in kept:
             sizes[label[a]] = sizes.get(label[a], 0) + 1
-        # the piece with most kept edges; ties go to the one met first
-        best = max(sizes, key=lambda r: (sizes[r], -list(sizes).index(r)))
+            where.setdefault(label[a], part[forward[a]])
+        # in each part of g2 the piece with most kept edges; ties go to the one met first
+        best: dict[int, int] = {}
+        for r in sizes:
+            if where[r] not in best or sizes[r] > sizes[best[where[r]]]:
+                best[where[r]] = r
+        chosen = set(best.values())
         for a, b in kept:
-            if label[a] == best:
+            if label[a] in chosen:
                 anchored[a] = anchored[b] = True
     deg1, deg2 = g1.degrees(), g2.degrees()
     for i in np.flatnonzero((forward >= 0) & (deg1 == 0)).tolist():
