@@ -547,6 +547,12 @@ def test_smiles_file(tmp_path):
     assert skipped == [f"{latin}:2: not UTF-8 text"]
     with pytest.raises(FormatError, match=r"latin\.smi:2: not UTF-8 text"):
         gedkit.read_all(latin)
+    table = tmp_path / "latin.csv"
+    table.write_bytes(b"smiles,name\nCCO,ethanol\nCCN,caf\xe9\nCCC,propane\n")
+    skipped = []
+    graphs = list(gedkit.io.read_graphs(table, gedkit.io.Unlabelled(), skipped=skipped))
+    assert [g.name for g in graphs] == ["ethanol", "propane"]
+    assert skipped == [f"{table}:3: not UTF-8 text"]
 
 
 def test_docstring_examples_of_the_chem_module():

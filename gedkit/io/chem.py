@@ -280,10 +280,11 @@ _NAME_COLUMNS = ("id", "name", "title", "identifier")
 
 
 def _table_records(path: Path) -> Iterator[_Record]:
-    """The records of a CSV/TSV table (see :func:`read_smiles_table`)."""
+    """The records of a CSV/TSV table (see :func:`read_smiles_table`); a row that is not
+    UTF-8 is one that cannot be read, as in a SMILES file."""
     import csv
 
-    with open_text(path) as f:
+    with open_text(path, errors="surrogateescape") as f:
         # the header: the first line not blank (``above``: lines up to it)
         above, header_line = next(((k, line) for k, line in enumerate(f, start=1)
                                    if line.strip()), (0, None))
@@ -298,6 +299,9 @@ def _table_records(path: Path) -> Iterator[_Record]:
             for row in rows:
                 where = f"{path}:{above + rows.line_num}"
                 if not any(field.strip() for field in row):
+                    continue
+                if any(undecoded(field) for field in row):
+                    yield where, "", None, f"{where}: not UTF-8 text"
                     continue
                 title = (row[name_at].strip() if name_at is not None and name_at < len(row)
                          else "") or None
