@@ -1057,3 +1057,16 @@ def test_a_collection_files_graphs_read_unlabelled(tmp_path):
     assert gedkit.ged(f"{path}#a", f"{path}#b").distance == 1
     with pytest.raises(OptionError, match="cannot be read again with node_label='x'"):
         gedkit.read(f"{path}#a", node_label="x")
+
+
+def test_a_name_two_molecules_share_is_refused_by_file_hash_id(tmp_path):
+    """``FILE#ID`` of a SMILES file where two molecules are titled ID: an error saying so
+    and how to pick one (the first was picked silently)."""
+    chem()
+    path = tmp_path / "dup.smi"
+    path.write_text("CCO x\nCCN x\nCCC y\n")
+    with pytest.raises(FormatError, match=r"two graphs are named 'x' \(numbers 0 and 1\): "
+                                          r"pick one by its number, .*dup\.smi#0"):
+        gedkit.read(f"{path}#x")
+    assert gedkit.read(f"{path}#1").node_labels == ("C", "C", "N")
+    assert gedkit.read(f"{path}#y").name == "y"

@@ -344,7 +344,7 @@ def _molecules(records: Iterator[_Record], path: Path, node_label: Any, edge_lab
     named = ((where, smiles, name, problem)
              for (where, smiles, _, problem), name in _named(records, path))
     if select is not None:
-        named = iter([picked(named, lambda item: item[2], select, path)])
+        named = iter([picked(named, lambda item: item[2], select, path, unique=True)])
     args = (path, node_label, edge_label)
     if jobs > 1 and select is None:
         from gedkit.io.parse_pool import in_order

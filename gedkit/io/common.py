@@ -260,11 +260,12 @@ def gzip_errors() -> tuple[type[BaseException], ...]:
 
 
 def picked(items: Iterable[T], name_of: Callable[[T], str | None], selector: str,
-           path: Path) -> T:
+           path: Path, unique: bool = False) -> T:
     """The item of ``items`` (a file's graphs, or its records) whose name (``name_of``) is
     ``selector``, or else item number ``selector`` (from 0): ``FILE#ID``; an error naming
     neither when there is none (with the first names, so that a mistyped one can be told
-    from a wrong file)."""
+    from a wrong file). ``unique``: the items left are cheap to look through (records, not
+    graphs), and a second item of that name is an error (the first was picked silently)."""
     number = int(selector) if selector.isascii() and selector.isdigit() else None
     by_number: list[T] = []
     count, names = 0, []
@@ -272,11 +273,15 @@ def picked(items: Iterable[T], name_of: Callable[[T], str | None], selector: str
         for count, item in enumerate(items, start=1):
             name = name_of(item)
             if name == selector:
+                if unique:
+                    _only_one(items, name_of, selector, path, count - 1)
                 return item
             if count - 1 == number:
                 by_number.append(item)
             if name is not None and len(names) < 3:
                 names.append(name)
+    except _Ambiguous:
+        raise
     except GedkitError:
         # a record further on cannot be read: the graph of that number, read already, is
         # the one (SDF#0 failed for a bad third record)
@@ -288,6 +293,20 @@ def picked(items: Iterable[T], name_of: Callable[[T], str | None], selector: str
         raise FormatError(f"{path}: no graph named {selector!r}{numbers} (it holds "
                           f"{counted(count, 'graph')}{seen})")
     return by_number[0]
+
+
+def _only_one(rest: Iterable[T], name_of: Callable[[T], str | None], selector: str,
+              path: Path, first: int) -> None:
+    """Refuse a second item named ``selector`` among ``rest`` (items ``first + 1..``)."""
+    again = next((k for k, other in enumerate(rest, start=first + 1)
+                  if name_of(other) == selector), None)
+    if again is not None:
+        raise _Ambiguous(f"{path}: two graphs are named {selector!r} (numbers {first} and "
+                         f"{again}): pick one by its number, {path}#{first}")
+
+
+class _Ambiguous(FormatError):
+    """Two graphs of the name a ``FILE#ID`` gives (not a record that cannot be read)."""
 
 
 def graph_name(path: Path, index: int, several: bool) -> str:
