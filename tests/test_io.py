@@ -538,21 +538,19 @@ def test_smiles_file(tmp_path):
     graphs = list(gedkit.io.read_graphs(bad, gedkit.io.Unlabelled(), skipped=skipped))
     assert len(graphs) == 1 and "bad_valence.smi:2: RDKit cannot parse" in skipped[0]
     assert "Explicit valence for atom # 1 N, 5" in skipped[0]
-    # a line that is not UTF-8 is one record that cannot be read (it stopped the whole file)
-    latin = tmp_path / "latin.smi"
-    latin.write_bytes(b"CCO ethanol\nCCN caf\xe9\nCCC propane\n")
-    skipped = []
-    graphs = list(gedkit.io.read_graphs(latin, gedkit.io.Unlabelled(), skipped=skipped))
-    assert [g.name for g in graphs] == ["ethanol", "propane"]
-    assert skipped == [f"{latin}:2: not UTF-8 text"]
-    with pytest.raises(FormatError, match=r"latin\.smi:2: not UTF-8 text"):
-        gedkit.read_all(latin)
-    table = tmp_path / "latin.csv"
-    table.write_bytes(b"smiles,name\nCCO,ethanol\nCCN,caf\xe9\nCCC,propane\n")
-    skipped = []
-    graphs = list(gedkit.io.read_graphs(table, gedkit.io.Unlabelled(), skipped=skipped))
-    assert [g.name for g in graphs] == ["ethanol", "propane"]
-    assert skipped == [f"{table}:3: not UTF-8 text"]
+    # a line (a row) that is not UTF-8 is one record that cannot be read (it stopped the
+    # whole file)
+    for name, text, line in (("latin.smi", b"CCO ethanol\nCCN caf\xe9\nCCC propane\n", 2),
+                             ("latin.csv", b"smiles,name\nCCO,ethanol\nCCN,caf\xe9\n"
+                                           b"CCC,propane\n", 3)):
+        latin = tmp_path / name
+        latin.write_bytes(text)
+        skipped = []
+        graphs = list(gedkit.io.read_graphs(latin, gedkit.io.Unlabelled(), skipped=skipped))
+        assert [g.name for g in graphs] == ["ethanol", "propane"]
+        assert skipped == [f"{latin}:{line}: not UTF-8 text"]
+        with pytest.raises(FormatError, match=rf"{name}:{line}: not UTF-8 text"):
+            gedkit.read_all(latin)
 
 
 def test_docstring_examples_of_the_chem_module():

@@ -266,19 +266,24 @@ def test_many_queries_processes_and_shards_agree(tmp_path):
     assert parts.certified
 
 
-@pytest.mark.parametrize("kind", ["range", "knn"])
-def test_interrupted_search_says_so(monkeypatch, kind):
-    coll = _collection(MOLECULES)
+def _ctrl_c_at(monkeypatch, call: int) -> None:
+    """Ctrl-C in the ``call``-th verification of a search."""
     calls = {"n": 0}
     real = mces_search.Verifier.__call__
 
-    def stop_after_two(self, *a, **kw):
+    def stopping(self, *a, **kw):
         calls["n"] += 1
-        if calls["n"] == 2:
+        if calls["n"] == call:
             raise KeyboardInterrupt
         return real(self, *a, **kw)
 
-    monkeypatch.setattr(mces_search.Verifier, "__call__", stop_after_two)
+    monkeypatch.setattr(mces_search.Verifier, "__call__", stopping)
+
+
+@pytest.mark.parametrize("kind", ["range", "knn"])
+def test_interrupted_search_says_so(monkeypatch, kind):
+    coll = _collection(MOLECULES)
+    _ctrl_c_at(monkeypatch, 2)
     with pytest.warns(gedkit.InterruptedWarning, match="interrupted"):
         res = coll.mces_range("CCO", 0.3) if kind == "range" else coll.mces_knn("CCO", 3)
     assert res.interrupted and not res.certified
@@ -337,16 +342,7 @@ def test_rank_keeps_what_ctrl_c_left_ranked(monkeypatch):
     """Ctrl-C in the middle of mces.rank: the candidates ranked so far, counted as such (the
     ones it stopped, without a result, raised AttributeError)."""
     graphs = [gedkit.from_smiles(s) for s in MOLECULES]
-    calls = {"n": 0}
-    real = mces_search.Verifier.__call__
-
-    def stop_after_two(self, *a, **kw):
-        calls["n"] += 1
-        if calls["n"] == 3:
-            raise KeyboardInterrupt
-        return real(self, *a, **kw)
-
-    monkeypatch.setattr(mces_search.Verifier, "__call__", stop_after_two)
+    _ctrl_c_at(monkeypatch, 3)
     with pytest.warns(gedkit.InterruptedWarning) as record:
         hits = gedkit.mces.rank("CC(=O)O", graphs, method="exact")
     assert 0 < len(hits) < len(graphs) and all(h.result is not None for h in hits)
