@@ -2645,3 +2645,29 @@ def test_the_note_on_unseen_labels_calls_missing_labels_unlabelled():
         coll.range(gedkit.Graph([0, 1], [(0, 1)]), 1)
     with pytest.warns(UnseenLabelWarning, match=r"unlabelled nodes and node label 'Xx'"):
         coll.range(gedkit.Graph({0: None, 1: "Xx"}, [(0, 1, 1)]), 1)
+
+
+def test_two_processes_making_one_collection_leave_the_winners_file(tmp_path, monkeypatch):
+    """Another process makes the file between the check that it does not exist and its
+    making: this create says so and leaves that file alone (of two builds at once both
+    failed, and the file was gone)."""
+    import pathlib
+
+    path = tmp_path / "lib.gdb"
+    exists = pathlib.Path.exists
+
+    looks = []
+
+    def not_yet(self, *args, **kwargs):  # the checks see no file; then the other makes it
+        if self == path and not exists(self) and len(looks.append(self) or looks) == 2:
+            monkeypatch.setattr(pathlib.Path, "exists", exists)
+            with Collection.create(path) as other:  # the other process, faster
+                other.add(["CCO"], ids=["theirs"])
+            return False
+        return exists(self, *args, **kwargs)
+
+    monkeypatch.setattr(pathlib.Path, "exists", not_yet)
+    with pytest.raises(FileExistsError, match="made just now by another process"):
+        Collection.create(path)
+    monkeypatch.undo()
+    assert Collection.open(path).ids == ["theirs"]

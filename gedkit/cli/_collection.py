@@ -177,10 +177,16 @@ def run_build(args: argparse.Namespace) -> int:
     # midway leaves the old collection as it was
     target = _building(lib) if args.overwrite else lib
     _remove_abandoned(lib)
-    if existing is None and target.exists():
-        target.unlink()  # (a build of this process id that died midway)
-    coll = existing if existing is not None else Collection.create(
-        target, node_label=node_label, edge_label=edge_label)
+    if args.overwrite and target.exists():
+        # (a build of this process id that died midway; without --overwrite the target is
+        # LIB itself, which another build may have made since it was checked: never removed)
+        target.unlink()
+    try:
+        coll = existing if existing is not None else Collection.create(
+            target, node_label=node_label, edge_label=edge_label)
+    except FileExistsError:  # (another build made it since it was checked)
+        raise OptionError(f"{lib} exists already (made just now by another process); "
+                          "--append adds to it, --overwrite replaces it") from None
     if graphs is None:
         graphs = _stream(args.files, options, args)
     if there:  # the ids are the names of the graphs left

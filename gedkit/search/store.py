@@ -279,10 +279,21 @@ class Store:
                                           "Collection.open(path, mode='a') to add to it")
                 check_replaceable(path)
                 path.unlink()
-        made = path is not None and not path.exists()  # (what a failure may delete)
+            try:  # claimed at once: of two processes making it together one gets it, and
+                # neither removes the other's (both failed, and the file was gone)
+                os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+            except FileExistsError:
+                raise FileExistsError(f"{path} exists already (made just now by another "
+                                      "process); open it with Collection.open(path, mode='a') "
+                                      "to add to it") from None
+            except OSError as err:  # (a read-only mount, /sys: the folder's fault)
+                raise GedkitError(f"cannot create {where}: the folder {str(path.parent)!r} "
+                                  f"takes no new file ({err.strerror})") from None
+        made = path is not None  # (what a failure may delete: the file it claimed)
         conn = None
         try:
-            conn = _connect(":memory:" if path is None else str(path), where, readonly=False)
+            conn = _connect(":memory:" if path is None else str(path), where, readonly=False,
+                            new=True)
             with conn:
                 conn.executescript(_SCHEMA)
                 conn.executemany("INSERT INTO meta VALUES (?, ?)", [
@@ -756,7 +767,9 @@ def _roll_back(path: Path, journal: Path) -> None:
                           "open it once where it may be written") from None
 
 
-def _connect(target: str, where: str, readonly: bool) -> sqlite3.Connection:
+def _connect(target: str, where: str, readonly: bool, new: bool = False
+             ) -> sqlite3.Connection:
+    """A connection to the collection file ``target`` (``new``: one just claimed, empty)."""
     try:
         if readonly:
             uri = Path(target).resolve().as_uri() + "?mode=ro"
@@ -770,7 +783,7 @@ def _connect(target: str, where: str, readonly: bool) -> sqlite3.Connection:
         return conn
     except sqlite3.DatabaseError as err:
         folder = Path(target).parent
-        if not readonly and not Path(target).exists() and "unable to open" in str(err):
+        if not readonly and (new or not Path(target).exists()) and "unable to open" in str(err):
             # a new file SQLite could not make: the folder's fault, not a file's format
             raise GedkitError(f"cannot create {where}: the folder {str(folder)!r} takes no "
                               f"new file ({err})") from None
