@@ -381,3 +381,28 @@ def test_empty_graphs_and_collections():
     assert coll.mces_knn(Graph({}), 2).hits[0].distance == 0.0
     assert Collection().mces_range("CCO", 0.5).hits == []
     assert Collection().mces_knn("CCO", 3).hits == []
+
+
+def test_a_search_pays_the_start_ups_once_before_the_pairs_limits(monkeypatch):
+    """Where the kernels' start-up is not paid yet, the first pair solved pays it under a
+    limit of its own (the pair's plus the start-up), once a process: under a short per-pair
+    limit no pair could afford it, and every candidate of a query got the cheap bounds
+    ("the search's start-up does not fit")."""
+    import gedkit.pacing
+
+    monkeypatch.setattr(mces_search, "_PREPARED", set())
+    monkeypatch.setattr(gedkit.pacing, "start_up_seconds", lambda **kw: 1.0)
+    limits = []
+    real = mces_search.solve_within
+
+    def spy(solver, problem, budget):
+        limits.append(budget.timeout)
+        return real(solver, problem, budget)
+
+    monkeypatch.setattr(mces_search, "solve_within", spy)
+    coll = _collection(MOLECULES)
+    coll.mces_range("CC(=O)O", 0.2, method="exact", timeout=0.5)
+    assert limits[0] > 0.5 and all(limit == 0.5 for limit in limits[1:]) and len(limits) > 2
+    limits.clear()
+    coll.mces_range("CC(=O)O", 0.2, method="exact", timeout=0.5)  # paid: not again
+    assert limits and all(limit == 0.5 for limit in limits)

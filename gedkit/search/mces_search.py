@@ -30,6 +30,7 @@ be more similar.
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import itertools
 import math
@@ -230,6 +231,12 @@ def _fewest_nodes(edges: int, *degree_sums: np.ndarray) -> int:
     return v
 
 
+#: the methods whose start-ups this process paid (see :meth:`Verifier._prepare`), and the
+#: longest that takes
+_PREPARED: set[str] = set()
+_PREPARE_SECONDS = 5.0
+
+
 class Verifier:
     """Solves the query against candidate graphs, one pair at a time, with an MCES method
     and a per-pair :class:`~gedkit.budget.Budget`; ``keep`` keeps each pair's
@@ -322,6 +329,7 @@ class Verifier:
             high = min(bound, self.pair_bound(problem))
             if high < threshold - tolerance(threshold):
                 return MCESOutcome(0.0, high, None, False)
+        self._prepare(problem)
         result = solve_within(self.solver, problem, self._budget(problem))
         low, high = self.bounds(result)
         if not result.optimal:
@@ -329,6 +337,23 @@ class Verifier:
         return MCESOutcome(low, high, result.node_map if self.node_map else None, True,
                            result if self.keep else None,
                            stopped=None if result.optimal else result.stats.get("stopped"))
+
+    def _prepare(self, problem) -> None:
+        """Pay this process's start-ups (numba loading the method's kernels) once, on the
+        first pair solved, before the pairs' own limits: a short per-pair limit never
+        affords them, so no pair started them and every pair got the cheap bounds (a query's
+        199 candidates undecided, "the search's start-up does not fit", on a busy machine),
+        as gedkit.pairwise pays them before its pairs. Nothing to do without a limit, or once
+        they are paid; a solve that fails here fails again where it belongs."""
+        from gedkit.pacing import numba_start_seconds, start_up_seconds
+
+        if (self.timeout is None or self.solver.name in _PREPARED
+                or not start_up_seconds(kernels=True)):
+            return
+        _PREPARED.add(self.solver.name)
+        limit = min(_PREPARE_SECONDS, self.timeout + numba_start_seconds())
+        with contextlib.suppress(Exception):  # (said by the pair's own solve)
+            solve_within(self.solver, problem, Budget(timeout=limit, memory=self.memory))
 
     def _empty(self, problem):
         from gedkit.mces.result import MCESResult
