@@ -238,6 +238,13 @@ def test_cli_export(atoms, molecules, tmp_path, capsys):
     # keeping the atoms means naming their attribute (with --no-edge-label alone, a file's
     # inferred node labels went too, and LINUX was exported)
     assert "atom symbols only: --node-label ATTRIBUTE --no-edge-label" in err
+    # a test split that does not fit, and a folder that takes nothing: refused up front too
+    # (a job's every pair was solved first)
+    assert main(["pairwise", *bonded, "--node-label", "label", "--no-edge-label", "--export",
+                 "pyg", str(root), "--pyg-test", "100"]) == 2
+    out, err = capsys.readouterr()
+    assert err.startswith("gedkit: error: --pyg-test must leave at least one graph in each "
+                          "split of 5 graphs") and not out and not root.exists()
     # SMILES: labelled by element and bond order; --no-edge-label drops the bonds' labels
     smiles = tmp_path / "pw.smi"
     smiles.write_text("CCO a\nCCN b\nCC=O c\n")

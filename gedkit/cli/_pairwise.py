@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from gedkit.budget import PAIR_TIMEOUT as DEFAULT_TIMEOUT
 from gedkit.cli._args import add_solver_arguments, check_output, solve_options, written
-from gedkit.cli._inputs import add_input_arguments, check_graph_dir, read_file
+from gedkit.cli._inputs import _cli_words, add_input_arguments, check_graph_dir, read_file
 from gedkit.errors import ClusterError, GedkitError, OptionError, counted
 
 if TYPE_CHECKING:  # numpy and the solvers load when the command runs
@@ -109,10 +109,14 @@ def run(args: argparse.Namespace) -> int:
                           "too, or leave it out")
     rows, row_names = _load(args.files, args)
     cols, col_names = _load(args.against, args) if args.against else (None, row_names)
-    if args.export is not None:  # labels the dataset cannot hold: said before any solve
-        from gedkit.io.pyg import dataset_name
+    if args.export is not None:  # labels the dataset cannot hold, a test split that does
+        # not fit: said before any solve
+        from gedkit.io.pyg import dataset_name, held_out
 
         dataset_name([g for g in rows + (cols or []) if g is not None], args.pyg_name)
+        if cols is None:
+            with _cli_words():
+                held_out(0.2 if args.pyg_test is None else args.pyg_test, len(rows))
     from gedkit.cluster import on_scheduler
 
     lost: ClusterError | None = None  # the scheduler, lost mid-job: the pairs done are

@@ -32,6 +32,7 @@ import numbers
 import os
 import pickle
 import shutil
+import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -329,7 +330,29 @@ def check_dataset_root(directory: str | os.PathLike) -> Path:
     if not there.is_dir() or not os.access(there, os.W_OK | os.X_OK):
         raise OptionError(f"cannot make the folder {root}: "
                           f"{there} is {'not a folder' if not there.is_dir() else 'not writable'}")
+    try:  # (root passes os.access everywhere: /proc took a whole job's pairs, then refused)
+        os.rmdir(tempfile.mkdtemp(prefix=".gedkit-probe-", dir=there))
+    except OSError as err:
+        raise OptionError(f"cannot make the folder {root}: {there} takes no new folder "
+                          f"({err.strerror})") from None
     return root
+
+
+def held_out(test: Any, count: int) -> int:
+    """The graphs of the test split of ``count`` for ``test`` (a count, or a fraction below
+    1, at least one), or a one-line error naming it: callers check it before solving (a
+    job's every pair was solved, then refused for it).
+
+    >>> held_out(0.2, 60), held_out(3, 60)
+    (12, 3)
+    """
+    n_test = test if _is_int(test) else (
+        math.ceil(test * count) if isinstance(test, float) and 0 < test < 1 else None)
+    if n_test is None or not 1 <= n_test < count:
+        raise OptionError(Words("test", "--pyg-test"), f" must leave at least one graph in "
+                          f"each split of {count} graphs (a count, or a fraction below 1), "
+                          f"got {test!r}")
+    return n_test
 
 
 def write_geddataset(
@@ -388,14 +411,7 @@ def write_geddataset(
         raise OptionError(f"the result is {result.shape[0]}x{result.shape[1]}, the graphs "
                           f"{len(rows)}x{len(cols)}: give the graphs it was computed on")
     if square:
-        n_test = test if _is_int(test) else (
-            math.ceil(test * len(rows)) if isinstance(test, float) and 0 < test < 1 else None)
-        if n_test is None or not 1 <= n_test < len(rows):
-            raise OptionError(
-                f"test must leave at least one graph in each split of {len(rows)} graphs "
-                f"(a count, or a fraction below 1), got {test!r}"
-            )
-        graphs, n_train = rows, len(rows) - n_test
+        graphs, n_train = rows, len(rows) - held_out(test, len(rows))
     else:
         if not rows or not cols:
             raise OptionError("GEDDataset needs graphs in both splits (train: rows, test: "
