@@ -585,6 +585,12 @@ class _PairSolver:
         except Exception as exc:  # a user cost function, a label the model rejects, memory...
             return _Entry.failed(_reason(exc), budget.elapsed())
         stopped = result.stats.get("stopped")
+        cut = result.stats.get("cut")
+        if stopped is None and not result.optimal and cut and self.timeout is not None:
+            # a stage the limit left out (gelato's network, the torch import not paid): the
+            # time limit stopped it, and more time would help (it read "a gap more time does
+            # not close")
+            stopped = f"time limit: {cut[0]}"
         if (stopped is None and not result.optimal and not getattr(self.solver, "exact", True)
                 and (self.timeout is None or result.time < _HEURISTIC_ENDED * self.timeout)):
             # a heuristic that ended on its own: more time proves nothing (the note told
