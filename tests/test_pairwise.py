@@ -501,6 +501,21 @@ def test_one_process_pays_its_start_ups_before_the_pairs_limits():
                          timeout=300, check=True).stdout.split()
     assert out[1] == "True"  # the kernels ran in the caller's process
     assert int(out[0]) == 15  # every pair (diagonal too) of these small molecules proven
+    # a job of one pair pays them in its own limit, as gedkit.ged does: not twice (a prepared
+    # solve of that pair first took a 2,000-node pair at 5 s to 9.7 s)
+    import gedkit.pairwise as pairwise_module
+
+    solves = []
+    real = pairwise_module._PairSolver.prepare
+    one = [gedkit.from_smiles("CCO")], [gedkit.from_smiles("CCN")]
+    try:
+        pairwise_module._PairSolver.prepare = lambda self: solves.append(1) or real(self)
+        gedkit.pairwise(*one, timeout=1, progress=False)
+        gedkit.pairwise([gedkit.from_smiles(s) for s in ("CCO", "CCN", "CCC")], timeout=1,
+                        progress=False)
+    finally:
+        pairwise_module._PairSolver.prepare = real
+    assert solves == [1]  # the second job has two pairs to do
 
 
 @pytest.mark.parametrize("n_jobs", [1, 2])
