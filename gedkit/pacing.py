@@ -3,11 +3,15 @@ looks at the clock, and what the first call of a process pays on top (numba, Sci
 
 from __future__ import annotations
 
+import contextlib
 import math
+from collections.abc import Callable
+from typing import Any
 
 __all__ = [
-    "FIRST_CHUNK", "NEGLIGIBLE_SECONDS", "OPS_PER_SECOND", "affordable", "expansion_ops",
-    "first_chunk", "next_chunk", "set_up_ops", "start_up_seconds",
+    "FIRST_CHUNK", "NEGLIGIBLE_SECONDS", "OPS_PER_SECOND", "PREPARE_SECONDS", "affordable",
+    "expansion_ops", "first_chunk", "next_chunk", "pay_start_ups", "set_up_ops",
+    "start_up_seconds",
 ]
 
 FIRST_CHUNK = 512
@@ -145,3 +149,24 @@ def start_up_seconds(kernels: bool = False, scipy: bool = False,
     if sparse and "scipy.sparse" not in sys.modules:
         seconds += SPARSE_START_SECONDS
     return max(0.0, seconds - START_UP_TOLERANCE) if seconds else 0.0
+
+
+#: at most this long for a process's start-up solve (see :func:`pay_start_ups`)
+PREPARE_SECONDS = 5.0
+_PAID: set[tuple[str, str]] = set()  # the methods whose start-ups this process has paid
+
+
+def pay_start_ups(method: Any, timeout: float | None, solve: Callable[[float], Any]) -> None:
+    """Pay this process's start-ups for ``method`` (imports, numba loading its kernels) once,
+    by ``solve(limit)`` before the time limits of the pairs that follow: a short limit per
+    pair never affords them, so every pair of a batch (a pairwise job's, a search's) got the
+    cheap bounds. ``limit`` is the start-up and one pair's ``timeout``, at most
+    :data:`PREPARE_SECONDS` (large graphs' solve took the whole 5 s before the first pair of
+    a job with 0.5 s a pair). Nothing without a time limit; a solve that fails here fails
+    again, and is reported, where it belongs."""
+    key = (type(method).__module__, method.name)  # (GED's and MCES's methods share names)
+    if timeout is None or key in _PAID:
+        return
+    _PAID.add(key)
+    with contextlib.suppress(Exception):
+        solve(min(PREPARE_SECONDS, timeout + numba_start_seconds()))

@@ -81,8 +81,6 @@ STATUSES = ("optimal", "bounded", "failed", "pending")
 _MAX_CHUNK = 32  # pairs per task: small enough to balance load
 _MAX_DASK_CHUNK = 256  # pairs per Dask task: the scheduler pays about a millisecond a task
 _DASK_WINDOW = 4  # Dask tasks in flight per worker thread
-_PREPARE_SECONDS = 5.0  # at most this long for a worker's start-up solve (see _PairSolver)
-_PREPARED: set[str] = set()  # solvers whose start-up this process has paid
 _BAR_DELAY = 2.0  # seconds of work before the automatic progress bar appears
 _LINE_EVERY = 10.0  # seconds between plain progress lines when stderr is not a terminal
 _LONG_PAIR = 10.0  # a pair running this long (or twice its time limit) gets a notice
@@ -533,27 +531,19 @@ class _PairSolver:
         self.diagonal = diagonal
 
     def prepare(self) -> None:
-        """Pay this process's start-ups (imports, numba loading the solver's kernels) once,
-        on the two smallest graphs, before any pair's time limit runs: a fresh process (a
-        Dask worker, a pool's, or the caller's own) would otherwise answer its pairs with the
-        cheap bounds a short limit affords. Nothing to do without a time limit; a solve that
-        fails here fails again, and is reported, where it belongs."""
-        if self.timeout is None or self.solver.name in _PREPARED:
-            return
-        _PREPARED.add(self.solver.name)
-        small = sorted((g for g in self.rows if g is not None), key=lambda g: g.n + g.m)[:2]
-        if not small:
-            return
-        from gedkit.pacing import numba_start_seconds
+        """Pay this process's start-ups once (:func:`gedkit.pacing.pay_start_ups`), on the
+        two smallest graphs: a fresh process (a Dask worker, a pool's, or the caller's own)
+        would otherwise answer its pairs with the cheap bounds a short limit affords."""
+        from gedkit.pacing import pay_start_ups
 
-        # the start-ups and one pair's limit at most (large graphs' solve took the whole 5 s
-        # before the first pair of a job with 0.5 s a pair)
-        limit = min(_PREPARE_SECONDS, self.timeout + numba_start_seconds())
-        try:
-            problem = self.model.compile(small[0], small[-1])
-            _solve(self.solver, problem, Budget(timeout=limit, memory=self.memory))
-        except Exception:  # the pairs themselves will say what is wrong
-            pass
+        small = sorted((g for g in self.rows if g is not None), key=lambda g: g.n + g.m)[:2]
+
+        def solve(limit: float) -> None:
+            if small:
+                _solve(self.solver, self.model.compile(small[0], small[-1]),
+                       Budget(timeout=limit, memory=self.memory))
+
+        pay_start_ups(self.solver, self.timeout, solve)
 
     def free(self, i: int) -> _Entry | None:
         """Entry ``(i, i)`` of a square matrix where matching the graph to itself is free

@@ -191,9 +191,9 @@ def test_a_time_limit_per_pair_by_default(graphs, recording):
     assert m.timeout == DEFAULT_TIMEOUT
     # (the process's start-ups may be paid first, by one solve of their own: numba's start
     # and one pair's limit at most, not 5 s before a job of 0.5 s pairs began)
-    from gedkit.pacing import numba_start_seconds
+    from gedkit.pacing import PREPARE_SECONDS, numba_start_seconds
 
-    paid = min(pairwise_module._PREPARE_SECONDS, DEFAULT_TIMEOUT + numba_start_seconds())
+    paid = min(PREPARE_SECONDS, DEFAULT_TIMEOUT + numba_start_seconds())
     assert {b.timeout for b in made[0].budgets} - {paid} == {DEFAULT_TIMEOUT}
     assert f"time limit {DEFAULT_TIMEOUT:g} s per pair" in m.summary()
     m = gedkit.pairwise(graphs[:3], timeout=None, memory=10**8, progress=False)

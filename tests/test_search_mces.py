@@ -390,7 +390,7 @@ def test_a_search_pays_the_start_ups_once_before_the_pairs_limits(monkeypatch):
     ("the search's start-up does not fit")."""
     import gedkit.pacing
 
-    monkeypatch.setattr(mces_search, "_PREPARED", set())
+    monkeypatch.setattr(gedkit.pacing, "_PAID", set())
     monkeypatch.setattr(gedkit.pacing, "start_up_seconds", lambda **kw: 1.0)
     limits = []
     real = mces_search.solve_within

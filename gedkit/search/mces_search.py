@@ -30,7 +30,6 @@ be more similar.
 
 from __future__ import annotations
 
-import contextlib
 import heapq
 import itertools
 import math
@@ -231,12 +230,6 @@ def _fewest_nodes(edges: int, *degree_sums: np.ndarray) -> int:
     return v
 
 
-#: the methods whose start-ups this process paid (see :meth:`Verifier._prepare`), and the
-#: longest that takes
-_PREPARED: set[str] = set()
-_PREPARE_SECONDS = 5.0
-
-
 class Verifier:
     """Solves the query against candidate graphs, one pair at a time, with an MCES method
     and a per-pair :class:`~gedkit.budget.Budget`; ``keep`` keeps each pair's
@@ -339,21 +332,15 @@ class Verifier:
                            stopped=None if result.optimal else result.stats.get("stopped"))
 
     def _prepare(self, problem) -> None:
-        """Pay this process's start-ups (numba loading the method's kernels) once, on the
-        first pair solved, before the pairs' own limits: a short per-pair limit never
-        affords them, so no pair started them and every pair got the cheap bounds (a query's
-        199 candidates undecided, "the search's start-up does not fit", on a busy machine),
-        as gedkit.pairwise pays them before its pairs. Nothing to do without a limit, or once
-        they are paid; a solve that fails here fails again where it belongs."""
-        from gedkit.pacing import numba_start_seconds, start_up_seconds
+        """Pay this process's start-ups once (:func:`gedkit.pacing.pay_start_ups`), on the
+        first pair solved where the kernels' are not paid yet: no pair's limit afforded them,
+        so none started them and every pair got the cheap bounds (a query's 199 candidates
+        undecided, "the search's start-up does not fit", on a busy machine)."""
+        from gedkit.pacing import pay_start_ups, start_up_seconds
 
-        if (self.timeout is None or self.solver.name in _PREPARED
-                or not start_up_seconds(kernels=True)):
-            return
-        _PREPARED.add(self.solver.name)
-        limit = min(_PREPARE_SECONDS, self.timeout + numba_start_seconds())
-        with contextlib.suppress(Exception):  # (said by the pair's own solve)
-            solve_within(self.solver, problem, Budget(timeout=limit, memory=self.memory))
+        if start_up_seconds(kernels=True):
+            pay_start_ups(self.solver, self.timeout, lambda limit: solve_within(
+                self.solver, problem, Budget(timeout=limit, memory=self.memory)))
 
     def _empty(self, problem):
         from gedkit.mces.result import MCESResult
