@@ -469,8 +469,7 @@ def pairwise(
         counts = result.counts()
         kept = f" (and in {result.out})" if result.out else ""
         workers = _no_workers(lost)
-        what = (lost_workers() if workers else
-                f"lost the Dask scheduler during the job ({said(lost)})")
+        what = lost_cluster(workers, why=said(lost))
         error = ClusterError(
             f"{what}: {len(pairs) - counts['pending']} of {len(pairs)} pairs done, in the "
             f"error's result{kept}; the others have status 'pending'")
@@ -1129,11 +1128,14 @@ def _run_dask(worker: _PairSolver, chunks: deque, client: Any, parallel: int,
         gather.chunk_done()
 
 
-def lost_workers(where: str = "") -> str:
-    """What a job says when its Dask scheduler (``where``: `` at ADDRESS``) is left without a
-    worker, every one killed or none from the start: not the scheduler lost, as it said."""
-    return (f"no Dask worker left on the scheduler{where} for 30 s (every one stopped, or "
-            "none started)")
+def lost_cluster(workers: bool, where: str = "", during: str = "the job", why: str = "") -> str:
+    """What a job says when its Dask cluster (``where``: `` at ADDRESS``) is lost: left
+    without a worker (``workers``: every one killed or none from the start, not the scheduler
+    lost, as it said), or the scheduler itself, during ``during`` (``why``: Dask's words)."""
+    if workers:
+        return (f"no Dask worker left on the scheduler{where} for 30 s (every one stopped, or "
+                "none started)")
+    return f"lost the Dask scheduler{where} during {during}" + (f" ({why})" if why else "")
 
 
 def _no_workers(exc: BaseException) -> bool:

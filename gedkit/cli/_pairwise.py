@@ -92,7 +92,7 @@ def _count_or_fraction(text: str) -> int | float:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gedkit.pairwise import lost_workers, pairwise
+    from gedkit.pairwise import lost_cluster, pairwise
 
     options = {
         **solve_options(args, "memory"), "costs": args.costs, "method": args.method,
@@ -184,8 +184,7 @@ def run(args: argparse.Namespace) -> int:
                  "printed above")
         kept = (f"; the same command again continues from {args.out}" if args.out else
                 "; --out FILE keeps the pairs done for the same command to continue")
-        what = (lost_workers(f" at {args.scheduler}") if lost.workers else
-                f"lost the Dask scheduler at {args.scheduler} during the job")
+        what = lost_cluster(lost.workers, f" at {args.scheduler}")
         raise ClusterError(f"{what}: "
                            f"{len(result.pairs) - result.counts()['pending']:,} of "
                            f"{counted(len(result.pairs), 'pair')} done, "

@@ -275,10 +275,10 @@ def _lost(exc: BaseException, results: list[SearchResult], queries: int) -> Clus
     """The error when the scheduler, or every worker, was lost during a search, with the
     answers of the queries before it in its ``result`` (as after Ctrl-C)."""
     from gedkit.cluster import said
-    from gedkit.pairwise import _no_workers, lost_workers
+    from gedkit.pairwise import _no_workers, lost_cluster
 
     workers = _no_workers(exc)
-    what = lost_workers() if workers else f"lost the Dask scheduler during the search ({said(exc)})"
+    what = lost_cluster(workers, during="the search", why=said(exc))
     answered = sum(not r.interrupted for r in results)
     error = ClusterError(f"{what}: {answered} of {queries} queries answered in full",
                          Words(", in the error's result", ""))
