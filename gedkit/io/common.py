@@ -144,9 +144,8 @@ class Unlabelled:
         nodes = [name for pair in self._specs.values() for name in pair[0].attributes]
         edges = [name for pair in self._specs.values() for name in pair[1].attributes]
         # a side whose lone attribute was taken as its label, others left out beside it
-        taken = [next((pair[k].label for pair in self._specs.values()
-                       if pair[k].label is not None and pair[k].attributes), None)
-                 for k in (0, 1)]
+        taken = [label if left else None
+                 for label, left in zip(self.taken(), (nodes, edges), strict=True)]
         return UnlabelledWarning(where, list(dict.fromkeys(nodes)), list(dict.fromkeys(edges)),
                                  *taken)
 

@@ -107,6 +107,7 @@ def _check_ids(root, kind: str, path: Path) -> list[dict[tuple[str, str], int]]:
         if direction is not None and direction not in known:
             raise FormatError(f"{path}: {option}={shorten(direction)!r} is none of "
                               f"{', '.join(known)}")
+        edges_are = _graph_direction(graph, kind)
         for tag, what in (("hyperedge", "hyperedges"), ("port", "ports")):
             if graph.find(f".//{tag}") is not None:
                 raise FormatError(f"{path}: {kind} {what} (<{tag}>) are not supported")
@@ -131,10 +132,10 @@ def _check_ids(root, kind: str, path: Path) -> list[dict[tuple[str, str], int]]:
             _check_values(edge, "edge", f"edge number {k}", types, kind, path)
             order.setdefault((edge.get("source"), edge.get("target")), k)
             own = _edge_direction(edge, kind)
-            if own is not None and own != _graph_direction(graph, kind):
+            if own is not None and own != edges_are:
                 raise FormatError(f"{path}: edge number {k} is {own}, the graph's edges "
-                                  f"{_graph_direction(graph, kind)}: gedkit reads a graph's "
-                                  "edges all directed or all undirected")
+                                  f"{edges_are}: gedkit reads a graph's edges all directed "
+                                  "or all undirected")
     return orders
 
 
