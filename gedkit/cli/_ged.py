@@ -252,8 +252,9 @@ def report(result: Result, threshold: float | None, *, path: bool = True) -> str
             [(_OPERATIONS[op.kind], _show(op.source), "->", _show(op.target), _labels(op),
               f"{op.cost:g}") for op in ops]
         )
-        if total is None:
-            lines.append("  ... (--json lists them all)")
+        # (a path made already, whole, is counted: its rows past LISTED said so too)
+        lines += ["  ... (--json lists them all)"] if total is None else _more(total,
+                                                                              "operation")
     return "\n".join(lines)
 
 
