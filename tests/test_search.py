@@ -207,6 +207,43 @@ def test_many_range_queries_verified_together_equal_brute_force(kind, monkeypatc
     assert max(len(found) for found in together) >= 2  # queries did go together
 
 
+def test_a_range_search_leaves_no_reference_cycle_and_the_collector_as_it_was():
+    """A search's filters, answers and queries are freed by reference counting (a filter
+    holding its bound methods was a cycle, which kept every query of a batch alive until the
+    collector's next run); the collector, paused while answers are made, is on again after
+    the search and inside the caller's ``each``; off where the caller turned it off."""
+    import gc
+
+    graphs = _random_set(3, count=30)
+    coll = _collection(graphs)
+    queries = _random_set(40, count=20)
+    on_inside = []
+    for tau in (1, 3):  # (first calls fill caches, some with cycles of their own)
+        coll.range(queries=queries, tau=tau)
+    coll.knn(queries=queries[:3], k=2)
+    gc.collect()
+    flags = gc.get_debug()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        for tau in (1, 3):
+            coll.range(queries=queries, tau=tau, each=lambda *_: on_inside.append(
+                gc.isenabled()))
+            coll.knn(queries=queries[:3], k=2)
+        gc.collect()
+        left = [type(o).__name__ for o in gc.garbage]
+    finally:
+        gc.set_debug(flags)
+        gc.garbage.clear()
+    assert left == []
+    assert gc.isenabled() and on_inside == [True] * 40
+    gc.disable()
+    try:
+        coll.range(queries=queries, tau=1, each=lambda *_: on_inside.append(gc.isenabled()))
+        assert not gc.isenabled() and on_inside[40:] == [False] * 20
+    finally:
+        gc.enable()
+
+
 def test_candidates_past_their_share_are_tried_again_in_the_kernel(monkeypatch):
     """A candidate the batch kernel gives up on within its first share is searched again,
     alone, with a larger share (from scratch): the answers stay exact and no pair reaches the

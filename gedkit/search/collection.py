@@ -27,6 +27,7 @@ from gedkit.errors import (
     warn,
 )
 from gedkit.graph import Graph, refuse_directed
+from gedkit.search.collector import gc_paused, gc_resumed
 from gedkit.search.progress import GraphCounter
 from gedkit.search.query_labels import QueryBatch
 from gedkit.search.result import SearchResult
@@ -729,7 +730,8 @@ class Collection:
             # (the labels some graph has: a vocabulary keeps those of graphs removed since)
             present = None if client is not None else self._signatures.present(
                 {kind: len(vocab[kind]) for kind in ("node", "edge")})
-            note = unseen_note(graphs, vocab, many, free, present)
+            with gc_paused():  # (it codes every label of every query: see collector)
+                note = unseen_note(graphs, vocab, many, free, present)
             if note is not None:
                 warn(note)
         try:
@@ -977,14 +979,16 @@ def _run_queries(coll: Collection, run, graphs: list[Graph], parameter, model, v
                                        shown)
                 _hand_on(results, each)
             else:
-                for result in parallel.answers(coll, run, graphs, parameter, model, verify,
-                                               shown):
-                    results.append(result)
-                    shown.query_done()
-                    if each is not None:
-                        each(len(results) - 1, result)
-                    if result.interrupted:
-                        break
+                with gc_paused():  # (see gedkit.search.collector)
+                    for result in parallel.answers(coll, run, graphs, parameter, model,
+                                                   verify, shown):
+                        results.append(result)
+                        shown.query_done()
+                        if each is not None:
+                            with gc_resumed():  # (the caller's code)
+                                each(len(results) - 1, result)
+                        if result.interrupted:
+                            break
     except KeyboardInterrupt:
         pass
     finally:

@@ -95,16 +95,23 @@ class GedFilter:
         const = model.equality_costs
         if const is None and self.matrices() is not None:
             const = self.matrices()[2]  # a model whose costs happen to depend on equality only
-        self.stages: list[tuple[str, Callable[..., np.ndarray]]]
+        self._by_equality = const is not None
         if const is not None:
             self.node_costs, self.edge_costs, self.integral = equality_terms(const)
-            self.stages = [("labels", self._labels), ("branches", self._branches)]
         else:
             self._general_tables(query, self.signature[0][2], self.views)
-            self.stages = [("labels", self._half_sum), ("labelsets", self._labelsets)]
         # stages too costly for every graph of a large collection: kNN applies them only to
         # the graphs its scan reaches
         self.lazy = {"labelsets"}
+
+    @property
+    def stages(self) -> list[tuple[str, Callable[..., np.ndarray]]]:
+        """``(name, bound)`` of each stage, weakest first (made on each read: kept on the
+        filter, its bound methods would make it a reference cycle, which holds a search's
+        queries until the garbage collector runs)."""
+        if self._by_equality:
+            return [("labels", self._labels), ("branches", self._branches)]
+        return [("labels", self._half_sum), ("labelsets", self._labelsets)]
 
     @cached_property
     def signature(self) -> tuple:

@@ -29,8 +29,9 @@ from gedkit.budget import interrupted as interrupted_now
 from gedkit.costs.base import CostModel
 from gedkit.graph import Graph
 from gedkit.numeric import order_up_to_rounding, tolerance
+from gedkit.search.collector import gc_paused, gc_resumed
 from gedkit.search.filters import GedFilter, equality_terms, query_signatures, window_passes
-from gedkit.search.result import Hit, SearchResult, gc_paused
+from gedkit.search.result import Hit, SearchResult
 from gedkit.solvers.base import Solver
 
 __all__ = ["KnnScan", "Verifier", "combine_scans", "knn_answer", "knn_query", "knn_scan",
@@ -99,12 +100,13 @@ class Verifier:
         kept = None if timeout is None or not polish else POLISH_SHARE * timeout
         budget = Budget(timeout=timeout if kept is None else timeout - kept,
                         memory=self.memory, threshold=threshold, decide=False)
-        problem = self.model.compile(query, graph)
-        result = solve_within(solver, problem, budget)
-        if (polish and not result.optimal and not interrupted_now()
-                and (threshold is None or result.lower_bound <= threshold)):
-            left = max(kept, timeout - budget.elapsed()) if solver.exact else kept
-            result = _polished(result, Budget(timeout=left, memory=self.memory))
+        with gc_resumed():  # (a solve may leave reference cycles)
+            problem = self.model.compile(query, graph)
+            result = solve_within(solver, problem, budget)
+            if (polish and not result.optimal and not interrupted_now()
+                    and (threshold is None or result.lower_bound <= threshold)):
+                left = max(kept, timeout - budget.elapsed()) if solver.exact else kept
+                result = _polished(result, Budget(timeout=left, memory=self.memory))
         stopped = None
         if not result.optimal:
             # a heuristic asked for stops with its bounds, not for the time limit: a note

@@ -45,8 +45,9 @@ from gedkit.budget import Budget, solve_within, within
 from gedkit.budget import interrupted as interrupted_now
 from gedkit.graph import Graph
 from gedkit.numeric import tolerance
+from gedkit.search.collector import gc_paused, gc_resumed
 from gedkit.search.ged_search import Outcome, _Stages, stopped_counts
-from gedkit.search.result import Hit, SearchResult, gc_paused
+from gedkit.search.result import Hit, SearchResult
 from gedkit.search.signatures import Signatures, Vocabulary, branch_keys, signature_of
 
 __all__ = ["MCESFilter", "Verifier", "knn_query", "range_query"]
@@ -127,8 +128,12 @@ class MCESFilter:
                 for t in range(1, sum(1 for _ in group) + 1):
                     degree_keys[label, b, t] += 1
         self._columns(vocab["branch"], degree_keys, touched)
-        self.stages: list[tuple[str, Callable[[Signatures], np.ndarray]]] = [
-            ("labels", self._labels), ("branches", self._branches)]
+
+    @property
+    def stages(self) -> list[tuple[str, Callable[[Signatures], np.ndarray]]]:
+        """``(name, bound)`` of each stage, weakest first (made on each read: kept, its
+        bound methods would make the filter a reference cycle)."""
+        return [("labels", self._labels), ("branches", self._branches)]
 
     def _columns(self, branches: Vocabulary, degree_keys: Counter, touched: Counter) -> None:
         """The query's counts per column (its degree keys, then its touched labels) and, for
@@ -322,8 +327,9 @@ class Verifier:
             high = min(bound, self.pair_bound(problem))
             if high < threshold - tolerance(threshold):
                 return MCESOutcome(0.0, high, None, False)
-        self._prepare(problem)
-        result = solve_within(self.solver, problem, self._budget(problem))
+        with gc_resumed():  # (a solve may leave reference cycles)
+            self._prepare(problem)
+            result = solve_within(self.solver, problem, self._budget(problem))
         low, high = self.bounds(result)
         if not result.optimal:
             high = min(high, bound)
@@ -445,7 +451,7 @@ def _undecided(verified: list[tuple[Hit, int]], rowids: list[int], upper: np.nda
     """A range answer's undecided graphs in :func:`undecided_key` order: those ``verified``
     in part (``(hit, rowid)``), and the candidates ``rowids`` not reached, each with its
     filters' bound ``upper`` (ordered by numpy and built with the collector paused: tens of
-    thousands may be unreached, see :func:`~gedkit.search.result.gc_paused`)."""
+    thousands may be unreached, see :mod:`~gedkit.search.collector`)."""
     if not len(rowids):
         return [h for h, _ in sorted(verified, key=lambda e: undecided_key(*e))]
     order = np.lexsort((

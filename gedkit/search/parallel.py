@@ -37,6 +37,7 @@ import numpy as np
 
 from gedkit.budget import forget_interrupt, interrupted, worker_interrupts
 from gedkit.errors import warn
+from gedkit.search.collector import gc_paused
 
 __all__ = ["answers", "can_fork", "query_batches", "range_batches", "release", "run"]
 
@@ -220,7 +221,9 @@ def _answer(item: tuple[bytes | None, list, tuple[int, int] | None]) -> list:
     tally = _WORKER["tally"]
     try:
         if shard is None:
-            return list(answers(_WORKER["coll"], run, batch, parameter, model, verify, tally))
+            with gc_paused():  # (see gedkit.search.collector)
+                return list(answers(_WORKER["coll"], run, batch, parameter, model, verify,
+                                    tally))
         from gedkit.search.shards import kind_of, range_answers, shard_of
 
         views = _WORKER.setdefault("shards", {})

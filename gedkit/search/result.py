@@ -2,31 +2,12 @@
 
 from __future__ import annotations
 
-import gc
 import json
 import math
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Hit", "SearchResult", "gc_paused"]
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector held off while a search builds many result
-    objects (hundreds of thousands of undecided hits under a time limit), none of which
-    form cycles: each collection it would run scans every object the process holds, which
-    made building them several times slower in a process holding many (the collector runs
-    again on leaving if it was on)."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
+__all__ = ["Hit", "SearchResult"]
 
 
 @dataclass

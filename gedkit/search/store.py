@@ -35,7 +35,7 @@ import numpy as np
 from gedkit.errors import FormatError, GedkitError, OptionError
 from gedkit.graph import Graph, label_key
 from gedkit.search.codec import decode_graph, decode_value, encode_graph, encode_value
-from gedkit.search.result import gc_paused
+from gedkit.search.collector import gc_paused
 from gedkit.search.signatures import KINDS, SETS, Signatures, Vocabulary, signature_of
 
 __all__ = ["FORMAT", "IN_MEMORY", "Records", "Store"]
