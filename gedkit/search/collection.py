@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import os
@@ -712,6 +713,17 @@ class Collection:
         if client is None:  # read before the note on the queries' labels, which trusts them:
             # a damaged file says so first (a cluster's workers read their own)
             self._signatures  # noqa: B018
+        # in this process, the collector paused (see gedkit.search.collector)
+        with gc_paused() if client is None else contextlib.nullcontext():
+            return self._answered(run, query, queries, parameter, model, verify, client,
+                                  (n_jobs, shards), progress, node_label, edge_label, each)
+
+    def _answered(self, run, query, queries, parameter, model, verify, client, where,
+                  progress, node_label, edge_label, each):
+        """:meth:`_search`'s answers, its arguments checked; ``where`` = ``(n_jobs,
+        shards)``."""
+        many = queries is not None
+        n_jobs, shards = where
         # (the queries' label ordinals, coded for the note below, kept for the filters)
         graphs = QueryBatch(self._queries(queries if many else [query], node_label,
                                           edge_label))
@@ -730,8 +742,7 @@ class Collection:
             # (the labels some graph has: a vocabulary keeps those of graphs removed since)
             present = None if client is not None else self._signatures.present(
                 {kind: len(vocab[kind]) for kind in ("node", "edge")})
-            with gc_paused():  # (it codes every label of every query: see collector)
-                note = unseen_note(graphs, vocab, many, free, present)
+            note = unseen_note(graphs, vocab, many, free, present)
             if note is not None:
                 warn(note)
         try:
@@ -947,7 +958,8 @@ def _hand_on(results: list[SearchResult], each) -> None:
     """``each(position, result)`` for ``results`` that came back together (from worker
     processes or a cluster: the answers a search here hands on one by one as it goes)."""
     for position, result in enumerate(results) if each is not None else ():
-        each(position, result)
+        with gc_resumed():  # (the caller's code)
+            each(position, result)
 
 
 def _one_each(results: list[SearchResult], graphs: list[Graph], kind: str, parameter
@@ -979,16 +991,15 @@ def _run_queries(coll: Collection, run, graphs: list[Graph], parameter, model, v
                                        shown)
                 _hand_on(results, each)
             else:
-                with gc_paused():  # (see gedkit.search.collector)
-                    for result in parallel.answers(coll, run, graphs, parameter, model,
-                                                   verify, shown):
-                        results.append(result)
-                        shown.query_done()
-                        if each is not None:
-                            with gc_resumed():  # (the caller's code)
-                                each(len(results) - 1, result)
-                        if result.interrupted:
-                            break
+                for result in parallel.answers(coll, run, graphs, parameter, model, verify,
+                                               shown):
+                    results.append(result)
+                    shown.query_done()
+                    if each is not None:
+                        with gc_resumed():  # (the caller's code)
+                            each(len(results) - 1, result)
+                    if result.interrupted:
+                        break
     except KeyboardInterrupt:
         pass
     finally:
