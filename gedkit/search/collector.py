@@ -17,30 +17,43 @@ from contextlib import contextmanager
 
 __all__ = ["gc_paused", "gc_resumed"]
 
-_held = 0  # gc_paused blocks now open that turned the collector off
+class _Paused:
+    """The context of :func:`gc_paused` (a class: a generator's context manager allocates
+    on leaving, which set off the collector's deferred pass inside the search)."""
+
+    held = 0  # blocks now open that turned the collector off
+
+    __slots__ = ("turned",)
+
+    def __enter__(self) -> None:
+        self.turned = gc.isenabled()
+        if self.turned:
+            gc.disable()
+            _Paused.held += 1
+
+    def __exit__(self, *exc) -> None:
+        if self.turned:
+            _Paused.held -= 1
+            gc.enable()
 
 
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """The collector off inside the block, if it was on (as it was on leaving it)."""
-    global _held
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    _held += 1
-    try:
-        yield
-    finally:
-        _held -= 1
-        gc.enable()
+def gc_paused() -> _Paused:
+    """The collector off inside the block, if it was on (as it was on leaving it).
+
+    >>> with gc_paused():
+    ...     gc.isenabled()
+    False
+    >>> gc.isenabled()
+    True
+    """
+    return _Paused()
 
 
 @contextmanager
 def gc_resumed() -> Iterator[None]:
     """The collector on inside the block where a :func:`gc_paused` block turned it off (a
     pair's solve inside a search); left off where the caller turned it off itself."""
-    if gc.isenabled() or not _held:
+    if gc.isenabled() or not _Paused.held:
         yield
         return
     gc.enable()
@@ -48,4 +61,3 @@ def gc_resumed() -> Iterator[None]:
         yield
     finally:
         gc.disable()
-
