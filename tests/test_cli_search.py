@@ -13,6 +13,7 @@ import re
 import sqlite3
 import subprocess
 import sys
+import textwrap
 import warnings
 from pathlib import Path
 
@@ -394,6 +395,62 @@ def test_append_continues_an_interrupted_build(capsys, tmp_path, monkeypatch):
     code, _, err = run(capsys, "collection", "build", tmp_path / "y.gdb", table,
                        "--ids", "numbers")
     assert code == 130 and "would add them all again" in err
+
+
+def _killed_build(lib: Path, table: Path, *options: str, after: int = 7) -> None:
+    """``gedkit collection build lib table`` (batches of 5) in a process killed outright
+    (SIGKILL: no clean-up runs) as it reads graph ``after``."""
+    script = textwrap.dedent(f"""
+        import os, signal, sys
+        from gedkit.cli import _collection, main
+        from gedkit.search import collection
+        collection.BATCH = 5
+        read = _collection._stream
+        def killed(files, options, args):
+            for k, g in enumerate(read(files, options, args)):
+                if k == {after}:
+                    os.kill(os.getpid(), signal.SIGKILL)
+                yield g
+        _collection._stream = killed
+        sys.exit(main(["collection", "build", {str(lib)!r}, {str(table)!r}, *{options!r}]))
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=300, check=False)
+    assert done.returncode == -9, done.stderr
+
+
+def test_a_build_killed_midway_is_not_added_again_numbered(capsys, tmp_path):
+    """A build killed outright (kill -9) after some batches leaves a record of what it was
+    building: ``collection info`` says so, and appending the same file where either build
+    numbers the graphs is refused (they would all be added again, silently: every graph
+    twice); named both times, the append continues it and the record goes."""
+    table = tmp_path / "mols.csv"  # no id column: the ids are 'mols[0]', 'mols[1]'...
+    table.write_text("SMILES\n" + "".join(f"{s}\n" for s, _ in LIBRARY))
+    numbered = tmp_path / "n.gdb"
+    _killed_build(numbered, table, "--ids", "numbers")
+    assert len(Collection.open(numbered)) == 5
+    code, out, _ = run(capsys, "collection", "info", numbered)
+    assert code == 0 and "a build of mols.csv did not finish (killed or interrupted" in out
+    for options in (("--ids", "numbers"), ()):
+        one_line_error(*run(capsys, "collection", "build", numbered, table, "--append",
+                            *options),
+                       "holds graphs of an unfinished build of mols.csv", "--overwrite")
+    assert len(Collection.open(numbered)) == 5
+    other = smi(tmp_path / "other.smi", [("CCCCCO", "pentanol")])
+    code, out, _ = run(capsys, "collection", "build", numbered, other, "--append", "--ids",
+                       "numbers")  # another file: added, the record of the first kept
+    assert code == 0 and "1 graph added (6 in all" in out
+    assert "did not finish" in run(capsys, "collection", "info", numbered)[1]
+    code, out, _ = run(capsys, "collection", "build", numbered, table, "--overwrite")
+    assert code == 0 and "did not finish" not in run(capsys, "collection", "info", numbered)[1]
+    named = tmp_path / "m.gdb"
+    _killed_build(named, table)
+    code, out, _ = run(capsys, "collection", "build", named, table, "--append")
+    assert code == 0 and f"5 in {named.name} already skipped" in out, out
+    assert Collection.open(named).ids == [f"mols[{k}]" for k in range(len(LIBRARY))]
+    assert "did not finish" not in run(capsys, "collection", "info", named)[1]
+    data = json.loads(run(capsys, "collection", "info", named, "--json")[1])
+    assert data["unfinished_build"] is None
 
 
 def test_a_smiles_library_is_read_once(capsys, tmp_path, monkeypatch):

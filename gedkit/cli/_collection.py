@@ -191,13 +191,18 @@ def run_build(args: argparse.Namespace) -> int:
         graphs = _stream(args.files, options, args)
     if there:  # the ids are the names of the graphs left
         graphs, ids = (g for g in graphs if g.name not in there), "names"
+    sources = [_source(text) for text in args.files]
+    if existing is not None:
+        _check_unfinished(existing, sources, ids, lib)
     try:
+        _begin_build(coll, sources, ids is None)
         with warnings.catch_warnings():
             if args.ids == "numbers":  # (asked for: the note that they are numbered is noise)
                 warnings.filterwarnings("ignore", NUMBERED_AMONG_NAMES)
             added = coll.add(graphs, ids=ids)
         # (the labels the files' lone attributes gave, none named: queries read with them)
         coll._store.record_labels(_notice(args).taken())
+        _end_build(coll, sources)
     except (KeyboardInterrupt, GedkitError, OSError) as err:
         # this command's batches (not len(coll) before and after: another writer's count)
         committed = coll._last_added
@@ -236,6 +241,60 @@ def run_build(args: argparse.Namespace) -> int:
     return 0
 
 
+def _source(text: str) -> str:
+    """How a build's input is recorded (:func:`_mark_build`): a file by its absolute path, a
+    SMILES given on the command line as it is."""
+    path = Path(text)
+    return str(path.resolve()) if path.exists() else text
+
+
+def _begin_build(coll: Any, sources: list[str], numbered: bool) -> None:
+    """Record in ``coll``, before a build adds its first graph, that a build of ``sources``
+    (``numbered``: its graphs' ids numbers) is under way, beside the record of an earlier
+    one not finished; :func:`_end_build` takes it off. A build killed midway (no clean-up
+    runs) leaves it: the next one adding the same files is told (:func:`_check_unfinished`)."""
+    store = coll._store
+    build = store.unfinished_build() or {"files": [], "numbered": False,
+                                         "before": len(coll)}
+    build["files"] += [src for src in sources if src not in build["files"]]
+    build["numbered"] = build["numbered"] or numbered
+    store.mark_build(build)
+
+
+def _end_build(coll: Any, sources: list[str]) -> None:
+    """Take the build of ``sources`` off ``coll``'s record (:func:`_begin_build`): all its
+    graphs are in."""
+    store = coll._store
+    build = store.unfinished_build()
+    if build is None:
+        return
+    build["files"] = [src for src in build["files"] if src not in sources]
+    store.mark_build(build if build["files"] else None)
+
+
+def _check_unfinished(existing: Any, sources: list[str], ids: Any, lib: Path) -> None:
+    """Refuse to add graphs of files an unfinished build of ``lib`` was adding (killed or
+    interrupted after some batches) where either numbers them (``ids`` None: this one):
+    numbered graphs cannot be told from those it committed, and every one would be added
+    again (silently, after a kill -9). Named both times, those there already are skipped
+    (by id and graph)."""
+    build = existing._store.unfinished_build()
+    if build is None or (ids is not None and not build["numbered"]):
+        return
+    again = [src for src in sources if src in build["files"]]
+    if again:
+        raise OptionError(
+            f"{lib} holds graphs of an unfinished build of {_short(again[0])}"
+            f"{f' and {len(again) - 1} more' if len(again) > 1 else ''} (killed or "
+            "interrupted midway); numbered, they would all be added again: --overwrite "
+            "builds the collection anew")
+
+
+def _short(source: str) -> str:
+    """A recorded source as a message names it: a file by its name, a SMILES as it is."""
+    return Path(source).name if os.path.isabs(source) else source
+
+
 def _shown_names(names: list, there: set) -> str:
     """The summary's word on named ids, with the first one added: a name a reader would
     not guess (a table without an id column names its rows 'moses30k[0]'...) is seen."""
@@ -246,8 +305,8 @@ def _shown_names(names: list, there: set) -> str:
 def _how_to_continue(ids: Any) -> str:
     """What the interrupt message of a build advises to add the rest."""
     if ids is None:
-        return ("the graphs are numbered, so --append would add them all again: --overwrite "
-                "builds the collection anew")
+        return ("the graphs are numbered, so --append would add them all again (it refuses "
+                "to): --overwrite builds the collection anew")
     return ("the same command with --append (and without --overwrite) adds the rest: the "
             "graphs the collection has already, by id and graph, are skipped")
 
@@ -455,11 +514,22 @@ def run_info(args: argparse.Namespace) -> int:
         ("node labels", _show_frequent(data["labels"]["node"], vocab["node"])),
         ("edge labels", _show_frequent(data["labels"]["edge"], vocab["edge"])),
         ("file size", _file_size(data["file_size"])),
+        *([("unfinished", _show_unfinished(data["unfinished_build"]))]
+          if data["unfinished_build"] else []),
         *([("check", "every page, record and graph read, no damage")] if "check" in data else []),
     ]
     width = max(len(key) for key, _ in rows) + 2
     print("\n".join(f"{key:<{width}}{value}" for key, value in rows))
     return 0
+
+
+def _show_unfinished(build: dict) -> str:
+    """The line of ``collection info`` on a build not finished (see :func:`_begin_build`)."""
+    files = build["files"]
+    return (f"a build of {_short(files[0])}"
+            f"{f' and {len(files) - 1} more' if len(files) > 1 else ''} did not finish "
+            f"(killed or interrupted midway; {counted(build['before'], 'graph')} were there "
+            "before it)")
 
 
 def describe(coll: Collection) -> dict:
@@ -480,6 +550,8 @@ def describe(coll: Collection) -> dict:
         "labels": {kind: _frequent(sig.sets[kind], coll._store.vocab[kind])
                    for kind in ("node", "edge")},
         "file_size": os.path.getsize(coll.path),
+        # (a build killed or interrupted midway: what it was adding)
+        "unfinished_build": coll._store.unfinished_build(),
     }
 
 

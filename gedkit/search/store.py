@@ -3,7 +3,8 @@
 Tables
 ------
 ``meta``        key/value: the format tag, its version, the label attributes the graphs were
-                read with, the next automatic id.
+                read with, the next automatic id, and while a ``gedkit collection build`` is
+                under way (or after one killed midway) what it builds.
 ``graphs``      one row per graph: ``id`` (JSON text, unique), ``data`` (:mod:`.codec` bytes),
                 ``record`` (the graph as vocabulary ordinals, :func:`.signatures.record`).
 ``vocabulary``  ordinals of node labels, edge labels and branches (``kind``, ``ord``, ``key``).
@@ -57,6 +58,7 @@ CREATE TABLE removed (rowid INTEGER PRIMARY KEY);
 """
 #: the tables of _SCHEMA
 _TABLES = frozenset(re.findall(r"CREATE TABLE (\w+)", _SCHEMA))
+_BUILD = "unfinished_build"  # the meta key of Store.mark_build
 
 
 def _value_text(kind: str, value: Any) -> str:
@@ -372,6 +374,31 @@ class Store:
         for kind, label in zip(("node", "edge"), labels, strict=True):
             self.meta[f"{kind}_label"] = json.dumps(encode_value(label))
         self._labels = labels
+        self._version = version  # its own commit is not another's
+
+    def unfinished_build(self) -> dict | None:
+        """What :meth:`mark_build` recorded of a build not finished (its input files, its
+        ids: ``"numbers"`` or ``"names"``, the graphs the collection had before it), or
+        None."""
+        text = self.meta.get(_BUILD)
+        return None if text is None else json.loads(text)
+
+    def mark_build(self, build: dict | None) -> None:
+        """Record ``build`` (see :meth:`unfinished_build`) before a build adds its first
+        graph, None once it has added its last: a build killed midway (no clean-up runs)
+        leaves it, so the next build adding the same files can tell."""
+        self.check_writable()
+        with self.conn:
+            if build is None:
+                self.conn.execute("DELETE FROM meta WHERE key = ?", (_BUILD,))
+            else:
+                self.conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                                  (_BUILD, json.dumps(build)))
+            version = self._data_version()
+        if build is None:
+            self.meta.pop(_BUILD, None)
+        else:
+            self.meta[_BUILD] = json.dumps(build)
         self._version = version  # its own commit is not another's
 
     def signatures(self) -> Signatures:
