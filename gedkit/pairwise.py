@@ -38,7 +38,7 @@ import time
 import types
 import warnings
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -80,6 +80,8 @@ STATUSES = ("optimal", "bounded", "failed", "pending")
 
 _MAX_CHUNK = 32  # pairs per task: small enough to balance load
 _MAX_DASK_CHUNK = 256  # pairs per Dask task: the scheduler pays about a millisecond a task
+_FIRST_DASK_CHUNK = 8  # ... while the pairs' pace is not known (see _PacedChunks)
+_DASK_TASK_SECONDS = 2.0  # ... and the work a task aims at once it is
 _DASK_WINDOW = 4  # Dask tasks in flight per worker thread
 _BAR_DELAY = 2.0  # seconds of work before the automatic progress bar appears
 _LINE_EVERY = 10.0  # seconds between plain progress lines when stderr is not a terminal
@@ -757,6 +759,33 @@ def _chunks(todo: list[tuple[int, int]], parallel: int, chunk_size: int | None,
     return deque(todo[k : k + chunk] for k in range(0, len(todo), chunk))
 
 
+class _PacedChunks:
+    """A Dask job's pairs cut into tasks as they are sent, each of about
+    :data:`_DASK_TASK_SECONDS` of work at the pace of the pairs done so far (the first
+    :data:`_FIRST_DASK_CHUNK` pairs each, at most :data:`_MAX_DASK_CHUNK`; near the end no
+    more than a worker's share of what is left): cut by count alone, 256 pairs of molecules
+    that each ran to a 1 s limit made one task of minutes, with no progress shown and all of
+    it lost to Ctrl-C."""
+
+    def __init__(self, todo: list[tuple[int, int]], parallel: int):
+        self.todo, self.parallel = deque(todo), parallel
+        self.pairs, self.seconds = 0, 0.0  # pairs done and the time their solves took
+
+    def learn(self, entries: list[_Entry]) -> None:
+        """The pace of ``entries``, a task's pairs done."""
+        self.pairs += len(entries)
+        self.seconds += sum(e.time for e in entries)
+
+    def __iter__(self) -> Iterator[list[tuple[int, int]]]:
+        while self.todo:
+            size = _FIRST_DASK_CHUNK
+            if self.pairs:
+                size = int(_DASK_TASK_SECONDS * self.pairs / max(self.seconds, 1e-9))
+            share = -(-len(self.todo) // self.parallel)
+            size = max(1, min(size, _MAX_DASK_CHUNK, share))
+            yield [self.todo.popleft() for _ in range(min(size, len(self.todo)))]
+
+
 def _run(
     worker: _PairSolver,
     todo: list[tuple[int, int]],
@@ -775,7 +804,8 @@ def _run(
         from gedkit.cluster import parallelism
 
         shown.parallel = parallel = parallelism(client)
-        chunks = _chunks(todo, parallel, chunk_size, _MAX_DASK_CHUNK)
+        chunks = (_chunks(todo, parallel, chunk_size) if chunk_size is not None
+                  else _PacedChunks(todo, parallel))
         return _run_dask(worker, chunks, client, parallel, gather, shown)
     context = _context(worker) if jobs > 1 and len(todo) > 1 else None
     if context is None:
@@ -1094,7 +1124,7 @@ def _solve_chunk(worker: _PairSolver, chunk: np.ndarray) -> bytes:
     return pickle.dumps(entries, protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def _run_dask(worker: _PairSolver, chunks: deque, client: Any, parallel: int,
+def _run_dask(worker: _PairSolver, chunks: Iterable, client: Any, parallel: int,
               gather: _Gather, shown: _Progress) -> bool:
     """Run ``chunks`` as tasks on ``client``'s cluster (:func:`gedkit.cluster.run_tasks`),
     ``worker`` broadcast to every worker first; a few tasks per worker thread in flight. The
@@ -1110,6 +1140,8 @@ def _run_dask(worker: _PairSolver, chunks: deque, client: Any, parallel: int,
             entries = [_Entry.failed(reason)] * len(chunk)
         else:
             entries = pickle.loads(entries)
+            if isinstance(chunks, _PacedChunks):
+                chunks.learn(entries)
             # a task cut short by its cancellation (see _solve_chunk) is never waited for;
             # should one come back all the same, its pairs left out fail rather than vanish
             entries += [_Entry.failed("its Dask task was cancelled")] * (len(chunk)

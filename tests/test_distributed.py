@@ -4,6 +4,7 @@ identical matrix, and the results file written from the cluster resumes like a l
 
 from __future__ import annotations
 
+import importlib
 import logging
 import os
 import re
@@ -62,6 +63,36 @@ def test_distributed_equals_local(client, graphs):
     remote = gedkit.pairwise(graphs, client=client, chunk_size=4, **EXACT)
     assert_same(local, remote)
     assert remote.optimal.all() and not remote.interrupted
+
+
+def test_dask_tasks_are_cut_to_the_pairs_pace(client, graphs, monkeypatch):
+    """Without ``chunk_size`` a Dask job's tasks are cut as they are sent, each about
+    ``_DASK_TASK_SECONDS`` of work at the pace of the pairs done so far (256 pairs of a
+    second each made one task of minutes: no progress, all of it lost to Ctrl-C); the
+    matrix is the local one."""
+    module = importlib.import_module("gedkit.pairwise")  # (gedkit.pairwise: the function)
+    sizes = []
+    paced = module._PacedChunks
+
+    class Recorded(paced):
+        def __iter__(self):
+            for chunk in super().__iter__():
+                sizes.append(len(chunk))
+                yield chunk
+
+    monkeypatch.setattr(module, "_PacedChunks", Recorded)
+    monkeypatch.setattr(module, "_FIRST_DASK_CHUNK", 2)
+    monkeypatch.setattr(module, "_DASK_TASK_SECONDS", 1e-9)  # every pair slower than that
+    local = gedkit.pairwise(graphs, **EXACT)
+    remote = gedkit.pairwise(graphs, client=client, **EXACT)
+    assert_same(local, remote)
+    assert sizes[:2] == [2, 2] and set(sizes[8:]) == {1}, sizes  # (8 tasks sent at first)
+    monkeypatch.setattr(module, "_DASK_TASK_SECONDS", 2.0)
+    pace = paced([(0, k) for k in range(1000)], parallel=2)
+    pace.learn([module._Entry(0.0, 0.0, 0.5, "optimal")] * 4)  # 0.5 s a pair: 4 a task
+    assert len(next(iter(pace))) == 4
+    pace.learn([module._Entry(0.0, 0.0, 1e-6, "optimal")] * 1000)  # fast: at most 256
+    assert len(next(iter(pace))) == module._MAX_DASK_CHUNK
 
 
 def test_rectangular_with_callable_costs(client, graphs):
