@@ -10,8 +10,8 @@ from typing import Any
 
 __all__ = [
     "FIRST_CHUNK", "NEGLIGIBLE_SECONDS", "OPS_PER_SECOND", "PREPARE_SECONDS", "affordable",
-    "expansion_ops", "first_chunk", "next_chunk", "pay_start_ups", "set_up_ops",
-    "start_up_seconds",
+    "expansion_ops", "first_chunk", "next_chunk", "pay_kernel_start_ups", "pay_start_ups",
+    "set_up_ops", "start_up_seconds",
 ]
 
 FIRST_CHUNK = 512
@@ -170,3 +170,13 @@ def pay_start_ups(method: Any, timeout: float | None, solve: Callable[[float], A
     _PAID.add(key)
     with contextlib.suppress(Exception):
         solve(min(PREPARE_SECONDS, timeout + numba_start_seconds()))
+
+
+def pay_kernel_start_ups(method: Any, timeout: float | None,
+                         solve: Callable[[float], Any]) -> None:
+    """:func:`pay_start_ups` where the compiled kernels have not started in this process (a
+    search's first pair solved one by one: on a busy machine no pair's limit afforded them,
+    so none started them and every pair got the cheap bounds, "the search's start-up does
+    not fit")."""
+    if start_up_seconds(kernels=True):
+        pay_start_ups(method, timeout, solve)

@@ -244,6 +244,34 @@ def test_a_range_search_leaves_no_reference_cycle_and_the_collector_as_it_was():
         gc.enable()
 
 
+def test_a_search_pair_by_pair_pays_the_start_ups_once_before_the_pairs_limits(monkeypatch):
+    """Where the kernels' start-up is not paid yet, the first pair a GED search solves on
+    its own (a method the batch kernel does not run) pays it under a limit of its own, once a
+    process, as MCES searches and pairwise do: no pair's short limit affords it."""
+    import gedkit.pacing
+    from gedkit.search import ged_search
+
+    monkeypatch.setattr(gedkit.pacing, "_PAID", set())
+    monkeypatch.setattr(gedkit.pacing, "start_up_seconds", lambda **kw: 1.0)
+    limits = []
+    real = ged_search.solve_within
+
+    def spy(solver, problem, budget):
+        limits.append(budget.timeout)
+        return real(solver, problem, budget)
+
+    monkeypatch.setattr(ged_search, "solve_within", spy)
+    coll = _collection(_random_set(3, count=12))
+    costs = gedkit.costs.custom(node_sub=lambda a, b: 0.0 if a == b else 1.5)
+    query = _random_set(9, count=1)[0]
+    coll.knn(query, 3, costs=costs, method="ipfp", timeout=0.5)
+    assert limits[0] > 0.5 and len(limits) > 2
+    assert all(limit <= 0.5 for limit in limits[1:])
+    limits.clear()
+    coll.knn(query, 3, costs=costs, method="ipfp", timeout=0.5)  # paid: not again
+    assert limits and all(limit <= 0.5 for limit in limits)
+
+
 def test_candidates_past_their_share_are_tried_again_in_the_kernel(monkeypatch):
     """A candidate the batch kernel gives up on within its first share is searched again,
     alone, with a larger share (from scratch): the answers stay exact and no pair reaches the

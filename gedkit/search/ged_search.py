@@ -29,6 +29,7 @@ from gedkit.budget import interrupted as interrupted_now
 from gedkit.costs.base import CostModel
 from gedkit.graph import Graph
 from gedkit.numeric import order_up_to_rounding, tolerance
+from gedkit.pacing import pay_kernel_start_ups
 from gedkit.search.collector import gc_paused, gc_resumed
 from gedkit.search.filters import GedFilter, equality_terms, query_signatures, window_passes
 from gedkit.search.result import Hit, SearchResult
@@ -102,6 +103,9 @@ class Verifier:
                         memory=self.memory, threshold=threshold, decide=False)
         with gc_resumed():  # (a solve may leave reference cycles)
             problem = self.model.compile(query, graph)
+            # the process's start-ups paid once, before the first pair's limit
+            pay_kernel_start_ups(solver, timeout, lambda limit: solve_within(
+                solver, problem, Budget(timeout=limit, memory=self.memory)))
             result = solve_within(solver, problem, budget)
             if (polish and not result.optimal and not interrupted_now()
                     and (threshold is None or result.lower_bound <= threshold)):

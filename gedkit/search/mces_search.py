@@ -338,15 +338,13 @@ class Verifier:
                            stopped=None if result.optimal else result.stats.get("stopped"))
 
     def _prepare(self, problem) -> None:
-        """Pay this process's start-ups once (:func:`gedkit.pacing.pay_start_ups`), on the
-        first pair solved where the kernels' are not paid yet: no pair's limit afforded them,
-        so none started them and every pair got the cheap bounds (a query's 199 candidates
-        undecided, "the search's start-up does not fit", on a busy machine)."""
-        from gedkit.pacing import pay_start_ups, start_up_seconds
+        """Pay this process's start-ups once, on the first pair solved
+        (:func:`gedkit.pacing.pay_kernel_start_ups`: a query's 199 candidates were
+        undecided on a busy machine)."""
+        from gedkit.pacing import pay_kernel_start_ups
 
-        if start_up_seconds(kernels=True):
-            pay_start_ups(self.solver, self.timeout, lambda limit: solve_within(
-                self.solver, problem, Budget(timeout=limit, memory=self.memory)))
+        pay_kernel_start_ups(self.solver, self.timeout, lambda limit: solve_within(
+            self.solver, problem, Budget(timeout=limit, memory=self.memory)))
 
     def _empty(self, problem):
         from gedkit.mces.result import MCESResult
