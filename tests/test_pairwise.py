@@ -501,6 +501,18 @@ def test_one_process_pays_its_start_ups_before_the_pairs_limits():
                          timeout=300, check=True).stdout.split()
     assert out[1] == "True"  # the kernels ran in the caller's process
     assert int(out[0]) == 15  # every pair (diagonal too) of these small molecules proven
+    # a first solve that runs no kernel (two small graphs, searched through in plain
+    # Python) pays their start all the same: else no later pair's limit affords it (16 of
+    # 78 pairs of small AIDS molecules kept the cheap bounds on a busy machine)
+    none = textwrap.dedent("""
+        import gedkit
+        from gedkit import pacing
+        from gedkit._kernels import warm
+        pacing.pay_start_ups(gedkit.solvers.get_solver("exact"), 1.0, lambda limit: None)
+        print(warm.started())
+    """)
+    assert subprocess.run([sys.executable, "-c", none], capture_output=True, text=True,
+                          timeout=300, check=True).stdout.split() == ["True"]
     # a job of one pair pays them in its own limit, as gedkit.ged does: not twice (a prepared
     # solve of that pair first took a 2,000-node pair at 5 s to 9.7 s)
     import gedkit.pairwise as pairwise_module
