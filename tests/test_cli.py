@@ -874,6 +874,24 @@ def test_the_time_limit_note_also_where_the_limit_left_a_step_out(capsys):
         assert (reached in err) == (said == reached)
 
 
+def test_an_exact_search_without_one_step_says_how_long_a_step_takes(capsys, tmp_path,
+                                                                     monkeypatch):
+    """An exact search whose first expansion is estimated past the time left answers an
+    assignment's bounds at once; the note says how long a step would take and that ``auto``
+    uses the time (it said a longer --timeout "may close the gap": a 2,000-node pair at 20 s
+    stopped at 0.8 s, one step needing 27 s). The estimate is in the stats."""
+    from gedkit.solvers.exact import tree_search
+
+    monkeypatch.setattr(tree_search, "OPS_PER_SECOND", 10.0)  # every pair "large"
+    a, b = "CC(=O)Nc1ccc(O)cc1CCCC", "CCOc1ccc(NC(C)=O)cc1CCN"
+    code, out, err = run(capsys, "ged", a, b, "--method", "astar", "--timeout", "5")
+    assert code == 0 and "upper bound, not proven optimal" in out
+    assert "without a step: one expansion of it on this pair takes about" in err
+    assert "--method auto spends the time on a better map" in err and "may close" not in err
+    code, out, _ = run(capsys, "ged", a, b, "--method", "astar", "--timeout", "5", "--json")
+    assert json.loads(out)["stats"]["expansion_seconds"] > 5
+
+
 def test_a_bad_time_limit_is_said_before_the_graphs_are_read(capsys, tmp_path):
     """``gedkit ged A B --timeout -1``: the error alone, not after a note on the files'
     labels (the files were read first, then the option refused)."""

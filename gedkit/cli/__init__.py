@@ -56,6 +56,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line ``argv`` (default: ``sys.argv[1:]``); return the exit status."""
     if argv is None:  # the process's own command line
+        from gedkit.cli._clock import start_with_process
+
+        start_with_process()  # its --timeout counts from the process's start
         signal.signal(signal.SIGTERM, _terminate_as_interrupt)
         # ... not its workers': a pool ends them with SIGTERM
         os.register_at_fork(after_in_child=_default_terminate)

@@ -175,7 +175,8 @@ def own_labels(text: str, options: dict[str, Any], args: argparse.Namespace) -> 
 
 
 def left_after_reading(args: argparse.Namespace, started: float) -> tuple[float, float | None]:
-    """The seconds since ``started`` (reading the two graphs) and ``--timeout`` less them, at
+    """The seconds since ``started`` (reading the two graphs, and for the ``gedkit`` process
+    itself its start and imports: :mod:`gedkit.cli._clock`) and ``--timeout`` less them, at
     least a millisecond (None without a limit): a limit covers the whole command, as
     ``gedkit.ged``'s covers its reading."""
     reading = time.perf_counter() - started

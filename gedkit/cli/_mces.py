@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import time
 from typing import TYPE_CHECKING, Any
 
 from gedkit.cli._args import (
@@ -13,6 +12,7 @@ from gedkit.cli._args import (
     print_result,
     why_short,
 )
+from gedkit.cli._clock import command_started
 from gedkit.cli._ged import (
     LISTED,
     _columns,
@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
     if args.memory is not None:
         options["memory"] = parse_size(args.memory)
     check_draw(args)
-    started = time.perf_counter()
+    started = command_started()  # (the process's start, for the gedkit command)
     from gedkit.io.common import undirected_only
 
     with _cli_words(), undirected_only("MCES"):  # (--directed keep is no way out here)

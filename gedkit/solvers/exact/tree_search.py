@@ -219,6 +219,8 @@ class TreeSearch:
                         if fits and start_up and affordable(self.ops / OPS_PER_SECOND, budget)
                         else "one expansion of the search")
                 self.stats["stopped"] = f"{why}: {what} does not fit"
+                if fits and what.startswith("one"):  # (the note says how far from fitting)
+                    self.stats["expansion_seconds"] = round(self.ops / OPS_PER_SECOND, 2)
                 return self._cheap(budget, t0)
             self._start()
             from gedkit.solvers.heuristics.lsape import CLASSES_FROM_NODES, branch_bounds
