@@ -892,6 +892,17 @@ def test_an_exact_search_without_one_step_says_how_long_a_step_takes(capsys, tmp
     assert json.loads(out)["stats"]["expansion_seconds"] > 5
 
 
+def test_the_command_s_time_limit_counts_from_the_process_s_start():
+    """The ``gedkit`` process's ``--timeout`` counts from the process's start: what ran
+    before the command (the interpreter's start, imports; here a sleep) is inside it and in
+    the reported time, as a user timing the command sees it."""
+    script = ("import sys, time; time.sleep(0.6); from gedkit.cli import main; "
+              "sys.argv = ['gedkit', 'ged', 'CCO', 'CCN', '--json', '--timeout', '5']; main()")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120, check=True)
+    assert json.loads(done.stdout)["time"] >= 0.6
+
+
 def test_a_bad_time_limit_is_said_before_the_graphs_are_read(capsys, tmp_path):
     """``gedkit ged A B --timeout -1``: the error alone, not after a note on the files'
     labels (the files were read first, then the option refused)."""
