@@ -79,7 +79,8 @@ def add_draw_arguments(parser: argparse.ArgumentParser, what: str) -> None:
     """``--draw OUT``: write a picture of the result (needs gedkit[draw])."""
     parser.add_argument("--draw", metavar="OUT",
                         help=f"also write a picture of {what} to OUT (.svg, .png or .pdf; "
-                        "needs matplotlib: pip install 'gedkit[draw]')")
+                        "needs matplotlib: pip install 'gedkit[draw]'), drawn once the "
+                        "answer is printed, after --timeout: the picture takes its own time")
 
 
 def check_draw(args: argparse.Namespace) -> None:
