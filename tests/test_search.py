@@ -272,6 +272,22 @@ def test_a_search_pair_by_pair_pays_the_start_ups_once_before_the_pairs_limits(m
     assert limits and all(limit <= 0.5 for limit in limits)
 
 
+def test_no_limit_per_pair_under_a_query_limit_polishes_without_a_traceback(monkeypatch):
+    """``timeout=None`` with ``query_timeout``: an exact solve stopped unproven (its first
+    step does not fit the query's time) has its map polished to the end, within the query's
+    limit (it raised ``TypeError`` on None minus a float: 2,000-node graphs)."""
+    from gedkit.solvers.exact import tree_search
+
+    monkeypatch.setattr(tree_search, "OPS_PER_SECOND", 10.0)  # no step fits
+    graphs = _random_set(5, count=4, n=(15, 17))
+    coll = _collection(graphs)
+    costs = gedkit.costs.custom(node_sub=lambda a, b: 0.0 if a == b else 1.5)
+    found = coll.range(graphs[0], 100, costs=costs, method="astar", timeout=None,
+                       query_timeout=30)
+    assert len(found.hits) + len(found.undecided) == len(graphs)
+    assert found.stats["stopped"]
+
+
 def test_candidates_past_their_share_are_tried_again_in_the_kernel(monkeypatch):
     """A candidate the batch kernel gives up on within its first share is searched again,
     alone, with a larger share (from scratch): the answers stay exact and no pair reaches the

@@ -109,7 +109,9 @@ class Verifier:
             result = solve_within(solver, problem, budget)
             if (polish and not result.optimal and not interrupted_now()
                     and (threshold is None or result.lower_bound <= threshold)):
-                left = max(kept, timeout - budget.elapsed()) if solver.exact else kept
+                # (no limit per pair: one polish to its end, within a query's own limit)
+                left = (None if timeout is None else
+                        max(kept, timeout - budget.elapsed()) if solver.exact else kept)
                 result = _polished(result, Budget(timeout=left, memory=self.memory))
         stopped = None
         if not result.optimal:
