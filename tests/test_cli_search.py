@@ -453,6 +453,27 @@ def test_a_build_killed_midway_is_not_added_again_numbered(capsys, tmp_path):
     assert data["unfinished_build"] is None
 
 
+def test_two_builds_appending_at_once_keep_each_other_s_record_and_labels(tmp_path):
+    """Two builds appending to one collection at once (two handles here): each start and
+    end of the record of builds under way reads the file's record under its write lock
+    (one build's end wrote back a stale copy: a finished build was left "unfinished"), and
+    writing it does not hide the other's graphs committed since (their new labels unread,
+    the end of the build said the file was damaged)."""
+    from gedkit.cli._collection import _begin_build, _end_build
+
+    path = tmp_path / "x.gdb"
+    Collection.create(path).add([gedkit.from_smiles("CCO")])
+    a, b = Collection.open(path, mode="a"), Collection.open(path, mode="a")
+    _begin_build(a, ["/a.smi"], True)
+    _begin_build(b, ["/b.smi"], False)
+    b.add([gedkit.from_smiles("c1ccccc1Br"), gedkit.from_smiles("CS(=O)N")])  # new labels
+    _end_build(a, ["/a.smi"])
+    assert len(a) == 3 and a.range(gedkit.from_smiles("CS(=O)N"), 0).ids == [2]
+    assert a._store.unfinished_build()["files"] == ["/b.smi"]
+    _end_build(b, ["/b.smi"])
+    assert Collection.open(path)._store.unfinished_build() is None
+
+
 def test_a_smiles_library_is_read_once(capsys, tmp_path, monkeypatch):
     """Named apart by their titles (or after the file), SMILES records become ids without
     the molecules being read twice (a first pass only to check the names: 1.6 million MOSES

@@ -250,26 +250,30 @@ def _source(text: str) -> str:
 
 def _begin_build(coll: Any, sources: list[str], numbered: bool) -> None:
     """Record in ``coll``, before a build adds its first graph, that a build of ``sources``
-    (``numbered``: its graphs' ids numbers) is under way, beside the record of an earlier
-    one not finished; :func:`_end_build` takes it off. A build killed midway (no clean-up
-    runs) leaves it: the next one adding the same files is told (:func:`_check_unfinished`)."""
-    store = coll._store
-    build = store.unfinished_build() or {"files": [], "numbered": False,
-                                         "before": len(coll)}
-    build["files"] += [src for src in sources if src not in build["files"]]
-    build["numbered"] = build["numbered"] or numbered
-    store.mark_build(build)
+    (``numbered``: its graphs' ids numbers) is under way, beside the record of others not
+    finished; :func:`_end_build` takes it off. A build killed midway (no clean-up runs)
+    leaves it: the next one adding the same files is told (:func:`_check_unfinished`)."""
+    before = len(coll)
+
+    def begun(build: dict | None) -> dict:
+        build = build or {"files": [], "numbered": False, "before": before}
+        build["files"] += [src for src in sources if src not in build["files"]]
+        build["numbered"] = build["numbered"] or numbered
+        return build
+
+    coll._store.update_build(begun)
 
 
 def _end_build(coll: Any, sources: list[str]) -> None:
     """Take the build of ``sources`` off ``coll``'s record (:func:`_begin_build`): all its
     graphs are in."""
-    store = coll._store
-    build = store.unfinished_build()
-    if build is None:
-        return
-    build["files"] = [src for src in build["files"] if src not in sources]
-    store.mark_build(build if build["files"] else None)
+    def ended(build: dict | None) -> dict | None:
+        if build is None:
+            return None
+        build["files"] = [src for src in build["files"] if src not in sources]
+        return build if build["files"] else None
+
+    coll._store.update_build(ended)
 
 
 def _check_unfinished(existing: Any, sources: list[str], ids: Any, lib: Path) -> None:
@@ -528,8 +532,8 @@ def _show_unfinished(build: dict) -> str:
     files = build["files"]
     return (f"a build of {_short(files[0])}"
             f"{f' and {len(files) - 1} more' if len(files) > 1 else ''} did not finish "
-            f"(killed or interrupted midway; {counted(build['before'], 'graph')} were there "
-            "before it)")
+            f"(killed or interrupted midway; the collection had "
+            f"{counted(build['before'], 'graph')} before it)")
 
 
 def describe(coll: Collection) -> dict:

@@ -370,36 +370,42 @@ class Store:
             self.conn.executemany("UPDATE meta SET value = ? WHERE key = ?", [
                 (json.dumps(encode_value(label)), f"{kind}_label")
                 for kind, label in zip(("node", "edge"), labels, strict=True)])
-            version = self._data_version()
+        # (this connection's commit does not move data_version: another's since the file
+        # was read is still seen as one, its labels read)
         for kind, label in zip(("node", "edge"), labels, strict=True):
             self.meta[f"{kind}_label"] = json.dumps(encode_value(label))
         self._labels = labels
-        self._version = version  # its own commit is not another's
 
     def unfinished_build(self) -> dict | None:
-        """What :meth:`mark_build` recorded of a build not finished (its input files, its
-        ids: ``"numbers"`` or ``"names"``, the graphs the collection had before it), or
-        None."""
+        """What :meth:`update_build` recorded of builds not finished (their input files, the
+        graphs the collection had before them), or None."""
         text = self.meta.get(_BUILD)
         return None if text is None else json.loads(text)
 
-    def mark_build(self, build: dict | None) -> None:
-        """Record ``build`` (see :meth:`unfinished_build`) before a build adds its first
-        graph, None once it has added its last: a build killed midway (no clean-up runs)
-        leaves it, so the next build adding the same files can tell."""
+    def update_build(self, change: Callable[[dict | None], dict | None]) -> None:
+        """Replace the record of builds under way (see :meth:`unfinished_build`) by
+        ``change(record)``, None for none, read and written under the file's write lock:
+        builds appending at once each see the other's (read from memory, one build's end
+        wrote back a record without the other's start, or with its own end undone). A build
+        killed midway (no clean-up runs) leaves its part of it, so the next build adding
+        the same files can tell."""
         self.check_writable()
         with self.conn:
+            cur = self.conn.cursor()
+            cur.execute("BEGIN IMMEDIATE")
+            row = cur.execute("SELECT value FROM meta WHERE key = ?", (_BUILD,)).fetchone()
+            build = change(None if row is None else json.loads(row[0]))
             if build is None:
-                self.conn.execute("DELETE FROM meta WHERE key = ?", (_BUILD,))
+                cur.execute("DELETE FROM meta WHERE key = ?", (_BUILD,))
             else:
-                self.conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
-                                  (_BUILD, json.dumps(build)))
-            version = self._data_version()
+                cur.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                            (_BUILD, json.dumps(build)))
+        # (SQLite's data_version is not moved by this connection's own commits: left as it
+        # is, another process's commit since the file was read is still seen as one)
         if build is None:
             self.meta.pop(_BUILD, None)
         else:
             self.meta[_BUILD] = json.dumps(build)
-        self._version = version  # its own commit is not another's
 
     def signatures(self) -> Signatures:
         """Every live graph's signature, in rowid order."""
