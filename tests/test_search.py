@@ -2105,6 +2105,24 @@ def test_opening_does_not_parse_graphs(tmp_path, monkeypatch):
     assert coll._signatures.n.sum() > 0 and time.perf_counter() - t < 5
 
 
+def test_an_add_stopped_by_an_unreadable_record_says_what_it_committed(tmp_path,
+                                                                        monkeypatch):
+    """``add(path)`` stopped by a record it cannot read keeps the whole batches before it
+    (as after Ctrl-C) and says so: the error named only the record and ``errors='skip'``,
+    and the same add again with it stored those graphs twice."""
+    from gedkit.search import collection
+
+    monkeypatch.setattr(collection, "BATCH", 2)
+    smi = tmp_path / "lib.smi"
+    smi.write_text("CCO a\nCCN b\nCCC c\nC1CC broken\nCCCl e\n")
+    coll = Collection()
+    with pytest.raises(FormatError, match=r"lib.smi:4: RDKit cannot parse.*errors='skip'.* "
+                       r"\(2 graphs before it were committed, whole batches of 2: added "
+                       r"again, they would be there twice unless named\)"):
+        coll.add(smi)
+    assert len(coll) == 2
+
+
 def test_unreadable_molecules_skipped_on_request(tmp_path):
     smi = tmp_path / "lib.smi"
     smi.write_text("CCO ethanol\nC1CC broken\nCCN amine\nC(C)(C)(C)(C)C five\n")

@@ -380,8 +380,12 @@ class Collection:
                 raise
             # (RDKit's own NCI file has eight such records: the add stopped at the first
             # without a word of the option that leaves them out)
+            # (the command line says what was committed in a note of its own)
+            kept = (f" ({added:,} graphs before it were committed, whole batches of "
+                    f"{BATCH:,}: added again, they would be there twice unless named)"
+                    if added else "")
             raise FormatError(*err.args, "; ", Words(
-                "errors='skip' leaves out what cannot be read",
+                f"errors='skip' leaves out what cannot be read{kept}",
                 "without --strict what cannot be read is left out")) from None
         finally:
             shown.close()
