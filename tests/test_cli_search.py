@@ -474,6 +474,18 @@ def test_two_builds_appending_at_once_keep_each_other_s_record_and_labels(tmp_pa
     assert Collection.open(path)._store.unfinished_build() is None
 
 
+def test_inputs_whose_every_record_is_unreadable_say_so(capsys, tmp_path, lib):
+    """A SMILES file none of whose records RDKit reads: the build and the search say so,
+    with the first reason (both said the file held no graph, as of an empty one)."""
+    bad = tmp_path / "bad.smi"
+    bad.write_text("XYZ\nC1CC\n")
+    for argv in (("collection", "build", tmp_path / "x.gdb", bad),
+                 ("search", lib, bad, "--within", "2")):
+        one_line_error(*run(capsys, *argv), "no graphs in", "bad.smi: all 2 records could "
+                       "not be read (the first:", "cannot parse the SMILES 'XYZ'")
+    assert not (tmp_path / "x.gdb").exists()
+
+
 def test_a_smiles_library_is_read_once(capsys, tmp_path, monkeypatch):
     """Named apart by their titles (or after the file), SMILES records become ids without
     the molecules being read twice (a first pass only to check the names: 1.6 million MOSES

@@ -22,6 +22,7 @@ from gedkit.cli._inputs import (
     add_input_arguments,
     add_strict_argument,
     label_spec,
+    no_graph,
     own_labels,
     tell_skipped,
 )
@@ -152,7 +153,7 @@ def run_build(args: argparse.Namespace) -> int:
                 names, buffer, there, other = _scan(args.files, options, args, existing,
                                                     held)
                 if not names:
-                    raise GedkitError(f"no graphs in {', '.join(args.files)}")
+                    raise no_graph(", ".join(args.files), skipped)
                 problem = _naming_problem(names) or (
                     None if other is None else f"{lib} has a graph with id {other!r} already "
                     "(another graph)")
@@ -230,7 +231,7 @@ def run_build(args: argparse.Namespace) -> int:
     coll.close()
     if not added and existing is None:
         target.unlink()
-        raise GedkitError(f"no graphs in {', '.join(args.files)}")
+        raise no_graph(", ".join(args.files), skipped)
     if target != lib:
         os.replace(target, lib)
     tell_skipped(skipped)

@@ -228,6 +228,20 @@ def add_strict_argument(parser: argparse.ArgumentParser) -> None:
 NAMED_SKIPS = 3
 
 
+def no_graph(what: str, skipped: list[str] | None) -> GedkitError:
+    """The error of inputs ``what`` that gave no graph: empty, or every record unreadable
+    (then how many and the first reason: "the file holds no graph" was said of a file of
+    two SMILES RDKit rejects)."""
+    unique = list(dict.fromkeys(skipped or ()))
+    if not unique:
+        return GedkitError(f"no graphs in {what}")
+    if len(unique) == 1:
+        return GedkitError(f"no graphs in {what}: its one record could not be read "
+                           f"({unique[0]})")
+    return GedkitError(f"no graphs in {what}: all {len(unique)} records could not be read "
+                       f"(the first: {unique[0]})")
+
+
 def tell_skipped(skipped: list[str]) -> None:
     """Say on stderr how many records were left out as unreadable, and the first reasons."""
     if skipped:

@@ -16,7 +16,7 @@ from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gedkit.cli._inputs import _cli_words, _is_smiles, _note, _notice, tell_skipped
+from gedkit.cli._inputs import _cli_words, _is_smiles, _note, _notice, no_graph, tell_skipped
 from gedkit.errors import GedkitError, OptionError, counted
 
 if TYPE_CHECKING:  # numpy and the solvers load when the command runs
@@ -48,6 +48,8 @@ class QuerySource:
         self._failed: GedkitError | None = None
         self._ahead = self._next(2)  # one query or a batch
         if not self._ahead:
+            if self._skipped:  # (every record unreadable)
+                raise no_graph(args.query, self._skipped)
             raise GedkitError(f"{args.query}: the "
                               f"{'collection' if total is not None else 'file'} holds no graph")
         # (a bad second record (--strict): a batch, its first query answered before it)
