@@ -774,7 +774,8 @@ def test_knn_stages_count_graphs_not_verifications():
 
     stats = {"screened": 300, "candidates": {}, "verified": 2866, "scanned": 300}
     assert _stages(stats, ranked=True) == (
-        "screened 300; verified 300 in bound order (2,566 again as the k-th distance fell)")
+        "screened 300; verified 300 in bound order (2,566 more tries of graphs set aside, as "
+        "the k-th distance fell)")
     assert _stages({**stats, "verified": 12, "scanned": 12}, ranked=True).endswith(
         "verified 12 in bound order")
     assert _stages({"screened": 300, "verified": 4}, ranked=False) == "screened 300; verified 4"

@@ -743,7 +743,10 @@ def _stages(stats: dict, ranked: bool) -> str:
         # the k-th distance falls
         again = verified - stats["scanned"]
         parts.append(f"verified {stats['scanned']:,} in bound order"
-                     + (f" ({again:,} again as the k-th distance fell)" if again > 0 else ""))
+                     # (the same graphs again: "10 again" of a 3-graph collection read as
+                     # an error)
+                     + (f" ({again:,} more tries of graphs set aside, as the k-th distance "
+                        "fell)" if again > 0 else ""))
     else:  # MCES kNN: graphs reached in bound order, some ruled out by their pair bounds
         # ("left after pairs 7; verified 34" was said of 34 graphs reached, 7 verified)
         parts.append(f"{stats['scanned']:,} in bound order, of which {verified:,} verified "
