@@ -15,7 +15,11 @@ import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["gc_paused", "gc_resumed"]
+__all__ = ["LARGE_PAIR", "gc_paused", "gc_resumed"]
+
+#: nodes of a pair (both graphs) from which its solve is collected after (gc_resumed)
+LARGE_PAIR = 300
+
 
 class _Paused:
     """The context of :func:`gc_paused` (a class: a generator's context manager allocates
@@ -50,9 +54,12 @@ def gc_paused() -> _Paused:
 
 
 @contextmanager
-def gc_resumed() -> Iterator[None]:
+def gc_resumed(large: bool = False) -> Iterator[None]:
     """The collector on inside the block where a :func:`gc_paused` block turned it off (a
-    pair's solve inside a search); left off where the caller turned it off itself."""
+    pair's solve inside a search); left off where the caller turned it off itself. With
+    ``large`` (a pair of hundreds of nodes or more) the young objects are collected on
+    leaving: cycles left by the solve (HiGHS's wrapper makes some) may hold its arrays, which
+    would otherwise wait for the search's end, past a per-pair memory cap."""
     if gc.isenabled() or not _Paused.held:
         yield
         return
@@ -60,4 +67,6 @@ def gc_resumed() -> Iterator[None]:
     try:
         yield
     finally:
+        if large:
+            gc.collect(1)
         gc.disable()

@@ -30,7 +30,7 @@ from gedkit.costs.base import CostModel
 from gedkit.graph import Graph
 from gedkit.numeric import order_up_to_rounding, tolerance
 from gedkit.pacing import pay_kernel_start_ups
-from gedkit.search.collector import gc_paused, gc_resumed
+from gedkit.search.collector import LARGE_PAIR, gc_paused, gc_resumed
 from gedkit.search.filters import GedFilter, equality_terms, query_signatures, window_passes
 from gedkit.search.result import Hit, SearchResult
 from gedkit.solvers.base import Solver
@@ -101,7 +101,7 @@ class Verifier:
         kept = None if timeout is None or not polish else POLISH_SHARE * timeout
         budget = Budget(timeout=timeout if kept is None else timeout - kept,
                         memory=self.memory, threshold=threshold, decide=False)
-        with gc_resumed():  # (a solve may leave reference cycles)
+        with gc_resumed(large=query.n + graph.n >= LARGE_PAIR):  # (see collector)
             problem = self.model.compile(query, graph)
             # the process's start-ups paid once, before the first pair's limit
             pay_kernel_start_ups(solver, timeout, lambda limit: solve_within(

@@ -45,7 +45,7 @@ from gedkit.budget import Budget, solve_within, within
 from gedkit.budget import interrupted as interrupted_now
 from gedkit.graph import Graph
 from gedkit.numeric import tolerance
-from gedkit.search.collector import gc_paused, gc_resumed
+from gedkit.search.collector import LARGE_PAIR, gc_paused, gc_resumed
 from gedkit.search.ged_search import Outcome, _Stages, stopped_counts
 from gedkit.search.result import Hit, SearchResult
 from gedkit.search.signatures import Signatures, Vocabulary, branch_keys, signature_of
@@ -327,7 +327,7 @@ class Verifier:
             high = min(bound, self.pair_bound(problem))
             if high < threshold - tolerance(threshold):
                 return MCESOutcome(0.0, high, None, False)
-        with gc_resumed():  # (a solve may leave reference cycles)
+        with gc_resumed(large=query.n + graph.n >= LARGE_PAIR):  # (see collector)
             self._prepare(problem)
             result = solve_within(self.solver, problem, self._budget(problem))
         low, high = self.bounds(result)

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 import time
+import weakref
 
 import numpy as np
 
@@ -59,7 +60,19 @@ class BranchClasses:
 
     def __init__(self, problem: Problem, reps: tuple[np.ndarray, np.ndarray],
                  counts: tuple[np.ndarray, np.ndarray], which: tuple[np.ndarray, np.ndarray]):
-        self.problem, self.reps, self.counts, self.which = problem, reps, counts, which
+        # the problem by a weak reference: kept on the problem (memo), a strong one made a
+        # reference cycle, and a 2,000-node pair's arrays waited for the garbage collector
+        # (a kNN search held nine such pairs, 360 MB past its per-pair memory cap)
+        self._problem = weakref.ref(problem)
+        self.reps, self.counts, self.which = reps, counts, which
+
+    @property
+    def problem(self) -> Problem:
+        """The problem whose classes these are (alive while they are used: they are kept
+        on it)."""
+        problem = self._problem()
+        assert problem is not None, "branch classes outlived their problem"
+        return problem
 
     @classmethod
     def of(cls, problem: Problem) -> BranchClasses | None:
