@@ -243,7 +243,7 @@ def run_build(args: argparse.Namespace) -> int:
 
 
 def _source(text: str) -> str:
-    """How a build's input is recorded (:func:`_mark_build`): a file by its absolute path, a
+    """How a build's input is recorded (:func:`_begin_build`): a file by its absolute path, a
     SMILES given on the command line as it is."""
     path = Path(text)
     return str(path.resolve()) if path.exists() else text

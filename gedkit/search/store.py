@@ -58,7 +58,7 @@ CREATE TABLE removed (rowid INTEGER PRIMARY KEY);
 """
 #: the tables of _SCHEMA
 _TABLES = frozenset(re.findall(r"CREATE TABLE (\w+)", _SCHEMA))
-_BUILD = "unfinished_build"  # the meta key of Store.mark_build
+_BUILD = "unfinished_build"  # the meta key of Store.update_build
 
 
 def _value_text(kind: str, value: Any) -> str:
