@@ -45,18 +45,36 @@ class BPBeam(Solver):
         costs = np.array([problem.cost(s.forward)])
         best, best_cost = s.forward, costs[0]
         tol = tolerance(problem)
-        levels = 0
+        levels, narrowest = 0, None
+        spent, beam = 0.0, 1  # the last level's seconds and the beam it was given
         for q in range(problem.n1 if s.neighbours is not None else 0):
             if budget.expired():
                 break
+            if spent > 0.0 and budget.timeout is not None:
+                # a level's work grows with the square of its beam (each child kept is
+                # compared with those kept before it): the beam is narrowed (its cheapest
+                # maps kept) to what lets every level left fit the time left (a width of
+                # 100,000 ran 38 s past a 2 s limit, then answered worse than the default 5)
+                # (never below the default width: one slow level, a first call's loading,
+                # would narrow the beam to a single map)
+                share = max(budget.remaining(), 0.0) / (problem.n1 - q)
+                fits = max(self.options["beam_width"].default,
+                           int(beam * (share / spent) ** 0.5))
+                if fits < len(costs):
+                    fs, invs, costs = fs[:fits], invs[:fits], costs[:fits]
+                    narrowest = min(narrowest or fits, fits)
+            tick, beam = time.perf_counter(), len(costs)
             fs, invs, costs = beam_level(
                 fs, invs, costs, q, self.config["beam_width"], tol, problem.node_costs,
                 problem.adj1, problem.adj2, problem.edge_label_matrix, *s.neighbours,
             )
+            spent = time.perf_counter() - tick
             levels += 1
             if costs[0] < best_cost - tol:
                 best, best_cost = fs[0].copy(), costs[0]
         stats: dict = {"levels": levels}
+        if narrowest is not None:
+            stats["narrowed"] = f"the beam narrowed to {narrowest:,} maps to fit the time"
         if s.stopped is not None:
             stats["stopped"] = s.stopped
         elif levels < problem.n1 and budget.expired():
