@@ -190,6 +190,8 @@ class Budget:
                 self.timeout = None
         if self.memory is not None:
             check_number(self.memory, "memory", none=True)
+            if math.isinf(self.memory):  # no cap, as an infinite timeout is no limit (it
+                self.memory = None  # overflowed the conversion to bytes: a traceback)
         if self.threshold is not None:
             check_number(self.threshold, "threshold", strict=False, none=True)
 

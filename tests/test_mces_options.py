@@ -134,7 +134,7 @@ def test_rule_values_checked():
 
 
 def test_an_infinite_limit_is_none_and_an_infinite_option_is_refused():
-    """timeout=inf is no limit (it overflowed ga's and the local search's step counts: a
+    """timeout=inf is no limit, memory=inf no cap (it overflowed ga's and the local search's step counts: a
     traceback); an option of inf is refused in one line, as nan is."""
     pair = ("CCCCCCCCC(=O)OCC", "CCCCCCCC(=O)NCC")
     for method in ("ga", "auto"):
@@ -143,3 +143,8 @@ def test_an_infinite_limit_is_none_and_an_infinite_option_is_refused():
     with pytest.raises(OptionError, match=r"option beta_max must be a finite number > 0, got inf"):
         gedkit.mces(*pair, method="ga", beta_max=float("inf"))
     assert gedkit.ged("CCO", "CCN", timeout=float("inf")).distance == 1
+    # memory=inf is no cap likewise (an OverflowError deep inside; pairwise failed each pair)
+    assert gedkit.ged("CCO", "CCN", memory=float("inf")).distance == 1
+    assert gedkit.mces(*pair, method="exact", memory=float("inf")).num_edges == 9
+    m = gedkit.pairwise(["CCO", "CCN", "CCC"], memory=float("inf"), progress=False)
+    assert m.optimal.all() and not m.errors
