@@ -217,10 +217,18 @@ def check_number(config: dict, key: str, *, integer: bool = False, minimum: floa
     ok = isinstance(value, kinds) and not isinstance(value, bool)
     # (an infinite one overflowed deep inside a method: "cannot convert float infinity")
     ok = ok and math.isfinite(value) and (value > minimum if strict else value >= minimum)
+    # (integers go to compiled kernels as 64-bit ones: 2**63 was numba's TypingError)
+    ok = ok and not (integer and value >= LARGEST_INTEGER)
     if not ok:
         what = "an integer" if integer else "a finite number"
         bound = f"> {minimum:g}" if strict else f">= {minimum:g}"
-        raise OptionError(f"option {key} must be {what} {bound}, got {value!r}")
+        below = (" and below 2**62" if integer and isinstance(value, int)
+                 and value >= LARGEST_INTEGER else "")
+        raise OptionError(f"option {key} must be {what} {bound}{below}, got {value!r}")
+
+
+#: integer options stay below this (compiled kernels take them as 64-bit integers)
+LARGEST_INTEGER = 2**62
 
 
 def check_flag(config: dict, key: str) -> None:

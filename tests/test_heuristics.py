@@ -285,6 +285,8 @@ def test_ipfp_stops_at_a_map_its_lower_bound_proves_optimal():
     ("ipfp", {"init": "random"}, "init must be one of bipartite, branch, node"),
     ("refine", {"init": None}, "init must be one of"),
     ("bp_beam", {"beam_width": 0}, "beam_width must be an integer >= 1"),
+    # (2**63 was numba's TypingError: integers reach the kernels as 64-bit ones)
+    ("bp_beam", {"beam_width": 2**63}, "beam_width must be an integer >= 1 and below 2\\*\\*62"),
     ("bp_beam", {"beam_width": "5"}, "beam_width must be an integer"),
     ("branch", {"beam_width": 5}, "no option"),
 ])
