@@ -722,6 +722,42 @@ def test_cli_keeps_graphs_within_the_size_range(torch, tmp_path, capsys):
     assert "--min-nodes must not exceed --max-nodes" in capsys.readouterr().err
 
 
+def test_weights_of_the_right_format_but_damaged_are_refused_in_one_line(torch, trained,
+                                                                           tmp_path):
+    """A weights file that says it holds Gelato weights but whose contents do not fit the
+    network (a tensor of another shape, no configuration) or are not finite numbers is a
+    FormatError naming the file (torch's size mismatch, a KeyError, and the decoder's
+    IndexError on NaN scores were tracebacks); NGA's files likewise."""
+    from gedkit.learned.model import load
+
+    net = trained[1].net
+    net.save(tmp_path / "good.pt")
+    saved = torch.load(tmp_path / "good.pt", weights_only=True)
+    first = next(iter(saved["state_dict"]))
+    cases = {
+        "shape": ({**saved, "state_dict": {**saved["state_dict"], first: torch.zeros(3)}},
+                  r"Gelato weights do not fit the network \(size mismatch for "),
+        "config": ({k: v for k, v in saved.items() if k != "config"},
+                   r"Gelato weights lack their 'config' entry"),
+        "nan": ({**saved, "state_dict": {k: v.float() * float("nan") for k, v in
+                                         saved["state_dict"].items()}},
+                r"Gelato weights hold values that are not finite numbers"),
+    }
+    for name, (data, message) in cases.items():
+        torch.save(data, tmp_path / f"{name}.pt")
+        with pytest.raises(gedkit.FormatError, match=message):
+            load(tmp_path / f"{name}.pt")
+    from gedkit.mces.nga.model import NGAConfig, NGANet
+    from gedkit.mces.nga.model import load as load_nga
+
+    NGANet(NGAConfig()).save(tmp_path / "nga.pt")
+    nga = torch.load(tmp_path / "nga.pt", weights_only=True)
+    torch.save({**nga, "state_dict": {k: v.float() * float("nan") for k, v in
+                                      nga["state_dict"].items()}}, tmp_path / "nga_nan.pt")
+    with pytest.raises(gedkit.FormatError, match="NGA weights hold values that are not finite"):
+        load_nga(tmp_path / "nga_nan.pt")
+
+
 def test_fine_tuning_starts_from_the_given_weights(torch, trained, tmp_path, capsys):
     from gedkit.learned.model import load
     from gedkit.learned.train import TrainConfig, learning_rate, train

@@ -31,7 +31,7 @@ from torch import nn
 from gedkit.errors import Option, OptionError
 from gedkit.learned import FORMAT
 from gedkit.learned.features import CANDIDATE_FEATURES, Encoded, Vocabulary
-from gedkit.nn import load_checked, write_atomically
+from gedkit.nn import load_checked, with_weights, write_atomically
 from gedkit.nn.layers import GINELayer
 
 __all__ = ["FORMAT", "Embedded", "GelatoNet", "evaluating", "load", "resolve_device",
@@ -147,11 +147,13 @@ class GelatoNet(nn.Module):
 def load(path: str | Path) -> GelatoNet:
     """A network saved by :meth:`GelatoNet.save`, in evaluation mode."""
     data = load_checked(path, FORMAT, "a Gelato weights file")
-    config = data["config"]
-    net = GelatoNet(Vocabulary.from_dict(config["vocab"]), width=config["width"],
-                    layers=config["layers"], meta=data.get("meta"))
-    net.load_state_dict(data["state_dict"])
-    return net.eval()
+
+    def make() -> GelatoNet:
+        config = data["config"]
+        return GelatoNet(Vocabulary.from_dict(config["vocab"]), width=config["width"],
+                         layers=config["layers"], meta=data.get("meta"))
+
+    return with_weights(make, data, path, "Gelato weights").eval()
 
 
 def to_tensors(enc: Encoded, device: torch.device | str = "cpu") -> dict[str, torch.Tensor]:

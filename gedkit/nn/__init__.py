@@ -18,11 +18,12 @@ import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from gedkit.errors import FormatError
 
 __all__ = ["check_weights_file", "load_checked", "replacing", "require_torch",
-           "write_atomically"]
+           "with_weights", "write_atomically"]
 
 
 def require_torch(feature: str = "the learned solver gelato") -> ModuleType:
@@ -108,6 +109,32 @@ def _check_archive(real: str, size: int, mtime: int, path: str, fmt: str, what: 
     if found != fmt:
         holds = f"; it holds {found!r}" if found else ""
         raise FormatError(f"{path}: not {what} (expected format {fmt!r}{holds})")
+
+
+def with_weights(make: Callable[[], Any], saved: dict, path: str | os.PathLike,
+                 what: str) -> Any:
+    """The network ``make()`` builds (from ``saved``'s configuration) with the weights of
+    ``saved["state_dict"]`` (a :func:`load_checked` dict): a configuration or weights that do
+    not fit it, or weights that are not all finite numbers, are a
+    :class:`~gedkit.errors.FormatError` naming the file (a file of the right format but
+    damaged contents was a traceback: torch's size mismatch, a missing key, NaN weights
+    failing in the decoder)."""
+    torch = require_torch(f"reading {what}")
+    try:
+        net = make()
+        net.load_state_dict(saved["state_dict"])
+    except KeyError as exc:
+        raise FormatError(f"{path}: {what} lack their {exc.args[0]!r} entry") from None
+    except (TypeError, RuntimeError, ValueError) as exc:
+        # (torch's first line only heads the list: "Error(s) in loading state_dict for ...")
+        lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+        detail = next((line for line in lines if not line.endswith(":")), type(exc).__name__)
+        raise FormatError(f"{path}: {what} do not fit the network ({detail})") from None
+    if not all(bool(torch.isfinite(v).all()) for v in net.state_dict().values()
+               if v.is_floating_point()):
+        raise FormatError(f"{path}: {what} hold values that are not finite numbers (NaN "
+                          "or infinite): the file is damaged")
+    return net
 
 
 def load_checked(path: str | os.PathLike, fmt: str, what: str) -> dict:

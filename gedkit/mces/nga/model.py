@@ -32,11 +32,10 @@ import torch
 from torch import nn
 from torch.nn import functional
 
-from gedkit.errors import FormatError
 from gedkit.mces.ga import AssociationGraph
 from gedkit.mces.nga import FORMAT
 from gedkit.mces.nga.features import EDGE_BUCKETS, FEATURES, GraphArrays
-from gedkit.nn import load_checked, write_atomically
+from gedkit.nn import load_checked, with_weights, write_atomically
 from gedkit.nn.layers import GINELayer
 
 __all__ = [
@@ -206,10 +205,7 @@ def sinkhorn(scores: torch.Tensor, pair: PairTensors, iterations: int) -> torch.
 def load(path: str | Path) -> NGANet:
     """A network from a weights file written by :meth:`NGANet.save`."""
     saved = load_checked(path, FORMAT, "an NGA weights file")
-    try:
-        net = NGANet(NGAConfig(**saved["config"]))
-        net.load_state_dict(saved["state_dict"])
-    except (TypeError, RuntimeError, KeyError) as exc:
-        raise FormatError(f"{path}: NGA weights do not fit the network ({exc})") from None
+    net = with_weights(lambda: NGANet(NGAConfig(**saved["config"])), saved, path,
+                       "NGA weights")
     net.card = saved.get("card", {})
     return net
