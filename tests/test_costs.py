@@ -581,3 +581,14 @@ def test_a_cost_factory_passed_uncalled_gets_a_hint():
         gedkit.ged("CCO", "CCN", costs=costs.uniform)
     with pytest.raises(gedkit.CostModelError, match=r"gedkit\.costs\.custom\(node_sub="):
         gedkit.ged("CCO", "CCN", costs=lambda a, b: 1.0)
+
+
+def test_about_an_unknown_model_is_get_s_one_line_error():
+    """``costs.about`` of a name no model has: the error ``costs.get`` gives, listing the
+    models (a bare ``KeyError``)."""
+    with pytest.raises(gedkit.errors.CostModelError, match=r"unknown cost model 'nosuch'; "
+                       "choose one of: .*uniform"):
+        gedkit.costs.about("nosuch")
+    with pytest.raises(gedkit.errors.CostModelError, match="not a registered cost model"):
+        gedkit.costs.about("constant:node_sub=3")
+    assert gedkit.costs.about("UNIFORM").startswith("Unit costs")

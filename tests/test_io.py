@@ -10,6 +10,7 @@ import warnings
 import zipfile
 from pathlib import Path
 
+import networkx as nx
 import numpy as np
 import pytest
 from helpers import SHARED_DATA, random_graph
@@ -498,8 +499,15 @@ def test_write_options(tmp_path):
         gedkit.write(g, tmp_path / "g.json", node_label="id")
     with pytest.raises(OptionError, match="must be 'label'"):
         gedkit.write(g, tmp_path / "g.txt", node_label="atom")
-    with pytest.raises(GraphError, match=r"expects gedkit\.Graph"):
+    with pytest.raises(GraphError, match=r"'not a graph' is neither an existing file nor a "
+                       "SMILES string"):
         gedkit.write([g, "not a graph"], tmp_path / "g.json")
+    with pytest.raises(GraphError, match=r"expected a gedkit\.Graph, .*got int"):
+        gedkit.write([g, 5], tmp_path / "g.json")
+    # one graph as every entry point takes one (a NetworkX graph was iterated as its nodes)
+    gedkit.write(nx.path_graph(3), tmp_path / "p.json")
+    gedkit.write("CCO", tmp_path / "m.json")
+    assert gedkit.read(tmp_path / "p.json").n == 3 and gedkit.read(tmp_path / "m.json").m == 2
     gedkit.write(g, tmp_path / "g.dat", format="tve")
     assert gedkit.read(tmp_path / "g.dat", format="tve") == g
 

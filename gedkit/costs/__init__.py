@@ -82,7 +82,10 @@ def about(name: str) -> str:
     >>> about("uniform")
     'Unit costs: every insertion, deletion and label-changing substitution costs 1.'
     """
-    factory = _REGISTRY[name.lower()]
+    factory = _REGISTRY.get(name.lower()) if isinstance(name, str) else None
+    if factory is None:  # (a bare KeyError: get's one-line error instead)
+        get(name)
+        raise CostModelError(f"{name!r} is not a registered cost model name")
     summary = (factory.__doc__ or "").strip().split("\n\n")[0]
     return " ".join(summary.split()).replace("``", "")
 

@@ -51,12 +51,12 @@ reads anything through an XML entity (see :mod:`gedkit.io.xmlparse`).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gedkit.errors import FormatError, GraphError, Option, OptionError, Words, did_you_mean
+from gedkit.errors import FormatError, Option, OptionError, Words, did_you_mean
 from gedkit.graph import Graph
 from gedkit.io.chem import (
     from_rdkit,
@@ -436,7 +436,7 @@ def _select(graphs: Iterator[Graph], selector: str, path: Path) -> Iterator[Grap
 
 
 def write(
-    graphs: Graph | Iterable[Graph],
+    graphs: Any,
     path: str | Path,
     format: str | None = None,
     *,
@@ -453,7 +453,8 @@ def write(
     Parameters
     ----------
     graphs : Graph or iterable of Graph
-        One graph (JSON: one object) or several (JSON: a list).
+        One graph (JSON: one object) or several (JSON: a list); a NetworkX graph, an RDKit
+        molecule or a SMILES string stands for one, as in :func:`gedkit.ged`.
     path : str or Path
         The file; its extension selects the format unless ``format`` is given.
     format : {"json", "tve"}, optional
@@ -474,11 +475,14 @@ def write(
         raise FormatError(f"gedkit cannot write {name} files; it writes: {writable}")
     if renumber and name != "tve":
         raise OptionError("renumber= applies to t/v/e files only")
-    single = isinstance(graphs, Graph)
-    items = [graphs] if single else list(graphs)
-    for g in items:
-        if not isinstance(g, Graph):
-            raise GraphError(f"write expects gedkit.Graph objects, got {type(g).__name__}")
+    from gedkit.inputs import as_graphs
+
+    # one graph as every entry point takes one (a NetworkX graph, a molecule, a SMILES
+    # string): a NetworkX graph was iterated as its nodes, "expects gedkit.Graph objects,
+    # got int"
+    single = (isinstance(graphs, Graph | str | os.PathLike) or hasattr(graphs, "adj")
+              or hasattr(graphs, "GetAtoms"))
+    items = as_graphs([graphs] if single else list(graphs))
     if name == "tve":
         writer(items, Path(path), node_label, edge_label, renumber)
     else:

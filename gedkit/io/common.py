@@ -50,8 +50,11 @@ class DirectedInput(GraphError):
                "edge labelled by the first of the two)")
 
     def __init__(self, source: str, name: Any):
-        super().__init__(f"{source}: graph {name!r} is directed; pass ",
-                         Option("directed", "ignore"), self._IGNORE, ", or ",
+        # (in Python, a path given to gedkit.ged, mces or pairwise: they take no directed=,
+        # and "pass directed='ignore'" was refused as an unknown option of the method)
+        super().__init__(f"{source}: graph {name!r} is directed; ",
+                         Words("read it with gedkit.read(path, directed='ignore')",
+                               "pass --directed ignore"), self._IGNORE, ", or ",
                          Option("directed", "keep"), " to compare it as a directed graph, arc "
                          "by arc")
         self.source, self.graph_name = source, name
