@@ -38,6 +38,10 @@ PROBE_SECONDS = 0.05
 # the share of the time left the search's set-up (its state) may take for the probe and
 # after GA; beyond it, GA has the time
 SETUP_SHARE = 0.25
+# above EXACT_UP_TO_NODES, the exact search's probe before GA: this share of the time left,
+# or this long without a limit
+LARGE_PROBE_SHARE = 0.1
+LARGE_PROBE_SECONDS = 2.0
 
 
 @register
@@ -82,12 +86,23 @@ class Auto(Method):
             result.time = time.perf_counter() - t0
             return result
         if problem.n1 + problem.n2 > EXACT_UP_TO_NODES:
-            # beyond what exact search can settle, the time is the heuristic's, with its own
-            # patience and the LP bound where that fits
+            # beyond what exact search usually settles, the time is the heuristic's, with its
+            # own patience and the LP bound where that fits; after a probe of the exact
+            # search, which settles sparse, tree-like pairs at once (two 1,501-atom chains:
+            # 1,000 common edges proven in 1.4 s, where GA kept 648 in 60 s)
+            probe = self._large_probe(problem, budget)
+            if probe is not None and probe.optimal:
+                probe.time = time.perf_counter() - t0
+                return probe
             kicks = max(self.config["kicks"], GA_OPTIONS["kicks"].default)
             config = {**self.config, "kicks": kicks, "lp_bound": True}
             forward, stats = self._ga(problem, budget, **config)
-            return MCESResult.from_map(problem, forward, stats["upper_bound"], self.name,
+            upper = stats["upper_bound"]
+            if probe is not None:
+                stats["probe_edges"], upper = probe.num_edges, min(upper, probe.upper_bound)
+                if probe.num_edges > problem.count(forward):
+                    forward = probe.assignment
+            return MCESResult.from_map(problem, forward, upper, self.name,
                                        time=time.perf_counter() - t0, stats=stats)
         if start_up_seconds(kernels=True) and not annealing_fits(
                 problem, budget, self.config["iterations"], self.config["sinkhorn_iterations"]):
@@ -124,6 +139,20 @@ class Auto(Method):
                                   stats=stats, upper=upper)
         result.time = time.perf_counter() - t0
         return result
+
+
+    def _large_probe(self, problem: MCESProblem, budget: Budget) -> MCESResult | None:
+        """The exact search on a large pair for :data:`LARGE_PROBE_SHARE` of the time left
+        (:data:`LARGE_PROBE_SECONDS` without a limit), where building its state fits a
+        share of that; None where it does not."""
+        remaining = budget.remaining()
+        seconds = (LARGE_PROBE_SECONDS if budget.timeout is None
+                   else LARGE_PROBE_SHARE * remaining)
+        setup = state_seconds(problem, False, budget) * budget.slowdown()
+        if budget.timeout is not None and setup > SETUP_SHARE * remaining:
+            return None  # (GA's time: the search would not start within its share)
+        limit = seconds + setup + start_up_seconds(kernels=True)
+        return branch_and_bound(problem, budget.part(min(limit, remaining)), method=self.name)
 
 
 def _shortened(budget: Budget, seconds: float) -> Budget:
