@@ -164,6 +164,22 @@ def ged_iter(g1: Any, g2: Any, costs: Any = "uniform", method: str = "auto",
     >>> all(a.upper_bound >= b.upper_bound for a, b in zip(steps, steps[1:]))
     True
     """
+    from gedkit.costs import get as get_costs
+    from gedkit.errors import OptionError
+    from gedkit.solvers import solver_class
+
+    # what is wrong with the call said at the call, as gedkit.ged says it (not at the
+    # stream's first item), and on_improve= is the stream's own
+    if "on_improve" in kwargs:
+        raise OptionError("ged_iter streams the improvements itself: on_improve= is for "
+                          "gedkit.ged")
+    solver_class(method)
+    get_costs(costs)
+    return _stream(g1, g2, costs, method, kwargs)
+
+
+def _stream(g1: Any, g2: Any, costs: Any, method: str, kwargs: dict) -> Iterator[Improvement]:
+    """:func:`ged_iter`'s stream, its arguments checked."""
     from gedkit.api import ged
     from gedkit.budget import InterruptedWarning, cancelled_by
 

@@ -377,6 +377,9 @@ def pairwise(
 
     # Everything that can be wrong with the arguments is checked here, before any process starts.
     model = get_costs(costs)
+    for name in ("threshold", "fixed", "forbidden", "on_improve"):
+        if name in options:  # (gedkit.ged's keywords: "method 'auto' has no option" was said)
+            raise OptionError(f"pairwise takes no {name}= (gedkit.ged's, for one pair)")
     solver = get_solver(method, **options)
     Budget(timeout=timeout, memory=memory)  # checks both values
     jobs = resolve_jobs(n_jobs)

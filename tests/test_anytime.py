@@ -84,8 +84,15 @@ def test_leaving_the_stream_stops_the_solve():
 
 
 def test_errors_reach_the_consumer():
-    with pytest.raises(gedkit.OptionError, match="unknown"):
-        list(gedkit.ged_iter("CCO", "CCN", method="no-such-method"))
+    """A bad method, cost model or on_improve= is said at the call, as gedkit.ged says it
+    (the method only at the first next(); on_improve= clashed with the stream's own, a
+    TypeError); what the solve finds wrong reaches the consumer."""
+    with pytest.raises(gedkit.OptionError, match="unknown method 'no-such-method'"):
+        gedkit.ged_iter("CCO", "CCN", method="no-such-method")
+    with pytest.raises(gedkit.CostModelError, match="unknown cost model"):
+        gedkit.ged_iter("CCO", "CCN", costs="no-such-costs")
+    with pytest.raises(gedkit.OptionError, match=r"on_improve= is for gedkit\.ged"):
+        gedkit.ged_iter("CCO", "CCN", on_improve=print)
     with pytest.raises(gedkit.OptionError, match="timeout"):
         next(gedkit.ged_iter("CCO", "CCN", timeout=-1))
 

@@ -134,8 +134,9 @@ def test_rule_values_checked():
 
 
 def test_an_infinite_limit_is_none_and_an_infinite_option_is_refused():
-    """timeout=inf is no limit, memory=inf no cap (it overflowed ga's and the local search's step counts: a
-    traceback); an option of inf is refused in one line, as nan is."""
+    """timeout=inf is no limit, memory=inf no cap (it overflowed ga's and the local
+    search's step counts: a traceback); an option of inf is refused in one line, as nan
+    is."""
     pair = ("CCCCCCCCC(=O)OCC", "CCCCCCCC(=O)NCC")
     for method in ("ga", "auto"):
         result = gedkit.mces(*pair, method=method, timeout=float("inf"))

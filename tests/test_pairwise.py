@@ -453,6 +453,8 @@ def test_a_long_pair_gets_a_notice(graphs, capfd, monkeypatch, recording):
         ({"n_jobs": 1.5}, gedkit.OptionError, "n_jobs"),
         ({"n_jobs": -1000}, gedkit.OptionError, "n_jobs"),
         ({"chunk_size": 0}, gedkit.OptionError, "chunk_size"),
+        ({"threshold": 1}, gedkit.OptionError, r"pairwise takes no threshold= \(gedkit.ged.s"),
+        ({"fixed": [(0, 0)]}, gedkit.OptionError, "pairwise takes no fixed="),
         ({"chunk_size": True}, gedkit.OptionError, "chunk_size"),
         ({"timeout": -1}, gedkit.OptionError, "timeout"),
         ({"timeout": "5"}, gedkit.OptionError, "timeout .*'5'"),
