@@ -251,6 +251,21 @@ def test_a_clear_error_without_torch(monkeypatch, tmp_path, capsys):
     assert code == 2 and "torch" in err and "gedkit[learn]" in err
 
 
+def test_too_few_graphs_to_train_says_how_many_this_training_needs(torch, tmp_path, capsys):
+    """Two distinct graphs with validation pairs on (the default): the error says three are
+    needed and how to leave validation out (it said "at least two (three with validation
+    pairs)" of two); without validation two go on."""
+    two = tmp_path / "two.smi"
+    two.write_text("CCO\nCCN\nCCO\n")
+    argv = ["train", "gelato", "--data", str(two), "--out", str(tmp_path / "m.pt"),
+            "--pairs", "4", "--epochs", "1", "--width", "16", "--layers", "2"]
+    code = main(argv)
+    err = capsys.readouterr().err
+    assert code == 2 and "only 2 distinct graphs remain" in err
+    assert ("needs at least three: two to train on and one for the validation pairs "
+            "(--val-pairs 0 leaves those out)") in err.replace("\n", " ")
+
+
 def test_train_out_that_cannot_be_written_is_told_before_the_labelling(torch, tmp_path, capsys):
     """--out a folder (a torch traceback after the whole training) or in a missing folder
     (named by an internal cache file): one line, before any pair is labelled."""

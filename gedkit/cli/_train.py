@@ -428,10 +428,13 @@ def _split(n: int, validate: bool, rng: np.random.Generator) -> tuple[np.ndarray
     order = rng.permutation(n)
     n_val = max(1, round(0.1 * n)) if validate else 0
     if n - n_val < 2:
+        # (it said "at least two (three with validation pairs)" of two graphs, validation
+        # on by default, without saying so)
+        need = ("three: two to train on and one for the validation pairs (--val-pairs 0 "
+                "leaves those out)" if validate else "two")
         raise OptionError(
             f"only {counted(n, 'distinct graph')} remain{'s' if n == 1 else ''} after "
-            "--min/max-nodes, duplicates and --exclude; "
-            "training needs at least two (three with validation pairs)"
+            f"--min/max-nodes, duplicates and --exclude; this training needs at least {need}"
         )
     return np.sort(order[n_val:]), np.sort(order[:n_val])
 
