@@ -142,7 +142,11 @@ class Graph:
         if isinstance(nodes, Mapping):
             ids, node_labels = tuple(nodes.keys()), tuple(nodes.values())
         else:
-            ids = tuple(nodes)
+            try:
+                ids = tuple(nodes)
+            except TypeError:  # (Python's "'int' object is not iterable")
+                raise GraphError(f"nodes must be a mapping {{id: label}} or ids, got "
+                                 f"{type(nodes).__name__}{_in(name)}") from None
             node_labels = (None,) * len(ids)
         index: dict[Hashable, int] = {}
         for i, node in enumerate(ids):
@@ -362,6 +366,12 @@ class Graph:
         >>> Graph.from_networkx(nx.DiGraph([(1, 2), (2, 1)])).m
         2
         """
+        from gedkit.io.common import check_label_spec
+
+        if not (hasattr(g, "graph") and hasattr(g, "is_multigraph")):  # (AttributeError)
+            raise GraphError(f"from_networkx takes a NetworkX graph, got {type(g).__name__}")
+        check_label_spec(node_label, "node_label")
+        check_label_spec(edge_label, "edge_label")
         name = name if name is not None else (g.graph.get("name") or None)
         if g.is_multigraph() and _parallel(g):  # (one without is the simple graph it is)
             raise GraphError(_multi(f"graph{_in(name)} is a multigraph with parallel edges",

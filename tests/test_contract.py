@@ -162,3 +162,31 @@ def test_unknown_method_is_rejected():
 def test_bad_budgets_are_rejected(value):
     with pytest.raises(OptionError):
         Budget(timeout=value)
+
+
+def test_public_helpers_refuse_arguments_of_the_wrong_type_in_one_line():
+    """What a new user passes wrongly to the public helpers gets gedkit's one-line error,
+    not RDKit's C++ converter error, Python's "not iterable" or an AttributeError; the
+    conformance suite's counts are checked (pairs=-1 checked nothing and passed)."""
+    import networkx as nx
+
+    from gedkit.testing import check_mces_method, check_solver
+
+    with pytest.raises(gedkit.GraphError, match="from_smiles takes a SMILES string, got int"):
+        gedkit.from_smiles(5)
+    with pytest.raises(gedkit.GraphError, match="nodes must be a mapping"):
+        gedkit.Graph(5)
+    with pytest.raises(gedkit.GraphError, match="from_networkx takes a NetworkX graph"):
+        gedkit.Graph.from_networkx([(0, 1)])
+    with pytest.raises(gedkit.OptionError, match="node_label must be None, an attribute"):
+        gedkit.Graph.from_networkx(nx.path_graph(2), node_label=5)
+    with pytest.raises(gedkit.OptionError, match="jobs must be an integer"):
+        gedkit.warm_up(jobs="2", families=["cost"])
+    with pytest.raises(gedkit.OptionError, match="families must be a list"):
+        gedkit.warm_up(jobs=1, families="cost")
+    for call in (lambda: check_solver("node", pairs=-1),
+                 lambda: check_solver("node", pairs="3"),
+                 lambda: check_mces_method("ga", pairs=-1)):
+        with pytest.raises(gedkit.OptionError, match="pairs must be a whole number >= 0"):
+            call()
+    assert gedkit.warm_up(families=["cost"]) == {"cost": pytest.approx(0.0, abs=5.0)}

@@ -558,11 +558,16 @@ def warm_up(jobs: int = 2, families: Iterable[str] | None = None) -> dict[str, f
     >>> sorted(spent), ready("cost")
     (['cost'], True)
     """
+    from gedkit.errors import OptionError
+
+    if isinstance(families, str) or not (families is None or isinstance(families, Iterable)):
+        # (a string was taken letter by letter: families 'c', 'o', 's', 't')
+        raise OptionError(f"families must be a list of kernel family names, got {families!r}")
+    if isinstance(jobs, bool) or not isinstance(jobs, int):
+        raise OptionError(f"jobs must be an integer, got {jobs!r}")
     names = list(FAMILIES if families is None else families)
     unknown = [f for f in names if f not in FAMILIES]
     if unknown:
-        from gedkit.errors import OptionError
-
         raise OptionError(f"unknown kernel families {unknown}; choose from {list(FAMILIES)}")
     spent = _compile(names) if jobs <= 1 or len(names) <= 1 else _compile_apart(names, jobs)
     if families is None:  # a whole warm-up: what a first call pays, measured here
@@ -615,7 +620,8 @@ def _main(argv: list[str]) -> int:
         _HOLDING = True
     try:
         for family in families:
-            if ready(family):
+            if ready(family):  # (said as 0: warm_up reports every family asked for)
+                print(family, "0.000", flush=True)
                 continue
             for name, seconds in _compile([family]).items():
                 print(name, f"{seconds:.3f}", flush=True)

@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from gedkit.errors import FormatError, MissingDependencyError, Words
+from gedkit.errors import FormatError, GraphError, MissingDependencyError, Words
 from gedkit.graph import Graph
 from gedkit.io.common import (
     build_graph,
@@ -174,6 +174,8 @@ def from_smiles(smiles: str, node_label: Any = "atom", edge_label: Any = "bond",
     >>> g.n, g.m, sorted(set(g.edge_labels))  # doctest: +SKIP
     (7, 7, [1, 1.5])
     """
+    if not isinstance(smiles, str):  # (RDKit's C++ converter error, as a traceback)
+        raise GraphError(f"from_smiles takes a SMILES string, got {type(smiles).__name__}")
     mol, why = _molecule_of(smiles)
     if mol is None:
         raise FormatError(f"RDKit cannot parse the SMILES {shorten(smiles)!r}{why}")

@@ -81,6 +81,7 @@ def check_solver(method: str | type, *, pairs: int = 25, seed: int = 7,
     --------
     >>> check_solver("branch", pairs=3)
     """
+    _check_counts(pairs=pairs, constrained=constrained, looped=looped, arcs=arcs)
     cls = _solver_class(method)
     _check_options(cls)
     solver = _create(cls)
@@ -124,6 +125,14 @@ def check_solver(method: str | type, *, pairs: int = 25, seed: int = 7,
            f"{cls.name}: invalid bounds under a time limit")
 
 
+def _check_counts(**counts: Any) -> None:
+    """Each count of pairs a whole number >= 0 (-1 checked nothing and passed; "3" was a
+    TypeError)."""
+    for name, count in counts.items():
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise OptionError(f"{name} must be a whole number >= 0, got {count!r}")
+
+
 def check_mces_method(method: str | type, *, pairs: int = 25, seed: int = 3) -> None:
     """Run the MCES contract on ``method`` (a registered name or a
     :class:`~gedkit.mces.base.Method` subclass); raise :class:`AssertionError` on a breach.
@@ -134,6 +143,7 @@ def check_mces_method(method: str | type, *, pairs: int = 25, seed: int = 3) -> 
     """
     from gedkit.mces.problem import MCESProblem
 
+    _check_counts(pairs=pairs)
     cls = _mces_class(method)
     _check_options(cls)
     solver = _create(cls)
