@@ -14,9 +14,9 @@ __all__ = [
 
 CONNECTED = Option(False, "the common subgraph must be connected (one fragment, as RDKit's "
                    "FindMCS finds it)", flag())
-RASCAL_TIES = Option(False, "among equally large maps, RASCAL's (fewest fragments, then the "
-                     "largest fragment), so that similarity is what RASCAL reports with "
-                     "allBestMCESs=True", flag())
+RASCAL_TIES = Option(False, "among equally large maps, the first by RASCAL's first rules "
+                     "(fewest fragments, then the largest fragment), as RDKit ranks them with "
+                     "allBestMCESs=True before its further scores", flag())
 RING_MATCHES_RING_ONLY = Option(False, "an edge on a cycle (ring bond) matches only an edge on "
                                 "a cycle, as RDKit's ringMatchesRingOnly", flag())
 MIN_FRAGMENT_SIZE = Option(None, "fragments of fewer atoms are dropped from the answer "
