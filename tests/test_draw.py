@@ -789,8 +789,14 @@ def test_search_grid_refuses_a_query_that_was_not_searched(tmp_path):
         # the same graph, however written, is the query
         for same in ("CCO", "OCC", gedkit.from_smiles("OCC")):
             assert draw(k, collection=lib, query=same).axes[0].get_title() == "query"
-        # a query that keeps no name cannot be checked: drawn as given
+        # a query without a name is checked by the graph the search kept (another graph
+        # was drawn as the query, each hit's distance under it)
         unnamed = lib.knn(Graph({0: "C", 1: "C"}, [(0, 1, 1)]), 1)
+        with pytest.raises(OptionError, match="the query= graph is not the query"):
+            draw(unnamed, collection=lib, query=Graph({0: "N"}))
+        assert draw(unnamed, collection=lib, query=Graph({5: "C", 6: "C"}, [(6, 5, 1)]))
+        # a result from elsewhere (a cluster, a file) keeps the name only: unnamed, drawn
+        unnamed.searched = None
         assert draw(unnamed, collection=lib, query=Graph({0: "N"})) is not None
 
 

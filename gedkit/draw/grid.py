@@ -186,10 +186,19 @@ def _grid(results: list, collection: Any, queries: list, *, max_hits: int,
 
 def _check_query(q: Graph, result: Any, labels: tuple) -> None:
     """An error where the query drawn is not the one ``result`` answers (the picture would
-    stand a wrong query over the title naming the right one). A result keeps its query's
-    name only: the same name passes; else the name read as a graph (a SMILES string, a file)
-    must be the same graph as ``q``."""
+    stand a wrong query over the title naming the right one). A result of a search in this
+    process keeps its query graph (``searched``): ``q`` must be the same graph; else it
+    keeps its query's name only: the same name passes, or the name read as a graph (a
+    SMILES string, a file) must be the same graph as ``q``."""
     own = result.query
+    searched = getattr(result, "searched", None)
+    if searched is not None:  # the graph itself, where the search ran in this process
+        if not same_graph(q, searched):
+            given = f"query={q.name!r}" if q.name is not None else "the query= graph"
+            raise OptionError(f"{given} is not the query this result answers"
+                              f"{f' ({own!r})' if own is not None else ''}; give that "
+                              "query, or leave query= out")
+        return
     if own is None or q.name == own:
         return
     searched = _read_name(own, labels)

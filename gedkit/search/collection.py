@@ -771,6 +771,8 @@ class Collection:
             raise CostModelError(f"{what}; this collection's graphs were read with {read}: "
                                  "build it again with ", Option(option, "*"),
                                  " to keep all attributes") from None
+        for result, graph in zip(results, graphs, strict=False):
+            result.searched = graph  # (a reference: for a picture's check of its query)
         return results if many else results[0]
 
     def _queries(self, items: Iterable, node_label: Any, edge_label: Any) -> list[Graph]:

@@ -88,6 +88,9 @@ class SearchResult:
     stats: dict = field(default_factory=dict)
     interrupted: bool = False
     timed_out: bool = False
+    #: the query graph searched (in this process), by which a picture of the result checks
+    #: the query it is given (its name alone let another unnamed graph stand as the query)
+    searched: Any = field(default=None, repr=False, compare=False)
 
     @property
     def ids(self) -> list:
