@@ -26,7 +26,7 @@ from gedkit.errors import FormatError, GedkitError, GraphError, OptionError, Uns
 from gedkit.search import merge
 from gedkit.search.filters import GedFilter
 from gedkit.search.result import SearchResult
-from tests.helpers import REPO, random_costs, random_graph
+from tests.helpers import REPO, random_costs, random_graph, start_up_limits
 
 MOLECULES = ["CCO", "CCN", "CCCC", "c1ccccc1", "CC(=O)O", "CC(=O)N", "OCCO", "C1CCCCC1",
              "c1ccncc1", "CC(C)O", "CCOC", "C=CC=C", "NCCN", "CC#N", "OC(=O)CN"]
@@ -248,19 +248,9 @@ def test_a_search_pair_by_pair_pays_the_start_ups_once_before_the_pairs_limits(m
     """Where the kernels' start-up is not paid yet, the first pair a GED search solves on
     its own (a method the batch kernel does not run) pays it under a limit of its own, once a
     process, as MCES searches and pairwise do: no pair's short limit affords it."""
-    import gedkit.pacing
     from gedkit.search import ged_search
 
-    monkeypatch.setattr(gedkit.pacing, "_PAID", set())
-    monkeypatch.setattr(gedkit.pacing, "start_up_seconds", lambda **kw: 1.0)
-    limits = []
-    real = ged_search.solve_within
-
-    def spy(solver, problem, budget):
-        limits.append(budget.timeout)
-        return real(solver, problem, budget)
-
-    monkeypatch.setattr(ged_search, "solve_within", spy)
+    limits = start_up_limits(monkeypatch, ged_search)
     coll = _collection(_random_set(3, count=12))
     costs = gedkit.costs.custom(node_sub=lambda a, b: 0.0 if a == b else 1.5)
     query = _random_set(9, count=1)[0]

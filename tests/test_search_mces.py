@@ -18,7 +18,7 @@ from gedkit.errors import GedkitError
 from gedkit.mces.problem import MCESProblem, johnson_similarity
 from gedkit.search import mces_search, merge
 from gedkit.search.mces_search import MCESFilter, Verifier, _fewest_nodes
-from tests.helpers import random_graph
+from tests.helpers import random_graph, start_up_limits
 
 MOLECULES = ["CCO", "CCN", "CCCC", "c1ccccc1", "CC(=O)O", "CC(=O)N", "OCCO", "C1CCCCC1",
              "c1ccncc1", "CC(C)O", "CCOC", "C=CC=C", "NCCN", "CC#N", "OC(=O)CN", "CC(N)C(=O)O",
@@ -388,18 +388,7 @@ def test_a_search_pays_the_start_ups_once_before_the_pairs_limits(monkeypatch):
     limit of its own (the pair's plus the start-up), once a process: under a short per-pair
     limit no pair could afford it, and every candidate of a query got the cheap bounds
     ("the search's start-up does not fit")."""
-    import gedkit.pacing
-
-    monkeypatch.setattr(gedkit.pacing, "_PAID", set())
-    monkeypatch.setattr(gedkit.pacing, "start_up_seconds", lambda **kw: 1.0)
-    limits = []
-    real = mces_search.solve_within
-
-    def spy(solver, problem, budget):
-        limits.append(budget.timeout)
-        return real(solver, problem, budget)
-
-    monkeypatch.setattr(mces_search, "solve_within", spy)
+    limits = start_up_limits(monkeypatch, mces_search)
     coll = _collection(MOLECULES)
     coll.mces_range("CC(=O)O", 0.2, method="exact", timeout=0.5)
     assert limits[0] > 0.5 and all(limit == 0.5 for limit in limits[1:]) and len(limits) > 2
