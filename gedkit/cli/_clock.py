@@ -13,11 +13,20 @@ __all__ = ["command_started", "start_with_process"]
 _started: float | None = None  # perf_counter's reading at the process's start, once known
 
 
+#: at most this long of a process's life before the command's main counts (the interpreter's
+#: start and imports take 0.1-0.3 s): the system's start time is the fork's, and a process
+#: exec'd by another (``bash -c "... && gedkit ged ..."`` execs its last command) counted
+#: the other's life (52.7 s for a 14-atom pair after ``gedkit warmup`` in the README's first
+#: command)
+BEFORE_MAIN = 0.5
+
+
 def start_with_process() -> None:
-    """Count this process's commands from the process's start (the ``gedkit`` command; a
-    caller of :func:`gedkit.cli.main` in a process of its own counts from each call)."""
+    """Count this process's commands from the process's start, at most :data:`BEFORE_MAIN`
+    before now (the ``gedkit`` command; a caller of :func:`gedkit.cli.main` in a process of
+    its own counts from each call)."""
     global _started
-    _started = time.perf_counter() - since_process_start()
+    _started = time.perf_counter() - min(since_process_start(), BEFORE_MAIN)
 
 
 def command_started() -> float:
