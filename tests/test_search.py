@@ -2461,9 +2461,11 @@ def test_an_exact_search_that_cannot_step_leaves_its_time_to_polishing(monkeypat
     query, graph = random_graph(rng, 12, p=0.3), random_graph(rng, 12, p=0.3)
     truth = gedkit.ged(query, graph, method="astar", timeout=None).distance
     monkeypatch.setattr(tree_search, "affordable", lambda seconds, budget: False)
+    from gedkit.solvers.heuristics import polish
+
     given = []
-    polished = ged_search._polished
-    monkeypatch.setattr(ged_search, "_polished", lambda result, budget: (
+    polished = polish.polished
+    monkeypatch.setattr(polish, "polished", lambda result, budget: (
         given.append(budget.timeout), polished(result, budget))[1])
     verify = ged_search.Verifier(costs.uniform(), get_solver("astar"), 2.0, None, False)
     out = verify(query, graph, None)

@@ -216,11 +216,10 @@ def finish(result: Any, args: argparse.Namespace) -> int:
         if step is not None and not reached:
             # (a 2,000-node pair's exact search at --timeout 20 stopped at 0.8 s saying a
             # longer limit "may close the gap": one step of it needed 27 s)
-            print(f"gedkit: note: the search stopped at {result.time:.1f} s of the "
-                  f"{args.timeout:g} s limit{default} without a step: one expansion of it "
-                  f"on this pair takes about {step:g} s, more than was left; the bounds are "
-                  "an assignment's, and --method auto spends the time on a better map",
-                  file=sys.stderr)
+            print(f"gedkit: note: the search could not take a step within the {args.timeout:g} "
+                  f"s limit{default}: one expansion of it on this pair takes about {step:g} s; "
+                  "the answer is an assignment's map, polished in the time left (--method "
+                  "auto tries more)", file=sys.stderr)
             return 0
         what = (f"the time limit of {args.timeout:g} s{default} was reached before the "
                 "answer was proven" if reached else

@@ -112,7 +112,9 @@ class Verifier:
                 # (no limit per pair: one polish to its end, within a query's own limit)
                 left = (None if timeout is None else
                         max(kept, timeout - budget.elapsed()) if solver.exact else kept)
-                result = _polished(result, Budget(timeout=left, memory=self.memory))
+                from gedkit.solvers.heuristics.polish import polished
+
+                result = polished(result, Budget(timeout=left, memory=self.memory))
         stopped = None
         if not result.optimal:
             # a heuristic asked for stops with its bounds, not for the time limit: a note
@@ -130,19 +132,6 @@ class Verifier:
 #: AIDS 68-atom query's 2nd-5th neighbours at 76-117 edits by A*'s maps, 55-90 polished),
 #: and a lower k-th distance rules more graphs out
 POLISH_SHARE = 0.05
-
-
-def _polished(result, budget: Budget):
-    """``result`` with the map polished from its own, where that is cheaper."""
-    from gedkit.result import Result
-    from gedkit.solvers.heuristics.polish import polish
-
-    forward, cost = polish(result.problem, [result.assignment], budget)
-    if cost >= result.upper_bound:
-        return result
-    return Result.from_assignment(result.problem, forward, result.lower_bound, result.method,
-                                  time=result.time + budget.elapsed(),
-                                  stats={**result.stats, "polished": True})
 
 
 _BLOCK = 1024  # candidates verified between checks for Ctrl-C

@@ -14,12 +14,13 @@ from collections.abc import Sequence
 import numpy as np
 
 from gedkit.problem import Problem
+from gedkit.result import Result
 from gedkit.solvers.base import Budget
 from gedkit.solvers.heuristics.ipfp import IPFP, frank_wolfe
 from gedkit.solvers.heuristics.lsape import neighbours
 from gedkit.solvers.heuristics.refine import local_search
 
-__all__ = ["polish"]
+__all__ = ["polish", "polished"]
 
 
 def polish(problem: Problem, forwards: Sequence[np.ndarray],
@@ -53,3 +54,21 @@ def polish(problem: Problem, forwards: Sequence[np.ndarray],
     refined, _ = local_search(problem, best, nb, budget)
     cost = problem.cost(refined)
     return (refined, cost) if cost < best_cost else (best, best_cost)
+
+
+def polished(result: Result, budget: Budget) -> Result:
+    """``result`` with its map polished (:func:`polish`) within ``budget``, where that is
+    cheaper; its lower bound kept, ``stats["polished"]`` set.
+
+    >>> from gedkit import Graph, costs
+    >>> p = costs.uniform().compile(Graph({0: "C", 1: "O"}, [(0, 1)]),
+    ...                             Graph({0: "O", 1: "C"}, [(0, 1)]))
+    >>> polished(Result.from_assignment(p, np.array([0, 1]), 0.0, "x"), Budget()).distance
+    0.0
+    """
+    forward, cost = polish(result.problem, [result.assignment], budget)
+    if cost >= result.upper_bound:
+        return result
+    return Result.from_assignment(result.problem, forward, result.lower_bound, result.method,
+                                  time=result.time + budget.elapsed(),
+                                  stats={**result.stats, "polished": True})
