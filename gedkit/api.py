@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from gedkit.anytime import Improvement, listener_for
@@ -12,6 +13,7 @@ from gedkit.budget import (
     call_started,
     check_number,
     check_setup_fits,
+    interrupted,
     interruptible,
     solve_within,
 )
@@ -22,6 +24,12 @@ from gedkit.inputs import as_graph, as_graphs
 from gedkit.numeric import tolerance
 from gedkit.result import Result
 from gedkit.solvers import get_solver
+
+#: pairs of a graph of this many nodes or more whose tree search (exact, astar, dfs) keeps a
+#: share of its limit, POLISH_RESERVE, for polishing its map (see ged): benchmarks/limits.py's
+#: 300-node pairs at 5 s went from 697 / 557 (random / molecule) to 50 / 195 by it
+POLISH_FROM_NODES = 200
+POLISH_RESERVE = 0.1
 
 __all__ = ["as_graph", "ged"]
 
@@ -121,11 +129,18 @@ def ged(
 
             first = cheap_bounds(problem, budget, "cheap", search=False)  # at once
             listener.offer(first.assignment, first.lower_bound, "cheap")
-        result = solve_within(solver, problem, budget)
-        if "expansion_seconds" in result.stats and not budget.expired():
-            # an exact search that could not take one step (a 2,000-node pair: 27 s each)
-            # answered its first map at once: the time left polishes it (7,780 after 0.8 s
-            # of a 20 s limit, the rest unused)
+        # a tree search on a large pair reaches few leaves in any limit, and its map can be
+        # far above what a local search reaches from it in a fraction of a second (1,000
+        # nodes at 5 s: 1,706, polished in 0.5 s: 116): a share of the limit is kept for that
+        # (gedkit.ged's own: a search's verifier and auto's stages pace their own polishing)
+        large = (getattr(solver, "tree_search", False) and budget.timeout is not None
+                 and max(g1.n, g2.n) >= POLISH_FROM_NODES)
+        result = solve_within(solver, problem, replace(
+            budget, timeout=(1 - POLISH_RESERVE) * budget.timeout) if large else budget)
+        if (not result.optimal and not budget.expired() and not interrupted()
+                and (large or "expansion_seconds" in result.stats)):
+            # (or one that could not take one step, a 2,000-node pair's 27 s each: it
+            # answered its first map at once, and left the rest of a 20 s limit unused)
             from gedkit.solvers.heuristics.polish import polished
 
             result = polished(result, budget)

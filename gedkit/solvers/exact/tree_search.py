@@ -404,6 +404,8 @@ def _grow(frontier: Frontier, capacity: int) -> Frontier:
 class _TreeSearch(Solver):
     exact = True
     directed = True
+    #: gedkit.ged keeps a share of a large pair's limit to polish its map (see the API)
+    tree_search = True
     kernels = ("tree_search",)
     options: ClassVar[dict[str, Option]] = {
         "memory": Option(None, "bytes for the frontier and work arrays (None: 768 MiB)",
