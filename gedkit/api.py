@@ -26,7 +26,7 @@ from gedkit.result import Result
 from gedkit.solvers import get_solver
 
 #: pairs of a graph of this many nodes or more whose tree search (exact, astar, dfs) keeps a
-#: share of its limit, POLISH_RESERVE, for polishing its map (see ged): benchmarks/limits.py's
+#: share of the time left, POLISH_RESERVE, for polishing its map (see ged): benchmarks/limits.py's
 #: 300-node pairs at 5 s went from 697 / 557 (random / molecule) to 50 / 195 by it
 POLISH_FROM_NODES = 200
 POLISH_RESERVE = 0.1
@@ -135,8 +135,10 @@ def ged(
         # (gedkit.ged's own: a search's verifier and auto's stages pace their own polishing)
         large = (getattr(solver, "tree_search", False) and budget.timeout is not None
                  and max(g1.n, g2.n) >= POLISH_FROM_NODES)
+        # (a tenth of what is left, not of the limit: the reading may have taken most of it)
         result = solve_within(solver, problem, replace(
-            budget, timeout=(1 - POLISH_RESERVE) * budget.timeout) if large else budget)
+            budget, timeout=budget.timeout - POLISH_RESERVE * max(budget.remaining(), 0.0))
+            if large else budget)
         if (not result.optimal and not budget.expired() and not interrupted()
                 and (large or "expansion_seconds" in result.stats)):
             # (or one that could not take one step, a 2,000-node pair's 27 s each: it

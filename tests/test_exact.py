@@ -422,8 +422,8 @@ def test_a_large_pairs_search_is_never_worse_than_its_fall_back(method):
 
 
 def test_a_large_pair_s_tree_search_keeps_a_share_of_its_limit_to_polish_its_map(monkeypatch):
-    """gedkit.ged with exact, astar or dfs on a pair of 200+ nodes searches in 90% of the
-    limit and polishes its map in the rest: the search reaches few leaves there, and its map
+    """gedkit.ged with exact, astar or dfs on a pair of 200+ nodes keeps a tenth of the time
+    left when its search starts to polish its map: the search reaches few leaves there, and its map
     was far above what a local search reaches from it (1,000 nodes at 5 s: 1,706 where 0.5 s
     of polishing gives 116). Smaller pairs, and auto, keep the whole limit."""
     import gedkit.api as api
@@ -441,7 +441,7 @@ def test_a_large_pair_s_tree_search_keeps_a_share_of_its_limit_to_polish_its_map
     for method in ("astar", "dfs"):
         result = gedkit.ged(g1, g2, method=method, timeout=1.0)
         assert not result.optimal and result.lower_bound <= result.upper_bound
-        assert limits[-1] == pytest.approx(0.9) and len(polishes) >= 1
+        assert 0.85 < limits[-1] < 0.95 and len(polishes) >= 1  # (a tenth of what was left)
     polishes.clear()
     gedkit.ged(g1, g2, method="auto", timeout=1.0)
     assert limits[-1] == pytest.approx(1.0) and not polishes
