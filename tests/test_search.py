@@ -2074,7 +2074,9 @@ def test_a_second_ctrl_c_to_a_search_on_worker_processes_keeps_the_answers_in(tm
     time.sleep(0.2)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=120)
-    assert proc.returncode == 0, err
+    # (on a busy machine the search may have ended, its answers printed, before the second
+    # Ctrl-C, which then meets the interpreter's exit: status -2, nothing lost)
+    assert proc.returncode == 0 or (proc.returncode == -signal.SIGINT and out.strip()), err
     (first_stopped, first_ids), (second_stopped, _) = json.loads(out.splitlines()[-1])
     assert not first_stopped and first_ids == [7] and second_stopped
 
