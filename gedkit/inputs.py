@@ -32,7 +32,7 @@ from gedkit.graph import Graph
 from gedkit.io import from_rdkit, from_smiles, read_one
 from gedkit.io.common import DEFAULT, Unlabelled, path_is, split_reference
 
-__all__ = ["DEFAULT", "as_graph", "as_graph_read", "as_graphs"]
+__all__ = ["DEFAULT", "as_graph", "as_graph_read", "as_graphs", "is_one_graph"]
 
 _SMILES = "smiles:"
 
@@ -162,16 +162,35 @@ def _convert(g: Any, node_label: Any, edge_label: Any, notice: Unlabelled) -> Gr
         return read_one(g, notice, node_label, edge_label)
     if isinstance(g, str):
         return _from_text(g, node_label, edge_label, notice)
-    if hasattr(g, "is_directed") and hasattr(g, "nodes"):
+    if _is_networkx(g):
         graph = Graph.from_networkx(g, *notice.specs(node_label, edge_label, natural=False))
         notice.mark("NetworkX input")
         return graph
-    if type(g).__module__.startswith("rdkit") and hasattr(g, "GetAtoms"):
+    if _is_molecule(g):
         return from_rdkit(g, *_molecule_labels(node_label, edge_label))
     raise GraphError(
         "expected a gedkit.Graph, a NetworkX graph, an RDKit molecule, a SMILES string or "
         f"the path of a graph file, got {type(g).__name__}"
     )
+
+
+def is_one_graph(value: Any) -> bool:
+    """Whether :func:`as_graph` takes ``value`` as one graph (a caller taking one graph or
+    several tells them apart by it: a NetworkX graph iterates as its nodes).
+
+    >>> is_one_graph("CCO"), is_one_graph(["CCO", "CCN"])
+    (True, False)
+    """
+    return (isinstance(value, Graph | str | os.PathLike) or _is_networkx(value)
+            or _is_molecule(value))
+
+
+def _is_networkx(value: Any) -> bool:
+    return hasattr(value, "is_directed") and hasattr(value, "nodes")
+
+
+def _is_molecule(value: Any) -> bool:
+    return type(value).__module__.startswith("rdkit") and hasattr(value, "GetAtoms")
 
 
 def _from_text(text: str, node_label: Any, edge_label: Any, notice: Unlabelled) -> Graph:

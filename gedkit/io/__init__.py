@@ -475,13 +475,12 @@ def write(
         raise FormatError(f"gedkit cannot write {name} files; it writes: {writable}")
     if renumber and name != "tve":
         raise OptionError("renumber= applies to t/v/e files only")
-    from gedkit.inputs import as_graphs
+    from gedkit.inputs import as_graphs, is_one_graph
 
     # one graph as every entry point takes one (a NetworkX graph, a molecule, a SMILES
     # string): a NetworkX graph was iterated as its nodes, "expects gedkit.Graph objects,
     # got int"
-    single = (isinstance(graphs, Graph | str | os.PathLike) or hasattr(graphs, "adj")
-              or hasattr(graphs, "GetAtoms"))
+    single = is_one_graph(graphs)
     items = as_graphs([graphs] if single else list(graphs))
     if name == "tve":
         writer(items, Path(path), node_label, edge_label, renumber)
