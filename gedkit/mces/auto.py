@@ -90,18 +90,17 @@ class Auto(Method):
             # own patience and the LP bound where that fits; after a probe of the exact
             # search, which settles sparse, tree-like pairs at once (two 1,501-atom chains:
             # 1,000 common edges proven in 1.4 s, where GA kept 648 in 60 s)
-            probe = self._large_probe(problem, budget)
+            setup = _setup(problem, budget)
+            probe = None if setup is None else self._probe(
+                problem, budget, LARGE_PROBE_SECONDS if budget.timeout is None
+                else LARGE_PROBE_SHARE * budget.remaining(), setup)
             if probe is not None and probe.optimal:
                 probe.time = time.perf_counter() - t0
                 return probe
             kicks = max(self.config["kicks"], GA_OPTIONS["kicks"].default)
             config = {**self.config, "kicks": kicks, "lp_bound": True}
             forward, stats = self._ga(problem, budget, **config)
-            upper = stats["upper_bound"]
-            if probe is not None:
-                stats["probe_edges"], upper = probe.num_edges, min(upper, probe.upper_bound)
-                if probe.num_edges > problem.count(forward):
-                    forward = probe.assignment
+            forward, upper = _with_probe(problem, forward, stats["upper_bound"], stats, probe)
             return MCESResult.from_map(problem, forward, upper, self.name,
                                        time=time.perf_counter() - t0, stats=stats)
         if start_up_seconds(kernels=True) and not annealing_fits(
@@ -112,47 +111,51 @@ class Auto(Method):
             result = branch_and_bound(problem, budget, method=self.name)
             result.time = time.perf_counter() - t0
             return result
-        # what building the search's state takes (on two 400-node grids, 80 ms: more than
-        # the probe's share, so that the probe gave up at once, GA took the whole limit and
-        # left 658 common edges where the search alone proves 721 in 0.1 s)
-        setup = state_seconds(problem, False, budget) * budget.slowdown()
-        if setup > SETUP_SHARE * budget.remaining():
-            setup = 0.0  # (GA's time: the search does not start within its share)
+        setup = _setup(problem, budget) or 0.0  # (too long: the probe gives up at once)
         probe, seconds = None, min(PROBE_SECONDS, PROBE_SHARE * budget.remaining())
         if seconds > 0:
             # (a fresh process's start-ups are paid by the probe rather than by GA)
-            probe = branch_and_bound(problem, budget.part(
-                min(seconds + setup + start_up_seconds(kernels=True), budget.remaining())),
-                method=self.name)
+            probe = self._probe(problem, budget, seconds, setup)
             if probe.optimal:
                 probe.time = time.perf_counter() - t0
                 return probe
         # GA leaves the search after it the time to build its state again, and to search
         forward, ga = self._ga(problem, _shortened(budget, 2 * setup), **self.config)
         stats = {"ga_edges": problem.count(forward), "ga_time": time.perf_counter() - t0}
-        upper = ga["upper_bound"]
-        if probe is not None:
-            stats["probe_edges"], upper = probe.num_edges, min(upper, probe.upper_bound)
-            if probe.num_edges > stats["ga_edges"]:
-                forward = probe.assignment
+        forward, upper = _with_probe(problem, forward, ga["upper_bound"], stats, probe)
         result = branch_and_bound(problem, budget, incumbent=forward, method=self.name,
                                   stats=stats, upper=upper)
         result.time = time.perf_counter() - t0
         return result
 
-
-    def _large_probe(self, problem: MCESProblem, budget: Budget) -> MCESResult | None:
-        """The exact search on a large pair for :data:`LARGE_PROBE_SHARE` of the time left
-        (:data:`LARGE_PROBE_SECONDS` without a limit), where building its state fits a
-        share of that; None where it does not."""
-        remaining = budget.remaining()
-        seconds = (LARGE_PROBE_SECONDS if budget.timeout is None
-                   else LARGE_PROBE_SHARE * remaining)
-        setup = state_seconds(problem, False, budget) * budget.slowdown()
-        if budget.timeout is not None and setup > SETUP_SHARE * remaining:
-            return None  # (GA's time: the search would not start within its share)
+    def _probe(self, problem: MCESProblem, budget: Budget, seconds: float,
+               setup: float) -> MCESResult:
+        """The exact search for ``seconds``, besides building its state (``setup``) and
+        the kernels' start-up, within the time left."""
         limit = seconds + setup + start_up_seconds(kernels=True)
-        return branch_and_bound(problem, budget.part(min(limit, remaining)), method=self.name)
+        return branch_and_bound(problem, budget.part(min(limit, budget.remaining())),
+                                method=self.name)
+
+
+def _setup(problem: MCESProblem, budget: Budget) -> float | None:
+    """What building the exact search's state takes (on two 400-node grids, 80 ms: more
+    than the probe's share, so that the probe gave up at once, GA took the whole limit and
+    left 658 common edges where the search alone proves 721 in 0.1 s); None where that is
+    more than :data:`SETUP_SHARE` of the time left (GA's time: the search would not start
+    within its share)."""
+    setup = state_seconds(problem, False, budget) * budget.slowdown()
+    return None if setup > SETUP_SHARE * budget.remaining() else setup
+
+
+def _with_probe(problem: MCESProblem, forward, upper: float, stats: dict,
+                probe: MCESResult | None) -> tuple:
+    """GA's map and upper bound, with the probe's map where it keeps more edges and the
+    smaller upper bound (the probe's edges noted in ``stats``)."""
+    if probe is not None:
+        stats["probe_edges"], upper = probe.num_edges, min(upper, probe.upper_bound)
+        if probe.num_edges > problem.count(forward):
+            forward = probe.assignment
+    return forward, upper
 
 
 def _shortened(budget: Budget, seconds: float) -> Budget:
