@@ -215,12 +215,13 @@ class TreeSearch:
                 why = "time limit" if fits else "memory cap"
                 # (or the process's start of its compiled kernels: a search's pair in a
                 # process that had not started them blamed the expansion)
-                what = ("numba's start in this process (the kernels' first use)"
-                        if fits and start_up and affordable(self.ops / OPS_PER_SECOND, budget)
+                step = self.ops / OPS_PER_SECOND
+                numba = fits and start_up and affordable(step, budget)
+                what = ("numba's start in this process (the kernels' first use)" if numba
                         else "one expansion of the search")
                 self.stats["stopped"] = f"{why}: {what} does not fit"
-                if fits and what.startswith("one"):  # (the note says how far from fitting)
-                    self.stats["expansion_seconds"] = round(self.ops / OPS_PER_SECOND, 2)
+                if fits and not numba:  # (the note says how far from fitting)
+                    self.stats["expansion_seconds"] = round(step, 2)
                 return self._cheap(budget, t0)
             self._start()
             from gedkit.solvers.heuristics.lsape import CLASSES_FROM_NODES, branch_bounds
