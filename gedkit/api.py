@@ -147,6 +147,8 @@ def ged(
 
             result = polished(result, budget)
             result.time = budget.elapsed()
+            if interrupted():  # (Ctrl-C stopped the polish: said as for any solve)
+                result.stats["stopped"] = "interrupted"
         if listener is not None:
             result = listener.settle(result)
     if result.stats.get("stopped") == "interrupted":

@@ -445,3 +445,25 @@ def test_a_large_pair_s_tree_search_keeps_a_share_of_its_limit_to_polish_its_map
     polishes.clear()
     gedkit.ged(g1, g2, method="auto", timeout=1.0)
     assert limits[-1] == pytest.approx(1.0) and not polishes
+
+
+def test_ctrl_c_during_the_polish_says_interrupted(monkeypatch):
+    """Ctrl-C while gedkit.ged polishes an exact search's map: the answer says interrupted
+    (it kept the search's "time limit" reason, and the command exited 0, not 130)."""
+    from gedkit import budget as budget_module
+    from gedkit.budget import InterruptedWarning
+    from gedkit.solvers.exact import tree_search
+    from gedkit.solvers.heuristics import polish
+
+    monkeypatch.setattr(tree_search, "OPS_PER_SECOND", 10.0)  # no step of the search fits
+    real = polish.polished
+
+    def pressed(result, budget):  # the first Ctrl-C, heard as the polish runs
+        budget_module._on_interrupt(2, None)
+        return real(result, budget)
+
+    monkeypatch.setattr(polish, "polished", pressed)
+    with pytest.warns(InterruptedWarning):
+        result = gedkit.ged("CC(=O)Nc1ccc(O)cc1CCCC", "CCOc1ccc(NC(C)=O)cc1CCN",
+                            method="astar", timeout=5)
+    assert result.stats["stopped"] == "interrupted" and not result.optimal
