@@ -2707,6 +2707,25 @@ def test_add_names_a_missing_file_as_missing(tmp_path, monkeypatch):
     assert coll.add("lib.smi") == 1 and len(coll) == 1
 
 
+def test_one_graph_of_any_kind_where_several_are_expected_is_said_so():
+    """A NetworkX graph or an RDKit molecule given to ``add`` or as ``queries=``: one graph,
+    said so (a NetworkX graph iterated as its nodes and failed on the first, "got int"; a
+    molecule as ``queries=`` raised TypeError); nothing added."""
+    import networkx as nx
+
+    Chem = pytest.importorskip("rdkit.Chem")
+    coll = Collection()
+    coll.add(["CCO", "CCN"])
+    for one in (nx.path_graph(3), Chem.MolFromSmiles("CCO"), gedkit.from_smiles("CC")):
+        with pytest.raises(OptionError, match=r"got one graph; pass \[graph\]"):
+            coll.add(one)
+        with pytest.raises(OptionError, match=r"queries must be a list of graphs \(for one"):
+            coll.range(queries=one, tau=1)
+    with pytest.raises(OptionError, match=r"queries must be a list of graphs, got int"):
+        coll.knn(queries=5, k=1)
+    assert len(coll) == 2
+
+
 def test_an_empty_file_or_another_sqlite_file_is_said_for_what_it_is(tmp_path):
     """Opening a 0-byte file or another program's SQLite file as a collection: what it is,
     not SQLite's "(no such table: meta)"."""

@@ -776,7 +776,7 @@ class Collection:
         return results if many else results[0]
 
     def _queries(self, items: Iterable, node_label: Any, edge_label: Any) -> list[Graph]:
-        from gedkit.inputs import as_graphs
+        from gedkit.inputs import as_graphs, is_one_graph
         from gedkit.io.common import undirected_only
 
         mine = self._store.labels()
@@ -786,10 +786,14 @@ class Collection:
                 raise OptionError(
                     f"the collection's graphs were read with {what}={stored!r}; a query read "
                     f"with {what}={given!r} would not be comparable")
-        if isinstance(items, str | os.PathLike | Graph):
+        if is_one_graph(items):  # (a NetworkX graph iterates as its nodes)
             raise OptionError("queries must be a list of graphs (for one query, pass it as "
                               "the first argument)")
-        items = list(items)
+        try:
+            items = list(items)
+        except TypeError:
+            raise OptionError(f"queries must be a list of graphs, got "
+                              f"{type(items).__name__}") from None
         if mine != (None, None):
             items = [_unnamed_read(item) for item in items]
         with undirected_only("a collection search"):
@@ -888,7 +892,7 @@ def _items(graphs: Any, node_label: Any, edge_label: Any,
     processes for the molecules of SMILES files and tables; ``notice``: the
     :class:`~gedkit.io.common.Unlabelled` of the labels the files' attributes give."""
     from gedkit.errors import GedkitError
-    from gedkit.inputs import as_graph, is_file_reference
+    from gedkit.inputs import as_graph, is_file_reference, is_one_graph
     from gedkit.io import labels_for, read_graphs
     from gedkit.io.common import Unlabelled, undirected_only
 
@@ -900,7 +904,7 @@ def _items(graphs: Any, node_label: Any, edge_label: Any,
         as_graph(graphs, node_label, edge_label)  # (neither a file nor SMILES: raises)
         raise OptionError(f"add takes an iterable of graphs or a graph file, got one SMILES "
                           f"string; pass [{graphs!r}]")
-    if isinstance(graphs, Graph):
+    if not single and is_one_graph(graphs):  # (a NetworkX graph iterates as its nodes)
         raise OptionError("add takes an iterable of graphs or a graph file, got one graph; "
                           "pass [graph]")
     try:
