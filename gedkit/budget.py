@@ -541,6 +541,11 @@ def kernels_fit(budget: Budget) -> bool:
     return warm.started() or budget.memory_left() >= NUMBA_START_BYTES
 
 
+#: the share of a solve's time left it may wait for numba's start in the background, when
+#: a start is under way (see :func:`gedkit._kernels.warm.start_later`)
+START_WAIT_SHARE = 0.5
+
+
 def _solve_within(method: Any, problem: Any, budget: Budget) -> Any:
     from gedkit._kernels import warm
     from gedkit.anytime import listening, report
@@ -567,8 +572,8 @@ def _solve_within(method: Any, problem: Any, budget: Budget) -> Any:
 
             if affordable(start_up_seconds(kernels=True), budget):
                 warm.start()  # one thread at a time (threads' first solves at once)
-            else:
-                warm.start_later()
+            else:  # (half the time left: the solve has the rest, kernels started or not)
+                warm.start_later(wait=START_WAIT_SHARE * budget.remaining())
         result = method.solve(problem, budget)
     if not type(method).__module__.startswith("gedkit."):
         _check_plugin(method, problem, result)

@@ -124,6 +124,32 @@ def test_a_long_run_says_so_from_the_budgets_of_its_stages(monkeypatch):
     assert said == [1] and "300 and 300 nodes has run 0 s" in str(caught[0].message)
 
 
+def test_a_solve_waits_idle_for_a_start_under_way(monkeypatch):
+    """While numba's start runs in the background (a process's later calls under limits it
+    does not fit), a solve waits for it up to the time given, idle, instead of holding the
+    interpreter lock with plain-Python bounds: twelve 1 s calls in a row on a crowded machine
+    all ended with the start still under way."""
+    import threading
+
+    from gedkit._kernels import warm
+
+    def busy(seconds):
+        thread = threading.Thread(target=time.sleep, args=(seconds,), daemon=True)
+        thread.start()
+        return thread
+
+    monkeypatch.setattr(warm, "_SKIPPED", [5])  # past the first skip: no new thread
+    started = busy(0.3)
+    monkeypatch.setattr(warm, "_STARTING", [started])
+    warm.start_later(wait=30.0)
+    assert not started.is_alive()  # waited for it to end, not the 30 s
+    slow = busy(30.0)
+    monkeypatch.setattr(warm, "_STARTING", [slow])
+    tick = time.perf_counter()
+    warm.start_later(wait=0.05)
+    assert slow.is_alive() and time.perf_counter() - tick < 25  # gave up waiting
+
+
 def test_the_start_up_planned_for_is_the_machines_measured_one(monkeypatch, tmp_path):
     """``gedkit warmup`` measures numba's start-up in a fresh process and records it; a
     first call plans with it (and a margin) instead of the constant, which is for machines

@@ -288,18 +288,23 @@ _SKIPPED = [0]  # solves of this process that left their kernels out for numba's
 _STARTING: list[threading.Thread] = []  # the background start, once there is one
 
 
-def start_later() -> None:
+def start_later(wait: float = 0.0) -> None:
     """A solve left its kernels out because numba's start-up did not fit its time limit:
     from the second such solve of a process on, the start-up is paid in a background thread,
     so that later solves find it paid (on a crowded machine, where every estimate is
     stretched, a process whose calls all had 1 s never paid it: every call gave up at once,
     "one expansion of the search does not fit"). Not at the first: a one-shot process (the
-    command line) ends before it would pay off."""
+    command line) ends before it would pay off. While it runs, the solve waits for it up to
+    ``wait`` seconds, idle: a caller running plain-Python bounds meanwhile held the
+    interpreter lock, and on a crowded machine twelve 1 s calls in a row ended with the
+    start still under way (each gave up what its kernels prove in a millisecond)."""
     _SKIPPED[0] += 1
     if _SKIPPED[0] >= 2 and not _STARTING and not started() and ready("cost"):
         thread = threading.Thread(target=start, name="gedkit-numba-start-up", daemon=True)
         _STARTING.append(thread)
         thread.start()
+    if wait > 0 and _STARTING and _STARTING[0].is_alive():
+        _STARTING[0].join(wait)
 
 
 def settle() -> None:

@@ -135,6 +135,15 @@ def label_pairs(
     if note is not None and reused and todo:  # (a rerun after Ctrl-C said nothing for a minute)
         note(f"{path}: {reused} of {len(keys)} pairs labelled before; labelling the other "
              f"{len(todo)}")
+    if todo:
+        # the process's start-ups (numba's, kernels loaded) paid once, before the pairs'
+        # limits: under load no 1 s limit afforded them, and 8 of 12 labels came out
+        # unproven (each pair proven in a millisecond once they are paid)
+        from gedkit.pacing import pay_start_ups
+
+        solver = get_solver(method)
+        pay_start_ups(solver, timeout, lambda limit: solver.solve(problems[todo[0]],
+                                                                  Budget(timeout=limit)))
     for i in (progress or iter)(todo):
         lp = label(problems[i], timeout, method)
         row = {"key": keys[i], "map": lp.forward.tolist(), "cost": lp.cost,
