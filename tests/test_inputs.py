@@ -51,6 +51,25 @@ def test_smiles_strings_wherever_a_graph_is():
         "atom": "C", "charge": 0, "aromatic": False, "hydrogens": 3}
 
 
+def test_a_smiles_string_with_whitespace_inside_is_refused(tmp_path):
+    """RDKit reads what follows a space as a name: ``"c1ccccc1 CCCC"`` was benzene, at
+    distance 0 from benzene, as an argument, ``smiles:`` or a table cell; whitespace at the
+    ends is no part of it."""
+    chem()
+    said = r"it holds whitespace, and a SMILES string has none \(RDKit would read the rest"
+    for text in ("c1ccccc1 CCCC", "smiles:CC\tO"):
+        with pytest.raises((GraphError, FormatError), match=said):
+            as_graph(text)
+    with pytest.raises(FormatError, match=said):
+        gedkit.from_smiles("CCO CC")
+    assert gedkit.from_smiles(" CCO\n").n == 3
+    table = tmp_path / "lib.csv"
+    table.write_text("name,smiles\na,c1ccccc1 CCCC\nb, CCO \n")
+    with pytest.raises(FormatError, match=r"lib\.csv:2: .*" + said):
+        gedkit.read_all(table)
+    assert gedkit.read(f"{table}#b").n == 3
+
+
 def test_rdkit_molecules_networkx_graphs_and_paths(tmp_path):
     chem()
     from rdkit import Chem

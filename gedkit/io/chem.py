@@ -31,6 +31,7 @@ Needs the optional dependency RDKit (``pip install 'gedkit[chem]'``).
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -182,10 +183,20 @@ def from_smiles(smiles: str, node_label: Any = "atom", edge_label: Any = "bond",
     return from_rdkit(mol, node_label, edge_label, name=name, source=f"SMILES {smiles!r}")
 
 
+#: a SMILES string without whitespace, with a CXSMILES extension or not
+_ONE_SMILES = re.compile(r"\S*(\s+\|[^|]*\|)?")
+
+
 def _molecule_of(smiles: str) -> tuple[Any, str]:
     """RDKit's molecule of ``smiles``, or None and why not (after a colon): nothing where the
     string is no SMILES, RDKit's own words where it parses but RDKit rejects the molecule
-    (a valence it does not permit: "cannot parse" alone sent users looking for a typo)."""
+    (a valence it does not permit: "cannot parse" alone sent users looking for a typo), and
+    a word where it holds whitespace between its ends, which RDKit reads as the end of the
+    SMILES and the start of a name (``"c1ccccc1 CCCC"`` was benzene, at distance 0 from
+    benzene, without a word), unless a CXSMILES extension (``|...|``) follows it."""
+    if not _ONE_SMILES.fullmatch(smiles.strip()):
+        return None, (": it holds whitespace, and a SMILES string has none (RDKit would read "
+                      "the rest as a name)")
     Chem, rdBase = _chem()
     with rdBase.BlockLogs():
         mol = Chem.MolFromSmiles(smiles)
