@@ -676,6 +676,17 @@ def test_one_molecule_of_a_smiles_file_is_picked_without_parsing_the_others(tmp_
         gedkit.read(f"{smi}#0")
 
 
+def test_a_table_whose_header_is_not_utf8_says_so(tmp_path):
+    """A CSV table of random bytes or in UTF-16: "not UTF-8 text", as the other formats say
+    (it said "no SMILES column in its header" with the bytes escaped)."""
+    chem()
+    for name, data in (("bin.csv", bytes(range(128, 256)) * 3),
+                       ("wide.csv", "name,SMILES\nx,CCO\n".encode("utf-16"))):
+        (tmp_path / name).write_bytes(data)
+        with pytest.raises(FormatError, match=rf"{name}:1: not UTF-8 text \(the header"):
+            gedkit.read_all(tmp_path / name)
+
+
 def test_smiles_tables_csv_and_tsv(tmp_path):
     chem()
     plain = gedkit.read_all(FIX / "molecules.smi")

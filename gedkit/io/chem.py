@@ -303,6 +303,9 @@ def _table_records(path: Path) -> Iterator[_Record]:
                                    if line.strip()), (0, None))
         if header_line is None:
             return  # an empty table: no molecule
+        if undecoded(header_line):  # (its columns' names were shown as escaped bytes)
+            raise FormatError(f"{path}:{above}: not UTF-8 text (the header of a CSV/TSV "
+                              "table of SMILES)")
         tsv = inner(path).suffix.lower() == ".tsv"
         delimiter = "\t" if tsv else max(",\t;", key=header_line.count)
         header = next(csv.reader([header_line.lstrip("\ufeff")], delimiter=delimiter))
