@@ -131,6 +131,15 @@ def test_messages_in_command_line_words(capsys, files):
         assert code == 0 and "Exit status: 0 when answered" in " ".join(out.split())
 
 
+def test_a_negative_value_is_refused_for_what_it_is(capsys, files):
+    """``--memory -5G``: gedkit's word on the value, not argparse's "expected one argument"
+    (which took -5G for an option)."""
+    assert_one_line_error(*run(capsys, "ged", files["a"], files["b"], "--memory", "-5G"),
+                          "--memory '-5G' is not a positive size")
+    assert_one_line_error(*run(capsys, "ged", files["a"], files["b"], "--timeout", "-1e3"),
+                          "--timeout must be a number > 0")
+
+
 def test_warmup_jobs_checked_as_elsewhere(capsys):
     assert_one_line_error(*run(capsys, "warmup", "--jobs", "0"), "--jobs", "non-zero")
     assert_one_line_error(*run(capsys, "warmup", "--jobs", "-999"), "leaves no worker")

@@ -155,6 +155,7 @@ def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespa
     """Parse ``argv``, accepting ``--key value`` for the options the chosen method declares."""
     from gedkit.cli._args import translate_method_flags
 
+    argv = _negative_values_joined(argv)
     args, unknown = parser.parse_known_args(argv)
     if unknown and any(hasattr(args, name) for name in ("method", "mces_method",
                                                         "search_method")):
@@ -166,6 +167,26 @@ def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespa
         command = getattr(args, "command_parser", parser)
         command.error(f"unrecognized arguments: {' '.join(unknown)}{_nearest(unknown, args)}")
     return args
+
+
+def _negative_values_joined(argv: list[str]) -> list[str]:
+    """``--flag -5G`` as ``--flag=-5G``: argparse takes a value that starts with a minus
+    sign, but is not a plain number, for an option, and said "expected one argument" of
+    ``--memory -5G`` (or ``-1e3``, ``-inf``) instead of gedkit's own word on the value.
+
+    >>> _negative_values_joined(["ged", "a", "b", "--memory", "-5G", "--timeout", "-inf"])
+    ['ged', 'a', 'b', '--memory=-5G', '--timeout=-inf']
+    """
+    import re
+
+    out: list[str] = []
+    for token in argv:
+        if (out and out[-1].startswith("--") and "=" not in out[-1]
+                and re.match(r"-(\d|\.\d|inf|nan)", token, re.IGNORECASE)):
+            out[-1] = f"{out[-1]}={token}"
+        else:
+            out.append(token)
+    return out
 
 
 def _nearest(unknown: list[str], args: argparse.Namespace) -> str:
