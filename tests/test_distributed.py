@@ -663,6 +663,38 @@ def test_a_query_time_limit_counts_for_the_query_not_each_shard():
     assert _QueryClock(None).left(0) is None
 
 
+@pytest.mark.parametrize("search, given", [("range", {"tau": 8.0}),
+                                           ("mces_range", {"min_similarity": 0.2})])
+def test_a_range_time_limit_counts_for_the_query_not_each_shard(client, monkeypatch, search,
+                                                                given):
+    """Each range task gets what its queries have left of their limit (a shard's task
+    queued behind others had the whole limit: 8 shards on 2 threads took a 2 s limit to
+    8.5 s), and a query out of time is answered by what its shards reached, none lost."""
+    from gedkit import cluster_direct
+
+    seen = []
+
+    def in_process(client, task, job, tasks, done, parallel, affinity=None):
+        for batch, args in tasks:
+            seen.append(args[3])
+            done(batch, task(job, *args), None)
+
+    monkeypatch.setattr(cluster_direct, "run_direct", in_process)
+    rng = np.random.default_rng(5)
+    coll = gedkit.Collection()
+    coll.add([random_graph(rng, int(rng.integers(4, 9))) for _ in range(40)], progress=False)
+    queries = [random_graph(rng, 7) for _ in range(2)]
+    run = getattr(coll, search)
+    roomy = run(queries=queries, client=client, shards=4, query_timeout=600, **given,
+                **SEARCH)
+    assert answers(roomy) == answers(run(queries=queries, **given, **SEARCH))
+    assert len(seen) >= 4 and all(0 < left <= 600 for lefts in seen for left in lefts)
+    seen.clear()
+    assert all(r.timed_out for r in run(queries=queries, client=client, shards=4,
+                                         query_timeout=1e-9, **given, **SEARCH))
+    assert all(left <= 1e-9 for lefts in seen for left in lefts)
+
+
 def test_a_worker_killed_mid_search_still_gives_the_same_answer(killable, library,
                                                                 tmp_path):
     client = killable

@@ -157,7 +157,15 @@ def _answers(job: Job, shard: tuple[int, int], batch: list[int], bounds: list,
         raise GedkitError(f"a Dask worker cannot open {where} ({' '.join(str(err).split())}); "
                           "the workers must see the collection file at the same path") from None
     if job.kind in ("range", "mces_range"):
-        return range_answers(view, job.kind, graphs, job.parameter, job.model, job.verify)
+        if all(left is None for left in seconds):
+            return range_answers(view, job.kind, graphs, job.parameter, job.model, job.verify)
+        # each query within what it has left (a shard's task queued behind others had the
+        # whole limit: 8 shards on 2 threads took a 2 s query limit to 8.5 s); one by one
+        answers = until_interrupted(
+            range_answers(view, job.kind, [g], job.parameter, job.model,
+                          _with_seconds(job.verify, left))
+            for g, left in zip(graphs, seconds, strict=True))
+        return [one for answer in answers for one in answer]
     if job.kind == "knn":
         from gedkit.search.ged_search import knn_scan
 
@@ -217,8 +225,8 @@ def search(coll, kind: str, graphs: list, parameter: float, model: Any, verify: 
                      len(graphs), shards, shown)
     job = Job(source_of(coll), kind, parameter, model, verify, graphs)
     pace = _Pace(len(batches[0]))
-    # a kNN query's time limit holds for the query, not for each shard's scan of it
-    clock = _QueryClock(getattr(verify, "query_timeout", None) if ranked else None)
+    # a query's time limit holds for the query, not for each shard's search of it
+    clock = _QueryClock(getattr(verify, "query_timeout", None))
 
     def generate():
         if ranked:
@@ -235,7 +243,8 @@ def search(coll, kind: str, graphs: list, parameter: float, model: Any, verify: 
             k = cursors.index(min(cursors))
             batch = list(range(cursors[k], min(len(graphs), cursors[k] + pace.size())))
             cursors[k] += len(batch)
-            yield batch, (parts[k], batch, [None] * len(batch), [None] * len(batch))
+            yield batch, (parts[k], batch, [None] * len(batch),
+                          [clock.left(i) for i in batch])
 
     def done(batch: list, answers: Any, error: BaseException | None) -> None:
         if isinstance(error, ClusterError):  # (the workers cannot load the job)
@@ -287,10 +296,10 @@ def _lost(exc: BaseException, results: list[SearchResult], queries: int) -> Clus
 
 
 class _QueryClock:
-    """The seconds each kNN query has left of its ``limit`` (None: no limit), counted from
-    its first task's submission: the shards of a query are scanned in waves (each passing
-    its k-th distance on), and a limit per shard's scan made a 3 s query limit take 12 s
-    over 8 shards on 2 workers. A query out of time still gets a token slice (its scan then
+    """The seconds each query has left of its ``limit`` (None: no limit), counted from its
+    first task's submission: the shards of a query are searched in waves (a kNN scan passing
+    its k-th distance on), and a limit per shard's search made a 3 s query limit take 12 s
+    over 8 shards on 2 workers. A query out of time still gets a token slice (its search then
     stops at its first look and reports what it left unreached)."""
 
     def __init__(self, limit: float | None, clock=time.monotonic):
