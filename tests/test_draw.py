@@ -815,6 +815,31 @@ def test_search_grid_takes_the_path_of_a_collection(tmp_path):
         draw(k, collection=42)
 
 
+def test_search_grid_refuses_another_collection(tmp_path):
+    """A result drawn with a collection other than the one searched (numbered ids that exist
+    in both): refused, where it drew the other collection's graphs under the result's
+    distances; the same file through a link, or the Collection itself, is drawn."""
+    query = _labelled("CCO", [(0, 1), (1, 2)])
+    made = {"a": tmp_path / "a.gdb", "b": tmp_path / "b.gdb"}
+    for name, graphs in (("a", [query, _labelled("CCN", [(0, 1), (1, 2)])]),
+                         ("b", [_labelled("NN", [(0, 1)]), _labelled("SS", [(0, 1)])])):
+        with gedkit.Collection.create(made[name]) as coll:
+            coll.add(graphs, ids=[0, 1])
+    with gedkit.Collection.open(made["a"]) as lib:
+        k = lib.knn(query, 1)
+        assert draw(k, collection=lib) is not None
+    (tmp_path / "link.gdb").symlink_to(made["a"])
+    assert draw(k, collection=tmp_path / "link.gdb") is not None
+    with pytest.raises(OptionError, match=r"this search result answers the collection in "
+                                          r".*a\.gdb, not the one given as collection="):
+        draw(k, collection=made["b"])
+    memory = gedkit.Collection()
+    memory.add([query], ids=[0])
+    elsewhere = memory.knn(query, 1)
+    with pytest.raises(OptionError, match="answers another collection, in memory"):
+        draw(elsewhere, collection=made["a"])
+
+
 # -- sizes and output paths: one line, before drawing -----------------------------------------
 
 @pytest.mark.parametrize("options, says", [

@@ -117,6 +117,16 @@ def _grid(results: list, collection: Any, queries: list, *, max_hits: int,
 
     from gedkit.inputs import as_graph
 
+    identity = getattr(collection, "_identity", None)
+    drawn_from = identity() if identity is not None else None
+    for result in results:
+        searched_in = getattr(result, "searched_in", None)
+        if searched_in is not None and drawn_from is not None and searched_in != drawn_from:
+            # (its hits' ids would name other graphs there, drawn under its distances)
+            where = (f"the collection in {searched_in[1]}" if searched_in[0] == "file" else
+                     "another collection, in memory")
+            raise OptionError(f"this search result answers {where}, not the one given as "
+                              "collection=; draw it with the collection searched")
     labels_of = (collection.node_label, collection.edge_label)
     queries = [q if q is None or isinstance(q, Graph) else as_graph(q, *labels_of)
                for q in queries]

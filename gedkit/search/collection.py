@@ -177,6 +177,14 @@ class Collection:
         where = self._store.where
         return None if where == IN_MEMORY else where
 
+    def _identity(self) -> tuple:
+        """Which collection this is, as a search result records it (a picture of the result
+        drawn with another collection would show other graphs under its distances): the
+        file, symbolic links resolved, or this collection in memory."""
+        path = self.path
+        return ("memory", id(self._store)) if path is None else ("file",
+                                                                 os.path.realpath(path))
+
     @property
     @_reads_file
     def node_label(self) -> Any:
@@ -771,8 +779,10 @@ class Collection:
             raise CostModelError(f"{what}; this collection's graphs were read with {read}: "
                                  "build it again with ", Option(option, "*"),
                                  " to keep all attributes") from None
+        searched_in = self._identity()
         for result, graph in zip(results, graphs, strict=False):
-            result.searched = graph  # (a reference: for a picture's check of its query)
+            # (a reference: for a picture's check of its query and its collection)
+            result.searched, result.searched_in = graph, searched_in
         return results if many else results[0]
 
     def _queries(self, items: Iterable, node_label: Any, edge_label: Any) -> list[Graph]:

@@ -91,6 +91,9 @@ class SearchResult:
     #: the query graph searched (in this process), by which a picture of the result checks
     #: the query it is given (its name alone let another unnamed graph stand as the query)
     searched: Any = field(default=None, repr=False, compare=False)
+    #: the collection searched (in this process), by which a picture of the result checks
+    #: the collection it reads the hits from (see ``Collection._identity``)
+    searched_in: Any = field(default=None, repr=False, compare=False)
 
     @property
     def ids(self) -> list:
