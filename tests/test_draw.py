@@ -815,6 +815,16 @@ def test_search_grid_takes_the_path_of_a_collection(tmp_path):
         draw(k, collection=42)
 
 
+def test_search_grid_heading_names_a_query_numbered_0():
+    """A query named 0 (a numbered collection's first graph) is named in its block's
+    heading, as the others are (0 was taken for no name)."""
+    from gedkit.draw.grid import _heading
+    from gedkit.search.result import SearchResult
+
+    for name, head in ((0, "0: "), (7, "7: "), ("q", "q: "), (None, ""), ("", "")):
+        assert _heading(SearchResult("knn", name, 2), None).startswith(f"{head}2 nearest")
+
+
 def test_search_grid_refuses_another_collection(tmp_path):
     """A result drawn with a collection other than the one searched (numbered ids that exist
     in both): refused, where it drew the other collection's graphs under the result's

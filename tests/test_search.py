@@ -2707,6 +2707,16 @@ def test_add_names_a_missing_file_as_missing(tmp_path, monkeypatch):
     assert coll.add("lib.smi") == 1 and len(coll) == 1
 
 
+@pytest.mark.parametrize("empty", ["", "  ", "\t"])
+def test_an_empty_id_is_refused(empty):
+    """``ids=['']``: refused (FILE#ID and the outputs' id columns cannot name it), nothing
+    added."""
+    coll = Collection()
+    with pytest.raises(OptionError, match=r"graph id .* is empty: give each graph an id"):
+        coll.add([gedkit.Graph([0]), gedkit.Graph([0, 1])], ids=["a", empty])
+    assert len(coll) == 0
+
+
 def test_one_graph_of_any_kind_where_several_are_expected_is_said_so():
     """A NetworkX graph or an RDKit molecule given to ``add`` or as ``queries=``: one graph,
     said so (a NetworkX graph iterated as its nodes and failed on the first, "got int"; a

@@ -262,7 +262,8 @@ def _heading(result: Any, drawn: int | None) -> str:
     """The line over a query's block; ``drawn``: how many of its hits and undecided graphs
     the block shows, said when that is fewer than it has (a grid of 12 said "56 hits")."""
     what = _WHAT.get(result.kind, result.kind).format(p=result.parameter)
-    who = f"{result.query}: " if result.query else ""
+    # (a query named 0, as numbered collections name theirs, is named too)
+    who = "" if result.query is None or result.query == "" else f"{result.query}: "
     n = len(result.hits)
     cert = "certified" if result.certified else "not certified"
     extra = f", {len(result.undecided)} undecided" if result.undecided else ""

@@ -351,6 +351,10 @@ class Collection:
             alike = [alike_texts(i) for i in ids]  # (1 and "1" print alike: one of them)
             seen: set[str] = set()
             for graph_id, texts in zip(ids, alike, strict=True):
+                if isinstance(graph_id, str) and not graph_id.strip():
+                    # (FILE#ID and every output's id column could not name it)
+                    raise OptionError(f"graph id {graph_id!r} is empty: give each graph an "
+                                      "id with a character other than white space")
                 if seen.intersection(texts):
                     raise OptionError(f"graph id {graph_id!r} is given twice (1 and '1' are "
                                       "one id: they print alike)")
