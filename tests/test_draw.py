@@ -387,6 +387,18 @@ def test_step_strip(general_result):
     assert len(_op_ids(_svg(fig))) == len(general_result.edit_path)
 
 
+def test_a_step_strip_of_no_step_is_as_wide_as_its_legend():
+    """Two empty graphs, or two alike: one panel, and the legend whole (it was cut at both
+    ends of a 3.5-inch figure)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    for g in (Graph({}), Graph({0: "C"})):
+        fig = draw(gedkit.ged(g, g), steps=True)
+        FigureCanvasAgg(fig).draw()
+        legend = fig.legends[0].get_window_extent()
+        assert legend.x0 >= 0 and legend.x1 <= fig.bbox.width
+
+
 def test_long_names_are_cut_in_panel_titles():
     # two 45-atom SMILES as names ran into each other and off the picture; a tab in a SMILES
     # file's title has no glyph

@@ -102,7 +102,8 @@ def draw_steps(result: Any, *, max_steps: int = MAX_STEPS, ncols: int | None = N
     w, h = hi - lo
     cell = min(3.2, 14.0 / cols)  # inches per panel
     ch = float(np.clip(cell * h / max(w, 1e-9), 1.6, 3.4))
-    size = figsize or (cell * cols + 0.3, ch * rows + 0.45 * rows + 1.4)
+    # (at least the legend's width: a path of no step, one panel, cut it at both ends)
+    size = figsize or (max(cell * cols + 0.3, _LEGEND_INCHES), ch * rows + 0.45 * rows + 1.4)
     fig = Figure(figsize=size, dpi=dpi)
     fh = fig.get_size_inches()[1]
     top, bottom = 1.0 - 0.85 / fh, 0.55 / fh
@@ -133,6 +134,10 @@ def draw_steps(result: Any, *, max_steps: int = MAX_STEPS, ncols: int | None = N
     fig._gedkit_tooltips = {k: v for k, v in tips.items()}
     fig._gedkit_caption = head
     return fig
+
+
+#: inches the legend's one row takes, with a margin (5.4 drawn)
+_LEGEND_INCHES = 5.8
 
 
 def _states(result: Any, ops: list, pos1: np.ndarray,
