@@ -2707,6 +2707,27 @@ def test_add_names_a_missing_file_as_missing(tmp_path, monkeypatch):
     assert coll.add("lib.smi") == 1 and len(coll) == 1
 
 
+def test_a_query_limit_counts_the_call_before_its_first_query():
+    """The call's first query is charged what the call took before its search (a fresh
+    process's start of the compiled kernels: ``query_timeout=2`` took 2.8 s), once; a
+    shard's task on a cluster, given what its query has left, is not charged again."""
+    from gedkit.search import ged_search, mces_search
+    from gedkit.search.distributed import _with_seconds
+    from gedkit.solvers import get_solver
+
+    for verify in (ged_search.Verifier(costs.uniform(), get_solver("exact"), None, None,
+                                       False, query_timeout=5.0),
+                   mces_search.Verifier("exact", None, None, None, False,
+                                        query_timeout=5.0)):
+        time.sleep(0.05)
+        task = _with_seconds(verify, 4.0)
+        assert task.query_seconds() == 4.0
+        assert verify.query_seconds() <= 5.0 - 0.05
+        assert verify.query_seconds() == 5.0  # the next queries: their whole limit
+    unlimited = ged_search.Verifier(costs.uniform(), get_solver("exact"), None, None, False)
+    assert unlimited.query_seconds() is None
+
+
 @pytest.mark.parametrize("empty", ["", "  ", "\t"])
 def test_an_empty_id_is_refused(empty):
     """``ids=['']``: refused (FILE#ID and the outputs' id columns cannot name it), nothing

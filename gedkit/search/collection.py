@@ -566,13 +566,17 @@ class Collection:
             batches (each shard more would find its own k nearest before the others' k-th
             distance bounds it: many more graphs verified).
         query_timeout : float, optional
-            Seconds for each query's verifications in all (None, the default: only
-            ``timeout`` per pair). A large threshold over a large collection leaves tens of
+            Seconds for each query's verifications in all, the call's first query paying
+            what the call took before them too (a fresh process's start of the compiled
+            kernels) (None, the default: only ``timeout`` per pair). A large threshold over
+            a large collection leaves tens of
             thousands of candidates (τ = 7 over 100,000 molecules: a minute a query); once
             a query's time is up its answer is ``timed_out``, and the candidates it did not
             verify are in ``undecided`` with their filters' lower bounds and no upper bound
             (``stats["unreached"]`` counts them): never silently dropped. With ``n_jobs``
-            or ``client`` it holds per shard of the collection. (``gedkit search`` gives
+            it holds per shard of the collection (the shards searched at once), with
+            ``client`` per query (a shard's task gets what its query has left), whatever
+            the shards. (``gedkit search`` gives
             every query 60 s unless ``--query-timeout`` says otherwise.)
         each : callable, optional
             Called as ``each(position, result)`` with each query's answer as soon as it is
@@ -607,8 +611,9 @@ class Collection:
         :meth:`range`). ``certified`` says whether they are proven the nearest; otherwise
         ``uncertain`` names the hits whose place is not proven.
 
-        ``query_timeout``: seconds for each query's whole search (None, the default: only
-        ``timeout`` per verified pair). A query far from every graph may have to verify most
+        ``query_timeout``: seconds for each query's whole search, the call's first query
+        paying what the call took before it too (None, the default: only ``timeout`` per
+        verified pair). A query far from every graph may have to verify most
         of the collection to prove its k nearest (minutes over 100,000 molecules); once its
         time is up its answer is the k best found so far, ``timed_out``, with its hits
         ``uncertain`` and the graphs verified in part ``undecided``; where fewer than k were

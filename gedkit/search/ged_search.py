@@ -65,7 +65,29 @@ def stopped_counts(outs) -> dict[str, int]:
     return counts
 
 
-class Verifier:
+class CallClock:
+    """A verifier's clock for its queries' time limit (``query_timeout``): the call's first
+    query is charged what the call took before its search began (a fresh process's first
+    search starts the compiled kernels: a range search with ``query_timeout=2`` took 2.8 s)."""
+
+    query_timeout: float | None
+    call_started: float | None  # perf_counter() at the call's start; None once charged
+
+    def start_call(self) -> None:
+        self.call_started = time.perf_counter()
+
+    def call_overhead(self) -> float:
+        """The seconds the call took before its first query's search, once (0 after)."""
+        started, self.call_started = self.call_started, None
+        return 0.0 if started is None else time.perf_counter() - started
+
+    def query_seconds(self) -> float | None:
+        """The seconds the query about to be searched has (None: no limit)."""
+        before = self.call_overhead()
+        return None if self.query_timeout is None else max(self.query_timeout - before, 0.0)
+
+
+class Verifier(CallClock):
     """Solves the query against candidate graphs, one pair at a time, within a threshold."""
 
     def __init__(self, model: CostModel, solver: Solver, timeout: float | None,
@@ -75,6 +97,7 @@ class Verifier:
         # seconds a query's kNN scan or range verification has, None for no limit (see
         # knn_scan and _verified)
         self.query_timeout = query_timeout
+        self.start_call()
 
     def __call__(self, query: Graph, graph: Graph, threshold: float | None,
                  share: float | None = None) -> Outcome:
@@ -438,7 +461,9 @@ def _answer_pending(coll, queries: list[Graph], pending: list, ahead: list, tau:
     query."""
     # under a time limit per query the batch, limited to one query's time, counts towards
     # each of its queries' limit by its share (see _verify_together)
-    with within(verify.query_timeout):
+    before = verify.call_overhead()  # (the call's first query's: charged to it below)
+    with within(None if verify.query_timeout is None else
+                max(verify.query_timeout - before, 0.0)):
         known = _verify_together(coll, sig, pending, tau, verify)
     answers = []
     verified = []  # the answers with candidates
@@ -448,7 +473,8 @@ def _answer_pending(coll, queries: list[Graph], pending: list, ahead: list, tau:
             continue
         j, rows, stages, filt, lower = entry
         stages.t = time.perf_counter()
-        spent = stages.stats["seconds"].get("verify", 0.0)
+        spent = stages.stats["seconds"].get("verify", 0.0) + before
+        before = 0.0
         answer = _verified(coll, queries[j], tau, limit, rows, sig, model, verify, filt, stages,
                            progress, known.get(j), ids=False, spent=spent, bounds=lower)
         answers.append(answer)
@@ -523,7 +549,8 @@ def _verified(coll, query: Graph, tau: float, limit: float, rows: np.ndarray, si
     check = _Checker(coll, query, verify, model, filt, stages, progress, ranged=True)
     if progress is not None:
         progress.expect(len(rows))
-    seconds = None if verify.query_timeout is None else max(verify.query_timeout - spent, 0.0)
+    seconds = verify.query_seconds()
+    seconds = None if seconds is None else max(seconds - spent, 0.0)
     if seconds is not None and filt is not None and bounds is None:  # the likeliest first
         bounds = _filter_bounds(sig, rows, filt, limit)
         order = np.argsort(bounds, kind="stable")
@@ -747,7 +774,7 @@ def knn_scan(coll, query: Graph, k: int, model: CostModel, verify: Verifier, pro
     found elsewhere, e.g. on other shards; None: no bound), within ``verify.query_timeout``
     seconds: once they have passed the scan stops as on Ctrl-C (what it has not reached
     stays a frontier, and its hits are uncertain), but says ``timed_out``."""
-    with within(verify.query_timeout) as deadline:
+    with within(verify.query_seconds()) as deadline:
         scan = _KnnScanner(coll, query, k, model, verify, progress, bound).run()
     if deadline is not None and deadline.ran_out(scan.interrupted):
         scan.interrupted, scan.timed_out = False, True

@@ -46,7 +46,7 @@ from gedkit.budget import interrupted as interrupted_now
 from gedkit.graph import Graph
 from gedkit.numeric import tolerance
 from gedkit.search.collector import LARGE_PAIR, gc_paused, gc_resumed
-from gedkit.search.ged_search import Outcome, _Stages, stopped_counts
+from gedkit.search.ged_search import CallClock, Outcome, _Stages, stopped_counts
 from gedkit.search.result import Hit, SearchResult
 from gedkit.search.signatures import Signatures, Vocabulary, branch_keys, signature_of
 
@@ -235,7 +235,7 @@ def _fewest_nodes(edges: int, *degree_sums: np.ndarray) -> int:
     return v
 
 
-class Verifier:
+class Verifier(CallClock):
     """Solves the query against candidate graphs, one pair at a time, with an MCES method
     and a per-pair :class:`~gedkit.budget.Budget`; ``keep`` keeps each pair's
     :class:`~gedkit.mces.MCESResult` in its outcome (``outcome.result``)."""
@@ -254,8 +254,9 @@ class Verifier:
         self.solver = get_method(method, **options)
         Budget(timeout=timeout, memory=memory)  # checks both
         self.timeout, self.memory, self.node_map, self.keep = timeout, memory, node_map, keep
-        # seconds a kNN scan has, None for no limit (see _knn)
+        # seconds a query's search has, None for no limit (see _knn, range_query)
         self.query_timeout = query_timeout
+        self.start_call()
 
     def _budget(self, problem) -> Budget:
         budget = Budget(timeout=self.timeout, memory=self.memory)
@@ -366,7 +367,7 @@ def range_query(coll, query: Graph, min_similarity: float, model: Any, verify: V
     interrupted = False
     passed, screening = 0, 0.0
     reached = 0  # candidates screened or verified, in order
-    with within(verify.query_timeout) as deadline:
+    with within(verify.query_seconds()) as deadline:
         filt = MCESFilter(query, coll._store.vocab)
         rows = np.arange(len(sig))
         limit = min_similarity - tolerance(min_similarity)
@@ -488,7 +489,7 @@ def _knn(coll, query: Graph, k: int, verify: Verifier, progress, floor: float = 
     none was). ``floor``: a k-th similarity found elsewhere (other shards); graphs below it
     are not searched for. Ties at the k-th similarity are verified too, so the k best by
     (similarity, upper bound, earlier rowid) are found whatever the order of the scan."""
-    with within(verify.query_timeout) as deadline:
+    with within(verify.query_seconds()) as deadline:
         chosen, seen, (stats, interrupted, frontier) = _scan(coll, query, k, verify, progress,
                                                              floor)
     timed_out = deadline is not None and deadline.ran_out(interrupted)
