@@ -149,7 +149,7 @@ def _answers(job: Job, shard: tuple[int, int], batch: list[int], bounds: list,
     merges (kNN: each scan within its query's ``seconds`` left, None for no limit); cut
     short (solves expire, no further query starts) once the job is stopped (Ctrl-C on the
     client, or the client gone: :mod:`gedkit.cluster_direct`)."""
-    tick = time.monotonic()
+    tick = time.perf_counter()  # (the task's start: see _with_seconds)
     graphs = [job.graphs[i] for i in batch]
     try:
         view = _shard(job.source, *shard)
@@ -157,47 +157,47 @@ def _answers(job: Job, shard: tuple[int, int], batch: list[int], bounds: list,
         where = job.source.path or "the collection"
         raise GedkitError(f"a Dask worker cannot open {where} ({' '.join(str(err).split())}); "
                           "the workers must see the collection file at the same path") from None
-    # opening the collection on a fresh worker counts against the queries' time (a first
-    # search of 20,000 molecules took a 2 s limit to 2.7 s)
-    opened = time.monotonic() - tick
-    seconds = [None if left is None else max(_NO_TIME, left - opened) for left in seconds]
+    # each query's verifier with what it has left, the task's first charged from the
+    # task's start
+    verifiers = [_with_seconds(job.verify, left, tick if i == 0 else None)
+                 for i, left in enumerate(seconds)]
     if job.kind in ("range", "mces_range"):
         if all(left is None for left in seconds):
             return range_answers(view, job.kind, graphs, job.parameter, job.model, job.verify)
         # each query within what it has left (a shard's task queued behind others had the
         # whole limit: 8 shards on 2 threads took a 2 s query limit to 8.5 s); one by one
         answers = until_interrupted(
-            range_answers(view, job.kind, [g], job.parameter, job.model,
-                          _with_seconds(job.verify, left))
-            for g, left in zip(graphs, seconds, strict=True))
+            range_answers(view, job.kind, [g], job.parameter, job.model, verify)
+            for g, verify in zip(graphs, verifiers, strict=True))
         return [one for answer in answers for one in answer]
     if job.kind == "knn":
         from gedkit.search.ged_search import knn_scan
 
         return list(until_interrupted(
-            knn_scan(view, g, int(job.parameter), job.model, _with_seconds(job.verify, left),
-                     None, bound)
-            for g, bound, left in zip(graphs, bounds, seconds, strict=True)))
-    return list(until_interrupted(_mces_knn_task(view, job, g, floor, left)
-                                   for g, floor, left in zip(graphs, bounds, seconds,
-                                                             strict=True)))
+            knn_scan(view, g, int(job.parameter), job.model, verify, None, bound)
+            for g, bound, verify in zip(graphs, bounds, verifiers, strict=True)))
+    return list(until_interrupted(_mces_knn_task(view, job, g, floor, verify)
+                                   for g, floor, verify in zip(graphs, bounds, verifiers,
+                                                               strict=True)))
 
 
-def _with_seconds(verify: Any, seconds: float | None) -> Any:
-    """``verify`` with the seconds its query has left (its own ``query_timeout`` when None)."""
+def _with_seconds(verify: Any, seconds: float | None, started: float | None = None) -> Any:
+    """``verify`` with the seconds its query has left (its own ``query_timeout`` when None),
+    counted from ``started``, the task's start on this worker (``time.perf_counter()``; None:
+    from its search's): opening the collection and starting the kernels on a fresh worker
+    count (a first search of 20,000 molecules took a 2 s limit to 2.7 s)."""
     if seconds is None:
         return verify
     limited = copy.copy(verify)
-    # (the client's clock: the seconds given count from the query's first task already)
-    limited.query_timeout, limited.call_started = seconds, None
+    limited.query_timeout, limited.call_started = seconds, started
     return limited
 
 
-def _mces_knn_task(view, job: Job, query, floor: float, seconds: float | None):
+def _mces_knn_task(view, job: Job, query, floor: float, verify: Any):
     from gedkit.search.mces_search import _knn
 
     k = int(job.parameter)
-    chosen, seen, state = _knn(view, query, k, _with_seconds(job.verify, seconds), None, floor)
+    chosen, seen, state = _knn(view, query, k, verify, None, floor)
     kth = max(chosen[-1][0] if len(chosen) == k else -math.inf, floor)
     picked = {r for _, _, r in chosen}
     # only a graph that could beat the k-th similarity of the whole collection (at least
