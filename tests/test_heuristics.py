@@ -45,6 +45,20 @@ def _random_map(rng, n1, n2):
     return np.where(targets < 0, -1, targets).astype(np.int64)
 
 
+def test_neighbour_lists_without_numba_are_the_kernels():
+    """The heuristics' neighbour lists made in numpy before numba has started (its start
+    paid inside BRANCH's set-up took a 1 s limit to 4 s on a busy machine) are the compiled
+    kernel's, arcs and labels alike."""
+    from gedkit._kernels.order import neighbour_lists
+    from gedkit.compressed_rows import dense_rows
+
+    rng = np.random.default_rng(3)
+    for n in (0, 1, 7, 60):
+        adj = rng.integers(-3, 4, size=(n, n)).astype(np.int32)
+        for ours, kernel in zip(dense_rows(adj), neighbour_lists(adj), strict=True):
+            assert ours.dtype == kernel.dtype and np.array_equal(ours, kernel)
+
+
 @pytest.mark.parametrize("method", METHODS)
 def test_bounds_bracket_the_exact_distance(method):
     solver = get_solver(method)
