@@ -645,6 +645,30 @@ def test_queries_from_a_format_without_label_names(capsys, tmp_path):
         assert len(coll.range("CCCO", 0).hits) == 2  # the two propanols added
 
 
+def test_queries_from_a_collection_built_with_other_labels_are_refused(capsys, tmp_path):
+    """A collection of queries built with its files' own labels and a library built with an
+    attribute named (or the other way round), from the command line and from Python: not
+    comparable, said so (Kekulé bonds queried against aromatic ones found a molecule's own
+    twin 7 edits away, certified, without a word)."""
+    source = smi(tmp_path / "lib.smi", LIBRARY)
+    own, named = tmp_path / "own.gdb", tmp_path / "named.gdb"
+    assert main(["collection", "build", str(own), str(source)]) == 0
+    assert main(["collection", "build", str(named), str(source), "--edge-label", "bond"]) == 0
+    capsys.readouterr()
+    for library, queries in ((own, named), (named, own)):
+        code, out, err = run(capsys, "search", library, f"{queries}#ethanol", "--nearest", "1")
+        assert code == 2 and out == "" and err.count("\n") == 1
+        assert "its files' own edge labels (no --edge-label)" in err
+        assert err.rstrip().endswith("their graphs are not comparable")
+        said = r"the queries' collection was built with edge_label=.* not comparable"
+        with (Collection.open(library) as lib, Collection.open(queries) as qs,
+              pytest.raises(gedkit.errors.OptionError, match=said)):
+            lib.knn(queries=qs, k=1)
+    # alike, they are searched as ever
+    code, out, _ = run(capsys, "search", own, f"{own}#ethanol", "--within", "0", "--json")
+    assert code == 0 and json.loads(out)["hits"][0]["id"] == "ethanol"
+
+
 def test_csv_rows_and_conventions(capsys, lib, tmp_path):
     target = tmp_path / "hits.csv"
     code, out, _ = run(capsys, "search", lib, "CCO", "--within", "1", "--csv", target)

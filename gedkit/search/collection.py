@@ -805,6 +805,17 @@ class Collection:
                 raise OptionError(
                     f"the collection's graphs were read with {what}={stored!r}; a query read "
                     f"with {what}={given!r} would not be comparable")
+        if isinstance(items, Collection):
+            from gedkit.io.gdb import label_spec
+
+            # (Kekulé bonds queried against aromatic ones found a molecule's own twin 7 edits
+            # away, "certified")
+            theirs = (items.node_label, items.edge_label)
+            for kind, a, b in zip(("node_label", "edge_label"), mine, theirs, strict=True):
+                if label_spec(a) != label_spec(b):
+                    raise OptionError(
+                        f"the queries' collection was built with {kind}={b!r} and this one "
+                        f"with {kind}={a!r}: their graphs are not comparable")
         if is_one_graph(items):  # (a NetworkX graph iterates as its nodes)
             raise OptionError("queries must be a list of graphs (for one query, pass it as "
                               "the first argument)")
