@@ -396,6 +396,11 @@ def test_numbered_ids_never_read_like_a_name_already_there():
         coll.add(["CO"], ids=["2"])
     with pytest.raises(OptionError, match=r"with id \"0\" already$"):
         coll.add(["CO"], ids=["0"])
+    # ... and one id when read: 2 and "2" find the same graph ("2" found none, a KeyError)
+    assert "2" in coll and 0 in coll and "02" not in coll
+    assert coll.get("2") == coll.get(2) and coll.get(0) == coll.get("0")
+    coll.remove(["3"])
+    assert coll.ids == ["0", "1", 2]
 
 
 @pytest.mark.parametrize("named", [False, True])

@@ -597,9 +597,15 @@ class Store:
         return self._numbered or None
 
     def rowid(self, graph_id: Any) -> int | None:
-        row = self.conn.execute("SELECT rowid FROM graphs WHERE id = ?",
-                                (id_text(graph_id),)).fetchone()
-        return None if row is None else row[0]
+        """The row of the graph with id ``graph_id``, or of the one whose id prints like it
+        (``5`` and ``"5"``: a collection holds one of them, which :func:`alike_texts` finds;
+        ``"5"`` did not find the graph added as 5, and ``FILE#5`` reads as either)."""
+        for text in alike_texts(graph_id):
+            row = self.conn.execute("SELECT rowid FROM graphs WHERE id = ?",
+                                    (text,)).fetchone()
+            if row is not None:
+                return row[0]
+        return None
 
     def count(self) -> int:
         return self.conn.execute("SELECT COUNT(*) FROM graphs").fetchone()[0]
