@@ -2712,6 +2712,19 @@ def test_add_names_a_missing_file_as_missing(tmp_path, monkeypatch):
     assert coll.add("lib.smi") == 1 and len(coll) == 1
 
 
+@pytest.mark.parametrize("method", ["bipartite", "branch"])
+def test_a_knn_scan_does_not_set_a_heuristics_graphs_aside(method):
+    """A heuristic's graphs are not set aside with a tenth of the limit, as an exact method's
+    are (a heuristic answers its bounds whatever its time): the reason given was "time limit:
+    they were given a tenth of it" for most of them."""
+    rng = np.random.default_rng(5)
+    coll = Collection()
+    coll.add([random_graph(rng, int(rng.integers(6, 12))) for _ in range(60)], progress=False)
+    answer = coll.knn(random_graph(rng, 9), 3, method=method, timeout=30)
+    assert set(answer.stats["stopped"]) == {
+        f"the method '{method}' is a heuristic: its bounds left them open"}
+
+
 def test_a_query_limit_counts_the_call_before_its_first_query():
     """The call's first query is charged what the call took before its search (a fresh
     process's start of the compiled kernels: ``query_timeout=2`` took 2.8 s), once; a
