@@ -493,6 +493,12 @@ def solve_within(method: Any, problem: Any, budget: Budget) -> Any:
             _WATCHED.reset(token)
 
 
+def setup_bytes(n1: int, n2: int) -> int:
+    """What a GED problem of ``n1`` and ``n2`` nodes holds before any method runs (see
+    :func:`check_setup_fits`)."""
+    return 16 * (n1 + 1) * (n2 + 1) + 8 * (n1 * n1 + n2 * n2)
+
+
 def check_setup_fits(n1: int, n2: int, budget: Budget) -> None:
     """Refuse a ``memory`` cap below what a GED problem of ``n1`` and ``n2`` nodes holds
     before any method runs, with the cheap bounds every method falls back to: two
@@ -501,7 +507,7 @@ def check_setup_fits(n1: int, n2: int, budget: Budget) -> None:
     (~122 MiB at 2,000 nodes: a 100M cap was overrun by a third)."""
     if budget.memory is None:
         return
-    need = 16 * (n1 + 1) * (n2 + 1) + 8 * (n1 * n1 + n2 * n2)
+    need = setup_bytes(n1, n2)
     if need > budget.memory_left():
         # (small pairs in K: "~0 MB ... give at least 1M" of a 14-atom pair under 1K)
         unit = 2**20 if need >= 2**20 else 2**10
@@ -532,13 +538,19 @@ def heuristic_stop(method: str, why: str) -> str:
     return f"the method {method!r} is a heuristic: {why}"
 
 
-def kernels_fit(budget: Budget) -> bool:
+def kernels_fit(budget: Budget, problem: Any = None) -> bool:
     """Whether compiled kernels may run within ``budget``'s memory: numba started in this
     process already, or its start-up (:data:`NUMBA_START_BYTES`) fits what is left (a fresh
-    process under memory=100M grew by 130-160 MB with every method)."""
+    process under memory=100M grew by 130-160 MB with every method), and with a
+    ``problem``, as much again as its set-up for the first steps' work (a pairwise job's
+    2,000-node pair under memory=160M loaded numba into a cap it filled, then grew by 218
+    MB)."""
     from gedkit._kernels import warm
 
-    return warm.started() or budget.memory_left() >= NUMBA_START_BYTES
+    if warm.started():
+        return True
+    step = 0 if problem is None else setup_bytes(problem.n1, problem.n2)
+    return budget.memory_left() >= NUMBA_START_BYTES + step
 
 
 #: the share of a solve's time left it may wait for numba's start in the background, when
@@ -550,7 +562,7 @@ def _solve_within(method: Any, problem: Any, budget: Budget) -> Any:
     from gedkit._kernels import warm
     from gedkit.anytime import listening, report
 
-    if method.kernels and not kernels_fit(budget):
+    if method.kernels and not kernels_fit(budget, problem):
         result = method.fallback(problem, budget)
         if not result.optimal:
             result.stats["stopped"] = KERNELS_OVER_MEMORY

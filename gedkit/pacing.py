@@ -156,14 +156,17 @@ PREPARE_SECONDS = 5.0
 _PAID: set[tuple[str, str]] = set()  # the methods whose start-ups this process has paid
 
 
-def pay_start_ups(method: Any, timeout: float | None, solve: Callable[[float], Any]) -> None:
+def pay_start_ups(method: Any, timeout: float | None, solve: Callable[[float], Any],
+                  memory: int | None = None) -> None:
     """Pay this process's start-ups for ``method`` (imports, numba loading its kernels) once,
     by ``solve(limit)`` before the time limits of the pairs that follow: a short limit per
     pair never affords them, so every pair of a batch (a pairwise job's, a search's) got the
     cheap bounds. ``limit`` is the start-up and one pair's ``timeout``, at most
     :data:`PREPARE_SECONDS` (large graphs' solve took the whole 5 s before the first pair of
     a job with 0.5 s a pair). Nothing without a time limit; a solve that fails here fails
-    again, and is reported, where it belongs."""
+    again, and is reported, where it belongs. Numba is started only where its start fits
+    ``memory`` (each pair's cap: a square matrix under ``memory=160M`` peaked at 291 MB,
+    the same pair alone at 136)."""
     key = (type(method).__module__, method.name)  # (GED's and MCES's methods share names)
     if timeout is None or key in _PAID:
         return
@@ -176,15 +179,18 @@ def pay_start_ups(method: Any, timeout: float | None, solve: Callable[[float], A
     # the kernels: their start is paid here all the same, or no later pair's limit affords
     # it (a pairwise job's first solve, on its two smallest graphs, left 16 of 78 pairs of
     # AIDS molecules with the cheap bounds at 1 s each)
-    with contextlib.suppress(Exception):
-        warm.start()
+    from gedkit.budget import Budget, kernels_fit
+
+    if kernels_fit(Budget(memory=memory)):
+        with contextlib.suppress(Exception):
+            warm.start()
 
 
 def pay_kernel_start_ups(method: Any, timeout: float | None,
-                         solve: Callable[[float], Any]) -> None:
+                         solve: Callable[[float], Any], memory: int | None = None) -> None:
     """:func:`pay_start_ups` where the compiled kernels have not started in this process (a
     search's first pair solved one by one: on a busy machine no pair's limit afforded them,
     so none started them and every pair got the cheap bounds, "the search's start-up does
     not fit")."""
     if start_up_seconds(kernels=True):
-        pay_start_ups(method, timeout, solve)
+        pay_start_ups(method, timeout, solve, memory)

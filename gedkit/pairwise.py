@@ -408,6 +408,13 @@ def pairwise(
     )
 
     _check_scale_once(model, rows, cols)
+    largest = [max((g.n for g in side if g is not None), default=None) for side in (rows, cols)]
+    if memory is not None and None not in largest:
+        # a cap the largest pair cannot be set up in is refused, as gedkit.ged and searches
+        # refuse it (pairwise went on, each such pair far over its cap)
+        from gedkit.budget import check_setup_fits
+
+        check_setup_fits(largest[0], largest[1], Budget(memory=memory))
     if any(getattr(g, "directed", False) for g in (*rows, *(() if square else cols))):
         solver.check_arcs()  # (every pair but the diagonal failed, one by one)
     mirror = square and model.symmetric
@@ -547,7 +554,7 @@ class _PairSolver:
                 _solve(self.solver, self.model.compile(small[0], small[-1]),
                        Budget(timeout=limit, memory=self.memory))
 
-        pay_start_ups(self.solver, self.timeout, solve)
+        pay_start_ups(self.solver, self.timeout, solve, self.memory)
 
     def free(self, i: int) -> _Entry | None:
         """Entry ``(i, i)`` of a square matrix where matching the graph to itself is free

@@ -491,7 +491,8 @@ def test_threads_first_solves_at_once_pay_the_start_up_one_at_a_time():
 def test_a_process_whose_calls_never_fit_the_start_up_pays_it_in_the_background():
     """On a crowded machine (every estimate stretched) a process whose calls all had 1 s
     never paid numba's start-up: every call gave up at once. From its second such call on,
-    a background thread pays it, and the calls after it solve."""
+    a background thread pays it, and the calls after it solve (the second itself where the
+    start ends within half its time, which it waits for)."""
     from gedkit._kernels import warm
 
     if not all(warm.ready(f) for f in ("cost", "tree_search")):
@@ -515,7 +516,10 @@ def test_a_process_whose_calls_never_fit_the_start_up_pays_it_in_the_background(
                           gedkit.ged(g1, g2, method="astar", timeout=1).optimal]))
     """)
     assert out.returncode == 0, out.stderr
-    assert json.loads(out.stdout.splitlines()[-1]) == [[False, False], True, True]
+    # (the second call starts the background start and waits for it half its time: it
+    # may solve already, or not)
+    first, started, later = json.loads(out.stdout.splitlines()[-1])
+    assert first[0] is False and started and later
 
 
 def test_ctrl_c_stops_the_main_threads_solve_not_the_other_threads():

@@ -101,6 +101,42 @@ def assert_failed_where(m, bad, good_expected, fragment):
 # -- the matrix -----------------------------------------------------------------------------
 
 
+def test_a_memory_cap_the_largest_pair_cannot_be_set_up_in_is_refused():
+    """As gedkit.ged refuses it: pairwise went on, each such pair far over its cap (a
+    2,000-node pair under 50M peaked at 140 MB; 100 bytes were taken)."""
+    from gedkit.errors import OptionError
+
+    small, large = nx.path_graph(3), nx.path_graph(40)
+    with pytest.raises(OptionError, match=r"memory=1000 is below what a pair of 40 and 3 "
+                                          r"nodes takes to set up .* give at least"):
+        gedkit.pairwise([small, large], [small], memory=1000)
+    assert gedkit.pairwise([small], [small], memory=1000).upper_bound[0, 0] == 0
+
+
+def test_kernels_are_not_started_into_a_cap_the_first_step_would_fill(monkeypatch):
+    """A pair's kernels start only where numba's start and as much again as the pair's
+    set-up fit what the cap has left (a pairwise job's 2,000-node pair under 160M loaded
+    numba, then grew by 218 MB)."""
+    from gedkit._kernels import warm
+    from gedkit.budget import NUMBA_START_BYTES, kernels_fit, setup_bytes
+
+    class Left:  # a budget with this much memory left
+        def __init__(self, left: int):
+            self.left = left
+
+        def memory_left(self) -> int:
+            return self.left
+
+    monkeypatch.setattr(warm, "started", lambda: False)
+    problem = gedkit.costs.uniform().compile(gedkit.Graph(range(300)), gedkit.Graph(range(300)))
+    need = NUMBA_START_BYTES + setup_bytes(300, 300)
+    assert kernels_fit(Left(need), problem)
+    assert not kernels_fit(Left(need - 1), problem)
+    assert kernels_fit(Left(need - 1))  # numba's start alone fits
+    monkeypatch.setattr(warm, "started", lambda: True)  # started already: nothing to load
+    assert kernels_fit(Left(0), problem)
+
+
 def test_square_matrix_equals_ged(graphs):
     m = gedkit.pairwise(graphs, **EXACT)
     assert isinstance(m, PairwiseResult)
@@ -533,9 +569,13 @@ def test_one_process_pays_its_start_ups_before_the_pairs_limits():
 
 
 @pytest.mark.parametrize("n_jobs", [1, 2])
-def test_the_summary_names_a_cause_other_than_the_time_limit(n_jobs):
+def test_the_summary_names_a_cause_other_than_the_time_limit(n_jobs, monkeypatch):
     # a pair the memory cap stopped in 1 s of 5 was summed up as if more time would prove it
-    # (13 atoms: beyond the plain-Python search of the cheap bounds, which needs no memory)
+    # (13 atoms: beyond the plain-Python search of the cheap bounds, which needs no memory;
+    # the up-front refusal of a cap no pair is set up in left out, which 1 byte is)
+    import gedkit.budget
+
+    monkeypatch.setattr(gedkit.budget, "check_setup_fits", lambda n1, n2, budget: None)
     pair = ["CCOC(=O)c1ccc(N)cc1CC", "O=C(O)c1ccccc1O"]
     tight = gedkit.pairwise(pair, timeout=5, memory=1, n_jobs=n_jobs, progress=False)
     assert tight.counts()["bounded"] >= 1

@@ -128,7 +128,7 @@ class Verifier(CallClock):
             problem = self.model.compile(query, graph)
             # the process's start-ups paid once, before the first pair's limit
             pay_kernel_start_ups(solver, timeout, lambda limit: solve_within(
-                solver, problem, Budget(timeout=limit, memory=self.memory)))
+                solver, problem, Budget(timeout=limit, memory=self.memory)), self.memory)
             result = solve_within(solver, problem, budget)
             if (polish and not result.optimal and not interrupted_now()
                     and (threshold is None or result.lower_bound <= threshold)):

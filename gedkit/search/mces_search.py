@@ -345,7 +345,7 @@ class Verifier(CallClock):
         from gedkit.pacing import pay_kernel_start_ups
 
         pay_kernel_start_ups(self.solver, self.timeout, lambda limit: solve_within(
-            self.solver, problem, Budget(timeout=limit, memory=self.memory)))
+            self.solver, problem, Budget(timeout=limit, memory=self.memory)), self.memory)
 
     def _empty(self, problem):
         from gedkit.mces.result import MCESResult

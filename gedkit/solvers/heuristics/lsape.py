@@ -382,7 +382,7 @@ def branch_bounds(problem: Problem, budget: Budget, method: str) -> Result:
     # method's fall-back needs them: called directly, BRANCH compiled them in the
     # foreground, 2-3 s past a 1 s limit on a fresh install; the memory first: BRANCH's
     # sizing loads numba, whose start-up is what must fit
-    if (not kernels_fit(budget) or not branch.fits(problem, budget)
+    if (not kernels_fit(budget, problem) or not branch.fits(problem, budget)
             or not all(map(warm.ready, branch.kernels))):
         return base
     forward, lower = branch.assign(problem)
