@@ -913,6 +913,9 @@ def _serve(worker: _PairSolver, conn: Any, parent: int) -> None:
     waits and before each entry it sends: it would otherwise wait for ever, holding its
     memory."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's: it stops the workers
+    from gedkit.workers import die_with_parent
+
+    die_with_parent(parent)
     try:
         worker.prepare()
         while True:

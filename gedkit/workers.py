@@ -10,7 +10,7 @@ from typing import Any
 
 from gedkit.errors import Note, OptionError, Words, warn
 
-__all__ = ["cores", "fork_is_safe", "forked", "inside", "resolve_jobs"]
+__all__ = ["cores", "die_with_parent", "fork_is_safe", "forked", "inside", "resolve_jobs"]
 
 #: daemon threads of gedkit's own that may hold locks while they run (a fork then copies
 #: them held): a HiGHS solve left to drain, numba's start-up paid in the background
@@ -114,3 +114,24 @@ class inside:
                 del _INSIDE[me]
             else:
                 _INSIDE[me] -= 1
+
+
+def die_with_parent(parent: int) -> None:
+    """In a worker process started by ``parent`` (its pid) for one call: on Linux, have the
+    system kill it when its parent dies (a parent killed with SIGKILL left its workers at
+    100% CPU on a pair without a time limit, for as long as the pair took: they look for
+    their parent only between pairs); elsewhere nothing. (Only for workers that live within
+    the call of the thread that made them: the signal comes when that thread ends.)"""
+    import signal
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # it died before the request took hold
+        os._exit(0)

@@ -8,9 +8,11 @@ import importlib
 import math
 import os
 import re
+import sys
 import threading
 import time
 import warnings
+from pathlib import Path
 
 import networkx as nx
 import numpy as np
@@ -135,6 +137,47 @@ def test_kernels_are_not_started_into_a_cap_the_first_step_would_fill(monkeypatc
     assert kernels_fit(Left(need - 1))  # numba's start alone fits
     monkeypatch.setattr(warm, "started", lambda: True)  # started already: nothing to load
     assert kernels_fit(Left(0), problem)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the system's parent-death signal")
+def test_workers_die_with_a_parent_killed_outright(tmp_path):
+    """A pairwise job killed with SIGKILL mid-pair: its workers go with it (they kept solving
+    a pair without a time limit at 100% CPU, looking for their parent only between pairs)."""
+    import signal
+    import subprocess
+    import textwrap
+
+    script = textwrap.dedent("""
+        import networkx as nx, gedkit
+        graphs = [nx.gnm_random_graph(60, 200, seed=s) for s in range(3)]
+        gedkit.pairwise(graphs, method="exact", timeout=None, n_jobs=2, progress=False)
+    """)
+    parent = subprocess.Popen([sys.executable, "-c", script])
+    try:
+        deadline = time.monotonic() + 60
+        workers: list[int] = []
+        while len(workers) < 2 and time.monotonic() < deadline:
+            time.sleep(0.2)
+            children = Path(f"/proc/{parent.pid}/task/{parent.pid}/children")
+            workers = [int(pid) for pid in children.read_text().split()]
+        assert len(workers) == 2, "the workers did not start"
+        time.sleep(1.0)  # inside their first pair
+        os.kill(parent.pid, signal.SIGKILL)
+        parent.wait()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and any(_alive(w) for w in workers):
+            time.sleep(0.1)
+        assert not any(_alive(w) for w in workers)
+    finally:
+        parent.kill()
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie does not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
+    except (FileNotFoundError, IndexError):
+        return False
 
 
 def test_square_matrix_equals_ged(graphs):
