@@ -85,13 +85,13 @@ def check_output(path: str | None, option: str, args: argparse.Namespace | None 
 
 
 @contextlib.contextmanager
-def written(path: str) -> Iterator[Any]:
+def written(path: str, quiet: bool = False) -> Iterator[Any]:
     """``path`` open for writing text (a CSV: no newline translation), an error while
     writing it naming it (a full disk said "[Errno 28] No space left on device" alone). A
     file (or a new name) is written beside it and put in its place once whole: a second
     Ctrl-C while 20,101 rows were written left 62 of them, in a file that looked complete;
-    then it is left as it was, and stderr says so. (A device, a pipe or a link is written as
-    it is.)"""
+    then it is left as it was, and stderr says so (unless ``quiet``: the caller says what
+    it does instead). (A device, a pipe or a link is written as it is.)"""
     from gedkit.nn import replacing
 
     target = Path(path)
@@ -103,7 +103,7 @@ def written(path: str) -> Iterator[Any]:
             with open(into, "w", newline="", encoding="utf-8") as out:
                 yield out
     except KeyboardInterrupt:
-        if whole:
+        if whole and not quiet:
             print(f"gedkit: interrupted while writing {path}: left as it was",
                   file=sys.stderr)
         raise

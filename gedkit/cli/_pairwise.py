@@ -145,14 +145,25 @@ def run(args: argparse.Namespace) -> int:
         print(f"gedkit: interrupted before any pair was done; {args.csv} left as it was",
               file=sys.stderr)
     elif args.csv:
-        with written(args.csv) as out:
-            _write_csv(out, result, row_names, col_names)
         pending = result.counts()["pending"]
         # (after Ctrl-C "wrote 45,150 pairs" named the pending rows as pairs written; the
         # summary counts the pairs: "wrote 210 pairs to p.csv: 210 pairs, ..." said it twice)
         what = ("" if not pending else
                 f" ({len(result.pairs) - pending:,} pairs done, "
                 f"{counted(pending, 'pending row')})")
+        try:
+            with written(args.csv, quiet=result.interrupted) as out:
+                _write_csv(out, result, row_names, col_names)
+        except KeyboardInterrupt:
+            if not result.interrupted:
+                raise
+            # a second Ctrl-C while the rows were written (4.45 million pending rows of a
+            # job stopped early took 14 s, and the second Ctrl-C lost every pair done): the
+            # pairs done alone, at once
+            with written(args.csv) as out:
+                _write_csv(out, result, row_names, col_names, done_only=True)
+            what = (f" ({len(result.pairs) - pending:,} pairs done; the pending rows left "
+                    "out after a second Ctrl-C)")
         print(f"wrote {args.csv}{what}: {summary}")
     else:
         print(_table(result, row_names, col_names))
@@ -273,11 +284,16 @@ def _distinct(names: list[str]) -> list[str]:
     return out
 
 
-def _write_csv(out: Any, result: PairwiseResult, rows: list[str], cols: list[str]) -> None:
-    """One row per pair computed (each unordered pair once in a symmetric matrix)."""
+def _write_csv(out: Any, result: PairwiseResult, rows: list[str], cols: list[str],
+               done_only: bool = False) -> None:
+    """One row per pair computed (each unordered pair once in a symmetric matrix); with
+    ``done_only``, the pending pairs left out."""
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
-    at = tuple(result.pairs.reshape(-1, 2).T)
+    pairs = result.pairs.reshape(-1, 2)
+    if done_only:
+        pairs = pairs[result.status[tuple(pairs.T)] != "pending"]
+    at = tuple(pairs.T)
     # each column read out of its matrix at once (read pair by pair, ``optimal`` compared
     # the whole matrix at every row: 418,627 pairs took 5 minutes to write)
     columns = (result.distance[at].tolist(), result.lower_bound[at].tolist(),
