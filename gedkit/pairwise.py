@@ -13,7 +13,7 @@ only the pair it was on (a fresh worker takes the rest of its chunk).
 With ``client=`` (a ``dask.distributed.Client``) the same chunks are the tasks of a Dask
 cluster instead: the graphs, the cost model and the solver are broadcast to every worker once,
 each task solves one chunk, and a worker that is lost has its tasks run again elsewhere by the
-scheduler. Both run through one layer (:func:`_chunks` cuts the work, :class:`_Gather` takes
+scheduler. Both run through one layer (:class:`_Chunks` cuts the work, :class:`_Gather` takes
 every finished pair into the result, the progress and the ``out=`` file), so the matrices are
 the same whichever ran them.
 
@@ -437,20 +437,7 @@ def pairwise(
         gather = _Gather(result, mirror, store, solver.name)
         done = gather.resume()
         worker = _PairSolver(rows, cols, model, solver, timeout, memory, diagonal=square)
-        todo, freed = [], 0
-        for i, j in pairs.tolist():
-            if (i, j) in done:
-                continue
-            reason = bad_rows.get(i) or bad_cols.get(j)
-            # the diagonal is done before any solve: Ctrl-C left it pending ("?") otherwise
-            free = None if reason is not None or not square or i != j else worker.free(i)
-            if free is not None:
-                gather.pair(i, j, free)
-                freed += 1
-            elif reason is None:
-                todo.append((i, j))
-            else:
-                gather.pair(i, j, _Entry.failed(reason))
+        todo, freed = _to_do(pairs, done, bad_rows, bad_cols, square, worker, gather)
         gather.chunk_done()
         gather.shown = shown = _Progress(progress, len(todo) + freed, timeout, rows, cols,
                                          resumed=len(done))
@@ -693,6 +680,35 @@ def _pairs(n_rows: int, n_cols: int, square: bool, mirror: bool) -> np.ndarray:
     return np.stack([i[keep], j[keep]], axis=1)
 
 
+def _to_do(pairs: np.ndarray, done: set[tuple[int, int]], bad_rows: dict, bad_cols: dict,
+           square: bool, worker: _PairSolver, gather: _Gather) -> tuple[np.ndarray, int]:
+    """The pairs still to solve (an index array: a list of tuples held ~330 bytes a pair, 1.5
+    GB for 3,000 molecules before any solve) and how many of the diagonal were free; the
+    pairs of unreadable graphs handed to ``gather`` as failed, the free diagonal as done (a
+    Ctrl-C left it pending otherwise)."""
+    keep = np.ones(len(pairs), dtype=bool)
+    if done:
+        width = int(pairs[:, 1].max()) + 1 if len(pairs) else 1
+        known = np.array([i * width + j for i, j in done if j < width], dtype=np.int64)
+        keep &= ~np.isin(pairs[:, 0] * width + pairs[:, 1], known)
+    bad = np.zeros(len(pairs), dtype=bool)
+    if bad_rows or bad_cols:
+        bad = (np.isin(pairs[:, 0], list(bad_rows)) | np.isin(pairs[:, 1], list(bad_cols)))
+        for i, j in pairs[keep & bad].tolist():
+            gather.pair(i, j, _Entry.failed(bad_rows.get(i) or bad_cols.get(j)))
+        keep &= ~bad
+    freed = 0
+    if square:
+        for k in np.flatnonzero(keep & (pairs[:, 0] == pairs[:, 1])).tolist():
+            i = int(pairs[k, 0])
+            free = worker.free(i)
+            if free is not None:
+                gather.pair(i, i, free)
+                keep[k] = False
+                freed += 1
+    return pairs[keep], freed
+
+
 def _is_path(value: Any) -> bool:
     """Whether ``value`` names a file as ``out=`` takes it: ``""`` named the current folder
     in the error, bytes and numbers raised a raw TypeError."""
@@ -761,12 +777,41 @@ class _Gather:
             result.node_maps[i, j] = _unpacked(entry.node_map)
 
 
-def _chunks(todo: list[tuple[int, int]], parallel: int, chunk_size: int | None,
-            largest: int = _MAX_CHUNK) -> deque[list[tuple[int, int]]]:
-    """``todo`` cut into the chunks every backend hands out (a task each): ``chunk_size``
-    pairs, or by default about four chunks per worker, at most ``largest`` pairs each."""
-    chunk = chunk_size or max(1, min(largest, len(todo) // (4 * parallel)))
-    return deque(todo[k : k + chunk] for k in range(0, len(todo), chunk))
+class _Chunks:
+    """``todo`` (an index array) cut into the chunks every backend hands out (a task each),
+    each a list of ``(i, j)`` made as it is taken (all at once held ~330 bytes a pair):
+    ``chunk_size`` pairs, or by default about four chunks per worker, at most ``largest``
+    pairs each. A deque's ``popleft``/``appendleft`` (a lost worker's chunk handed back)."""
+
+    def __init__(self, todo: np.ndarray, parallel: int, chunk_size: int | None,
+                 largest: int = _MAX_CHUNK):
+        self.todo, self.at = np.asarray(todo, dtype=np.int64).reshape(-1, 2), 0
+        self.size = chunk_size or max(1, min(largest, len(todo) // (4 * parallel)))
+        self.back: deque[list[tuple[int, int]]] = deque()
+
+    def __len__(self) -> int:
+        return len(self.back) + -(-(len(self.todo) - self.at) // self.size)
+
+    def __bool__(self) -> bool:
+        return bool(self.back) or self.at < len(self.todo)
+
+    @property
+    def pairs(self) -> int:
+        return len(self.todo) - self.at + sum(map(len, self.back))
+
+    def popleft(self) -> list[tuple[int, int]]:
+        if self.back:
+            return self.back.popleft()
+        part = self.todo[self.at:self.at + self.size]
+        self.at += len(part)
+        return list(map(tuple, part.tolist()))
+
+    def appendleft(self, chunk: list[tuple[int, int]]) -> None:
+        self.back.appendleft(chunk)
+
+    def __iter__(self) -> Iterator[list[tuple[int, int]]]:
+        while self:
+            yield self.popleft()
 
 
 class _PacedChunks:
@@ -777,8 +822,9 @@ class _PacedChunks:
     that each ran to a 1 s limit made one task of minutes, with no progress shown and all of
     it lost to Ctrl-C."""
 
-    def __init__(self, todo: list[tuple[int, int]], parallel: int):
-        self.todo, self.parallel = deque(todo), parallel
+    def __init__(self, todo: np.ndarray, parallel: int):
+        self.todo = np.asarray(todo, dtype=np.int64).reshape(-1, 2)
+        self.at, self.parallel = 0, parallel
         self.pairs, self.seconds = 0, 0.0  # pairs done and the time their solves took
 
     def learn(self, entries: list[_Entry]) -> None:
@@ -787,18 +833,20 @@ class _PacedChunks:
         self.seconds += sum(e.time for e in entries)
 
     def __iter__(self) -> Iterator[list[tuple[int, int]]]:
-        while self.todo:
+        while (left := len(self.todo) - self.at) > 0:
             size = _FIRST_DASK_CHUNK
             if self.pairs:
                 size = int(_DASK_TASK_SECONDS * self.pairs / max(self.seconds, 1e-9))
-            share = -(-len(self.todo) // self.parallel)
+            share = -(-left // self.parallel)
             size = max(1, min(size, _MAX_DASK_CHUNK, share))
-            yield [self.todo.popleft() for _ in range(min(size, len(self.todo)))]
+            part = self.todo[self.at:self.at + size]
+            self.at += len(part)
+            yield list(map(tuple, part.tolist()))
 
 
 def _run(
     worker: _PairSolver,
-    todo: list[tuple[int, int]],
+    todo: np.ndarray,
     jobs: int,
     client: Any,
     chunk_size: int | None,
@@ -808,30 +856,31 @@ def _run(
     """Solve ``todo``, handing each pair to ``gather`` as it is done, on the Dask ``client``,
     in this process or in ``jobs`` workers; True if Ctrl-C stopped a solve (KeyboardInterrupt
     goes through)."""
-    if not todo:
+    if not len(todo):
         return False
     if client is not None:
         from gedkit.cluster import parallelism
 
         shown.parallel = parallel = parallelism(client)
-        chunks = (_chunks(todo, parallel, chunk_size) if chunk_size is not None
+        chunks = (_Chunks(todo, parallel, chunk_size) if chunk_size is not None
                   else _PacedChunks(todo, parallel))
         return _run_dask(worker, chunks, client, parallel, gather, shown)
     context = _context(worker) if jobs > 1 and len(todo) > 1 else None
     if context is None:
-        return _run_here(worker, _chunks(todo, 1, chunk_size), gather, shown)
-    chunks = _chunks(todo, jobs, chunk_size)
+        return _run_here(worker, _Chunks(todo, 1, chunk_size), gather, shown)
+    chunks = _Chunks(todo, jobs, chunk_size)
     shown.parallel = min(jobs, len(chunks))
     return _run_pool(worker, chunks, shown.parallel, context, gather, shown)
 
 
-def _run_here(worker: _PairSolver, chunks: deque, gather: _Gather, shown: _Progress) -> bool:
+def _run_here(worker: _PairSolver, chunks: _Chunks, gather: _Gather,
+              shown: _Progress) -> bool:
     # the start-ups once, outside the pairs' limits, as a worker process pays them: a short
     # limit never affords numba's, so without this every pair of a one-process job got the
     # cheap bounds (300 molecules at 10 ms a pair: 703 of 45,150 pairs proven, 32,058 on two
     # workers); a job of one pair pays them in its own limit, as gedkit.ged does (it solved
     # the pair twice: 9.7 s for a 2,000-node pair at 5 s)
-    if sum(len(chunk) for chunk in chunks) > 1:
+    if chunks.pairs > 1:
         worker.prepare()
     running: dict[tuple[int, int], float] = {}
     # a first Ctrl-C makes the running solve return at once (its pair stays pending: see
@@ -1017,7 +1066,7 @@ class _Worker:
         self.conn.close()
 
 
-def _run_pool(worker, chunks: deque, jobs: int, context, gather: _Gather,
+def _run_pool(worker, chunks: _Chunks, jobs: int, context, gather: _Gather,
               shown: _Progress) -> bool:
     """Feed ``chunks`` to ``jobs`` worker processes, replacing any that dies or outgrows its
     share of memory (:func:`_replacement`); its pair in progress becomes a failed entry.
