@@ -207,6 +207,68 @@ def test_many_range_queries_verified_together_equal_brute_force(kind, monkeypatc
     assert max(len(found) for found in together) >= 2  # queries did go together
 
 
+def test_the_collector_is_on_again_whatever_the_threads_pauses_interleave():
+    """Searches in several threads pause and resume the one collector: however their
+    pauses and resumptions interleave, it is off while a pause is open and no resumption,
+    and on once every pause has ended (four threads' searches once left it off for good)."""
+    import gc
+    import random
+
+    from gedkit.search.collector import gc_paused, gc_resumed
+
+    assert gc.isenabled()
+    # one interleaving by hand: A pauses, B pauses, A resumes, B ends, A ends its resumption
+    a_paused, b_paused, a_resumed, b_ended = (threading.Event() for _ in range(4))
+    seen = {}
+
+    def a():
+        with gc_paused():
+            a_paused.set()
+            b_paused.wait()
+            with gc_resumed():
+                a_resumed.set()
+                b_ended.wait()
+                seen["a resumed"] = gc.isenabled()
+            seen["a paused"] = gc.isenabled()
+
+    def b():
+        a_paused.wait()
+        with gc_paused():
+            b_paused.set()
+            a_resumed.wait()
+        b_ended.set()
+
+    threads = [threading.Thread(target=a), threading.Thread(target=b)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert seen == {"a resumed": True, "a paused": False} and gc.isenabled()
+
+    def busy(seed: int) -> None:  # random nestings, at random moments
+        rng = random.Random(seed)
+        for _ in range(200):
+            with gc_paused():
+                time.sleep(rng.random() * 1e-4)
+                if rng.random() < 0.5:
+                    with gc_resumed(large=rng.random() < 0.1):
+                        time.sleep(rng.random() * 1e-4)
+
+    threads = [threading.Thread(target=busy, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert gc.isenabled()
+    gc.disable()  # the caller's own choice is left as it is
+    try:
+        with gc_paused(), gc_resumed():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
 def test_a_range_search_leaves_no_reference_cycle_and_the_collector_as_it_was():
     """A search's filters, answers and queries are freed by reference counting (a filter
     holding its bound methods was a cycle, which kept every query of a batch alive until the

@@ -12,6 +12,7 @@ solve of one pair, which may leave cycles, runs with it resumed (:func:`gc_resum
 from __future__ import annotations
 
 import gc
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -21,28 +22,52 @@ __all__ = ["LARGE_PAIR", "gc_paused", "gc_resumed"]
 LARGE_PAIR = 300
 
 
+class _State:
+    """The pauses and resumptions open in this process, across threads (the collector is
+    one for all threads: searches in four threads at once, each saving and restoring the
+    collector's state on its own, left it off for good)."""
+
+    lock = threading.Lock()
+    held = 0  # gc_paused blocks open that found the collector on (or joined one that did)
+    resumed = 0  # gc_resumed blocks open inside them
+    off = False  # whether the pauses turned the collector off (it was on at the first)
+
+    @classmethod
+    def settle(cls) -> None:
+        """The collector on unless a pause is open and no resumption is (under the lock)."""
+        if cls.off and cls.held and not cls.resumed:
+            gc.disable()
+        elif cls.off:
+            gc.enable()
+            if not cls.held:
+                cls.off = False
+
+
 class _Paused:
     """The context of :func:`gc_paused` (a class: a generator's context manager allocates
     on leaving, which set off the collector's deferred pass inside the search)."""
 
-    held = 0  # blocks now open that turned the collector off
-
-    __slots__ = ("turned",)
+    __slots__ = ("joined",)
 
     def __enter__(self) -> None:
-        self.turned = gc.isenabled()
-        if self.turned:
-            gc.disable()
-            _Paused.held += 1
+        with _State.lock:
+            # (a pause inside the caller's own gc.disable(): nothing of ours to undo)
+            self.joined = _State.off or gc.isenabled()
+            if self.joined:
+                _State.held += 1
+                _State.off = True
+                _State.settle()
 
     def __exit__(self, *exc) -> None:
-        if self.turned:
-            _Paused.held -= 1
-            gc.enable()
+        if self.joined:
+            with _State.lock:
+                _State.held -= 1
+                _State.settle()
 
 
 def gc_paused() -> _Paused:
-    """The collector off inside the block, if it was on (as it was on leaving it).
+    """The collector off inside the block, if it was on (as it was on leaving it, when no
+    other thread's search holds it off meanwhile).
 
     >>> with gc_paused():
     ...     gc.isenabled()
@@ -60,13 +85,19 @@ def gc_resumed(large: bool = False) -> Iterator[None]:
     ``large`` (a pair of hundreds of nodes or more) the young objects are collected on
     leaving: cycles left by the solve (HiGHS's wrapper makes some) may hold its arrays, which
     would otherwise wait for the search's end, past a per-pair memory cap."""
-    if gc.isenabled() or not _Paused.held:
+    with _State.lock:
+        mine = _State.off and _State.held > 0
+        if mine:
+            _State.resumed += 1
+            _State.settle()
+    if not mine:
         yield
         return
-    gc.enable()
     try:
         yield
     finally:
         if large:
             gc.collect(1)
-        gc.disable()
+        with _State.lock:
+            _State.resumed -= 1
+            _State.settle()
