@@ -11,6 +11,7 @@ import json
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -168,6 +169,32 @@ def test_distinguishable_candidates_are_negatives():
     _, states = training_states([lp], Vocabulary.fit([path3("CON")]), per_pair=10)
     empty = next(s for s in states if not s.decisions)
     assert (empty.target == 1).sum() == 3 and (empty.target == 0).sum() == 6
+
+
+def test_auto_quiets_its_learned_stage_in_its_own_thread_only():
+    """auto's learned stage says nothing of unseen labels, for its own solves only: a
+    warnings filter set around it (not thread-safe) was left in the process's warnings by
+    four threads at once, and another thread's gelato call lost its warning."""
+    import threading
+
+    from gedkit.learned.solver import _QUIET_UNSEEN, quiet_unseen
+
+    inside, other = threading.Event(), []
+    filters = list(warnings.filters)
+
+    def quiet():
+        with quiet_unseen():
+            inside.set()
+            time.sleep(0.2)
+            other.append(("quiet", _QUIET_UNSEEN.get()))
+
+    thread = threading.Thread(target=quiet)
+    thread.start()
+    inside.wait(10)
+    other.append(("loud", _QUIET_UNSEEN.get()))
+    thread.join(10)
+    assert sorted(other) == [("loud", False), ("quiet", True)]
+    assert not _QUIET_UNSEEN.get() and warnings.filters == filters
 
 
 def test_labelling_pays_the_start_ups_once_before_the_pairs_limits(monkeypatch):

@@ -42,10 +42,13 @@ and more distinct maps than ``k`` doubled (benchmarks/RESULTS.md, session 4).
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import copy
 import os
 import sys
 import time
+from collections.abc import Iterator
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -334,9 +337,27 @@ def _polish(problem: Problem, forwards: list[np.ndarray], budget: Budget,
 _ASSIGNMENT_BYTES = 24
 
 
+#: whether this thread's solves leave out the warning on labels the model never saw (a
+#: ContextVar: warnings.catch_warnings around auto's learned stage, in four threads at once,
+#: left an "ignore" filter in the process's warnings for good)
+_QUIET_UNSEEN: contextvars.ContextVar[bool] = contextvars.ContextVar("gedkit_quiet_unseen",
+                                                                     default=False)
+
+
+@contextlib.contextmanager
+def quiet_unseen() -> Iterator[None]:
+    """Solves in the block (in this thread) say nothing of labels the model never saw:
+    ``auto``'s learned stage, whose map is kept only where it is better."""
+    token = _QUIET_UNSEEN.set(True)
+    try:
+        yield
+    finally:
+        _QUIET_UNSEEN.reset(token)
+
+
 def _warn_unseen(net: Any, problem: Problem, name: str) -> None:
     """One warning when ``problem`` has labels the trained ``net`` has no channel for."""
-    if net.meta.get("trained") is False:
+    if net.meta.get("trained") is False or _QUIET_UNSEEN.get():
         return
     nodes, edges = net.vocab.unseen([problem.g1, problem.g2])
     if not nodes and not edges:

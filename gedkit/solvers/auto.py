@@ -34,14 +34,12 @@ never the map.
 from __future__ import annotations
 
 import time
-import warnings
 from functools import cache
 from typing import ClassVar
 
 from gedkit.anytime import listening, report
 from gedkit.budget import DEFAULT_MEMORY
 from gedkit.configurable import Option, flag, number
-from gedkit.errors import UnseenLabelWarning
 from gedkit.problem import Problem
 from gedkit.programs import program_fits
 from gedkit.result import Result
@@ -268,10 +266,11 @@ class Auto(Solver):
             if not settled() and learned:
                 share = (LEARNED_SHARE_BEFORE_MIP if mip else LEARNED_SHARE) * budget.remaining()
                 if _learned_stage_fits(problem, share, budget.memory):
-                    with warnings.catch_warnings():
-                        # a stage of its own choosing: the map is kept only if it is better,
-                        # so labels the model never saw are no concern of the caller's
-                        warnings.simplefilter("ignore", UnseenLabelWarning)
+                    from gedkit.learned.solver import quiet_unseen
+
+                    # a stage of its own choosing: the map is kept only if it is better, so
+                    # labels the model never saw are no concern of the caller's
+                    with quiet_unseen():
                         record(get_solver("gelato", k=LEARNED_K).solve(
                             problem, budget.part(share)))
             if not settled() and mip:
