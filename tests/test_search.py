@@ -2808,6 +2808,20 @@ def test_a_query_limit_counts_the_call_before_its_first_query():
     assert unlimited.query_seconds() is None
 
 
+def test_an_infinite_threshold_is_null_in_json():
+    """``range(q, math.inf)``: its JSON is JSON ("tau": Infinity was written)."""
+    coll = Collection()
+    coll.add([gedkit.Graph({0: "C"}), gedkit.Graph({0: "N"})])
+    answer = coll.range(gedkit.Graph({0: "C"}), math.inf)
+
+    def refuse(constant):
+        raise ValueError(constant)
+
+    data = json.loads(answer.to_json(), parse_constant=refuse)
+    assert data["tau"] is None and len(data["hits"]) == 2
+    assert json.loads(coll.knn(gedkit.Graph({0: "C"}), 1).to_json())["k"] == 1
+
+
 @pytest.mark.parametrize("empty", ["", "  ", "\t"])
 def test_an_empty_id_is_refused(empty):
     """``ids=['']``: refused (FILE#ID and the outputs' id columns cannot name it), nothing

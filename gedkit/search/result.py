@@ -101,7 +101,10 @@ class SearchResult:
         return [h.id for h in self.hits]
 
     def to_dict(self) -> dict:
-        return {"kind": self.kind, "query": self.query, _PARAMETER[self.kind]: self.parameter,
+        # (tau=inf as null, as infinite bounds are: "Infinity" is no JSON)
+        parameter = (None if isinstance(self.parameter, float) and math.isinf(self.parameter)
+                     else self.parameter)
+        return {"kind": self.kind, "query": self.query, _PARAMETER[self.kind]: parameter,
                 "certified": self.certified, "interrupted": self.interrupted,
                 "timed_out": self.timed_out,
                 "hits": [h.to_dict() for h in self.hits],
