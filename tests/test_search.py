@@ -2808,6 +2808,39 @@ def test_a_query_limit_counts_the_call_before_its_first_query():
     assert unlimited.query_seconds() is None
 
 
+def test_one_collection_searched_in_one_thread_while_another_adds(tmp_path):
+    """A search in one thread while another adds to the same object: each call sees the
+    collection before or after a whole add (the object searched part of the file after, or
+    called the intact file damaged); a change from inside the object's own search is refused
+    (it would wait for itself)."""
+    rng = np.random.default_rng(7)
+    graphs = [random_graph(rng, int(rng.integers(3, 8))) for _ in range(300)]
+    coll = Collection.create(tmp_path / "lib.gdb")
+    coll.add(graphs[:20])
+    stop, sizes, errors = threading.Event(), [], []
+
+    def search():
+        while not stop.is_set():
+            try:
+                sizes.append(coll.knn(graphs[0], 2).stats["screened"])
+            except Exception as err:  # (any: the test says which)
+                errors.append(repr(err))
+
+    thread = threading.Thread(target=search)
+    thread.start()
+    try:
+        for k in range(20, 300, 20):
+            coll.add(graphs[k:k + 20])
+    finally:
+        stop.set()
+        thread.join(60)
+    assert not errors and set(sizes) <= set(range(20, 301, 20))
+    assert len(coll) == 300 and coll.range(graphs[0], 100).stats["screened"] == 300
+    with pytest.raises(OptionError, match="cannot be changed from inside its own search"):
+        coll.knn(graphs[0], 1, each=lambda position, result: coll.add(graphs[:1]))
+    assert len(coll) == 300
+
+
 def test_an_infinite_threshold_is_null_in_json():
     """``range(q, math.inf)``: its JSON is JSON ("tau": Infinity was written)."""
     coll = Collection()

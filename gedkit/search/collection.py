@@ -8,6 +8,7 @@ import inspect
 import os
 import re
 import sqlite3
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -59,10 +60,74 @@ def _file_error(where: str, err: sqlite3.Error) -> GedkitError:
     return FormatError(f"{where} is damaged ({text}): build it again from its sources")
 
 
-def _reads_file(method: Callable) -> Callable:
+class _Access:
+    """One :class:`Collection` object's calls from several threads: searches and reads
+    share it, ``add`` and ``remove`` have it alone (they drop what the object read of the
+    file: a search in another thread meanwhile searched part of the collection, or called
+    the intact file damaged). A thread's calls inside its own call go through."""
+
+    def __init__(self) -> None:
+        self.cond = threading.Condition()
+        self.readers = 0
+        self.writer: int | None = None  # the thread changing the collection
+        self.waiting = 0  # threads waiting to change it: new searches wait behind them (a
+        # thread searching in a loop kept an add waiting for ever)
+        self.mine = threading.local()  # this thread's calls open (reading)
+
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[None]:
+        depth = getattr(self.mine, "depth", 0)
+        if depth or self.writer == threading.get_ident():
+            self.mine.depth = depth + 1
+            try:
+                yield
+            finally:
+                self.mine.depth -= 1
+            return
+        with self.cond:
+            while self.writer is not None or self.waiting:
+                self.cond.wait()
+            self.readers += 1
+        self.mine.depth = 1
+        try:
+            yield
+        finally:
+            self.mine.depth = 0
+            with self.cond:
+                self.readers -= 1
+                self.cond.notify_all()
+
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[None]:
+        me = threading.get_ident()
+        if self.writer == me:
+            yield
+            return
+        if getattr(self.mine, "depth", 0):  # (it would wait for itself)
+            raise OptionError("a collection cannot be changed from inside its own search "
+                              "(each=, a progress callback): change it once the search ends")
+        with self.cond:
+            self.waiting += 1
+            while self.writer is not None or self.readers:
+                self.cond.wait()
+            self.waiting -= 1
+            self.writer = me
+        try:
+            yield
+        finally:
+            with self.cond:
+                self.writer = None
+                self.cond.notify_all()
+
+
+def _reads_file(method: Callable | None = None, *, writes: bool = False) -> Callable:
     """``method`` of :class:`Collection` with SQLite's errors (a damaged file found as it is
     read, a closed collection, a lock) as gedkit's one-line errors naming the file; a
-    generator's errors too, raised while it is consumed."""
+    generator's errors too, raised while it is consumed. Calls share the object across
+    threads, or with ``writes`` have it alone (:class:`_Access`; not a generator's: one
+    left unfinished would hold it)."""
+    if method is None:
+        return functools.partial(_reads_file, writes=writes)
     if inspect.isgeneratorfunction(method):
         @functools.wraps(method)
         def reading(self, *args, **kwargs):
@@ -74,8 +139,10 @@ def _reads_file(method: Callable) -> Callable:
 
     @functools.wraps(method)
     def calling(self, *args, **kwargs):
+        access = self._access.writing() if writes else self._access.reading()
         try:
-            with inside():  # (no other thread forks workers meanwhile: SQLite's locks)
+            # (no other thread forks workers meanwhile: SQLite's locks)
+            with access, inside():
                 return method(self, *args, **kwargs)
         except sqlite3.Error as err:
             raise _file_error(self._store.where, err) from None
@@ -135,6 +202,7 @@ class Collection:
         self._ranged = 0  # range queries answered (see _range_signatures)
         self._kept = None  # worker processes kept for the next search (search.parallel)
         self._last_added = 0  # graphs the last add committed, also where it raised
+        self._access = _Access()  # (calls from several threads)
 
     # -- files -------------------------------------------------------------------------------
     @classmethod
@@ -312,7 +380,7 @@ class Collection:
             return self._signatures_by_size()
         return self._signatures
 
-    @_reads_file
+    @_reads_file(writes=True)
     def add(self, graphs: Any, ids: Iterable[Any] | str | None = None, *,
             errors: str = "raise", progress: bool | None = None,
             n_jobs: int | None = None) -> int:
@@ -454,7 +522,7 @@ class Collection:
         self._last_added = added + len(batch)
         return added + len(batch), int(self._store.meta["next_id"])
 
-    @_reads_file
+    @_reads_file(writes=True)
     def remove(self, ids: Iterable[Any]) -> None:
         """Remove the graphs with these ids (KeyError naming the first unknown one; then
         nothing is removed)."""
