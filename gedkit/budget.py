@@ -424,7 +424,7 @@ def interrupted() -> bool:
 class interruptible:
     """Within it, a first Ctrl-C makes every running solve stop and return its best bounds
     (their budgets expire); a second one raises :class:`KeyboardInterrupt` as usual. Outside
-    the main thread, nested, or where the application ignores SIGINT, it changes nothing.
+    the main thread, or nested, it changes nothing.
 
     (A class, not a generator-based context manager: it is entered once per solve, and a
     generator's frame took a third of its time on a small molecule pair.)
@@ -440,8 +440,6 @@ class interruptible:
         # of the ~15 this takes (a tenth of a small molecule pair's whole call)
         previous = _signal.getsignal(signal.SIGINT)
         if getattr(previous, "_gedkit", False):  # nested: the outer one handles it
-            return
-        if previous == signal.SIG_IGN:  # the application ignores Ctrl-C: so do its solves
             return
         _signal.signal(signal.SIGINT, _on_interrupt)
         self._previous = (previous,)

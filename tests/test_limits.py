@@ -522,28 +522,6 @@ def test_a_process_whose_calls_never_fit_the_start_up_pays_it_in_the_background(
     assert first[0] is False and started and later
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to oneself")
-def test_an_application_that_ignores_ctrl_c_keeps_its_solves_going():
-    """SIGINT ignored by the application (SIG_IGN): a solve is not stopped by it (gedkit
-    took SIGINT over for the solve's time, whatever the application had set)."""
-    out = _child("""
-        import json, os, signal, threading
-        import networkx as nx
-        import gedkit
-
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        g1, g2 = nx.gnm_random_graph(40, 90, seed=1), nx.gnm_random_graph(40, 90, seed=2)
-        gedkit.ged(g1, g2, timeout=0.5)  # (start-ups paid)
-        threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()
-        r = gedkit.ged(g1, g2, method="astar", timeout=1.5)
-        ignored = signal.getsignal(signal.SIGINT) == signal.SIG_IGN
-        print(json.dumps([r.stats.get("stopped"), ignored]))
-    """)
-    assert out.returncode == 0, out.stderr
-    stopped, still_ignored = json.loads(out.stdout.splitlines()[-1])
-    assert stopped != "interrupted" and still_ignored
-
-
 def test_ctrl_c_stops_the_main_threads_solve_not_the_other_threads():
     """Ctrl-C during a solve of the main thread while an application's worker threads solve
     too: the main thread's stops with its bounds; the others run to their own limits (they
