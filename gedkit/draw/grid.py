@@ -116,12 +116,14 @@ def _grid(results: list, collection: Any, queries: list, *, max_hits: int,
     from matplotlib.figure import Figure
 
     from gedkit.inputs import as_graph
+    from gedkit.search.collection import same_collection
 
     identity = getattr(collection, "_identity", None)
     drawn_from = identity() if identity is not None else None
     for result in results:
         searched_in = getattr(result, "searched_in", None)
-        if searched_in is not None and drawn_from is not None and searched_in != drawn_from:
+        if (searched_in is not None and drawn_from is not None
+                and not same_collection(searched_in, drawn_from)):
             # (its hits' ids would name other graphs there, drawn under its distances)
             where = (f"the collection in {searched_in[1]}" if searched_in[0] == "file" else
                      "another collection, in memory")

@@ -248,10 +248,9 @@ class Collection:
     def _identity(self) -> tuple:
         """Which collection this is, as a search result records it (a picture of the result
         drawn with another collection would show other graphs under its distances): the
-        file, symbolic links resolved, or this collection in memory."""
+        file as named (see :func:`same_collection`), or this collection in memory."""
         path = self.path
-        return ("memory", id(self._store)) if path is None else ("file",
-                                                                 os.path.realpath(path))
+        return ("memory", id(self._store)) if path is None else ("file", path)
 
     @property
     @_reads_file
@@ -919,6 +918,15 @@ class Collection:
 #: how the note of :meth:`Collection.add` numbering graphs among named ones begins (the command
 #: line, whose ``--ids numbers`` asks for numbers, leaves it out by it)
 NUMBERED_AMONG_NAMES = "the graphs added were numbered"
+
+
+def same_collection(a: tuple, b: tuple) -> bool:
+    """Whether two :meth:`Collection._identity` values name one collection: the same one in
+    memory, or one file however its paths were spelled (links resolved here, when a picture
+    is drawn, not on each search's path)."""
+    if a[0] == b[0] == "file":
+        return os.path.realpath(a[1]) == os.path.realpath(b[1])
+    return a == b
 
 
 def _failing(items: list, labels: tuple) -> int | None:
