@@ -51,6 +51,9 @@ from gedkit.budget import (
     heuristic_stop,
     interrupted,
     interruptible,
+    release_freed,
+    resident,
+    setup_bytes,
     solve_within,
 )
 from gedkit.errors import (
@@ -304,7 +307,9 @@ def pairwise(
         to its proof, however long. Reaching it never raises: that entry holds the bounds found
         so far, with status ``"bounded"`` unless they met.
     memory : int, optional
-        Bytes per pair, passed to every solve (see :func:`gedkit.ged`). With ``n_jobs > 1``
+        Bytes per pair, passed to every solve (see :func:`gedkit.ged`); as in a fresh
+        process's call, a process's start-ups (numba's ~150 MB) count in it, and are paid
+        only where they fit beside the largest pair's set-up. With ``n_jobs > 1``
         each worker process is also watched: one whose resident memory passes its share of the
         machine (90% of its memory / the number of workers) is stopped, its pair becomes a
         failed entry, and a fresh worker goes on with the rest.
@@ -527,21 +532,46 @@ class _PairSolver:
         self.model, self.solver = model, solver
         self.timeout, self.memory = timeout, memory
         self.diagonal = diagonal
+        # what this process grew by paying its start-ups here: counted in every pair's
+        # memory cap, as a fresh gedkit.ged call counts them in its own
+        self.start_up_bytes = 0
 
     def prepare(self) -> None:
         """Pay this process's start-ups once (:func:`gedkit.pacing.pay_start_ups`), on the
         two smallest graphs: a fresh process (a Dask worker, a pool's, or the caller's own)
-        would otherwise answer its pairs with the cheap bounds a short limit affords."""
+        would otherwise answer its pairs with the cheap bounds a short limit affords. Under
+        a memory cap numba is started only where it fits beside the largest pair's set-up,
+        and what the start-ups took counts in every pair's cap (a square matrix of two
+        2,000-node graphs under memory=300M grew by 371 MiB: numba's start, then a pair
+        given the whole cap)."""
         from gedkit.pacing import pay_start_ups
 
         small = sorted((g for g in self.rows if g is not None), key=lambda g: g.n + g.m)[:2]
 
+        cap = self._start_up_memory()
+
         def solve(limit: float) -> None:
             if small:
                 _solve(self.solver, self.model.compile(small[0], small[-1]),
-                       Budget(timeout=limit, memory=self.memory))
+                       Budget(timeout=limit, memory=cap))
 
-        pay_start_ups(self.solver, self.timeout, solve, self.memory)
+        before = resident()
+        pay_start_ups(self.solver, self.timeout, solve, cap)
+        self.start_up_bytes = max(self.start_up_bytes, resident() - before)
+
+    def _start_up_memory(self) -> int | None:
+        """What the start-ups may take of the memory cap: what the largest pair's set-up
+        leaves of it."""
+        if self.memory is None:
+            return None
+        largest = [max((g.n for g in side if g is not None), default=0)
+                   for side in (self.rows, self.cols)]
+        return max(1, self.memory - setup_bytes(*largest))
+
+    def _budget(self) -> Budget:
+        """A pair's budget: its time limit, and its memory cap less the start-ups paid."""
+        return Budget(timeout=self.timeout, memory=self.memory,
+                      start_resident=resident() - self.start_up_bytes)
 
     def free(self, i: int) -> _Entry | None:
         """Entry ``(i, i)`` of a square matrix where matching the graph to itself is free
@@ -550,6 +580,7 @@ class _PairSolver:
         where a cost function that kills its process fails its pair, not the batch."""
         if not _built_in(self.model):
             return None
+        _release_before(self.rows[i], self.cols[i])
         try:
             problem = self.model.compile(self.rows[i], self.cols[i])
             identity = np.arange(problem.n1)
@@ -562,7 +593,8 @@ class _PairSolver:
     def entry(self, i: int, j: int) -> _Entry:
         """Bounds for ``rows[i]`` → ``cols[j]``; any error becomes a failed entry (only
         KeyboardInterrupt goes through)."""
-        budget = Budget(timeout=self.timeout, memory=self.memory)
+        _release_before(self.rows[i], self.cols[j])
+        budget = self._budget()
         try:
             problem = self.model.compile(self.rows[i], self.cols[j])
             # Costs are non-negative, so a free identity map proves distance 0.
@@ -592,6 +624,18 @@ class _PairSolver:
             node_map=_packed(result.assignment),
             stopped=None if result.optimal or not _other_than_time(stopped) else str(stopped),
         )
+
+
+#: a pair whose set-up takes more than this first hands what was freed back to the system
+_RELEASE_BEFORE = 16 << 20
+
+
+def _release_before(g1: Graph | None, g2: Graph | None) -> None:
+    """Before a large pair, what the pairs before it freed back to the system (see
+    :func:`gedkit.budget.release_freed`): each pair's memory cap counts from its own start,
+    and memory the process kept would be reused unseen."""
+    if g1 is not None and g2 is not None and setup_bytes(g1.n, g2.n) > _RELEASE_BEFORE:
+        release_freed()
 
 
 def _check_scale_once(model: CostModel, rows: list, cols: list) -> None:

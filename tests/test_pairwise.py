@@ -139,6 +139,52 @@ def test_kernels_are_not_started_into_a_cap_the_first_step_would_fill(monkeypatc
     assert kernels_fit(Left(0), problem)
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc's resident size")
+def test_a_jobs_growth_stays_within_its_memory_cap():
+    """A fresh process's job of two 1,000-node graphs and two molecules under memory=160M:
+    numba's start is paid only where it fits beside the largest pair's set-up, counts in
+    every pair's cap, and what a large pair freed goes back to the system before the next
+    one (the process grew by 228 MiB: numba's start, then pairs each given the whole cap on
+    top of what the pairs before them had left in glibc's heap)."""
+    import subprocess
+    import textwrap
+
+    cap = 160 << 20
+    code = textwrap.dedent(f"""
+        import threading, time
+        import networkx as nx
+        import gedkit
+        from gedkit.budget import resident
+
+        def labelled(seed):
+            g = nx.gnm_random_graph(1000, 1500, seed=seed)
+            nx.set_node_attributes(g, {{v: "CNO"[v % 3] for v in g}}, "label")
+            return g
+
+        graphs = [labelled(1), labelled(2), gedkit.from_smiles("CCOc1ccccc1"),
+                  gedkit.from_smiles("CCNc1ccccc1C")]
+        base = resident()
+        peak, done = [base], threading.Event()
+
+        def watch():
+            while not done.is_set():
+                peak[0] = max(peak[0], resident())
+                time.sleep(0.002)
+
+        watcher = threading.Thread(target=watch, daemon=True)
+        watcher.start()
+        m = gedkit.pairwise(graphs, timeout=0.2, memory={cap}, progress=False,
+                            node_label="label")
+        done.set()
+        watcher.join()
+        print(peak[0] - base, int((m.status == "failed").sum()))
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300, check=True).stdout.split()
+    assert int(out[1]) == 0
+    assert int(out[0]) <= 1.1 * cap
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the system's parent-death signal")
 def test_workers_die_with_a_parent_killed_outright(tmp_path):
     """A pairwise job killed with SIGKILL mid-pair: its workers go with it (they kept solving
