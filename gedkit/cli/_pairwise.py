@@ -134,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
     summary = result.summary()
     if args.json:
-        print(result.to_json(row_names, col_names))
+        result.write_json(sys.stdout, row_names, col_names)
     elif args.csv == "-":
         _write_csv(sys.stdout, result, row_names, col_names)
         if not result.interrupted:  # (else the line below says it, once)
