@@ -30,7 +30,7 @@ from typing import Any
 from gedkit.errors import FormatError, GraphError, Note, warn
 from gedkit.graph import Graph
 from gedkit.io import from_rdkit, from_smiles, read_one
-from gedkit.io.common import DEFAULT, Unlabelled, path_is, split_reference
+from gedkit.io.common import DEFAULT, Unlabelled, Unreadable, path_is, split_reference
 
 __all__ = ["DEFAULT", "as_graph", "as_graph_read", "as_graphs", "is_one_graph"]
 
@@ -168,6 +168,8 @@ def _convert(g: Any, node_label: Any, edge_label: Any, notice: Unlabelled) -> Gr
         return graph
     if _is_molecule(g):
         return from_rdkit(g, *_molecule_labels(node_label, edge_label))
+    if isinstance(g, Unreadable):  # a file's record that cannot be read, in its place
+        raise FormatError(g.reason)
     raise GraphError(
         "expected a gedkit.Graph, a NetworkX graph, an RDKit molecule, a SMILES string or "
         f"the path of a graph file, got {type(g).__name__}"

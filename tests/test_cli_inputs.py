@@ -50,6 +50,31 @@ def test_smiles_arguments(capsys):
     assert "RDKit cannot parse the SMILES 'C((('" in err
 
 
+def test_a_molecule_rdkit_cannot_read_fails_its_pairs_and_the_others_are_solved(capsys,
+                                                                                tmp_path):
+    """As in Python, where a graph that cannot be read fails its entries: the command refused
+    the whole file (RDKit's own NCI file has eight such records); ``--strict`` and
+    ``--export`` (a dataset of every graph) still stop at the first."""
+    pytest.importorskip("rdkit")
+    smi = tmp_path / "b.smi"
+    smi.write_text("CCO ethanol\nC1CC bad\nCCN amine\n")
+    code, out, err = run(capsys, "pairwise", str(smi), "--json")
+    data = json.loads(out)
+    assert code == 1 and data["rows"] == ["ethanol", "b[1]", "amine"]
+    assert data["distance"][0][2] == 1 and data["counts"]["failed"] == 3
+    assert {(e["row"], e["column"]) for e in data["errors"]} == {
+        ("ethanol", "b[1]"), ("b[1]", "b[1]"), ("b[1]", "amine")}
+    assert all("b.smi:2: RDKit cannot parse the SMILES 'C1CC'" in e["error"]
+               for e in data["errors"])
+    assert err.startswith("gedkit: note: 1 record could not be read: its pairs fail "
+                          "(--strict stops at the first)")
+    err = one_line_error(*run(capsys, "pairwise", str(smi), "--strict"))
+    assert "b.smi:2: RDKit cannot parse the SMILES 'C1CC'" in err
+    smi.write_text("C1CC\nC(C\n")
+    err = one_line_error(*run(capsys, "pairwise", str(smi)))
+    assert "no graphs in" in err and "all 2 records could not be read" in err
+
+
 def test_no_label_flags_read_the_format_labels_away(capsys):
     # SMILES are labelled by element and bond order: --no-edge-label compares the bonds
     # unlabelled (CC=O against CCO: the same), --no-node-label the atoms (CCO against CCN)

@@ -203,14 +203,17 @@ def read_pair(args: argparse.Namespace) -> tuple[Graph, Graph]:
     return pair
 
 
-def read_file(text: str, args: argparse.Namespace) -> list[Graph]:
+def read_file(text: str, args: argparse.Namespace, skipped: list | None = None
+              ) -> list[Graph]:
     """Every graph that the argument ``text`` names (a file, ``FILE#ID`` or ``smiles:...``),
-    read with the label options given."""
+    read with the label options given; ``skipped`` as :func:`gedkit.io.read_graphs` takes
+    it."""
     from gedkit.io import read_graphs
 
     with _cli_words():
         graphs = ([_molecule(text, args)] if _is_smiles(text, args)
-                  else list(read_graphs(text, _notice(args), **_options_for(text, args))))
+                  else list(read_graphs(text, _notice(args), skipped=skipped,
+                                        **_options_for(text, args))))
     _note(args)
     return graphs
 

@@ -13,8 +13,16 @@ from typing import TYPE_CHECKING, Any
 
 from gedkit.budget import PAIR_TIMEOUT as DEFAULT_TIMEOUT
 from gedkit.cli._args import add_solver_arguments, check_output, solve_options, written
-from gedkit.cli._inputs import _cli_words, add_input_arguments, check_graph_dir, read_file
+from gedkit.cli._inputs import (
+    _cli_words,
+    add_input_arguments,
+    add_strict_argument,
+    check_graph_dir,
+    no_graph,
+    read_file,
+)
 from gedkit.errors import ClusterError, GedkitError, OptionError, counted
+from gedkit.io.common import KeptInPlace, Unreadable
 
 if TYPE_CHECKING:  # numpy and the solvers load when the command runs
     from gedkit.graph import Graph
@@ -43,6 +51,7 @@ def register(subparsers: Any) -> None:
         help="column graphs (default: FILES against themselves)",
     )
     add_input_arguments(parser)
+    add_strict_argument(parser)
     add_solver_arguments(parser, timeout=DEFAULT_TIMEOUT)
     parser.add_argument(
         "--jobs", type=int, default=1, metavar="N",
@@ -255,15 +264,25 @@ def _load(files: list[str], args: argparse.Namespace) -> tuple[list[Graph], list
     the second ``FILE (2)``)."""
     check_graph_dir(files, args)
     graphs, names, refs = [], [], []
+    # a molecule RDKit cannot read stays in its place: its pairs fail, the others are solved
+    # (not in a dataset --export writes, whose graphs are all written)
+    unreadable = None if args.strict or args.export is not None else KeptInPlace()
     for file in files:
-        found = read_file(file, args)
+        found = read_file(file, args, unreadable)
         graphs += found
         stem = Path(file).stem
         for k, g in enumerate(found):
-            names.append(g.name or (stem if len(found) == 1 else f"{stem}[{k}]"))
+            names.append(getattr(g, "name", None)
+                         or (stem if len(found) == 1 else f"{stem}[{k}]"))
             refs.append(file if len(found) == 1 else f"{file}#{k}")
-    if not graphs:
-        raise GedkitError(f"no graphs in {', '.join(files)}")
+    if all(isinstance(g, Unreadable) for g in graphs):
+        raise no_graph(", ".join(files), unreadable)
+    if unreadable:
+        unique = list(dict.fromkeys(unreadable))
+        which = ("1 record could not be read: its pairs fail" if len(unique) == 1 else
+                 f"{len(unique)} records could not be read: their pairs fail")
+        print(f"gedkit: note: {which} (--strict stops at the first); the first: {unique[0]}",
+              file=sys.stderr)
     shared = {name for name, count in Counter(names).items() if count > 1}
     return graphs, _distinct([ref if name in shared else name
                               for name, ref in zip(names, refs, strict=True)])

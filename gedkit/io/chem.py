@@ -41,6 +41,8 @@ import numpy as np
 from gedkit.errors import FormatError, GraphError, MissingDependencyError, Words
 from gedkit.graph import Graph
 from gedkit.io.common import (
+    KeptInPlace,
+    Unreadable,
     build_graph,
     check_label_spec,
     compressed,
@@ -372,7 +374,9 @@ def _molecules(records: Iterator[_Record], path: Path, node_label: Any, edge_lab
         if isinstance(outcome, Graph):
             yield outcome
         else:
-            _left_out(skipped, FormatError(outcome))
+            kept = _left_out(skipped, FormatError(outcome))
+            if kept is not None:
+                yield kept
 
 
 def _outcome(where: str, smiles: str, name: str, problem: str | None, path: Path,
@@ -482,23 +486,25 @@ def _quietly(molecules: Iterator[Any], rdBase: Any) -> Iterator[Any]:
         yield mol
 
 
-def _kept(skipped: list | None, make: Callable[..., Graph], *args: Any) -> Graph | None:
-    """``make(*args)``, or with a ``skipped`` list None where it raises a FormatError, its
-    message appended there."""
+def _kept(skipped: list | None, make: Callable[..., Graph], *args: Any
+          ) -> Graph | Unreadable | None:
+    """``make(*args)``, or with a ``skipped`` list what :func:`_left_out` gives where it
+    raises a FormatError."""
     try:
         return make(*args)
     except FormatError as err:
-        _left_out(skipped, err)
-        return None
+        return _left_out(skipped, err)
 
 
-def _left_out(skipped: list | None, err: FormatError) -> None:
+def _left_out(skipped: list | None, err: FormatError) -> Unreadable | None:
     """Raise ``err``, a record that cannot be read, or with a ``skipped`` list append its
-    message there."""
+    message there, and where that list is :class:`~gedkit.io.common.KeptInPlace` give the
+    record's :class:`~gedkit.io.common.Unreadable` to yield in its place."""
     if skipped is None:
         err.skippable = True  # (Collection.add then names its errors="skip")
         raise err
     skipped.append(str(err))
+    return Unreadable(str(err)) if isinstance(skipped, KeptInPlace) else None
 
 
 def read_mol(path: Path, node_label: Any, edge_label: Any) -> Iterator[Graph]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any, TypeVar
+from typing import IO, Any, NamedTuple, TypeVar
 
 from gedkit.errors import (
     FormatError,
@@ -21,7 +21,8 @@ from gedkit.errors import (
 )
 from gedkit.graph import Graph, Unnamed, pick_labels
 
-__all__ = ["DEFAULT", "DIRECTED_POLICIES", "DirectedInput", "Unlabelled", "build_graph",
+__all__ = ["DEFAULT", "DIRECTED_POLICIES", "DirectedInput", "KeptInPlace", "Unlabelled",
+           "Unreadable", "build_graph",
            "check_label_spec", "compressed", "graph_name", "gzip_errors", "inner", "open_text",
            "picked", "shorten", "undirected_only"]
 
@@ -305,6 +306,19 @@ def _only_one(rest: Iterable[T], name_of: Callable[[T], str | None], selector: s
     if again is not None:
         raise _Ambiguous(f"{path}: two graphs are named {selector!r} (numbers {first} and "
                          f"{again}): pick one by its number, {path}#{first}")
+
+
+class Unreadable(NamedTuple):
+    """A record of a file of independent records (SMILES, SDF) that cannot be read, in its
+    place among the graphs, with why (``gedkit pairwise``: its pairs fail, the others are
+    solved)."""
+
+    reason: str
+
+
+class KeptInPlace(list):
+    """A ``skipped`` list (see :func:`gedkit.io.read_graphs`) whose readers also yield an
+    :class:`Unreadable` in place of each record they leave out."""
 
 
 class _Ambiguous(FormatError):
