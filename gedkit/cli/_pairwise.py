@@ -22,7 +22,6 @@ from gedkit.cli._inputs import (
     read_file,
 )
 from gedkit.errors import ClusterError, GedkitError, OptionError, counted
-from gedkit.io.common import KeptInPlace, Unreadable
 
 if TYPE_CHECKING:  # numpy and the solvers load when the command runs
     from gedkit.graph import Graph
@@ -262,6 +261,8 @@ def _load(files: list[str], args: argparse.Namespace) -> tuple[list[Graph], list
     file's; a name two graphs share (x.gxl in two folders) becomes each one's reference,
     FILE or FILE#K, so that no two rows of a table or CSV read alike (a file given twice:
     the second ``FILE (2)``)."""
+    from gedkit.io.common import KeptInPlace, Unreadable
+
     check_graph_dir(files, args)
     graphs, names, refs = [], [], []
     # a molecule RDKit cannot read stays in its place: its pairs fail, the others are solved
