@@ -489,6 +489,30 @@ def _on_interrupt(signum, frame):
 _on_interrupt._gedkit = True  # type: ignore[attr-defined]
 
 
+class counted_interrupts:
+    """Within it (in the main thread, inside :class:`interruptible`), Ctrl-C never raises:
+    the first one stops the solves as there, and ``presses`` counts them all, for a caller
+    awaiting other processes' answers that decides itself what a second one ends (raised
+    between two steps of its bookkeeping, it lost the answers already in)."""
+
+    __slots__ = ("_previous", "presses")
+
+    def __enter__(self) -> counted_interrupts:
+        self.presses, self._previous = 0, None
+        if threading.current_thread() is threading.main_thread():
+            self._previous = (_signal.getsignal(signal.SIGINT),)
+            _signal.signal(signal.SIGINT, self._press)
+        return self
+
+    def _press(self, signum, frame) -> None:
+        self.presses += 1
+        _INTERRUPT.set()
+
+    def __exit__(self, *exc: object) -> None:
+        if self._previous is not None:
+            _signal.signal(signal.SIGINT, self._previous[0])
+
+
 def worker_interrupts() -> None:
     """In a worker process: Ctrl-C (a terminal's reaches the workers too) stops its solves,
     as inside :class:`interruptible`, and never raises: an idle worker kept for the next

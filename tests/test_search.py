@@ -2111,9 +2111,11 @@ def test_ctrl_c_to_a_search_on_worker_processes_returns_what_was_answered(tmp_pa
 
 
 def test_a_second_ctrl_c_to_a_search_on_worker_processes_keeps_the_answers_in(tmp_path):
-    """Ctrl-C twice to the parent of ``n_jobs=2`` (the second before the workers' answers
-    came): the queries answered before are kept, as in one process; the second Ctrl-C once
-    raised inside the pool's wait and lost every answer."""
+    """Ctrl-C twice to the parent of ``n_jobs=2``, 20 ms apart (the second before the
+    workers' answers came): the queries answered before are kept, as in one process, those
+    of the batch under way too (its worker hands them back at the first); the second Ctrl-C
+    once raised inside the pool's wait and lost every answer, then lost those of the batches
+    under way (80 queries in batches of ten: none kept, where one process kept ten)."""
     script = textwrap.dedent("""
         import json, sys, time, warnings, gedkit
         from tests.helpers import random_graph
@@ -2123,11 +2125,12 @@ def test_a_second_ctrl_c_to_a_search_on_worker_processes_keeps_the_answers_in(tm
         graphs = [random_graph(rng, 13, p=0.5, n_labels=1, e_labels=1) for _ in range(400)]
         coll.add(graphs)
         # (16 nodes: its search takes minutes; with 13 a fast VM finished it within 3 s)
-        far = random_graph(rng, 16, p=0.5, n_labels=1, e_labels=1)
+        far = [random_graph(rng, 16, p=0.5, n_labels=1, e_labels=1) for _ in range(15)]
         print("ready", flush=True)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            rs = coll.knn(queries=[graphs[7], far], k=1, method="dfs", timeout=None,
+            # (16 queries: the first batches hold two, the first query's with a far one)
+            rs = coll.knn(queries=[graphs[7], *far], k=1, method="dfs", timeout=None,
                           n_jobs=2)
         print(json.dumps([[r.interrupted, r.ids] for r in rs]), flush=True)
     """)
@@ -2138,13 +2141,13 @@ def test_a_second_ctrl_c_to_a_search_on_worker_processes_keeps_the_answers_in(tm
     # loaded suite 4 s was not always enough); the second far from done
     time.sleep(7.0)
     proc.send_signal(signal.SIGINT)
-    time.sleep(0.2)
+    time.sleep(0.02)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=120)
     # (on a busy machine the search may have ended, its answers printed, before the second
     # Ctrl-C, which then meets the interpreter's exit: status -2, nothing lost)
     assert proc.returncode == 0 or (proc.returncode == -signal.SIGINT and out.strip()), err
-    (first_stopped, first_ids), (second_stopped, _) = json.loads(out.splitlines()[-1])
+    (first_stopped, first_ids), (second_stopped, _), *_ = json.loads(out.splitlines()[-1])
     assert not first_stopped and first_ids == [7] and second_stopped
 
 

@@ -1169,8 +1169,8 @@ def knn_answer(coll, query: Graph, k: int, scan: KnnScan) -> SearchResult:
     # still beat it
     cutoff = min((h.lower_bound for h in undecided), default=math.inf)
     beyond = [h.id for h in hits if h.distance > cutoff + tolerance(cutoff)]
-    uncertain = sorted({*unproven, *beyond},
-                       key=lambda i: [h.id for h in hits].index(i))
+    flagged = {*unproven, *beyond}  # (in the hits' order: sorting by their index was O(k²),
+    uncertain = [h.id for h in hits if h.id in flagged]  # 60 s at k = 40,000)
     if unreached:
         uncertain = [h.id for h in hits]
     certified = not uncertain and not undecided and not unreached

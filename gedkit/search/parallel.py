@@ -35,7 +35,12 @@ from typing import Any
 
 import numpy as np
 
-from gedkit.budget import forget_interrupt, interrupted, worker_interrupts
+from gedkit.budget import (
+    counted_interrupts,
+    forget_interrupt,
+    interrupted,
+    worker_interrupts,
+)
 from gedkit.errors import warn
 from gedkit.search.collector import gc_paused
 
@@ -61,6 +66,8 @@ PAIRS_PER_TASK = 10_000_000
 _POLL = 0.1
 #: seconds the workers' answers are awaited after Ctrl-C
 _GRACE = 1.0
+#: seconds they are awaited after a second Ctrl-C
+_HURRIED = 0.5
 
 _WORKER: dict[str, Any] = {}
 #: the collection that keeps worker processes, if any
@@ -297,14 +304,19 @@ def run(coll, run, graphs, parameter, model, verify, jobs: int, shown) -> list:
     returned, with a warning. The caller has claimed the fork (:func:`can_fork`)."""
     from gedkit.workers import fork_is_safe, forked
 
-    try:
-        results, ended = _on_workers(coll, run, graphs, parameter, model, verify, jobs, shown)
-        if ended is not None and fork_is_safe(claim=True):
-            more, ended = _on_workers(coll, run, graphs[len(results):], parameter, model,
-                                      verify, jobs, shown)
-            results += more
-    finally:
-        forked()  # (where the workers never started)
+    # Ctrl-C counted, not raised, until the answers are handed back: raised between two
+    # steps of the bookkeeping (or once the answers were in, before they were returned), a
+    # second one lost every answer
+    with counted_interrupts() as presses:
+        try:
+            results, ended = _on_workers(coll, run, graphs, parameter, model, verify, jobs,
+                                         shown, presses)
+            if ended is not None and fork_is_safe(claim=True):
+                more, ended = _on_workers(coll, run, graphs[len(results):], parameter, model,
+                                          verify, jobs, shown, presses)
+                results += more
+        finally:
+            forked()  # (where the workers never started)
     if ended is not None:
         warn(UserWarning(f"a worker process ended during the search twice (exit code {ended}: "
                          "killed, or out of memory?); the queries from the first one "
@@ -324,10 +336,10 @@ def _pass_on_interrupt(workers: list) -> None:
                 os.kill(w.pid, signal.SIGINT)
 
 
-def _on_workers(coll, run, graphs, parameter, model, verify, jobs: int,
-                shown) -> tuple[list, int | None]:
+def _on_workers(coll, run, graphs, parameter, model, verify, jobs: int, shown,
+                presses: counted_interrupts) -> tuple[list, int | None]:
     """:func:`run`'s answers in query order, until a worker ends in the middle: then also
-    its exit code."""
+    its exit code. ``presses``: the Ctrl-C heard so far."""
     temp = None
     path = coll.path
     if path is None:  # in memory: the workers read a copy on disk
@@ -386,17 +398,25 @@ def _on_workers(coll, run, graphs, parameter, model, verify, jobs: int,
         answered = pool.imap(_answer, [(packed, [graphs[i] for i in b], shard)
                                        for shard, b in tasks])
         late = math.inf  # after Ctrl-C: when to stop waiting for the workers
+        hurried = False  # a second Ctrl-C came
         done = 0
         shown.on_workers(len(workers))
         while time.monotonic() < late:
             catch_up()
             shown.tick()  # (a long wait for the workers' answers: the line says so)
+            if presses.presses >= 3:
+                break
+            if presses.presses == 2 and not hurried:
+                # a second Ctrl-C: the answers the workers are handing back (the first one
+                # stopped their searches) are awaited a moment more, as one process keeps
+                # its finished queries; a third stops at once (80 queries, two Ctrl-C 20 ms
+                # apart on two workers: none kept, where one worker kept ten); the workers
+                # still busy are ended
+                hurried = True
+                _pass_on_interrupt(workers)
+                late = min(late, time.monotonic() + _HURRIED)
             try:
                 answers = answered.next(timeout=_POLL)
-            except KeyboardInterrupt:
-                # a second Ctrl-C: stop waiting, keeping the answers that came (as one
-                # process keeps its finished queries); the workers still busy are ended
-                break
             except multiprocessing.TimeoutError:
                 answers = None
                 ended = next((w.exitcode for w in workers if w.exitcode is not None), None)
