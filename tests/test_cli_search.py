@@ -453,6 +453,30 @@ def test_a_build_killed_midway_is_not_added_again_numbered(capsys, tmp_path):
     assert data["unfinished_build"] is None
 
 
+def test_a_build_under_way_is_told_from_one_killed(capsys, tmp_path):
+    """``collection info`` on a collection whose build still runs (here: this process's,
+    begun and not ended) says it is under way, and an append of the same file names that
+    process; it said "killed or interrupted midway" of a build 4 s into its run."""
+    import os
+
+    from gedkit.cli._collection import _begin_build, _end_build
+
+    lib = tmp_path / "lib.gdb"
+    table = tmp_path / "mols.csv"
+    table.write_text("SMILES\nCCO\n")
+    coll = Collection.create(lib)
+    coll.add(["CCO"])
+    source = str(table.resolve())
+    _begin_build(coll, [source], True)
+    code, out, _ = run(capsys, "collection", "info", lib)
+    assert code == 0 and f"a build of mols.csv is under way (process {os.getpid()};" in out
+    one_line_error(*run(capsys, "collection", "build", lib, table, "--append"),
+                   f"unfinished build of mols.csv (under way in process {os.getpid()})")
+    _end_build(coll, [source])
+    coll.close()
+    assert "unfinished" not in run(capsys, "collection", "info", lib)[1]
+
+
 def test_two_builds_appending_at_once_keep_each_other_s_record_and_labels(tmp_path):
     """Two builds appending to one collection at once (two handles here): each start and
     end of the record of builds under way reads the file's record under its write lock

@@ -7,6 +7,7 @@ import contextlib
 import glob
 import json
 import os
+import socket
 import sys
 import time
 import warnings
@@ -255,11 +256,14 @@ def _begin_build(coll: Any, sources: list[str], numbered: bool) -> None:
     finished; :func:`_end_build` takes it off. A build killed midway (no clean-up runs)
     leaves it: the next one adding the same files is told (:func:`_check_unfinished`)."""
     before = len(coll)
+    me = _this_process()
 
     def begun(build: dict | None) -> dict:
         build = build or {"files": [], "numbered": False, "before": before}
         build["files"] += [src for src in sources if src not in build["files"]]
         build["numbered"] = build["numbered"] or numbered
+        # (who builds: collection info tells a build under way from one killed midway)
+        build["processes"] = [*build.get("processes", []), me]
         return build
 
     coll._store.update_build(begun)
@@ -268,13 +272,39 @@ def _begin_build(coll: Any, sources: list[str], numbered: bool) -> None:
 def _end_build(coll: Any, sources: list[str]) -> None:
     """Take the build of ``sources`` off ``coll``'s record (:func:`_begin_build`): all its
     graphs are in."""
+    me = _this_process()
+
     def ended(build: dict | None) -> dict | None:
         if build is None:
             return None
         build["files"] = [src for src in build["files"] if src not in sources]
+        build["processes"] = [p for p in build.get("processes", []) if p != me]
         return build if build["files"] else None
 
     coll._store.update_build(ended)
+
+
+def _this_process() -> list:
+    """This process as a build's record names it: host, process id and the system's start
+    time of it (so that a later process given the same id is not taken for it)."""
+    return [socket.gethostname(), os.getpid(), _start_ticks(os.getpid())]
+
+
+def _start_ticks(pid: int) -> int | None:
+    """When process ``pid`` started, in clock ticks since boot (Linux's ``/proc``), or None
+    where that is unknown or no such process runs."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return int(stat.read().rsplit(b")", 1)[1].split()[19])  # (a name may hold ')')
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _under_way(build: dict) -> list[int]:
+    """The ids of the processes of this host still running a build recorded in ``build``."""
+    host = socket.gethostname()
+    return [pid for where, pid, ticks in build.get("processes", [])
+            if where == host and ticks is not None and _start_ticks(pid) == ticks]
 
 
 def _check_unfinished(existing: Any, sources: list[str], ids: Any, lib: Path) -> None:
@@ -288,11 +318,13 @@ def _check_unfinished(existing: Any, sources: list[str], ids: Any, lib: Path) ->
         return
     again = [src for src in sources if src in build["files"]]
     if again:
+        running = _under_way(build)
+        how = (f"under way in process {', '.join(map(str, running))}" if running else
+               "killed or interrupted midway")
         raise OptionError(
             f"{lib} holds graphs of an unfinished build of {_short(again[0])}"
-            f"{f' and {len(again) - 1} more' if len(again) > 1 else ''} (killed or "
-            "interrupted midway); numbered, they would all be added again: --overwrite "
-            "builds the collection anew")
+            f"{f' and {len(again) - 1} more' if len(again) > 1 else ''} ({how}); numbered, "
+            "they would all be added again: --overwrite builds the collection anew")
 
 
 def _short(source: str) -> str:
@@ -529,11 +561,17 @@ def run_info(args: argparse.Namespace) -> int:
 
 
 def _show_unfinished(build: dict) -> str:
-    """The line of ``collection info`` on a build not finished (see :func:`_begin_build`)."""
+    """The line of ``collection info`` on a build not finished (see :func:`_begin_build`):
+    under way, where a process of this host that began it still runs, else killed or
+    interrupted (a build 4 s into its run was said to be killed)."""
     files = build["files"]
-    return (f"a build of {_short(files[0])}"
-            f"{f' and {len(files) - 1} more' if len(files) > 1 else ''} did not finish "
-            f"(killed or interrupted midway; the collection had "
+    more = f" and {len(files) - 1} more" if len(files) > 1 else ""
+    what = f"a build of {_short(files[0])}{more}"
+    running = _under_way(build)
+    if running:
+        return (f"{what} is under way (process {', '.join(map(str, running))}; the "
+                f"collection had {counted(build['before'], 'graph')} before it)")
+    return (f"{what} did not finish (killed or interrupted midway; the collection had "
             f"{counted(build['before'], 'graph')} before it)")
 
 
