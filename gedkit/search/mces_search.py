@@ -517,8 +517,16 @@ def _scan(coll, query: Graph, k: int, verify: Verifier, progress, floor: float):
             if ub[row] < kth - tolerance(kth):
                 break  # every graph left has a bound below the k-th similarity
             rowid = int(sig.rowids[row])
-            graph = coll._store.graphs([rowid])[rowid]
-            out = verify(query, graph, None if kth == -math.inf else kth, float(ub[row]))
+            if ub[row] <= 0 and not verify.keep:
+                # similarity 0 proven by the filter, and every graph left alike (bound 0, in
+                # rowid order): none read (an edgeless query read all 30,000 of a
+                # collection, 3 s), and none past the first that cannot beat the k-th
+                if len(best) == k and not _better((0.0, 0.0, -rowid), best[0]):
+                    break
+                out = MCESOutcome(0.0, 0.0, [] if verify.node_map else None, False)
+            else:
+                graph = coll._store.graphs([rowid])[rowid]
+                out = verify(query, graph, None if kth == -math.inf else kth, float(ub[row]))
             # an interrupted search still returns valid bounds: the pair counts as scanned
             scanned += 1
             if out.solved:
@@ -589,12 +597,11 @@ def _knn_result(coll, query: Graph, k: int, chosen, seen, state) -> SearchResult
     # a hit is uncertain when its similarity is not proven, or when some graph left out could
     # still beat it
     cutoff = max((h.upper_bound for h in undecided), default=-math.inf)
-    order = [h.id for h in hits]
     beyond = [h.id for h in hits if h.distance < cutoff - tolerance(cutoff)]
-    uncertain = sorted({*unproven, *beyond},
-                       key=order.index)
+    flagged = {*unproven, *beyond}  # (in the hits' order, in one pass: not O(k²))
+    uncertain = [h.id for h in hits if h.id in flagged]
     if unreached:
-        uncertain = order
+        uncertain = [h.id for h in hits]
     certified = not uncertain and not undecided and not unreached
     if reasons := stopped_counts(outcomes[r] for r in [*picked, *doubtful]):
         stats = {**stats, "stopped": reasons}
