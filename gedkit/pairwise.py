@@ -936,7 +936,25 @@ def _run(
         return _run_here(worker, _Chunks(todo, 1, chunk_size), gather, shown)
     chunks = _Chunks(todo, jobs, chunk_size)
     shown.parallel = min(jobs, len(chunks))
-    return _run_pool(worker, chunks, shown.parallel, context, gather, shown)
+    with _interrupts_raise():
+        return _run_pool(worker, chunks, shown.parallel, context, gather, shown)
+
+
+@contextlib.contextmanager
+def _interrupts_raise() -> Iterator[None]:
+    """Ctrl-C raises KeyboardInterrupt in the parent of the worker processes (it stops the
+    job, keeping what they sent) even where this process was started with it ignored, as
+    in one process the solves take it: a background job of a script without job control,
+    sent SIGINT, stopped with one process and ran to its end with two."""
+    ignored = (threading.current_thread() is threading.main_thread()
+               and signal.getsignal(signal.SIGINT) is signal.SIG_IGN)
+    if ignored:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        if ignored:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _run_here(worker: _PairSolver, chunks: _Chunks, gather: _Gather,

@@ -592,11 +592,15 @@ def test_pairwise_a_second_ctrl_c_while_writing_keeps_the_pairs_done(capsys, fil
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process")
-@pytest.mark.parametrize("jobs", ["1", "2"])
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
-def test_pairwise_ctrl_c_writes_the_pairs_done(tmp_path, jobs, sig):
+@pytest.mark.parametrize(("jobs", "sig", "started"), [
+    (jobs, sig, "default_int_handler") for jobs in ("1", "2")
+    for sig in (signal.SIGINT, signal.SIGTERM)] + [
+    (jobs, signal.SIGINT, "SIG_IGN") for jobs in ("1", "2")])
+def test_pairwise_ctrl_c_writes_the_pairs_done(tmp_path, jobs, sig, started):
     """Ctrl-C, and SIGTERM alike (``timeout``, ``kill``: the CLI takes it as Ctrl-C, its
-    workers not, or a pool could not end them), keeps and writes the pairs done."""
+    workers not, or a pool could not end them), keeps and writes the pairs done; SIGINT
+    also where the process started with it ignored (a background job of a script without
+    job control: with two workers it ran to its end)."""
     # small graphs and one pair no search proves: Ctrl-C once that pair has run a while
     rng = np.random.default_rng(1)
     graphs = [random_graph(rng, n, p=0.3, name=f"s{n}") for n in (3, 4, 5)]
@@ -610,7 +614,7 @@ def test_pairwise_ctrl_c_writes_the_pairs_done(tmp_path, jobs, sig):
     # (and Ctrl-C as in a terminal: a process started in the background by a non-interactive
     # shell, as CI runners may start the tests, inherits SIGINT ignored)
     child = ("import signal, sys, gedkit.pairwise as p; p._LONG_PAIR = 3.0; "
-             "signal.signal(signal.SIGINT, signal.default_int_handler); "
+             f"signal.signal(signal.SIGINT, signal.{started}); "
              "from gedkit.cli import main; sys.exit(main())")
     proc = subprocess.Popen(
         [sys.executable, "-c", child, "pairwise", *map(str, paths), "--node-label", "label",
