@@ -464,12 +464,15 @@ def pairwise(
         gather = _Gather(result, mirror, store, solver.name)
         done = gather.resume()
         worker = _PairSolver(rows, cols, model, solver, timeout, memory, diagonal=square)
-        todo, freed = _to_do(pairs, done, bad_rows, bad_cols, square, worker, gather)
+        todo, freed, failed = _to_do(pairs, done, bad_rows, bad_cols, square, worker, gather)
         gather.chunk_done()
-        gather.shown = shown = _Progress(progress, len(todo) + freed, timeout, rows, cols,
-                                         resumed=len(done))
-        for _ in range(freed):  # the progress counts every pair to do, as before
-            shown.add("optimal")
+        gather.shown = shown = _Progress(progress, len(todo) + freed + failed, timeout, rows,
+                                         cols, resumed=len(done))
+        # the progress counts every pair to do, as before (a job's 403 pairs of unreadable
+        # graphs were not: it ended at 20,100 of a summary's 20,503)
+        for status, count in (("optimal", freed), ("failed", failed)):
+            for _ in range(count):
+                shown.add(status)
         try:
             result.interrupted = _run(worker, todo, jobs, client, chunk_size, gather, shown)
         except KeyboardInterrupt:
@@ -715,6 +718,7 @@ def _graphs(
 ) -> tuple[list[Graph | None], dict[int, str]]:
     """The inputs as Graphs (None where one cannot be read) and the reason per bad index."""
     from gedkit.inputs import as_graph, as_graphs
+    from gedkit.io.common import Unreadable
 
     if isinstance(graphs, (str, bytes)) or not isinstance(graphs, Iterable):
         raise GraphError(
@@ -735,7 +739,9 @@ def _graphs(
         except Exception as exc:  # one unreadable graph fails its entries, not the batch
             out.append(None)
             name = getattr(g, "name", None)
-            bad[k] = f"{side}[{k}]{f' ({name})' if name else ''}: {_reason(exc)}"
+            # (a file's record: its reason names the file and line, the command line's words)
+            bad[k] = (g.reason if isinstance(g, Unreadable) else
+                      f"{side}[{k}]{f' ({name})' if name else ''}: {_reason(exc)}")
     return out, bad
 
 
@@ -747,21 +753,23 @@ def _pairs(n_rows: int, n_cols: int, square: bool, mirror: bool) -> np.ndarray:
 
 
 def _to_do(pairs: np.ndarray, done: set[tuple[int, int]], bad_rows: dict, bad_cols: dict,
-           square: bool, worker: _PairSolver, gather: _Gather) -> tuple[np.ndarray, int]:
+           square: bool, worker: _PairSolver, gather: _Gather) -> tuple[np.ndarray, int, int]:
     """The pairs still to solve (an index array: a list of tuples held ~330 bytes a pair, 1.5
-    GB for 3,000 molecules before any solve) and how many of the diagonal were free; the
-    pairs of unreadable graphs handed to ``gather`` as failed, the free diagonal as done (a
-    Ctrl-C left it pending otherwise)."""
+    GB for 3,000 molecules before any solve), how many of the diagonal were free and how
+    many failed (their graphs unreadable); those handed to ``gather``, as failed and as done
+    (a Ctrl-C left the diagonal pending otherwise)."""
     keep = np.ones(len(pairs), dtype=bool)
     if done:
         width = int(pairs[:, 1].max()) + 1 if len(pairs) else 1
         known = np.array([i * width + j for i, j in done if j < width], dtype=np.int64)
         keep &= ~np.isin(pairs[:, 0] * width + pairs[:, 1], known)
     bad = np.zeros(len(pairs), dtype=bool)
+    failed = 0
     if bad_rows or bad_cols:
         bad = (np.isin(pairs[:, 0], list(bad_rows)) | np.isin(pairs[:, 1], list(bad_cols)))
         for i, j in pairs[keep & bad].tolist():
             gather.pair(i, j, _Entry.failed(bad_rows.get(i) or bad_cols.get(j)))
+            failed += 1
         keep &= ~bad
     freed = 0
     if square:
@@ -772,7 +780,7 @@ def _to_do(pairs: np.ndarray, done: set[tuple[int, int]], bad_rows: dict, bad_co
                 gather.pair(i, i, free)
                 keep[k] = False
                 freed += 1
-    return pairs[keep], freed
+    return pairs[keep], freed, failed
 
 
 def _is_path(value: Any) -> bool:

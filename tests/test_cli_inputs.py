@@ -3,6 +3,7 @@ left out, errors that advise flags, and malformed files as one ``gedkit: error:`
 
 from __future__ import annotations
 
+import gzip
 import json
 import subprocess
 import sys
@@ -60,16 +61,33 @@ def test_a_molecule_rdkit_cannot_read_fails_its_pairs_and_the_others_are_solved(
     smi.write_text("CCO ethanol\nC1CC bad\nCCN amine\n")
     code, out, err = run(capsys, "pairwise", str(smi), "--json")
     data = json.loads(out)
-    assert code == 1 and data["rows"] == ["ethanol", "b[1]", "amine"]
+    # named by its title, as read it would have been; its reason in the file's words
+    assert code == 1 and data["rows"] == ["ethanol", "bad", "amine"]
     assert data["distance"][0][2] == 1 and data["counts"]["failed"] == 3
     assert {(e["row"], e["column"]) for e in data["errors"]} == {
-        ("ethanol", "b[1]"), ("b[1]", "b[1]"), ("b[1]", "amine")}
-    assert all("b.smi:2: RDKit cannot parse the SMILES 'C1CC'" in e["error"]
-               for e in data["errors"])
+        ("ethanol", "bad"), ("bad", "bad"), ("bad", "amine")}
+    assert all(e["error"].endswith("b.smi:2: RDKit cannot parse the SMILES 'C1CC'")
+               and "graphs_a" not in e["error"] for e in data["errors"])
     assert err.startswith("gedkit: note: 1 record could not be read: its pairs fail "
                           "(--strict stops at the first)")
     err = one_line_error(*run(capsys, "pairwise", str(smi), "--strict"))
     assert "b.smi:2: RDKit cannot parse the SMILES 'C1CC'" in err
+    untitled = tmp_path / "u.smi.gz"  # untitled, named as the readable ones are
+    with gzip.open(untitled, "wt") as f:
+        f.write("CCO\nC1CC\n")
+    data = json.loads(run(capsys, "pairwise", str(untitled), "--json")[1])
+    assert data["rows"] == ["u[0]", "u[1]"]
+    from rdkit import Chem
+
+    atoms = "".join(f"    {k:.4f}    0.0000    0.0000 C   0  0  0  0  0  0  0  0  0  0  0  0\n"
+                    for k in range(6))
+    bonds = "".join(f"  1  {k}  1  0\n" for k in range(2, 7))
+    counts = "  6  5  0  0  0  0  0  0  0  0999 V2000\n"
+    pentavalent = f"pentaC\n  manual\n\n{counts}{atoms}{bonds}M  END\n"
+    sdf = tmp_path / "mix.sdf"
+    sdf.write_text(f"{Chem.MolToMolBlock(Chem.MolFromSmiles('CCO'))}$$$$\n{pentavalent}$$$$\n")
+    data = json.loads(run(capsys, "pairwise", str(sdf), "--json")[1])
+    assert data["rows"] == ["mix[0]", "pentaC"] and data["counts"]["failed"] == 2
     smi.write_text("C1CC\nC(C\n")
     err = one_line_error(*run(capsys, "pairwise", str(smi)))
     assert "no graphs in" in err and "all 2 records could not be read" in err

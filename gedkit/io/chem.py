@@ -373,25 +373,25 @@ def _molecules(records: Iterator[_Record], path: Path, node_label: Any, edge_lab
     for outcome in outcomes:
         if isinstance(outcome, Graph):
             yield outcome
-        else:
-            kept = _left_out(skipped, FormatError(outcome))
+        else:  # (why, and the name the molecule would have had)
+            kept = _left_out(skipped, FormatError(outcome[0]), outcome[1])
             if kept is not None:
                 yield kept
 
 
 def _outcome(where: str, smiles: str, name: str, problem: str | None, path: Path,
-             node_label: Any, edge_label: Any) -> Graph | str:
-    """The molecule of one SMILES record, or why it cannot be read (a message, not an
-    exception: a worker process hands it back as it is)."""
+             node_label: Any, edge_label: Any) -> Graph | tuple[str, str]:
+    """The molecule of one SMILES record, or why it cannot be read and the name it would
+    have had (a message, not an exception: a worker process hands it back as it is)."""
     if problem is not None:
-        return problem
+        return problem, name
     mol, why = _molecule_of(smiles)
     if mol is None:
-        return f"{where}: RDKit cannot parse the SMILES {shorten(smiles)!r}{why}"
+        return f"{where}: RDKit cannot parse the SMILES {shorten(smiles)!r}{why}", name
     try:
         return from_rdkit(mol, node_label, edge_label, name=name, source=path)
     except FormatError as err:
-        return str(err)
+        return str(err), name
 
 
 def _named(records: Iterator[_Record], path: Path) -> Iterator[tuple[_Record, str]]:
@@ -431,7 +431,10 @@ def read_sdf(path: Path, node_label: Any, edge_label: Any,
         else:
             supplier = Chem.SDMolSupplier(str(path))
         for index, mol, several in _ahead(_quietly(iter(supplier), rdBase)):
-            graph = _kept(skipped, titled, mol, index, several)
+            title = (_title(supplier, index) if mol is None else
+                     mol.GetProp("_Name").strip() if mol.HasProp("_Name") else "")
+            graph = _kept(skipped, title or graph_name(path, index, several), titled, mol,
+                          index, several)
             if graph is not None:
                 yield graph
 
@@ -440,11 +443,17 @@ def _title_of(supplier: Any, index: int) -> str:
     """`` (titled 'NAME')`` for the record ``index`` of an SDF ``supplier`` that can read
     its text back (not a compressed stream's), else nothing: RDKit's count of records shifts
     where one is cut short, so the number alone may point at the wrong one."""
+    title = _title(supplier, index)
+    return f" (titled {shorten(title)!r})" if title else ""
+
+
+def _title(supplier: Any, index: int) -> str:
+    """The title line of record ``index`` of an SDF ``supplier`` that can read its text
+    back, else nothing."""
     try:
-        title = supplier.GetItemText(index).split("\n", 1)[0].strip()
+        return supplier.GetItemText(index).split("\n", 1)[0].strip()
     except Exception:  # a forward supplier, or a record past what RDKit indexed
         return ""
-    return f" (titled {shorten(title)!r})" if title else ""
 
 
 def _merged(supplier: Any, index: int) -> bool:
@@ -486,25 +495,25 @@ def _quietly(molecules: Iterator[Any], rdBase: Any) -> Iterator[Any]:
         yield mol
 
 
-def _kept(skipped: list | None, make: Callable[..., Graph], *args: Any
+def _kept(skipped: list | None, name: str, make: Callable[..., Graph], *args: Any
           ) -> Graph | Unreadable | None:
     """``make(*args)``, or with a ``skipped`` list what :func:`_left_out` gives where it
-    raises a FormatError."""
+    raises a FormatError (``name``: the molecule's)."""
     try:
         return make(*args)
     except FormatError as err:
-        return _left_out(skipped, err)
+        return _left_out(skipped, err, name)
 
 
-def _left_out(skipped: list | None, err: FormatError) -> Unreadable | None:
+def _left_out(skipped: list | None, err: FormatError, name: str) -> Unreadable | None:
     """Raise ``err``, a record that cannot be read, or with a ``skipped`` list append its
     message there, and where that list is :class:`~gedkit.io.common.KeptInPlace` give the
-    record's :class:`~gedkit.io.common.Unreadable` to yield in its place."""
+    record's :class:`~gedkit.io.common.Unreadable` (named ``name``) to yield in its place."""
     if skipped is None:
         err.skippable = True  # (Collection.add then names its errors="skip")
         raise err
     skipped.append(str(err))
-    return Unreadable(str(err)) if isinstance(skipped, KeptInPlace) else None
+    return Unreadable(str(err), name) if isinstance(skipped, KeptInPlace) else None
 
 
 def read_mol(path: Path, node_label: Any, edge_label: Any) -> Iterator[Graph]:

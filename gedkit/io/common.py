@@ -314,6 +314,7 @@ class Unreadable(NamedTuple):
     solved)."""
 
     reason: str
+    name: str | None = None  # the record's title, or the name the file gives it
 
 
 class KeptInPlace(list):
