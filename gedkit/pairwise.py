@@ -331,7 +331,9 @@ def pairwise(
     memory : int, optional
         Bytes per pair, passed to every solve (see :func:`gedkit.ged`); as in a fresh
         process's call, a process's start-ups (numba's ~150 MB) count in it, and are paid
-        only where they fit beside the largest pair's set-up. With ``n_jobs > 1``
+        only where they fit beside the largest pair's set-up. What the job itself holds is
+        outside every pair's cap: the graphs (read from files here, each with the dense
+        matrices it keeps once a pair has used it) and the results. With ``n_jobs > 1``
         each worker process is also watched: one whose resident memory passes its share of the
         machine (90% of its memory / the number of workers) is stopped, its pair becomes a
         failed entry, and a fresh worker goes on with the rest.
