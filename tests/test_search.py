@@ -453,6 +453,12 @@ def test_numbered_ids_never_read_like_a_name_already_there():
     named.add(["C"] * 5, ids=[str(i) for i in range(1, 6)])
     named.add(["CC"] * 10)
     assert named.ids[5:] == list(range(6, 16))
+    # and past the largest of all, not in a gap between names (NCI's numbered names: three
+    # graphs took ids 534 and 535 among names up to 5065)
+    gaps = Collection()
+    gaps.add(["C"] * 3, ids=["0", "5065", "x"])
+    gaps.add(["CC", "CCC"])
+    assert gaps.ids[3:] == [5066, 5067]
     # an id held already: the note on alike spellings only where it is the other spelling
     with pytest.raises(OptionError, match=r"with id 2 already \(1 and '1' are one id"):
         coll.add(["CO"], ids=["2"])

@@ -510,10 +510,11 @@ class Collection:
             chosen = list(range(first, first + len(batch)))
             # user ids in the way, as numbers or as the same digits in a string (graph 1 and
             # graph "1" would print alike in every output and FILE#1): on from the largest
-            # (not by the batch's length: 400 graphs added after names "1" to "200" were
-            # numbered 400 on, where 201 on reads as what it is)
-            while clash := self._store.existing([t for i in chosen for t in alike_texts(i)]):
-                first = max(int(t.strip('"')) for t in clash) + 1
+            # of all (400 graphs added after names "1" to "200" were numbered 400 on, where
+            # 201 on reads as what it is; past the clashes alone, three graphs added to NCI's
+            # numbered names took ids in gaps between them, 534 among names to 5065)
+            if self._store.existing([t for i in chosen for t in alike_texts(i)]):
+                first = max(first, self._store.largest_number() + 1)
                 chosen = list(range(first, first + len(batch)))
             return [id_text(i) for i in chosen], first + len(batch)
 

@@ -637,6 +637,15 @@ class Store:
         return self.conn.execute(
             "SELECT 1 FROM graphs WHERE id >= '\"' AND id < '#' LIMIT 1").fetchone() is not None
 
+    def largest_number(self) -> int | None:
+        """The largest id that is or reads as a whole number (``5065`` or ``"5065"``), or
+        None (a scan of the ids' index: made only where automatic ids meet names)."""
+        (largest,) = self.conn.execute(
+            "SELECT MAX(CAST(TRIM(id, '\"') AS INTEGER)) FROM graphs "
+            "WHERE TRIM(id, '\"') GLOB '[0-9]*' AND TRIM(id, '\"') NOT GLOB '*[^0-9]*'"
+        ).fetchone()
+        return None if largest is None else int(largest)
+
     def existing(self, texts: list[str]) -> list[str]:
         """Those of the id texts ``texts`` the collection has already."""
         found = []
