@@ -85,9 +85,18 @@ def test_a_molecule_rdkit_cannot_read_fails_its_pairs_and_the_others_are_solved(
     counts = "  6  5  0  0  0  0  0  0  0  0999 V2000\n"
     pentavalent = f"pentaC\n  manual\n\n{counts}{atoms}{bonds}M  END\n"
     sdf = tmp_path / "mix.sdf"
-    sdf.write_text(f"{Chem.MolToMolBlock(Chem.MolFromSmiles('CCO'))}$$$$\n{pentavalent}$$$$\n")
-    data = json.loads(run(capsys, "pairwise", str(sdf), "--json")[1])
-    assert data["rows"] == ["mix[0]", "pentaC"] and data["counts"]["failed"] == 2
+    propane = Chem.MolFromSmiles("CCC")
+    propane.SetProp("_Name", "propane")
+    # a damaged record takes the next one's lines as RDKit reads it: that one was lost
+    # without a word
+    sdf.write_text(f"{Chem.MolToMolBlock(Chem.MolFromSmiles('CCO'))}$$$$\n{pentavalent}$$$$\n"
+                   f"garbage\nnot a molblock\n$$$$\n{Chem.MolToMolBlock(propane)}$$$$\n")
+    code, out, err = run(capsys, "pairwise", str(sdf), "--json")
+    data = json.loads(out)
+    assert data["rows"] == ["mix[0]", "pentaC", "garbage", "propane"]
+    assert data["counts"]["failed"] == 9 and "3 records could not be read" in err
+    assert any("record number 4 (#3) (titled 'propane') was not read: RDKit read 3 of the "
+               "file's 4 records" in e["error"] for e in data["errors"])
     smi.write_text("C1CC\nC(C\n")
     err = one_line_error(*run(capsys, "pairwise", str(smi)))
     assert "no graphs in" in err and "all 2 records could not be read" in err

@@ -430,13 +430,27 @@ def read_sdf(path: Path, node_label: Any, edge_label: Any,
             supplier = Chem.ForwardSDMolSupplier(stack.enter_context(gzip.open(path)))
         else:
             supplier = Chem.SDMolSupplier(str(path))
+        # (counted before reading: counted after, the records a damaged one took are gone)
+        records = None if compressed(path) else len(supplier)
+        read = 0
         for index, mol, several in _ahead(_quietly(iter(supplier), rdBase)):
+            read = index + 1
             title = (_title(supplier, index) if mol is None else
                      mol.GetProp("_Name").strip() if mol.HasProp("_Name") else "")
             graph = _kept(skipped, title or graph_name(path, index, several), titled, mol,
                           index, several)
             if graph is not None:
                 yield graph
+        # a damaged record can take the next one's lines with it: RDKit's reading then
+        # gives fewer molecules than the file has records, and one was lost without a word
+        for index in range(read, read if records is None else records):
+            lost = _left_out(skipped, FormatError(
+                f"{path}: record number {index + 1} (#{index}){_title_of(supplier, index)} "
+                f"was not read: RDKit read {read} of the file's {records} records (a damaged "
+                "record before it took its lines)"),
+                _title(supplier, index) or graph_name(path, index, True))
+            if lost is not None:
+                yield lost
 
 
 def _title_of(supplier: Any, index: int) -> str:
