@@ -30,6 +30,7 @@ __all__ = [
     "Note",
     "Option",
     "OptionError",
+    "SkippedWarning",
     "UnlabelledWarning",
     "UnseenLabelWarning",
     "Words",
@@ -152,6 +153,23 @@ class MissingDependencyError(GedkitError, ImportError):
             f"install it with: pip install 'gedkit[{extra}]'"
         )
         self.package = package
+
+
+class SkippedWarning(UserWarning):
+    """Records that could not be read were left out (``errors="skip"`` of
+    :func:`gedkit.read_all` and ``Collection.add``)."""
+
+
+def skipped_note(skipped: list[str]) -> SkippedWarning:
+    """The warning on the records ``skipped`` left out: how many, and the first one's
+    reason.
+
+    >>> print(skipped_note(["a.smi:2: RDKit cannot parse the SMILES 'C1CC'", "a.smi:5: ..."]))
+    2 graphs could not be read and were left out; the first: a.smi:2: RDKit cannot parse ...
+    """
+    which = ("1 graph could not be read and was" if len(skipped) == 1 else
+             f"{len(skipped):,} graphs could not be read and were")
+    return SkippedWarning(f"{which} left out; the first: {skipped[0]}")
 
 
 class UnseenLabelWarning(UserWarning):

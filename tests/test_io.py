@@ -1087,3 +1087,21 @@ def test_a_name_two_molecules_share_is_refused_by_file_hash_id(tmp_path):
         gedkit.read(f"{path}#x")
     assert gedkit.read(f"{path}#1").node_labels == ("C", "C", "N")
     assert gedkit.read(f"{path}#y").name == "y"
+
+
+def test_read_all_leaves_out_what_rdkit_cannot_read_where_asked(tmp_path):
+    """``errors="skip"``, as ``Collection.add`` and the command line have it (RDKit's own NCI
+    file has eight such records: read_all raised at the first, with no way past it)."""
+    pytest.importorskip("rdkit")
+    from gedkit.errors import OptionError, SkippedWarning
+
+    smi = tmp_path / "b.smi"
+    smi.write_text("CCO ethanol\nC1CC bad\nCCN amine\n")
+    with pytest.raises(gedkit.errors.FormatError, match="b.smi:2: RDKit cannot parse"):
+        gedkit.read_all(smi)
+    with pytest.warns(SkippedWarning, match=r"^1 graph could not be read and was left out; "
+                                            r"the first: .*b.smi:2: RDKit cannot parse"):
+        graphs = gedkit.read_all(smi, errors="skip")
+    assert [g.name for g in graphs] == ["ethanol", "amine"]
+    with pytest.raises(OptionError, match="errors must be 'raise' or 'skip'"):
+        gedkit.read_all(smi, errors="ignore")

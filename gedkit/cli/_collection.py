@@ -65,8 +65,8 @@ def register(subparsers: Any) -> None:
         "skipping those it holds already (same id and graph): it continues an interrupted "
         "build.",
         epilog="Exit status: 0 when done, 2 for bad input (nothing written when it is found "
-        "before writing starts), 130 after Ctrl-C (the batches written are kept; with "
-        "--overwrite the old file).",
+        "before writing starts), 130 after Ctrl-C or SIGTERM (the batches written are kept; "
+        "with --overwrite the old file).",
         allow_abbrev=False,
     )
     build.add_argument("lib", metavar="LIB", help="the collection file to write (LIB.gdb)")

@@ -41,7 +41,8 @@ def register(subparsers: Any) -> None:
         f"a time limit ({DEFAULT_TIMEOUT:g} s unless --timeout says otherwise); a pair that "
         "cannot be solved is reported as failed while the others go on.",
         epilog="Exit status: 0 when every pair was done, 1 when some failed (the reasons on "
-        "stderr), 2 for bad input, 130 after Ctrl-C (the pairs done are still written).",
+        "stderr), 2 for bad input, 130 after Ctrl-C or SIGTERM (the pairs done are still "
+        "written).",
         allow_abbrev=False,
     )
     parser.add_argument("files", nargs="+", metavar="FILE", help="graph or collection files")

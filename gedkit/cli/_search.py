@@ -64,7 +64,7 @@ def register(subparsers: Any) -> None:
         f"within {DEFAULT_TIMEOUT:g} s per pair unless --timeout says otherwise, and a graph "
         "still open then is reported as undecided, with its bounds.",
         epilog="Exit status: 0 when done (certified or not), 2 for bad input, 130 after "
-        "Ctrl-C (the queries answered are printed).",
+        "Ctrl-C or SIGTERM (the queries answered are printed).",
         allow_abbrev=False,
     )
     parser.add_argument("lib", metavar="LIB", help="a collection file")

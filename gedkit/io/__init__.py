@@ -272,6 +272,7 @@ def read_all(
     directed: str = "error",
     graph_dir: str | Path | None = None,
     n_jobs: int | None = None,
+    errors: str = "raise",
 ) -> list[Graph]:
     """Read every graph of a file, in file order (parameters as in :func:`read`;
     ``FILE#ID`` gives a list of that one graph).
@@ -280,14 +281,22 @@ def read_all(
     :func:`cxl_entries`. ``n_jobs``: worker processes that parse the molecules of a SMILES
     file or table (-1: every core; default: this process; as with any worker processes, a
     script's own code must be under ``if __name__ == "__main__":``); other formats are read
-    in this process.
+    in this process. ``errors="skip"`` leaves out the SMILES and SDF records RDKit cannot
+    read and says how many in one :class:`~gedkit.errors.SkippedWarning` (RDKit's own NCI
+    file has eight); other formats' errors always raise.
     """
+    from gedkit.errors import skipped_note, warn
     from gedkit.workers import resolve_jobs
 
+    if errors not in ("raise", "skip"):
+        raise OptionError(f"errors must be 'raise' or 'skip', got {errors!r}")
     notice = Unlabelled()
+    skipped: list[str] | None = [] if errors == "skip" else None
     graphs = list(read_graphs(path, notice, node_label, edge_label, format, directed=directed,
-                              graph_dir=graph_dir, jobs=resolve_jobs(n_jobs)))
+                              graph_dir=graph_dir, skipped=skipped, jobs=resolve_jobs(n_jobs)))
     notice.warn()
+    if skipped:
+        warn(skipped_note(skipped))
     return graphs
 
 

@@ -25,7 +25,9 @@ from gedkit.errors import (
     Note,
     Option,
     OptionError,
+    SkippedWarning,
     Words,
+    skipped_note,
     warn,
 )
 from gedkit.graph import Graph, refuse_directed
@@ -148,9 +150,6 @@ def _reads_file(method: Callable | None = None, *, writes: bool = False) -> Call
             raise _file_error(self._store.where, err) from None
     return calling
 
-
-class SkippedWarning(UserWarning):
-    """``Collection.add(..., errors="skip")`` left out graphs it could not read."""
 
 #: graphs per transaction of :meth:`Collection.add`
 BATCH = 5000
@@ -473,9 +472,7 @@ class Collection:
                 self._store.record_labels(notice.taken())
         # (attributed to the line the user wrote: stacklevel 2 named the decorator around it)
         if skipped:
-            which = ("1 graph could not be read and was" if len(skipped) == 1 else
-                     f"{len(skipped):,} graphs could not be read and were")
-            warn(SkippedWarning(f"{which} left out; the first: {skipped[0]}"))
+            warn(skipped_note(skipped))
         if numbered_among_names and added:
             warn(Note(f"{NUMBERED_AMONG_NAMES} ({added:,}, from {next_id - added:,} on) where "
                       "the collection's ids are names; ids='names' (or a list) names them"))
