@@ -663,3 +663,20 @@ def test_a_cap_below_a_pairs_set_up_is_refused_in_one_line():
     g = gedkit.Graph({i: "C" for i in range(400)}, [(i, i + 1) for i in range(399)])
     with pytest.raises(gedkit.OptionError, match="400 and 400 nodes"):
         gedkit.ged(g, g, memory=2**20)
+
+
+def test_polishing_runs_no_kernel_the_memory_cap_leaves_no_room_for(monkeypatch):
+    """gedkit.ged's polish of a large pair's map is held to the cap as a method's solve is:
+    a 2,000-node pair under memory=150M, numba left unloaded by the search, loaded it to
+    polish (242 MiB). Without room for numba's start, the map stays as the search left it."""
+    from gedkit._kernels import warm
+    from gedkit.result import Result
+    from gedkit.solvers.heuristics import polish
+
+    p = gedkit.costs.uniform().compile(gedkit.Graph({0: "C", 1: "O"}, [(0, 1)]),
+                                       gedkit.Graph({0: "O", 1: "C"}, [(0, 1)]))
+    unpolished = Result.from_assignment(p, np.array([0, 1]), 0.0, "x")
+    monkeypatch.setattr(warm, "started", lambda: False)
+    started = []
+    monkeypatch.setattr(warm, "start", lambda: started.append(1))
+    assert polish.polished(unpolished, Budget(memory=1 << 20)) is unpolished and not started

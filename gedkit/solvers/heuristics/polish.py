@@ -22,6 +22,27 @@ from gedkit.solvers.heuristics.refine import local_search
 
 __all__ = ["polish", "polished"]
 
+#: the kernel families polishing runs (IPFP's, then REFINE's)
+KERNELS = ("assignment", "ipfp", "local_search")
+
+
+def _kernels_usable(problem: Problem, budget: Budget) -> bool:
+    """Whether polishing's compiled kernels may run within ``budget``: compiled, their
+    start-up within its memory cap and its time (started here where it is not yet). A
+    2,000-node pair under memory=150M, numba left unloaded by the search, loaded it to
+    polish: 242 MiB."""
+    from gedkit._kernels import warm
+    from gedkit.budget import kernels_fit
+    from gedkit.pacing import affordable, start_up_seconds
+
+    if not kernels_fit(budget, problem) or not warm.all_ready(KERNELS):
+        return False
+    if not warm.started():
+        if not affordable(start_up_seconds(kernels=True), budget):
+            return False
+        warm.start()
+    return True
+
 
 def polish(problem: Problem, forwards: Sequence[np.ndarray],
            budget: Budget | None = None) -> tuple[np.ndarray, float]:
@@ -58,7 +79,9 @@ def polish(problem: Problem, forwards: Sequence[np.ndarray],
 
 def polished(result: Result, budget: Budget) -> Result:
     """``result`` with its map polished (:func:`polish`) within ``budget``, where that is
-    cheaper; its lower bound kept, ``stats["polished"]`` set.
+    cheaper and the compiled kernels it runs fit the budget (as a method's solve is held
+    to, :func:`gedkit.budget.solve_within`); its lower bound kept, ``stats["polished"]``
+    set.
 
     >>> from gedkit import Graph, costs
     >>> p = costs.uniform().compile(Graph({0: "C", 1: "O"}, [(0, 1)]),
@@ -66,6 +89,8 @@ def polished(result: Result, budget: Budget) -> Result:
     >>> polished(Result.from_assignment(p, np.array([0, 1]), 0.0, "x"), Budget()).distance
     0.0
     """
+    if not _kernels_usable(result.problem, budget):
+        return result
     forward, cost = polish(result.problem, [result.assignment], budget)
     if cost >= result.upper_bound:
         return result
