@@ -563,13 +563,18 @@ def check_setup_fits(n1: int, n2: int, budget: Budget) -> None:
     if need > budget.memory_left():
         # (small pairs in K: "~0 MB ... give at least 1M" of a 14-atom pair under 1K)
         unit = 2**20 if need >= 2**20 else 2**10
-        least = math.ceil(1.25 * need / unit) * unit
+        # the least cap that passes here: the set-up and what the call grew by before it
+        # (it said 153M, 1.25 times the set-up, where 130M passed)
+        least = math.ceil((need + budget.memory - budget.memory_left()) / unit) * unit
+        roomy = math.ceil(1.25 * least / unit) * unit
         raise OptionError(
             Words(f"memory={budget.memory}", f"--memory {_size_text(budget.memory)}"),
             f" is below what a pair of {n1} and {n2} nodes takes to set up (~"
-            f"{need / unit:.0f} {'MB' if unit == 2**20 else 'KB'}: its cost matrix, adjacency "
-            "matrices and cheapest bounds); give at least ",
-            Words(f"memory={least}", f"--memory {_size_text(least)}"))
+            f"{need / unit:.0f} {'MiB' if unit == 2**20 else 'KiB'}: its cost matrix, "
+            "adjacency matrices and cheapest bounds); give at least ",
+            Words(f"memory={least}", f"--memory {_size_text(least)}"),
+            " (", Words(f"memory={roomy}", f"--memory {_size_text(roomy)}"),
+            " or more leaves room for bounds better than the cheapest)")
 
 
 def _size_text(size: float) -> str:
