@@ -251,3 +251,17 @@ def test_the_starting_bounds_wait_for_no_compilation(monkeypatch):
                                              gedkit.from_smiles("CCOc1ccc(NC(C)=O)cc1"))
     base = lsape.branch_bounds(problem, Budget(timeout=1), "mip")
     assert base.lower_bound <= 4 <= base.upper_bound
+
+
+def test_a_program_stopped_by_its_time_limit_says_so():
+    """HiGHS stops a little before the budget's end, where the budget's expiry does not yet
+    say it: ``stats["stopped"]`` was left unset, and the command line printed no reason."""
+    import networkx as nx
+
+    def labelled(seed):
+        g = nx.gnm_random_graph(30, 60, seed=seed)
+        nx.set_node_attributes(g, {v: "CNO"[v % 3] for v in g}, "type")
+        return g
+
+    r = gedkit.ged(labelled(1), labelled(2), node_label="type", method="mip", timeout=1)
+    assert not r.optimal and r.stats["stopped"] == "time limit"

@@ -207,6 +207,9 @@ def integer_program(problem: Problem, budget: Budget, *, relaxation: bool = Fals
             forward = found
         stats["objective"] = float(info.objective_function_value)
     stats["status"] = h.modelStatusToString(h.getModelStatus())
+    if h.getModelStatus() == highspy.HighsModelStatus.kTimeLimit:
+        # (HiGHS stops a little before the budget's end: its expiry did not say it)
+        stats["stopped"] = "time limit"
     stats["nodes"] = int(info.mip_node_count)
     if h.getModelStatus() == highspy.HighsModelStatus.kOptimal:
         lower = problem.cost(forward)  # optimal to HiGHS's gap (gedkit.programs.GAP)
