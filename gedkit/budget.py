@@ -545,21 +545,24 @@ def solve_within(method: Any, problem: Any, budget: Budget) -> Any:
             _WATCHED.reset(token)
 
 
-def setup_bytes(n1: int, n2: int) -> int:
-    """What a GED problem of ``n1`` and ``n2`` nodes holds before any method runs (see
-    :func:`check_setup_fits`)."""
-    return 16 * (n1 + 1) * (n2 + 1) + 8 * (n1 * n1 + n2 * n2)
+def setup_bytes(n1: int, n2: int, mces: bool = False) -> int:
+    """What a GED problem (``mces``: an MCES problem) of ``n1`` and ``n2`` nodes holds before
+    any method runs (see :func:`check_setup_fits`)."""
+    adjacency = 8 * (n1 * n1 + n2 * n2)
+    return adjacency if mces else 16 * (n1 + 1) * (n2 + 1) + adjacency
 
 
-def check_setup_fits(n1: int, n2: int, budget: Budget) -> None:
+def check_setup_fits(n1: int, n2: int, budget: Budget, mces: bool = False) -> None:
     """Refuse a ``memory`` cap below what a GED problem of ``n1`` and ``n2`` nodes holds
     before any method runs, with the cheap bounds every method falls back to: two
     ``(n1+1) x (n2+1)`` matrices of 8 bytes an entry (the costs, and the bounds' rounded
     copy) and each graph's edge-index and label-adjacency matrices, 4 bytes each an entry
-    (~122 MiB at 2,000 nodes: a 100M cap was overrun by a third)."""
+    (~122 MiB at 2,000 nodes: a 100M cap was overrun by a third). An MCES problem (``mces``)
+    holds the adjacency matrices alone, which its cheapest bounds read (~61 MiB at 2,000
+    nodes: a 30M cap was overrun by 45 MiB)."""
     if budget.memory is None:
         return
-    need = setup_bytes(n1, n2)
+    need = setup_bytes(n1, n2, mces)
     if need > budget.memory_left():
         # (small pairs in K: "~0 MB ... give at least 1M" of a 14-atom pair under 1K)
         unit = 2**20 if need >= 2**20 else 2**10
@@ -570,8 +573,9 @@ def check_setup_fits(n1: int, n2: int, budget: Budget) -> None:
         raise OptionError(
             Words(f"memory={budget.memory}", f"--memory {_size_text(budget.memory)}"),
             f" is below what a pair of {n1} and {n2} nodes takes to set up (~"
-            f"{need / unit:.0f} {'MiB' if unit == 2**20 else 'KiB'}: its cost matrix, "
-            "adjacency matrices and cheapest bounds); give at least ",
+            f"{need / unit:.0f} {'MiB' if unit == 2**20 else 'KiB'}: its "
+            f"{'' if mces else 'cost matrix, '}adjacency matrices and cheapest bounds); give "
+            "at least ",
             Words(f"memory={least}", f"--memory {_size_text(least)}"),
             " (", Words(f"memory={roomy}", f"--memory {_size_text(roomy)}"),
             " or more leaves room for bounds better than the cheapest)")

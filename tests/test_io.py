@@ -1097,7 +1097,7 @@ def test_read_all_leaves_out_what_rdkit_cannot_read_where_asked(tmp_path):
 
     smi = tmp_path / "b.smi"
     smi.write_text("CCO ethanol\nC1CC bad\nCCN amine\n")
-    with pytest.raises(gedkit.errors.FormatError, match="b.smi:2: RDKit cannot parse"):
+    with pytest.raises(gedkit.errors.FormatError, match=r"b\.smi:2: RDKit cannot parse"):
         gedkit.read_all(smi)
     with pytest.warns(SkippedWarning, match=r"^1 graph could not be read and was left out; "
                                             r"the first: .*b.smi:2: RDKit cannot parse"):

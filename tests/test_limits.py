@@ -685,3 +685,19 @@ def test_polishing_runs_no_kernel_the_memory_cap_leaves_no_room_for(monkeypatch)
     started = []
     monkeypatch.setattr(warm, "start", lambda: started.append(1))
     assert polish.polished(unpolished, Budget(memory=1 << 20)) is unpolished and not started
+
+
+def test_an_mces_cap_below_the_pairs_adjacency_is_refused_in_one_line():
+    """MCES's cheapest bounds read both graphs' dense adjacency (~61 MiB at 2,000 nodes): a
+    30M cap was overrun by 45 MiB, though said to answer the bounds that fit under any cap.
+    Refused as GED's set-up is, naming the least."""
+    from gedkit.budget import Budget, check_setup_fits
+
+    with pytest.raises(gedkit.OptionError) as caught:
+        check_setup_fits(2000, 2000, Budget(memory=30 * 2**20), mces=True)
+    told = caught.value.render(cli=True)
+    assert "takes to set up (~61 MiB: its adjacency matrices and cheapest bounds)" in told
+    check_setup_fits(2000, 2000, Budget(memory=80 * 2**20), mces=True)
+    g = gedkit.Graph({i: "C" for i in range(300)}, [(i, i + 1) for i in range(299)])
+    with pytest.raises(gedkit.OptionError, match="give at least memory="):
+        gedkit.mces(g, g, memory=100_000)

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from gedkit.budget import Budget, InterruptedWarning, call_started, interruptible, solve_within
+from gedkit.budget import (
+    Budget,
+    InterruptedWarning,
+    call_started,
+    check_setup_fits,
+    interruptible,
+    solve_within,
+)
 from gedkit.errors import warn
 from gedkit.inputs import as_graphs
 from gedkit.mces.base import Method, available, get_method, method_class
@@ -93,6 +100,7 @@ def mces(
 
     with undirected_only("MCES"):  # (keeping the directions is no way out here)
         g1, g2 = as_graphs((g1, g2), node_label, edge_label, asked=True)
+    check_setup_fits(g1.n, g2.n, budget, mces=True)
     problem = MCESProblem(g1, g2, ring_matches_ring_only=ring_matches_ring_only)
     budget.what = f"gedkit.mces ({solver.name}) on graphs of {g1.n} and {g2.n} nodes"
     with interruptible():

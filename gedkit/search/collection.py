@@ -813,13 +813,13 @@ class Collection:
         # (the queries' label ordinals, coded for the note below, kept for the filters)
         graphs = QueryBatch(self._queries(queries if many else [query], node_label,
                                           edge_label))
-        if model is not None and verify.memory is not None and client is None and len(self):
-            # a cap no pair can be set up in is refused, as gedkit.ged refuses it (each
-            # verification stopped at once, every graph undecided)
+        if verify.memory is not None and client is None and len(self):
+            # a cap no pair can be set up in is refused, as gedkit.ged and gedkit.mces
+            # refuse it (each verification stopped at once, every graph undecided)
             from gedkit.budget import Budget, check_setup_fits
 
             check_setup_fits(max(g.n for g in graphs), int(self._signatures.n.max()),
-                             Budget(memory=verify.memory))
+                             Budget(memory=verify.memory), mces=model is None)
         if model is None or model.equality_costs is not None:  # MCES compares by equality
             const = model.equality_costs if model is not None else None
             free = frozenset() if const is None else frozenset(
