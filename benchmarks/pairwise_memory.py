@@ -23,10 +23,10 @@ import sys
 import textwrap
 
 CASE = textwrap.dedent("""
-    import sys, threading, time
+    import sys
     import networkx as nx
     import gedkit
-    from gedkit.budget import resident
+    from gedkit.testing.resident import peak_growth
 
     nodes, cap, timeout, with_molecules = (int(sys.argv[1]), int(sys.argv[2]) << 20,
                                            float(sys.argv[3]), sys.argv[4] == "1")
@@ -39,21 +39,10 @@ CASE = textwrap.dedent("""
     graphs = [labelled(1), labelled(2)]
     if with_molecules:
         graphs += [gedkit.from_smiles("CCOc1ccccc1"), gedkit.from_smiles("CCNc1ccccc1C")]
-    base = resident()
-    peak, done = [base], threading.Event()
-
-    def watch():
-        while not done.is_set():
-            peak[0] = max(peak[0], resident())
-            time.sleep(0.002)
-
-    watcher = threading.Thread(target=watch, daemon=True)
-    watcher.start()
-    m = gedkit.pairwise(graphs, timeout=timeout, memory=cap, progress=False)
-    done.set()
-    watcher.join()
+    with peak_growth() as grown:
+        m = gedkit.pairwise(graphs, timeout=timeout, memory=cap, progress=False)
     stopped = "; ".join(f"{n}: {why}" for why, n in m.stopped.items()) or "-"
-    print((peak[0] - base) >> 20, stopped)
+    print(grown[0] >> 20, stopped)
 """)
 
 JSON = textwrap.dedent("""

@@ -151,10 +151,9 @@ def test_a_jobs_growth_stays_within_its_memory_cap():
 
     cap = 160 << 20
     code = textwrap.dedent(f"""
-        import threading, time
         import networkx as nx
         import gedkit
-        from gedkit.budget import resident
+        from gedkit.testing.resident import peak_growth
 
         def labelled(seed):
             g = nx.gnm_random_graph(1000, 1500, seed=seed)
@@ -163,21 +162,10 @@ def test_a_jobs_growth_stays_within_its_memory_cap():
 
         graphs = [labelled(1), labelled(2), gedkit.from_smiles("CCOc1ccccc1"),
                   gedkit.from_smiles("CCNc1ccccc1C")]
-        base = resident()
-        peak, done = [base], threading.Event()
-
-        def watch():
-            while not done.is_set():
-                peak[0] = max(peak[0], resident())
-                time.sleep(0.002)
-
-        watcher = threading.Thread(target=watch, daemon=True)
-        watcher.start()
-        m = gedkit.pairwise(graphs, timeout=0.2, memory={cap}, progress=False,
-                            node_label="label")
-        done.set()
-        watcher.join()
-        print(peak[0] - base, int((m.status == "failed").sum()))
+        with peak_growth() as grown:
+            m = gedkit.pairwise(graphs, timeout=0.2, memory={cap}, progress=False,
+                                node_label="label")
+        print(grown[0], int((m.status == "failed").sum()))
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=300, check=True).stdout.split()
