@@ -46,8 +46,11 @@ RASCAL's):
 - RASCAL also gets its own limit, ``max(1, floor(time left))`` seconds, so that when it does
   notice the time its best MCES so far comes back; that map is recounted as usual but proves
   no bound (``stats["timed_out"]``);
-- a killed search leaves nothing of RASCAL's: the result is one bond the molecules share (none
-  when they share no bond type) under the generic :func:`~gedkit.mces.bounds.upper_bound`,
+- a killed search leaves nothing of RASCAL's: the result is the greedy map of the cheap bounds
+  (:func:`~gedkit.mces.cheap.greedy_map`, made before RASCAL runs; as where RASCAL stops short
+  of its time or its bond-pair limit, the better of it and RASCAL's map), or one bond the
+  molecules share (none when they share no bond type), under the generic
+  :func:`~gedkit.mces.bounds.upper_bound`,
   with ``stats["killed"]`` and ``stats["timed_out"]`` set. A child that dies without
   answering (a crash inside RDKit) gets the same result and ``stats["child_exitcode"]``.
 
@@ -83,6 +86,7 @@ from gedkit.errors import GraphError, MissingDependencyError, Option
 from gedkit.graph import Graph
 from gedkit.mces.base import Budget, Method, register
 from gedkit.mces.bounds import upper_bound
+from gedkit.mces.cheap import greedy_map
 from gedkit.mces.options import (
     COMPLETE_RINGS,
     CONNECTED,
@@ -203,6 +207,12 @@ class Rascal(Method):
         pairs = bond_pairs(mol1, mol2)
         limit = self.config["max_bond_pairs"]
         bound = upper_bound(problem, budget)  # before RASCAL, so that its time is RASCAL's
+        trimmed = self.config["min_fragment_size"] is not None or self.config["complete_rings"]
+        trimmed = trimmed or self.config["max_fragment_separation"] is not None
+        # what answers where RASCAL's search stops short (its time, its bond-pair limit, its
+        # child killed): its map or one shared bond kept 0-1 common edges of a 2,000-atom
+        # pair, where this greedy map keeps 701 (RASCAL's trimming rules it cannot follow)
+        greedy = None if trimmed else greedy_map(problem)
         remaining = budget.remaining()
         settings = {
             "similarityThreshold": 0.0,
@@ -246,8 +256,6 @@ class Rascal(Method):
                     forward[a] = b
                     used.add(b)
         finished = run.answered and not stats["timed_out"]
-        trimmed = self.config["min_fragment_size"] is not None or self.config["complete_rings"]
-        trimmed = trimmed or self.config["max_fragment_separation"] is not None
         if self.config["connected"] or trimmed:
             # RASCAL trims its answer after its search (to its largest fragment, its large or
             # close fragments, its complete rings), so its count proves nothing about the
@@ -275,6 +283,12 @@ class Rascal(Method):
         elif not run.answered and problem.useful1.any():
             # RASCAL's best so far died with its process; one shared bond is still common
             forward = _single_bond(problem)
+        if greedy is not None and not (finished and not stats["bond_pair_limit_exceeded"]):
+            if self.config["connected"]:
+                greedy = problem.largest_fragment(greedy)
+            if problem.count(greedy) > problem.count(forward):
+                forward = greedy
+                stats["greedy_map"] = True
         return MCESResult.from_map(
             problem, forward, bound, self.name, time=time.perf_counter() - t0, stats=stats
         )
