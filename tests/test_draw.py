@@ -927,3 +927,21 @@ def test_each_fragment_of_a_common_subgraph_keeps_its_place():
     pos1 = layout(g)
     pos2 = seeded_layout(g, pos1, same, kept_anchors(g, g, same))
     assert np.allclose(pos1, pos2)
+
+
+def test_a_picture_past_its_pixels_or_of_the_wrong_result_is_one_line(tmp_path):
+    """dpi=5000 on a size chosen from the graphs drew for 84 s a 1.8-gigapixel PNG no image
+    library would open (figsize's check saw only a size given); draw_steps of an MCES result
+    and draw_hits of a GED result raised AttributeErrors from inside."""
+    pytest.importorskip("matplotlib")
+    from gedkit.errors import OptionError
+
+    r = gedkit.ged("CCO", "CCN")
+    with pytest.raises(OptionError, match=r"dpi=5000 makes this picture .* pixels a side"):
+        r.draw(tmp_path / "x.png", dpi=5000)
+    assert not (tmp_path / "x.png").exists()
+    with pytest.raises(OptionError, match="draw_steps draws a GED result's edit path, got "
+                                          "MCESResult"):
+        gedkit.draw.draw_steps(gedkit.mces("CCO", "CCN"))
+    with pytest.raises(OptionError, match="draw_hits draws search results"):
+        gedkit.draw.draw_hits(r, gedkit.Collection())

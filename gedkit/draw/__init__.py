@@ -209,7 +209,11 @@ def draw_steps(result: Any, path: str | Path | None = None, **options: Any) -> A
     """
     from gedkit.draw.output import literal_text, require_matplotlib, save
     from gedkit.draw.steps import draw_steps as strip
+    from gedkit.result import Result
 
+    if not isinstance(result, Result):  # (an MCES result: a raw AttributeError)
+        raise OptionError(f"draw_steps draws a GED result's edit path, got "
+                          f"{type(result).__name__}; gedkit.draw(result) draws it")
     require_matplotlib()
     _check_output(path, options.get("figsize"), options.get("dpi", 100))
     with literal_text():
@@ -245,6 +249,9 @@ def draw_hits(result: Any, collection: Any, path: str | Path | None = None, *,
     from gedkit.draw.grid import draw_hits as grid
     from gedkit.draw.output import literal_text, require_matplotlib, save
 
+    if not _is_search(result):  # (a GED result: a raw AttributeError)
+        raise OptionError(f"draw_hits draws search results (a SearchResult or a list of "
+                          f"them), got {type(result).__name__}; gedkit.draw(result) draws it")
     require_matplotlib()
     _check_output(path, options.get("figsize"), options.get("dpi", 100))
     with literal_text():

@@ -13,7 +13,7 @@ import numpy as np
 
 from gedkit.draw.general import LABEL_LIMIT, Context, draw_panel
 from gedkit.draw.layout import spacing
-from gedkit.draw.output import escaped
+from gedkit.draw.output import escaped, new_figure
 from gedkit.draw.scene import Panel
 from gedkit.draw.style import LEGENDS, ROLES
 
@@ -112,14 +112,12 @@ def compose(p1: Panel, p2: Panel, pos1: np.ndarray, pos2: np.ndarray, *, molecul
     ``rows`` are the table's ``(role, text, cost)`` rows, None for no table; ``describe``
     maps an operation index to its tooltip.
     """
-    from matplotlib.figure import Figure
-
     a1, a2, boxes = arrange(pos1, pos2)
     own = ax is None
     table = own and rows is not None
     if own:
         size = figsize or default_size(boxes, table)
-        fig = Figure(figsize=size, dpi=dpi)
+        fig = new_figure(size, dpi)
         right = 1.0 - (min(_TABLE, 0.4 * size[0]) / size[0] if table else 0.0)
         bottom = min(_BOTTOM, 0.2 * size[1]) / size[1]
         top = 1.0 - min(_TOP, 0.3 * size[1]) / size[1]

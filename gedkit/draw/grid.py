@@ -113,8 +113,7 @@ def _opened(collection: Any) -> Iterator[Any]:
 def _grid(results: list, collection: Any, queries: list, *, max_hits: int,
           ncols: int | None, molecule: bool | None, labels: bool | None, ids: bool,
           carbons: bool, figsize: tuple | None, dpi: float) -> Any:
-    from matplotlib.figure import Figure
-
+    from gedkit.draw.output import new_figure
     from gedkit.inputs import as_graph
     from gedkit.search.collection import same_collection
 
@@ -157,7 +156,7 @@ def _grid(results: list, collection: Any, queries: list, *, max_hits: int,
     rows = sum(math.ceil(len(cells) / cols) for _, _, cells in blocks)
     cell = min(2.6, 15.0 / cols)
     size = figsize or (cell * cols + 0.2, (cell * 0.85 + 0.45) * rows + 0.9 * len(blocks))
-    fig = Figure(figsize=size, dpi=dpi)
+    fig = new_figure(size, dpi)
     fh = fig.get_size_inches()[1]
     header = 0.55 / fh
     row_h = (1.0 - header * len(blocks)) / rows

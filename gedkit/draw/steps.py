@@ -18,7 +18,7 @@ import numpy as np
 from gedkit.draw import MAX_STEPS
 from gedkit.draw.caption import ged_caption
 from gedkit.draw.figure import LABELS_LEFT_OUT, draw_cell, legend_handles
-from gedkit.draw.output import escaped
+from gedkit.draw.output import escaped, new_figure
 from gedkit.draw.pictures import pair_positions, treat_as_molecules
 from gedkit.draw.scene import Panel
 from gedkit.draw.style import LEGENDS
@@ -77,8 +77,6 @@ def draw_steps(result: Any, *, max_steps: int = MAX_STEPS, ncols: int | None = N
     >>> len([a for a in fig.axes if a.get_gid() and a.get_gid().startswith("step")])
     3
     """
-    from matplotlib.figure import Figure
-
     if ax is not None:
         raise OptionError("a step strip is a figure of its own: ax= is for draw(result)")
     if not isinstance(max_steps, int) or not 1 <= max_steps <= MAX_STEPS:
@@ -104,7 +102,7 @@ def draw_steps(result: Any, *, max_steps: int = MAX_STEPS, ncols: int | None = N
     ch = float(np.clip(cell * h / max(w, 1e-9), 1.6, 3.4))
     # (at least the legend's width: a path of no step, one panel, cut it at both ends)
     size = figsize or (max(cell * cols + 0.3, _LEGEND_INCHES), ch * rows + 0.45 * rows + 1.4)
-    fig = Figure(figsize=size, dpi=dpi)
+    fig = new_figure(size, dpi)
     fh = fig.get_size_inches()[1]
     top, bottom = 1.0 - 0.85 / fh, 0.55 / fh
     row_h = (top - bottom) / rows
