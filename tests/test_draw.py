@@ -945,3 +945,20 @@ def test_a_picture_past_its_pixels_or_of_the_wrong_result_is_one_line(tmp_path):
         gedkit.draw.draw_steps(gedkit.mces("CCO", "CCN"))
     with pytest.raises(OptionError, match="draw_hits draws search results"):
         gedkit.draw.draw_hits(r, gedkit.Collection())
+
+
+def test_a_step_strip_names_g1_by_its_ids_g2_by_its_own_and_the_steps_between_by_both():
+    """A triangle 0, 1, 2 against the path 1-9-8-7: the last panel ("= g2") showed g1's ids,
+    "1" twice (a kept node and g2's inserted one), and the inserted edge "1–9" between a node
+    "0" and the new "1"; between, a kept node whose ids differ shows both."""
+    import networkx as nx
+
+    from gedkit.draw.steps import _states
+
+    r = gedkit.ged(nx.Graph([(0, 1), (1, 2), (2, 0)]), nx.Graph([(1, 9), (9, 8), (8, 7)]))
+    states = _states(r, r.edit_path, np.zeros((3, 2)), np.zeros((4, 2)))
+    first, *between, last = [panel.ids for panel, _, _ in states]
+    assert first == (0, 1, 2)
+    assert sorted(map(str, last)) == ["1", "7", "8", "9"]  # g2's ids, each once
+    mapped = {u: v for u, v in r.node_map if u is not None and v is not None}
+    assert all(f"{u}→{mapped[u]}" in ids for ids in between for u in mapped if u != mapped[u])

@@ -173,8 +173,26 @@ def _states(result: Any, ops: list, pos1: np.ndarray,
         for (a, b), lab in zip(g1.edges.tolist(), g1.edge_labels, strict=True)}
     edges.update({key(("g1", a), ("g1", a)): lab for a, lab in g1.loops.items()})  # self-loops
     directed = g1.directed
-    out = [(_panel(nodes, edges, None, None, None, directed), _positions(nodes, where(0)),
-            "g1")]
+
+    def named(stage: str) -> Any:
+        """How a node is named in a panel: g1's panels by g1's ids, g2's (the last) by g2's,
+        those between with a kept node's both where they differ (``0→9``): the titles name
+        deletions by g1's ids and insertions by g2's (the last panel, "= g2", showed g1's
+        ids, one of them twice beside an inserted node of g2's)."""
+        def name(key: tuple) -> Any:
+            side, i = key
+            if side == "g2" or stage == "g1" or forward[i] < 0:
+                return nodes_ids[key]
+            there = g2.ids[forward[i]]
+            if stage == "g2":
+                return there
+            return g1.ids[i] if there == g1.ids[i] else f"{g1.ids[i]}→{there}"
+        return name
+
+    nodes_ids = {("g1", i): g1.ids[i] for i in range(g1.n)}
+    nodes_ids.update({("g2", j): g2.ids[j] for j in range(g2.n) if inv[j] < 0})
+    out = [(_panel(nodes, edges, None, None, None, directed, named("g1")),
+            _positions(nodes, where(0)), "g1")]
     for step, k in enumerate(step_order(ops), start=1):
         op = ops[k]
         ghost_nodes, ghost_edges = dict(nodes), dict(edges)
@@ -208,7 +226,9 @@ def _states(result: Any, ops: list, pos1: np.ndarray,
             ghost_edges = edges
             role = "inserted"
         # a deletion is shown in the panel that removes it, on the graph before it
-        panel = _panel(ghost_nodes, ghost_edges, mark, role, k, directed)
+        last = step == len(ops)
+        panel = _panel(ghost_nodes, ghost_edges, mark, role, k, directed,
+                       named("g2" if last else "between"))
         title = f"{step}. {op.describe()}"
         out.append((panel, _positions(ghost_nodes, where(step)), title))
     out[-1] = (out[-1][0], out[-1][1], out[-1][2] + "  (= g2)")
@@ -220,9 +240,10 @@ def _positions(nodes: dict, node_pos: dict) -> np.ndarray:
 
 
 def _panel(nodes: dict, edges: dict, mark: Any, role: str | None, op: int | None,
-           directed: bool = False) -> Panel:
+           directed: bool = False, name: Any = None) -> Panel:
     """The panel of one state: ``edges`` keyed by their ends (a frozenset, one end for a
-    self-loop; an ordered pair when ``directed``)."""
+    self-loop; an ordered pair when ``directed``), each node named by ``name(key)`` (default
+    its id in ``nodes``)."""
     keys = list(nodes)
     where = {key: i for i, key in enumerate(keys)}
     edge_keys = [e for e in edges if all(end in where for end in e)]
@@ -239,7 +260,8 @@ def _panel(nodes: dict, edges: dict, mark: Any, role: str | None, op: int | None
         e = edge_keys.index(mark)
         edge_roles[e], edge_ops[e] = role, op
     return Panel(
-        ids=tuple(nodes[key][0] for key in keys), labels=tuple(nodes[key][1] for key in keys),
+        ids=tuple(nodes[key][0] if name is None else name(key) for key in keys),
+        labels=tuple(nodes[key][1] for key in keys),
         edges=pairs, edge_labels=tuple(edges[e] for e in edge_keys), node_roles=node_roles,
         edge_roles=edge_roles, node_ops=node_ops, edge_ops=edge_ops,
         node_notes=[None] * len(keys), edge_notes=[None] * len(edge_keys),
