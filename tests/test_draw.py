@@ -860,6 +860,20 @@ def test_search_grid_refuses_another_collection(tmp_path):
     elsewhere = memory.knn(query, 1)
     with pytest.raises(OptionError, match="answers another collection, in memory"):
         draw(elsewhere, collection=made["a"])
+    # another collection made at the searched path since (its graphs shown under the result's
+    # distances), and a hit removed since (a raw KeyError)
+    made["a"].unlink()
+    with gedkit.Collection.create(made["a"]) as coll:
+        coll.add([_labelled("SS", [(0, 1)]), _labelled("NN", [(0, 1)])], ids=[0, 1])
+    with pytest.raises(OptionError, match=r"a\.gdb as it was then: the file there now holds "
+                                          r"another collection \(made since\)"):
+        draw(k, collection=made["a"])
+    with gedkit.Collection.open(made["b"], mode="a") as coll:
+        again = coll.knn(_labelled("NN", [(0, 1)]), 1)
+        coll.remove([again.hits[0].id])
+        with pytest.raises(OptionError, match=r"hit 0 of this search result is no longer in "
+                                              r"the collection \(removed since the search\)"):
+            draw(again, collection=coll)
 
 
 # -- sizes and output paths: one line, before drawing -----------------------------------------

@@ -126,6 +126,10 @@ def _grid(results: list, collection: Any, queries: list, *, max_hits: int,
             # (its hits' ids would name other graphs there, drawn under its distances)
             where = (f"the collection in {searched_in[1]}" if searched_in[0] == "file" else
                      "another collection, in memory")
+            if searched_in[0] == drawn_from[0] == "file" and os.path.realpath(
+                    searched_in[1]) == os.path.realpath(drawn_from[1]):
+                where += (" as it was then: the file there now holds another collection "
+                          "(made since)")
             raise OptionError(f"this search result answers {where}, not the one given as "
                               "collection=; draw it with the collection searched")
     labels_of = (collection.node_label, collection.edge_label)
@@ -142,6 +146,9 @@ def _grid(results: list, collection: Any, queries: list, *, max_hits: int,
         shown = [(h, False) for h in result.hits[:max_hits]]
         shown += [(h, True) for h in result.undecided[: max(0, max_hits - len(shown))]]
         for rank, (hit, undecided) in enumerate(shown, start=1):
+            if hit.id not in collection:  # (removed since the search: a raw KeyError)
+                raise OptionError(f"hit {hit.id!r} of this search result is no longer in the "
+                                  "collection (removed since the search): search it again")
             g = collection.get(hit.id)
             head = "undecided" if undecided else f"{rank}."
             cells.append((g, f"{head} {hit.id}\n{hit_caption(hit, mces)}",

@@ -249,7 +249,8 @@ class Collection:
         drawn with another collection would show other graphs under its distances): the
         file as named (see :func:`same_collection`), or this collection in memory."""
         path = self.path
-        return ("memory", id(self._store)) if path is None else ("file", path)
+        return (("memory", id(self._store)) if path is None else
+                ("file", path, self._store.meta.get("made")))
 
     @property
     @_reads_file
@@ -921,9 +922,12 @@ NUMBERED_AMONG_NAMES = "the graphs added were numbered"
 def same_collection(a: tuple, b: tuple) -> bool:
     """Whether two :meth:`Collection._identity` values name one collection: the same one in
     memory, or one file however its paths were spelled (links resolved here, when a picture
-    is drawn, not on each search's path)."""
+    is drawn, not on each search's path), holding the collection made there then."""
     if a[0] == b[0] == "file":
-        return os.path.realpath(a[1]) == os.path.realpath(b[1])
+        # (and the collection made there: another made at that path since is not it; files
+        # made before this was recorded record none)
+        made = {a[2], b[2]} - {None}
+        return os.path.realpath(a[1]) == os.path.realpath(b[1]) and len(made) <= 1
     return a == b
 
 

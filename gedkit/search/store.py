@@ -25,6 +25,7 @@ import json
 import os
 import re
 import sqlite3
+import uuid
 import zipfile
 import zlib
 from collections.abc import Callable, Iterable, Iterator
@@ -303,6 +304,9 @@ class Store:
                     ("node_label", json.dumps(encode_value(node_label))),
                     ("edge_label", json.dumps(encode_value(edge_label))),
                     ("next_id", "0"),
+                    # (which collection a file holds: another made at the same path since a
+                    # search is told apart from it, see Collection._identity)
+                    ("made", uuid.uuid4().hex),
                 ])
             return cls(conn, where, writable=True)
         except BaseException as err:
