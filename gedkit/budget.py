@@ -661,8 +661,25 @@ def _solve_within(method: Any, problem: Any, budget: Budget) -> Any:
     elif not result.optimal and budget.expired():
         # the method may not have said why it stopped short; its budget does
         result.stats.setdefault("stopped", "time limit")
+    elif not result.optimal and result.stats.get("cut") and "stopped" not in result.stats:
+        # a stage the budget left out (a learned method's network, its decoding), the solve
+        # ended before its limit: said as a solve the limit stopped says it (gelato's
+        # "network not run: torch import ~1.8 s > 2.0 s left" gave no reason)
+        result.stats["stopped"] = f"{cut_cause(result.stats['cut'][0])}: {result.stats['cut'][0]}"
     result.time = budget.elapsed()
     return result
+
+
+def cut_cause(cut: str) -> str:
+    """What left out a stage a method's ``stats["cut"]`` names: the memory cap where it says
+    how much memory it needed, else the time limit.
+
+    >>> cut_cause("network not run: needs ~291 MiB, 168 MiB left")
+    'memory cap'
+    >>> cut_cause("decoding: 3 of 32 branches (time)")
+    'time limit'
+    """
+    return "memory cap" if "MiB" in cut else "time limit"
 
 
 def _check_plugin(method: Any, problem: Any, result: Any) -> None:

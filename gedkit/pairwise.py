@@ -631,13 +631,9 @@ class _PairSolver:
             result = _solve(self.solver, problem, budget)
         except Exception as exc:  # a user cost function, a label the model rejects, memory...
             return _Entry.failed(_reason(exc), budget.elapsed())
+        # (a stage the limit left out, gelato's network: said by solve_within, "time limit:
+        # ..." where more time would help, not "a gap more time does not close")
         stopped = result.stats.get("stopped")
-        cut = result.stats.get("cut")
-        if stopped is None and not result.optimal and cut and self.timeout is not None:
-            # a stage the limit left out (gelato's network, the torch import not paid): the
-            # time limit stopped it, and more time would help (it read "a gap more time does
-            # not close")
-            stopped = f"time limit: {cut[0]}"
         if (stopped is None and not result.optimal and not getattr(self.solver, "exact", True)
                 and (self.timeout is None or result.time < _HEURISTIC_ENDED * self.timeout)):
             # a heuristic that ended on its own: more time proves nothing (the note told

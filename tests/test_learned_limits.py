@@ -139,7 +139,8 @@ def test_labels_the_model_never_saw_are_said_once_per_solve(torch):
 # -- gelato within its limits ---------------------------------------------------------------------
 
 
-def test_gelato_says_what_the_memory_cut_and_keeps_branchs_bounds():
+def test_gelato_says_what_the_memory_cut_and_keeps_branchs_bounds(monkeypatch):
+    from gedkit._kernels import warm
     from gedkit.learned.solver import GelatoSolver
 
     rng = np.random.default_rng(7)
@@ -150,6 +151,13 @@ def test_gelato_says_what_the_memory_cut_and_keeps_branchs_bounds():
     assert r.upper_bound == problem.cost(r.assignment)
     cut = r.stats["cut"]
     assert cut[0].startswith("network not run: needs") and "greedy completion not run" in cut[1]
+    # through solve_within (gedkit.ged, pairwise, searches) the cut is the reason it stopped
+    # (it gave none: the solve ended before its limit)
+    from gedkit.budget import solve_within
+
+    monkeypatch.setattr(warm, "started", lambda: True)  # (numba's start taken as paid)
+    r = solve_within(GelatoSolver(), problem, Budget(memory=1))
+    assert r.stats["stopped"] == f"memory cap: {r.stats['cut'][0]}"
 
 
 def test_gelato_without_time_for_the_network_completes_greedily_without_torch(tmp_path):
