@@ -44,6 +44,8 @@ _RELEASE_CHECK = 0.25
 _RESEND_TRIES = 3
 #: seconds the client waits for an answer before it looks whether Ctrl-C came
 _SLICE = 0.25
+#: seconds the tasks running at Ctrl-C are awaited, told to stop, for what they found
+_GRACE = 2.0
 #: seconds to wait for a worker's runner to be made (a worker busy with long Dask tasks may
 #: not start one for a while: the job goes on without it)
 _MAKE_TIMEOUT = 30.0
@@ -303,10 +305,33 @@ def run_direct(client: Any, function: Callable, shared: Any, tasks: Iterator[tup
                 return
             launch(*task, 0)
 
+    def wind_down() -> None:
+        """After Ctrl-C: the tasks running told to stop (they hand back what they found, as
+        a local worker's do), their answers taken for up to :data:`_GRACE` seconds; a second
+        Ctrl-C ends it at once (a range search's tasks 8 s into their shards were dropped
+        whole: "0 of 3 queries answered", where one process kept what it had found)."""
+        for address in sent & held.keys():
+            with contextlib.suppress(Exception):
+                held[address].actor.end(token, True)
+        until = time.monotonic() + _GRACE
+        with contextlib.suppress(KeyboardInterrupt):
+            while running and time.monotonic() < until:
+                try:
+                    ident, reply, failure = answers.get(timeout=_SLICE)
+                except queue.Empty:
+                    continue
+                key = running.pop(ident)[0]
+                if failure is None and reply[0]:
+                    done(key, reply[1], None)
+
     try:
         fill()
         while running or again:
-            ident, reply, failure = _next(answers)
+            try:
+                ident, reply, failure = _next(answers)
+            except KeyboardInterrupt:
+                wind_down()
+                raise
             key, args, address, tries = running.pop(ident)
             if failure is not None:  # the worker or its runner is gone: not one to use again
                 free.pop(address, None)

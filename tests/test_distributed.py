@@ -1144,3 +1144,26 @@ def test_a_search_on_a_scheduler_without_workers_is_one_error(monkeypatch):
             pytest.raises(ClusterError, match=r"no Dask worker joined the scheduler at .* "
                                               r"within 1 s"):
         coll.range("CCO", 1, client=empty)
+
+
+def test_ctrl_c_keeps_what_the_running_tasks_found(client):
+    """After Ctrl-C the tasks running on the workers are told to stop and what they hand back
+    is kept, as a local worker's batch is: a range search on the cluster 8 s into its shards
+    answered "0 of 3 queries answered", where one process and local workers kept what they
+    had found. (A second Ctrl-C would end the wait at once.)"""
+    import signal
+    import threading
+
+    from gedkit.budget import interruptible
+    from gedkit.cluster_direct import run_direct
+
+    kept = []
+    timer = threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with interruptible(), pytest.raises(KeyboardInterrupt):
+            run_direct(client, _spin, None, iter([("a", (60.0,)), ("b", (60.0,))]),
+                       lambda key, value, error: kept.append((key, error)), 2)
+    finally:
+        timer.cancel()
+    assert sorted(kept) == [("a", None), ("b", None)]

@@ -259,7 +259,8 @@ def search(coll, kind: str, graphs: list, parameter: float, model: Any, verify: 
             from gedkit.pairwise import _reason
 
             raise ClusterError(f"the search on the Dask cluster failed: {_reason(error)}")
-        for i, answer in zip(batch, answers, strict=True):
+        # (a task Ctrl-C stopped answers the queries of its batch up to the one it stopped)
+        for i, answer in zip(batch, answers, strict=False):
             merger.add(i, answer)
         if not ranked:
             pace.learn(answers)
