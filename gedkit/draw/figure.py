@@ -241,9 +241,8 @@ def _table(fig: Any, rows: list, left: float, bottom: float, top: float, title: 
         else:
             ax.add_line(Line2D([0.0, 0.036], [mid, mid], color=st.color, linestyle=st.linestyle,
                                linewidth=2.2, dash_capstyle=st.capstyle))
-        if len(text) > chars:
-            text = text[: chars - 1] + "…"
-        ax.text(0.05, y, f"{k + 1:>2} {text}", fontsize=font, va="top", color="#222222")
+        ax.text(0.05, y, f"{k + 1:>2} {fitted(text, chars)}", fontsize=font, va="top",
+                color="#222222")
         if cost is not None:
             ax.text(0.99, y, f"{cost:g}", fontsize=font, va="top", ha="right")
     if len(shown) < len(rows):
@@ -260,6 +259,24 @@ def _table(fig: Any, rows: list, left: float, bottom: float, top: float, title: 
         ax.text(0.045, y, "total", fontsize=font, va="top", fontweight="bold")
         ax.text(0.99, y, f"{sum(c for *_, c in rows):g}", fontsize=font, va="top",
                 ha="right", fontweight="bold")
+
+
+def fitted(text: str, chars: int) -> str:
+    """``text`` in at most ``chars`` characters: a relabelling's source cut before its
+    arrow, so that what it becomes stays (the end cut dropped it: "relabel node 0:
+    carbon-atom-with-a-very… → …"), else the end cut.
+
+    >>> fitted("relabel node 0: carbon-atom-with-a-very-long-label → nitrogen", 40)
+    'relabel node 0: carbon-atom-… → nitrogen'
+    >>> fitted("delete node 3 (C)", 40)
+    'delete node 3 (C)'
+    """
+    if len(text) <= chars:
+        return text
+    head, arrow, tail = text.rpartition(" → ")
+    if arrow and len(tail) + len(arrow) + 8 <= chars:
+        return head[: chars - len(tail) - len(arrow) - 1] + "…" + arrow + tail
+    return text[: chars - 1] + "…"
 
 
 def draw_cell(ax: Any, panel: Panel, pos: np.ndarray, lo: np.ndarray, hi: np.ndarray, *,
