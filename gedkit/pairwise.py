@@ -1276,6 +1276,10 @@ def _solve_chunk(worker: _PairSolver, chunk: np.ndarray) -> bytes:
     return pickle.dumps(entries, protocol=pickle.HIGHEST_PROTOCOL)
 
 
+#: what Dask's scheduler says of a task it cannot unpickle (its environment lacks gedkit)
+_SCHEDULER_CANNOT_READ = "Error during deserialization of the task graph"
+
+
 def _run_dask(worker: _PairSolver, chunks: Iterable, client: Any, parallel: int,
               gather: _Gather, shown: _Progress) -> bool:
     """Run ``chunks`` as tasks on ``client``'s cluster (:func:`gedkit.cluster.run_tasks`),
@@ -1287,6 +1291,12 @@ def _run_dask(worker: _PairSolver, chunks: Iterable, client: Any, parallel: int,
     def done(chunk: list[tuple[int, int]], entries: Any, error: BaseException | None) -> None:
         if isinstance(error, ClusterError):  # no task of the job can run (pairs done kept)
             raise error
+        if error is not None and _SCHEDULER_CANNOT_READ in str(error):
+            # no task of the job can run there either: said once (every pair failed, each
+            # with Dask's paragraph on different environments)
+            raise ClusterError("the Dask scheduler cannot read gedkit's tasks (Dask: "
+                               f"{_SCHEDULER_CANNOT_READ}): install gedkit, with the same "
+                               "versions of its packages, where the scheduler runs")
         if error is not None:
             reason = f"its Dask task failed: {_reason(error)}"
             entries = [_Entry.failed(reason)] * len(chunk)

@@ -1167,3 +1167,22 @@ def test_ctrl_c_keeps_what_the_running_tasks_found(client):
     finally:
         timer.cancel()
     assert sorted(kept) == [("a", None), ("b", None)]
+
+
+def test_a_scheduler_that_cannot_read_the_tasks_stops_the_job_once(client, graphs,
+                                                                   monkeypatch):
+    """A scheduler without gedkit (a separate container) cannot unpickle a task: every pair
+    failed, each with Dask's paragraph on different environments (465 lines' worth); the job
+    now stops at the first, in one line, the pairs done kept."""
+    import gedkit.cluster
+
+    def unreadable(client, function, shared, tasks, done, window):
+        key, _ = next(tasks)
+        done(key, None, RuntimeError("Error during deserialization of the task graph. This "
+                                     "frequently occurs if the Scheduler and Client have "
+                                     "different environments."))
+
+    monkeypatch.setattr(gedkit.cluster, "run_tasks", unreadable)
+    with pytest.raises(ClusterError, match=r"the Dask scheduler cannot read gedkit's tasks .* "
+                                           r"install gedkit, with the same versions"):
+        gedkit.pairwise(graphs[:4], client=client, **EXACT)
