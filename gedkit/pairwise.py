@@ -437,13 +437,12 @@ def pairwise(
     )
 
     _check_scale_once(model, rows, cols)
-    largest = [max((g.n for g in side if g is not None), default=None) for side in (rows, cols)]
-    if memory is not None and None not in largest:
+    if memory is not None and None not in (largest := _largest(rows, cols)):
         # a cap the largest pair cannot be set up in is refused, as gedkit.ged and searches
         # refuse it (pairwise went on, each such pair far over its cap)
         from gedkit.budget import check_setup_fits
 
-        check_setup_fits(largest[0], largest[1], Budget(memory=memory))
+        check_setup_fits(*largest, Budget(memory=memory))
     if any(getattr(g, "directed", False) for g in (*rows, *(() if square else cols))):
         solver.check_arcs()  # (every pair but the diagonal failed, one by one)
     mirror = square and model.symmetric
@@ -591,9 +590,8 @@ class _PairSolver:
         leaves of it."""
         if self.memory is None:
             return None
-        largest = [max((g.n for g in side if g is not None), default=0)
-                   for side in (self.rows, self.cols)]
-        return max(1, self.memory - setup_bytes(*largest))
+        return max(1, self.memory - setup_bytes(*(n or 0 for n in _largest(self.rows,
+                                                                          self.cols))))
 
     def _budget(self) -> Budget:
         """A pair's budget: its time limit, and its memory cap less the start-ups paid."""
@@ -647,6 +645,12 @@ class _PairSolver:
             node_map=_packed(result.assignment),
             stopped=None if result.optimal or not _other_than_time(stopped) else str(stopped),
         )
+
+
+def _largest(rows: Sequence[Graph | None], cols: Sequence[Graph | None]) -> tuple:
+    """The node counts of the largest graph of each side (None for a side without one)."""
+    return tuple(max((g.n for g in side if g is not None), default=None)
+                 for side in (rows, cols))
 
 
 #: a pair whose set-up takes more than this first hands what was freed back to the system
@@ -761,7 +765,6 @@ def _to_do(pairs: np.ndarray, done: set[tuple[int, int]], bad_rows: dict, bad_co
         width = int(pairs[:, 1].max()) + 1 if len(pairs) else 1
         known = np.array([i * width + j for i, j in done if j < width], dtype=np.int64)
         keep &= ~np.isin(pairs[:, 0] * width + pairs[:, 1], known)
-    bad = np.zeros(len(pairs), dtype=bool)
     failed = 0
     if bad_rows or bad_cols:
         bad = (np.isin(pairs[:, 0], list(bad_rows)) | np.isin(pairs[:, 1], list(bad_cols)))
