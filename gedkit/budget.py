@@ -139,26 +139,11 @@ def release_freed() -> None:
     heap and keeps them when freed: after two 2,000-node pairs' set-ups a process stayed
     76 MB larger, which the next pair's cap, counted from its own start, did not see (a
     pairwise job under memory=300M grew by 371 MiB)."""
-    if not _LIBC:
-        _LIBC.append(_libc())
-    if _LIBC[0] is not None:
-        _LIBC[0].malloc_trim(0)
+    from gedkit.workers import glibc
 
-
-def _libc() -> Any:
-    """glibc's functions where this process has them (Linux), else None."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        import ctypes  # (here: 1.4 ms an import that most calls never need)
-
-        libc = ctypes.CDLL(None)
-        return libc if hasattr(libc, "malloc_trim") else None
-    except (OSError, AttributeError):
-        return None
-
-
-_LIBC: list = []  # [glibc or None], once looked for
+    libc = glibc()
+    if libc is not None and hasattr(libc, "malloc_trim"):
+        libc.malloc_trim(0)
 
 
 #: the most :meth:`Budget.slowdown` stretches an estimate by

@@ -3,6 +3,7 @@ searches (``n_jobs=``, ``--jobs``)."""
 
 from __future__ import annotations
 
+import functools
 import numbers
 import os
 import threading
@@ -10,7 +11,8 @@ from typing import Any
 
 from gedkit.errors import Note, OptionError, Words, warn
 
-__all__ = ["cores", "die_with_parent", "fork_is_safe", "forked", "inside", "resolve_jobs"]
+__all__ = ["cores", "die_with_parent", "fork_is_safe", "forked", "glibc", "inside",
+           "resolve_jobs"]
 
 #: daemon threads of gedkit's own that may hold locks while they run (a fork then copies
 #: them held): a HiGHS solve left to drain, numba's start-up paid in the background
@@ -123,15 +125,26 @@ def die_with_parent(parent: int) -> None:
     their parent only between pairs); elsewhere nothing. (Only for workers that live within
     the call of the thread that made them: the signal comes when that thread ends.)"""
     import signal
+
+    libc = glibc()
+    if libc is None or not hasattr(libc, "prctl"):
+        return
+    libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:  # it died before the request took hold
+        os._exit(0)
+
+
+@functools.cache
+def glibc() -> Any:
+    """This process's C library where it is Linux's (its functions callable), else None:
+    looked for once (importing ctypes takes 1.4 ms most calls never need)."""
     import sys
 
     if not sys.platform.startswith("linux"):
-        return
+        return None
     try:
         import ctypes
 
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        return
-    if os.getppid() != parent:  # it died before the request took hold
-        os._exit(0)
+        return ctypes.CDLL(None)
+    except OSError:
+        return None

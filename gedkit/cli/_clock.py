@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import time
 
-__all__ = ["command_started", "start_with_process"]
+__all__ = ["command_started", "start_ticks", "start_with_process"]
 
 _started: float | None = None  # perf_counter's reading at the process's start, once known
 
@@ -42,10 +42,22 @@ def since_process_start() -> float:
     >>> 0 <= since_process_start() < 24 * 3600 * 365
     True
     """
-    try:
-        with open("/proc/self/stat", "rb") as stat:
-            fields = stat.read().rsplit(b")", 1)[1].split()  # (a name may hold ')')
-        started = int(fields[19]) / os.sysconf("SC_CLK_TCK")  # field 22: start time
-        return max(0.0, time.clock_gettime(time.CLOCK_BOOTTIME) - started)
-    except (OSError, ValueError, IndexError, AttributeError):
+    ticks = start_ticks("self")
+    if ticks is None:
         return 0.0
+    try:
+        started = ticks / os.sysconf("SC_CLK_TCK")
+        return max(0.0, time.clock_gettime(time.CLOCK_BOOTTIME) - started)
+    except (OSError, ValueError, AttributeError):
+        return 0.0
+
+
+def start_ticks(pid: int | str) -> int | None:
+    """When process ``pid`` (or ``"self"``) started, in clock ticks since boot (Linux's
+    ``/proc``), or None where that is unknown or no such process runs."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rsplit(b")", 1)[1].split()  # (a name may hold ')')
+        return int(fields[19])  # field 22: start time
+    except (OSError, ValueError, IndexError):
+        return None

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gedkit.cli._clock import start_ticks
 from gedkit.cli._inputs import (
     _cli_words,
     _is_smiles,
@@ -287,24 +288,14 @@ def _end_build(coll: Any, sources: list[str]) -> None:
 def _this_process() -> list:
     """This process as a build's record names it: host, process id and the system's start
     time of it (so that a later process given the same id is not taken for it)."""
-    return [socket.gethostname(), os.getpid(), _start_ticks(os.getpid())]
-
-
-def _start_ticks(pid: int) -> int | None:
-    """When process ``pid`` started, in clock ticks since boot (Linux's ``/proc``), or None
-    where that is unknown or no such process runs."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as stat:
-            return int(stat.read().rsplit(b")", 1)[1].split()[19])  # (a name may hold ')')
-    except (OSError, ValueError, IndexError):
-        return None
+    return [socket.gethostname(), os.getpid(), start_ticks(os.getpid())]
 
 
 def _under_way(build: dict) -> list[int]:
     """The ids of the processes of this host still running a build recorded in ``build``."""
     host = socket.gethostname()
     return [pid for where, pid, ticks in build.get("processes", [])
-            if where == host and ticks is not None and _start_ticks(pid) == ticks]
+            if where == host and ticks is not None and start_ticks(pid) == ticks]
 
 
 def _check_unfinished(existing: Any, sources: list[str], ids: Any, lib: Path) -> None:
