@@ -245,16 +245,19 @@ def no_graph(what: str, skipped: list[str] | None) -> GedkitError:
                        f"(the first: {unique[0]})")
 
 
-def tell_skipped(skipped: list[str]) -> None:
-    """Say on stderr how many records were left out as unreadable, and the first reasons."""
+def tell_skipped(skipped: list[str], pairs_fail: bool = False) -> None:
+    """Say on stderr how many records were left out as unreadable (``pairs_fail``: kept in
+    their places, their pairs failing), and the first reasons."""
     if skipped:
         # a file read twice (names first) reports each record twice: counted once
         unique = list(dict.fromkeys(skipped))
-        which = ("1 record could not be read and was" if len(unique) == 1 else
-                 f"{len(unique)} records could not be read and were")
+        one = len(unique) == 1
+        which = f"{len(unique)} record{'' if one else 's'} could not be read" + (
+            (": its pairs fail" if one else ": their pairs fail") if pairs_fail else
+            (" and was left out" if one else " and were left out"))
         named = unique[:NAMED_SKIPS]
         whose = ("" if len(unique) == len(named) else f"; the first {len(named)}")
-        print(f"gedkit: note: {which} left out (--strict stops at the first){whose}: "
+        print(f"gedkit: note: {which} (--strict stops at the first){whose}: "
               f"{'; '.join(named)}", file=sys.stderr)
 
 

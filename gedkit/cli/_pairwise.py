@@ -20,6 +20,7 @@ from gedkit.cli._inputs import (
     check_graph_dir,
     no_graph,
     read_file,
+    tell_skipped,
 )
 from gedkit.errors import ClusterError, GedkitError, OptionError, counted
 
@@ -279,12 +280,7 @@ def _load(files: list[str], args: argparse.Namespace) -> tuple[list[Graph], list
             refs.append(file if len(found) == 1 else f"{file}#{k}")
     if all(isinstance(g, Unreadable) for g in graphs):
         raise no_graph(", ".join(files), unreadable)
-    if unreadable:
-        unique = list(dict.fromkeys(unreadable))
-        which = ("1 record could not be read: its pairs fail" if len(unique) == 1 else
-                 f"{len(unique)} records could not be read: their pairs fail")
-        print(f"gedkit: note: {which} (--strict stops at the first); the first: {unique[0]}",
-              file=sys.stderr)
+    tell_skipped(unreadable or [], pairs_fail=True)
     shared = {name for name, count in Counter(names).items() if count > 1}
     return graphs, _distinct([ref if name in shared else name
                               for name, ref in zip(names, refs, strict=True)])

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -435,10 +435,12 @@ def read_sdf(path: Path, node_label: Any, edge_label: Any,
         read = 0
         for index, mol, several in _ahead(_quietly(iter(supplier), rdBase)):
             read = index + 1
-            title = (_title(supplier, index) if mol is None else
-                     mol.GetProp("_Name").strip() if mol.HasProp("_Name") else "")
-            graph = _kept(skipped, title or graph_name(path, index, several), titled, mol,
-                          index, several)
+            try:
+                graph = titled(mol, index, several)
+            except FormatError as err:  # (named as it would have been, where kept in place)
+                title = (_title(supplier, index) if mol is None or not mol.HasProp("_Name")
+                         else mol.GetProp("_Name").strip())
+                graph = _left_out(skipped, err, title or graph_name(path, index, several))
             if graph is not None:
                 yield graph
         # a damaged record can take the next one's lines with it: RDKit's reading then
@@ -507,16 +509,6 @@ def _quietly(molecules: Iterator[Any], rdBase: Any) -> Iterator[Any]:
         if mol is _END:
             return
         yield mol
-
-
-def _kept(skipped: list | None, name: str, make: Callable[..., Graph], *args: Any
-          ) -> Graph | Unreadable | None:
-    """``make(*args)``, or with a ``skipped`` list what :func:`_left_out` gives where it
-    raises a FormatError (``name``: the molecule's)."""
-    try:
-        return make(*args)
-    except FormatError as err:
-        return _left_out(skipped, err, name)
 
 
 def _left_out(skipped: list | None, err: FormatError, name: str) -> Unreadable | None:
