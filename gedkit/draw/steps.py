@@ -179,18 +179,16 @@ def _states(result: Any, ops: list, pos1: np.ndarray,
         those between with a kept node's both where they differ (``0→9``): the titles name
         deletions by g1's ids and insertions by g2's (the last panel, "= g2", showed g1's
         ids, one of them twice beside an inserted node of g2's)."""
-        def name(key: tuple) -> Any:
+        def name(key: tuple, own: Any) -> Any:
             side, i = key
             if side == "g2" or stage == "g1" or forward[i] < 0:
-                return nodes_ids[key]
+                return own
             there = g2.ids[forward[i]]
             if stage == "g2":
                 return there
             return g1.ids[i] if there == g1.ids[i] else f"{g1.ids[i]}→{there}"
         return name
 
-    nodes_ids = {("g1", i): g1.ids[i] for i in range(g1.n)}
-    nodes_ids.update({("g2", j): g2.ids[j] for j in range(g2.n) if inv[j] < 0})
     out = [(_panel(nodes, edges, None, None, None, directed, named("g1")),
             _positions(nodes, where(0)), "g1")]
     for step, k in enumerate(step_order(ops), start=1):
@@ -242,8 +240,8 @@ def _positions(nodes: dict, node_pos: dict) -> np.ndarray:
 def _panel(nodes: dict, edges: dict, mark: Any, role: str | None, op: int | None,
            directed: bool = False, name: Any = None) -> Panel:
     """The panel of one state: ``edges`` keyed by their ends (a frozenset, one end for a
-    self-loop; an ordered pair when ``directed``), each node named by ``name(key)`` (default
-    its id in ``nodes``)."""
+    self-loop; an ordered pair when ``directed``), each node named by ``name(key, id)``
+    (default its id in ``nodes``)."""
     keys = list(nodes)
     where = {key: i for i, key in enumerate(keys)}
     edge_keys = [e for e in edges if all(end in where for end in e)]
@@ -260,7 +258,7 @@ def _panel(nodes: dict, edges: dict, mark: Any, role: str | None, op: int | None
         e = edge_keys.index(mark)
         edge_roles[e], edge_ops[e] = role, op
     return Panel(
-        ids=tuple(nodes[key][0] if name is None else name(key) for key in keys),
+        ids=tuple(nodes[key][0] if name is None else name(key, nodes[key][0]) for key in keys),
         labels=tuple(nodes[key][1] for key in keys),
         edges=pairs, edge_labels=tuple(edges[e] for e in edge_keys), node_roles=node_roles,
         edge_roles=edge_roles, node_ops=node_ops, edge_ops=edge_ops,

@@ -32,7 +32,7 @@ from gedkit.numeric import order_up_to_rounding, tolerance
 from gedkit.pacing import pay_kernel_start_ups
 from gedkit.search.collector import LARGE_PAIR, gc_paused, gc_resumed
 from gedkit.search.filters import GedFilter, equality_terms, query_signatures, window_passes
-from gedkit.search.result import Hit, SearchResult
+from gedkit.search.result import Hit, SearchResult, in_hits_order
 from gedkit.solvers.base import Solver
 
 __all__ = ["KnnScan", "Verifier", "combine_scans", "knn_answer", "knn_query", "knn_scan",
@@ -1169,8 +1169,7 @@ def knn_answer(coll, query: Graph, k: int, scan: KnnScan) -> SearchResult:
     # still beat it
     cutoff = min((h.lower_bound for h in undecided), default=math.inf)
     beyond = [h.id for h in hits if h.distance > cutoff + tolerance(cutoff)]
-    flagged = {*unproven, *beyond}  # (in the hits' order: sorting by their index was O(k²),
-    uncertain = [h.id for h in hits if h.id in flagged]  # 60 s at k = 40,000)
+    uncertain = in_hits_order(hits, [*unproven, *beyond])
     if unreached:
         uncertain = [h.id for h in hits]
     certified = not uncertain and not undecided and not unreached

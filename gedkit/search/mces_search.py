@@ -47,7 +47,7 @@ from gedkit.graph import Graph
 from gedkit.numeric import tolerance
 from gedkit.search.collector import LARGE_PAIR, gc_paused, gc_resumed
 from gedkit.search.ged_search import CallClock, Outcome, _Stages, stopped_counts
-from gedkit.search.result import Hit, SearchResult
+from gedkit.search.result import Hit, SearchResult, in_hits_order
 from gedkit.search.signatures import Signatures, Vocabulary, branch_keys, signature_of
 
 __all__ = ["MCESFilter", "Verifier", "knn_query", "range_query"]
@@ -598,8 +598,7 @@ def _knn_result(coll, query: Graph, k: int, chosen, seen, state) -> SearchResult
     # still beat it
     cutoff = max((h.upper_bound for h in undecided), default=-math.inf)
     beyond = [h.id for h in hits if h.distance < cutoff - tolerance(cutoff)]
-    flagged = {*unproven, *beyond}  # (in the hits' order, in one pass: not O(k²))
-    uncertain = [h.id for h in hits if h.id in flagged]
+    uncertain = in_hits_order(hits, [*unproven, *beyond])
     if unreached:
         uncertain = [h.id for h in hits]
     certified = not uncertain and not undecided and not unreached

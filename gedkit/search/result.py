@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Hit", "SearchResult"]
+__all__ = ["Hit", "SearchResult", "in_hits_order"]
 
 
 @dataclass
@@ -34,6 +35,17 @@ class Hit:
         if self.node_map is not None:
             out["node_map"] = self.node_map
         return out
+
+
+def in_hits_order(hits: list[Hit], ids: Iterable[Any]) -> list:
+    """Those of ``ids`` that are ``hits``' ids, in the hits' order (in one pass: sorting them
+    by their index in the hits was O(k²), 60 s of a kNN search at k = 40,000).
+
+    >>> in_hits_order([Hit("a", 1.0, 1.0, 1.0, True), Hit("b", 2.0, 2.0, 2.0, True)], {"b", "a"})
+    ['a', 'b']
+    """
+    flagged = set(ids)
+    return [h.id for h in hits if h.id in flagged]
 
 
 def _num(x: float) -> float | None:
