@@ -2893,6 +2893,38 @@ def test_one_graph_of_any_kind_where_several_are_expected_is_said_so():
     assert len(coll) == 2
 
 
+def test_queries_may_be_a_file_as_on_the_command_line(tmp_path):
+    """``queries=`` takes a graph file (every graph, read with the collection's labels), a
+    collection file (its graphs named by their ids; ``FILE#ID``: one), as ``gedkit search``
+    takes QUERY; the answers are those of the graphs given as a list. A missing file, an
+    unknown id and a collection file built with other labels are one line each."""
+    pytest.importorskip("rdkit")
+    queries = tmp_path / "q.smi"
+    queries.write_text("CCO eth\nCCN amine\nc1ccccc1 benz\n")
+    coll = Collection()
+    coll.add(["CCO", "CCC", "CCN", "c1ccccc1O"])
+    expected = [(r.query, [h.id for h in r.hits], [h.distance for h in r.hits])
+                for r in coll.range(queries=gedkit.read_all(queries), tau=1)]
+    built = tmp_path / "q.gdb"
+    with Collection.create(built) as lib:
+        lib.add(queries, ids="names")
+    for given in (str(queries), queries, str(built)):
+        got = [(r.query, [h.id for h in r.hits], [h.distance for h in r.hits])
+               for r in coll.range(queries=given, tau=1)]
+        assert got == expected
+    (one,) = coll.knn(queries=f"{built}#amine", k=1)
+    assert one.query == "amine" and [h.id for h in one.hits] == [2]
+    with pytest.raises(OptionError, match=r"no file 'nofile.smi' \(for one query"):
+        coll.range(queries="nofile.smi", tau=1)
+    with pytest.raises(gedkit.errors.FormatError, match="no graph with id 'nope'"):
+        coll.range(queries=f"{built}#nope", tau=1)
+    other = Collection(node_label="symbol")
+    other.add([gedkit.Graph({0: "C"})])
+    with pytest.raises(OptionError, match=r"built with node_label=None and this one with "
+                                          r"node_label='symbol': their graphs are not"):
+        other.range(queries=built, tau=1)
+
+
 def test_an_empty_file_or_another_sqlite_file_is_said_for_what_it_is(tmp_path):
     """Opening a 0-byte file or another program's SQLite file as a collection: what it is,
     not SQLite's "(no such table: meta)"."""

@@ -25,7 +25,6 @@ if TYPE_CHECKING:  # numpy and the solvers load when the command runs
 
 #: queries searched per call: the answers of a batch are written, then dropped
 BATCH = 10_000
-_SQLITE = b"SQLite format 3\x00"
 
 
 class QuerySource:
@@ -163,38 +162,26 @@ def _file_queries(text: str, labels: tuple, args: argparse.Namespace,
 
 def _collection_file(text: str) -> tuple[Path, str | None] | None:
     """(file, id) when ``text`` is a collection file or ``FILE#ID`` of one, else None."""
-    from gedkit.io.common import path_is, split_reference
+    from gedkit.io.common import split_reference
+    from gedkit.io.gdb import is_collection_file
 
     head, selector = split_reference(text)  # an id may hold '#' (cmpd#2)
-    path = Path(head)
-    if not path_is(path, "is_file"):
-        return None
-    if path.suffix.lower() == ".gdb":
-        return path, selector
-    try:
-        with open(path, "rb") as f:
-            magic = f.read(len(_SQLITE))
-    except OSError:
-        return None
-    return (path, selector) if magic == _SQLITE else None
+    return (Path(head), selector) if is_collection_file(head) else None
 
 
 def _from_collection(path: Path, selector: str | None, labels: tuple,
                      args: argparse.Namespace) -> QuerySource:
-    from gedkit.io.gdb import find_id, label_spec
+    from gedkit.io.gdb import find_id, incomparable_labels
     from gedkit.search import Collection
 
     source = Collection.open(path)
-    for mine, theirs, flag in zip(labels, (source.node_label, source.edge_label),
-                                  ("node", "edge"), strict=True):
-        # (one built with its format's own labels and one with an attribute named: not
-        # comparable either; Kekulé bonds queried against aromatic ones found a molecule's
-        # own twin 7 edits away, "certified")
-        if label_spec(mine) != label_spec(theirs):  # (None, a format's own, included)
-            source.close()
-            raise OptionError(f"{path} was built with {_built_with(theirs, flag)} and the "
-                              f"library with {_built_with(mine, flag)}: their graphs are not "
-                              "comparable")
+    differ = incomparable_labels(labels, (source.node_label, source.edge_label))
+    if differ is not None:
+        flag, mine, theirs = differ
+        source.close()
+        raise OptionError(f"{path} was built with {_built_with(theirs, flag)} and the "
+                          f"library with {_built_with(mine, flag)}: their graphs are not "
+                          "comparable")
     if selector is not None:
         with source:
             graph_id = find_id(source, selector, path)

@@ -158,6 +158,8 @@ BATCH = 5000
 #: query per batch of candidates (~1.2 µs a candidate otherwise); larger ones read the
 #: candidates' records batch by batch (MOSES 100k: 42 MB, held; the 1.58 M: 660 MB, read)
 RECORDS_IN_MEMORY = 128 << 20
+#: what ``queries=`` takes: graphs, or a file of them
+Queries = Iterable | str | os.PathLike
 #: range queries a collection answers over its rows as stored before it sorts them by size
 #: (:meth:`Collection._range_signatures`): the sort took ~1 s on the 1.58 M MOSES molecules,
 #: a query's filter over the rows as stored 26 / 72 / 190 ms more than over sorted ones at
@@ -583,8 +585,8 @@ class Collection:
 
     # -- queries -----------------------------------------------------------------------------
     @_reads_file
-    def range(self, query: Any = None, tau: float | None = None, *, queries: Iterable | None
-              = None, costs: Any = "uniform", method: str = "astar",
+    def range(self, query: Any = None, tau: float | None = None, *,
+              queries: Queries | None = None, costs: Any = "uniform", method: str = "astar",
               timeout: float | None = PAIR_TIMEOUT, memory: int | None = None,
               node_map: bool = False, n_jobs: int = 1, progress: bool | None = None,
               node_label: Any = None, edge_label: Any = None, client: Any = None,
@@ -599,8 +601,10 @@ class Collection:
             Read with the collection's label attributes (see :func:`gedkit.ged`).
         tau : float
             The threshold (>= 0).
-        queries : iterable, optional
-            Many queries at once (instead of ``query``): a list of results comes back
+        queries : iterable or path, optional
+            Many queries at once (instead of ``query``), or a file of them (every graph of a
+            graph file, read with the collection's labels; every graph of a collection
+            file, named by its ids; ``FILE#ID``: that one): a list of results comes back
             (all of them held: search a very large batch in parts, with ``each`` writing
             the answers, as ``gedkit search`` does 10,000 queries at a time).
         costs, method, memory, **options
@@ -665,7 +669,7 @@ class Collection:
                          options, query_timeout, each)
 
     @_reads_file
-    def knn(self, query: Any = None, k: int | None = None, *, queries: Iterable | None = None,
+    def knn(self, query: Any = None, k: int | None = None, *, queries: Queries | None = None,
             costs: Any = "uniform", method: str = "astar",
             timeout: float | None = PAIR_TIMEOUT, memory: int | None = None,
             node_map: bool = False, n_jobs: int = 1, progress: bool | None = None,
@@ -700,7 +704,7 @@ class Collection:
 
     @_reads_file
     def mces_range(self, query: Any = None, min_similarity: float | None = None, *,
-                   queries: Iterable | None = None, method: str = "exact",
+                   queries: Queries | None = None, method: str = "exact",
                    timeout: float | None = PAIR_TIMEOUT, memory: int | None = None,
                    node_map: bool = False, n_jobs: int = 1, progress: bool | None = None,
                    node_label: Any = None, edge_label: Any = None, client: Any = None,
@@ -732,7 +736,7 @@ class Collection:
 
     @_reads_file
     def mces_knn(self, query: Any = None, k: int | None = None, *,
-                 queries: Iterable | None = None, method: str = "exact",
+                 queries: Queries | None = None, method: str = "exact",
                  timeout: float | None = PAIR_TIMEOUT, memory: int | None = None,
                  node_map: bool = False, n_jobs: int = 1, progress: bool | None = None,
                  node_label: Any = None, edge_label: Any = None, client: Any = None,
@@ -861,7 +865,7 @@ class Collection:
         return results if many else results[0]
 
     def _queries(self, items: Iterable, node_label: Any, edge_label: Any) -> list[Graph]:
-        from gedkit.inputs import as_graphs, is_one_graph
+        from gedkit.inputs import as_graphs, is_file_reference, is_one_graph
         from gedkit.io.common import undirected_only
 
         mine = self._store.labels()
@@ -871,17 +875,14 @@ class Collection:
                 raise OptionError(
                     f"the collection's graphs were read with {what}={stored!r}; a query read "
                     f"with {what}={given!r} would not be comparable")
+        if isinstance(items, os.PathLike) or (isinstance(items, str)
+                                              and is_file_reference(items)):
+            items = self._file_queries(items, mine)
         if isinstance(items, Collection):
-            from gedkit.io.gdb import label_spec
-
-            # (Kekulé bonds queried against aromatic ones found a molecule's own twin 7 edits
-            # away, "certified")
-            theirs = (items.node_label, items.edge_label)
-            for kind, a, b in zip(("node_label", "edge_label"), mine, theirs, strict=True):
-                if label_spec(a) != label_spec(b):
-                    raise OptionError(
-                        f"the queries' collection was built with {kind}={b!r} and this one "
-                        f"with {kind}={a!r}: their graphs are not comparable")
+            _check_comparable(mine, items)
+        if isinstance(items, str):  # (neither a file nor FILE#ID of one)
+            raise OptionError(f"queries must be a list of graphs or a graph file; there is no "
+                              f"file {items!r} (for one query, pass it as the first argument)")
         if is_one_graph(items):  # (a NetworkX graph iterates as its nodes)
             raise OptionError("queries must be a list of graphs (for one query, pass it as "
                               "the first argument)")
@@ -912,6 +913,48 @@ class Collection:
             except GraphError as err:
                 raise _placed(err, i, len(graphs)) from None
         return graphs
+
+    @staticmethod
+    def _file_queries(path: str | os.PathLike, mine: tuple) -> list[Graph]:
+        """The graphs of the file ``path`` as queries (``queries="q.smi"``): a collection
+        file's (``FILE#ID``: that one graph), named by their ids, its labels checked against
+        ``mine`` (this collection's); another file's read with ``mine``, as the command line
+        reads a query file."""
+        from gedkit.io import labels_for, read_graphs
+        from gedkit.io.common import Unlabelled, split_reference, undirected_only
+        from gedkit.io.gdb import find_id, is_collection_file
+
+        head, selector = split_reference(os.fspath(path))
+        found: list[Graph] = []
+        if is_collection_file(head):
+            with Collection.open(head) as source:
+                _check_comparable(mine, source)
+                chosen = (source.items() if selector is None else
+                          [(graph_id := find_id(source, selector, head), source.get(graph_id))])
+                for graph_id, g in chosen:  # (graphs decoded for this call: renamed freely)
+                    g.name = str(graph_id)
+                    found.append(g)
+                return found
+        notice = Unlabelled()
+        with undirected_only("a collection search"):
+            try:
+                found.extend(read_graphs(path, notice, *labels_for(path, *mine)))
+            except GedkitError as err:
+                raise with_collection_labels(err, mine) from None
+        notice.warn()
+        return found
+
+
+def _check_comparable(mine: tuple, source: Collection) -> None:
+    """A one-line error unless the queries' collection ``source`` was built with the label
+    attributes ``mine`` (this collection's)."""
+    from gedkit.io.gdb import incomparable_labels
+
+    differ = incomparable_labels(mine, (source.node_label, source.edge_label))
+    if differ is not None:
+        kind, a, b = differ
+        raise OptionError(f"the queries' collection was built with {kind}_label={b!r} and "
+                          f"this one with {kind}_label={a!r}: their graphs are not comparable")
 
 
 #: how the note of :meth:`Collection.add` numbering graphs among named ones begins (the command

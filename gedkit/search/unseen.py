@@ -43,6 +43,8 @@ def unseen_labels(queries: list[Graph], vocab: dict[str, Vocabulary],
     for kind, attribute in LABELS.items():
         if kind in free:
             continue
+        if not coded.own[kind].any() and (present is None or present[kind].all()):
+            continue  # (every label one the vocabulary has, of a graph still there)
         ordinals, ptr = ((coded.node_ords, coded.node_ptr) if kind == "node"
                          else (coded.edge_ords, coded.edge_ptr))
         beyond = ordinals >= len(vocab[kind].index)
