@@ -1602,6 +1602,42 @@ def test_merge_ranks_hits_as_the_searches_do():
     assert "timed out" in repr(SearchResult("knn", "q", 1, [], timed_out=True))
 
 
+def test_merged_nearest_are_certified_as_a_whole_search_would_be():
+    """A shard whose own k-th is uncertain far beyond the overall k-th costs the merged
+    answer nothing (it was uncertified whenever a shard was); a graph left undecided, or a
+    hit left out, that could still beat the overall k-th keeps it uncertain, and a shard
+    stopped before its scan's end (graphs never reached) makes every hit uncertain. MCES
+    alike, larger being better."""
+    from gedkit.search import Hit, SearchResult
+
+    near = [Hit("a", 1.0, 1.0, 1.0, True), Hit("b", 2.0, 2.0, 2.0, True)]
+    far = SearchResult("knn", "q", 2, [Hit("c", 9.0, 5.0, 9.0, False),
+                                       Hit("d", 9.0, 6.0, 9.0, False)],
+                       [Hit("e", 9.0, 4.0, 9.0, False)], False, ["c", "d"])
+    merged = merge([SearchResult("knn", "q", 2, near, certified=True), far])
+    assert merged.ids == ["a", "b"] and merged.certified
+    assert merged.undecided == [] and merged.uncertain == []
+    # a graph left undecided below the k-th: uncertain from it on, and undecided
+    close = SearchResult("knn", "q", 2, [Hit("c", 9.0, 1.5, 9.0, False)], [], False, ["c"])
+    merged = merge([SearchResult("knn", "q", 2, near, certified=True), close])
+    assert not merged.certified and merged.uncertain == ["b"]
+    assert [h.id for h in merged.undecided] == ["c"]
+    # a shard that ran out of time before its end: every hit uncertain
+    late = SearchResult("knn", "q", 2, [Hit("c", 9.0, 9.0, 9.0, True)], [], False, ["c"],
+                        timed_out=True)
+    merged = merge([SearchResult("knn", "q", 2, near, certified=True), late])
+    assert not merged.certified and merged.uncertain == ["a", "b"] and merged.timed_out
+    # MCES: similarity, larger first; the far shard's upper bounds are below the k-th
+    top = [Hit("a", 0.9, 0.9, 0.9, True), Hit("b", 0.8, 0.8, 0.8, True)]
+    low = SearchResult("mces_knn", "q", 2, [Hit("c", 0.1, 0.1, 0.3, False)], [], False, ["c"])
+    merged = merge([SearchResult("mces_knn", "q", 2, top, certified=True), low])
+    assert merged.ids == ["a", "b"] and merged.certified
+    high = SearchResult("mces_knn", "q", 2, [Hit("c", 0.1, 0.1, 0.85, False)], [], False,
+                        ["c"])
+    merged = merge([SearchResult("mces_knn", "q", 2, top, certified=True), high])
+    assert not merged.certified and merged.uncertain == ["b"]
+
+
 def test_shards_searched_apart_and_merged_equal_the_whole(tmp_path):
     coll = _collection(MOLECULES)
     paths = coll.split(3, tmp_path)

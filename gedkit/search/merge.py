@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 
 from gedkit.errors import OptionError
-from gedkit.search.result import SearchResult
+from gedkit.numeric import tolerance
+from gedkit.search.result import Hit, SearchResult, in_hits_order
 
 __all__ = ["merge", "sum_stats"]
 
@@ -16,9 +18,14 @@ def merge(results: Sequence[SearchResult]) -> SearchResult:
     """Combine the results of one query over several shards (see
     :meth:`gedkit.Collection.split`).
 
-    Range answers are united; k-nearest answers keep the k best of all shards, certified when
-    every shard's was (each shard's k best include every one of the overall k best that lies
-    in it), ranked as a search ranks them (distance, then the bound on the other side); graphs
+    Range answers are united, certified when every shard's was. k-nearest answers keep the k
+    best of all shards, ranked as a search ranks them (distance, then the bound on the other
+    side), and are certified as a search of the whole collection would be: when every hit
+    kept is proven and no graph a shard left undecided, nor a hit left out, could still beat
+    the k-th (a shard's own k-th, which bounded what it ruled out, is no nearer than the
+    overall k-th; a shard uncertain far beyond the overall k-th costs the answer nothing),
+    and no shard stopped before reaching every graph that could (its time limit, Ctrl-C);
+    graphs
     tied on both keep the order of ``results`` (a search of the whole collection breaks such
     ties by its filters' bounds and its own order, which the answers do not carry: at a
     tie on the k-th distance it may keep another of the tied graphs). Statistics add up.
@@ -60,16 +67,52 @@ def merge(results: Sequence[SearchResult]) -> SearchResult:
     else:
         key = lambda h: (h.distance, h.lower_bound)  # noqa: E731
     hits = sorted((h for r in results for h in r.hits), key=key)
-    undecided = [h for r in results for h in r.undecided]
-    uncertain = [i for r in results for i in r.uncertain]
-    if first.kind.endswith("knn"):
-        hits = hits[: int(first.parameter)]
-        kept = {h.id for h in hits}
-        uncertain = [i for i in uncertain if i in kept]
     stats = {**sum_stats(r.stats for r in results), "shards": len(results)}
+    timed_out = any(r.timed_out for r in results)
+    if first.kind.endswith("knn"):
+        return _nearest(results, hits, stats, timed_out)
+    undecided = [h for r in results for h in r.undecided]
     return SearchResult(first.kind, first.query, first.parameter, hits, undecided,
-                        all(r.certified for r in results), uncertain, stats,
-                        any(r.interrupted for r in results), any(r.timed_out for r in results))
+                        all(r.certified for r in results), [], stats,
+                        any(r.interrupted for r in results), timed_out)
+
+
+def _nearest(results: Sequence[SearchResult], ranked: list[Hit], stats: dict,
+             timed_out: bool) -> SearchResult:
+    """The k-nearest answer of the shards' ``results``, their hits ``ranked`` best first:
+    which are uncertain and what stays undecided, as :func:`ged_search.knn_answer` and
+    ``mces_search._knn_result`` decide it for one scan."""
+    first = results[0]
+    k = int(first.parameter)
+    hits, left = ranked[:k], ranked[k:] + [h for r in results for h in r.undecided]
+    similar = _BEST_FIRST[first.kind]  # MCES: larger is better, bounded by upper bounds
+    sign = -1.0 if similar else 1.0
+    # the k-th (unbounded while fewer than k: any graph left could then be among them)
+    kth = hits[-1].distance if len(hits) == k else sign * math.inf
+
+    def beats(bound: float, than: float) -> bool:
+        return sign * (than - bound) > tolerance(than)
+
+    # a graph left out could still beat the k-th where its bound on that side passes it
+    undecided = sorted((h for h in left if beats(h.upper_bound if similar else h.lower_bound,
+                                                 kth)),
+                       key=lambda h: ((-h.upper_bound, -h.lower_bound) if similar
+                                      else (h.lower_bound, h.upper_bound)))
+    reach = ([h.upper_bound for h in undecided] if similar
+             else [h.lower_bound for h in undecided])
+    best_left = (max if similar else min)(reach, default=sign * math.inf)
+    beaten = [h.id for h in hits if beats(best_left, h.distance)]
+    uncertain = in_hits_order(hits, [*(h.id for h in hits if not h.optimal), *beaten])
+    # a shard stopped before its scan's end (time limit, Ctrl-C) marks all its hits
+    # uncertain: graphs it never reached, of bounds its answer does not carry, may beat any
+    stopped = any((r.interrupted or r.timed_out) and not r.certified
+                  and set(r.uncertain) == {h.id for h in r.hits} for r in results)
+    if stopped:
+        uncertain = [h.id for h in hits]
+    certified = not uncertain and not undecided and not stopped
+    return SearchResult(first.kind, first.query, first.parameter, hits, undecided, certified,
+                        uncertain, stats, any(r.interrupted for r in results) and not certified,
+                        timed_out)
 
 
 def sum_stats(many: Iterable[dict]) -> dict:
