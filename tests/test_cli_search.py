@@ -916,15 +916,15 @@ def test_interrupted_search_prints_what_was_answered(capsys, lib, monkeypatch):
                          "--csv", csv_out)
     rows = list(csv.DictReader(csv_out.open()))
     assert code == 130 and [r["status"] for r in rows] == ["hit", "interrupted"]
-    # the summary counts the query not started too (it said "1 query" of 2)
-    assert ": 1 query (1 more not started), 1 hit" in out
+    # the summary counts the query not answered too (it said "1 query" of 2)
+    assert ": 1 query (1 more not answered), 1 hit" in out
     assert f"found so far is in {csv_out}" in err
     assert rows[1]["query"] == answers[1]["query"] and rows[1]["id"] == ""
     # the text output names the query never searched too (it printed nothing of it)
     calls.clear()
     code, out, err = run(capsys, "search", lib, lib.parent / "queries.gdb", "--nearest", "1")
     assert code == 130 and out.rstrip().endswith(
-        "1 query not started (Ctrl-C came before its search began)")
+        "1 query not answered (Ctrl-C came before its answer)")
 
 
 MANY = [("CCCO", "propanol"), ("c1ccccc1O", "phenol"), ("CCO", "ethanol-q"),

@@ -2944,9 +2944,9 @@ def test_queries_may_be_a_file_as_on_the_command_line(tmp_path):
     built = tmp_path / "q.gdb"
     with Collection.create(built) as lib:
         lib.add(queries, ids="names")
-    for given in (str(queries), queries, str(built)):
+    for source in (str(queries), queries, str(built)):
         got = [(r.query, [h.id for h in r.hits], [h.distance for h in r.hits])
-               for r in coll.range(queries=given, tau=1)]
+               for r in coll.range(queries=source, tau=1)]
         assert got == expected
     (one,) = coll.knn(queries=f"{built}#amine", k=1)
     assert one.query == "amine" and [h.id for h in one.hits] == [2]

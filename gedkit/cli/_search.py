@@ -565,9 +565,12 @@ class _Tally:
 
 
 def _not_started(count: int) -> str:
+    """The note on the queries Ctrl-C left without an answer: their search not begun, or,
+    on worker processes, not back in time after a second Ctrl-C (said alike: "not started"
+    was wrong for those)."""
     many = count != 1
-    return (f"{counted(count, 'query', 'queries')} not started (Ctrl-C came before "
-            f"{'their' if many else 'its'} search began)")
+    return (f"{counted(count, 'query', 'queries')} not answered (Ctrl-C came before "
+            f"{'their answers' if many else 'its answer'})")
 
 
 def _write_csv(out: Any, results: list[SearchResult], node_map: bool,
@@ -612,7 +615,7 @@ def _summary(tally: _Tally, seconds: float) -> str:
     stopped before their search began counted apart (the line said "1 query" of 3)."""
     parts = [counted(tally.queries, "query", "queries"), counted(tally.hits, "hit")]
     if tally.unreached:
-        parts[0] += f" ({tally.unreached:,} more not started)"
+        parts[0] += f" ({tally.unreached:,} more not answered)"
     if tally.undecided:
         parts.append(f"{tally.undecided:,} undecided")
     if tally.stopped:  # (of both: "5,148 undecided (5,188 of them ...)" counted the hits too)
