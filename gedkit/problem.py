@@ -108,9 +108,7 @@ class EditOperation:
             where = _id_text(self.source, edge, join)
             if not _same_id(self.source, self.target):
                 where += f" → {_id_text(self.target, edge, join)}"
-            a, b = label_text(self.source_label), label_text(self.target_label)
-            if a == b:  # labels that read alike (1 and "1", "" and None): as Python writes them
-                a, b = repr(self.source_label), repr(self.target_label)
+            a, b = relabel_texts(self.source_label, self.target_label)
             text = f"relabel {element} {where}: {a or '-'} → {b or '-'}"
         return f"{text}, cost {self.cost:g}" if cost else text
 
@@ -153,6 +151,20 @@ def label_text(label: Any, width: int = 24) -> str:
         if not text.isprintable():  # a NUL or a newline would break the line it is in
             text = repr(text)[1:-1]
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def relabel_texts(a: Any, b: Any, width: int = 24) -> tuple[str, str]:
+    """The texts of a relabelling's two labels: :func:`label_text`'s, or, where those read
+    alike (1 and "1", "" and None), as Python writes them.
+
+    >>> relabel_texts("C", "N"), relabel_texts(1, "1")
+    (('C', 'N'), ('1', "'1'"))
+    """
+    ta, tb = label_text(a, width), label_text(b, width)
+    if ta == tb:
+        ta, tb = (text if len(text) <= width else text[: width - 1] + "…"
+                  for text in (repr(a), repr(b)))
+    return ta, tb
 
 
 def _label_of(g: Graph, item: Any, edge: bool) -> Any:

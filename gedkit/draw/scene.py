@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from gedkit.graph import Graph, components
-from gedkit.problem import label_text
+from gedkit.problem import relabel_texts
 
 __all__ = ["NAME_CHARS", "Panel", "ged_panels", "kept_anchors", "mces_panels", "name_part",
            "plain_panel"]
@@ -92,12 +92,14 @@ def plain_panel(g: Graph, title: str = "", role: str = "kept", side: str = "g1")
 
 
 def note(a: Any, b: Any) -> str:
-    """The relabelling text ``a→b``.
+    """The relabelling text ``a→b`` (labels that read alike as Python writes them: "1→1"
+    said nothing of int 1 and str "1").
 
-    >>> note("C", "N"), note(1, 1.5)
-    ('C→N', '1→1.5')
+    >>> note("C", "N"), note(1, 1.5), note(1, "1")
+    ('C→N', '1→1.5', "1→'1'")
     """
-    return f"{label_text(a, 10) or '∅'}→{label_text(b, 10) or '∅'}"
+    ta, tb = relabel_texts(a, b, 10)
+    return f"{ta or '∅'}→{tb or '∅'}"
 
 
 def ged_panels(result: Any) -> tuple[Panel, Panel]:
