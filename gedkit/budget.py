@@ -30,7 +30,7 @@ from gedkit.errors import OptionError, Words, render, warn
 
 __all__ = [
     "COMMAND_TIMEOUT", "DEFAULT_MEMORY", "KERNELS_NOT_READY", "KERNELS_OVER_MEMORY",
-    "NOTICE_AFTER", "NUMBA_START_BYTES", "PAIR_TIMEOUT",
+    "MEMORY_CAP", "NOTICE_AFTER", "NUMBA_START_BYTES", "PAIR_TIMEOUT", "TIME_LIMIT",
     "Budget",
     "Deadline", "InterruptedWarning", "LongRunNotice", "call_started", "cancelled_by",
     "check_number", "check_setup_fits", "forget_interrupt", "heuristic_stop",
@@ -52,9 +52,12 @@ KERNELS_NOT_READY = "kernels not compiled yet (compiling in the background)"
 #: what numba's start-up and a first solve's kernels add to a process (measured: ~103 MB for
 #: the start, LLVM's mostly, and ~40 MB more for the first GED solve's kernels)
 NUMBA_START_BYTES = 150 << 20
+#: the causes a limited step names first in ``stats["stopped"]`` ("memory cap: IPFP's
+#: matrices do not fit the memory left"), and what :func:`cut_cause` answers
+TIME_LIMIT, MEMORY_CAP = "time limit", "memory cap"
 #: ``stats["stopped"]`` of a solve that answered with its cheap bounds because loading the
 #: compiled kernels into the process would overrun its memory cap
-KERNELS_OVER_MEMORY = ("memory cap: loading the compiled kernels (~150 MB) does not fit the "
+KERNELS_OVER_MEMORY = (f"{MEMORY_CAP}: loading the compiled kernels (~150 MB) does not fit the "
                        "memory left")
 
 _INTERRUPT = threading.Event()

@@ -159,3 +159,20 @@ def test_auto_on_large_pairs_starts_ipfp_from_the_bipartite_map_then_stars(monke
         assert r.upper_bound <= alone.upper_bound
         checked += 1
     assert checked >= 3
+
+
+def test_a_large_pair_cut_short_by_the_memory_cap_names_the_cap(monkeypatch):
+    """Where the memory cap left IPFP out and the call ended long before its time limit, the
+    reason names the cap, not the exact stage's "time limit" (a 2,000-node pair under
+    --memory 400M --timeout 8 stopped at 1 s blaming the time limit)."""
+    from gedkit.solvers.exact import tree_search
+    from gedkit.solvers.heuristics import ipfp
+
+    rng = np.random.default_rng(4)
+    p = costs.uniform().compile(random_graph(rng, 40, p=0.2), random_graph(rng, 40, p=0.2))
+    monkeypatch.setattr(auto_module, "IPFP_FIRST_FROM_NODES", 10)
+    monkeypatch.setattr(ipfp, "BYTES_PER_ENTRY", 1 << 40)  # IPFP's matrices over any cap
+    monkeypatch.setattr(tree_search, "OPS_PER_SECOND", 1e-3)  # no expansion fits the time
+    r = get_solver("auto").solve(p, Budget(timeout=30, memory=1 << 30))
+    assert not r.optimal and r.time < 15
+    assert r.stats["stopped"] == "memory cap: IPFP's matrices do not fit the memory left"
