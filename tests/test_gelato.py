@@ -574,6 +574,28 @@ def test_cli_trains_resumes_and_reuses_labels(torch, tmp_path, capsys):
     assert labels.read_text() == cached
 
 
+def test_cli_resume_refuses_other_training_pairs(torch, tmp_path, capsys):
+    """A resume that would draw other training or validation pairs is refused in one line
+    naming the option and both values (a changed --pairs was accepted, and the best epoch
+    then picked across different validation sets); the label cache is left as it was."""
+    out = tmp_path / "model.pt"
+    argv = ["train", "gelato", "--data", str(AIDS_SAMPLE), "--out", str(out), "--width", "8",
+            "--layers", "1", "--states-per-pair", "3", "--val-k", "1", "--max-nodes", "10"]
+    assert main([*argv, "--pairs", "6", "--epochs", "1"]) == 0
+    labels = tmp_path / "model.pt.pairs.jsonl"
+    cached = labels.read_text()
+    capsys.readouterr()
+    for extra, option, was, now in ((["--pairs", "7"], "--pairs", "6", "7"),
+                                    (["--pairs", "6", "--seed", "3"], "--seed", "0", "3"),
+                                    (["--pairs", "6", "--keep-unproven"], "--keep-unproven",
+                                     "off", "on")):
+        assert main([*argv, *extra, "--epochs", "2", "--resume"]) == 2
+        err = capsys.readouterr().err
+        assert f"trained with {option} {was}, not {now}" in err, err
+        assert len(err.splitlines()) == 1 and labels.read_text() == cached
+    assert main([*argv, "--pairs", "6", "--epochs", "2", "--resume"]) == 0  # the same: on
+
+
 def test_cli_ctrl_c_says_what_is_kept(torch, tmp_path, capsys, monkeypatch):
     """Ctrl-C while labelling says how many labelled pairs the cache keeps (the same command
     goes on from them); while training, which checkpoint --resume goes on from. Exit 130."""

@@ -161,10 +161,11 @@ def run(args: argparse.Namespace) -> int:
                          lr_schedule=args.lr_schedule, ranking=args.ranking,
                          device=args.device)
     checkpoint = _siblings(out)["checkpoint"]
+    drawn = _drawn_from(args, header, val_pairs)
     if args.resume and checkpoint.exists():
         # before the labelling: a resume refused after it had replaced the label cache made
         # with other data (72 labels lost for a mistyped --data)
-        check_checkpoint(checkpoint, vocab, config, start)
+        check_checkpoint(checkpoint, vocab, config, start, drawn)
     everything = pairs + held_out
     problems = [costs.compile(graphs[i], graphs[j]) for i, j in everything]
     cache = _siblings(out)["label cache"]
@@ -197,7 +198,8 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
     try:
         trained = train(train_set, val_set, vocab, config, checkpoint=checkpoint,
-                        resume=args.resume and checkpoint.exists(), start=start, progress=True,
+                        resume=args.resume and checkpoint.exists(), start=start, data=drawn,
+                        progress=True,
                         log=lambda line: print(line, file=sys.stderr))
     except KeyboardInterrupt:  # before the first epoch ended: nothing to write
         print("gedkit: interrupted while training; no epoch was finished", file=sys.stderr)
@@ -252,6 +254,21 @@ def run(args: argparse.Namespace) -> int:
         print(f"validation: exact hits {100 * trained.metrics['val_exact_hit']:.1f}%, nMAE "
               f"{100 * trained.metrics['val_nmae']:.2f}% on {trained.metrics['val_pairs']} pairs")
     return 0
+
+
+def _drawn_from(args: argparse.Namespace, header: dict, val_pairs: int) -> dict:
+    """The options that decide the training and validation pairs, their labels and how an
+    epoch is validated, by flag: a resume with another value of one is refused (a changed
+    --pairs was accepted, its best epoch then picked across different validation sets).
+    ``header``: the label cache's (the files, their sizes, the reading options)."""
+    read = {"--" + key.replace("_", "-"): value for key, value in header["read"].items()}
+    return {"--data": header["files"], "--data (file sizes)": header["sizes"],
+            "--exclude": header["exclude"], **read, "--costs": args.costs,
+            "--max-nodes": args.max_nodes, "--min-nodes": args.min_nodes,
+            "--pairs": args.pairs, "--val-pairs": val_pairs, "--seed": args.seed,
+            "--label-method": args.label_method, "--exact-timeout": args.exact_timeout,
+            "--keep-unproven": args.keep_unproven, "--states-per-pair": args.states_per_pair,
+            "--val-k": args.val_k}
 
 
 def _check(args: argparse.Namespace) -> None:

@@ -30,6 +30,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -113,6 +114,7 @@ def train(
     checkpoint: str | Path | None = None,
     resume: bool = False,
     start: GelatoNet | None = None,
+    data: dict[str, Any] | None = None,
     progress: bool = False,
     log: Callable[[str], None] | None = None,
 ) -> Trained:
@@ -130,6 +132,11 @@ def train(
     start : GelatoNet, optional
         A trained network to start from (its labels, width and layers replace ``vocab`` and
         the config's); by default a fresh one.
+    data : dict, optional
+        What the training and validation pairs were drawn and labelled from, as option →
+        value (``gedkit train``: its flags); kept in the checkpoint, and a resume with
+        another value of one is refused (its best epoch would be picked across different
+        validation sets).
     progress : bool
         Show a progress bar on stderr when it is a terminal.
     log : callable, optional
@@ -167,7 +174,7 @@ def train(
     if resume and not path.exists():  # (a mistyped path would silently train afresh)
         warn(UserWarning(f"no checkpoint at {path}: training from epoch 1"))
     elif resume:
-        saved = _load_checkpoint(path, net, config)
+        saved = _load_checkpoint(path, net, config, data)
         net.load_state_dict(saved["state_dict"])
         optimiser.load_state_dict(saved["optimizer"])
         history, best, spent = saved["history"], saved["best"], saved["seconds"]
@@ -210,7 +217,7 @@ def train(
             if path is not None:
                 saved = {"format": _CHECKPOINT, "config": asdict(config), "net": net.config(),
                          "state_dict": net.state_dict(), "optimizer": optimiser.state_dict(),
-                         "history": history, "best": best,
+                         "history": history, "best": best, "data": data,
                          "seconds": spent + time.perf_counter() - t_start}
                 # a Ctrl-C during the save keeps the previous epoch's checkpoint whole
                 write_atomically(path, lambda tmp, saved=saved: torch.save(saved, tmp))
@@ -295,13 +302,14 @@ def _describe(row: dict) -> str:
 
 
 def check_checkpoint(path: str | Path, vocab: Vocabulary, config: TrainConfig,
-                     start: GelatoNet | None = None) -> None:
+                     start: GelatoNet | None = None, data: dict[str, Any] | None = None) -> None:
     """A one-line error unless the checkpoint ``path`` was made with the network
-    :func:`train` would make of ``vocab``, ``config`` and ``start``: asked before the
-    labelling, whose cache a refused resume had replaced."""
+    :func:`train` would make of ``vocab``, ``config`` and ``start``, and from the same
+    ``data`` (see :func:`train`): asked before the labelling, whose cache a refused resume
+    had replaced."""
     vocab, config = _shaped(vocab, config, start)
     _load_checkpoint(Path(path), GelatoNet(vocab, width=config.width, layers=config.layers),
-                     config)
+                     config, data)
 
 
 def _shaped(vocab: Vocabulary, config: TrainConfig, start: GelatoNet | None
@@ -313,20 +321,62 @@ def _shaped(vocab: Vocabulary, config: TrainConfig, start: GelatoNet | None
     return start.vocab, replace(config, width=start.width, layers=start.n_layers)
 
 
-def _load_checkpoint(path: Path, net: GelatoNet, config: TrainConfig) -> dict:
+def _load_checkpoint(path: Path, net: GelatoNet, config: TrainConfig,
+                     data: dict[str, Any] | None = None) -> dict:
     saved = load_checked(path, _CHECKPOINT, "a Gelato checkpoint")
     made, asked = saved["net"], net.config()
-    if _canonical(made) != _canonical(asked):
-        # which: a user who changed only --data was told of "labels, width or layers"
-        differ = [what for key, what in (("width", "width"), ("layers", "layers"),
-                                         ("vocab", "labels (the training data's)"))
-                  if _canonical(made.get(key)) != _canonical(asked.get(key))]
-        raise OptionError(
-            f"{path} was made with another network (different "
-            f"{', '.join(differ) or 'settings'}); train without resuming, or with the data "
-            "and settings it was made with"
-        )
+    # which: a user who changed only --data was told of "labels, width or layers"
+    differ = [what for key, what in (("width", "width"), ("layers", "layers"),
+                                     ("vocab", "labels (the training data's)"))
+              if _canonical(made.get(key)) != _canonical(asked.get(key))]
+    if differ[:1] in (["width"], ["layers"]):
+        _refuse_network(path, differ)
+    # other data before other labels: the option that changed them is named (a changed
+    # --seed drew other training graphs, whose labels then "differed")
+    _check_data(path, saved.get("data"), data)
+    if differ or _canonical(made) != _canonical(asked):
+        _refuse_network(path, differ)
     return saved
+
+
+def _refuse_network(path: Path, differ: list[str]) -> None:
+    """The one-line error of a checkpoint made with another network (``differ``: in what)."""
+    raise OptionError(
+        f"{path} was made with another network (different "
+        f"{', '.join(differ) or 'settings'}); train without resuming, or with the data "
+        "and settings it was made with"
+    )
+
+
+def _check_data(path: Path, made: dict[str, Any] | None, asked: dict[str, Any] | None) -> None:
+    """A one-line error naming the first option of ``asked`` (what the pairs are drawn
+    from now) whose value differs from ``made``'s (the checkpoint's); nothing where either
+    is unknown (a checkpoint written before they were kept, a call that gives none)."""
+    if made is None or asked is None:
+        return
+    for option, value in asked.items():
+        before = made.get(option)
+        if _canonical(before) != _canonical(value):
+            was, now = _option_value(before), _option_value(value)
+            raise OptionError(
+                f"{path} was trained with {option} {was}, not {now} (another training or "
+                f"validation set); resume with {option} {was}, or train afresh without "
+                "resuming")
+
+
+def _option_value(value: Any) -> str:
+    """An option's value as a command line spells it.
+
+    >>> _option_value(["a.smi", "b.smi"]), _option_value(None), _option_value(True)
+    ('a.smi b.smi', 'none', 'on')
+    """
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if value is None:
+        return "none"
+    if isinstance(value, (list, tuple)):
+        return " ".join(map(str, value)) or "none"
+    return str(value)
 
 
 def _canonical(config: dict) -> str:
