@@ -8,11 +8,13 @@ from typing import Any
 
 from gedkit.anytime import Improvement, listener_for
 from gedkit.budget import (
+    INTERRUPT_GRACE,
     Budget,
     InterruptedWarning,
     call_started,
     check_number,
     check_setup_fits,
+    interrupt_grace,
     interrupted,
     interruptible,
     solve_within,
@@ -139,16 +141,10 @@ def ged(
         result = solve_within(solver, problem, replace(
             budget, timeout=budget.timeout - POLISH_RESERVE * max(budget.remaining(), 0.0))
             if large else budget)
-        if (not result.optimal and not budget.expired() and not interrupted()
-                and (large or "expansion_seconds" in result.stats)):
+        if not result.optimal and (large or "expansion_seconds" in result.stats):
             # (or one that could not take one step, a 2,000-node pair's 27 s each: it
             # answered its first map at once, and left the rest of a 20 s limit unused)
-            from gedkit.solvers.heuristics.polish import polished
-
-            result = polished(result, budget)
-            result.time = budget.elapsed()
-            if interrupted():  # (Ctrl-C stopped the polish: said as for any solve)
-                result.stats["stopped"] = "interrupted"
+            result = _polish_map(result, budget)
         if listener is not None:
             result = listener.settle(result)
     if result.stats.get("stopped") == "interrupted":
@@ -159,4 +155,22 @@ def ged(
             result.within_threshold = True
         elif result.lower_bound > limit:
             result.within_threshold = False
+    return result
+
+
+def _polish_map(result: Result, budget: Budget) -> Result:
+    """``result`` with its map polished in the time ``budget`` has left, or, after Ctrl-C
+    (before or during that), in :data:`~gedkit.budget.INTERRUPT_GRACE` seconds at most, so
+    that Ctrl-C answers about as well as a time limit; a second Ctrl-C ends that at once
+    (the map as the first one left it)."""
+    from gedkit.solvers.heuristics.polish import polished
+
+    if not budget.expired() and not interrupted():
+        result = polished(result, budget)
+    with interrupt_grace() as grace:
+        if grace:
+            result = polished(result, budget.part(min(INTERRUPT_GRACE, budget.remaining())))
+    if interrupted():  # (said as for any solve Ctrl-C stopped)
+        result.stats["stopped"] = "interrupted"
+    result.time = budget.elapsed()
     return result

@@ -29,13 +29,14 @@ from typing import Any
 from gedkit.errors import OptionError, Words, render, warn
 
 __all__ = [
-    "COMMAND_TIMEOUT", "DEFAULT_MEMORY", "KERNELS_NOT_READY", "KERNELS_OVER_MEMORY",
-    "MEMORY_CAP", "NOTICE_AFTER", "NUMBA_START_BYTES", "PAIR_TIMEOUT", "TIME_LIMIT",
+    "COMMAND_TIMEOUT", "DEFAULT_MEMORY", "INTERRUPT_GRACE", "KERNELS_NOT_READY",
+    "KERNELS_OVER_MEMORY", "MEMORY_CAP", "NOTICE_AFTER", "NUMBA_START_BYTES", "PAIR_TIMEOUT",
+    "TIME_LIMIT",
     "Budget",
     "Deadline", "InterruptedWarning", "LongRunNotice", "call_started", "cancelled_by",
     "check_number", "check_setup_fits", "forget_interrupt", "heuristic_stop",
-    "interrupted", "interruptible", "kernels_fit", "resident", "seconds_left", "solve_within",
-    "time_ran_out", "within", "worker_interrupts",
+    "interrupt_grace", "interrupted", "interruptible", "kernels_fit", "resident",
+    "seconds_left", "solve_within", "time_ran_out", "within", "worker_interrupts",
 ]
 
 #: seconds after which a solve without a time limit says it is still running
@@ -475,6 +476,40 @@ def _on_interrupt(signum, frame):
 
 
 _on_interrupt._gedkit = True  # type: ignore[attr-defined]
+
+
+#: seconds a last short step may still take after a first Ctrl-C (:func:`interrupt_grace`):
+#: gedkit.ged's polish of a large pair's map, which a time limit's answer has (a 200-node
+#: pair's exact search stopped by Ctrl-C at 2 s answered 572, by --timeout 2 359)
+INTERRUPT_GRACE = 0.25
+
+
+@contextmanager
+def interrupt_grace() -> Iterator[bool]:
+    """After a first Ctrl-C heard by this (main) thread's solves, yields True and, within
+    it, sets the stop aside: budgets run again, for a last step the caller bounds by
+    :data:`INTERRUPT_GRACE`. A second Ctrl-C there raises at once, and the block ends
+    without it (what the caller had stands); leaving, the first Ctrl-C stands again.
+    Without one, yields False and changes nothing."""
+    if not _heard_here():
+        yield False
+        return
+    previous = _signal.getsignal(signal.SIGINT)
+    try:
+        _signal.signal(signal.SIGINT, _raise_interrupt)
+        _INTERRUPT.clear()
+        yield True
+    except KeyboardInterrupt:
+        pass  # the second Ctrl-C: the block's step is dropped, not the answer
+    finally:
+        _signal.signal(signal.SIGINT, previous)
+        _INTERRUPT.set()
+
+
+def _raise_interrupt(signum, frame):
+    """The SIGINT handler within :func:`interrupt_grace`: stop now."""
+    _INTERRUPT.set()
+    raise KeyboardInterrupt
 
 
 class counted_interrupts:

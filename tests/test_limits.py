@@ -430,6 +430,48 @@ def test_ctrl_c_in_python_returns_the_bounds_found(hard_pair, call):
     assert where == "<string>"  # the user's line, not a line inside gedkit
 
 
+@pytest.mark.parametrize("second", [False, True])
+def test_ctrl_c_polishes_a_large_pairs_map_as_a_time_limit_does(tmp_path, second):
+    """After Ctrl-C gedkit.ged still polishes a large pair's map, for INTERRUPT_GRACE seconds
+    at most, as it does when the time limit stops the search (Ctrl-C at 2 s answered 572
+    where --timeout 2 answered 359); a second Ctrl-C during that polish ends it at once with
+    the map as the first one left it."""
+    rng = np.random.default_rng(3)
+    paths = []
+    for k in range(2):
+        paths.append(tmp_path / f"g{k}.json")
+        gedkit.write(random_graph(rng, 200, p=0.05, n_labels=2), paths[-1])
+    r = _interrupt_after_start([sys.executable, "-c", textwrap.dedent(f"""
+        import os, signal, time, warnings
+        import gedkit
+        from gedkit.solvers.heuristics import polish
+        real, seen = polish.polished, []
+
+        def watched(result, budget):
+            seen.append((result.upper_bound, budget.timeout, time.perf_counter()))
+            if {second!r}:  # a second Ctrl-C, then a step that would never end
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(60)
+            return real(result, budget)
+
+        polish.polished = watched
+        warnings.simplefilter("ignore")
+        r = gedkit.ged({str(paths[0])!r}, {str(paths[1])!r}, method="exact",
+                       node_label="label", timeout=600)
+        (before, seconds, at), = seen
+        print(r.stats["stopped"], seconds, before, r.upper_bound, time.perf_counter() - at)
+    """)])
+    assert r.returncode == 0, r.stderr
+    stopped, seconds, before, upper, after = r.stdout.split()
+    assert stopped == "interrupted"
+    assert float(seconds) <= budget_module.INTERRUPT_GRACE
+    assert float(after) < 10  # (generous: the polish's 0.25 s, or at once)
+    if second:
+        assert float(upper) == float(before)  # the first Ctrl-C's map
+    else:
+        assert float(upper) <= float(before)
+
+
 def test_the_exact_search_sizes_itself_without_importing_numba():
     """The exact search's time and memory estimates decide whether its first expansion fits
     the budget; they must not import the kernels themselves (numba's import, spent on the
