@@ -32,7 +32,7 @@ __all__ = [
     "COMMAND_TIMEOUT", "DEFAULT_MEMORY", "INTERRUPT_GRACE", "KERNELS_NOT_READY",
     "KERNELS_OVER_MEMORY", "MEMORY_CAP", "NOTICE_AFTER", "NUMBA_START_BYTES", "PAIR_TIMEOUT",
     "TIME_LIMIT",
-    "Budget",
+    "Budget", "Cut",
     "Deadline", "InterruptedWarning", "LongRunNotice", "call_started", "cancelled_by",
     "check_number", "check_setup_fits", "forget_interrupt", "heuristic_stop",
     "interrupt_grace", "interrupted", "interruptible", "kernels_fit", "resident",
@@ -693,16 +693,42 @@ def _solve_within(method: Any, problem: Any, budget: Budget) -> Any:
     return result
 
 
-def cut_cause(cut: str) -> str:
-    """What left out a stage a method's ``stats["cut"]`` names: the memory cap where it says
-    how much memory it needed, else the time limit.
+class Cut(str):
+    """One entry of a method's ``stats["cut"]``: what a limit left out, as said (a plain
+    string everywhere it is shown or stored), with its ``cause``, :data:`TIME_LIMIT` or
+    :data:`MEMORY_CAP` (Ctrl-C's counts as the time's: it ends a budget as that does), so
+    that no reader tells one from the other by the wording.
 
-    >>> cut_cause("network not run: needs ~291 MiB, 168 MiB left")
+    >>> cut = Cut("LP bound not run (needs ~40 MiB)", MEMORY_CAP)
+    >>> cut.cause, cut.after("nga: ").cause, cut.after("nga: ")
+    ('memory cap', 'memory cap', 'nga: LP bound not run (needs ~40 MiB)')
+    """
+
+    cause: str
+
+    def __new__(cls, text: str, cause: str) -> Cut:
+        cut = super().__new__(cls, text)
+        cut.cause = cause
+        return cut
+
+    def after(self, prefix: str) -> Cut:
+        """This cut, said after ``prefix`` (same cause)."""
+        return Cut(prefix + self, self.cause)
+
+    def __reduce__(self) -> tuple:
+        return Cut, (str(self), self.cause)
+
+
+def cut_cause(cut: str) -> str:
+    """What left out a stage a method's ``stats["cut"]`` names: its :class:`Cut`'s cause;
+    the time limit for a plain string (a method that does not say).
+
+    >>> cut_cause(Cut("network not run: needs ~291 MiB, 168 MiB left", MEMORY_CAP))
     'memory cap'
     >>> cut_cause("decoding: 3 of 32 branches (time)")
     'time limit'
     """
-    return "memory cap" if "MiB" in cut else "time limit"
+    return getattr(cut, "cause", TIME_LIMIT)
 
 
 def _check_plugin(method: Any, problem: Any, result: Any) -> None:

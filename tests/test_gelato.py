@@ -20,6 +20,7 @@ from helpers import brute_force, random_costs, random_graph
 
 import gedkit
 from gedkit import Graph, MissingDependencyError, OptionError, costs
+from gedkit.budget import MEMORY_CAP, Cut
 from gedkit.cli import main
 from gedkit.errors import UnseenLabelWarning
 from gedkit.learned.data import decisions, distinct_graphs, label, label_pairs, training_states
@@ -1024,7 +1025,8 @@ def test_with_nothing_decoded_branchs_map_is_polished_in_the_time_left(torch, mo
 
     from gedkit.learned import solver
 
-    monkeypatch.setattr(solver, "_network_shortfall", lambda *a: "too large (test)")
+    monkeypatch.setattr(solver, "_network_shortfall",
+                        lambda *a: Cut("too large (test)", MEMORY_CAP))
     monkeypatch.setattr(solver, "_greedy_maps", lambda *a: [])
     g1 = gedkit.Graph.from_networkx(nx.gnp_random_graph(40, 0.3, seed=1))
     g2 = gedkit.Graph.from_networkx(nx.gnp_random_graph(40, 0.3, seed=2))

@@ -350,3 +350,25 @@ def test_after_ctrl_c_the_best_unfinished_state_is_still_completed(torch, monkey
     out = decode_module.decode(p, net, k=4, budget=Budget(timeout=1e-9))
     assert out.stopped == "interrupted" and cut.stopped == "time"
     assert (out.forward >= -1).all() and out.cost == p.cost(out.forward) < cut.cost
+
+
+def test_a_cut_carries_its_cause_whatever_its_wording():
+    """The stop reason a cut gives names the limit that made it, not one read from its words:
+    a greedy completion left out for time says "MiB" too, and was blamed on the memory cap."""
+    import pickle
+
+    from gedkit.budget import MEMORY_CAP, TIME_LIMIT, Cut, cut_cause
+    from gedkit.learned.sizing import Rates
+    from gedkit.learned.solver import _greedy_maps
+    from gedkit.nn.budgeting import entry_seconds
+
+    rng = np.random.default_rng(7)
+    problem = costs.uniform().compile(random_graph(rng, 80, p=0.05), random_graph(rng, 80, p=0.05))
+    for seconds, memory, cause in ((0.0, 1e12, TIME_LIMIT), (1e9, 1.0, MEMORY_CAP)):
+        stats: dict = {"cut": []}
+        assert _greedy_maps(problem, seconds, memory, Rates(entry_seconds()), stats) == []
+        (cut,) = stats["cut"]
+        assert "MiB" in cut and cut_cause(cut) == cause
+    cut = Cut("after the set-up", MEMORY_CAP)
+    assert pickle.loads(pickle.dumps(cut)).cause == MEMORY_CAP  # (a worker's answer)
+    assert json.dumps([cut]) == '["after the set-up"]'

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from gedkit.budget import interrupted
+from gedkit.budget import MEMORY_CAP, TIME_LIMIT, Cut, interrupted
 from gedkit.errors import OptionError
 from gedkit.learned import DECODINGS
 from gedkit.learned.data import wl_colours
@@ -155,8 +155,8 @@ class _Run:
         self.degrees = mean_degrees(inst.problem)  # (a greedy completion's edge updates)
         self.calls = 0
         self.cut_short = False
-        self.stopped: str | None = None
-        self.trimmed: str | None = None
+        self.stopped: Cut | None = None
+        self.trimmed: Cut | None = None
 
     # -- what the work left costs ---------------------------------------------------------------
 
@@ -200,15 +200,17 @@ class _Run:
             why = "time" if by_time <= by_memory else "memory"
             if why == "time" and interrupted():
                 why = "interrupted"
-            self.trimmed = f"{kept} of {k} {what} ({why})"
+            self.trimmed = Cut(f"{kept} of {k} {what} ({why})",
+                               MEMORY_CAP if why == "memory" else TIME_LIMIT)
         return kept
 
     # -- the network ----------------------------------------------------------------------------
 
-    def stop(self, why: str) -> None:
+    def stop(self, why: str, cause: str = TIME_LIMIT) -> None:
+        """Stop the network (the first reason given stands): ``why``, for ``cause``."""
         # (Ctrl-C ends a budget as its time limit does: said as what it is)
-        self.stopped = self.stopped or ("interrupted" if why == "time" and interrupted()
-                                        else why)
+        self.stopped = self.stopped or Cut("interrupted" if why == "time" and interrupted()
+                                           else why, cause)
 
     def scores(self, states: States, rows: np.ndarray,
                encoded: Encoded | None = None) -> tuple[torch.Tensor, np.ndarray] | None:
@@ -222,7 +224,7 @@ class _Run:
         room = (self.allowance.left() - SLICE_BYTES) / CANDIDATE_BYTES
         if per_state.max() > room:
             self.stop(f"memory: a state of {int(per_state.max()):,} candidates needs "
-                      f"{int(per_state.max()) * CANDIDATE_BYTES / 2**20:.0f} MiB")
+                      f"{int(per_state.max()) * CANDIDATE_BYTES / 2**20:.0f} MiB", MEMORY_CAP)
             return None
         after = self.greedy_seconds(states, rows)  # completing these states, should time run out
         parts = []
@@ -333,7 +335,7 @@ class _Run:
         need = candidates(a, b, self.inst.epsilon) * CANDIDATE_BYTES + SLICE_BYTES
         if need <= self.allowance.left():
             return True
-        self.stop(f"memory: the first state needs {need / 2**20:.0f} MiB")
+        self.stop(f"memory: the first state needs {need / 2**20:.0f} MiB", MEMORY_CAP)
         return False
 
     def branches(self, k: int) -> States:

@@ -56,6 +56,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from gedkit.budget import MEMORY_CAP, TIME_LIMIT, Cut
 from gedkit.configurable import Option, choice, number
 from gedkit.errors import MissingDependencyError, OptionError, UnseenLabelWarning, counted, warn
 from gedkit.learned import DECODINGS, FORMAT
@@ -192,7 +193,7 @@ class GelatoSolver(Solver):
         spare = budget.remaining() - reserve
         why = _network_shortfall(problem, spare, allowance.left(), rates)
         if why is not None:
-            cut.append(f"network not run: {why}")
+            cut.append(why.after("network not run: "))
             return _greedy_maps(problem, spare, allowance.left(), rates, stats)
         import_torch()
         from gedkit.learned.decode import decode
@@ -221,11 +222,12 @@ class GelatoSolver(Solver):
             stats["network_calls"] += out.network_calls
             stats["cut_short"] |= out.completed_greedily
             if out.trimmed:
-                cut.append(f"decoding: {out.trimmed}")
+                cut.append(out.trimmed.after("decoding: "))
             if out.stopped:
-                cut.append(f"network stopped ({out.stopped}) after {out.network_calls} calls"
-                           + ("" if out.stopped == "interrupted"
-                              else "; unfinished states completed greedily"))
+                cut.append(Cut(f"network stopped ({out.stopped}) after {out.network_calls} "
+                               "calls" + ("" if out.stopped == "interrupted"
+                                          else "; unfinished states completed greedily"),
+                               out.stopped.cause))
         return sorted(maps.values(), key=problem.cost)
 
 
@@ -258,7 +260,7 @@ def fits(problem: Problem, seconds: float, memory: float | None = None, *,
 
 
 def _network_shortfall(problem: Problem, seconds: float, memory: float,
-                       rates: Rates) -> str | None:
+                       rates: Rates) -> Cut | None:
     """Why the network cannot start on ``problem`` in ``seconds`` and ``memory`` bytes, or
     None when it can (see :func:`fits`)."""
     n1, n2 = problem.n1, problem.n2
@@ -269,12 +271,13 @@ def _network_shortfall(problem: Problem, seconds: float, memory: float,
                                                              *mean_degrees(problem)))
     if need > seconds:
         what = f"torch import ~{import_seconds:.1f} s + " if import_seconds else ""
-        return (f"{what}first network call and a greedy completion ~{need - import_seconds:.1f}"
-                f" s > {max(seconds, 0.0):.1f} s left")
+        return Cut(f"{what}first network call and a greedy completion "
+                   f"~{need - import_seconds:.1f} s > {max(seconds, 0.0):.1f} s left", TIME_LIMIT)
     held = (import_bytes + first * CANDIDATE_BYTES + SLICE_BYTES + instance_bytes(n1, n2)
             + 2 * state_bytes(n1, n2))
     if held > memory:
-        return f"needs ~{held / 2**20:.0f} MiB, {max(memory, 0.0) / 2**20:.0f} MiB left"
+        return Cut(f"needs ~{held / 2**20:.0f} MiB, {max(memory, 0.0) / 2**20:.0f} MiB left",
+                   MEMORY_CAP)
     return None
 
 
@@ -292,14 +295,16 @@ def _greedy_maps(problem: Problem, seconds: float, memory: float, rates: Rates,
     it fits; else nothing (the answer stays BRANCH's)."""
     need, held = greedy_cost(problem, rates)
     if need > seconds or held > memory:
-        stats["cut"].append(f"greedy completion not run (needs ~{need:.1f} s and "
-                            f"~{held / 2**20:.0f} MiB): BRANCH's map")
+        stats["cut"].append(Cut(f"greedy completion not run (needs ~{need:.1f} s and "
+                                f"~{held / 2**20:.0f} MiB): BRANCH's map",
+                                TIME_LIMIT if need > seconds else MEMORY_CAP))
         return []
     # held to its time too: the estimate counts the matrix, not the edges a decision
     # settles (14 s of a 5 s limit on a dense 2,000-node pair)
     forward = greedy_completion(problem, time.perf_counter() + seconds)
     if forward is None:
-        stats["cut"].append(f"greedy completion stopped at its {seconds:.1f} s: BRANCH's map")
+        stats["cut"].append(Cut(f"greedy completion stopped at its {seconds:.1f} s: BRANCH's "
+                                "map", TIME_LIMIT))
         return []
     stats["decoded_by"] = "greedy"
     return [forward]
@@ -321,9 +326,11 @@ def _polish(problem: Problem, forwards: list[np.ndarray], budget: Budget,
     if need > budget.remaining() or held > allowance.left():
         from gedkit.budget import interrupted
 
-        stats["cut"].append("polish not run (interrupted)" if interrupted() else
-                            f"polish not run (needs ~{need:.2f} s and ~{held / 2**20:.0f} MiB, "
-                            f"{max(budget.remaining(), 0.0):.2f} s left)")
+        stats["cut"].append(Cut(
+            "polish not run (interrupted)" if interrupted() else
+            f"polish not run (needs ~{need:.2f} s and ~{held / 2**20:.0f} MiB, "
+            f"{max(budget.remaining(), 0.0):.2f} s left)",
+            TIME_LIMIT if need > budget.remaining() else MEMORY_CAP))
         return best, problem.cost(best)
     # IPFP checks the clock between its steps; its last rounding must fit after the last one
     end = (budget.part(max(1e-3, budget.remaining() - assignment_seconds))

@@ -51,6 +51,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from gedkit.budget import MEMORY_CAP, TIME_LIMIT, Cut
 from gedkit.configurable import Option, number
 from gedkit.errors import MissingDependencyError, OptionError
 from gedkit.mces.base import Budget, Method, register
@@ -88,6 +89,8 @@ _FORWARD_SECONDS = 0.02  # fixed part of a forward pass
 _ASSOCIATION_BYTES = 140
 _TENSOR_SECONDS = 1.5e-7
 _LOAD_SECONDS = 0.1  # gedkit's network code and the shipped weights, torch imported
+#: a limit's cause as the plan's cuts say it ("no optimisation steps (time)")
+_WORD = {TIME_LIMIT: "time", MEMORY_CAP: "memory"}
 _MARGIN = 1.5  # on the passes' estimates: a loaded machine is slower than the probe says
 # the LP bound: HiGHS's import, and per nonzero of the program (as gedkit.solvers.exact.mip)
 _HIGHS_BYTES, _PROGRAM_BYTES = 40 << 20, 400
@@ -128,7 +131,7 @@ def prepare(problem: MCESProblem):
 
 
 def plan(problem: MCESProblem, seconds: float, memory: float, samples: int,
-         probe: float | None = None, ready: bool = False) -> tuple[str | None, int, str]:
+         probe: float | None = None, ready: bool = False) -> tuple[str | None, int, Cut]:
     """How the network can run on ``problem`` within ``seconds`` and ``memory`` bytes:
     ``("train", s, why)`` for optimisation steps of ``s`` samples (time for two at least),
     ``("infer", s, why)`` for one forward pass of ``s`` samples without gradients (the
@@ -158,7 +161,7 @@ def plan(problem: MCESProblem, seconds: float, memory: float, samples: int,
         setup += import_seconds + _LOAD_SECONDS + _TENSOR_SECONDS * entries
         held += import_bytes + _ASSOCIATION_BYTES * entries
     after = lsape_seconds(problem.n1, problem.n2) + sweep_seconds(problem)
-    shortfall = ""
+    shortfall, lacking = "", TIME_LIMIT
     optimiser_seconds, optimiser_bytes = optimiser_cost()
     for mode, per_second, per_byte, passes in (
             ("train", _TRAIN_SECONDS, _TRAIN_BYTES, 2), ("infer", _INFER_SECONDS, _INFER_BYTES, 1)):
@@ -168,16 +171,19 @@ def plan(problem: MCESProblem, seconds: float, memory: float, samples: int,
         by_memory = how_many(memory - held - first[1], per_byte * cells, samples)
         fitted = min(samples, by_time, by_memory)
         if fitted >= 1:
-            cut = [] if fitted == samples else [f"{fitted} of {samples} samples"]
+            cut, cause = [], lacking  # (the first part's cause is the cut's)
+            if fitted < samples:
+                cut.append(f"{fitted} of {samples} samples")
+                cause = TIME_LIMIT if by_time <= by_memory else MEMORY_CAP
             if shortfall:
                 cut.append(shortfall)
-            return mode, fitted, "; ".join(cut)
-        lacking = "time" if by_time < 1 else "memory"
-        shortfall = shortfall or f"no optimisation steps ({lacking})"
+            return mode, fitted, Cut("; ".join(cut), cause)
+        lacking = TIME_LIMIT if by_time < 1 else MEMORY_CAP
+        shortfall = shortfall or f"no optimisation steps ({_WORD[lacking]})"
     need = setup + _INFER_SECONDS * scale * cells + after
     what = "one pass" if ready else "the torch import, the association graph and one pass"
-    return None, 0, (f"network not run: {what} need ~{need:.1f} s and "
-                     f"~{(held + _INFER_BYTES * cells) / 2**20:.0f} MiB")
+    return None, 0, Cut(f"network not run: {what} need ~{need:.1f} s and "
+                        f"~{(held + _INFER_BYTES * cells) / 2**20:.0f} MiB", lacking)
 
 
 def neural_graduated_assignment(
@@ -247,7 +253,7 @@ def _tightened(problem: MCESProblem, ceiling: int, budget: Budget, allowance: Al
 
     need = _HIGHS_BYTES + _PROGRAM_BYTES * relaxation_nonzeros(problem)
     if need > allowance.left():
-        stats["cut"].append(f"LP bound not run (needs ~{need / 2**20:.0f} MiB)")
+        stats["cut"].append(Cut(f"LP bound not run (needs ~{need / 2**20:.0f} MiB)", MEMORY_CAP))
         return ceiling
     return tightened(problem, ceiling, budget.remaining())
 
@@ -268,7 +274,8 @@ def _network_steps(problem: MCESProblem, budget: Budget, allowance: Allowance, t
     # the import and the tensors took what they took: size the passes to the time left now
     mode, fitted, why = plan(problem, budget.remaining(), allowance.left(), samples, ready=True)
     if mode is None or (train and mode != "train") or fitted < samples:
-        stats["cut"].append(f"after the set-up: {why}" if why else "after the set-up")
+        stats["cut"].append(why.after("after the set-up: ") if why
+                            else Cut("after the set-up", TIME_LIMIT))
         stats.update(network=mode or "not run", samples=fitted)
         if mode is None:
             return start, ceiling
@@ -307,7 +314,8 @@ def _optimise(problem, budget, allowance, net, pair, assoc, optimiser, generator
     for step in range(steps if train else 1):
         # a step cannot be interrupted: do not start one the budget cannot pay for
         if step and budget.remaining() < step_seconds:
-            stats["cut"].append(f"optimisation stopped after {step} steps (time)")
+            stats["cut"].append(Cut(f"optimisation stopped after {step} steps (time)",
+                                    TIME_LIMIT))
             break
         tick = time.perf_counter()
         with contextlib.nullcontext() if train else torch.no_grad():
@@ -316,7 +324,8 @@ def _optimise(problem, budget, allowance, net, pair, assoc, optimiser, generator
         chosen, chosen_count = None, -1
         for column, values in enumerate(soft.detach().numpy().T):
             if column and budget.remaining() < per_sample:
-                stats["cut"].append(f"step {step + 1}: {column} of {samples} samples decoded")
+                stats["cut"].append(Cut(f"step {step + 1}: {column} of {samples} samples "
+                                        "decoded", TIME_LIMIT))
                 break
             forward = decode(assoc, values, problem.n1, problem.n2)
             if refine:
