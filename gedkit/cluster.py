@@ -16,13 +16,14 @@ import logging
 import pickle
 import threading
 import time
-from collections.abc import Callable, Iterator
+import weakref
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from gedkit.errors import ClusterError, GedkitError, MissingDependencyError, OptionError
 
-__all__ = ["as_client", "connect", "distributed", "on_scheduler", "parallelism", "run_tasks",
-           "stop_when_cancelled"]
+__all__ = ["as_client", "check_workers", "connect", "distributed", "on_scheduler", "parallelism",
+           "run_tasks", "stop_when_cancelled", "workers_within"]
 
 #: seconds the command line waits for a scheduler before giving up
 CONNECT_TIMEOUT = 30
@@ -175,6 +176,65 @@ def parallelism(client: Any) -> int:
         return 1
 
 
+#: seconds a job waits for a first worker on a scheduler that has none
+WORKER_WAIT = 30.0
+
+
+def workers_within(client: Any) -> dict:
+    """``client.nthreads()`` once its cluster has a worker, waiting up to :data:`WORKER_WAIT`
+    seconds, Ctrl-C heard between slices; empty where none joined in time (a scatter to a
+    scheduler without workers failed after Dask's own 30 s with its traceback, and a search
+    waited for ever)."""
+    import asyncio
+
+    from gedkit.budget import interrupted
+
+    until = time.monotonic() + WORKER_WAIT
+    while not (nthreads := client.nthreads()) and time.monotonic() < until:
+        if interrupted():
+            raise KeyboardInterrupt
+        with contextlib.suppress(TimeoutError, asyncio.TimeoutError):
+            client.wait_for_workers(1, timeout=min(1.0, max(0.01, until - time.monotonic())))
+    return nthreads
+
+
+# each client's workers found able to import gedkit (looked at once per worker)
+_CHECKED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def check_workers(client: Any, addresses: Iterable[str]) -> None:
+    """A one-line :class:`ClusterError` where a worker of ``addresses`` cannot import gedkit
+    (started from a Python without it): each of the job's tasks would fail to unpickle there,
+    and the data shared by them never reached it (Dask's traceback from the scatter, or a
+    worker fetching it again and again while the job waited for ever)."""
+    checked = _CHECKED.setdefault(client, set())
+    new = sorted(set(addresses) - checked)
+    if not new:
+        return
+    # (exec, a builtin, reaches a worker without gedkit; gedkit's own functions do not)
+    answers = client.run(exec, "import gedkit", workers=new, on_error="return")
+    failed = {address: answer for address, answer in answers.items()
+              if isinstance(answer, BaseException)}
+    checked.update(address for address in new if address in answers and address not in failed)
+    if failed:
+        address, why = next(iter(sorted(failed.items())))
+        more = f" (and {len(failed) - 1} more)" if len(failed) > 1 else ""
+        raise ClusterError(f"the Dask worker at {address}{more} cannot import gedkit "
+                           f"({said(why)}): install gedkit, with the same versions of its "
+                           "packages, where every worker runs")
+
+
+def _scattered(client: Any, packed: Any) -> Any:
+    """``packed`` broadcast to every worker of ``client``'s cluster, once they are known to
+    import gedkit; Dask's ``TimeoutError`` "No valid workers found" where none joined within
+    :data:`WORKER_WAIT` seconds, without the traceback an in-process scheduler logged."""
+    nthreads = workers_within(client)
+    if not nthreads:
+        raise TimeoutError("No valid workers found")
+    check_workers(client, nthreads)
+    return client.scatter(packed, broadcast=True, hash=False)
+
+
 @contextlib.contextmanager
 def stop_when_cancelled() -> Iterator[None]:
     """Inside a Dask task: once the task's client cancels it or goes away, every solve's
@@ -323,7 +383,7 @@ def run_tasks(client: Any, function: Callable, shared: Any, tasks: Iterator[tupl
     from distributed import as_completed
 
     packed = _OnePickle(shared)
-    remote = client.scatter(packed, broadcast=True, hash=False)
+    remote = _scattered(client, packed)
     running: dict[Any, tuple[Any, tuple, Any, int]] = {}  # future -> key, args, shared, tries
     completed = as_completed()
 
@@ -353,7 +413,7 @@ def run_tasks(client: Any, function: Callable, shared: Any, tasks: Iterator[tupl
                     # the shared data was lost with a worker that held the only copy (one that
                     # joined after the broadcast never got one): send it again, rerun the task
                     if used is remote:
-                        remote = client.scatter(packed, broadcast=True, hash=False)
+                        remote = _scattered(client, packed)
                     launch([(key, args)], tries + 1)
                     continue
                 value, error = None, exc

@@ -33,7 +33,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from gedkit.cluster import _OnePickle, _Pickled
+from gedkit.cluster import _OnePickle, _Pickled, check_workers
 from gedkit.errors import GedkitError
 
 __all__ = ["Runner", "run_direct", "running_calls"]
@@ -49,8 +49,6 @@ _GRACE = 2.0
 #: seconds to wait for a worker's runner to be made (a worker busy with long Dask tasks may
 #: not start one for a while: the job goes on without it)
 _MAKE_TIMEOUT = 30.0
-#: seconds a job waits for a first worker on a scheduler that has none
-_WORKER_WAIT = 30.0
 #: a worker's states in which its runners' watch ends
 _GONE = ("closing", "closed", "closing_gracefully", "failed")
 
@@ -196,6 +194,7 @@ def runners(client: Any) -> dict[str, _Held]:
             _HOMES.pop(closed, None)
         held = _RUNNERS.setdefault(client, {})
         nthreads = client.nthreads() or _first_worker(client)
+        check_workers(client, nthreads)  # (a runner cannot start where gedkit is missing)
         for address in list(held):
             if address not in nthreads or held[address].future.status != "finished":
                 del held[address]
@@ -224,23 +223,17 @@ def runners(client: Any) -> dict[str, _Held]:
 
 
 def _first_worker(client: Any) -> dict:
-    """``client.nthreads()`` once a worker has joined, waiting up to :data:`_WORKER_WAIT`
-    seconds, Ctrl-C heard between slices; else a :class:`~gedkit.errors.ClusterError` (a
-    search on a scheduler without workers waited for ever, deaf to its time limits)."""
-    from gedkit.budget import interrupted
+    """``client.nthreads()`` once a worker has joined (:func:`gedkit.cluster.workers_within`);
+    else a :class:`~gedkit.errors.ClusterError` (a search on a scheduler without workers
+    waited for ever, deaf to its time limits)."""
+    from gedkit.cluster import WORKER_WAIT, workers_within
     from gedkit.errors import ClusterError
 
-    until = time.monotonic() + _WORKER_WAIT
-    while time.monotonic() < until:
-        with contextlib.suppress(TimeoutError, asyncio.TimeoutError):
-            client.wait_for_workers(1, timeout=_SLICE * 4)
-        nthreads = client.nthreads()
-        if nthreads:
-            return nthreads
-        if interrupted():
-            raise KeyboardInterrupt
+    nthreads = workers_within(client)
+    if nthreads:
+        return nthreads
     raise ClusterError(f"no Dask worker joined the scheduler at {client.scheduler.address} "
-                       f"within {_WORKER_WAIT:.0f} s: start workers (dask worker ADDRESS)")
+                       f"within {WORKER_WAIT:.0f} s: start workers (dask worker ADDRESS)")
 
 
 def run_direct(client: Any, function: Callable, shared: Any, tasks: Iterator[tuple[Any, tuple]],

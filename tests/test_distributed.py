@@ -1134,9 +1134,9 @@ def test_a_search_on_a_scheduler_without_workers_is_one_error(monkeypatch):
     """A search sent to a scheduler with no worker: an error once none has joined within
     the wait (it waited for ever, deaf to its time limits, until killed)."""
     distributed = pytest.importorskip("distributed")
-    import gedkit.cluster_direct as cluster_direct
+    import gedkit.cluster as cluster
 
-    monkeypatch.setattr(cluster_direct, "_WORKER_WAIT", 1.0)
+    monkeypatch.setattr(cluster, "WORKER_WAIT", 1.0)
     coll = gedkit.Collection()
     coll.add(["CCO", "CCN", "CCC"])
     with distributed.LocalCluster(n_workers=0, processes=False) as cluster, \
@@ -1186,3 +1186,40 @@ def test_a_scheduler_that_cannot_read_the_tasks_stops_the_job_once(client, graph
     with pytest.raises(ClusterError, match=r"the Dask scheduler cannot read gedkit's tasks .* "
                                            r"install gedkit, with the same versions"):
         gedkit.pairwise(graphs[:4], client=client, **EXACT)
+
+
+@pytest.fixture()
+def without_gedkit(tmp_path):
+    """A cluster of its own: a scheduler here and one worker process started from a Python
+    that cannot import gedkit (a package of that name that raises, first on its path: gedkit
+    itself is installed on this machine)."""
+    fake = tmp_path / "path" / "gedkit"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("raise ImportError('No module named gedkit here')\n")
+    with distributed.LocalCluster(n_workers=0, protocol="tcp", dashboard_address=None,
+                                  silence_logs=logging.CRITICAL) as cluster, \
+            distributed.Client(cluster) as on:
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "distributed.cli.dask_worker", cluster.scheduler_address,
+             "--nthreads", "1", "--no-dashboard", "--no-nanny"],
+            env={**os.environ, "PYTHONPATH": str(fake.parent)}, cwd=tmp_path,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            on.wait_for_workers(1, timeout=60)
+            yield on
+        finally:
+            worker.terminate()
+            worker.wait(30)
+
+
+def test_a_worker_that_cannot_import_gedkit_is_one_error(without_gedkit, graphs, library):
+    """A worker started without gedkit: pairwise died with Dask's traceback from the
+    scatter, or waited for ever while that worker fetched the job's data again and again;
+    a search waited 31 s for its runner. Now each is one line at once."""
+    cannot = (r"^the Dask worker at tcp://\S+ cannot import gedkit \(No module named gedkit "
+              r"here\): install gedkit, .* where every worker runs$")
+    with pytest.raises(ClusterError, match=cannot):
+        gedkit.pairwise(graphs[:3], client=without_gedkit, **EXACT)
+    coll, queries = library
+    with pytest.raises(ClusterError, match=cannot):
+        coll.range(queries=queries[:2], tau=1, client=without_gedkit, **SEARCH)
