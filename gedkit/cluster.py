@@ -73,8 +73,10 @@ def on_scheduler(address: str | None) -> Iterator[Any]:
     try:
         yield client
     except (OSError, TimeoutError) as exc:  # (Dask's lost connections are OSErrors)
-        raise ClusterError(f"lost the Dask scheduler at {address} during the job "
-                           f"({said(exc)})") from None
+        error = ClusterError(f"lost the Dask scheduler at {address} during the job "
+                             f"({said(exc)})")
+        error.lost = True
+        raise error from None
     finally:
         with contextlib.suppress(Exception):  # a client whose scheduler is gone
             client.close()

@@ -503,7 +503,7 @@ def pairwise(
         error = ClusterError(
             f"{what}: {len(pairs) - counts['pending']} of {len(pairs)} pairs done, in the "
             f"error's result{kept}; the others have status 'pending'")
-        error.result, error.workers = result, workers
+        error.result, error.workers, error.lost = result, workers, True
         raise error from None
     if result.interrupted:
         counts = result.counts()

@@ -1223,3 +1223,36 @@ def test_a_worker_that_cannot_import_gedkit_is_one_error(without_gedkit, graphs,
     coll, queries = library
     with pytest.raises(ClusterError, match=cannot):
         coll.range(queries=queries[:2], tau=1, client=without_gedkit, **SEARCH)
+    # the command line: that line, and status 2 as for other errors (not 1: nothing was lost)
+    from gedkit.cli import main
+
+    address = without_gedkit.scheduler.address
+    assert main(["pairwise", "smiles:CCO", "smiles:CCN", "--scheduler", address]) == 2
+
+
+def test_a_collection_file_a_worker_cannot_open_is_an_error_not_an_interruption(
+        client, library, tmp_path, monkeypatch, capsys):
+    """A collection file at a path the workers do not have: one line and status 2 (it was
+    1, as for a lost scheduler), and --json lists no query as "interrupted" (every one was,
+    as if Ctrl-C had stopped them)."""
+    import dataclasses
+    import json
+
+    import gedkit.search.distributed as remote
+    from gedkit.cli import main
+
+    coll, queries = library
+    real = remote.source_of
+    elsewhere = str(tmp_path / "elsewhere.gdb")  # (the workers' view of the path)
+    monkeypatch.setattr(remote, "source_of", lambda coll: dataclasses.replace(
+        real(coll), token=elsewhere, path=elsewhere))
+    query_file = tmp_path / "queries.smi"
+    query_file.write_text("".join(f"{s} q{k}\n" for k, s in enumerate(queries)))
+    capsys.readouterr()
+    assert main(["search", coll.path, str(query_file), "--within", "1", "--json",
+                 "--scheduler", client.scheduler.address]) == 2
+    out, err = capsys.readouterr()
+    assert not [json.loads(line) for line in out.splitlines()
+                if json.loads(line)["interrupted"]]
+    said = [line for line in err.splitlines() if line.startswith("gedkit: ")]
+    assert len(said) == 1 and "cannot open" in said[0] and "elsewhere.gdb" in said[0], err

@@ -206,10 +206,10 @@ def run(args: argparse.Namespace) -> int:
         kept = (f"; the same command again continues from {args.out}" if args.out else
                 "; --out FILE keeps the pairs done for the same command to continue")
         what = lost_cluster(lost.workers, f" at {args.scheduler}")
-        raise ClusterError(f"{what}: "
-                           f"{len(result.pairs) - result.counts()['pending']:,} of "
-                           f"{counted(len(result.pairs), 'pair')} done, "
-                           f"{where}{kept}")
+        error = ClusterError(f"{what}: {len(result.pairs) - result.counts()['pending']:,} of "
+                             f"{counted(len(result.pairs), 'pair')} done, {where}{kept}")
+        error.lost = True
+        raise error
     if result.interrupted:
         print(f"gedkit: interrupted; the pairs done are kept ({summary})", file=sys.stderr)
         return 130

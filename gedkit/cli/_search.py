@@ -193,8 +193,10 @@ def run(args: argparse.Namespace) -> int:
     source.told()
     if failed is not None:
         if isinstance(failed, ClusterError):  # (its words say how many were answered)
-            raise ClusterError(failed.render(cli=True), "; what was found so far is "
-                               f"{_where(args)}" if tally.queries else "")
+            error = ClusterError(failed.render(cli=True), "; what was found so far is "
+                                 f"{_where(args)}" if tally.queries else "")
+            error.lost = failed.lost
+            raise error
         answered = (f"; the answers to the {counted(tally.queries, 'query', 'queries')} "
                     f"before it are {_where(args)}" if tally.queries else "")
         raise GedkitError(f"{failed}{answered}")
@@ -254,8 +256,11 @@ def _search_batches(source: QuerySource, search, value: float | int, kwargs: dic
                 # hit" from "not searched"
                 unreached = [_named(r, name) for r, name in
                              zip(results[len(started):], names[len(started):], strict=True)]
-                answers.not_started(unreached)
-                tally.unreached += len(unreached)
+                if lost is None or lost.lost:  # (a cluster that cannot run the search did
+                    # not stop these queries as Ctrl-C does: its error says so, and their
+                    # lines, "interrupted", would not)
+                    answers.not_started(unreached)
+                    tally.unreached += len(unreached)
                 if lost is not None:
                     raise lost
                 if interrupted():  # (also once every query of the batch was answered)

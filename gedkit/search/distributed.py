@@ -298,7 +298,7 @@ def _lost(exc: BaseException, results: list[SearchResult], queries: int) -> Clus
     answered = sum(not r.interrupted for r in results)
     error = ClusterError(f"{what}: {answered} of {queries} queries answered in full",
                          Words(", in the error's result", ""))
-    error.result, error.workers = results, workers
+    error.result, error.workers, error.lost = results, workers, True
     return error
 
 
