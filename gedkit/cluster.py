@@ -200,6 +200,8 @@ def workers_within(client: Any) -> dict:
     return nthreads
 
 
+#: seconds the workers have to say whether they can import gedkit
+CHECK_TIMEOUT = 30.0
 # each client's workers found able to import gedkit (looked at once per worker)
 _CHECKED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -213,8 +215,14 @@ def check_workers(client: Any, addresses: Iterable[str]) -> None:
     new = sorted(set(addresses) - checked)
     if not new:
         return
-    # (exec, a builtin, reaches a worker without gedkit; gedkit's own functions do not)
-    answers = client.run(exec, "import gedkit", workers=new, on_error="return")
+    try:
+        # (exec, a builtin, reaches a worker without gedkit; gedkit's own functions do not)
+        answers = client.run(exec, "import gedkit", workers=new, on_error="return",
+                             callback_timeout=CHECK_TIMEOUT)
+    except TimeoutError:  # (a worker whose event loop is stuck: the job would wait for it)
+        raise ClusterError(f"the Dask workers at {', '.join(new[:3])}"
+                           f"{' ...' if len(new) > 3 else ''} did not answer within "
+                           f"{CHECK_TIMEOUT:.0f} s whether they can import gedkit") from None
     failed = {address: answer for address, answer in answers.items()
               if isinstance(answer, BaseException)}
     checked.update(address for address in new if address in answers and address not in failed)

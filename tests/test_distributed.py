@@ -1230,6 +1230,22 @@ def test_a_worker_that_cannot_import_gedkit_is_one_error(without_gedkit, graphs,
     assert main(["pairwise", "smiles:CCO", "smiles:CCN", "--scheduler", address]) == 2
 
 
+def test_workers_that_do_not_answer_the_import_check_are_one_error():
+    """A worker whose event loop is stuck never answers whether it can import gedkit: the
+    check gives up after CHECK_TIMEOUT seconds with one line (it had no limit: a job would
+    have waited for ever)."""
+    from gedkit import cluster
+
+    class Silent:  # (Client.run's answer when its callback_timeout passes)
+        def run(self, *args, callback_timeout=None, **kwargs):
+            assert callback_timeout == cluster.CHECK_TIMEOUT
+            raise TimeoutError
+
+    with pytest.raises(ClusterError, match=r"^the Dask workers at tcp://a, tcp://b did not "
+                                           r"answer within 30 s whether they can import"):
+        cluster.check_workers(Silent(), ["tcp://b", "tcp://a"])
+
+
 def test_a_collection_file_a_worker_cannot_open_is_an_error_not_an_interruption(
         client, library, tmp_path, monkeypatch, capsys):
     """A collection file at a path the workers do not have: one line and status 2 (it was
