@@ -33,7 +33,8 @@ __all__ = [
     "KERNELS_OVER_MEMORY", "MEMORY_CAP", "NOTICE_AFTER", "NUMBA_START_BYTES", "PAIR_TIMEOUT",
     "TIME_LIMIT",
     "Budget", "Cut",
-    "Deadline", "InterruptedWarning", "LongRunNotice", "call_started", "cancelled_by",
+    "Deadline", "InterruptedWarning", "LongRunNotice", "answer_first", "call_started",
+    "cancelled_by",
     "check_number", "check_setup_fits", "forget_interrupt", "heuristic_stop",
     "interrupt_grace", "interrupted", "interruptible", "kernels_fit", "resident",
     "seconds_left", "solve_within", "time_ran_out", "within", "worker_interrupts",
@@ -469,10 +470,30 @@ class interruptible:
 
 def _on_interrupt(signum, frame):
     """The SIGINT handler inside :class:`interruptible`: a first Ctrl-C stops the solves, a
-    second one raises."""
+    second one raises (inside :func:`answer_first`, the third)."""
     if _INTERRUPT.is_set():
+        if _SPARED[0] > 0:
+            _SPARED[0] -= 1
+            return
         raise KeyboardInterrupt
     _INTERRUPT.set()
+
+
+#: second Ctrl-Cs :func:`_on_interrupt` lets pass (see :func:`answer_first`)
+_SPARED = [0]
+
+
+@contextmanager
+def answer_first() -> Iterator[None]:
+    """Within it, after a first Ctrl-C a second one does not raise: the solve under way
+    answers with what it found, as after one (a third raises). For a command that prints
+    one answer: a Ctrl-C pressed twice in quick succession, as people do, printed none, the
+    second one landing while the first one's search was winding down."""
+    _SPARED[0] = 1
+    try:
+        yield
+    finally:
+        _SPARED[0] = 0
 
 
 _on_interrupt._gedkit = True  # type: ignore[attr-defined]

@@ -134,6 +134,7 @@ def _draw_pair(result: Any, out: str, steps: bool) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from gedkit.api import ged
+    from gedkit.budget import answer_first
 
     options = solve_options(args, "memory", "threshold")
     if args.steps and args.draw is None:
@@ -144,8 +145,9 @@ def run(args: argparse.Namespace) -> int:
     fixed = [node_pair(text, g1, g2, "--fixed") for text in args.fixed]
     forbidden = [node_pair(text, g1, g2, "--forbidden") for text in args.forbidden]
     reading, timeout = left_after_reading(args, started)
-    result = ged(g1, g2, costs=args.costs, method=args.method, timeout=timeout, fixed=fixed,
-                 forbidden=forbidden, **options)
+    with answer_first():  # (Ctrl-C twice in quick succession: the answer so far printed)
+        result = ged(g1, g2, costs=args.costs, method=args.method, timeout=timeout,
+                     fixed=fixed, forbidden=forbidden, **options)
     result.time += reading  # what the command spent, its reading included
     drop = ("node_map", "edit_path") if args.no_path else ()
     text = "" if args.json else report(result, args.threshold, path=not args.no_path)

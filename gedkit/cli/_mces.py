@@ -66,6 +66,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from gedkit.budget import answer_first
     from gedkit.cli._args import parse_size
     from gedkit.mces.api import mces
 
@@ -81,7 +82,8 @@ def run(args: argparse.Namespace) -> int:
     with _cli_words(), undirected_only("MCES"):  # (--directed keep is no way out here)
         g1, g2 = read_pair(args)
     reading, timeout = left_after_reading(args, started)
-    result = mces(g1, g2, args.mces_method, timeout=timeout, **options)
+    with answer_first():  # (Ctrl-C twice in quick succession: the answer so far printed)
+        result = mces(g1, g2, args.mces_method, timeout=timeout, **options)
     result.time += reading  # what the command spent, its reading included
     drop = ("node_map", "edges", "fragments") if args.no_map else ()
     text = "" if args.json else report(result, mapping=not args.no_map)
