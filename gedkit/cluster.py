@@ -16,14 +16,16 @@ import logging
 import pickle
 import threading
 import time
+import uuid
 import weakref
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from gedkit.errors import ClusterError, GedkitError, MissingDependencyError, OptionError
 
 __all__ = ["as_client", "check_workers", "connect", "distributed", "on_scheduler", "parallelism",
-           "run_tasks", "stop_when_cancelled", "workers_within"]
+           "run_tasks", "stop_when_cancelled", "within_grace", "workers_within"]
 
 #: seconds the command line waits for a scheduler before giving up
 CONNECT_TIMEOUT = 30
@@ -246,9 +248,10 @@ def _scattered(client: Any, packed: Any) -> Any:
 
 
 @contextlib.contextmanager
-def stop_when_cancelled() -> Iterator[None]:
-    """Inside a Dask task: once the task's client cancels it or goes away, every solve's
-    budget within expires and :func:`gedkit.budget.interrupted` is true, as on Ctrl-C
+def stop_when_cancelled(job: str) -> Iterator[None]:
+    """Inside a Dask task: once the task's client cancels it or goes away, or stops its
+    ``job`` (:func:`_stop_job`, Ctrl-C), every solve's budget within expires and
+    :func:`gedkit.budget.interrupted` is true, as on Ctrl-C
     (:func:`gedkit.budget.cancelled_by`). Dask does not stop a task that is running: a
     stopped matrix's chunks (256 pairs, at a long per-pair limit hours of work) and a killed
     client's kNN tasks held the workers after the client was gone. Outside a Dask task it
@@ -275,7 +278,7 @@ def stop_when_cancelled() -> Iterator[None]:
     watcher = threading.Thread(target=watch, name="gedkit-task-cancel", daemon=True)
     watcher.start()
     try:
-        with cancelled_by(event):
+        with _stopped_with(job, event), cancelled_by(event):
             yield
     finally:
         finished.set()
@@ -283,6 +286,57 @@ def stop_when_cancelled() -> Iterator[None]:
 
 #: seconds between a running task's looks at whether it was cancelled
 _CANCEL_CHECK = 0.25
+
+# on a worker: the stops of the tasks running there, by job, and the jobs stopped lately: a
+# task of one that starts after its stop (queued there) stops at once, and the wind-down
+# ends as soon as the tasks in flight answer, not after the grace. A stopped job's tasks
+# left are cancelled within _GRACE seconds, so the last few jobs are enough to remember.
+_JOB_STOPS: dict[str, set[threading.Event]] = {}
+_STOPPED_JOBS: deque[str] = deque(maxlen=64)
+_JOBS_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def _stopped_with(job: str, stop: threading.Event) -> Iterator[None]:
+    """Within it, ``stop`` is set when ``job`` is stopped (at once where it was already)."""
+    with _JOBS_LOCK:
+        if job in _STOPPED_JOBS:
+            stop.set()
+        _JOB_STOPS.setdefault(job, set()).add(stop)
+    try:
+        yield
+    finally:
+        with _JOBS_LOCK:
+            stops = _JOB_STOPS[job]
+            stops.discard(stop)
+            if not stops:
+                del _JOB_STOPS[job]
+
+
+def _stop_job(job: str) -> None:
+    """On a worker (``client.run``): the tasks of ``job`` running there stop as on Ctrl-C,
+    their solves answering with what they found, and those that start later stop at once."""
+    with _JOBS_LOCK:
+        _STOPPED_JOBS.append(job)
+        stops = list(_JOB_STOPS.get(job, ()))
+    for stop in stops:
+        stop.set()
+
+
+#: seconds the tasks running at Ctrl-C are awaited, told to stop, for what they found
+_GRACE = 2.0
+
+
+def within_grace(take_next: Callable[[float], None], waiting: Callable[[], bool]) -> None:
+    """After Ctrl-C, a job's running tasks told to stop: ``take_next(seconds)`` takes what
+    comes back within ``seconds`` while ``waiting()``, for :data:`_GRACE` seconds at most; a
+    second Ctrl-C ends it at once, what came back before it kept (a job's tasks were dropped
+    whole: a range search 8 s into its shards answered "0 of 3 queries answered", a matrix
+    lost the pairs of every chunk running)."""
+    until = time.monotonic() + _GRACE
+    with contextlib.suppress(KeyboardInterrupt):
+        while waiting() and (left := until - time.monotonic()) > 0:
+            take_next(left)
 
 
 # times a task is sent again after the data shared by all tasks was lost with a worker
@@ -348,12 +402,30 @@ class _Pickled:
             return self.value
 
 
-def _call(function: Callable, shared: Any, *args: Any) -> Any:
-    """``function(shared, *args)`` on a worker (one in this process gets ``shared`` without
-    its pickling)."""
-    if isinstance(shared, _OnePickle):
-        return function(shared.value, *args)
-    return function(shared.get() if isinstance(shared, _Pickled) else shared, *args)
+def _call(job: str, function: Callable, shared: Any, *args: Any) -> Any:
+    """``function(shared, *args)`` on a worker, stopped once its task is cancelled or its
+    ``job`` stopped (:func:`stop_when_cancelled`); one in this process gets ``shared``
+    without its pickling."""
+    with stop_when_cancelled(job):
+        if isinstance(shared, _OnePickle):
+            return function(shared.value, *args)
+        return function(shared.get() if isinstance(shared, _Pickled) else shared, *args)
+
+
+def _finished(completed: Any, seconds: float) -> list[Any]:
+    """The futures of the ``as_completed`` set ``completed`` that have finished, waiting up
+    to ``seconds`` for one where none has."""
+    batch = completed.next_batch(block=False)
+    if batch:
+        return batch
+    woken = getattr(completed, "thread_condition", None)  # (notified as one finishes)
+    if woken is None:
+        time.sleep(min(seconds, 0.01))
+    else:
+        with woken:  # (looked at under its lock: a future finished meanwhile is not missed)
+            if not completed.has_ready():
+                woken.wait(timeout=seconds)
+    return completed.next_batch(block=False)
 
 
 def _heard(completed: Any) -> Iterator[Any]:
@@ -363,19 +435,11 @@ def _heard(completed: Any) -> Iterator[Any]:
     from gedkit.budget import interrupted
 
     while not completed.is_empty():
-        batch = completed.next_batch(block=False)
+        batch = _finished(completed, 0.25)
         if batch:
             yield from batch
-            continue
-        if interrupted():
+        elif interrupted():
             raise KeyboardInterrupt
-        woken = getattr(completed, "thread_condition", None)  # (notified as one finishes)
-        if woken is None:
-            time.sleep(0.01)
-            continue
-        with woken:  # (looked at under its lock: a future finished meanwhile is not missed)
-            if not completed.has_ready():
-                woken.wait(timeout=0.25)
 
 
 def run_tasks(client: Any, function: Callable, shared: Any, tasks: Iterator[tuple[Any, tuple]],
@@ -387,13 +451,17 @@ def run_tasks(client: Any, function: Callable, shared: Any, tasks: Iterator[tupl
     tasks before it found (kNN's k-th distance so far). ``done(key, value, error)`` is called
     in this thread as each task finishes, ``error`` the exception of a task that failed
     (Dask's ``KilledWorker`` for one that lost a worker every time it ran: the scheduler
-    runs the tasks of a lost worker again elsewhere first). On return or on an exception
-    (Ctrl-C included) the tasks still running are cancelled.
+    runs the tasks of a lost worker again elsewhere first). On Ctrl-C the tasks running are
+    told to stop (their solves answer with what they found, as on Ctrl-C here) and ``done``
+    gets the answers that come back within :data:`_GRACE` seconds (:func:`within_grace`)
+    before KeyboardInterrupt goes on; on return or on an exception the tasks still running
+    are cancelled.
     """
     from distributed import as_completed
 
     packed = _OnePickle(shared)
     remote = _scattered(client, packed)
+    job = uuid.uuid4().hex  # what its tasks are stopped by on the workers (_stop_job)
     running: dict[Any, tuple[Any, tuple, Any, int]] = {}  # future -> key, args, shared, tries
     completed = as_completed()
 
@@ -403,14 +471,22 @@ def run_tasks(client: Any, function: Callable, shared: Any, tasks: Iterator[tupl
         if not wave:
             return
         columns = zip(*(args for _, args in wave), strict=True)
-        futures = client.map(_call, [function] * len(wave), [remote] * len(wave),
-                             *map(list, columns), pure=False)
+        futures = client.map(_call, [job] * len(wave), [function] * len(wave),
+                             [remote] * len(wave), *map(list, columns), pure=False)
         for future, (key, args) in zip(futures, wave, strict=True):
             running[future] = (key, args, remote, tries)
             completed.add(future)
 
     def submit() -> None:
         launch(list(itertools.islice(tasks, max(0, window - len(running)))), 0)
+
+    def take_next(seconds: float) -> None:
+        """The answers of the stopped tasks that come back within ``seconds``, to ``done``
+        (a task that failed, or was lost, leaves its key undone)."""
+        for future in _finished(completed, seconds):
+            key = running.pop(future)[0]
+            if future.status == "finished":
+                done(key, future.result(), None)
 
     try:
         submit()
@@ -429,6 +505,11 @@ def run_tasks(client: Any, function: Callable, shared: Any, tasks: Iterator[tupl
                 value, error = None, exc
             done(key, value, error)
             submit()
+    except KeyboardInterrupt:
+        with contextlib.suppress(Exception):  # (a scheduler lost: nothing comes back anyway)
+            client.run(_stop_job, job)
+        within_grace(take_next, lambda: bool(running))
+        raise
     finally:
         if running:  # Ctrl-C (or an error here): the cluster stops what is left of this job
             client.cancel(list(running))

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import itertools
 import pickle
 import queue
@@ -33,7 +32,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from gedkit.cluster import _OnePickle, _Pickled, check_workers
+from gedkit.cluster import _OnePickle, _Pickled, check_workers, within_grace
 from gedkit.errors import GedkitError
 
 __all__ = ["Runner", "run_direct", "running_calls"]
@@ -44,8 +43,6 @@ _RELEASE_CHECK = 0.25
 _RESEND_TRIES = 3
 #: seconds the client waits for an answer before it looks whether Ctrl-C came
 _SLICE = 0.25
-#: seconds the tasks running at Ctrl-C are awaited, told to stop, for what they found
-_GRACE = 2.0
 #: seconds to wait for a worker's runner to be made (a worker busy with long Dask tasks may
 #: not start one for a while: the job goes on without it)
 _MAKE_TIMEOUT = 30.0
@@ -251,8 +248,7 @@ def run_direct(client: Any, function: Callable, shared: Any, tasks: Iterator[tup
     if not held:  # no worker started a runner in time: as Dask tasks, which wait for one
         from gedkit.cluster import run_tasks
 
-        return run_tasks(client, functools.partial(_as_task, function), shared, tasks, done,
-                         window)
+        return run_tasks(client, function, shared, tasks, done, window)
     homes = _HOMES.setdefault(client, {})
     blob = _OnePickle(shared).blob
     token = uuid.uuid4().hex
@@ -298,24 +294,24 @@ def run_direct(client: Any, function: Callable, shared: Any, tasks: Iterator[tup
                 return
             launch(*task, 0)
 
+    def take_next(seconds: float) -> None:
+        """The next answer of a stopped task, where one comes within ``seconds``, to
+        ``done`` (a task that failed leaves its key undone)."""
+        try:
+            ident, reply, failure = answers.get(timeout=seconds)
+        except queue.Empty:
+            return
+        key = running.pop(ident)[0]
+        if failure is None and reply[0]:
+            done(key, reply[1], None)
+
     def wind_down() -> None:
         """After Ctrl-C: the tasks running told to stop (they hand back what they found, as
-        a local worker's do), their answers taken for up to :data:`_GRACE` seconds; a second
-        Ctrl-C ends it at once (a range search's tasks 8 s into their shards were dropped
-        whole: "0 of 3 queries answered", where one process kept what it had found)."""
+        a local worker's do), their answers taken (:func:`gedkit.cluster.within_grace`)."""
         for address in sent & held.keys():
             with contextlib.suppress(Exception):
                 held[address].actor.end(token, True)
-        until = time.monotonic() + _GRACE
-        with contextlib.suppress(KeyboardInterrupt):
-            while running and time.monotonic() < until:
-                try:
-                    ident, reply, failure = answers.get(timeout=_SLICE)
-                except queue.Empty:
-                    continue
-                key = running.pop(ident)[0]
-                if failure is None and reply[0]:
-                    done(key, reply[1], None)
+        within_grace(take_next, lambda: bool(running))
 
     try:
         fill()
@@ -345,15 +341,6 @@ def run_direct(client: Any, function: Callable, shared: Any, tasks: Iterator[tup
         for address in sent & held.keys():  # its bytes freed; after Ctrl-C, its tasks stopped
             with contextlib.suppress(Exception):
                 held[address].actor.end(token, bool(running))
-
-
-def _as_task(function: Callable, shared: Any, *args: Any) -> Any:
-    """``function(shared, *args)`` as a Dask task, stopped as a runner's task is stopped
-    (here: once Dask cancels the task or its client goes away)."""
-    from gedkit.cluster import stop_when_cancelled
-
-    with stop_when_cancelled():
-        return function(shared, *args)
 
 
 async def _relay(call: Any, ident: int, answers: queue.SimpleQueue) -> None:

@@ -1266,16 +1266,18 @@ def _solve_chunk(worker: _PairSolver, chunk: np.ndarray) -> bytes:
     """A Dask task: the entries of one chunk (its pairs as rows of an array), in order, as
     one pickle. Dask would serialise a list of entries holding bytes (node maps) one entry
     at a time, and walk a list of pairs item by item when the task is built: about 18 ms of
-    the client's CPU per 256-pair task, 11% of a core on two workers at 1 ms a pair."""
-    from gedkit.cluster import stop_when_cancelled
-
+    the client's CPU per 256-pair task, 11% of a core on two workers at 1 ms a pair.
+    Stopped (Ctrl-C on the client, its client gone), it hands back the pairs done so far."""
     worker.prepare()
     entries = []
-    with stop_when_cancelled():
-        for i, j in chunk.tolist():
-            if interrupted():  # the client is gone or stopped the job: nobody waits
-                break
-            entries.append(worker.entry(i, j))
+    for i, j in chunk.tolist():
+        if interrupted():  # stopped: the pairs left stay pending
+            break
+        entry = worker.entry(i, j)
+        # a solve the stop cut short reads as one its time limit ended (this thread's budgets
+        # expired): marked as Ctrl-C marks it here, its pair stays pending (_Gather.pair),
+        # not "bounded" short of its limit
+        entries.append(entry._replace(interrupted=True) if interrupted() else entry)
     return pickle.dumps(entries, protocol=pickle.HIGHEST_PROTOCOL)
 
 
@@ -1288,7 +1290,8 @@ def _run_dask(worker: _PairSolver, chunks: Iterable, client: Any, parallel: int,
     """Run ``chunks`` as tasks on ``client``'s cluster (:func:`gedkit.cluster.run_tasks`),
     ``worker`` broadcast to every worker first; a few tasks per worker thread in flight. The
     scheduler runs again elsewhere the tasks of a worker that is lost; a chunk that loses
-    workers every time it runs (Dask's ``KilledWorker``) or raises fails its pairs."""
+    workers every time it runs (Dask's ``KilledWorker``) or raises fails its pairs. On
+    Ctrl-C the chunks running hand back the pairs they solved (``run_tasks``'s wind-down)."""
     from gedkit.cluster import run_tasks
 
     def done(chunk: list[tuple[int, int]], entries: Any, error: BaseException | None) -> None:
@@ -1307,11 +1310,8 @@ def _run_dask(worker: _PairSolver, chunks: Iterable, client: Any, parallel: int,
             entries = pickle.loads(entries)
             if isinstance(chunks, _PacedChunks):
                 chunks.learn(entries)
-            # a task cut short by its cancellation (see _solve_chunk) is never waited for;
-            # should one come back all the same, its pairs left out fail rather than vanish
-            entries += [_Entry.failed("its Dask task was cancelled")] * (len(chunk)
-                                                                         - len(entries))
-        for (i, j), entry in zip(chunk, entries, strict=True):
+        # a chunk stopped by Ctrl-C (see _solve_chunk) leaves its pairs not reached pending
+        for (i, j), entry in zip(chunk, entries, strict=False):
             gather.pair(i, j, entry)
         gather.chunk_done()
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib
 import logging
 import os
+import pickle
 import re
 import sqlite3
 import subprocess
@@ -184,17 +185,15 @@ def test_shared_data_lost_with_its_only_worker_is_sent_again(killable, tmp_path,
 def test_shared_data_reaches_a_worker_as_bytes_unpickled_once_by_its_tasks():
     # Dask unpickling the shared job as it arrived held a search's first tasks back ~12 ms;
     # the tasks unpickle it themselves, once per broadcast a worker holds
-    import pickle
-
     from gedkit.cluster import _call, _OnePickle
 
     packed = _OnePickle({"graphs": [1, 2, 3]})
     arrived = pickle.loads(pickle.dumps(packed))
     assert not isinstance(arrived, _OnePickle) and arrived.blob == packed.blob
-    first = _call(lambda shared, k: (shared, k), arrived, 7)
-    again = _call(lambda shared: shared, arrived)  # the job's next task on that worker
+    first = _call("job", lambda shared, k: (shared, k), arrived, 7)
+    again = _call("job", lambda shared: shared, arrived)  # the job's next task on that worker
     assert first == ({"graphs": [1, 2, 3]}, 7) and again is first[0]
-    assert _call(lambda shared: shared, packed) is packed.value  # here: not pickled at all
+    assert _call("job", lambda shared: shared, packed) is packed.value  # here: not pickled
 
 
 def test_a_results_file_from_the_cluster_resumes_locally(client, graphs, tmp_path):
@@ -857,6 +856,7 @@ def test_a_cancelled_task_frees_its_worker(client):
     the client cancelled it (or went away), so a stopped job does not hold the workers."""
     import time
 
+    from gedkit.cluster import _call
     from gedkit.costs import get as get_costs
     from gedkit.pairwise import _PairSolver, _solve_chunk
     from gedkit.solvers import get_solver
@@ -867,7 +867,8 @@ def test_a_cancelled_task_frees_its_worker(client):
                          True)
     pairs = np.array([(0, 1)] * 400, dtype=np.int64)  # ~20 s of 50 ms solves
     worker = next(iter(client.scheduler_info()["workers"]))
-    future = client.submit(_solve_chunk, solver, pairs, pure=False, workers=[worker])
+    future = client.submit(_call, "job", _solve_chunk, solver, pairs, pure=False,
+                           workers=[worker])  # (as run_tasks sends it)
     time.sleep(2.0)
     client.cancel([future])
     start = time.perf_counter()
@@ -992,20 +993,15 @@ def test_ctrl_c_heard_as_a_flag_stops_the_wait_for_the_cluster(client, runners):
     """Ctrl-C (or SIGTERM on the command line) inside an ``interruptible()`` caller sets a
     flag instead of raising, as in ``gedkit search``'s batches: the wait for the cluster's
     answers hears it (a search on the cluster ran on to its end, 59 s after Ctrl-C)."""
-    import functools
     import signal
     import threading
     import time
 
     from gedkit.budget import interruptible
     from gedkit.cluster import run_tasks
-    from gedkit.cluster_direct import _as_task, run_direct, running_calls
+    from gedkit.cluster_direct import run_direct, running_calls
 
-    def as_tasks(client, function, *rest):  # as run_direct sends them when no runner
-        # starts: Dask tasks, stopped once cancelled
-        return run_tasks(client, functools.partial(_as_task, function), *rest)
-
-    run = run_direct if runners else as_tasks
+    run = run_direct if runners else run_tasks  # (as run_direct sends them without runners)
     timer = threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT))
     start = time.perf_counter()
     timer.start()
@@ -1167,6 +1163,100 @@ def test_ctrl_c_keeps_what_the_running_tasks_found(client):
     finally:
         timer.cancel()
     assert sorted(kept) == [("a", None), ("b", None)]
+
+
+def test_ctrl_c_keeps_the_pairs_the_running_chunks_solved(client, tmp_path, monkeypatch):
+    """After Ctrl-C a pairwise job's chunks running on the workers are told to stop and hand
+    back the pairs they solved, as a local Ctrl-C keeps every pair done: Dask cancelled them,
+    and up to 256 pairs a chunk (~2 s of work each) were lost. The pair a chunk's stop cut
+    short stays pending (not "bounded" before its time limit), as do its pairs not reached,
+    not failed; the results file holds the pairs kept, for a resumed run to do the rest."""
+    import signal
+    import threading
+    import warnings
+
+    import gedkit.cluster
+    from gedkit.budget import interruptible
+
+    rng = np.random.default_rng(3)  # 16 nodes: A* runs each pair to its time limit
+    slow = [random_graph(rng, 16, node_values="CNO", edge_values=(1, 2), name=f"s{k}")
+            for k in range(10)]
+    chunks, real = [], gedkit.cluster.run_tasks
+    # Ctrl-C once the first chunk is in and the next ones are under way
+    timer = threading.Timer(0.8, os.kill, (os.getpid(), signal.SIGINT))
+
+    def spied(client, function, shared, tasks, done, window):
+        def seen(chunk, value, error):
+            if not chunks:
+                timer.start()
+            chunks.append((len(chunk), len(pickle.loads(value)) if error is None else None))
+            done(chunk, value, error)
+
+        return real(client, function, shared, tasks, seen, window)
+
+    monkeypatch.setattr(gedkit.cluster, "run_tasks", spied)
+    out = tmp_path / "pairs.sqlite"
+    try:
+        with interruptible(), warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always")
+            result = gedkit.pairwise(slow, method="astar", timeout=0.2, chunk_size=8,
+                                     client=client, out=out, progress=False)
+    finally:
+        timer.cancel()
+    assert result.interrupted and any("interrupted" in str(w.message) for w in said)
+    # the chunks running at Ctrl-C came back with the pairs they had solved
+    assert any(0 < got < size for size, got in chunks), chunks
+    counts = result.counts()
+    assert counts["failed"] == 0 and counts["pending"] > 0, counts
+    solved = [(i, j) for i, j in result.pairs.tolist() if i != j]
+    done = [(i, j) for i, j in solved if result.status[i, j] != "pending"]
+    assert len(done) > sum(got for size, got in chunks if got == size)
+    # no pair is "bounded" short of its time limit: the one a stop cut short is pending
+    assert all(result.time[i, j] >= 0.2 or result.status[i, j] == "optimal" for i, j in done)
+    with sqlite3.connect(out) as db:
+        stored = set(db.execute("SELECT i, j FROM pairs WHERE i != j").fetchall())
+    assert stored == set(done)  # (a resumed run solves the pending ones)
+
+
+def _ignores_stops(shared, seconds):
+    """A task that runs ``seconds`` whatever it is told (a stand-in for a step that does not
+    look at its budget)."""
+    import time
+
+    time.sleep(seconds)
+    return seconds
+
+
+def test_a_second_ctrl_c_ends_the_wait_for_the_stopped_tasks(client, monkeypatch):
+    """After Ctrl-C the job waits a while for what its stopped tasks found; a second Ctrl-C
+    ends that wait at once, keeping what came back before it."""
+    import signal
+    import threading
+
+    import gedkit.cluster
+    from gedkit.budget import interruptible
+    from gedkit.cluster import run_tasks
+
+    monkeypatch.setattr(gedkit.cluster, "_GRACE", 60.0)  # only the second Ctrl-C ends it
+    kept = []
+
+    def both(shared, key, seconds):
+        return (_spin if key == "stops" else _ignores_stops)(shared, seconds)
+
+    def done(key, value, error):
+        kept.append(key)
+        os.kill(os.getpid(), signal.SIGINT)  # the second Ctrl-C, once the first task is in
+
+    timer = threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with interruptible(), pytest.raises(KeyboardInterrupt):
+            run_tasks(client, both, None,
+                      iter([("stops", ("stops", 60.0)), ("runs on", ("runs on", 4.0))]),
+                      done, 2)
+    finally:
+        timer.cancel()
+    assert kept == ["stops"]
 
 
 def test_a_scheduler_that_cannot_read_the_tasks_stops_the_job_once(client, graphs,
