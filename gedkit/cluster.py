@@ -507,7 +507,8 @@ def run_tasks(client: Any, function: Callable, shared: Any, tasks: Iterator[tupl
             submit()
     except KeyboardInterrupt:
         with contextlib.suppress(Exception):  # (a scheduler lost: nothing comes back anyway)
-            client.run(_stop_job, job)
+            # (within the grace: a worker that does not answer is not waited for longer)
+            client.run(_stop_job, job, callback_timeout=_GRACE)
         within_grace(take_next, lambda: bool(running))
         raise
     finally:
