@@ -155,13 +155,14 @@ def label_text(label: Any, width: int = 24) -> str:
 
 def relabel_texts(a: Any, b: Any, width: int = 24) -> tuple[str, str]:
     """The texts of a relabelling's two labels: :func:`label_text`'s, or, where those read
-    alike (1 and "1", "" and None), as Python writes them.
+    alike (1 and "1", "" and None, "C  " and "C": IAM's padded atom symbols against a
+    SMILES molecule's), as Python writes them.
 
-    >>> relabel_texts("C", "N"), relabel_texts(1, "1")
-    (('C', 'N'), ('1', "'1'"))
+    >>> relabel_texts("C", "N"), relabel_texts(1, "1"), relabel_texts("C  ", "C")
+    (('C', 'N'), ('1', "'1'"), ("'C  '", "'C'"))
     """
     ta, tb = label_text(a, width), label_text(b, width)
-    if ta == tb:
+    if ta.strip() == tb.strip():
         ta, tb = (text if len(text) <= width else text[: width - 1] + "…"
                   for text in (repr(a), repr(b)))
     return ta, tb

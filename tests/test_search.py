@@ -1627,6 +1627,10 @@ def test_merged_nearest_are_certified_as_a_whole_search_would_be():
                         timed_out=True)
     merged = merge([SearchResult("knn", "q", 2, near, certified=True), late])
     assert not merged.certified and merged.uncertain == ["a", "b"] and merged.timed_out
+    # ... but a proven distance 0, which nothing beats
+    same = [Hit("z", 0.0, 0.0, 0.0, True), Hit("y", 0.0, 0.0, 0.0, True)]
+    merged = merge([SearchResult("knn", "q", 2, same, certified=True), late])
+    assert merged.certified and merged.uncertain == [] and merged.ids == ["z", "y"]
     # MCES: similarity, larger first; the far shard's upper bounds are below the k-th
     top = [Hit("a", 0.9, 0.9, 0.9, True), Hit("b", 0.8, 0.8, 0.8, True)]
     low = SearchResult("mces_knn", "q", 2, [Hit("c", 0.1, 0.1, 0.3, False)], [], False, ["c"])

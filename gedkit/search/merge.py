@@ -24,7 +24,8 @@ def merge(results: Sequence[SearchResult]) -> SearchResult:
     kept is proven and no graph a shard left undecided, nor a hit left out, could still beat
     the k-th (a shard's own k-th, which bounded what it ruled out, is no nearer than the
     overall k-th; a shard uncertain far beyond the overall k-th costs the answer nothing),
-    and no shard stopped before reaching every graph that could (its time limit, Ctrl-C);
+    and no shard stopped before reaching every graph that could (its time limit, Ctrl-C;
+    then only a proven distance 0, or similarity 1, is certain);
     graphs
     tied on both keep the order of ``results`` (a search of the whole collection breaks such
     ties by its filters' bounds and its own order, which the answers do not carry: at a
@@ -105,11 +106,13 @@ def _nearest(results: Sequence[SearchResult], ranked: list[Hit], stats: dict,
     uncertain = in_hits_order(hits, [*(h.id for h in hits if not h.optimal), *beaten])
     # a shard stopped before its scan's end (time limit, Ctrl-C) marks all its hits
     # uncertain: graphs it never reached, of bounds its answer does not carry, may beat any
+    # hit but a proven best possible one (distance 0, similarity 1)
     stopped = any((r.interrupted or r.timed_out) and not r.certified
                   and set(r.uncertain) == {h.id for h in r.hits} for r in results)
     if stopped:
-        uncertain = [h.id for h in hits]
-    certified = not uncertain and not undecided and not stopped
+        best = 1.0 if similar else 0.0
+        uncertain = [h.id for h in hits if not (h.optimal and h.distance == best)]
+    certified = not uncertain and not undecided and not (stopped and len(hits) < k)
     return SearchResult(first.kind, first.query, first.parameter, hits, undecided, certified,
                         uncertain, stats, any(r.interrupted for r in results) and not certified,
                         timed_out)
