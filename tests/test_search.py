@@ -2958,6 +2958,10 @@ def test_queries_may_be_a_file_as_on_the_command_line(tmp_path):
         coll.range(queries="nofile.smi", tau=1)
     with pytest.raises(gedkit.errors.FormatError, match="no graph with id 'nope'"):
         coll.range(queries=f"{built}#nope", tau=1)
+    empty = tmp_path / "empty.smi"
+    empty.write_text("")
+    with pytest.raises(gedkit.errors.FormatError, match=r"empty\.smi: the file holds no graph"):
+        coll.range(queries=empty, tau=1)
     other = Collection(node_label="symbol")
     other.add([gedkit.Graph({0: "C"})])
     with pytest.raises(OptionError, match=r"built with node_label=None and this one with "

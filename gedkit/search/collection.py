@@ -934,13 +934,21 @@ class Collection:
                 for graph_id, g in chosen:  # (graphs decoded for this call: renamed freely)
                     g.name = str(graph_id)
                     found.append(g)
-                return found
+            if not found:
+                raise FormatError(f"{head}: the collection holds no graph")
+            return found
         notice = Unlabelled()
         with undirected_only("a collection search"):
             try:
                 found.extend(read_graphs(path, notice, *labels_for(path, *mine)))
             except GedkitError as err:
-                raise with_collection_labels(err, mine) from None
+                err = with_collection_labels(err, mine)
+                # (format= and errors= are read_all's, not a search's)
+                raise type(err)(*err.args, "; to read the file otherwise (format=, "
+                                "errors='skip'), pass gedkit.read_all(...)'s graphs as "
+                                "queries=") from None
+        if not found:  # (as gedkit search says it: not an empty answer)
+            raise FormatError(f"{os.fspath(path)}: the file holds no graph")
         notice.warn()
         return found
 
