@@ -360,8 +360,24 @@ def _check_data(path: Path, made: dict[str, Any] | None, asked: dict[str, Any] |
             was, now = _option_value(before), _option_value(value)
             raise OptionError(
                 f"{path} was trained with {option} {was}, not {now} (another training or "
-                f"validation set); resume with {option} {was}, or train afresh without "
-                "resuming")
+                f"validation set); resume {_as_before(option, before)}, or train afresh "
+                "without resuming")
+
+
+def _as_before(option: str, value: Any) -> str:
+    """How a resume gives ``option`` its checkpoint's ``value`` back, in the command's words
+    ("with --max-nodes none" named a value the flag refuses).
+
+    >>> _as_before("--pairs", 30), _as_before("--max-nodes", None)
+    ('with --pairs 30', 'without --max-nodes')
+    >>> _as_before("--keep-unproven", False), _as_before("--data (file sizes)", [3, 4])
+    ('without --keep-unproven', 'with the --data files as they were')
+    """
+    if " (" in option:  # (a fact of the option's files, not a value it takes)
+        return f"with the {option.split(' (')[0]} files as they were"
+    if value is None or value is False or value == []:
+        return f"without {option}"
+    return "with " + option + ("" if value is True else f" {_option_value(value)}")
 
 
 def _option_value(value: Any) -> str:
