@@ -210,12 +210,25 @@ class UnlabelledWarning(UserWarning):
     a.json: nodes and edges compared unlabelled, as no label was named, although the nodes
     have attributes 'atom', 'charge' and the edges attribute 'bond'; choose the labels with
     --node-label atom --edge-label bond (a comma list, or '*' for all of them)
+
+    ``searched``: the collection the graphs are queries of, whose labels were chosen when it
+    was built (a search refuses others):
+
+    >>> print(UnlabelledWarning("q.gxl", ["symbol"], searched="lib.gdb").render(cli=True))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    q.gxl: nodes compared unlabelled, as no node label was named, although the nodes have
+    attribute 'symbol'; a search reads its queries with the labels lib.gdb was built with: to
+    compare by these attributes, build it with --node-label symbol (a comma list, or '*' for
+    all of them)
     """
 
     def __init__(self, source: str, node_attributes: Sequence[str] = (),
                  edge_attributes: Sequence[str] = (), node_label: str | None = None,
-                 edge_label: str | None = None):
+                 edge_label: str | None = None, searched: str | None = None):
         super().__init__(source, tuple(node_attributes), tuple(edge_attributes))
+        # the collection whose labels the graphs were read with, as queries: the labels are
+        # chosen when it is built, not when it is searched (a search refuses them)
+        self.searched = searched
         self.source = source
         self.node_attributes = tuple(node_attributes)
         self.edge_attributes = tuple(edge_attributes)
@@ -241,7 +254,7 @@ class UnlabelledWarning(UserWarning):
         parts: list[Any] = [
             f"{self.source}: {' and '.join(f'{which}s' for which, _ in sides)} compared "
             f"unlabelled, as no {named}label was named, although {' and '.join(have)}; ",
-            Words("name the labels with ", "choose the labels with "),
+            self._advice(Words("name the labels with ", "choose the labels with ")),
         ]
         for k, option in enumerate(advice):
             parts += [Words(", ", " ") if k else "", option]
@@ -272,12 +285,22 @@ class UnlabelledWarning(UserWarning):
                          f"first {which}s read, leaving out " if label is not None else
                          f"{which}s compared unlabelled, although they have attributes ")
             parts.append(", ".join(map(repr, left)))
-        parts.append(Words("; name the labels to compare by them whatever the order of the "
-                           "graphs, e.g. ", "; name the labels to compare by them whatever "
-                           "the order of the files, e.g. "))
+        parts.append("; ")
+        parts.append(self._advice(Words("name the labels to compare by them whatever the "
+                                        "order of the graphs, e.g. ", "name the labels to "
+                                        "compare by them whatever the order of the files, "
+                                        "e.g. ")))
         for k, (which, label) in enumerate(taken):
             parts += [Words(", ", " ") if k else "", Option(f"{which}_label", label)]
         return render(parts, cli)
+
+    def _advice(self, usual: Words) -> Words | str:
+        """How the advice begins: ``usual``, or, for a search's queries, that the
+        collection's labels are chosen when it is built."""
+        if self.searched is None:
+            return usual
+        return (f"a search reads its queries with the labels {self.searched} was built with: "
+                "to compare by these attributes, build it with ")
 
     def __str__(self) -> str:
         return self.render()

@@ -291,7 +291,7 @@ def _notice(args: argparse.Namespace) -> Unlabelled:
 
 def _note(args: argparse.Namespace) -> None:
     """Print the note of attributes left out, once per command."""
-    warning = _notice(args).warning()
+    warning = _notice(args).warning(getattr(args, "searched", None))
     if warning is not None and not getattr(args, "unlabelled_noted", False):
         args.unlabelled_noted = True
         print(f"gedkit: note: {warning.render(cli=True)}", file=sys.stderr)

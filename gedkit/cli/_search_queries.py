@@ -124,6 +124,7 @@ def read_queries(text: str, coll: Collection, args: argparse.Namespace) -> Query
     from gedkit.inputs import as_graph
 
     labels = (coll.node_label, coll.edge_label)
+    args.searched = args.lib  # (the note on attributes left out advises building it anew)
     found = _collection_file(text)
     if found is not None:
         return _from_collection(*found, labels, args)

@@ -138,8 +138,9 @@ class Unlabelled:
             self._sources[source] = None
             self._count = count
 
-    def warning(self) -> UnlabelledWarning | None:
-        """The warning to give, or None when no attribute was left out."""
+    def warning(self, searched: str | None = None) -> UnlabelledWarning | None:
+        """The warning to give, or None when no attribute was left out; ``searched``: the
+        collection the graphs are queries of (see :class:`~gedkit.errors.UnlabelledWarning`)."""
         if not self._sources:
             return None
         sources = list(self._sources)
@@ -151,11 +152,11 @@ class Unlabelled:
         taken = [label if left else None
                  for label, left in zip(self.taken(), (nodes, edges), strict=True)]
         return UnlabelledWarning(where, list(dict.fromkeys(nodes)), list(dict.fromkeys(edges)),
-                                 *taken)
+                                 *taken, searched=searched)
 
-    def warn(self) -> None:
+    def warn(self, searched: str | None = None) -> None:
         """Give the warning, if any, attributed to the caller outside gedkit."""
-        warning = self.warning()
+        warning = self.warning(searched)
         if warning is not None:
             warn(warning)
 

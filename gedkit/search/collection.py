@@ -877,7 +877,7 @@ class Collection:
                     f"with {what}={given!r} would not be comparable")
         if isinstance(items, os.PathLike) or (isinstance(items, str)
                                               and is_file_reference(items)):
-            items = self._file_queries(items, mine)
+            items = self._file_queries(items, mine, self._store.where)
         if isinstance(items, Collection):
             _check_comparable(mine, items)
         if isinstance(items, str):  # (neither a file nor FILE#ID of one)
@@ -915,11 +915,12 @@ class Collection:
         return graphs
 
     @staticmethod
-    def _file_queries(path: str | os.PathLike, mine: tuple) -> list[Graph]:
+    def _file_queries(path: str | os.PathLike, mine: tuple, searched: str) -> list[Graph]:
         """The graphs of the file ``path`` as queries (``queries="q.smi"``): a collection
         file's (``FILE#ID``: that one graph), named by their ids, its labels checked against
         ``mine`` (this collection's); another file's read with ``mine``, as the command line
-        reads a query file."""
+        reads a query file; ``searched``: this collection, as a note on attributes left out
+        names it."""
         from gedkit.io import labels_for, read_graphs
         from gedkit.io.common import Unlabelled, split_reference, undirected_only
         from gedkit.io.gdb import find_id, is_collection_file
@@ -949,7 +950,7 @@ class Collection:
                                 "queries=") from None
         if not found:  # (as gedkit search says it: not an empty answer)
             raise FormatError(f"{os.fspath(path)}: the file holds no graph")
-        notice.warn()
+        notice.warn(searched)
         return found
 
 
