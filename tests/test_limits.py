@@ -293,6 +293,29 @@ def test_edited_kernel_sources_forget_all_compiled_code(tmp_path, monkeypatch):
     assert (cache / "search.range-3.py311.nbi").exists()
 
 
+def test_processes_saving_one_kernels_compiled_code_at_once_keep_every_entry(tmp_path):
+    """numba names a new entry's data file after the entries its index holds: two compile
+    processes saving one shared kernel's code at once both wrote ``.1.nbc``, the second's
+    over the first's, and a fresh install's warm-up then failed loading one signature's
+    code for the other. Saved one process at a time (warm._serialised_cache_saves), every
+    entry keeps its own file."""
+    code = textwrap.dedent(f"""
+        import sys
+        from numba.core.caching import IndexDataCacheFile
+        from gedkit._kernels import warm
+        warm._serialised_cache_saves()
+        cache = IndexDataCacheFile({str(tmp_path)!r}, "kernel", "stamp")
+        for k in range(150):
+            cache.save((sys.argv[1], k), sys.argv[1] * k)
+    """)
+    procs = [subprocess.Popen([sys.executable, "-c", code, who]) for who in "ab"]
+    assert [p.wait(60) for p in procs] == [0, 0]
+    from numba.core.caching import IndexDataCacheFile
+
+    cache = IndexDataCacheFile(str(tmp_path), "kernel", "stamp")
+    assert all(cache.load((who, k)) == who * k for who in "ab" for k in range(150))
+
+
 def test_ctrl_c_in_warm_up_stops_its_compile_processes(terminal_ctrl_c, monkeypatch):
     """Ctrl-C while `gedkit warmup` waits on its compile processes stops them too: they
     compiled on after the command had returned, then wrote tracebacks (a broken pipe) to the

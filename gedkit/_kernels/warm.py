@@ -405,11 +405,39 @@ class _CompileLock:
             self.file.close()  # releases the lock
 
 
+def _serialised_cache_saves() -> None:
+    """numba's saves of compiled code, one process at a time per cache folder (on its
+    ``save.lock``). A save reads the function's index, names its data file after the
+    entries there and writes both: two processes compiling one shared kernel side by side
+    (``_counts_in``, which both the GED and the MCES families call, at two dtypes) each
+    named theirs ``.1.nbc``, the second overwrote the first's code, and every process after
+    them loaded one signature's code for the other ("Invalid use of ... Known signatures"),
+    a fresh install's ``gedkit warmup`` failing until the cache was deleted."""
+    from numba.core import caching
+
+    save = caching.IndexDataCacheFile.save
+    if getattr(save, "_gedkit", False):
+        return
+    try:
+        import fcntl
+    except ImportError:  # (no advisory locks: as numba does it)
+        return
+
+    def locked_save(self, key, data):
+        with open(os.path.join(self._cache_path, "save.lock"), "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # (released as the file closes)
+            save(self, key, data)
+
+    locked_save._gedkit = True  # type: ignore[attr-defined]
+    caching.IndexDataCacheFile.save = locked_save
+
+
 def _compile(families: Iterable[str]) -> dict[str, float]:
     """Compile ``families`` in this process, writing their markers; seconds per family."""
     spent = {}
     folder = marker_dir()
     folder.mkdir(parents=True, exist_ok=True)
+    _serialised_cache_saves()
     _forget_stale_code()
     for family in families:
         tick = time.perf_counter()
