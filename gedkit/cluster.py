@@ -22,7 +22,13 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from gedkit.errors import ClusterError, GedkitError, MissingDependencyError, OptionError
+from gedkit.errors import (
+    ClusterError,
+    ClusterLost,
+    GedkitError,
+    MissingDependencyError,
+    OptionError,
+)
 
 __all__ = ["as_client", "check_workers", "connect", "distributed", "on_scheduler", "parallelism",
            "run_tasks", "stop_when_cancelled", "within_grace", "workers_within"]
@@ -75,10 +81,8 @@ def on_scheduler(address: str | None) -> Iterator[Any]:
     try:
         yield client
     except (OSError, TimeoutError) as exc:  # (Dask's lost connections are OSErrors)
-        error = ClusterError(f"lost the Dask scheduler at {address} during the job "
-                             f"({said(exc)})")
-        error.lost = True
-        raise error from None
+        raise ClusterLost(f"lost the Dask scheduler at {address} during the job "
+                          f"({said(exc)})") from None
     finally:
         with contextlib.suppress(Exception):  # a client whose scheduler is gone
             client.close()

@@ -22,6 +22,7 @@ from typing import Any
 
 __all__ = [
     "ClusterError",
+    "ClusterLost",
     "CostModelError",
     "FormatError",
     "GedkitError",
@@ -134,17 +135,19 @@ class OptionError(GedkitError, ValueError):
 
 
 class ClusterError(GedkitError, RuntimeError):
-    """A Dask cluster failed a job: ``lost``, its scheduler or every worker was lost during
-    it (the command line exits with status 1); else the cluster cannot run the job (a worker
-    without gedkit, a collection file a worker cannot open: status 2, as for other errors).
-    ``result``: what the job had done by then, where it has something to give
-    (:func:`gedkit.pairwise`: the pairs done, the others ``pending``), else None;
-    ``workers``: whether what was lost is every worker (the scheduler left without one), not
-    the scheduler."""
+    """A Dask cluster cannot run a job (a worker without gedkit, a collection file a worker
+    cannot open: the command line exits with status 2, as for other errors), or lost it
+    (:class:`ClusterLost`). ``result``: what the job had done by then, where it has something
+    to give (:func:`gedkit.pairwise`: the pairs done, the others ``pending``), else None."""
 
     result: object = None
     workers: bool = False
-    lost: bool = False
+
+
+class ClusterLost(ClusterError):
+    """The job's Dask scheduler, or every worker, was lost during it: the cluster failed, not
+    the caller's input (the command line exits with status 1). ``workers``: whether what was
+    lost is every worker (the scheduler left without one), not the scheduler."""
 
 
 class MissingDependencyError(GedkitError, ImportError):

@@ -58,6 +58,7 @@ from gedkit.budget import (
 )
 from gedkit.errors import (
     ClusterError,
+    ClusterLost,
     GedkitError,
     GraphError,
     OptionError,
@@ -500,10 +501,10 @@ def pairwise(
         kept = f" (and in {result.out})" if result.out else ""
         workers = _no_workers(lost)
         what = lost_cluster(workers, why=said(lost))
-        error = ClusterError(
+        error = ClusterLost(
             f"{what}: {len(pairs) - counts['pending']} of {len(pairs)} pairs done, in the "
             f"error's result{kept}; the others have status 'pending'")
-        error.result, error.workers, error.lost = result, workers, True
+        error.result, error.workers = result, workers
         raise error from None
     if result.interrupted:
         counts = result.counts()

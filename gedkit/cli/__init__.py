@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from gedkit import __version__
-from gedkit.errors import ClusterError, GedkitError
+from gedkit.errors import ClusterError, ClusterLost, GedkitError
 
 __all__ = ["build_parser", "main"]
 
@@ -133,9 +133,9 @@ def _command(argv: list[str]) -> int:
         # complaining again when it flushes stdout at exit
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115
         return 0
-    except ClusterError as exc:  # lost: the job's cluster failed, not its input
+    except ClusterError as exc:  # (lost: the job's cluster failed, not its input: status 1)
         print(f"gedkit: error: {_one_line(exc)}", file=sys.stderr)
-        return 1 if exc.lost else 2
+        return 1 if isinstance(exc, ClusterLost) else 2
     except (GedkitError, OSError) as exc:
         print(f"gedkit: error: {_one_line(exc)}", file=sys.stderr)
         return 2

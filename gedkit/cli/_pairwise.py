@@ -22,7 +22,7 @@ from gedkit.cli._inputs import (
     read_file,
     tell_skipped,
 )
-from gedkit.errors import ClusterError, GedkitError, OptionError, counted
+from gedkit.errors import ClusterError, ClusterLost, GedkitError, OptionError, counted
 
 if TYPE_CHECKING:  # numpy and the solvers load when the command runs
     from gedkit.graph import Graph
@@ -206,10 +206,8 @@ def run(args: argparse.Namespace) -> int:
         kept = (f"; the same command again continues from {args.out}" if args.out else
                 "; --out FILE keeps the pairs done for the same command to continue")
         what = lost_cluster(lost.workers, f" at {args.scheduler}")
-        error = ClusterError(f"{what}: {len(result.pairs) - result.counts()['pending']:,} of "
-                             f"{counted(len(result.pairs), 'pair')} done, {where}{kept}")
-        error.lost = True
-        raise error
+        raise ClusterLost(f"{what}: {len(result.pairs) - result.counts()['pending']:,} of "
+                          f"{counted(len(result.pairs), 'pair')} done, {where}{kept}")
     if result.interrupted:
         print(f"gedkit: interrupted; the pairs done are kept ({summary})", file=sys.stderr)
         return 130

@@ -27,7 +27,7 @@ from gedkit.cli._args import (
 from gedkit.cli._ged import _duration, _show, add_draw_arguments, check_draw, write_picture
 from gedkit.cli._inputs import add_directed_argument, add_strict_argument
 from gedkit.cli._search_queries import QuerySource, label_text, read_queries
-from gedkit.errors import ClusterError, GedkitError, OptionError, counted
+from gedkit.errors import ClusterError, ClusterLost, GedkitError, OptionError, counted
 
 if TYPE_CHECKING:  # numpy and the solvers load when the command runs
     from gedkit.graph import Graph
@@ -193,10 +193,8 @@ def run(args: argparse.Namespace) -> int:
     source.told()
     if failed is not None:
         if isinstance(failed, ClusterError):  # (its words say how many were answered)
-            error = ClusterError(failed.render(cli=True), "; what was found so far is "
-                                 f"{_where(args)}" if tally.queries else "")
-            error.lost = failed.lost
-            raise error
+            raise type(failed)(failed.render(cli=True), "; what was found so far is "
+                               f"{_where(args)}" if tally.queries else "")
         answered = (f"; the answers to the {counted(tally.queries, 'query', 'queries')} "
                     f"before it are {_where(args)}" if tally.queries else "")
         raise GedkitError(f"{failed}{answered}")
@@ -256,9 +254,9 @@ def _search_batches(source: QuerySource, search, value: float | int, kwargs: dic
                 # hit" from "not searched"
                 unreached = [_named(r, name) for r, name in
                              zip(results[len(started):], names[len(started):], strict=True)]
-                if lost is None or lost.lost:  # (a cluster that cannot run the search did
-                    # not stop these queries as Ctrl-C does: its error says so, and their
-                    # lines, "interrupted", would not)
+                if lost is None or isinstance(lost, ClusterLost):  # (a cluster that cannot
+                    # run the search did not stop these queries as Ctrl-C does: its error says
+                    # so, and their lines, "interrupted", would not)
                     answers.not_started(unreached)
                     tally.unreached += len(unreached)
                 if lost is not None:

@@ -39,7 +39,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from gedkit.errors import ClusterError, GedkitError, OptionError, Words
+from gedkit.errors import ClusterError, ClusterLost, GedkitError, OptionError, Words
 from gedkit.numeric import tolerance
 from gedkit.search.parallel import QUERIES_PER_TASK, query_batches, range_batches
 from gedkit.search.result import SearchResult
@@ -287,7 +287,7 @@ def search(coll, kind: str, graphs: list, parameter: float, model: Any, verify: 
     return merger.results(coll, graphs)
 
 
-def _lost(exc: BaseException, results: list[SearchResult], queries: int) -> ClusterError:
+def _lost(exc: BaseException, results: list[SearchResult], queries: int) -> ClusterLost:
     """The error when the scheduler, or every worker, was lost during a search, with the
     answers of the queries before it in its ``result`` (as after Ctrl-C)."""
     from gedkit.cluster import said
@@ -296,9 +296,9 @@ def _lost(exc: BaseException, results: list[SearchResult], queries: int) -> Clus
     workers = _no_workers(exc)
     what = lost_cluster(workers, during="the search", why=said(exc))
     answered = sum(not r.interrupted for r in results)
-    error = ClusterError(f"{what}: {answered} of {queries} queries answered in full",
-                         Words(", in the error's result", ""))
-    error.result, error.workers, error.lost = results, workers, True
+    error = ClusterLost(f"{what}: {answered} of {queries} queries answered in full",
+                        Words(", in the error's result", ""))
+    error.result, error.workers = results, workers
     return error
 
 
