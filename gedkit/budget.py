@@ -479,6 +479,7 @@ def _on_interrupt(signum, frame):
     _INTERRUPT.set()
 
 
+_on_interrupt._gedkit = True  # type: ignore[attr-defined]
 #: second Ctrl-Cs :func:`_on_interrupt` lets pass (see :func:`answer_first`)
 _SPARED = [0]
 
@@ -494,9 +495,6 @@ def answer_first() -> Iterator[None]:
         yield
     finally:
         _SPARED[0] = 0
-
-
-_on_interrupt._gedkit = True  # type: ignore[attr-defined]
 
 
 #: seconds a last short step may still take after a first Ctrl-C (:func:`interrupt_grace`):

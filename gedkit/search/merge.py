@@ -94,14 +94,14 @@ def _nearest(results: Sequence[SearchResult], ranked: list[Hit], stats: dict,
     def beats(bound: float, than: float) -> bool:
         return sign * (than - bound) > tolerance(than)
 
+    def reach(h: Hit) -> float:  # the best it may still be: its bound on that side
+        return h.upper_bound if similar else h.lower_bound
+
     # a graph left out could still beat the k-th where its bound on that side passes it
-    undecided = sorted((h for h in left if beats(h.upper_bound if similar else h.lower_bound,
-                                                 kth)),
+    undecided = sorted((h for h in left if beats(reach(h), kth)),
                        key=lambda h: ((-h.upper_bound, -h.lower_bound) if similar
                                       else (h.lower_bound, h.upper_bound)))
-    reach = ([h.upper_bound for h in undecided] if similar
-             else [h.lower_bound for h in undecided])
-    best_left = (max if similar else min)(reach, default=sign * math.inf)
+    best_left = reach(undecided[0]) if undecided else sign * math.inf
     beaten = [h.id for h in hits if beats(best_left, h.distance)]
     uncertain = in_hits_order(hits, [*(h.id for h in hits if not h.optimal), *beaten])
     # a shard stopped before its scan's end (time limit, Ctrl-C) marks all its hits
