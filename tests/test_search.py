@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import gedkit
@@ -854,7 +854,9 @@ def test_a_query_some_shards_answered_keeps_their_hits():
     knn.add(0, knn_scan(views[0], queries[0], 3, model, verify))
     (partial,) = knn.results(coll, queries[:1])
     assert partial.interrupted and not partial.certified and len(partial.hits) == 3
-    assert partial.uncertain == partial.ids
+    # every hit the other shard's graphs could beat (all but a proven distance 0)
+    assert partial.uncertain == [h.id for h in partial.hits if h.distance > 0]
+    assert partial.frontier == 0.0 and partial.uncertain
     assert partial.hits[0].distance >= truth.hits[0].distance
 
 
@@ -1606,8 +1608,8 @@ def test_merged_nearest_are_certified_as_a_whole_search_would_be():
     """A shard whose own k-th is uncertain far beyond the overall k-th costs the merged
     answer nothing (it was uncertified whenever a shard was); a graph left undecided, or a
     hit left out, that could still beat the overall k-th keeps it uncertain, and a shard
-    stopped before its scan's end (graphs never reached) makes every hit uncertain. MCES
-    alike, larger being better."""
+    stopped before its scan's end makes uncertain every hit a graph it never reached could
+    beat (by its frontier). MCES alike, larger being better."""
     from gedkit.search import Hit, SearchResult
 
     near = [Hit("a", 1.0, 1.0, 1.0, True), Hit("b", 2.0, 2.0, 2.0, True)]
@@ -1622,13 +1624,20 @@ def test_merged_nearest_are_certified_as_a_whole_search_would_be():
     merged = merge([SearchResult("knn", "q", 2, near, certified=True), close])
     assert not merged.certified and merged.uncertain == ["b"]
     assert [h.id for h in merged.undecided] == ["c"]
-    # a shard that ran out of time before its end: every hit uncertain
+    # a shard that ran out of time before its end, its graphs not reached at 0.5 or more:
+    # every hit they could beat uncertain
     late = SearchResult("knn", "q", 2, [Hit("c", 9.0, 9.0, 9.0, True)], [], False, ["c"],
-                        timed_out=True)
+                        timed_out=True, frontier=0.5)
     merged = merge([SearchResult("knn", "q", 2, near, certified=True), late])
     assert not merged.certified and merged.uncertain == ["a", "b"] and merged.timed_out
-    # ... but a proven distance 0, which nothing beats
+    assert merged.frontier == 0.5 and merged.to_dict()["frontier"] == 0.5
+    # ... but not a hit none of them can beat: those at 1.5 or more, tying at best with a
+    late.frontier = 1.5
+    merged = merge([SearchResult("knn", "q", 2, near, certified=True), late])
+    assert not merged.certified and merged.uncertain == ["b"]
+    # ... nor a proven distance 0, which nothing beats, whatever the frontier
     same = [Hit("z", 0.0, 0.0, 0.0, True), Hit("y", 0.0, 0.0, 0.0, True)]
+    late.frontier = 0.0
     merged = merge([SearchResult("knn", "q", 2, same, certified=True), late])
     assert merged.certified and merged.uncertain == [] and merged.ids == ["z", "y"]
     # MCES: similarity, larger first; the far shard's upper bounds are below the k-th
@@ -1640,6 +1649,33 @@ def test_merged_nearest_are_certified_as_a_whole_search_would_be():
                         ["c"])
     merged = merge([SearchResult("mces_knn", "q", 2, top, certified=True), high])
     assert not merged.certified and merged.uncertain == ["b"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 6), st.integers(0, 3), st.booleans()), max_size=8),
+       st.integers(1, 4), st.one_of(st.none(), st.integers(0, 8)))
+def test_knn_verdict_is_one_rule_for_distances_and_similarities(graphs, k, frontier):
+    """The rule that certifies a kNN answer gives mirrored answers for GED (smaller is
+    better, a graph's best its lower bound) and MCES (larger is better, its best its upper
+    bound): a similarity 1 - d for each distance d."""
+    from gedkit.search import Hit
+    from gedkit.search.knn_verdict import knn_verdict
+
+    found = [Hit(i, float(lo + gap), float(lo), float(lo + gap), gap == 0 and proven)
+             for i, (lo, gap, proven) in enumerate(graphs)]
+    found.sort(key=lambda h: (h.distance, -h.lower_bound, h.id))
+    mirrored = [Hit(h.id, 1.0 - h.upper_bound, 1.0 - h.upper_bound, 1.0 - h.lower_bound,
+                    h.optimal) for h in found]
+    ged = knn_verdict(found[:k], found[k:], k, False, frontier)
+    mces = knn_verdict(mirrored[:k], mirrored[k:], k, True,
+                       None if frontier is None else 1.0 - frontier)
+    assert [h.id for h in ged[0]] == [h.id for h in mces[0]] and ged[1:] == mces[1:]
+    # and it never certifies an answer some graph left, or not reached, could beat
+    if ged[2]:
+        assert all(h.optimal for h in found[:k])
+        kth = found[k - 1].distance if len(found) >= k else math.inf
+        assert all(h.lower_bound >= kth for h in found[k:])
+        assert frontier is None or frontier >= kth
 
 
 def test_shards_searched_apart_and_merged_equal_the_whole(tmp_path):

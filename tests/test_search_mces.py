@@ -287,8 +287,10 @@ def test_interrupted_search_says_so(monkeypatch, kind):
     with pytest.warns(gedkit.InterruptedWarning, match="interrupted"):
         res = coll.mces_range("CCO", 0.3) if kind == "range" else coll.mces_knn("CCO", 3)
     assert res.interrupted and not res.certified
-    if kind == "knn":
-        assert res.uncertain == res.ids
+    if kind == "knn":  # uncertain: every hit a graph not reached could be more similar to
+        assert res.frontier is not None and res.uncertain
+        assert res.uncertain == [h.id for h in res.hits
+                                 if not (h.optimal and h.distance >= res.frontier)]
     else:  # the candidates not reached are undecided, not left out
         assert res.stats["unreached"] > 0
         assert len(res.undecided) >= res.stats["unreached"]
@@ -297,14 +299,16 @@ def test_interrupted_search_says_so(monkeypatch, kind):
 @pytest.mark.parametrize("kind", ["range", "knn"])
 def test_ctrl_c_flag_stops_the_verification(monkeypatch, kind):
     """Ctrl-C (the flag interruptible() sets) stops the search: it says so, is not
-    certified, and kNN claims none of its hits."""
+    certified, and kNN claims none of its hits but the one it proved the query's equal
+    (similarity 1, which no graph not reached can pass)."""
     coll = _collection(MOLECULES)
     monkeypatch.setattr(mces_search, "interrupted_now", lambda: True)
     with pytest.warns(gedkit.InterruptedWarning, match="interrupted"):
         res = coll.mces_range("CCO", 0.3) if kind == "range" else coll.mces_knn("CCO", 3)
     assert res.interrupted and not res.certified
     if kind == "knn":
-        assert res.stats["scanned"] == 1 and res.uncertain == res.ids
+        assert res.stats["scanned"] == 1 and res.frontier <= 1.0
+        assert res.hits[0].distance == 1.0 and res.uncertain == res.ids[1:]
 
 
 def test_ctrl_c_after_the_last_candidate_leaves_the_answer_whole(monkeypatch):

@@ -685,8 +685,9 @@ class Collection:
         paying what the call took before it too (None, the default: only ``timeout`` per
         verified pair). A query far from every graph may have to verify most
         of the collection to prove its k nearest (minutes over 100,000 molecules); once its
-        time is up its answer is the k best found so far, ``timed_out``, with its hits
-        ``uncertain`` and the graphs verified in part ``undecided``; where fewer than k were
+        time is up its answer is the k best found so far, ``timed_out``, with the hits a
+        graph not reached could beat (its ``frontier`` bounds them) ``uncertain`` and the
+        graphs verified in part ``undecided``; where fewer than k were
         verified, the first graphs by filter bound make up the number with the quick upper
         bound each got at its search's root (no node map; ``stats["stopped"]`` says so)
         rather than fewer hits than asked for (certified only when

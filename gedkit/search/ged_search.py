@@ -32,7 +32,8 @@ from gedkit.numeric import order_up_to_rounding, tolerance
 from gedkit.pacing import pay_kernel_start_ups
 from gedkit.search.collector import LARGE_PAIR, gc_paused, gc_resumed
 from gedkit.search.filters import GedFilter, equality_terms, query_signatures, window_passes
-from gedkit.search.result import Hit, SearchResult, in_hits_order
+from gedkit.search.knn_verdict import knn_verdict
+from gedkit.search.result import Hit, SearchResult
 from gedkit.solvers.base import Solver
 
 __all__ = ["KnnScan", "Verifier", "combine_scans", "knn_answer", "knn_query", "knn_scan",
@@ -775,7 +776,7 @@ def knn_scan(coll, query: Graph, k: int, model: CostModel, verify: Verifier, pro
     """Scan ``coll`` for the ``k`` best keys (:func:`rank_key`) below ``bound`` (the k-th key
     found elsewhere, e.g. on other shards; None: no bound), within ``verify.query_timeout``
     seconds: once they have passed the scan stops as on Ctrl-C (what it has not reached
-    stays a frontier, and its hits are uncertain), but says ``timed_out``."""
+    stays a frontier, and the hits it could beat are uncertain), but says ``timed_out``."""
     with within(verify.query_seconds()) as deadline:
         scan = _KnnScanner(coll, query, k, model, verify, progress, bound).run()
     if deadline is not None and deadline.ran_out(scan.interrupted):
@@ -1145,34 +1146,23 @@ def knn_answer(coll, query: Graph, k: int, scan: KnnScan) -> SearchResult:
     # (listed by rowid among equal distances, a tie won on the filter bound at k came after
     # one it had beaten once k + 1 took both)
     chosen = [(key[0], -key[1], rowid) for key, rowid, _ in best]
-    kth = chosen[-1][0] if chosen else math.inf
     ids = coll._store.ids([r for _, _, r in chosen])
     outcomes = {rowid: out for rowid, out in scan.seen}
     outcomes.update({rowid: out for _, rowid, out in best})
     hits = [Hit(ids[r], u, lo, u, outcomes[r].optimal, outcomes[r].node_map)
             for u, lo, r in chosen]
-    # a graph not chosen could still be closer than the k-th when its bound is below it: a
-    # verified one whose search stopped early, or one never reached (interrupted)
+    # a graph not chosen could still be closer than the k-th: a verified one whose search
+    # stopped early (its id is its rowid until it is found undecided), or one never reached
     picked = {r for _, _, r in chosen}
-    doubtful = sorted({rowid for rowid, out in scan.seen if rowid not in picked
-                       and out.lower < kth - tolerance(kth)})
-    unreached = scan.frontier < math.inf and (
-        len(chosen) < k or scan.frontier < kth - tolerance(kth))
-    unproven = [h.id for h in hits if not h.optimal]
-    undecided = []
+    left = [Hit(rowid, out.upper, out.lower, out.upper, False, out.node_map)
+            for rowid, out in sorted(dict(scan.seen).items()) if rowid not in picked]
+    frontier = scan.frontier if scan.frontier < math.inf else None
+    undecided, uncertain, certified = knn_verdict(hits, left, k, False, frontier)
+    doubtful = [h.id for h in undecided]
     if doubtful:
         extra = coll._store.ids(doubtful)
-        undecided = [Hit(extra[r], outcomes[r].upper, outcomes[r].lower, outcomes[r].upper,
-                         False, outcomes[r].node_map) for r in doubtful]
-        undecided.sort(key=lambda h: (h.lower_bound, h.upper_bound))
-    # a hit is uncertain when its distance is not proven, or when some graph left out could
-    # still beat it
-    cutoff = min((h.lower_bound for h in undecided), default=math.inf)
-    beyond = [h.id for h in hits if h.distance > cutoff + tolerance(cutoff)]
-    uncertain = in_hits_order(hits, [*unproven, *beyond])
-    if unreached:
-        uncertain = [h.id for h in hits]
-    certified = not uncertain and not undecided and not unreached
+        for h in undecided:
+            h.id = extra[h.id]
     stats = scan.stats
     if reasons := stopped_counts(outcomes[r] for r in [*picked, *doubtful]):
         stats = {**stats, "stopped": reasons}
@@ -1181,7 +1171,7 @@ def knn_answer(coll, query: Graph, k: int, scan: KnnScan) -> SearchResult:
     # certified query among those not answered in full)
     return SearchResult("knn", query.name, k, hits, undecided, certified, uncertain,
                         stats=stats, interrupted=scan.interrupted and not certified,
-                        timed_out=scan.timed_out)
+                        timed_out=scan.timed_out, frontier=frontier)
 
 
 def combine_scans(scans: list[KnnScan], k: int) -> KnnScan:

@@ -47,7 +47,8 @@ from gedkit.graph import Graph
 from gedkit.numeric import tolerance
 from gedkit.search.collector import LARGE_PAIR, gc_paused, gc_resumed
 from gedkit.search.ged_search import CallClock, Outcome, _Stages, stopped_counts
-from gedkit.search.result import Hit, SearchResult, in_hits_order
+from gedkit.search.knn_verdict import knn_verdict
+from gedkit.search.result import Hit, SearchResult
 from gedkit.search.signatures import Signatures, Vocabulary, branch_keys, signature_of
 
 __all__ = ["MCESFilter", "Verifier", "knn_query", "range_query"]
@@ -576,35 +577,26 @@ def _better(a: tuple, b: tuple) -> bool:
 
 def _knn_result(coll, query: Graph, k: int, chosen, seen, state) -> SearchResult:
     stats, interrupted, frontier, timed_out = state
-    kth = chosen[-1][0] if chosen else -math.inf
-    unreached = frontier > -math.inf and (len(chosen) < k or frontier > kth + tolerance(kth))
     ids = coll._store.ids([r for _, _, r in chosen])
     outcomes = dict(seen)
     hits = [Hit(ids[r], lo, lo, u, outcomes[r].optimal, outcomes[r].node_map)
             for lo, u, r in chosen]
-    # a graph not chosen could still be more similar than the k-th when its upper bound is
-    # above it: a verified one whose search stopped early, or one never reached (interrupted)
+    # a graph not chosen could still be more similar than the k-th: a verified one whose
+    # search stopped early (its id is its rowid until it is found undecided), or one never
+    # reached
     picked = {r for _, _, r in chosen}
-    doubtful = sorted({rowid for rowid, out in seen if rowid not in picked
-                       and out.upper > kth + tolerance(kth)})
-    unproven = [h.id for h in hits if not h.optimal]
-    undecided = []
+    left = [Hit(rowid, out.lower, out.lower, out.upper, False, out.node_map)
+            for rowid, out in sorted(outcomes.items()) if rowid not in picked]
+    frontier = frontier if frontier > -math.inf else None
+    undecided, uncertain, certified = knn_verdict(hits, left, k, True, frontier)
+    doubtful = [h.id for h in undecided]
     if doubtful:
         extra = coll._store.ids(doubtful)
-        undecided = [Hit(extra[r], outcomes[r].lower, outcomes[r].lower, outcomes[r].upper,
-                         False, outcomes[r].node_map) for r in doubtful]
-        undecided.sort(key=lambda h: (-h.upper_bound, -h.lower_bound))
-    # a hit is uncertain when its similarity is not proven, or when some graph left out could
-    # still beat it
-    cutoff = max((h.upper_bound for h in undecided), default=-math.inf)
-    beyond = [h.id for h in hits if h.distance < cutoff - tolerance(cutoff)]
-    uncertain = in_hits_order(hits, [*unproven, *beyond])
-    if unreached:
-        uncertain = [h.id for h in hits]
-    certified = not uncertain and not undecided and not unreached
+        for h in undecided:
+            h.id = extra[h.id]
     if reasons := stopped_counts(outcomes[r] for r in [*picked, *doubtful]):
         stats = {**stats, "stopped": reasons}
     # (Ctrl-C once everything was decided: complete, as ged_search.knn_answer says)
     return SearchResult("mces_knn", query.name, k, hits, undecided, certified, uncertain,
                         stats=stats, interrupted=interrupted and not certified,
-                        timed_out=timed_out)
+                        timed_out=timed_out, frontier=frontier)

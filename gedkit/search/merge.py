@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 
 from gedkit.errors import OptionError
-from gedkit.numeric import tolerance
-from gedkit.search.result import Hit, SearchResult, in_hits_order
+from gedkit.search.knn_verdict import knn_verdict
+from gedkit.search.result import Hit, SearchResult
 
 __all__ = ["merge", "sum_stats"]
 
@@ -24,13 +23,12 @@ def merge(results: Sequence[SearchResult]) -> SearchResult:
     kept is proven and no graph a shard left undecided, nor a hit left out, could still beat
     the k-th (a shard's own k-th, which bounded what it ruled out, is no nearer than the
     overall k-th; a shard uncertain far beyond the overall k-th costs the answer nothing),
-    and no shard stopped before reaching every graph that could (its time limit, Ctrl-C;
-    then only a proven distance 0, or similarity 1, is certain);
-    graphs
-    tied on both keep the order of ``results`` (a search of the whole collection breaks such
-    ties by its filters' bounds and its own order, which the answers do not carry: at a
-    tie on the k-th distance it may keep another of the tied graphs). Statistics add up.
-    Answers to different queries (by name), or listing one graph twice, are refused.
+    and no shard stopped before reaching a graph that could (its time limit, Ctrl-C: the
+    best of their ``frontier`` bounds the graphs not reached). Graphs tied on both keep the
+    order of ``results`` (a search of the whole collection breaks such ties by its filters'
+    bounds and its own order, which the answers do not carry: at a tie on the k-th distance
+    it may keep another of the tied graphs). Statistics add up. Answers to different
+    queries (by name), or listing one graph twice, are refused.
 
     >>> from gedkit.search import Hit
     >>> a = SearchResult("knn", "q", 1, [Hit("x", 2.0, 2.0, 2.0, True)])
@@ -80,42 +78,21 @@ def merge(results: Sequence[SearchResult]) -> SearchResult:
 
 def _nearest(results: Sequence[SearchResult], ranked: list[Hit], stats: dict,
              timed_out: bool) -> SearchResult:
-    """The k-nearest answer of the shards' ``results``, their hits ``ranked`` best first:
-    which are uncertain and what stays undecided, as :func:`ged_search.knn_answer` and
-    ``mces_search._knn_result`` decide it for one scan."""
+    """The k-nearest answer of the shards' ``results``, their hits ``ranked`` best first, by
+    the rule of one scan's answer (:func:`~gedkit.search.knn_verdict.knn_verdict`): the hits
+    left out and every shard's undecided graphs are the graphs left, the best of the shards'
+    frontiers the frontier."""
     first = results[0]
     k = int(first.parameter)
-    hits, left = ranked[:k], ranked[k:] + [h for r in results for h in r.undecided]
-    similar = _BEST_FIRST[first.kind]  # MCES: larger is better, bounded by upper bounds
-    sign = -1.0 if similar else 1.0
-    # the k-th (unbounded while fewer than k: any graph left could then be among them)
-    kth = hits[-1].distance if len(hits) == k else sign * math.inf
-
-    def beats(bound: float, than: float) -> bool:
-        return sign * (than - bound) > tolerance(than)
-
-    def reach(h: Hit) -> float:  # the best it may still be: its bound on that side
-        return h.upper_bound if similar else h.lower_bound
-
-    # a graph left out could still beat the k-th where its bound on that side passes it
-    undecided = sorted((h for h in left if beats(reach(h), kth)),
-                       key=lambda h: ((-h.upper_bound, -h.lower_bound) if similar
-                                      else (h.lower_bound, h.upper_bound)))
-    best_left = reach(undecided[0]) if undecided else sign * math.inf
-    beaten = [h.id for h in hits if beats(best_left, h.distance)]
-    uncertain = in_hits_order(hits, [*(h.id for h in hits if not h.optimal), *beaten])
-    # a shard stopped before its scan's end (time limit, Ctrl-C) marks all its hits
-    # uncertain: graphs it never reached, of bounds its answer does not carry, may beat any
-    # hit but a proven best possible one (distance 0, similarity 1)
-    stopped = any((r.interrupted or r.timed_out) and not r.certified
-                  and set(r.uncertain) == {h.id for h in r.hits} for r in results)
-    if stopped:
-        best = 1.0 if similar else 0.0
-        uncertain = [h.id for h in hits if not (h.optimal and h.distance == best)]
-    certified = not uncertain and not undecided and not (stopped and len(hits) < k)
+    similar = _BEST_FIRST[first.kind]  # MCES: larger is better
+    frontiers = [r.frontier for r in results if r.frontier is not None]
+    frontier = (max if similar else min)(frontiers) if frontiers else None
+    hits = ranked[:k]
+    undecided, uncertain, certified = knn_verdict(
+        hits, ranked[k:] + [h for r in results for h in r.undecided], k, similar, frontier)
     return SearchResult(first.kind, first.query, first.parameter, hits, undecided, certified,
                         uncertain, stats, any(r.interrupted for r in results) and not certified,
-                        timed_out)
+                        timed_out, frontier)
 
 
 def sum_stats(many: Iterable[dict]) -> dict:

@@ -88,6 +88,10 @@ class SearchResult:
         kNN: the query's own time limit (``query_timeout=``) stopped its search: the k best
         found by then, each uncertain unless nothing left unverified could beat it (then
         the answer is certified all the same).
+    frontier : float or None
+        kNN stopped before it reached every graph (Ctrl-C, its time limit): no graph it did
+        not reach can be nearer than this (GED: the least lower bound of those graphs;
+        MCES: the largest upper bound on their similarity). None when it reached them all.
     """
 
     kind: str
@@ -100,6 +104,7 @@ class SearchResult:
     stats: dict = field(default_factory=dict)
     interrupted: bool = False
     timed_out: bool = False
+    frontier: float | None = None
     #: the query graph searched (in this process), by which a picture of the result checks
     #: the query it is given (its name alone let another unnamed graph stand as the query)
     searched: Any = field(default=None, repr=False, compare=False)
@@ -116,12 +121,15 @@ class SearchResult:
         # (tau=inf as null, as infinite bounds are: "Infinity" is no JSON)
         parameter = (None if isinstance(self.parameter, float) and math.isinf(self.parameter)
                      else self.parameter)
-        return {"kind": self.kind, "query": self.query, _PARAMETER[self.kind]: parameter,
-                "certified": self.certified, "interrupted": self.interrupted,
-                "timed_out": self.timed_out,
-                "hits": [h.to_dict() for h in self.hits],
-                "undecided": [h.to_dict() for h in self.undecided],
-                "uncertain": self.uncertain, "stats": self.stats}
+        out = {"kind": self.kind, "query": self.query, _PARAMETER[self.kind]: parameter,
+               "certified": self.certified, "interrupted": self.interrupted,
+               "timed_out": self.timed_out,
+               "hits": [h.to_dict() for h in self.hits],
+               "undecided": [h.to_dict() for h in self.undecided],
+               "uncertain": self.uncertain, "stats": self.stats}
+        if self.frontier is not None:
+            out["frontier"] = self.frontier
+        return out
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict())
