@@ -628,8 +628,10 @@ class Collection:
             path: a shared disk) and keeps its shards for the next tasks. The answers equal
             a search here, in the same order (see :mod:`gedkit.search.distributed`). A
             cluster lost mid-search (its scheduler, every worker) raises
-            :class:`~gedkit.errors.ClusterError` whose ``result`` holds the answers so far,
-            as after Ctrl-C.
+            :class:`~gedkit.errors.ClusterLost`, a task failing there (or workers unable to
+            run the job) :class:`~gedkit.errors.ClusterError`; either's ``result`` holds the
+            answers so far as after Ctrl-C, the queries it stopped or never reached
+            ``interrupted``.
         shards : int, optional
             With ``client``: how many shards, of at least 200 graphs each by default: for a
             range search one per worker thread; for kNN one, with the queries cut into
@@ -1136,8 +1138,9 @@ def _hand_on(results: list[SearchResult], each) -> None:
 def _one_each(results: list[SearchResult], graphs: list[Graph], kind: str, parameter
               ) -> list[SearchResult]:
     """``results``, the answers of the first queries of ``graphs``, and for each query
-    Ctrl-C stopped before its search began an interrupted answer with no hit and empty
-    ``stats``: one result per query, in order, whatever stopped the search."""
+    Ctrl-C (or a cluster's failure) stopped before its search began an interrupted answer
+    with no hit and empty ``stats``: one result per query, in order, whatever stopped the
+    search."""
     return results + [SearchResult(kind, g.name, parameter, certified=False, interrupted=True)
                       for g in graphs[len(results):]]
 

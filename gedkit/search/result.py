@@ -81,7 +81,9 @@ class SearchResult:
         answer was left unproven, ``stopped`` (reason -> how many: ``"time limit"``, or
         ``"kernels not compiled yet ..."`` on a fresh install before ``gedkit warmup``).
     interrupted : bool
-        Ctrl-C stopped this query's search: the answer is what it had found (not certified);
+        Ctrl-C stopped this query's search (or, in the ``result`` of a
+        :class:`~gedkit.errors.ClusterError`, the cluster's failure did; empty ``stats``:
+        before it began): the answer is what it had found (not certified);
         a range query's candidates not verified are in ``undecided`` with their filter
         bounds (``stats["unreached"]`` counts them).
     timed_out : bool
