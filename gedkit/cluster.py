@@ -291,7 +291,8 @@ def stop_when_cancelled(job: str) -> Iterator[None]:
 #: seconds between a running task's looks at whether it was cancelled
 _CANCEL_CHECK = 0.25
 
-# on a worker: the stops of the tasks running there, by job, and the jobs stopped lately: a
+# on a worker: the stops of the tasks running there (Dask tasks, and those of
+# gedkit.cluster_direct's runners), by job, and the jobs stopped lately: a
 # task of one that starts after its stop (queued there) stops at once, and the wind-down
 # ends as soon as the tasks in flight answer, not after the grace. A stopped job's tasks
 # left are cancelled within _GRACE seconds, so the last few jobs are enough to remember.

@@ -32,7 +32,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from gedkit.cluster import _OnePickle, _Pickled, check_workers, within_grace
+from gedkit.cluster import (
+    _OnePickle,
+    _Pickled,
+    _stop_job,
+    _stopped_with,
+    check_workers,
+    within_grace,
+)
 from gedkit.errors import GedkitError
 
 __all__ = ["Runner", "run_direct", "running_calls"]
@@ -61,7 +68,9 @@ class Runner:
         self._worker = get_worker()
         self._key = key
         self._threads = _threads(self._worker.state.nthreads)
-        self._jobs: dict[str, tuple[_Pickled, threading.Event]] = {}
+        # what each job's tasks share; its tasks are stopped as a Dask task's are, by
+        # gedkit.cluster's stops of the process's jobs
+        self._jobs: dict[str, _Pickled] = {}
         self._lock = threading.Lock()
         self._watching = False
 
@@ -77,22 +86,22 @@ class Runner:
     async def end(self, token: str, stop: bool) -> None:
         """Forget job ``token``; ``stop``: its tasks still running stop."""
         with self._lock:
-            job = self._jobs.pop(token, None)
-        if job is not None and stop:
-            job[1].set()
+            self._jobs.pop(token, None)
+        if stop:  # (and a task of it that starts here later stops at once)
+            _stop_job(token)
 
     def _run(self, token: str, blob: bytes | None, function: Callable,
              args: tuple) -> tuple[bool, Any]:
         from gedkit.budget import cancelled_by
 
         with self._lock:
-            job = self._jobs.get(token)
-            if job is None:
+            shared = self._jobs.get(token)
+            if shared is None:
                 if blob is None:  # (its end came first: a Ctrl-C's)
                     return False, GedkitError("the job ended before this task ran")
-                job = self._jobs[token] = (_Pickled(blob), threading.Event())
-        shared, stop = job
-        with _counted(), cancelled_by(stop):
+                shared = self._jobs[token] = _Pickled(blob)
+        stop = threading.Event()
+        with _counted(), _stopped_with(token, stop), cancelled_by(stop):
             try:
                 return True, function(shared.get(), *args)
             except Exception as exc:
@@ -110,9 +119,9 @@ class Runner:
             while self._key in actors and self._worker.status.name not in _GONE:
                 time.sleep(_RELEASE_CHECK)
             with self._lock:
-                jobs, self._jobs = list(self._jobs.values()), {}
-            for _, stop in jobs:
-                stop.set()
+                tokens, self._jobs = list(self._jobs), {}
+            for token in tokens:
+                _stop_job(token)
 
         threading.Thread(target=watch, name="gedkit-runner-watch", daemon=True).start()
 

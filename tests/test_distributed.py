@@ -494,6 +494,8 @@ def test_a_scheduler_killed_mid_search_is_one_line_on_the_command_line(tmp_path)
 
     from helpers import REPO
 
+    from gedkit.cluster_direct import running_calls
+
     rng = np.random.default_rng(5)
     coll = gedkit.Collection()
     coll.add([random_graph(rng, 13, p=0.5, n_labels=1, e_labels=1) for _ in range(200)])
@@ -507,16 +509,23 @@ def test_a_scheduler_killed_mid_search_is_one_line_on_the_command_line(tmp_path)
                                "--scheduler-file", file, "--nthreads", "1", "--no-dashboard",
                                "--no-nanny", "--death-timeout", "5"], **quiet)
     try:
+        script = ("import sys, gedkit.cluster as c; c.CONNECT_TIMEOUT = 3\n"
+                  "from gedkit.cli import main; sys.exit(main(sys.argv[1:]))")
         with distributed.Client(scheduler_file=file, timeout=60) as probe:
             probe.wait_for_workers(1, timeout=60)
             address = probe.scheduler.address
-        script = ("import sys, gedkit.cluster as c; c.CONNECT_TIMEOUT = 3\n"
-                  "from gedkit.cli import main; sys.exit(main(sys.argv[1:]))")
-        cli = subprocess.Popen([sys.executable, "-c", script, "search", str(path), str(path),
-                                "--nearest", "150", "--method", "dfs", "--timeout", "none",
-                                "--json", "--scheduler", address], cwd=str(REPO),
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        time.sleep(4.0)
+            cli = subprocess.Popen([sys.executable, "-c", script, "search", str(path),
+                                    str(path), "--nearest", "150", "--method", "dfs",
+                                    "--timeout", "none", "--json", "--scheduler", address],
+                                   cwd=str(REPO), stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.PIPE, text=True)
+            # killed once the search runs on the worker (a fixed 4 s was, on a busy
+            # machine, before the command had connected: another error)
+            until = time.monotonic() + 90
+            while (not sum(probe.run(running_calls).values()) and cli.poll() is None
+                   and time.monotonic() < until):
+                time.sleep(0.1)
+        time.sleep(0.5)
         scheduler.kill()
         err = cli.communicate(timeout=120)[1]
     finally:
@@ -1022,6 +1031,23 @@ def test_ctrl_c_heard_as_a_flag_stops_the_wait_for_the_cluster(client, runners):
     while busy() and time.perf_counter() - stopped < 10:
         time.sleep(0.05)
     assert time.perf_counter() - stopped < 3.0, (client.run(running_calls), client.processing())
+
+
+def test_a_task_reaching_its_runner_after_its_jobs_stop_stops_at_once(client):
+    """Ctrl-C's stop of a job may reach a worker's runner before the job's first task there
+    (both in flight): that task then stops at once (it ran its whole length, as the runner
+    knew no job to stop: a stopped test's 60 s task held the worker)."""
+    import time
+
+    from gedkit.cluster import _OnePickle
+    from gedkit.cluster_direct import runners
+
+    held = next(iter(runners(client).values()))
+    held.actor.end("stopped-first", True).result()
+    start = time.perf_counter()
+    done, value = held.actor.run("stopped-first", _OnePickle(None).blob, _spin,
+                                 (60.0,)).result()
+    assert done and value == 60.0 and time.perf_counter() - start < 5.0
 
 
 def test_a_new_client_finds_the_collection_open_on_the_workers(client, library):
