@@ -1155,7 +1155,7 @@ def knn_answer(coll, query: Graph, k: int, scan: KnnScan) -> SearchResult:
     # stopped early (its id is its rowid until it is found undecided), or one never reached
     picked = {r for _, _, r in chosen}
     left = [Hit(rowid, out.upper, out.lower, out.upper, False, out.node_map)
-            for rowid, out in sorted(dict(scan.seen).items()) if rowid not in picked]
+            for rowid, out in sorted(outcomes.items()) if rowid not in picked]
     frontier = scan.frontier if scan.frontier < math.inf else None
     undecided, uncertain, certified = knn_verdict(hits, left, k, False, frontier)
     doubtful = [h.id for h in undecided]
