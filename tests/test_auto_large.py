@@ -26,6 +26,15 @@ def _problems(count=30, low=0, high=9, seed=21):
         yield rng, model.compile(g1, g2)
 
 
+def _auto_on_large(count, low, seed, timeout):
+    """``(problem, auto's result, its stages' methods)`` on those of :func:`_problems` with a
+    graph of 10+ nodes (the lowered threshold of auto's path for large pairs)."""
+    for _, p in _problems(count=count, low=low, high=30, seed=seed):
+        if max(p.n1, p.n2) >= 10:
+            r = get_solver("auto").solve(p, Budget(timeout=timeout))
+            yield p, r, [s["method"] for s in r.stats["stages"]]
+
+
 def test_map_product_is_the_kernel_product_of_the_map():
     for rng, p in _problems(count=45, high=12):
         nb = neighbours(p)
@@ -76,11 +85,7 @@ def test_auto_on_large_pairs_is_never_worse_than_its_cheap_start(monkeypatch, pa
     for method in ("branch", "ipfp", "astar"):
         get_solver(method).solve(next(_problems(count=1))[1], Budget(timeout=5))
     found = 0
-    for _, p in _problems(count=9, low=10, high=30, seed=4):
-        if max(p.n1, p.n2) < 10:
-            continue
-        r = get_solver("auto").solve(p, Budget(timeout=0.5))
-        stages = [s["method"] for s in r.stats["stages"]]
+    for p, r, stages in _auto_on_large(9, 10, seed=4, timeout=0.5):
         assert stages[0] == expected and ("ipfp" in stages or r.optimal)
         assert r.upper_bound == p.cost(r.assignment)
         assert r.upper_bound <= p.cost(star_assignment(p)[0]) + 1e-9
@@ -116,11 +121,7 @@ def test_auto_refines_the_map_where_ipfps_matrices_do_not_fit_the_memory_cap(mon
     monkeypatch.setattr(auto_module, "IPFP_FIRST_FROM_NODES", 10)
     monkeypatch.setattr(IPFP, "solve", capped)
     refined = 0
-    for _, p in _problems(count=12, low=12, high=30, seed=8):
-        if max(p.n1, p.n2) < 10:
-            continue
-        r = get_solver("auto").solve(p, Budget(timeout=1))
-        stages = [s["method"] for s in r.stats["stages"]]
+    for p, r, stages in _auto_on_large(12, 12, seed=8, timeout=1):
         ipfp = min(s["upper_bound"] for s in r.stats["stages"] if s["method"] == "ipfp")
         assert "refine" in stages and r.upper_bound <= ipfp
         assert r.upper_bound == p.cost(r.assignment) and r.lower_bound <= r.upper_bound
