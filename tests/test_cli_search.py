@@ -927,6 +927,37 @@ def test_interrupted_search_prints_what_was_answered(capsys, lib, monkeypatch):
         "1 query not answered (Ctrl-C came before its answer)")
 
 
+def test_a_query_never_searched_between_answered_ones_has_one_line(capsys, lib, tmp_path,
+                                                                   monkeypatch):
+    """A cluster's answers come back in any order: after Ctrl-C a query never searched may
+    sit between answered ones (empty stats). It is not handed on among the answers, and
+    has one line, marked interrupted (JSON and CSV listed such queries twice, 23 of 301)."""
+    from gedkit.search import SearchResult, collection
+
+    real = collection._run_queries
+
+    def out_of_order(coll, run, graphs, parameter, model, verify, n_jobs, progress, each=None):
+        results = real(coll, run, graphs, parameter, model, verify, n_jobs, progress)
+        results[1] = SearchResult(results[1].kind, graphs[1].name, parameter,
+                                  certified=False, interrupted=True)  # (as the cluster's)
+        collection._hand_on(results, each)
+        return results
+
+    monkeypatch.setattr(collection, "_run_queries", out_of_order)
+    queries = smi(tmp_path / "three.smi", MANY[:3])
+    code, out, err = run(capsys, "search", lib, queries, "--nearest", "1", "--json")
+    answers = [json.loads(line) for line in out.splitlines()]
+    assert code == 130 and "2 of 3 queries answered" in err, (code, err)
+    assert sorted(a["query"] for a in answers) == sorted(name for _, name in MANY[:3]), out
+    assert [a["interrupted"] for a in answers] == [False, False, True]
+    assert answers[2]["query"] == MANY[1][1] and answers[2]["hits"] == []
+    out_csv = tmp_path / "three.csv"
+    run(capsys, "search", lib, queries, "--nearest", "1", "--csv", out_csv)
+    rows = list(csv.DictReader(out_csv.open()))
+    assert [(r["query"], r["status"]) for r in rows] == [
+        (MANY[0][1], "hit"), (MANY[2][1], "hit"), (MANY[1][1], "interrupted")]
+
+
 MANY = [("CCCO", "propanol"), ("c1ccccc1O", "phenol"), ("CCO", "ethanol-q"),
         ("NCC", "ethylamine-q"), ("CCCCO", "butanol")]
 

@@ -1631,6 +1631,7 @@ def test_merged_nearest_are_certified_as_a_whole_search_would_be():
     merged = merge([SearchResult("knn", "q", 2, near, certified=True), late])
     assert not merged.certified and merged.uncertain == ["a", "b"] and merged.timed_out
     assert merged.frontier == 0.5 and merged.to_dict()["frontier"] == 0.5
+    assert str(SearchResult("knn", "q", 1, frontier=-0.0).to_dict()["frontier"]) == "0.0"
     # ... but not a hit none of them can beat: those at 1.5 or more, tying at best with a
     late.frontier = 1.5
     merged = merge([SearchResult("knn", "q", 2, near, certified=True), late])

@@ -245,15 +245,17 @@ def _search_batches(source: QuerySource, search, value: float | int, kwargs: dic
                         if err.result is None:
                             raise
                         lost, results = err, err.result
-                started = [r for r in results if r.stats]
+                # the queries Ctrl-C stopped before they began have empty stats: on a
+                # cluster, between answered ones too (its answers come back in any order)
+                begun = [i for i, r in enumerate(results) if r.stats]
+                started = [results[i] for i in begun]
                 if kept is not None:
-                    kept.add(tally.queries, started, graphs)
+                    kept.add(tally.queries, started, [graphs[i] for i in begun])
                 tally.add(started)
-                # the queries Ctrl-C stopped before they began (empty stats) keep their line
-                # in JSON and CSV, marked interrupted: a reader of the file must tell "no
-                # hit" from "not searched"
-                unreached = [_named(r, name) for r, name in
-                             zip(results[len(started):], names[len(started):], strict=True)]
+                # ... and keep their line in JSON and CSV, marked interrupted: a reader of
+                # the file must tell "no hit" from "not searched"
+                unreached = [_named(r, name) for r, name in zip(results, names, strict=True)
+                             if not r.stats]
                 if lost is None or isinstance(lost, ClusterLost):  # (a cluster that cannot
                     # run the search did not stop these queries as Ctrl-C does: its error says
                     # so, and their lines, "interrupted", would not)

@@ -654,8 +654,10 @@ class Collection:
             Called as ``each(position, result)`` with each query's answer as soon as it is
             final, in query order (before the call returns them all): a long batch's
             answers can be written as they come. With ``n_jobs`` or ``client`` it is called
-            as the answers come back, which for range searches is at the end. An exception
-            it raises stops the search.
+            as the answers come back, which for range searches is at the end. A query
+            Ctrl-C stopped before its search began is not handed on (its answer, in the
+            list returned, is ``interrupted`` with empty ``stats``). An exception it raises
+            stops the search.
 
         Returns
         -------
@@ -1129,10 +1131,14 @@ def _run_on_cluster(coll: Collection, run, graphs: list[Graph], parameter, model
 
 def _hand_on(results: list[SearchResult], each) -> None:
     """``each(position, result)`` for ``results`` that came back together (from worker
-    processes or a cluster: the answers a search here hands on one by one as it goes)."""
+    processes or a cluster: the answers a search here hands on one by one as it goes),
+    but those of queries Ctrl-C stopped before they began (empty stats), which a search
+    here does not hand on either (a cluster's answers come back in any order: the command
+    line wrote such a query, handed on among the answers, twice)."""
     for position, result in enumerate(results) if each is not None else ():
-        with gc_resumed():  # (the caller's code)
-            each(position, result)
+        if result.stats:
+            with gc_resumed():  # (the caller's code)
+                each(position, result)
 
 
 def _one_each(results: list[SearchResult], graphs: list[Graph], kind: str, parameter

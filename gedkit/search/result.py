@@ -130,7 +130,7 @@ class SearchResult:
                "undecided": [h.to_dict() for h in self.undecided],
                "uncertain": self.uncertain, "stats": self.stats}
         if self.frontier is not None:
-            out["frontier"] = self.frontier
+            out["frontier"] = _num(self.frontier)
         return out
 
     def to_json(self) -> str:
