@@ -141,13 +141,14 @@ class ClusterError(GedkitError, RuntimeError):
     to give (:func:`gedkit.pairwise`: the pairs done, the others ``pending``), else None."""
 
     result: object = None
-    workers: bool = False
 
 
 class ClusterLost(ClusterError):
     """The job's Dask scheduler, or every worker, was lost during it: the cluster failed, not
     the caller's input (the command line exits with status 1). ``workers``: whether what was
     lost is every worker (the scheduler left without one), not the scheduler."""
+
+    workers: bool = False
 
 
 class MissingDependencyError(GedkitError, ImportError):

@@ -150,6 +150,11 @@ def label_text(label: Any, width: int = 24) -> str:
         text = str(label)
         if not text.isprintable():  # a NUL or a newline would break the line it is in
             text = repr(text)[1:-1]
+    return _clipped(text, width)
+
+
+def _clipped(text: str, width: int) -> str:
+    """``text``, ending in ``…`` where it is longer than ``width``."""
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
@@ -163,8 +168,7 @@ def relabel_texts(a: Any, b: Any, width: int = 24) -> tuple[str, str]:
     """
     ta, tb = label_text(a, width), label_text(b, width)
     if ta.strip() == tb.strip():
-        ta, tb = (text if len(text) <= width else text[: width - 1] + "…"
-                  for text in (repr(a), repr(b)))
+        ta, tb = _clipped(repr(a), width), _clipped(repr(b), width)
     return ta, tb
 
 

@@ -22,7 +22,7 @@ from gedkit.cli._inputs import (
     read_file,
     tell_skipped,
 )
-from gedkit.errors import ClusterError, ClusterLost, GedkitError, OptionError, counted
+from gedkit.errors import ClusterLost, GedkitError, OptionError, counted
 
 if TYPE_CHECKING:  # numpy and the solvers load when the command runs
     from gedkit.graph import Graph
@@ -129,12 +129,12 @@ def run(args: argparse.Namespace) -> int:
                 held_out(0.2 if args.pyg_test is None else args.pyg_test, len(rows))
     from gedkit.cluster import on_scheduler
 
-    lost: ClusterError | None = None  # the scheduler, lost mid-job: the pairs done are
+    lost: ClusterLost | None = None  # the scheduler, lost mid-job: the pairs done are
     with on_scheduler(args.scheduler) as client:  # written all the same, then the error
         try:
             result = pairwise(rows, cols, client=client, out=args.out,
                               node_maps=args.export is not None, **options)
-        except ClusterError as err:
+        except ClusterLost as err:
             if err.result is None:
                 raise
             result, lost = err.result, err
