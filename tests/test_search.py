@@ -1775,6 +1775,15 @@ def test_result_serialises():
     assert "certified" in repr(res)
 
 
+def test_a_threshold_of_minus_zero_reads_zero():
+    # -0.0 passes ">= 0" and was echoed as "-0": in repr, --json and the command line's header
+    coll = _collection(["CCO", "CCC"])
+    for res in (coll.range("CCO", -0.0), coll.mces_range("CCO", -0.0)):
+        assert str(res.parameter) == "0.0" and "=-0" not in repr(res)
+        data = json.loads(res.to_json())
+        assert str(data.get("tau", data.get("min_similarity"))) == "0.0"
+
+
 @pytest.mark.parametrize("call, match", [
     (lambda c: c.range("CCO", -1), "tau must be a number >= 0"),
     (lambda c: c.range("CCO", math.nan), "tau must be"),

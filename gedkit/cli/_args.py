@@ -151,8 +151,11 @@ def parse_threshold(text: str) -> float | None:
 
     >>> parse_threshold("3"), parse_threshold("none")
     (3.0, None)
+    >>> parse_threshold("-0")  # (as 0: "distance <= -0" read oddly)
+    0.0
     """
-    return _number_or_none(text, "a number")
+    value = _number_or_none(text, "a number")
+    return None if value is None else value + 0.0
 
 
 def _number_or_none(text: str, what: str) -> float | None:

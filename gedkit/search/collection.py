@@ -668,9 +668,10 @@ class Collection:
         _stand_in("tau", tau, options)
         check_number(tau, "tau", strict=False)
         check_number(query_timeout, "query_timeout", none=True)
-        return self._run("range", query, queries, float(tau), costs, method, timeout, memory,
-                         node_map, (n_jobs, client, shards), progress, node_label, edge_label,
-                         options, query_timeout, each)
+        # (+ 0.0: a threshold of -0.0 is 0, and the answer says 0, not "-0")
+        return self._run("range", query, queries, float(tau) + 0.0, costs, method, timeout,
+                         memory, node_map, (n_jobs, client, shards), progress, node_label,
+                         edge_label, options, query_timeout, each)
 
     @_reads_file
     def knn(self, query: Any = None, k: int | None = None, *, queries: Queries | None = None,
@@ -735,9 +736,10 @@ class Collection:
 
         verify = mces_search.Verifier(method, options, timeout, memory, node_map,
                                       query_timeout=query_timeout)
-        return self._search(mces_search.range_query, query, queries, float(min_similarity),
-                            None, verify, (n_jobs, client, shards), progress, node_label,
-                            edge_label, each)
+        # (+ 0.0: -0.0 is 0, and the answer says 0, not "-0")
+        return self._search(mces_search.range_query, query, queries,
+                            float(min_similarity) + 0.0, None, verify, (n_jobs, client, shards),
+                            progress, node_label, edge_label, each)
 
     @_reads_file
     def mces_knn(self, query: Any = None, k: int | None = None, *,
