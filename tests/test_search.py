@@ -110,6 +110,32 @@ def test_no_filter_prunes_a_true_hit(seed, kind):
         assert all(lb[r] <= b <= truth[r] + 1e-9 for r, b in kept.items())
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10_000), st.sampled_from(["uniform", "constant"]))
+def test_the_window_filter_prunes_every_row_branchs_bound_puts_beyond_the_limit(seed, kind):
+    """A range search's filter prices each row it would keep by BRANCH's assignment over
+    the two graphs' branch classes too: it keeps no row whose BRANCH bound (the ``branch``
+    method's, over nodes) exceeds the threshold, and every row within it."""
+    from gedkit.solvers.heuristics.lsape import branch_assignment
+
+    rng = np.random.default_rng(seed)
+    graphs = [random_graph(rng, int(rng.integers(0, 8)), node_values=range(3),
+                           edge_values=range(2), name=f"g{i}") for i in range(10)]
+    query = random_graph(rng, int(rng.integers(0, 8)), node_values=range(4),
+                         edge_values=range(3))
+    model = MODELS[kind](rng)
+    coll = _collection(graphs)
+    truth = _exact(model, query, graphs)
+    branch = np.array([branch_assignment(model.compile(query, g))[1] for g in graphs])
+    filt = GedFilter(model, query, coll._store.vocab)
+    for tau in (1.0, 2.0, 3.0, float(rng.uniform(0, 6))):
+        rows, _, _ = filt.within(coll._signatures, tau, compiled=True)
+        kept = set(coll._signatures.rowids[rows].tolist())
+        rowid = {i: r for i, r in enumerate(coll._signatures.rowids.tolist())}
+        assert {rowid[i] for i in range(len(graphs)) if truth[i] <= tau + 1e-9} <= kept
+        assert not {rowid[i] for i in range(len(graphs)) if branch[i] > tau + 1e-9} & kept
+
+
 @pytest.mark.parametrize("kind", ["uniform", "constant"])
 def test_compiled_filter_bounds_under_a_limit(kind):
     """The compiled label and branch bounds (rows a block at a time) are at least the numpy

@@ -11,7 +11,8 @@ hits the same compiled specialisation.
 - :class:`QueryCosts`, :class:`BatchSettings`, :class:`StateBuffers`, :class:`Verdicts`: many
   candidates against one query (:mod:`gedkit._kernels.batch`);
 - :class:`Signatures`, :class:`QueryCounts`, :class:`SizeIndex`, :class:`QueryBatch`,
-  :class:`WindowOut`: the search filters over a collection (:mod:`gedkit._kernels.filters`);
+  :class:`BranchTable`, :class:`WindowOut`: the search filters over a collection
+  (:mod:`gedkit._kernels.filters`);
 - :class:`MCESPair`, :class:`Relaxation`, :class:`MCESState`: the MCES search
   (:mod:`gedkit._kernels.mces_search`).
 
@@ -27,9 +28,9 @@ from typing import NamedTuple
 import numpy as np
 
 __all__ = [
-    "WARM_ENTRIES", "BatchSettings", "Frontier", "GedPair", "MCESPair", "MCESState",
-    "QueryBatch", "QueryCosts", "QueryCounts", "Relaxation", "SearchSettings", "Signatures",
-    "SizeIndex", "StateBuffers", "Verdicts", "WindowOut", "ged_pair", "query_costs",
+    "WARM_ENTRIES", "BatchSettings", "BranchTable", "Frontier", "GedPair", "MCESPair",
+    "MCESState", "QueryBatch", "QueryCosts", "QueryCounts", "Relaxation", "SearchSettings",
+    "Signatures", "SizeIndex", "StateBuffers", "Verdicts", "WindowOut", "ged_pair", "query_costs",
     "search_settings",
 ]
 
@@ -306,6 +307,17 @@ class QueryBatch(NamedTuple):
     ids: np.ndarray
     counts: np.ndarray
     dims: np.ndarray  # the vocabulary sizes of node labels, edge labels, branches
+    records: np.ndarray  # each query's record (gedkit.search.signatures.record), one after
+    record_ptr: np.ndarray  # another: query q's starts at record_ptr[q]
+
+
+class BranchTable(NamedTuple):
+    """What each branch ordinal of a collection's vocabulary stands for: a node label and the
+    labels of the edges at it."""
+
+    label: np.ndarray  # node label ordinal of branch o
+    ptr: np.ndarray  # its edges' label ordinals are edges[ptr[o]:ptr[o + 1]], increasing
+    edges: np.ndarray
 
 
 class WindowOut(NamedTuple):

@@ -12,8 +12,16 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from gedkit._kernels.bundles import QueryBatch, QueryCounts, Signatures, SizeIndex, WindowOut
+from gedkit._kernels.bundles import (
+    BranchTable,
+    QueryBatch,
+    QueryCounts,
+    Signatures,
+    SizeIndex,
+    WindowOut,
+)
 from gedkit._kernels.lsap import lsap_min
+from gedkit._kernels.transport import max_savings, transport_work
 
 _BIG = 1e15  # a forbidden cell of the assignment
 
@@ -248,7 +256,139 @@ def _common_at_most(dense, r, query_top, query_other, n_r):
 
 
 @njit(cache=True, nogil=True)
-def window_bounds(index, sig, batch, costs, integral, limit, first_query, out, frequent):
+def _query_classes(records, at):
+    """The branch classes of the query whose record (:func:`gedkit.search.signatures.record`)
+    starts at ``records[at]``: per class its node label, its edges' labels (increasing, a
+    row of a 2-D array, the first ``degree`` entries), its degree and its nodes; returns
+    ``(classes, labels, edges, degrees, counts)``."""
+    n, m = records[at], records[at + 1]
+    nodes, ends, labels = at + 2, at + 2 + n, at + 2 + n + 2 * m
+    start = np.zeros(n + 1, dtype=np.int64)
+    for e in range(2 * m):
+        start[records[ends + e] + 1] += 1
+    widest = 0
+    for v in range(n):
+        widest = max(widest, start[v + 1])
+        start[v + 1] += start[v]
+    fill = start[:n].copy()
+    incident = np.empty(2 * m, dtype=np.int64)
+    for e in range(m):
+        for side in range(2):
+            v = records[ends + 2 * e + side]
+            incident[fill[v]] = records[labels + e]
+            fill[v] += 1
+    c_label = np.empty(n, dtype=np.int64)
+    c_edges = np.empty((n, max(widest, 1)), dtype=np.int64)
+    c_degree = np.empty(n, dtype=np.int64)
+    c_count = np.zeros(n, dtype=np.float64)
+    classes = 0
+    for v in range(n):
+        lo, hi = start[v], start[v + 1]
+        for i in range(lo + 1, hi):  # a node's few edges, by insertion
+            x, j = incident[i], i - 1
+            while j >= lo and incident[j] > x:
+                incident[j + 1] = incident[j]
+                j -= 1
+            incident[j + 1] = x
+        found = -1
+        for k in range(classes):
+            if c_label[k] == records[nodes + v] and c_degree[k] == hi - lo:
+                same = True
+                for t in range(hi - lo):
+                    if c_edges[k, t] != incident[lo + t]:
+                        same = False
+                        break
+                if same:
+                    found = k
+                    break
+        if found < 0:
+            found = classes
+            classes += 1
+            c_label[found], c_degree[found] = records[nodes + v], hi - lo
+            for t in range(hi - lo):
+                c_edges[found, t] = incident[lo + t]
+        c_count[found] += 1.0
+    return classes, c_label, c_edges, c_degree, c_count
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _common(a, a_len, edges, lo, hi):
+    """How many entries two increasing lists share: ``a[:a_len]`` and ``edges[lo:hi]``."""
+    i, j, common = 0, lo, 0
+    while i < a_len and j < hi:
+        if a[i] == edges[j]:
+            common += 1
+            i += 1
+            j += 1
+        elif a[i] < edges[j]:
+            i += 1
+        else:
+            j += 1
+    return common
+
+
+@njit(cache=True, nogil=True)
+def _class_scratch(ordinals, classes, cols):
+    """Scratch for :func:`_class_bound`: the savings matrix (``classes`` × ``cols``), the
+    row's class counts, the transportation's work, and per branch ordinal (``ordinals``) its
+    column of savings against the query's classes with the query it was priced for."""
+    return (np.empty((classes, cols)), np.empty(cols), transport_work(classes, cols),
+            np.empty((ordinals, classes)), np.full(ordinals, -1, dtype=np.int64))
+
+
+@njit(cache=True, nogil=True)
+def _class_bound(query, stamp, r, bptr, bids, bcounts, table, costs, target, scratch):
+    """BRANCH's lower bound on GED(query, row ``r``) under label-equality ``costs``: the
+    cheapest assignment of the two graphs' nodes, ε included, each pair priced by its labels
+    and half the cheapest edit of the labels of the edges at the two nodes (every edge edit
+    is then counted at most once, half at either end). Nodes of one branch class are alike,
+    so the assignment is a transportation between the classes
+    (:mod:`gedkit._kernels.transport`), solved only as far as telling its bound from
+    ``target``: returns a bound above ``target`` where the bound is, else 0, and the
+    scratch (grown where too small).
+
+    ``query``: :func:`_query_classes`, ``stamp`` a number no other query of the call has
+    (its savings against a branch ordinal are priced once); ``table``:
+    :class:`~gedkit._kernels.bundles.BranchTable`; ``scratch``: :func:`_class_scratch`."""
+    classes, q_label, q_edges, q_degree, q_count = query
+    label, ptr, edges = BranchTable(*table)
+    s, b, work, priced, priced_for = scratch
+    r_classes = bptr[r + 1] - bptr[r]
+    if classes > s.shape[0] or r_classes > s.shape[1]:
+        s, b, work, priced, priced_for = _class_scratch(
+            label.shape[0], max(classes, s.shape[0]), max(2 * r_classes, s.shape[1]))
+    n_ins, n_del, n_sub, e_ins, e_del, e_sub = (costs[0], costs[1], costs[2], costs[3],
+                                                costs[4], costs[5])
+    fixed = 0.0  # every node deleted and inserted
+    for i in range(classes):
+        fixed += q_count[i] * (n_del + 0.5 * e_del * q_degree[i])
+    for j in range(r_classes):
+        o = bids[bptr[r] + j]
+        b[j] = bcounts[bptr[r] + j]
+        lo, hi = ptr[o], ptr[o + 1]
+        inserted = n_ins + 0.5 * e_ins * (hi - lo)
+        fixed += b[j] * inserted
+        if priced_for[o] != stamp:
+            priced_for[o] = stamp
+            for i in range(classes):
+                d = q_degree[i]
+                common = _common(q_edges[i], d, edges, lo, hi)
+                pair = (n_sub if q_label[i] != label[o] else 0.0) + 0.5 * _pair_cost(
+                    d, hi - lo, common, e_ins, e_del, e_sub)
+                priced[o, i] = n_del + 0.5 * e_del * d + inserted - pair
+        for i in range(classes):
+            s[i, j] = priced[o, i]
+    # the bound exceeds ``target`` exactly when the savings stay below fixed - target
+    savings, upper = max_savings(classes, r_classes, q_count, b, s, fixed - target, work)
+    scratch = (s, b, work, priced, priced_for)
+    if upper and fixed - savings > target:
+        return fixed - savings, scratch
+    return 0.0, scratch
+
+
+@njit(cache=True, nogil=True)
+def window_bounds(index, sig, batch, costs, integral, limit, first_query, out, frequent,
+                  branches):
     """Range filtering for queries ``first_query..`` of ``batch`` at once: for each query
     ``q``, the rows whose bound is at most ``limit`` in ``out.rows[out.ptr[q']:out.ptr[q' +
     1]]`` (``q'`` = q - first_query) with their bounds in ``out.lb``, reading only the rows
@@ -264,7 +404,10 @@ def window_bounds(index, sig, batch, costs, integral, limit, first_query, out, f
     each node ordinal among the collection's most frequent and every row's counts of those
     (:meth:`gedkit.search.signatures.Signatures.top_nodes`), by which a row in the window
     whose node labels and sizes alone price it beyond ``limit`` is counted and left (most
-    rows at a small threshold: ~5 ns a row, where its multisets cost ~20)."""
+    rows at a small threshold: ~5 ns a row, where its multisets cost ~20); ``branches``:
+    the :class:`~gedkit._kernels.bundles.BranchTable` of the collection's branch ordinals,
+    by which a row the other bounds leave gets BRANCH's bound (:func:`_class_bound`) too,
+    counted with the branch stage (none where the table is empty)."""
     index = SizeIndex(*index)
     batch, out = QueryBatch(*batch), WindowOut(*out)
     order, sorted_m, n_start = index.order, index.sorted_m, index.n_start
@@ -281,6 +424,14 @@ def window_bounds(index, sig, batch, costs, integral, limit, first_query, out, f
     work = _block_work()
     labels, both = work[8], work[9]
     gathered = np.empty(BLOCK, dtype=np.int64)  # a query's rows in its windows
+    records, record_ptr = batch.records, batch.record_ptr
+    bptr, bids, bcounts = sig[8], sig[9], sig[10]
+    by_classes = branches[0].shape[0] >= dims[2] and dims[2] > 0
+    # a row's BRANCH bound prunes it when above this (a bound of integers rounds up)
+    target = np.floor(limit + 1e-9) if integral else limit
+    target += 1e-9 * max(1.0, abs(target))  # (never a row at the limit, whatever rounding)
+    scratch = _class_scratch(branches[0].shape[0], 16, 16)
+    query_classes = _query_classes(np.zeros(2, dtype=records.dtype), 0)
     k = 0
     out_ptr[0] = 0
     for q in range(first_query, queries):
@@ -330,6 +481,7 @@ def window_bounds(index, sig, batch, costs, integral, limit, first_query, out, f
                     continue  # (its label bound is at least this)
                 gathered[count] = r
                 count += 1
+        classes_made = False
         for start in range(0, count, BLOCK):
             stop = min(count, start + BLOCK)
             _block_bounds(gathered, start, stop, sig, query, costs, True, integral, limit,
@@ -338,6 +490,15 @@ def window_bounds(index, sig, batch, costs, integral, limit, first_query, out, f
                 if labels[j - start] <= limit:
                     counts[c, 1] += 1
                     if both[j - start] <= limit:
+                        if by_classes:
+                            if not classes_made:
+                                query_classes = _query_classes(records, record_ptr[q])
+                                classes_made = True
+                            above, scratch = _class_bound(query_classes, q, gathered[j],
+                                                          bptr, bids, bcounts, branches,
+                                                          costs, target, scratch)
+                            if above > 0:
+                                continue
                         counts[c, 2] += 1
                         out_rows[k] = gathered[j]
                         out_lb[k] = both[j - start]

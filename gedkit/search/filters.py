@@ -12,9 +12,13 @@ Which bounds apply depends on the cost model:
   graph's in excess, halved, insertions; with the edge counts and the edge labels the two
   have in common, the fewest deletions these allow prices the edges); stage ``branches``
   adds that every node whose branch (label and incident edge labels) differs from its
-  image's must be touched by an edit, a node edit touching one node and an edge edit two.
-  (The degree part needs the compiled kernel; until it is compiled the filters compute the
-  rest with numpy.)
+  image's must be touched by an edit, a node edit touching one node and an edge edit two,
+  and, in a range search, BRANCH's bound for the graphs still within the threshold: the
+  cheapest assignment of the nodes, each pair priced by its labels and half the edits of the
+  labels of its edges, solved over the two graphs' branch classes (a transportation between
+  a few classes, ~1.5 µs a graph, :mod:`gedkit._kernels.transport`). On IAM AIDS it rules
+  out half the graphs the other bounds leave at τ = 3 and 5. (The degree and BRANCH parts
+  need the compiled kernel; until it is compiled the filters compute the rest with numpy.)
 - **any other model** (the literature models, custom callables): stage ``labels`` is the
   half-sum bound: every node of either graph pays at least half its cheapest option (deletion,
   insertion, or substitution by a label the other graph has), edges likewise; stage
@@ -32,6 +36,7 @@ import math
 import time
 from collections.abc import Callable, Iterator
 from functools import cached_property, lru_cache
+from itertools import chain
 
 import numpy as np
 
@@ -324,9 +329,11 @@ class QuerySignatures:
     built when first asked for (a range search asks only for the queries with candidates)."""
 
     def __init__(self, sizes: np.ndarray, ptr: np.ndarray, ids: np.ndarray,
-                 counts: np.ndarray, make: Callable[[int], tuple],
+                 counts: np.ndarray, records: np.ndarray, record_ptr: np.ndarray,
+                 make: Callable[[int], tuple],
                  light: Callable[[int], tuple[np.ndarray, bool] | None] | None = None):
         self.sizes, self.ptr, self.ids, self.counts = sizes, ptr, ids, counts
+        self.records, self.record_ptr = records, record_ptr  # query q's at record_ptr[q]
         self._make = make
         self._light = light
         self._made: dict[int, tuple] = {}
@@ -352,7 +359,10 @@ class QuerySignatures:
         sizes = np.array([(s[0], s[1]) for s in signatures], dtype=np.int64).reshape(-1, 2)
         # query q's kind k is row q * 4 + k of one compressed-row set
         packed = Multisets.build([s[2][k] for s in signatures for k in SETS])
+        records = [p[0][1] for p in prepared]
+        record_ptr = row_starts(np.array([len(r) for r in records], dtype=np.int64))
         return cls(sizes, _query_rows(packed.ptr), packed.ids, packed.counts,
+                   np.concatenate([np.zeros(0, np.int32), *records]), record_ptr,
                    prepared.__getitem__)
 
 
@@ -432,7 +442,8 @@ def query_signatures(queries: list[Graph], vocab: dict[str, Vocabulary]) -> Quer
 
     if python:  # their multisets packed with the others'
         return QuerySignatures.pack([make(i) for i in range(len(queries))])
-    return QuerySignatures(sizes, _query_rows(set_ptr), ids, counts, make, light)
+    return QuerySignatures(sizes, _query_rows(set_ptr), ids, counts, records, record_ptr, make,
+                           light)
 
 
 _EMPTY = Graph({})  # in the kernel's arrays, in place of a query signed the Python way
@@ -460,6 +471,23 @@ def _branch_codes(vocab: dict[str, Vocabulary], radix: int) -> tuple[np.ndarray,
     found = (codes_a[order], np.array(ords, dtype=np.int64)[order])
     branches.__dict__["_codes"] = (state, found)
     return found
+
+
+def branch_table(vocab: dict[str, Vocabulary]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The :class:`~gedkit._kernels.bundles.BranchTable` of the collection's branch
+    ordinals (each a node label ordinal and its edges' label ordinals, increasing), kept on
+    the branch vocabulary until it changes."""
+    branches = vocab["branch"]
+    kept = branches.__dict__.get("_table")
+    if kept is not None and kept[0] == len(branches):
+        return kept[1]
+    keys = branches.keys
+    label = np.fromiter((u for u, _ in keys), np.int64, len(keys))
+    ptr = row_starts(np.fromiter((len(e) for _, e in keys), np.int64, len(keys)))
+    edges = np.fromiter(chain.from_iterable(e for _, e in keys), np.int64, int(ptr[-1]))
+    table = (label, ptr, edges)
+    branches.__dict__["_table"] = (len(keys), table)
+    return table
 
 
 def _chunk(view: Vocabulary, start: int, stop: int) -> list:
@@ -538,19 +566,21 @@ def window_passes(sig: Signatures, queries: QuerySignatures, vocab: dict[str, Vo
     top = sig.top_nodes()
     capacity = max(len(sig), 1 << 16)
     rows, lb = np.empty(capacity, dtype=np.int64), np.empty(capacity)
+    table = branch_table(vocab)
     for start in range(0, len(queries), _QUERY_CHUNK):
         stop = min(len(queries), start + _QUERY_CHUNK)
         count = stop - start
         sizes, q_ptr = queries.sizes[start:stop], queries.ptr[start:stop]
         q_ids, q_counts = queries.ids, queries.counts
+        batch = (sizes, q_ptr, q_ids, q_counts, dims, queries.records,
+                 queries.record_ptr[start:stop])
         done = 0
         while done < count:
             out_ptr = np.zeros(count - done + 1, dtype=np.int64)
             counts = np.zeros((count - done, 3), dtype=np.int64)
             tick = time.perf_counter()
-            upto = window_bounds(index, collection, (sizes, q_ptr, q_ids, q_counts, dims),
-                                 costs, integral, float(limit), done,
-                                 (rows, lb, out_ptr, counts), top)
+            upto = window_bounds(index, collection, batch, costs, integral, float(limit), done,
+                                 (rows, lb, out_ptr, counts), top, table)
             seconds = (time.perf_counter() - tick) / max(upto - done, 1)
             yield (start + done, out_ptr[:upto - done + 1], _lefts(counts[:upto - done]), rows,
                    lb, seconds)

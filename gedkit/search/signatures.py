@@ -74,7 +74,9 @@ class Vocabulary:
         for key in self.keys[size:]:
             del self.index[key]
         del self.keys[size:], self.values[size:]
-        self.__dict__.pop("_codes", None)  # the branch codes of gedkit.search.filters
+        # the branch codes and table of gedkit.search.filters
+        self.__dict__.pop("_codes", None)
+        self.__dict__.pop("_table", None)
 
 
 class _Overlay(Vocabulary):
