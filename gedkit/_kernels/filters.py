@@ -329,35 +329,35 @@ def _common(a, a_len, edges, lo, hi):
 
 @njit(cache=True, nogil=True)
 def _class_scratch(ordinals, classes, cols):
-    """Scratch for :func:`_class_bound`: the savings matrix (``classes`` × ``cols``), the
-    row's class counts, the transportation's work, and per branch ordinal (``ordinals``) its
-    column of savings against the query's classes with the query it was priced for."""
+    """Scratch for :func:`_class_bound` on queries of up to ``classes`` branch classes and
+    rows of up to ``cols``: the savings matrix, the row's class counts, the
+    transportation's work, and per branch ordinal (``ordinals``) its column of savings
+    against the query's classes with the query it was priced for."""
     return (np.empty((classes, cols)), np.empty(cols), transport_work(classes, cols),
             np.empty((ordinals, classes)), np.full(ordinals, -1, dtype=np.int64))
 
 
 @njit(cache=True, nogil=True)
 def _class_bound(query, stamp, r, bptr, bids, bcounts, table, costs, target, scratch):
-    """BRANCH's lower bound on GED(query, row ``r``) under label-equality ``costs``: the
+    """BRANCH's lower bound on GED(query, row ``r``) under label-equality ``costs`` (those of
+    :func:`window_bounds`): the
     cheapest assignment of the two graphs' nodes, ε included, each pair priced by its labels
     and half the cheapest edit of the labels of the edges at the two nodes (every edge edit
     is then counted at most once, half at either end). Nodes of one branch class are alike,
     so the assignment is a transportation between the classes
     (:mod:`gedkit._kernels.transport`), solved only as far as telling its bound from
-    ``target``: returns a bound above ``target`` where the bound is, else 0, and the
-    scratch (grown where too small).
+    ``target``: returns a bound above ``target`` where the bound is, else 0.
 
     ``query``: :func:`_query_classes`, ``stamp`` a number no other query of the call has
     (its savings against a branch ordinal are priced once); ``table``:
-    :class:`~gedkit._kernels.bundles.BranchTable`; ``scratch``: :func:`_class_scratch`."""
+    :class:`~gedkit._kernels.bundles.BranchTable`; ``scratch``: :func:`_class_scratch`,
+    large enough."""
     classes, q_label, q_edges, q_degree, q_count = query
     label, ptr, edges = BranchTable(*table)
     s, b, work, priced, priced_for = scratch
     r_classes = bptr[r + 1] - bptr[r]
-    if classes > s.shape[0] or r_classes > s.shape[1]:
-        s, b, work, priced, priced_for = _class_scratch(
-            label.shape[0], max(classes, s.shape[0]), max(2 * r_classes, s.shape[1]))
-    n_ins, n_del, n_sub, e_ins, e_del, e_sub = (costs[0], costs[1], costs[2], costs[3],
+    # (the node substitution as it is: deletion and insertion are the assignment's options)
+    n_ins, n_del, n_sub, e_ins, e_del, e_sub = (costs[0], costs[1], costs[6], costs[3],
                                                 costs[4], costs[5])
     fixed = 0.0  # every node deleted and inserted
     for i in range(classes):
@@ -380,10 +380,7 @@ def _class_bound(query, stamp, r, bptr, bids, bcounts, table, costs, target, scr
             s[i, j] = priced[o, i]
     # the bound exceeds ``target`` exactly when the savings stay below fixed - target
     savings, upper = max_savings(classes, r_classes, q_count, b, s, fixed - target, work)
-    scratch = (s, b, work, priced, priced_for)
-    if upper and fixed - savings > target:
-        return fixed - savings, scratch
-    return 0.0, scratch
+    return fixed - savings if upper and fixed - savings > target else 0.0
 
 
 @njit(cache=True, nogil=True)
@@ -400,8 +397,10 @@ def window_bounds(index, sig, batch, costs, integral, limit, first_query, out, f
     ``index``, ``sig``, ``batch``, ``out``: plain tuples in the field order of
     :class:`~gedkit._kernels.bundles.SizeIndex`, :class:`~gedkit._kernels.bundles.Signatures`,
     :class:`~gedkit._kernels.bundles.QueryBatch` (a query ordinal beyond ``dims`` is a label
-    no graph has) and :class:`~gedkit._kernels.bundles.WindowOut`; ``frequent``: the place of
-    each node ordinal among the collection's most frequent and every row's counts of those
+    no graph has) and :class:`~gedkit._kernels.bundles.WindowOut`; ``costs``: as
+    :func:`_block_bounds` takes them, then the node substitution uncapped; ``frequent``: the
+    place of each node ordinal among the collection's most frequent and every row's counts of
+    those
     (:meth:`gedkit.search.signatures.Signatures.top_nodes`), by which a row in the window
     whose node labels and sizes alone price it beyond ``limit`` is counted and left (most
     rows at a small threshold: ~5 ns a row, where its multisets cost ~20); ``branches``:
@@ -430,7 +429,13 @@ def window_bounds(index, sig, batch, costs, integral, limit, first_query, out, f
     # a row's BRANCH bound prunes it when above this (a bound of integers rounds up)
     target = np.floor(limit + 1e-9) if integral else limit
     target += 1e-9 * max(1.0, abs(target))  # (never a row at the limit, whatever rounding)
-    scratch = _class_scratch(branches[0].shape[0], 16, 16)
+    widest, most = 1, 1  # the most branch classes of a row, of a query (its nodes at most)
+    if by_classes:
+        for r in range(n.shape[0]):
+            widest = max(widest, bptr[r + 1] - bptr[r])
+        for q in range(first_query, q_sizes.shape[0]):
+            most = max(most, q_sizes[q, 0])
+    scratch = _class_scratch(branches[0].shape[0] if by_classes else 0, most, widest)
     query_classes = _query_classes(np.zeros(2, dtype=records.dtype), 0)
     k = 0
     out_ptr[0] = 0
@@ -494,10 +499,8 @@ def window_bounds(index, sig, batch, costs, integral, limit, first_query, out, f
                             if not classes_made:
                                 query_classes = _query_classes(records, record_ptr[q])
                                 classes_made = True
-                            above, scratch = _class_bound(query_classes, q, gathered[j],
-                                                          bptr, bids, bcounts, branches,
-                                                          costs, target, scratch)
-                            if above > 0:
+                            if _class_bound(query_classes, q, gathered[j], bptr, bids,
+                                            bcounts, branches, costs, target, scratch) > 0:
                                 continue
                         counts[c, 2] += 1
                         out_rows[k] = gathered[j]

@@ -102,7 +102,8 @@ class GedFilter:
             const = self.matrices()[2]  # a model whose costs happen to depend on equality only
         self._by_equality = const is not None
         if const is not None:
-            self.node_costs, self.edge_costs, self.integral = equality_terms(const)
+            self.node_costs, self.edge_costs, self.integral, self.node_sub = (
+                equality_terms(const))
         else:
             self._general_tables(query, self.signature[0][2], self.views)
         # stages too costly for every graph of a large collection: kNN applies them only to
@@ -187,7 +188,7 @@ class GedFilter:
         if not hasattr(self, "node_costs") or not math.isfinite(limit) or not len(sig) \
                 or not (compiled or warm.ready("search")):
             return None
-        terms = self.node_costs, self.edge_costs, self.integral
+        terms = self.node_costs, self.edge_costs, self.integral, self.node_sub
         batch = QuerySignatures.pack([(self.signature, self.views)])
         return next(within_many(sig, batch, self.vocab, terms, limit))[:3]
 
@@ -504,18 +505,19 @@ def _chunk(view: Vocabulary, start: int, stop: int) -> list:
     return chunks[key]
 
 
-def equality_terms(const) -> tuple[tuple, tuple, bool]:
+def equality_terms(const) -> tuple[tuple, tuple, bool, float]:
     """Label-equality costs ``(node ins, del, sub, edge ins, del, sub)`` as the bounds use
-    them: node and edge costs with substitution capped at deletion plus insertion, and whether
-    all are integers."""
+    them: node and edge costs with substitution capped at deletion plus insertion, whether
+    all are integers, and the node substitution as it is (BRANCH's bound prices a pair of
+    nodes at it, deletion and insertion being the assignment's other options)."""
     return _equality_terms(tuple(map(float, const)))
 
 
 @lru_cache(maxsize=64)  # asked for by every query of a search
-def _equality_terms(const: tuple) -> tuple[tuple, tuple, bool]:
+def _equality_terms(const: tuple) -> tuple[tuple, tuple, bool, float]:
     n_ins, n_del, n_sub, e_ins, e_del, e_sub = const
     return ((n_ins, n_del, min(n_sub, n_ins + n_del)), (e_ins, e_del, min(e_sub, e_ins + e_del)),
-            all_integers(const))
+            all_integers(const), n_sub)
 
 
 _NO_ROWS, _NO_BOUNDS = np.zeros(0, dtype=np.int64), np.zeros(0)
@@ -556,8 +558,8 @@ def window_passes(sig: Signatures, queries: QuerySignatures, vocab: dict[str, Vo
 
     # a query ordinal beyond its vocabulary's size is a label no graph of the collection has
     dims = np.array([len(vocab[k]) for k in KINDS], dtype=np.int64)
-    node_costs, edge_costs, integral = terms
-    costs = np.array((*node_costs, *edge_costs))
+    node_costs, edge_costs, integral, node_sub = terms
+    costs = np.array((*node_costs, *edge_costs, node_sub))
     order, sorted_m, n_start = sig.size_index()
     # Signatures and SizeIndex fields (plain tuples: see gedkit._kernels.bundles)
     collection = (sig.n, sig.m, *(a for k in SETS
