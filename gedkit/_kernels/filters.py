@@ -25,7 +25,8 @@ from gedkit._kernels.transport import max_savings, transport_work
 
 _BIG = 1e15  # a forbidden cell of the assignment
 
-__all__ = ["branch_bound", "equality_bounds", "labelset_bounds", "pair_cost", "window_bounds"]
+__all__ = ["branch_bound", "class_bounds", "equality_bounds", "labelset_bounds", "pair_cost",
+           "window_bounds"]
 
 
 def pair_cost(n1, n2, common, ins, dele, sub):
@@ -383,6 +384,33 @@ def _class_bound(query, stamp, r, bptr, bids, bcounts, table, costs, target, scr
     return fixed - savings if upper and fixed - savings > target else 0.0
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _beyond(limit, integral):
+    """The value a BRANCH bound must exceed to put a graph beyond ``limit`` (a bound of
+    integer costs rounds up; never a graph at the limit, whatever the rounding)."""
+    target = np.floor(limit + 1e-9) if integral else limit
+    return target + 1e-9 * max(1.0, abs(target))
+
+
+@njit(cache=True, nogil=True)
+def class_bounds(record, table, bptr, bids, bcounts, costs, integral, limit, rows, out):
+    """``out[i]``: BRANCH's bound on GED(query, row ``rows[i]``) where it is beyond
+    ``limit`` (rounded up for integer costs), else 0 (:func:`_class_bound`): a kNN scan's
+    graphs, each as it is reached. ``record``: the query's
+    (:func:`gedkit.search.signatures.record`); ``costs`` as :func:`window_bounds` takes
+    them."""
+    query = _query_classes(record, 0)
+    widest = 1
+    for i in range(rows.shape[0]):
+        widest = max(widest, bptr[rows[i] + 1] - bptr[rows[i]])
+    scratch = _class_scratch(table[0].shape[0], max(1, query[0]), widest)
+    target = _beyond(limit, integral)
+    for i in range(rows.shape[0]):
+        bound = _class_bound(query, 0, rows[i], bptr, bids, bcounts, table, costs, target,
+                             scratch)
+        out[i] = np.ceil(bound - 1e-9) if integral else bound
+
+
 @njit(cache=True, nogil=True)
 def window_bounds(index, sig, batch, costs, integral, limit, first_query, out, frequent,
                   branches):
@@ -426,9 +454,7 @@ def window_bounds(index, sig, batch, costs, integral, limit, first_query, out, f
     records, record_ptr = batch.records, batch.record_ptr
     bptr, bids, bcounts = sig[8], sig[9], sig[10]
     by_classes = branches[0].shape[0] >= dims[2] and dims[2] > 0
-    # a row's BRANCH bound prunes it when above this (a bound of integers rounds up)
-    target = np.floor(limit + 1e-9) if integral else limit
-    target += 1e-9 * max(1.0, abs(target))  # (never a row at the limit, whatever rounding)
+    target = _beyond(limit, integral)
     widest, most = 1, 1  # the most branch classes of a row, of a query (its nodes at most)
     if by_classes:
         for r in range(n.shape[0]):

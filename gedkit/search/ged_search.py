@@ -930,14 +930,16 @@ class _KnnScanner:
             # a whole edit under integer costs, not as close (where many graphs tie at the
             # k-th distance with their filter bound there, each was verified for nothing)
             reach = self._reach(rows)
-            rows = rows[self.first[rows] <= reach + tolerance(reach)]
+            kept = self.first[rows] <= reach + tolerance(reach)
+            rows = rows[kept]
             if not len(rows):
                 # every graph left has a bound beyond it: the scan reaches them in rank
                 # order, and the k-th key only falls
                 return
             self.scanned += len(rows)
+            limit = float(reach[kept].max())
             for bound_of in self.lazy:  # the costly stages, on the graphs reached only
-                lb[rows] = np.maximum(lb[rows], bound_of(sig, rows))
+                lb[rows] = np.maximum(lb[rows], bound_of(sig, rows, limit))
             if self._verify(rows, defer=True):
                 block = min(4 * block, 256)
 
