@@ -545,14 +545,19 @@ def test_within_and_nearest_equal_the_api(capsys, lib):
     assert hits(data) == api_hits(coll.range("CCO", 2))
     assert hits(data)[:2] == [("ethanol", 0.0, True), ("ethylamine", 1.0, True)]
     assert data["stats"]["screened"] == len(LIBRARY)
+    # what the distances mean, as the API records it (merge compares it)
+    assert data["measure"] == coll.range("CCO", 2).measure
+    assert data["measure"].startswith("<CostModel uniform(")
     code, out, _ = run(capsys, "search", lib, "smiles:CCCO", "--nearest", "3", "--json")
     data = json.loads(out)
     assert data["query"] == "CCCO" and data["k"] == 3
     assert hits(data) == api_hits(coll.knn("CCCO", 3))
     code, out, _ = run(capsys, "search", lib, "CCO", "--within", "1", "--costs",
                        "constant:node_sub=3", "--method", "dfs", "--timeout", "none", "--json")
-    assert hits(json.loads(out)) == api_hits(coll.range("CCO", 1, costs="constant:node_sub=3",
-                                                        method="dfs", timeout=None))
+    data = json.loads(out)
+    assert hits(data) == api_hits(coll.range("CCO", 1, costs="constant:node_sub=3",
+                                             method="dfs", timeout=None))
+    assert data["measure"] == coll.range("CCO", 1, costs="constant:node_sub=3").measure
 
 
 def test_text_report_for_people(capsys, lib):
@@ -1161,6 +1166,10 @@ def test_mces_searches_equal_the_api(capsys, lib):
     assert code == 0 and data["kind"] == "mces_range" and data["min_similarity"] == 0.5
     assert hits(data) == api_hits(coll.mces_range("CCO", 0.5))
     assert hits(data)[0] == ("ethanol", 1.0, True)
+    assert data["measure"] == "Johnson similarity"
+    code, out, _ = run(capsys, "search", lib, "CCO", "--similarity", "0.5", "--json",
+                       "--ring-matches-ring-only")
+    assert json.loads(out)["measure"] == "Johnson similarity (ring_matches_ring_only=True)"
     code, out, _ = run(capsys, "search", lib, "CCO", "--mces-nearest", "2")
     assert code == 0 and "most similar by MCES" in out and "similarity" in out.splitlines()[1]
     one_line_error(*run(capsys, "search", lib, "CCO", "--similarity", "0.5", "--costs",

@@ -550,6 +550,7 @@ def test_collection_search_equals_local(client, library, search, value):
                  **SEARCH)
     assert answers(remote) == answers(local)
     assert all(r.certified for r in remote) and remote[0].stats["screened"] == len(coll)
+    assert [r.measure for r in remote] == [r.measure for r in local] and local[0].measure
     assert sum(len(r.hits) for r in remote) > 0
 
 
@@ -804,6 +805,7 @@ def test_a_cluster_lost_mid_search_keeps_the_answers_done(client, library, tmp_p
     assert len(got) == len(asked) and 0 < len(done) < len(asked)
     assert answers(done) == answers(truth[:len(done)])
     assert all(not r.hits and not r.certified for r in got[len(done):])
+    assert {r.measure for r in got} == {truth[0].measure}  # (merge compares it)
     # the command line: the answers done in the CSV, the others listed as not searched,
     # then the error (status 1)
     monkeypatch.setattr(client, "status", "running")

@@ -1729,6 +1729,67 @@ def test_shards_searched_apart_and_merged_equal_the_whole(tmp_path):
     assert not (tmp_path / "more").exists()
 
 
+
+def test_merge_refuses_answers_searched_under_other_costs_or_options(tmp_path):
+    """Every search records what its distances mean (``measure``: the cost model, MCES's
+    options that change the similarity), in its JSON too; merge refused answers to other
+    queries but joined shards searched under other costs: uniform 8 and 10 ranked with
+    chem_2's 10.725, certified."""
+    coll = _collection(MOLECULES)
+    first, second = (Collection.open(p) for p in coll.split(2, tmp_path))
+    with pytest.raises(OptionError, match=r"^cannot merge answers searched with different "
+                                          r"costs: <CostModel chem_2\(.*\)> #\w+ \(results"
+                                          r"\[0\]\) and <CostModel uniform\(.*\(results\[1\]\)$"):
+        merge([first.knn("CCO", 3, costs="chem_2"), second.knn("CCO", 3)])
+    with pytest.raises(OptionError, match="different costs"):  # range alike; and constants
+        # the repr rounds (1234567 and 1234568 both read 1.23457e+06) told apart
+        merge([first.range("CCO", 3, costs="constant:node_sub=1234567"),
+               second.range("CCO", 3, costs="constant:node_sub=1234568")])
+    # under one model they merge, and the answer keeps its measure
+    whole = coll.knn("CCO", 3, costs="chem_2")
+    parts = merge([first.knn("CCO", 3, costs="chem_2"),
+                   second.knn("CCO", 3, costs=costs.chem_2())])  # (a model, not its name)
+    assert parts.measure == whole.measure and parts.measure.startswith("<CostModel chem_2(")
+    assert [h.distance for h in parts.hits] == [h.distance for h in whole.hits]
+    assert json.loads(parts.to_json())["measure"] == whole.measure
+    assert coll.knn("CCO", 3).measure != whole.measure
+    # a model whose state cannot be pinned down (a function reading a lock: see pairwise's
+    # resume) is told apart by its class and repr only, and says so
+    lock = threading.Lock()
+    odd = costs.custom(node_sub=lambda a, b: 0.0 if lock.locked() or a == b else 1.0)
+    shy = [shard.knn("CCO", 2, costs=odd) for shard in (first, second)]
+    assert shy[0].measure == "<CostModel custom> #" + shy[0].measure[20:36] + ", unchecked"
+    assert merge(shy).measure == shy[0].measure
+    # MCES: the options that change the similarity, not the method
+    plain = first.mces_knn("CCO", 2)
+    assert plain.measure == "Johnson similarity"
+    assert merge([plain, second.mces_knn("CCO", 2, method="auto")]).measure == plain.measure
+    for options, words in (({"rascal_ties": True}, "rascal_ties=True"),
+                           ({"ring_matches_ring_only": True}, "ring_matches_ring_only=True"),
+                           ({"connected": True, "method": "auto"}, "connected=True")):
+        other = second.mces_knn("CCO", 2, **options)
+        assert other.measure == f"Johnson similarity ({words})"
+        with pytest.raises(OptionError, match=rf"different similarity options: Johnson "
+                                              rf"similarity \(results\[0\]\) and Johnson "
+                                              rf"similarity \({words}\) \(results\[1\]\)"):
+            merge([plain, other])
+    ranged = first.mces_range("CCO", 0.5, connected=True, ring_matches_ring_only=True)
+    assert ranged.measure == "Johnson similarity (connected=True, ring_matches_ring_only=True)"
+    # many queries, in worker processes, each answer handed on: all record it
+    told = []
+    many = coll.range(queries=["CCO", "CCN", "c1ccccc1"], tau=2, costs="chem_2", n_jobs=2,
+                      each=lambda position, result: told.append(result.measure))
+    assert {r.measure for r in many} == set(told) == {whole.measure} and len(told) == 3
+    assert {r.measure for r in coll.mces_knn(queries=["CCO", "CCN"], k=2, n_jobs=2,
+                                             rascal_ties=True)} == {
+        "Johnson similarity (rascal_ties=True)"}
+    # an answer made by hand records none: taken to share the others'
+    alone = SearchResult("knn", "CCO", 3)
+    assert alone.measure is None and alone.to_dict()["measure"] is None
+    assert merge([alone, whole]).measure == whole.measure
+    assert merge([alone, SearchResult("knn", "CCO", 3)]).measure is None
+
+
 def test_a_split_replaces_an_earlier_ones_shards_only_when_asked(tmp_path):
     """A split into a folder holding an earlier split's shards: refused (they were
     overwritten without a word: 2,000 graphs became 100); with ``overwrite=True`` they are

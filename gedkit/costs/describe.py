@@ -1,5 +1,7 @@
 """A cost model described in words that change when it does (:func:`describe`): what
-identifies a :func:`gedkit.pairwise` job's costs when it is resumed."""
+identifies a :func:`gedkit.pairwise` job's costs when it is resumed, and, in short
+(:func:`briefly`), what a collection search's answer records as its ``measure``, by which
+:func:`gedkit.search.merge` refuses answers searched under other costs."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ import sysconfig
 import types
 from typing import Any
 
-__all__ = ["COSTS_VERSION", "UNCHECKED", "describe"]
+__all__ = ["COSTS_VERSION", "UNCHECKED", "briefly", "describe"]
 
 #: marks a cost model whose functions cannot be checked to be the same (a pairwise job holding
 #: one is never resumed)
@@ -44,6 +46,22 @@ def describe(model: Any) -> str:
     except (_Unchecked, RecursionError):
         state = UNCHECKED
     return f"{COSTS_VERSION} {model!r} {kind.__module__}.{kind.__qualname__} {state}"
+
+
+def briefly(model: Any) -> str:
+    """The cost model in a few words that still change when it does: its repr and a digest
+    of :func:`describe` (``", unchecked"`` after it where that cannot pin the model down:
+    then only its class and repr tell it apart).
+
+    >>> from gedkit.costs import chem_2, constant
+    >>> briefly(chem_2()).split(" #")[0]
+    '<CostModel chem_2(node_ins_del=11, edge_ins_del=1.1, alpha=0.25)>'
+    >>> briefly(constant(node_sub=1234567)) == briefly(constant(node_sub=1234568))
+    False
+    """
+    words = describe(model)
+    digest = hashlib.sha256(words.encode("utf-8", "backslashreplace")).hexdigest()[:16]
+    return f"{model!r} #{digest}{', unchecked' if words.endswith(UNCHECKED) else ''}"
 
 
 def _value(value: Any, seen: set[int]) -> str:

@@ -843,6 +843,11 @@ class Collection:
             note = unseen_note(graphs, vocab, many, free, present)
             if note is not None:
                 warn(note)
+        # what the distances mean, on every answer (those handed to ``each`` as they come
+        # too): merge refuses answers of shards searched under other costs or options
+        measure = verify.measure()
+        if each is not None:
+            each = functools.partial(_measured, measure, each)
         try:
             if client is not None:
                 results = _run_on_cluster(self, run, graphs, parameter, model, verify, client,
@@ -851,6 +856,8 @@ class Collection:
                 results = _run_queries(self, run, graphs, parameter, model, verify, n_jobs,
                                        progress, each)
         except ClusterError as err:  # its result: as this call's would have been
+            for result in err.result or ():
+                result.measure = measure
             if err.result is not None and not many:
                 err.result = err.result[0]
             raise
@@ -869,6 +876,7 @@ class Collection:
         for result, graph in zip(results, graphs, strict=False):
             # (a reference: for a picture's check of its query and its collection)
             result.searched, result.searched_in = graph, searched_in
+            result.measure = measure
         return results if many else results[0]
 
     def _queries(self, items: Iterable, node_label: Any, edge_label: Any) -> list[Graph]:
@@ -1129,6 +1137,13 @@ def _run_on_cluster(coll: Collection, run, graphs: list[Graph], parameter, model
         warn(InterruptedWarning(f"search interrupted: {len(results)} of {len(graphs)} "
                                 "queries answered"))
     return _one_each(results, graphs, kind, parameter)
+
+
+def _measured(measure: str, each: Callable[[int, SearchResult], Any], position: int,
+              result: SearchResult) -> Any:
+    """``each(position, result)``, ``result`` recording its ``measure`` first."""
+    result.measure = measure
+    return each(position, result)
 
 
 def _hand_on(results: list[SearchResult], each) -> None:

@@ -27,6 +27,7 @@ import numpy as np
 from gedkit.budget import Budget, heuristic_stop, solve_within, time_ran_out, within
 from gedkit.budget import interrupted as interrupted_now
 from gedkit.costs.base import CostModel
+from gedkit.costs.describe import briefly
 from gedkit.graph import Graph
 from gedkit.numeric import order_up_to_rounding, tolerance
 from gedkit.pacing import pay_kernel_start_ups
@@ -99,6 +100,11 @@ class Verifier(CallClock):
         # knn_scan and _verified)
         self.query_timeout = query_timeout
         self.start_call()
+
+    def measure(self) -> str:
+        """What the answers' distances mean (:attr:`SearchResult.measure`): the cost model,
+        briefly (:func:`~gedkit.costs.describe.briefly`)."""
+        return briefly(self.model)
 
     def __call__(self, query: Graph, graph: Graph, threshold: float | None,
                  share: float | None = None) -> Outcome:

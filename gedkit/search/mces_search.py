@@ -259,6 +259,29 @@ class Verifier(CallClock):
         self.query_timeout = query_timeout
         self.start_call()
 
+    def measure(self) -> str:
+        """What the answers' similarities mean (:attr:`SearchResult.measure`): Johnson's,
+        with ``ring_matches_ring_only`` and the options of :mod:`gedkit.mces.options` the
+        method was given other than their defaults, which change what common subgraph counts
+        (``connected``, ``rascal_ties``, RASCAL's fragment rules), not the method or its
+        other options (how it searches).
+
+        >>> Verifier("exact", {"connected": True}, None, None, False).measure()
+        'Johnson similarity (connected=True)'
+        """
+        from gedkit.mces import options as shaping
+
+        shapes = [getattr(shaping, name) for name in shaping.__all__]
+        declared = type(self.solver).options
+        given = {name: int(value) if isinstance(value, np.integer) else value
+                 for name, value in self.solver.config.items()
+                 if any(declared.get(name) is shape for shape in shapes)
+                 and value != declared[name].default}
+        if self.rings:
+            given["ring_matches_ring_only"] = True
+        words = ", ".join(f"{name}={value!r}" for name, value in sorted(given.items()))
+        return f"Johnson similarity ({words})" if words else "Johnson similarity"
+
     def _budget(self, problem) -> Budget:
         budget = Budget(timeout=self.timeout, memory=self.memory)
         budget.what = (f"MCES search ({self.solver.name}) on graphs of {problem.n1} and "

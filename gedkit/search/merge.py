@@ -28,7 +28,26 @@ def merge(results: Sequence[SearchResult]) -> SearchResult:
     order of ``results`` (a search of the whole collection breaks such ties by its filters'
     bounds and its own order, which the answers do not carry: at a tie on the k-th distance
     it may keep another of the tied graphs). Statistics add up. Answers to different
-    queries (by name), or listing one graph twice, are refused.
+    queries (by name), or listing one graph twice, are refused, and so are answers whose
+    distances mean different things (their ``measure``: GED's cost model, MCES's similarity
+    options; an answer recording none, made by hand, is taken to share the others').
+
+    Parameters
+    ----------
+    results : sequence of SearchResult
+        Each shard's answer to the query: one kind, query, threshold or k, and measure.
+
+    Returns
+    -------
+    SearchResult
+        The answer for the shards together, with their ``measure``; ``stats["shards"]`` says
+        how many.
+
+    Raises
+    ------
+    OptionError
+        When no answer is given, or the answers are not of one question, query and measure,
+        or two list one graph.
 
     >>> from gedkit.search import Hit
     >>> a = SearchResult("knn", "q", 1, [Hit("x", 2.0, 2.0, 2.0, True)])
@@ -44,6 +63,7 @@ def merge(results: Sequence[SearchResult]) -> SearchResult:
     queries = list(dict.fromkeys(r.query for r in results))
     if len(queries) > 1:
         raise OptionError(f"cannot merge answers to different queries: {queries[:3]}")
+    measure = _one_measure(results)
     # shards hold each graph once: a graph in two answers is one shard's answer given twice
     # (or answers of overlapping collections), which would list it twice
     seen: set = set()
@@ -69,15 +89,30 @@ def merge(results: Sequence[SearchResult]) -> SearchResult:
     stats = {**sum_stats(r.stats for r in results), "shards": len(results)}
     timed_out = any(r.timed_out for r in results)
     if first.kind.endswith("knn"):
-        return _nearest(results, hits, stats, timed_out)
+        return _nearest(results, hits, stats, timed_out, measure)
     undecided = [h for r in results for h in r.undecided]
     return SearchResult(first.kind, first.query, first.parameter, hits, undecided,
                         all(r.certified for r in results), [], stats,
-                        any(r.interrupted for r in results), timed_out)
+                        any(r.interrupted for r in results), timed_out, measure=measure)
+
+
+def _one_measure(results: Sequence[SearchResult]) -> str | None:
+    """The ``measure`` the answers share (None where none records one), or a one-line
+    :class:`OptionError` naming two that differ: shards searched under other costs (or MCES
+    options) give distances that do not compare (uniform 8 and 10 ranked with chem_2's
+    10.725, and certified)."""
+    recorded = [(i, r.measure) for i, r in enumerate(results) if r.measure is not None]
+    for i, measure in recorded[1:]:
+        j, first = recorded[0]
+        if measure != first:
+            what = "costs" if results[0].kind in ("range", "knn") else "similarity options"
+            raise OptionError(f"cannot merge answers searched with different {what}: "
+                              f"{first} (results[{j}]) and {measure} (results[{i}])")
+    return recorded[0][1] if recorded else None
 
 
 def _nearest(results: Sequence[SearchResult], ranked: list[Hit], stats: dict,
-             timed_out: bool) -> SearchResult:
+             timed_out: bool, measure: str | None) -> SearchResult:
     """The k-nearest answer of the shards' ``results``, their hits ``ranked`` best first, by
     the rule of one scan's answer (:func:`~gedkit.search.knn_verdict.knn_verdict`): the hits
     left out and every shard's undecided graphs are the graphs left, the best of the shards'
@@ -92,7 +127,7 @@ def _nearest(results: Sequence[SearchResult], ranked: list[Hit], stats: dict,
         hits, ranked[k:] + [h for r in results for h in r.undecided], k, similar, frontier)
     return SearchResult(first.kind, first.query, first.parameter, hits, undecided, certified,
                         uncertain, stats, any(r.interrupted for r in results) and not certified,
-                        timed_out, frontier)
+                        timed_out, frontier, measure)
 
 
 def sum_stats(many: Iterable[dict]) -> dict:

@@ -94,6 +94,15 @@ class SearchResult:
         kNN stopped before it reached every graph (Ctrl-C, its time limit): no graph it did
         not reach can be nearer than this (GED: the least lower bound of those graphs;
         MCES: the largest upper bound on their similarity). None when it reached them all.
+    measure : str or None
+        What the distances mean, in a few stable words: GED, the cost model (its repr and a
+        digest of every value it holds, :func:`gedkit.costs.describe.briefly`); MCES,
+        ``"Johnson similarity"`` and the options that change it
+        (``ring_matches_ring_only``, and ``connected``, ``rascal_ties``,
+        ``min_fragment_size``, ``max_fragment_separation`` or ``complete_rings`` where
+        given other than their defaults). Every collection search records it;
+        :func:`~gedkit.search.merge` refuses answers whose measures differ. None for an
+        answer made by hand.
     """
 
     kind: str
@@ -107,6 +116,7 @@ class SearchResult:
     interrupted: bool = False
     timed_out: bool = False
     frontier: float | None = None
+    measure: str | None = None
     #: the query graph searched (in this process), by which a picture of the result checks
     #: the query it is given (its name alone let another unnamed graph stand as the query)
     searched: Any = field(default=None, repr=False, compare=False)
@@ -124,8 +134,8 @@ class SearchResult:
         parameter = (None if isinstance(self.parameter, float) and math.isinf(self.parameter)
                      else self.parameter)
         out = {"kind": self.kind, "query": self.query, _PARAMETER[self.kind]: parameter,
-               "certified": self.certified, "interrupted": self.interrupted,
-               "timed_out": self.timed_out,
+               "measure": self.measure, "certified": self.certified,
+               "interrupted": self.interrupted, "timed_out": self.timed_out,
                "hits": [h.to_dict() for h in self.hits],
                "undecided": [h.to_dict() for h in self.undecided],
                "uncertain": self.uncertain, "stats": self.stats}
