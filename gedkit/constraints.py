@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from gedkit.errors import GraphError
+from gedkit.text import quoted
 
 if TYPE_CHECKING:
     from gedkit.problem import Problem
@@ -76,8 +77,8 @@ def allowed_matrix(problem: Problem, fixed: Iterable | None = None,
             if index == eps:
                 continue
             if index in seen:
-                raise GraphError(f"node {node!r} of {side} is fixed twice: {seen[index]!r} and "
-                                 f"{shown!r}")
+                raise GraphError(f"node {quoted(node)} of {side} is fixed twice: "
+                                 f"{quoted(seen[index])} and {quoted(shown)}")
             seen[index] = shown
         if i < n1:
             keep = allowed[i, j]
@@ -90,7 +91,7 @@ def allowed_matrix(problem: Problem, fixed: Iterable | None = None,
     fixed_pairs = {pair: shown for pair, shown in fixed}
     for pair, shown in forbidden:
         if pair in fixed_pairs:
-            raise GraphError(f"pair {shown!r} is both fixed and forbidden")
+            raise GraphError(f"pair {quoted(shown)} is both fixed and forbidden")
         allowed[pair] = False
     allowed[n1, n2] = True
     if not feasible(allowed):
@@ -109,7 +110,8 @@ def _pairs(problem: Problem, pairs: Iterable | None, what: str) -> list[tuple[tu
     out = []
     for pair in pairs:
         if not isinstance(pair, list | tuple) or len(pair) != 2:
-            raise GraphError(f"{what} pairs are (node of g1, node of g2) pairs; got {pair!r}")
+            raise GraphError(f"{what} pairs are (node of g1, node of g2) pairs; got "
+                             f"{quoted(pair)}")
         u, v = pair
         if u is None and v is None:
             raise GraphError(f"{what} pair (None, None) names no node")
@@ -123,7 +125,7 @@ def _index(g: Any, node: Any, side: str, what: str, pair: Any) -> int:
     try:
         return g.index(node)
     except (KeyError, GraphError, TypeError):
-        raise GraphError(f"{what} pair {tuple(pair)!r}: {node!r} is not a node of "
+        raise GraphError(f"{what} pair {quoted(tuple(pair))}: {quoted(node)} is not a node of "
                          f"{side}") from None
 
 

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gedkit.text import quoted
+
 __all__ = [
     "ClusterError",
     "ClusterLost",
@@ -250,7 +252,7 @@ class UnlabelledWarning(UserWarning):
                                                       ("edge", self.edge_attributes)) if names]
         have = [  # "the nodes have attributes 'x', 'y' and the edges attribute 'd'"
             f"the {which}s {'' if k else 'have '}attribute{'s' if len(names) > 1 else ''} "
-            + ", ".join(map(repr, names))
+            + ", ".join(map(quoted, names))
             for k, (which, names) in enumerate(sides)
         ]
         advice = [Option(f"{which}_label", _advised(names)) for which, names in sides]
@@ -285,10 +287,11 @@ class UnlabelledWarning(UserWarning):
             if label is None and not left:
                 continue
             parts.append("; " if len(parts) > 1 else "")
-            parts.append(f"{which}s compared by their attribute {label!r}, the only one of the "
+            parts.append(f"{which}s compared by their attribute {quoted(label)}, the only one of "
+                         "the "
                          f"first {which}s read, leaving out " if label is not None else
                          f"{which}s compared unlabelled, although they have attributes ")
-            parts.append(", ".join(map(repr, left)))
+            parts.append(", ".join(map(quoted, left)))
         parts.append("; ")
         parts.append(self._advice(Words("name the labels to compare by them whatever the "
                                         "order of the graphs, e.g. ", "name the labels to "

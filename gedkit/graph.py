@@ -13,13 +13,13 @@ interpret them.
 
 from __future__ import annotations
 
-import reprlib
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Any
 
 import numpy as np
 
 from gedkit.errors import GraphError, Words
+from gedkit.text import MESSAGE_WIDTH, clipped, quoted
 
 __all__ = ["Graph", "Unnamed", "components", "dense_adjacency", "intern", "label_key",
            "local_codes", "refuse_directed"]
@@ -54,7 +54,7 @@ def label_key(label: Any) -> Hashable:
     try:
         hash(label)
     except TypeError:
-        raise GraphError(f"label {label!r} is neither hashable nor a dict") from None
+        raise GraphError(f"label {quoted(label)} is neither hashable nor a dict") from None
     return label
 
 
@@ -152,9 +152,9 @@ class Graph:
         for i, node in enumerate(ids):
             try:
                 if node in index:
-                    raise GraphError(f"node id {node!r} appears twice{_in(name)}")
+                    raise GraphError(f"node id {quoted(node)} appears twice{_in(name)}")
             except TypeError:
-                raise GraphError(f"node id {node!r} is not hashable{_in(name)}") from None
+                raise GraphError(f"node id {quoted(node)} is not hashable{_in(name)}") from None
             if node is None:
                 raise GraphError(f"node id None{_in(name)} is not allowed: node maps use None "
                                  "for 'no node'")
@@ -164,7 +164,7 @@ class Graph:
             index[node] = i
         for node, label in zip(ids, node_labels, strict=True):
             if type(label) not in _NEVER_NAN:  # (its words made only where it is looked at)
-                check_label(label, f"node {node!r}", name)
+                check_label(label, "node {}", name, node)
 
         if isinstance(edges, Mapping):
             triples = [(u, v, lab) for (u, v), lab in edges.items()]
@@ -176,14 +176,15 @@ class Graph:
                 elif len(e) == 3:
                     triples.append(tuple(e))
                 else:
-                    raise GraphError(f"edge {e!r} is neither (u, v) nor (u, v, label){_in(name)}")
+                    raise GraphError(f"edge {quoted(e)} is neither (u, v) nor (u, v, label)"
+                                     f"{_in(name)}")
 
         pairs = _plain_pairs(triples, index, directed)
         loops: dict[int, Any] = {}
         if pairs is not None:  # every end known, no loop, no edge twice: the labels checked
             for u, v, lab in triples:
                 if type(lab) not in _NEVER_NAN:
-                    check_label(lab, f"edge ({u!r}, {v!r})", name)
+                    check_label(lab, "edge ({}, {})", name, u, v)
             triples_kept = triples
         else:  # edge by edge: self-loops kept apart, the first problem named
             pairs, loops, triples_kept = _checked_pairs(triples, index, directed, name)
@@ -258,7 +259,7 @@ class Graph:
         try:
             return self._index[node]
         except KeyError:
-            raise GraphError(f"no node {node!r}{_in(self.name)}") from None
+            raise GraphError(f"no node {quoted(node)}{_in(self.name)}") from None
 
     @property
     def adjacency(self) -> np.ndarray:
@@ -318,12 +319,12 @@ class Graph:
         a, b = self.index(u), self.index(v)
         if a == b:
             if a not in self.loops:
-                raise GraphError(f"no self-loop on {u!r}{_in(self.name)}")
+                raise GraphError(f"no self-loop on {quoted(u)}{_in(self.name)}")
             return self.loops[a]
         k = self.adjacency[a, b]
         if k < 0:
             what = "arc from" if self.directed else "edge between"
-            raise GraphError(f"no {what} {u!r} {'to' if self.directed else 'and'} {v!r}"
+            raise GraphError(f"no {what} {quoted(u)} {'to' if self.directed else 'and'} {quoted(v)}"
                              f"{_in(self.name)}")
         return self.edge_labels[k]
 
@@ -386,11 +387,12 @@ class Graph:
             node_label, edge_label = notice.specs(DEFAULT, DEFAULT, natural=False)
         node_items, edge_items = list(g.nodes(data=True)), list(g.edges(data=True))
         nodes = dict(zip(g.nodes, pick_labels([d for _, d in node_items], node_label,
-                                             lambda k: f"node {node_items[k][0]!r}", name),
+                                             lambda k: f"node {quoted(node_items[k][0])}", name),
                          strict=True))
         edges = [(u, v, label) for (u, v, _), label in zip(
             edge_items, pick_labels([d for _, _, d in edge_items], edge_label,
-                                    lambda k: "edge ({!r}, {!r})".format(*edge_items[k][:2]),
+                                    lambda k: "edge ({}, {})".format(
+                                        *map(quoted, edge_items[k][:2])),
                                     name), strict=True)]
         graph = cls(nodes, edges, name=name, directed=g.is_directed())
         if notice is not None:
@@ -541,7 +543,7 @@ def refuse_directed(g: Graph, what: str) -> None:
     """
     if g.directed:
         raise GraphError(
-            f"{f'graph {g.name!r}' if g.name else 'a graph'} is directed: {what} takes "
+            f"{f'graph {quoted(g.name)}' if g.name else 'a graph'} is directed: {what} takes "
             "undirected graphs only ",
             Words("(gedkit.ged and gedkit.pairwise compare directed graphs); convert with "
                   "networkx's g.to_undirected() or read with directed='ignore'",
@@ -560,9 +562,10 @@ def _edge_dict(g: Graph) -> dict:
     return out
 
 
-def check_label(label: Any, what: str, graph_name: str | None) -> None:
+def check_label(label: Any, what: str, graph_name: str | None, *ids: Hashable) -> None:
     """Reject a label no cost model can compare: NaN anywhere in it, or nesting deeper than
-    :data:`MAX_LABEL_DEPTH`.
+    :data:`MAX_LABEL_DEPTH`. ``what`` names its node or edge, each ``{}`` in it filled by one
+    of ``ids``, quoted (see :func:`~gedkit.text.quoted`) only where it is said.
 
     NaN never equals itself, so two identical graphs labelled NaN would differ.
 
@@ -578,16 +581,21 @@ def check_label(label: Any, what: str, graph_name: str | None) -> None:
         value, depth = stack.pop()
         if _is_nan(value):
             raise GraphError(
-                f"{what}{_in(graph_name)} has a NaN label value ({reprlib.repr(label)}): NaN "
-                "never equals itself, so equal graphs would differ; replace it by a value or a "
-                "string"
+                f"{_element(what, ids)}{_in(graph_name)} has a NaN label value "
+                f"({quoted(label)}): NaN never equals itself, so equal graphs would differ; "
+                "replace it by a value or a string"
             )
         if isinstance(value, Mapping | list | tuple):
             if depth > MAX_LABEL_DEPTH:
-                raise GraphError(f"the label of {what}{_in(graph_name)} nests deeper than "
-                                 f"{MAX_LABEL_DEPTH} levels")
+                raise GraphError(f"the label of {_element(what, ids)}{_in(graph_name)} nests "
+                                 f"deeper than {MAX_LABEL_DEPTH} levels")
             items = value.values() if isinstance(value, Mapping) else value
             stack.extend((item, depth + 1) for item in items)
+
+
+def _element(what: str, ids: tuple) -> str:
+    """:func:`check_label`'s ``what`` with its ``ids`` quoted into it."""
+    return what.format(*map(quoted, ids)) if ids else what
 
 
 #: label types that hold no NaN (not float: check_label looks at those)
@@ -648,9 +656,9 @@ class Unnamed:
             # (read first, its edges were; read after one that chose, they were an error)
             return None
         if self.label not in attrs:
-            have = ", ".join(sorted(map(str, attrs))) or "none"
+            have = clipped(", ".join(sorted(map(str, attrs))), MESSAGE_WIDTH) or "none"
             raise GraphError(
-                f"{what}{_in(graph_name)} has no attribute {self.label!r} (it has: {have}), "
+                f"{what}{_in(graph_name)} has no attribute {quoted(self.label)} (it has: {have}), "
                 f"which the labels were taken from, being the only attribute of the first "
                 "graph's elements; name the labels to read them otherwise"
             )
@@ -685,9 +693,9 @@ def pick_label(attrs: Mapping, spec: str | list | tuple | Unnamed | None, what: 
     names = [spec] if isinstance(spec, str) else list(spec)
     missing = [k for k in names if k not in attrs]
     if missing:
-        have = ", ".join(sorted(map(str, attrs))) or "none"
+        have = clipped(", ".join(sorted(map(str, attrs))), MESSAGE_WIDTH) or "none"
         raise GraphError(
-            f"{what}{_in(graph_name)} has no attribute {missing[0]!r} (it has: {have})"
+            f"{what}{_in(graph_name)} has no attribute {quoted(missing[0])} (it has: {have})"
         )
     if isinstance(spec, str):
         return attrs[spec]
@@ -759,23 +767,24 @@ def _checked_pairs(triples: list[tuple], index: dict, directed: bool, name: str 
     for u, v, lab in triples:
         for end in (u, v):
             if end not in index:
-                raise GraphError(f"edge ({u!r}, {v!r}) names unknown node {end!r}{_in(name)}")
+                raise GraphError(f"edge ({quoted(u)}, {quoted(v)}) names unknown node "
+                                 f"{quoted(end)}{_in(name)}")
         a, b = index[u], index[v]
         if a == b:
             if a in loops:
-                raise GraphError(_multi(f"two self-loops on node {u!r}", name))
-            check_label(lab, f"self-loop ({u!r}, {u!r})", name)
+                raise GraphError(_multi(f"two self-loops on node {quoted(u)}", name))
+            check_label(lab, "self-loop ({}, {})", name, u, u)
             loops[a] = lab
             continue
         if not directed:
             a, b = min(a, b), max(a, b)
         if (a, b) in seen:
-            what = f"two arcs from {u!r} to {v!r}" if directed else (
-                f"multi-edge between {u!r} and {v!r}")
+            what = f"two arcs from {quoted(u)} to {quoted(v)}" if directed else (
+                f"multi-edge between {quoted(u)} and {quoted(v)}")
             raise GraphError(_multi(what, name))
         seen.add((a, b))
         pairs[k] = (a, b)
-        check_label(lab, f"edge ({u!r}, {v!r})", name)
+        check_label(lab, "edge ({}, {})", name, u, v)
         k += 1
     if loops:
         pairs = pairs[:k].copy()
@@ -792,4 +801,4 @@ def _multi(what: str, name: str | None) -> str:
 
 
 def _in(name: str | None) -> str:
-    return f" in graph {name!r}" if name else ""
+    return f" in graph {quoted(name)}" if name else ""

@@ -31,6 +31,7 @@ from gedkit.errors import FormatError, GraphError, Note, warn
 from gedkit.graph import Graph
 from gedkit.io import from_rdkit, from_smiles, read_one
 from gedkit.io.common import DEFAULT, Unlabelled, Unreadable, path_is, split_reference
+from gedkit.text import quoted
 
 __all__ = ["DEFAULT", "as_graph", "as_graph_read", "as_graphs", "is_one_graph"]
 
@@ -122,8 +123,8 @@ def alike_labels(graphs: list[Graph]) -> None:
         for x in distinct:
             other = by_text.setdefault(str(x), x)
             if other is not x and other != x:
-                warn(Note(f"{kind} labels {other!r} and {x!r} print alike but are different "
-                          f"labels ({type(other).__name__} and {type(x).__name__}): they "
+                warn(Note(f"{kind} labels {quoted(other)} and {quoted(x)} print alike but are "
+                          f"different labels ({type(other).__name__} and {type(x).__name__}): they "
                           "count as a substitution; read the graphs alike (a GEXF file "
                           "keeps its labels as text)"))
                 return
@@ -199,7 +200,7 @@ def _from_text(text: str, node_label: Any, edge_label: Any, notice: Unlabelled) 
     if text.startswith(_SMILES):
         smiles = text[len(_SMILES):]
         if not smiles.strip():  # RDKit reads "" as a molecule of no atom
-            raise GraphError(f"{text!r}: no SMILES string after 'smiles:'")
+            raise GraphError(f"{quoted(text)}: no SMILES string after 'smiles:'")
         return from_smiles(smiles, *_molecule_labels(node_label, edge_label), name=smiles)
     if is_file_reference(text):
         return read_one(text, notice, node_label, edge_label)
@@ -209,8 +210,8 @@ def _from_text(text: str, node_label: Any, edge_label: Any, notice: Unlabelled) 
     try:
         return from_smiles(text, *_molecule_labels(node_label, edge_label), name=text)
     except FormatError as err:
-        raise GraphError(f"{text!r} is neither an existing file nor a SMILES string: "
-                         f"{err}") from None
+        raise GraphError(f"{quoted(text, end=True)} is neither an existing file nor a SMILES "
+                         f"string: {err}") from None
 
 
 def is_file_reference(text: str) -> bool:

@@ -23,6 +23,7 @@ import numpy as np
 from gedkit.graph import Graph
 from gedkit.numeric import TOL, all_integers
 from gedkit.pair import GraphPair, label_adjacency
+from gedkit.text import label_text, relabel_texts
 
 __all__ = ["EditOperation", "LoopCosts", "Problem", "SearchLabels"]
 
@@ -117,59 +118,6 @@ class EditOperation:
 
     def __repr__(self) -> str:
         return f"<EditOperation {self.describe(cost=True)}>"
-
-
-def label_text(label: Any, width: int = 24) -> str:
-    """A label as short text: ``None`` is empty, floats lose trailing zeros, attribute dicts
-    read ``key=value`` (an atom's symbol, then only its attributes that are set), long texts
-    end in ``…``.
-
-    >>> label_text(None), label_text(2.0), label_text({"atom": "C", "charge": 0})
-    ('', '2', 'C')
-    >>> label_text({"atom": "N", "charge": 1})
-    'N charge=1'
-    >>> label_text({"x": 1.25, "y": 0.5}), label_text("a" + chr(0))  # (escaped)
-    ('x=1.25 y=0.5', 'a\\\\x00')
-    """
-    if label is None:
-        return ""
-    if isinstance(label, float):
-        text = f"{label:g}"
-    elif isinstance(label, dict):
-        if "atom" in label:
-            # a molecule's atom: its element, and what else sets it apart ([NH4+] -> N read
-            # "N -> N" at a cost of 1, the charge that differs unseen)
-            text = " ".join([label_text(label["atom"], width), *(
-                f"{k}={label_text(v, width)}" for k, v in label.items()
-                if k != "atom" and v is not None and v is not False and v != 0 and v != "")])
-        else:
-            text = " ".join(f"{k}={label_text(v, width)}" for k, v in label.items())
-    elif isinstance(label, list | tuple):
-        text = "(" + ", ".join(label_text(v, width) for v in label) + ")"
-    else:
-        text = str(label)
-        if not text.isprintable():  # a NUL or a newline would break the line it is in
-            text = repr(text)[1:-1]
-    return _clipped(text, width)
-
-
-def _clipped(text: str, width: int) -> str:
-    """``text``, ending in ``…`` where it is longer than ``width``."""
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
-def relabel_texts(a: Any, b: Any, width: int = 24) -> tuple[str, str]:
-    """The texts of a relabelling's two labels: :func:`label_text`'s, or, where those read
-    alike (1 and "1", "" and None, "C  " and "C": IAM's padded atom symbols against a
-    SMILES molecule's), as Python writes them.
-
-    >>> relabel_texts("C", "N"), relabel_texts(1, "1"), relabel_texts("C  ", "C")
-    (('C', 'N'), ('1', "'1'"), ("'C  '", "'C'"))
-    """
-    ta, tb = label_text(a, width), label_text(b, width)
-    if ta.strip() == tb.strip():
-        ta, tb = _clipped(repr(a), width), _clipped(repr(b), width)
-    return ta, tb
 
 
 def _label_of(g: Graph, item: Any, edge: bool) -> Any:

@@ -42,7 +42,7 @@ CASES = [
     ("nan_dict.json", '{"nodes": [{"id": 0, "a": {"b": [1, NaN]}}], "links": []}', GraphError,
      "NaN label"),
     ("big_id.txt", "t # 0\nv " + "1" * 5000 + " C\n", FormatError,
-     ":2: the number 111111111111111111111111111111... (5000 characters) has more digits"),
+     ":2: the number " + "1" * 59 + "… (5,000 characters) has more digits"),
     ("big_label.txt", "t # 0\nv 0 " + "2" * 4301 + "\n", FormatError, ":2: the number 222"),
     ("big_int.gxl", '<gxl><graph edgemode="undirected"><node id="a"><attr name="n"><int>'
      + "3" * 4400 + "</int></attr></node></graph></gxl>", FormatError, "of 4400 digits"),
@@ -236,3 +236,72 @@ def test_a_document_declaring_entities_is_refused(tmp_path, fmt):
     path.write_text(prolog + body)
     with pytest.raises(FormatError, match=r"declares the XML entity 'e0'"):
         gedkit.read_all(path)
+
+
+# -- a huge value in a message ---------------------------------------------------------------
+# A label, an id, a graph's name or a file's line is the caller's, of any length: a message
+# quoting one quotes it cut (gedkit.text.quoted), where a 100,000-character label made a
+# one-line error of 100,000 characters.
+
+HUGE = "X" * 100_000
+BIG = Graph({0: HUGE, 1: "C"}, [(0, 1)])
+PLAIN = Graph({0: "C", 1: "C"}, [(0, 1)])
+
+
+def _file(folder, name: str, text: str):
+    (folder / name).write_text(text)
+    return folder / name
+
+
+def _failing(a, b):
+    raise KeyError(HUGE)
+
+
+def _not_molecule(g):
+    from gedkit.draw.molecule import not_molecule
+
+    return not_molecule(g)
+
+
+HUGE_CASES = [
+    # name, call(tmp_path), error (None: the message is returned), words it says
+    ("rascal", lambda _: gedkit.mces(BIG, PLAIN, method="rascal"), GraphError,
+     "not an element symbol"),
+    ("letter", lambda _: gedkit.ged(BIG, PLAIN, costs="letter"), gedkit.CostModelError,
+     "reads node attribute 'x'"),
+    ("chem", lambda _: gedkit.ged(Graph({0: {"y": HUGE}}), PLAIN, costs="chem_1"),
+     gedkit.CostModelError, "missing from the node label"),
+    ("callable cost", lambda _: gedkit.ged(BIG, PLAIN, costs=gedkit.costs.custom(
+        node_sub=_failing)), gedkit.CostModelError, "failed: KeyError"),
+    ("directed and not", lambda _: gedkit.ged(Graph([0], name=HUGE, directed=True), BIG),
+     GraphError, "is directed and graph"),
+    ("node id twice", lambda _: Graph([HUGE, HUGE]), GraphError, "appears twice"),
+    ("no node", lambda _: BIG.edge_label(0, HUGE), GraphError, "no node"),
+    ("NaN label", lambda _: Graph({0: {"a": float("nan"), "b": HUGE}}, name=HUGE), GraphError,
+     "NaN label value"),
+    ("t/v/e line", lambda d: gedkit.read_all(_file(d, "a.txt", f"t # 0\nv 0 C\n{HUGE} 1\n")),
+     FormatError, "unknown line type"),
+    ("directed file", lambda d: gedkit.read(_file(
+        d, "a.json", '{"directed": true, "graph": {"name": "' + HUGE + '"}, "nodes": [{"id": 0}'
+        ', {"id": 1}], "links": [{"source": 0, "target": 1}]}')), GraphError, "is directed"),
+    ("GXL value", lambda d: gedkit.read(_file(
+        d, "a.gxl", '<gxl><graph edgemode="undirected"><node id="a"><attr name="b"><bool>'
+        + HUGE + "</bool></attr></node></graph></gxl>"), node_label="*"), FormatError,
+     "is <bool> but holds"),
+    ("molecule drawing", lambda _: _not_molecule(BIG), None, "is no element symbol"),
+]
+
+
+@pytest.mark.parametrize(("name", "call", "error", "words"), HUGE_CASES,
+                         ids=[case[0] for case in HUGE_CASES])
+def test_a_huge_value_is_quoted_cut(tmp_path, name, call, error, words):
+    if name == "rascal":
+        pytest.importorskip("rdkit")
+    if error is None:
+        message = call(tmp_path)
+    else:
+        with pytest.raises(error) as info:
+            call(tmp_path)
+        message = str(info.value)
+    assert len(message) < 500 and "\n" not in message, message[:600]
+    assert words in message and "XXXX…" in message and "characters)" in message, message

@@ -30,6 +30,7 @@ from gedkit.cli._inputs import (
 )
 from gedkit.cli._inputs import read_options as _read_options
 from gedkit.errors import GedkitError, OptionError, counted
+from gedkit.text import MESSAGE_WIDTH, clipped, quoted
 
 if TYPE_CHECKING:  # numpy and the readers load when the command runs
     from gedkit.graph import Graph
@@ -157,7 +158,7 @@ def run_build(args: argparse.Namespace) -> int:
                 if not names:
                     raise no_graph(", ".join(args.files), skipped)
                 problem = _naming_problem(names) or (
-                    None if other is None else f"{lib} has a graph with id {other!r} already "
+                    None if other is None else f"{lib} has a graph with id {quoted(other)} already "
                     "(another graph)")
                 if problem is not None and args.ids is None and held:
                     # numbered among LIB's named graphs: ids of two kinds, and the same
@@ -320,14 +321,14 @@ def _check_unfinished(existing: Any, sources: list[str], ids: Any, lib: Path) ->
 
 def _short(source: str) -> str:
     """A recorded source as a message names it: a file by its name, a SMILES as it is."""
-    return Path(source).name if os.path.isabs(source) else source
+    return Path(source).name if os.path.isabs(source) else clipped(source, MESSAGE_WIDTH)
 
 
 def _shown_names(names: list, there: set) -> str:
     """The summary's word on named ids, with the first one added: a name a reader would
     not guess (a table without an id column names its rows 'moses30k[0]'...) is seen."""
     first = next((name for name in names if name not in there), None)
-    return "names" if first is None else f"names such as {first!r}"
+    return "names" if first is None else f"names such as {quoted(first)}"
 
 
 def _how_to_continue(ids: Any) -> str:
@@ -498,7 +499,7 @@ def _naming_problem(names: list) -> str | None:
         if not isinstance(name, str) or not name:
             return f"graph {k} has no name"
         if name in seen:
-            return f"graphs {seen[name]} and {k} are both named {name!r}"
+            return f"graphs {seen[name]} and {k} are both named {quoted(name)}"
         seen[name] = k
     return None
 

@@ -24,6 +24,7 @@ from gedkit.cli._inputs import (
 )
 from gedkit.draw import MAX_STEPS
 from gedkit.errors import OptionError, counted
+from gedkit.text import MESSAGE_WIDTH, clipped
 
 if TYPE_CHECKING:  # the solvers load when a command runs, not when the parser is built
     from gedkit.result import Result
@@ -187,7 +188,8 @@ def node_pair(text: str, g1: Any, g2: Any, flag: str) -> tuple[Any, Any]:
     k = splits[0]
     side, g, name = (text[:k], g1, "A") if node(g1, text[:k]) is _MISSING else (
         text[k + 1:], g2, "B")
-    shown = ", ".join(map(str, g.ids[:8])) + (", ..." if g.n > 8 else "")
+    shown = ", ".join(clipped(str(x), MESSAGE_WIDTH) for x in g.ids[:8]) + (
+        ", ..." if g.n > 8 else "")
     raise OptionError(f"{flag} {text}: {side} is not a node of {name} (nodes: {shown})")
 
 
@@ -285,7 +287,7 @@ def _more(total: int, what: str) -> list[str]:
 def _labels(op: Any) -> str:
     """What the operation does to labels: ``C -> N`` for a substitution, the label deleted
     or inserted otherwise (empty for unlabelled graphs)."""
-    from gedkit.problem import label_text
+    from gedkit.text import label_text
 
     a, b = label_text(op.source_label), label_text(op.target_label)
     if op.kind.endswith("_sub"):

@@ -121,7 +121,7 @@ def report(result: MCESResult, *, mapping: bool = True) -> str:
 
 def _edge_label(g: Any, edge: tuple) -> str:
     """The common edge's label (equal on both sides), empty when unlabelled."""
-    from gedkit.problem import label_text
+    from gedkit.text import label_text
 
     text = label_text(g.edge_label(*edge))
     return f"({text})" if text else ""

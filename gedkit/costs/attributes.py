@@ -15,6 +15,7 @@ import numpy as np
 from gedkit.costs.base import CostModel
 from gedkit.errors import CostModelError, Option
 from gedkit.graph import label_key
+from gedkit.text import MESSAGE_WIDTH, clipped, quoted
 
 __all__ = [
     "AttributeCosts",
@@ -155,16 +156,16 @@ def _values(labels: Sequence[Any], name: str, model: str, kind: str) -> list[Any
     for lab in labels:
         if not isinstance(lab, Mapping):
             what = (f"cost model {model!r} reads {kind} attribute {name!r}, but got the {kind} "
-                    f"label {lab!r}")
+                    f"label {quoted(lab)}")
             err = CostModelError(what, "; read the graphs with ", Option(f"{kind}_label", "*"),
                                  " to keep all attributes")
             err.needs = (what, f"{kind}_label")  # for a collection's words, which differ
             raise err
         if name not in lab:
-            have = ", ".join(sorted(map(str, lab))) or "none"
+            have = clipped(", ".join(sorted(map(str, lab))), MESSAGE_WIDTH) or "none"
             raise CostModelError(
                 f"cost model {model!r} needs {kind} attribute {name!r}, missing from the {kind} "
-                f"label {lab!r} (it has: {have})"
+                f"label {quoted(lab)} (it has: {have})"
             )
         out.append(lab[name])
     return out
@@ -192,7 +193,7 @@ def _number(val: Any, name: str, model: str, kind: str) -> float:
     if not np.isfinite(x):
         raise CostModelError(
             f"cost model {model!r} needs a finite number in {kind} attribute {name!r}, "
-            f"got {val!r}"
+            f"got {quoted(val)}"
         )
     return x
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from gedkit.errors import CostModelError, GraphError, Words
 from gedkit.graph import Graph, label_key
+from gedkit.text import MESSAGE_WIDTH, clipped, quoted
 
 __all__ = ["CostModel", "intern_labels"]
 
@@ -91,8 +92,9 @@ class CostModel:
         if g1.directed != g2.directed:
             d, u = (g1, g2) if g1.directed else (g2, g1)
             raise GraphError(
-                f"graph {d.name or 'g' + ('1' if d is g1 else '2')!r} is directed and graph "
-                f"{u.name or 'g' + ('1' if u is g1 else '2')!r} is not: compare two directed or "
+                f"graph {quoted(d.name or 'g' + ('1' if d is g1 else '2'))} is directed and graph "
+                f"{quoted(u.name or 'g' + ('1' if u is g1 else '2'))} is not: compare two "
+                "directed or "
                 "two undirected graphs ",
                 Words("(networkx: g.to_directed() or g.to_undirected())",
                       "(--directed ignore reads arcs as edges)"))
@@ -216,15 +218,16 @@ def _call(function, args: tuple, what: str, labels: Any) -> Any:
     except CostModelError:
         raise
     except Exception as exc:  # a user callable failed on these labels: say which
-        raise CostModelError(f"the {what} cost of {labels!r} failed: "
-                             f"{type(exc).__name__}: {exc}") from exc
+        raise CostModelError(f"the {what} cost of {quoted(labels)} failed: "
+                             f"{type(exc).__name__}: "
+                             f"{clipped(str(exc), 4 * MESSAGE_WIDTH, length=True)}") from exc
     try:
         if isinstance(value, str | bytes):  # float("1") would take it: a slip, not a cost
             raise TypeError
         return float(value)
     except (TypeError, ValueError):
-        raise CostModelError(f"the {what} cost of {labels!r} is {value!r}, not a number") \
-            from None
+        raise CostModelError(f"the {what} cost of {quoted(labels)} is {quoted(value)}, not a "
+                             "number") from None
 
 
 #: the largest cost of a model must be at least this: costs are compared with an absolute

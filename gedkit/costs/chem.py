@@ -14,6 +14,7 @@ from typing import Any
 
 from gedkit.costs.attributes import AttributeCosts, Parts, categories, constant, differ
 from gedkit.errors import CostModelError, Option
+from gedkit.text import MESSAGE_WIDTH, clipped, quoted
 
 __all__ = ["Chem1Costs", "Chem2Costs", "chem_1", "chem_2"]
 
@@ -27,11 +28,11 @@ def _symbols(labels: Sequence[Any], keys: tuple[str, ...], model: str, kind: str
         if isinstance(lab, Mapping):
             key = next((k for k in keys if k in lab), None)
             if key is None:
-                have = ", ".join(sorted(map(str, lab))) or "none"
+                have = clipped(", ".join(sorted(map(str, lab))), MESSAGE_WIDTH) or "none"
                 wanted = " or ".join(repr(k) for k in keys)
                 raise CostModelError(
                     f"cost model {model!r} needs {kind} attribute {wanted}, missing from the "
-                    f"{kind} label {lab!r} (it has: {have})"
+                    f"{kind} label {quoted(lab)} (it has: {have})"
                 )
             out.append(lab[key])
         elif lab is None:

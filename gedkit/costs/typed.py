@@ -30,6 +30,7 @@ from gedkit.costs.attributes import (
     values,
 )
 from gedkit.errors import CostModelError
+from gedkit.text import quoted
 
 __all__ = ["Grec1Costs", "Grec2Costs", "ProteinCosts", "grec_1", "grec_2", "protein"]
 
@@ -41,7 +42,7 @@ def _frequencies(labels: Sequence[Any], model: str) -> np.ndarray:
         i = int(np.flatnonzero(bad)[0])
         raise CostModelError(
             f"cost model {model!r} needs a non-negative integer in edge attribute 'frequency', "
-            f"got {values([labels[i]], 'frequency', model, 'edge')[0]!r}"
+            f"got {quoted(values([labels[i]], 'frequency', model, 'edge')[0])}"
         )
     return freq.astype(np.int64)
 

@@ -16,6 +16,7 @@ from gedkit.draw.layout import spacing
 from gedkit.draw.output import escaped, new_figure
 from gedkit.draw.scene import Panel
 from gedkit.draw.style import LEGENDS, ROLES
+from gedkit.text import clipped
 
 __all__ = ["arrange", "compose", "legend_handles"]
 
@@ -275,8 +276,8 @@ def fitted(text: str, chars: int) -> str:
         return text
     head, arrow, tail = text.rpartition(" → ")
     if arrow and len(tail) + len(arrow) + 8 <= chars:
-        return head[: chars - len(tail) - len(arrow) - 1] + "…" + arrow + tail
-    return text[: chars - 1] + "…"
+        return clipped(head, chars - len(tail) - len(arrow)) + arrow + tail
+    return clipped(text, chars)
 
 
 def draw_cell(ax: Any, panel: Panel, pos: np.ndarray, lo: np.ndarray, hi: np.ndarray, *,

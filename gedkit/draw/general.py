@@ -17,7 +17,7 @@ import numpy as np
 
 from gedkit.draw.scene import Panel
 from gedkit.draw.style import ROLES
-from gedkit.problem import label_text
+from gedkit.text import label_text
 
 __all__ = ["Context", "draw_panel", "gid"]
 

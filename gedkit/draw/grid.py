@@ -24,6 +24,7 @@ from gedkit.draw.pictures import pair_positions, treat_as_molecules
 from gedkit.draw.scene import plain_panel
 from gedkit.errors import OptionError, counted
 from gedkit.graph import Graph
+from gedkit.text import quoted
 
 __all__ = ["draw_hits"]
 
@@ -147,7 +148,7 @@ def _grid(results: list, collection: Any, queries: list, *, max_hits: int,
         shown += [(h, True) for h in result.undecided[: max(0, max_hits - len(shown))]]
         for rank, (hit, undecided) in enumerate(shown, start=1):
             if hit.id not in collection:  # (removed since the search: a raw KeyError)
-                raise OptionError(f"hit {hit.id!r} of this search result is no longer in the "
+                raise OptionError(f"hit {quoted(hit.id)} of this search result is no longer in the "
                                   "collection (removed since the search): search it again")
             g = collection.get(hit.id)
             head = "undecided" if undecided else f"{rank}."
@@ -212,9 +213,9 @@ def _check_query(q: Graph, result: Any, labels: tuple) -> None:
     searched = getattr(result, "searched", None)
     if searched is not None:  # the graph itself, where the search ran in this process
         if not same_graph(q, searched):
-            given = f"query={q.name!r}" if q.name is not None else "the query= graph"
+            given = f"query={quoted(q.name)}" if q.name is not None else "the query= graph"
             raise OptionError(f"{given} is not the query this result answers"
-                              f"{f' ({own!r})' if own is not None else ''}; give that "
+                              f"{f' ({quoted(own)})' if own is not None else ''}; give that "
                               "query, or leave query= out")
         return
     if own is None or q.name == own:
@@ -224,8 +225,8 @@ def _check_query(q: Graph, result: Any, labels: tuple) -> None:
         return  # neither says which graph it is: nothing to compare
     if searched is not None and same_graph(q, searched):
         return
-    given = f"query={q.name!r}" if q.name is not None else "the query= graph"
-    raise OptionError(f"{given} is not the query this result answers ({own!r}); give that "
+    given = f"query={quoted(q.name)}" if q.name is not None else "the query= graph"
+    raise OptionError(f"{given} is not the query this result answers ({quoted(own)}); give that "
                       "query, or leave query= out")
 
 

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from gedkit.graph import Graph
+from gedkit.text import quoted
 
 __all__ = ["atom_symbol", "bond_order", "coordinates", "is_molecule", "not_molecule",
            "to_rdkit"]
@@ -100,10 +101,10 @@ def not_molecule(g: Graph) -> str | None:
     """
     for lab in g.node_labels:
         if atom_symbol(lab) is None:
-            return f"node label {lab!r} is no element symbol"
+            return f"node label {quoted(lab)} is no element symbol"
     for lab in g.edge_labels:
         if bond_order(lab) is None:
-            return f"edge label {lab!r} is no bond order (1, 2, 3 or 1.5)"
+            return f"edge label {quoted(lab)} is no bond order (1, 2, 3 or 1.5)"
     return None
 
 

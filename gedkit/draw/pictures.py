@@ -13,7 +13,7 @@ from gedkit.draw.molecule import is_molecule, not_molecule, rdkit_available
 from gedkit.draw.scene import Panel, ged_panels, kept_anchors, mces_panels, name_part
 from gedkit.errors import Option, OptionError
 from gedkit.graph import Graph
-from gedkit.problem import label_text
+from gedkit.text import label_text, quoted
 
 __all__ = ["ged_figure", "mces_figure", "pair_positions", "treat_as_molecules"]
 
@@ -51,7 +51,7 @@ def _check_molecules(graphs: list[Graph]) -> None:
     for g in graphs:
         why = not_molecule(g)
         if why is not None:
-            where = f"in graph {g.name!r} " if g.name else ""
+            where = f"in graph {quoted(g.name)} " if g.name else ""
             raise OptionError(f"molecule=True draws molecules, but {where}{why}; pass ",
                               Option("molecule", False), " to draw it as a graph")
 

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from gedkit.graph import Graph, components
-from gedkit.problem import relabel_texts
+from gedkit.text import clipped, relabel_texts
 
 __all__ = ["NAME_CHARS", "Panel", "ged_panels", "kept_anchors", "mces_panels", "name_part",
            "plain_panel"]
@@ -218,7 +218,7 @@ def name_part(g: Graph) -> str:
     if not g.name:
         return ""
     name = " ".join(str(g.name).split())
-    return ": " + (name if len(name) <= NAME_CHARS else name[:NAME_CHARS - 1] + "…")
+    return ": " + clipped(name, NAME_CHARS)
 
 
 def _mark(panel: Panel, what: str, index: int, role: str, op: int,

@@ -50,9 +50,9 @@ from gedkit.io.common import (
     inner,
     open_text,
     picked,
-    shorten,
     undecoded,
 )
+from gedkit.text import MESSAGE_WIDTH, clipped, quoted
 
 __all__ = ["from_rdkit", "from_smiles", "read_mol", "read_sdf", "read_smiles",
            "read_smiles_table", "record_names"]
@@ -181,8 +181,8 @@ def from_smiles(smiles: str, node_label: Any = "atom", edge_label: Any = "bond",
         raise GraphError(f"from_smiles takes a SMILES string, got {type(smiles).__name__}")
     mol, why = _molecule_of(smiles)
     if mol is None:
-        raise FormatError(f"RDKit cannot parse the SMILES {shorten(smiles)!r}{why}")
-    return from_rdkit(mol, node_label, edge_label, name=name, source=f"SMILES {smiles!r}")
+        raise FormatError(f"RDKit cannot parse the SMILES {quoted(smiles)}{why}")
+    return from_rdkit(mol, node_label, edge_label, name=name, source=f"SMILES {quoted(smiles)}")
 
 
 #: a SMILES string without whitespace, with a CXSMILES extension or not
@@ -325,7 +325,7 @@ def _table_records(path: Path) -> Iterator[_Record]:
                          else "") or None
                 if len(row) <= smiles_at or not row[smiles_at].strip():
                     yield (where, "", title,
-                           f"{where}: no SMILES in column {header[smiles_at]!r}")
+                           f"{where}: no SMILES in column {quoted(header[smiles_at])}")
                     continue
                 yield where, row[smiles_at].strip(), title, None
         except csv.Error as err:
@@ -340,8 +340,9 @@ def _table_columns(header: list[str], path: Path) -> tuple[int, int | None]:
                      next((i for i, h in enumerate(names) if "smiles" in h), None))
     if smiles_at is None:
         raise FormatError(
-            f"{path}: no SMILES column in its header ({shorten(', '.join(header))}); name "
-            "it 'smiles' (any case), or read a file of SMILES without a header as format "
+            f"{path}: no SMILES column in its header "
+            f"({clipped(', '.join(header), MESSAGE_WIDTH, length=True)}); name it"
+            " 'smiles' (any case), or read a file of SMILES without a header as format "
             "smiles (.smi)"
         )
     name_at = next((i for i, h in enumerate(names) if i != smiles_at and (
@@ -387,7 +388,7 @@ def _outcome(where: str, smiles: str, name: str, problem: str | None, path: Path
         return problem, name
     mol, why = _molecule_of(smiles)
     if mol is None:
-        return f"{where}: RDKit cannot parse the SMILES {shorten(smiles)!r}{why}", name
+        return f"{where}: RDKit cannot parse the SMILES {quoted(smiles)}{why}", name
     try:
         return from_rdkit(mol, node_label, edge_label, name=name, source=path)
     except FormatError as err:
@@ -460,7 +461,7 @@ def _title_of(supplier: Any, index: int) -> str:
     its text back (not a compressed stream's), else nothing: RDKit's count of records shifts
     where one is cut short, so the number alone may point at the wrong one."""
     title = _title(supplier, index)
-    return f" (titled {shorten(title)!r})" if title else ""
+    return f" (titled {quoted(title)})" if title else ""
 
 
 def _title(supplier: Any, index: int) -> str:

@@ -20,11 +20,12 @@ from gedkit.errors import (
     warn,
 )
 from gedkit.graph import Graph, Unnamed, pick_labels
+from gedkit.text import quoted
 
 __all__ = ["DEFAULT", "DIRECTED_POLICIES", "DirectedInput", "KeptInPlace", "Unlabelled",
            "Unreadable", "build_graph",
            "check_label_spec", "compressed", "graph_name", "gzip_errors", "inner", "open_text",
-           "picked", "shorten", "undirected_only"]
+           "picked", "undirected_only"]
 
 T = TypeVar("T")
 
@@ -53,7 +54,7 @@ class DirectedInput(GraphError):
     def __init__(self, source: str, name: Any):
         # (in Python, a path given to gedkit.ged, mces or pairwise: they take no directed=,
         # and "pass directed='ignore'" was refused as an unknown option of the method)
-        super().__init__(f"{source}: graph {name!r} is directed; ",
+        super().__init__(f"{source}: graph {quoted(name)} is directed; ",
                          Words("read it with gedkit.read(path, directed='ignore')",
                                "pass --directed ignore"), self._IGNORE, ", or ",
                          Option("directed", "keep"), " to compare it as a directed graph, arc "
@@ -66,7 +67,7 @@ class DirectedInput(GraphError):
     def undirected_only(self, what: str) -> GraphError:
         """The error where ``what`` (a collection) takes undirected graphs only: keeping the
         directions is no way out there."""
-        return GraphError(f"{self.source}: graph {self.graph_name!r} is directed, and {what} "
+        return GraphError(f"{self.source}: graph {quoted(self.graph_name)} is directed, and {what} "
                           "takes undirected graphs only; ",
                           Words("read the file with gedkit.read_all(..., directed='ignore')",
                                 "pass --directed ignore"), self._IGNORE)
@@ -165,15 +166,6 @@ def _spec(given: Any, default: Any, collector: Unnamed) -> Any:
     if given is not DEFAULT:
         return given
     return collector if default is None else default
-
-
-def shorten(text: str) -> str:
-    """``text`` cut to a length that an error line can show.
-
-    >>> shorten("C" * 100)
-    'CCCCCCCCCCCCCCCCCCCCCCCCCCCCCC... (100 characters)'
-    """
-    return text if len(text) <= 40 else f"{text[:30]}... ({len(text)} characters)"
 
 
 def path_is(path: str | Path, kind: str = "exists") -> bool:
@@ -293,8 +285,8 @@ def picked(items: Iterable[T], name_of: Callable[[T], str | None], selector: str
             raise
     if not by_number:
         numbers = f" and no graph number {number}" if number is not None else ""
-        seen = f"; its names: {', '.join(map(repr, names))}..." if names else ""
-        raise FormatError(f"{path}: no graph named {selector!r}{numbers} (it holds "
+        seen = f"; its names: {', '.join(map(quoted, names))}..." if names else ""
+        raise FormatError(f"{path}: no graph named {quoted(selector)}{numbers} (it holds "
                           f"{counted(count, 'graph')}{seen})")
     return by_number[0]
 
@@ -305,7 +297,7 @@ def _only_one(rest: Iterable[T], name_of: Callable[[T], str | None], selector: s
     again = next((k for k, other in enumerate(rest, start=first + 1)
                   if name_of(other) == selector), None)
     if again is not None:
-        raise _Ambiguous(f"{path}: two graphs are named {selector!r} (numbers {first} and "
+        raise _Ambiguous(f"{path}: two graphs are named {quoted(selector)} (numbers {first} and "
                          f"{again}): pick one by its number, {path}#{first}")
 
 
@@ -371,15 +363,15 @@ def build_graph(
             try:
                 repeated = node in node_dict
             except TypeError:
-                raise GraphError(f"node id {node!r} is not hashable") from None
+                raise GraphError(f"node id {quoted(node)} is not hashable") from None
             if repeated:
-                raise GraphError(f"node id {node!r} appears twice in graph {name!r}")
+                raise GraphError(f"node id {quoted(node)} appears twice in graph {quoted(name)}")
             node_dict[node] = None
         node_dict = dict(zip(node_dict, pick_labels(
-            [attrs for _, attrs in nodes], node_label, lambda k: f"node {nodes[k][0]!r}", name),
-            strict=True))
+            [attrs for _, attrs in nodes], node_label, lambda k: f"node {quoted(nodes[k][0])}",
+            name), strict=True))
         labels = pick_labels([attrs for _, _, attrs in edges], edge_label,
-                             lambda k: "edge ({!r}, {!r})".format(*edges[k][:2]), name)
+                             lambda k: "edge ({}, {})".format(*map(quoted, edges[k][:2])), name)
         triples = [(u, v, label) for (u, v, _), label in zip(edges, labels, strict=True)]
         return Graph(node_dict, triples, name=name, directed=is_directed and directed == "keep")
     except GraphError as err:

@@ -15,6 +15,7 @@ from gedkit.graph import Graph
 from gedkit.io.common import picked
 from gedkit.io.gxl import read_gxl
 from gedkit.io.xmlparse import parse_xml
+from gedkit.text import quoted
 
 __all__ = ["cxl_entries", "read_cxl"]
 
@@ -53,5 +54,6 @@ def read_cxl(path: Path, node_label: Any, edge_label: Any, directed: str,
         if not gxl.is_file():
             hint = () if graph_dir is not None else (
                 "; pass ", Words("graph_dir=", "--graph-dir DIR"), " if the graphs live elsewhere")
-            raise FormatError(f"{path}: listed graph {file!r} not found in {folder}", *hint)
+            raise FormatError(f"{path}: listed graph {quoted(file, end=True)} not found in "
+                              f"{folder}", *hint)
         yield from read_gxl(gxl, node_label, edge_label, directed)

@@ -16,6 +16,7 @@ from typing import Any
 from gedkit.errors import FormatError, OptionError
 from gedkit.graph import Graph
 from gedkit.io.common import DEFAULT
+from gedkit.text import quoted
 
 __all__ = ["find_id", "incomparable_labels", "is_collection_file", "label_spec", "read_gdb"]
 
@@ -59,7 +60,7 @@ def find_id(coll: Any, select: str, path: str | Path) -> Any:
     if number is not None and number in coll:
         return number
     if number is None:
-        raise FormatError(f"{path}: no graph with id {select!r}")
+        raise FormatError(f"{path}: no graph with id {quoted(select)}")
     ids = coll.ids
     if any(isinstance(graph_id, int) for graph_id in ids):
         raise FormatError(f"{path}: no graph with id {number} (its ids include numbers, so "
@@ -67,8 +68,8 @@ def find_id(coll: Any, select: str, path: str | Path) -> Any:
                           f"{len(coll):,} graphs)")
     if number < len(ids):
         return ids[number]
-    raise FormatError(f"{path}: no graph with id {select!r} and no graph number {number} (it "
-                      f"holds {len(coll)})")
+    raise FormatError(f"{path}: no graph with id {quoted(select)} and no graph number {number} "
+                      f"(it holds {len(coll)})")
 
 
 def _named(g: Graph, graph_id: Any, no_node_labels: bool = False,

@@ -26,6 +26,7 @@ from gedkit.errors import FormatError
 from gedkit.graph import Graph
 from gedkit.io.common import build_graph, graph_name
 from gedkit.io.xmlparse import parse_xml
+from gedkit.text import quoted
 
 __all__ = ["read_gxl"]
 
@@ -55,7 +56,7 @@ def _graph(element: ET.Element, path: Path, name: str, node_label: Any, edge_lab
            directed: str) -> Graph:
     mode = element.get("edgemode", "directed")
     if mode not in ("undirected", "defaultundirected", *_DIRECTED_MODES):
-        raise FormatError(f"{path}: unknown GXL edgemode {mode!r}")
+        raise FormatError(f"{path}: unknown GXL edgemode {quoted(mode)}")
     if element.find("rel") is not None:
         raise FormatError(f"{path}: GXL hyperedges (<rel>) are not supported")
     nodes = []
@@ -63,7 +64,7 @@ def _graph(element: ET.Element, path: Path, name: str, node_label: Any, edge_lab
         node_id = node.get("id")
         if node_id is None:
             raise FormatError(f"{path}: <node> number {k} has no 'id' attribute")
-        nodes.append((node_id, _attributes(node, path, f"node {node_id!r}")))
+        nodes.append((node_id, _attributes(node, path, f"node {quoted(node_id)}")))
     edges = []
     both_ways = []  # the undirected edges among them
     for k, edge in enumerate(element.findall("edge"), start=1):
@@ -72,7 +73,7 @@ def _graph(element: ET.Element, path: Path, name: str, node_label: Any, edge_lab
             raise FormatError(f"{path}: <edge> number {k} lacks a 'from' or 'to' attribute")
         flag = edge.get("isdirected")
         arc = (flag == "true") if flag is not None else (mode in _DIRECTED_MODES)
-        edges.append((u, v, _attributes(edge, path, f"edge ({u!r}, {v!r})")))
+        edges.append((u, v, _attributes(edge, path, f"edge ({quoted(u)}, {quoted(v)})")))
         if not arc:
             both_ways.append(edges[-1])
     # an edgeless graph of a directed file is directed when directions are kept, so that it
@@ -95,10 +96,10 @@ def _attributes(element: ET.Element, path: Path, what: str) -> dict[str, Any]:
         values = list(attr)
         if len(values) != 1:
             raise FormatError(
-                f"{path}: attribute {key!r} of {what} should hold exactly one typed value "
+                f"{path}: attribute {quoted(key)} of {what} should hold exactly one typed value "
                 f"element such as <int>, found {len(values)}"
             )
-        out[key] = _value(values[0], path, f"attribute {key!r} of {what}")
+        out[key] = _value(values[0], path, f"attribute {quoted(key)} of {what}")
     return out
 
 
@@ -122,7 +123,7 @@ def _value(element: ET.Element, path: Path, what: str) -> Any:
             return text
     if kind in _BOOL:
         if text.lower() not in ("true", "false"):
-            raise FormatError(f"{path}: {what} is <{element.tag}> but holds {text!r}")
+            raise FormatError(f"{path}: {what} is <{element.tag}> but holds {quoted(text)}")
         return text.lower() == "true"
     raise FormatError(
         f"{path}: {what} has the unsupported GXL value type <{element.tag}> "

@@ -25,6 +25,7 @@ import numpy as np
 from gedkit.errors import FormatError, OptionError
 from gedkit.graph import Graph
 from gedkit.io.common import build_graph, graph_name, open_text
+from gedkit.text import quoted
 
 __all__ = ["read_json", "write_json"]
 
@@ -112,26 +113,26 @@ def _dumps(value: Any) -> str:
 
 
 def _to_dict(g: Graph, path: Path, node_label: str, edge_label: str) -> dict:
-    what = f"graph {g.name!r}" if g.name else "graph"
+    what = f"graph {quoted(g.name)}" if g.name else "graph"
     nodes = []
     # every node and edge carries the attribute, null where unlabelled (see _put)
     for node, lab in zip(g.ids, g.node_labels, strict=True):
         if isinstance(node, list | tuple | dict | set | frozenset):
-            raise FormatError(f"{path}: node id {node!r} in {what} cannot be written as JSON: "
-                              "ids must be strings or numbers")
-        entry = {"id": _exact(node, path, f"node id {node!r}")}
-        _put(entry, lab, node_label, ("id",), path, f"node {node!r} in {what}")
+            raise FormatError(f"{path}: node id {quoted(node)} in {what} cannot be written as "
+                              "JSON: ids must be strings or numbers")
+        entry = {"id": _exact(node, path, f"node id {quoted(node)}")}
+        _put(entry, lab, node_label, ("id",), path, f"node {quoted(node)} in {what}")
         nodes.append(entry)
     links = []
     for (a, b), lab in zip(g.edges.tolist(), g.edge_labels, strict=True):
         entry = {"source": nodes[a]["id"], "target": nodes[b]["id"]}
         _put(entry, lab, edge_label, ("source", "target"), path,
-             f"edge ({g.ids[a]!r}, {g.ids[b]!r}) in {what}")
+             f"edge ({quoted(g.ids[a])}, {quoted(g.ids[b])}) in {what}")
         links.append(entry)
     for a, lab in g.loops.items():
         entry = {"source": nodes[a]["id"], "target": nodes[a]["id"]}
         _put(entry, lab, edge_label, ("source", "target"), path,
-             f"self-loop on {g.ids[a]!r} in {what}")
+             f"self-loop on {quoted(g.ids[a])} in {what}")
         links.append(entry)
     return {
         "directed": g.directed,
@@ -154,7 +155,7 @@ def _put(entry: dict, label: Any, spec: str, reserved: tuple[str, ...], path: Pa
         return
     if not isinstance(label, dict):
         raise FormatError(f"{path}: writing with label '*' needs attribute-dict labels, "
-                          f"but {what} has label {label!r}")
+                          f"but {what} has label {quoted(label)}")
     clash = [k for k in label if k in reserved]
     if clash:
         raise FormatError(f"{path}: {what} has attribute {clash[0]!r}, which node-link JSON "

@@ -20,8 +20,9 @@ from typing import Any
 
 from gedkit.errors import FormatError
 from gedkit.graph import Graph, Unnamed
-from gedkit.io.common import build_graph, graph_name, shorten
+from gedkit.io.common import build_graph, graph_name
 from gedkit.io.xmlparse import parse_xml
+from gedkit.text import quoted
 
 __all__ = ["read_gexf", "read_graphml"]
 
@@ -105,7 +106,7 @@ def _check_ids(root, kind: str, path: Path) -> list[dict[tuple[str, str], int]]:
         option, known = _DIRECTIONS[kind]
         direction = graph.get(option)
         if direction is not None and direction not in known:
-            raise FormatError(f"{path}: {option}={shorten(direction)!r} is none of "
+            raise FormatError(f"{path}: {option}={quoted(direction)} is none of "
                               f"{', '.join(known)}")
         edges_are = _graph_direction(graph, kind)
         for tag, what in (("hyperedge", "hyperedges"), ("port", "ports")):
@@ -117,17 +118,17 @@ def _check_ids(root, kind: str, path: Path) -> list[dict[tuple[str, str], int]]:
             if node_id is None:
                 raise FormatError(f"{path}: node number {k} has no id")
             if node_id in declared:
-                raise FormatError(f"{path}: node id {node_id!r} is declared twice in this "
+                raise FormatError(f"{path}: node id {quoted(node_id)} is declared twice in this "
                                   f"{kind} file")
             declared.add(node_id)
-            _check_values(node, "node", f"node {node_id!r}", types, kind, path)
+            _check_values(node, "node", f"node {quoted(node_id)}", types, kind, path)
         for k, edge in enumerate(graph.iter("edge"), start=1):
             for side in ("source", "target"):
                 end = edge.get(side)
                 if end is None:
                     raise FormatError(f"{path}: edge number {k} has no {side}")
                 if end not in declared:
-                    raise FormatError(f"{path}: edge number {k} names node {end!r}, which "
+                    raise FormatError(f"{path}: edge number {k} names node {quoted(end)}, which "
                                       f"this {kind} file does not declare")
             _check_values(edge, "edge", f"edge number {k}", types, kind, path)
             order.setdefault((edge.get("source"), edge.get("target")), k)
@@ -181,7 +182,7 @@ def _declared_types(root, kind: str, path: Path) -> dict[tuple[str, str], tuple[
             yfiles = key.get("yfiles.type")
             name = yfiles or key.get("attr.name")
             if name is None:
-                raise FormatError(f"{path}: key {key.get('id')!r} has no attr.name")
+                raise FormatError(f"{path}: key {quoted(key.get('id'))} has no attr.name")
             declarations.append((key, "all", "yfiles" if yfiles else key.get("attr.type",
                                                                             "string"), name))
     else:
@@ -190,7 +191,8 @@ def _declared_types(root, kind: str, path: Path) -> dict[tuple[str, str], tuple[
     for element, kinds, value_type, name in declarations:
         ident = element.get("id")
         if value_type not in known:
-            raise FormatError(f"{path}: {_KEY[kind]} {ident!r} declares type {value_type!r}; "
+            raise FormatError(f"{path}: {_KEY[kind]} {quoted(ident)} declares type "
+                              f"{quoted(value_type)}; "
                               f"{kind}'s types are {', '.join(sorted(set(known)))}")
         for which in ("node", "edge") if kinds == "all" else (kinds,):
             types[which, ident] = (name or ident, value_type)
@@ -210,7 +212,7 @@ def _check_values(element, which: str, what: str, types: dict, kind: str, path: 
                   for block in element.findall("attvalues") for v in block.findall("attvalue")]
     for ident, text in values:
         if (which, ident) not in types:
-            raise FormatError(f"{path}: {what} has a value for {_KEY[kind]} {ident!r}, which "
+            raise FormatError(f"{path}: {what} has a value for {_KEY[kind]} {quoted(ident)}, which "
                               f"this {kind} file does not declare"
                               + (f" for {which}s" if kind == "GEXF" else ""))
         name, value_type = types[which, ident]
@@ -230,8 +232,9 @@ def _check_values(element, which: str, what: str, types: dict, kind: str, path: 
                               "digits, more than gedkit reads")
         if not good:
             article = "an" if value_type[0] in "aeiou" else "a"
-            raise FormatError(f"{path}: {what} has {name} = {shorten(text)!r}, not "
-                              f"{article} {value_type} as its {_KEY[kind]} {ident!r} declares")
+            raise FormatError(f"{path}: {what} has {name} = {quoted(text)}, not "
+                              f"{article} {value_type} as its {_KEY[kind]} {quoted(ident)} "
+                              "declares")
 
 
 def _convert(g, path: Path, name: str, node_label: Any, edge_label: Any, directed: str,

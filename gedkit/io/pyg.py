@@ -41,6 +41,7 @@ import numpy as np
 
 from gedkit.errors import GraphError, MissingDependencyError, OptionError, Words
 from gedkit.graph import Graph, label_key, refuse_directed
+from gedkit.text import quoted
 
 __all__ = ["GEDDATASET_NAMES", "check_dataset_root", "dataset_name", "from_pyg",
            "require_pyg", "to_pyg", "write_geddataset"]
@@ -111,7 +112,7 @@ def from_pyg(
     if name is None and isinstance(getattr(data, "name", None), str):
         name = data.name
     n = int(data.num_nodes or 0)
-    where = f" in graph {name!r}" if name else ""
+    where = f" in graph {quoted(name)}" if name else ""
     x = getattr(data, "x", None)
     # without one given, the vocabulary to_pyg kept on the Data (a graph's own labels)
     node_vocabulary = _kept(data, "node_vocabulary", node_vocabulary)
@@ -272,12 +273,12 @@ def _features(torch: Any, labels: Sequence[Any], vocabulary: Sequence[Any] | Non
     index = {label_key(lab): k for k, lab in enumerate(vocabulary)}
     if len(index) < len(vocabulary):  # a label twice: its first column never set
         twice = next(lab for k, lab in enumerate(vocabulary) if index[label_key(lab)] != k)
-        raise OptionError(f"{what}_vocabulary names the label {twice!r} twice")
+        raise OptionError(f"{what}_vocabulary names the label {quoted(twice)} twice")
     x = np.zeros((len(labels), len(vocabulary)), dtype=np.float32)
     for row, lab in enumerate(labels):
         key = label_key(lab)
         if key not in index:
-            raise OptionError(f"{what} label {lab!r} is not in {what}_vocabulary")
+            raise OptionError(f"{what} label {quoted(lab)} is not in {what}_vocabulary")
         x[row, index[key]] = 1.0
     return torch.from_numpy(x), own
 
@@ -511,13 +512,14 @@ def dataset_name(graphs: Sequence[Graph], name: str | None = None) -> str:
                     if _atom(lab) not in AIDS_TYPES), None)
         if bad is not None:
             shown = _atom(bad) if _atom(bad) is not None else bad
-            why = f"GEDDataset's AIDS700nef knows {len(AIDS_TYPES)} atom types, not {shown!r}"
+            why = f"GEDDataset's AIDS700nef knows {len(AIDS_TYPES)} atom types, not {quoted(shown)}"
         elif edge is not None:
-            why = f"GEDDataset's AIDS700nef has no edge labels (these graphs have, e.g. {edge!r})"
+            why = ("GEDDataset's AIDS700nef has no edge labels (these graphs have, e.g. "
+                   f"{quoted(edge)})")
     elif node is not None or edge is not None:
         what = "node" if node is not None else "edge"
         why = (f"GEDDataset's {name} holds the structure only (these graphs have {what} "
-               f"labels, e.g. {node if node is not None else edge!r})")
+               f"labels, e.g. {quoted(node if node is not None else edge)})")
     if why is not None:
         raise OptionError(Words("write_geddataset", "--export pyg"),
                           f": {why}: the exported graphs would not be the ones "

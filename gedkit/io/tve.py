@@ -24,7 +24,8 @@ from typing import Any
 
 from gedkit.errors import FormatError, GraphError, Option, OptionError, Words
 from gedkit.graph import Graph, refuse_directed
-from gedkit.io.common import open_text, shorten
+from gedkit.io.common import open_text
+from gedkit.text import MESSAGE_WIDTH, clipped, quoted
 
 __all__ = ["read_tve", "write_tve"]
 
@@ -60,8 +61,8 @@ def _int(token: str) -> int:
     try:
         return int(token)
     except ValueError:  # more digits than Python converts (sys.get_int_max_str_digits)
-        raise FormatError(f"the number {shorten(token)} has more digits than gedkit "
-                          "reads") from None
+        raise FormatError(f"the number {clipped(token, MESSAGE_WIDTH, length=True)} has more "
+                          "digits than gedkit reads") from None
 
 
 class _Builder:
@@ -75,20 +76,22 @@ class _Builder:
 
     def node(self, node: int, label: Any, line: int) -> None:
         if node in self.nodes:
-            raise FormatError(f"{self.path}:{line}: node {node} of graph {self.name!r} "
-                              "is declared twice")
+            raise FormatError(f"{self.path}:{line}: node {quoted(node)} of graph "
+                              f"{quoted(self.name)} is declared twice")
         self.nodes[node] = label
 
     def edge(self, u: int, v: int, label: Any, line: int) -> None:
         for end in (u, v):
             if end not in self.nodes:
-                raise FormatError(f"{self.path}:{line}: edge ({u}, {v}) of graph {self.name!r} "
-                                  f"names node {end}, which has no 'v' line above it")
+                raise FormatError(f"{self.path}:{line}: edge ({quoted(u)}, {quoted(v)}) of graph "
+                                  f"{quoted(self.name)} names node {quoted(end)}, which has no "
+                                  "'v' line above it")
         if (min(u, v), max(u, v)) in self.seen:
-            what = f"second self-loop on {u}" if u == v else f"second edge between {u} and {v}"
-            raise GraphError(f"{self.path}:{line}: {what} in graph {self.name!r}: gedkit does "
-                             "not take multigraphs (parallel edges), by design (see the README, "
-                             "'Self-loops and multigraphs')")
+            what = (f"second self-loop on {quoted(u)}" if u == v else
+                    f"second edge between {quoted(u)} and {quoted(v)}")
+            raise GraphError(f"{self.path}:{line}: {what} in graph {quoted(self.name)}: "
+                             "gedkit does not take multigraphs (parallel edges), by design (see "
+                             "the README, 'Self-loops and multigraphs')")
         self.seen.add((min(u, v), max(u, v)))
         self.edges.append((u, v, label))
 
@@ -123,10 +126,10 @@ def read_tve(path: Path, node_label: Any, edge_label: Any) -> Iterator[Graph]:
                 # before any graph: likely a file of another format named .txt (SMILES lines)
                 other = ("; a file of another format (e.g. SMILES lines) is read with ",
                          Option("format")) if current is None and not ended_at else ()
-                raise FormatError(f"{path}:{line_no}: unknown line type {kind!r} "
+                raise FormatError(f"{path}:{line_no}: unknown line type {quoted(kind)} "
                                   "(expected 't', 'v' or 'e')", *other)
             if current is None:
-                raise FormatError(f"{path}:{line_no}: {kind!r} line outside a graph "
+                raise FormatError(f"{path}:{line_no}: {quoted(kind)} line outside a graph "
                                   "(no 't' line above it)")
             n_ids = 1 if kind == "v" else 2
             first = labelled.setdefault(kind, len(tokens) > n_ids + 1)
@@ -149,7 +152,8 @@ def read_tve(path: Path, node_label: Any, edge_label: Any) -> Iterator[Graph]:
 def _graph_id(tokens: list[str], path: Path, line_no: int) -> str:
     rest = tokens[2:] if len(tokens) > 1 and tokens[1] == "#" else tokens[1:]
     if len(rest) != 1:
-        raise FormatError(f"{path}:{line_no}: expected 't # <graph id>', got {' '.join(tokens)!r}")
+        raise FormatError(f"{path}:{line_no}: expected 't # <graph id>', got "
+                          f"{quoted(' '.join(tokens))}")
     return rest[0]
 
 
@@ -157,12 +161,12 @@ def _fields(tokens: list[str], n_ids: int, path: Path, line_no: int,
             shape: str) -> tuple[list[int], Any]:
     if len(tokens) not in (n_ids + 1, n_ids + 2):
         raise FormatError(f"{path}:{line_no}: expected '{shape}', got "
-                          f"{shorten(' '.join(tokens))!r}")
+                          f"{quoted(' '.join(tokens))}")
     ids = []
     try:
         for token in tokens[1:n_ids + 1]:
             if not _ID.fullmatch(token):
-                raise FormatError(f"node id {shorten(token)!r} is not a non-negative integer")
+                raise FormatError(f"node id {quoted(token)} is not a non-negative integer")
             ids.append(_int(token))
         label = parse_label(tokens[-1]) if len(tokens) == n_ids + 2 else None
     except FormatError as err:
@@ -184,7 +188,7 @@ def write_tve(graphs: Sequence[Graph], path: Path, node_label: Any, edge_label: 
     for k, g in enumerate(graphs):
         name = str(g.name) if g.name is not None else str(k)
         if len(name.split()) != 1 or name == "-1":
-            raise FormatError(f"{path}: graph name {name!r} cannot be a t/v/e graph id "
+            raise FormatError(f"{path}: graph name {quoted(name)} cannot be a t/v/e graph id "
                               "(one token without spaces, not -1)")
         refuse_directed(g, "the t/v/e format")
         ids = list(range(g.n)) if renumber else [_node_id(u, g, path) for u in g.ids]
@@ -201,9 +205,9 @@ def write_tve(graphs: Sequence[Graph], path: Path, node_label: Any, edge_label: 
 
 def _node_id(node: Hashable, g: Graph, path: Path) -> int:
     if isinstance(node, bool) or not isinstance(node, int) or node < 0:
-        raise FormatError(f"{path}: node id {node!r} of graph {g.name!r} is not a non-negative "
-                          "integer, which t/v/e needs; pass renumber=True to write nodes as "
-                          "0..n-1 in graph order")
+        raise FormatError(f"{path}: node id {quoted(node)} of graph {quoted(g.name)} is not "
+                          "a non-negative integer, which t/v/e needs; pass renumber=True to "
+                          "write nodes as 0..n-1 in graph order")
     return int(node)
 
 
@@ -214,10 +218,11 @@ def _token(label: Any, path: Path, g: Graph, what: str) -> str:
         token = str(label)
         back = parse_label(token) if len(token.split()) == 1 and token == token.strip() else None
     except ValueError:  # an integer too long to write, or to read back (a FormatError)
-        raise FormatError(f"{path}: a label of {what} in graph {g.name!r} is a number of more "
-                          "digits than gedkit reads") from None
+        raise FormatError(f"{path}: a label of {what} in graph {quoted(g.name)} is a number of "
+                          "more digits than gedkit reads") from None
     if back is None or back != label or isinstance(back, str) != isinstance(label, str):
-        raise FormatError(f"{path}: label {label!r} of {what} in graph {g.name!r} cannot be "
-                          "written as a t/v/e token that reads back equal (labels must be "
-                          "ints, floats or strings without spaces that do not look like numbers)")
+        raise FormatError(f"{path}: label {quoted(label)} of {what} in graph {quoted(g.name)} "
+                          "cannot be written as a t/v/e token that reads back equal (labels must "
+                          "be ints, floats or strings without spaces that do not look like "
+                          "numbers)")
     return f" {token}"

@@ -17,6 +17,7 @@ from pathlib import Path
 from xml.parsers import expat
 
 from gedkit.errors import FormatError
+from gedkit.text import MESSAGE_WIDTH, clipped, quoted
 
 __all__ = ["parse_xml"]
 
@@ -72,7 +73,7 @@ def _check_entities(data: bytes, path: Path) -> None:
     except (expat.ExpatError, ValueError, LookupError):
         return  # malformed: the real parse says how
     if declared:
-        raise FormatError(f"{path}: declares the XML entity {declared[0]!r}; gedkit reads "
+        raise FormatError(f"{path}: declares the XML entity {quoted(declared[0])}; gedkit reads "
                           "graph files without entities of their own (nested ones expand "
                           "without bound): write its value out")
     if not external:
@@ -81,8 +82,8 @@ def _check_entities(data: bytes, path: Path) -> None:
         name = match[1].decode("ascii", "replace")
         if name not in _PREDEFINED and name not in declared:
             raise FormatError(
-                f"{path}: entity &{name}; is not declared in the file; gedkit does not read "
-                f"the external DTD {external[0]!r} that may declare it"
+                f"{path}: entity &{clipped(name, MESSAGE_WIDTH)}; is not declared in the file; "
+                f"gedkit does not read the external DTD {quoted(external[0])} that may declare it"
             )
 
 

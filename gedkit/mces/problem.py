@@ -21,6 +21,7 @@ from gedkit._kernels.mces_count import common_edges as common_edges_source
 from gedkit.errors import GedkitError, GraphError, Words
 from gedkit.graph import Graph, local_codes, refuse_directed
 from gedkit.pair import GraphPair, label_adjacency
+from gedkit.text import quoted
 
 __all__ = ["MCESProblem", "johnson_similarity", "ring_edges"]
 
@@ -97,8 +98,8 @@ class MCESProblem(GraphPair):
             refuse_directed(g, "MCES")
             if g.loops:  # common edges are counted over node pairs' edges: no loop kind
                 raise GraphError(
-                    f"graph {repr(g.name) + ' ' if g.name else ''}has a self-loop (on "
-                    f"{g.ids[next(iter(g.loops))]!r}): MCES does not count self-loops (GED "
+                    f"graph {quoted(g.name) + ' ' if g.name else ''}has a self-loop (on "
+                    f"{quoted(g.ids[next(iter(g.loops))])}): MCES does not count self-loops (GED "
                     "prices them); remove them first",
                     Words(", e.g. networkx's g.remove_edges_from(nx.selfloop_edges(g))",
                           " from the file (gedkit ged compares graphs with loops)"))
@@ -188,8 +189,8 @@ class MCESProblem(GraphPair):
         if len(bad):
             i = int(bad[0])
             raise GedkitError(
-                f"node map sends node {self.g1.ids[i]!r} onto node "
-                f"{self.g2.ids[f[i]]!r}, whose label differs"
+                f"node map sends node {quoted(self.g1.ids[i])} onto node "
+                f"{quoted(self.g2.ids[f[i]])}, whose label differs"
             )
         return f
 

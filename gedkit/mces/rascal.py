@@ -96,6 +96,7 @@ from gedkit.mces.options import (
 from gedkit.mces.problem import MCESProblem
 from gedkit.mces.result import MCESResult
 from gedkit.quiet import silenced
+from gedkit.text import quoted
 
 __all__ = ["Rascal", "to_rdkit"]
 
@@ -131,7 +132,8 @@ def to_rdkit(g: Graph) -> Any:
         symbol = label.strip() if isinstance(label, str) else label
         if symbol not in elements:
             raise GraphError(
-                f"node {node!r}{_in(g)} has label {label!r}, not an element symbol; RASCAL "
+                f"node {quoted(node)}{_in(g)} has label {quoted(label)}, not an element symbol; "
+                "RASCAL "
                 "needs atoms labelled by element (read molecules with ",
                 Option("node_label", "atom"), " or, for IAM files, ",
                 Option("node_label", "symbol"), ")",
@@ -141,7 +143,8 @@ def to_rdkit(g: Graph) -> Any:
         kind = Chem.BondType.SINGLE if unlabelled else _bond_type(label, bond_types)
         if kind is None:
             raise GraphError(
-                f"edge ({g.ids[a]!r}, {g.ids[b]!r}){_in(g)} has label {label!r}, not a bond "
+                f"edge ({quoted(g.ids[a])}, {quoted(g.ids[b])}){_in(g)} has label {quoted(label)}, "
+                "not a bond "
                 "order 1, 2, 3 or 1.5 (aromatic); read molecules with ",
                 Option("edge_label", "bond"), " or, for IAM files, ",
                 Option("edge_label", "valence"),
@@ -162,7 +165,7 @@ def _bond_type(label: Any, bond_types: dict) -> Any:
 
 
 def _in(g: Graph) -> str:
-    return f" in graph {g.name!r}" if g.name else ""
+    return f" in graph {quoted(g.name)}" if g.name else ""
 
 
 def bond_pairs(mol1: Any, mol2: Any) -> int:

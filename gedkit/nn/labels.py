@@ -32,6 +32,8 @@ from typing import Any
 
 import numpy as np
 
+from gedkit.text import quoted
+
 __all__ = ["canonical_label", "describe_unseen"]
 
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
@@ -96,7 +98,7 @@ def describe_unseen(labels: Iterable[Hashable], shown: int = 5) -> str:
     '0, 1, 2 and 4 more'
     """
     labels = list(labels)
-    text = ", ".join(repr(x) for x in labels[:shown])
+    text = ", ".join(quoted(x) for x in labels[:shown])
     if len(labels) > shown:
         text += f" and {len(labels) - shown} more"
     return text

@@ -16,6 +16,7 @@ from typing import Any
 
 from gedkit.errors import FormatError, GraphError
 from gedkit.graph import Graph, refuse_directed
+from gedkit.text import quoted
 
 __all__ = ["decode_graph", "decode_value", "encode_graph", "encode_value"]
 
@@ -50,7 +51,8 @@ def encode_value(value: Any) -> Any:
             return encode_value(float(value))
     except TypeError:
         pass
-    raise GraphError(f"{type(value).__name__} value {value!r} cannot be stored in a collection "
+    raise GraphError(f"{type(value).__name__} value {quoted(value)} cannot be stored in a "
+                     "collection "
                      "(labels and ids must be strings, numbers, booleans, tuples or dicts)")
 
 
@@ -84,8 +86,8 @@ def encode_graph(g: Graph) -> bytes:
     refuse_directed(g, "a collection")
     if g.loops:  # batch verification and the filters price edges between two nodes only
         raise GraphError(
-            f"{'a graph' if g.name is None else f'graph {g.name!r}'} has a self-loop (on "
-            f"node {g.ids[next(iter(g.loops))]!r}), which "
+            f"{'a graph' if g.name is None else f'graph {quoted(g.name)}'} has a self-loop (on "
+            f"node {quoted(g.ids[next(iter(g.loops))])}), which "
             "collections do not hold: search them for graphs without, or compare graphs with "
             "loops by gedkit.ged or gedkit.pairwise, which price loops"
         )

@@ -45,6 +45,7 @@ from gedkit.search.store import (
     id_text,
 )
 from gedkit.search.unseen import unseen_note
+from gedkit.text import quoted
 from gedkit.workers import inside, resolve_jobs
 
 __all__ = ["Collection", "SkippedWarning"]
@@ -291,7 +292,7 @@ class Collection:
         """The graph with id ``graph_id`` (KeyError when there is none)."""
         rowid = self._store.rowid(graph_id)
         if rowid is None:
-            raise KeyError(f"no graph with id {graph_id!r} in {self._store.where}")
+            raise KeyError(f"no graph with id {quoted(graph_id)} in {self._store.where}")
         return self._store.graphs([rowid])[rowid]
 
     @_reads_file
@@ -422,10 +423,10 @@ class Collection:
             for graph_id, texts in zip(ids, alike, strict=True):
                 if isinstance(graph_id, str) and not graph_id.strip():
                     # (FILE#ID and every output's id column could not name it)
-                    raise OptionError(f"graph id {graph_id!r} is empty: give each graph an "
+                    raise OptionError(f"graph id {quoted(graph_id)} is empty: give each graph an "
                                       "id with a character other than white space")
                 if seen.intersection(texts):
-                    raise OptionError(f"graph id {graph_id!r} is given twice (1 and '1' are "
+                    raise OptionError(f"graph id {quoted(graph_id)} is given twice (1 and '1' are "
                                       "one id: they print alike)")
                 seen.add(texts[0])
             clash = self._store.existing([t for texts in alike for t in texts])
@@ -530,7 +531,7 @@ class Collection:
         for graph_id in ([ids] if isinstance(ids, str | int) else list(ids)):
             rowid = self._store.rowid(graph_id)
             if rowid is None:
-                raise KeyError(f"no graph with id {graph_id!r} in {self._store.where}")
+                raise KeyError(f"no graph with id {quoted(graph_id)} in {self._store.where}")
             rowids.append(rowid)
         self._store.remove(list(dict.fromkeys(rowids)))  # (an id listed twice goes once)
         self._forget()
@@ -896,8 +897,9 @@ class Collection:
         if isinstance(items, Collection):
             _check_comparable(mine, items)
         if isinstance(items, str):  # (neither a file nor FILE#ID of one)
-            raise OptionError(f"queries must be a list of graphs or a graph file; there is no "
-                              f"file {items!r} (for one query, pass it as the first argument)")
+            raise OptionError("queries must be a list of graphs or a graph file; there is no "
+                              f"file {quoted(items, end=True)} (for one query, pass it as the "
+                              "first argument)")
         if is_one_graph(items):  # (a NetworkX graph iterates as its nodes)
             raise OptionError("queries must be a list of graphs (for one query, pass it as "
                               "the first argument)")
@@ -922,8 +924,8 @@ class Collection:
                 refuse_directed(g, "collection search")
                 if g.loops:  # the filters and batch verification price edges between two nodes
                     raise GraphError(
-                        f"query {g.name or 'graph'!r} has a self-loop (on "
-                        f"{g.ids[next(iter(g.loops))]!r}), which collection searches do not "
+                        f"query {quoted(g.name or 'graph')} has a self-loop (on "
+                        f"{quoted(g.ids[next(iter(g.loops))])}), which collection searches do not "
                         "price: compare graphs with loops by gedkit.ged or gedkit.pairwise")
             except GraphError as err:
                 raise _placed(err, i, len(graphs)) from None
@@ -1078,7 +1080,7 @@ def _items(graphs: Any, node_label: Any, edge_label: Any,
         # a file name mistyped, or run from another folder: said so, not "one graph"
         as_graph(graphs, node_label, edge_label)  # (neither a file nor SMILES: raises)
         raise OptionError(f"add takes an iterable of graphs or a graph file, got one SMILES "
-                          f"string; pass [{graphs!r}]")
+                          f"string; pass [{quoted(graphs)}]")
     if not single and is_one_graph(graphs):  # (a NetworkX graph iterates as its nodes)
         raise OptionError("add takes an iterable of graphs or a graph file, got one graph; "
                           "pass [graph]")
@@ -1225,6 +1227,6 @@ class _Names:
                 raise OptionError(f"ids='names': a graph has no name ({len(self.seen)} named "
                                   "before it)")
             if g.name in self.seen:
-                raise OptionError(f"ids='names': two graphs are named {g.name!r}")
+                raise OptionError(f"ids='names': two graphs are named {quoted(g.name)}")
             self.seen.add(g.name)
         return [g.name for g in batch]

@@ -39,6 +39,7 @@ from gedkit.graph import Graph, label_key
 from gedkit.search.codec import decode_graph, decode_value, encode_graph, encode_value
 from gedkit.search.collector import gc_paused
 from gedkit.search.signatures import KINDS, SETS, Signatures, Vocabulary, signature_of
+from gedkit.text import quoted
 
 __all__ = ["FORMAT", "IN_MEMORY", "Records", "Store"]
 
@@ -82,7 +83,7 @@ def id_text(graph_id: Any) -> str:
     """A graph id as stored: ids are strings or integers."""
     if isinstance(graph_id, bool) or not isinstance(graph_id, str | int | np.integer):
         raise OptionError(f"graph ids must be strings or integers, got "
-                          f"{type(graph_id).__name__} {graph_id!r}")
+                          f"{type(graph_id).__name__} {quoted(graph_id)}")
     return json.dumps(graph_id if isinstance(graph_id, str) else int(graph_id))
 
 
@@ -467,7 +468,7 @@ class Store:
                     zlib.decompress(data)
                 except (zlib.error, TypeError):
                     raise FormatError(
-                        f"{self.where}: the stored graph {self.ids([rowid])[rowid]!r} is "
+                        f"{self.where}: the stored graph {quoted(self.ids([rowid])[rowid])} is "
                         "damaged; build the collection again from its sources") from None
             last = rows[-1][0]
 

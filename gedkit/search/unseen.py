@@ -16,6 +16,7 @@ from gedkit.graph import Graph, label_key
 from gedkit.nn.labels import describe_unseen
 from gedkit.search.query_labels import query_labels
 from gedkit.search.signatures import LABELS, Vocabulary
+from gedkit.text import quoted
 
 __all__ = ["unseen_labels", "unseen_note"]
 
@@ -97,7 +98,7 @@ def unseen_note(queries: list[Graph], vocab: dict[str, Vocabulary], many: bool,
         subject = (f"{having} of {counted(len(queries), 'query', 'queries')} "
                    f"{'has' if having == 1 else 'have'}")
     else:
-        subject = f"query {queries[0].name!r} has" if queries[0].name else "the query has"
+        subject = f"query {quoted(queries[0].name)} has" if queries[0].name else "the query has"
     warning = UnseenLabelWarning(
         f"{subject} {' and '.join(parts)}, which no graph of the collection has: such nodes "
         "and edges match no label there (queries read with other labels than the "

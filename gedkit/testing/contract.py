@@ -33,6 +33,7 @@ from gedkit.testing.brute import (
     direct_ged_cost,
 )
 from gedkit.testing.generate import random_constraints, random_costs, random_graph
+from gedkit.text import quoted
 
 __all__ = [
     "check_all_mces_methods", "check_all_solvers", "check_mces_method", "check_mces_result",
@@ -209,7 +210,7 @@ def check_mces_result(result: Any, g1: Graph, g2: Graph, where: str = "result") 
            f"{where}: the node map is not injective")
     for u, v in pairs.items():
         _check(label_key(g1.node_label(u)) == label_key(g2.node_label(v)),
-               f"{where}: node {u!r} maps onto {v!r}, whose label differs")
+               f"{where}: node {quoted(u)} maps onto {quoted(v)}, whose label differs")
     _check(direct_count(g1, g2, pairs) == result.num_edges
            == MCESProblem(g1, g2).count(result.assignment) == len(result.edges),
            f"{where}: num_edges {result.num_edges} is not the map's common edge count")
