@@ -22,7 +22,7 @@ from gedkit.errors import GraphError, Words
 from gedkit.text import MESSAGE_WIDTH, clipped, quoted
 
 __all__ = ["Graph", "Unnamed", "components", "dense_adjacency", "intern", "label_key",
-           "local_codes", "refuse_directed"]
+           "local_codes", "mixed_directions", "refuse_directed"]
 
 # Deeper labels are rejected: nothing real nests this deep, and label_key, hashing and cost
 # models walk labels recursively.
@@ -550,6 +550,20 @@ def refuse_directed(g: Graph, what: str) -> None:
                   "(gedkit ged and gedkit pairwise compare directed graphs); read with "
                   "--directed ignore"),
             " if direction does not matter")
+
+
+def mixed_directions(directed: str, undirected: str) -> GraphError:
+    """The one error where a directed graph meets an undirected one (:func:`gedkit.ged`,
+    :func:`gedkit.pairwise`): ``directed`` and ``undirected`` name the two graphs.
+
+    >>> print(mixed_directions("graph 'd'", "graph 'u'").render(cli=True))
+    graph 'd' is directed and graph 'u' is not: compare two directed or two undirected graphs \
+(--directed ignore reads arcs as edges)
+    """
+    return GraphError(f"{directed} is directed and {undirected} is not: compare two directed or "
+                      "two undirected graphs ",
+                      Words("(networkx: g.to_directed() or g.to_undirected())",
+                            "(--directed ignore reads arcs as edges)"))
 
 
 def _edge_dict(g: Graph) -> dict:

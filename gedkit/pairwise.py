@@ -66,6 +66,7 @@ from gedkit.errors import (
     counted,
     pace,
 )
+from gedkit.text import quoted
 from gedkit.workers import resolve_jobs
 
 if TYPE_CHECKING:
@@ -379,6 +380,10 @@ def pairwise(
     ------
     OptionError, CostModelError
         For an unknown method or cost model, or a bad option value, before any work starts.
+    GraphError
+        For a directed graph that would meet an undirected one (see :func:`check_directions`),
+        or directed graphs given to a method that takes undirected graphs only, before any
+        work starts.
     MissingDependencyError
         For ``client=`` without Dask installed (``pip install 'gedkit[dask]'``).
     GedkitError
@@ -437,6 +442,7 @@ def pairwise(
         (rows, bad_rows) if square else _graphs(graphs_b, "graphs_b", node_label, edge_label)
     )
 
+    check_directions(rows, None if square else cols)
     _check_scale_once(model, rows, cols)
     if memory is not None and None not in (largest := _largest(rows, cols)):
         # a cap the largest pair cannot be set up in is refused, as gedkit.ged and searches
@@ -666,6 +672,41 @@ def _release_before(g1: Graph | None, g2: Graph | None) -> None:
         release_freed()
 
 
+def check_directions(rows: Sequence[Any], cols: Sequence[Any] | None = None,
+                     named: Any = None) -> None:
+    """Refuse, up front, a directed graph that would meet an undirected one: the rows against
+    themselves (``cols`` None) or against ``cols``. Every such pair failed, one by one, with
+    the same reason (the command line exited 1, where a directed graph against an undirected
+    one is an error, status 2). ``named(side, k)`` names graph ``k`` of the rows (side 0) or
+    columns (1); by default ``graphs_a[k] ('NAME')``. Entries that are no graph (unreadable)
+    are left to fail their pairs.
+
+    >>> from gedkit import Graph
+    >>> check_directions([Graph([0], directed=True, name="d"), Graph([0])])
+    Traceback (most recent call last):
+    ...
+    gedkit.errors.GraphError: graphs_a[0] ('d') is directed and graphs_a[1] is not: ...
+    """
+    from gedkit.graph import mixed_directions
+
+    def first(graphs: Sequence[Any], directed: bool) -> int | None:
+        return next((k for k, g in enumerate(graphs)
+                     if getattr(g, "directed", None) is directed), None)
+
+    def default(side: int, k: int) -> str:
+        g = (rows, cols)[side][k]
+        name = getattr(g, "name", None)
+        return f"graphs_{'ab'[side]}[{k}]" + (f" ({quoted(name)})" if name else "")
+
+    meet = [(0, 0)] if cols is None else [(0, 1), (1, 0)]  # (directed side, undirected side)
+    for d_side, u_side in meet:
+        d = first((rows, cols)[d_side], True)
+        u = first((rows, cols)[u_side], False)
+        if d is not None and u is not None:
+            name = named or default
+            raise mixed_directions(name(d_side, d), name(u_side, u))
+
+
 def _check_scale_once(model: CostModel, rows: list, cols: list) -> None:
     """A label-equality model too small to tell distances apart, or whose sums overflow on
     the largest pair, is refused once, as ``gedkit.ged`` refuses it (every pair failed with
@@ -744,7 +785,7 @@ def _graphs(
             name = getattr(g, "name", None)
             # (a file's record: its reason names the file and line, the command line's words)
             bad[k] = (g.reason if isinstance(g, Unreadable) else
-                      f"{side}[{k}]{f' ({name})' if name else ''}: {_reason(exc)}")
+                      f"{side}[{k}]{f' ({quoted(name)})' if name else ''}: {_reason(exc)}")
     return out, bad
 
 

@@ -851,6 +851,15 @@ def test_pairwise_the_same_file_twice_gives_distinct_row_names(capsys, files):
     assert code == 0
     rows = list(csv.DictReader(io.StringIO(out)))
     assert len({(r["row"], r["column"]) for r in rows}) == len(rows) == 3
+    # named as the file given once is (its graph's name), the second numbered: they read
+    # "a.json" and "a.json (2)", where once it read "ethanol"
+    assert {r["row"] for r in rows} == {"ethanol", "ethanol (2)"}
+    code, out, _ = run(capsys, "pairwise", files["a"], *LABEL_ARGS, "--csv", "-")
+    assert code == 0 and [r["row"] for r in csv.DictReader(io.StringIO(out))] == ["ethanol"]
+    # a file of several given twice likewise: each graph by its name
+    code, out, _ = run(capsys, "pairwise", files["both"], files["both"], *LABEL_ARGS, "--json")
+    assert code == 0 and json.loads(out)["rows"] == ["ethanol", "methylamine", "ethanol (2)",
+                                                      "methylamine (2)"]
 
 
 def test_mces_offers_what_it_compares(capsys):

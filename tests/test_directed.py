@@ -439,6 +439,25 @@ def test_pairwise_takes_directed_graphs():
                                                                    [1, 1, 0]]
 
 
+def test_pairwise_refuses_a_directed_graph_against_an_undirected_one_at_once():
+    """A directed graph that would meet an undirected one: one error naming the two, before
+    any pair (each such pair failed, one by one, and the command line exited 1)."""
+    d = Graph({0: "a", 1: "b"}, [(0, 1)], directed=True, name="d")
+    u = Graph({0: "a", 1: "b"}, [(0, 1)], name="u")
+    with pytest.raises(GraphError, match=r"^graphs_a\[0\] \('d'\) is directed and "
+                                         r"graphs_a\[1\] \('u'\) is not: compare two"):
+        gedkit.pairwise([d, u])
+    with pytest.raises(GraphError, match=r"^graphs_b\[1\] \('d'\) is directed and "
+                                         r"graphs_a\[0\] \('u'\) is not"):
+        gedkit.pairwise([u], [u, d])
+    with pytest.raises(GraphError, match=r"^graphs_a\[0\] \('d'\) is directed and "
+                                         r"graphs_b\[0\] \('u'\) is not"):
+        gedkit.pairwise([d, u], [u])
+    # directed against directed, undirected against undirected: solved
+    assert gedkit.pairwise([d], [d, d]).counts()["optimal"] == 2
+    assert gedkit.pairwise([u, u]).counts()["failed"] == 0
+
+
 # -- the command line ---------------------------------------------------------------------------
 def test_cli_ged_on_two_directed_graphml_files(tmp_path, capsys):
     a, b = tmp_path / "a.graphml", tmp_path / "b.graphml"
@@ -462,3 +481,22 @@ def test_pairwise_refuses_directed_graphs_for_a_method_without_arcs_at_once():
     with pytest.raises(gedkit.GraphError, match="method 'gelato' does not take directed"):
         gedkit.pairwise(arcs, method="gelato")
     assert gedkit.pairwise(arcs, method="astar").upper_bound[0, 1] == 2
+
+
+def test_cli_pairwise_refuses_a_directed_file_against_an_undirected_one(tmp_path, capsys):
+    """``--directed keep`` with a directed file and an undirected one: the README's one-line
+    error naming the two files, status 2, before any pair (a failed pair, status 1)."""
+    arcs, edges = tmp_path / "arcs.json", tmp_path / "edges.json"
+    for path, directed in ((arcs, True), (edges, False)):
+        path.write_text(json.dumps({"directed": directed, "multigraph": False, "graph": {},
+                                    "nodes": [{"id": 0}, {"id": 1}],
+                                    "links": [{"source": 0, "target": 1}]}))
+    for argv in ([arcs, edges], [edges, "--against", arcs], [arcs, arcs, edges]):
+        code = main(["pairwise", *map(str, argv), "--directed", "keep"])
+        out, err = capsys.readouterr()
+        assert code == 2 and out == "" and err.count("\n") == 1, err
+        assert err.startswith(f"gedkit: error: {arcs} is directed and {edges} is not: compare "
+                              "two directed or two undirected graphs (--directed ignore reads "
+                              "arcs as edges)")
+    assert main(["pairwise", str(arcs), "--against", str(arcs), "--directed", "keep"]) == 0
+    assert main(["pairwise", str(arcs), str(edges), "--directed", "ignore"]) == 0

@@ -102,7 +102,7 @@ def _count_or_fraction(text: str) -> int | float:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gedkit.pairwise import lost_cluster, pairwise
+    from gedkit.pairwise import check_directions, lost_cluster, pairwise
 
     options = {
         **solve_options(args, "memory"), "costs": args.costs, "method": args.method,
@@ -117,8 +117,12 @@ def run(args: argparse.Namespace) -> int:
         flag = "--pyg-name" if args.pyg_name is not None else "--pyg-test"
         raise OptionError(f"{flag} says how --export pyg DIR writes the dataset: give --export "
                           "too, or leave it out")
-    rows, row_names = _load(args.files, args)
-    cols, col_names = _load(args.against, args) if args.against else (None, row_names)
+    rows, row_names, row_refs = _load(args.files, args)
+    cols, col_names, col_refs = (_load(args.against, args) if args.against else
+                                 (None, row_names, row_refs))
+    # a directed graph against an undirected one (--directed keep): one line naming their
+    # files, status 2, before any solve (every such pair failed, status 1)
+    check_directions(rows, cols, named=lambda side, k: (row_refs, col_refs)[side][k])
     if args.export is not None:  # labels the dataset cannot hold, a test split that does
         # not fit: said before any solve
         from gedkit.io.pyg import dataset_name, held_out
@@ -256,11 +260,13 @@ def _check_export(args: argparse.Namespace) -> None:
     check_dataset_root(directory)
 
 
-def _load(files: list[str], args: argparse.Namespace) -> tuple[list[Graph], list[str]]:
-    """The graphs of ``files`` and their names in the output: each graph's own, or its
-    file's; a name two graphs share (x.gxl in two folders) becomes each one's reference,
-    FILE or FILE#K, so that no two rows of a table or CSV read alike (a file given twice:
-    the second ``FILE (2)``)."""
+def _load(files: list[str], args: argparse.Namespace
+          ) -> tuple[list[Graph], list[str], list[str]]:
+    """The graphs of ``files``, their names in the output and their references (FILE, or
+    FILE#K in a file of several). A graph's name is its own, or its file's; a name that
+    graphs read from different references share (x.gxl in two folders) becomes each one's
+    reference, so that no two rows of a table or CSV read alike; a graph read again (a file
+    given twice) keeps its name, the second ``NAME (2)``, as it reads given once."""
     from gedkit.io.common import KeptInPlace, Unreadable
 
     check_graph_dir(files, args)
@@ -279,14 +285,16 @@ def _load(files: list[str], args: argparse.Namespace) -> tuple[list[Graph], list
     if all(isinstance(g, Unreadable) for g in graphs):
         raise no_graph(", ".join(files), unreadable)
     tell_skipped(unreadable or [], pairs_fail=True)
-    shared = {name for name, count in Counter(names).items() if count > 1}
-    return graphs, _distinct([ref if name in shared else name
-                              for name, ref in zip(names, refs, strict=True)])
+    read_from: dict[str, set[str]] = {}
+    for name, ref in zip(names, refs, strict=True):
+        read_from.setdefault(name, set()).add(ref)
+    return graphs, _distinct([ref if len(read_from[name]) > 1 else name
+                              for name, ref in zip(names, refs, strict=True)]), refs
 
 
 def _distinct(names: list[str]) -> list[str]:
-    """``names`` with each repeat (the same file given twice) numbered, ``FILE (2)``: not
-    ``FILE#2``, which names graph 2 of a collection file.
+    """``names`` with each repeat (the same file given twice) numbered, ``NAME (2)``: not
+    ``NAME#2``, which reads as graph 2 of a collection file.
 
     >>> _distinct(["a.gxl", "b.gxl", "a.gxl"])
     ['a.gxl', 'b.gxl', 'a.gxl (2)']

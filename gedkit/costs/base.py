@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from gedkit.errors import CostModelError, GraphError, Words
-from gedkit.graph import Graph, label_key
+from gedkit.errors import CostModelError
+from gedkit.graph import Graph, label_key, mixed_directions
 from gedkit.text import MESSAGE_WIDTH, clipped, quoted
 
 __all__ = ["CostModel", "intern_labels"]
@@ -91,13 +91,8 @@ class CostModel:
 
         if g1.directed != g2.directed:
             d, u = (g1, g2) if g1.directed else (g2, g1)
-            raise GraphError(
-                f"graph {quoted(d.name or 'g' + ('1' if d is g1 else '2'))} is directed and graph "
-                f"{quoted(u.name or 'g' + ('1' if u is g1 else '2'))} is not: compare two "
-                "directed or "
-                "two undirected graphs ",
-                Words("(networkx: g.to_directed() or g.to_undirected())",
-                      "(--directed ignore reads arcs as edges)"))
+            raise mixed_directions(f"graph {quoted(d.name or 'g' + ('1' if d is g1 else '2'))}",
+                                   f"graph {quoted(u.name or 'g' + ('1' if u is g1 else '2'))}")
         node_labels, (nid1, nid2) = intern_labels(
             g1.node_labels, g2.node_labels, keys=(g1.node_keys, g2.node_keys)
         )
