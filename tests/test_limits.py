@@ -400,11 +400,28 @@ def test_cli_defaults_bound_every_command():
     assert parser.parse_args(["ged", "a", "b", "--timeout", "none"]).timeout is None
 
 
+def _cpu_seconds(pid: int) -> float:
+    """CPU seconds process ``pid`` has used (its threads included); where /proc cannot
+    tell, infinity (the caller's wall-clock wait stands alone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return math.inf
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _interrupt_after_start(args: list[str], again: float | None = None
                            ) -> subprocess.CompletedProcess:
-    """``args`` run, SIGINT sent 4 s in (and once more ``again`` seconds later)."""
+    """``args`` run, SIGINT sent 4 s in (and once more ``again`` seconds later): later on a
+    busy machine, once the process has had 3 s of CPU (imports take ~1 s of it), as other
+    tests' kernels compiling in the background made the imports take 4 s."""
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(4.0)  # imports, then well into the solve
+    deadline = time.monotonic() + 60
+    while _cpu_seconds(proc.pid) < 3.0 and time.monotonic() < deadline \
+            and proc.poll() is None:
+        time.sleep(0.1)
     proc.send_signal(signal.SIGINT)
     if again is not None:
         time.sleep(again)
