@@ -171,6 +171,7 @@ def _warm_search() -> None:
     for g in graphs:  # the filters' compiled path, over every graph and over some
         filt = GedFilter(costs.uniform(), g, coll._store.vocab)
         filt.within(coll._signatures, 2.0, compiled=True)
+        filt._branch_classes(coll._signatures, np.arange(2), 2.0, compiled=True)  # kNN's
         for branches in (False, True):
             for rows in (None, np.arange(2)):
                 filt._equality(coll._signatures, rows, branches, compiled=True)
