@@ -260,8 +260,8 @@ def _common_at_most(dense, r, query_top, query_other, n_r):
 def _query_classes(records, at):
     """The branch classes of the query whose record (:func:`gedkit.search.signatures.record`)
     starts at ``records[at]``: per class its node label, its edges' labels (increasing, a
-    row of a 2-D array, the first ``degree`` entries), its degree and its nodes; returns
-    ``(classes, labels, edges, degrees, counts)``."""
+    row of a 2-D array, the first ``degree`` entries), its degree and how many nodes it
+    has; returns ``(classes, labels, edges, degrees, counts)``."""
     n, m = records[at], records[at + 1]
     nodes, ends, labels = at + 2, at + 2 + n, at + 2 + n + 2 * m
     start = np.zeros(n + 1, dtype=np.int64)
@@ -340,11 +340,11 @@ def _class_scratch(ordinals, classes, cols):
 
 @njit(cache=True, nogil=True)
 def _class_bound(query, stamp, r, bptr, bids, bcounts, table, costs, target, scratch):
-    """BRANCH's lower bound on GED(query, row ``r``) under label-equality ``costs`` (those of
-    :func:`window_bounds`): the
-    cheapest assignment of the two graphs' nodes, ε included, each pair priced by its labels
-    and half the cheapest edit of the labels of the edges at the two nodes (every edge edit
-    is then counted at most once, half at either end). Nodes of one branch class are alike,
+    """BRANCH's lower bound on GED(query, row ``r``) under label-equality ``costs`` (as
+    :func:`window_bounds` takes them): the cheapest assignment of the two graphs' nodes, ε
+    included, each pair priced by its labels and half the cheapest edit of the labels of the
+    edges at the two nodes (every edge edit is then counted at most once, half at either
+    end). Nodes of one branch class are alike,
     so the assignment is a transportation between the classes
     (:mod:`gedkit._kernels.transport`), solved only as far as telling its bound from
     ``target``: returns a bound above ``target`` where the bound is, else 0.

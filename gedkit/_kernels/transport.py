@@ -4,15 +4,15 @@ between a few classes, solved exactly in compiled code.
 Rows ``i`` hold ``a[i]`` items, columns ``j`` take ``b[j]``; pairing one item of row ``i``
 with one of column ``j`` saves ``s[i, j]``; items may stay unpaired (saving nothing). The
 answer is the largest total saving. BRANCH's lower bound over two graphs' branch classes is
-of this form (:func:`gedkit._kernels.filters.window_bounds`): a node deleted and one inserted
-cost more than the two paired, and the saving is the difference.
+of this form (:func:`gedkit._kernels.filters.window_bounds`): every node deleted and every
+node inserted, less what the assignment saves by pairing nodes instead.
 
-Successive longest augmenting paths (the min-cost-flow method, run for profit): each path
-found by Bellman-Ford over the residual graph, whose size is the classes' (a molecule has
-5-10 branch classes). The paths' profits never grow, which gives
-a valid bound at every step: the savings so far plus the last path's profit for every item
-still unpaired. A caller asking only whether the largest saving stays below a target gets
-that answer from the first step that settles it.
+Successive longest augmenting paths (the min-cost-flow method, run for profit), each found
+by Bellman-Ford over the residual graph, whose size is the classes' (a molecule has 5-10
+branch classes). The paths' profits never grow, which gives a valid bound at every step: the
+savings so far plus the last path's profit for every item still unpaired. A caller asking
+only whether the largest saving stays below a target gets that answer from the first step
+that settles it.
 """
 
 from __future__ import annotations
