@@ -50,7 +50,7 @@ def max_savings(p, r, a, b, s, target, work):
     the greedy pairing, best savings first (:func:`_greedy`); only when neither settles it
     (about half of BRANCH's candidates in a range search) the exact solve."""
     x, ra, rb, dr, dc, pr, pc, queue, queued = work
-    cap = _cap(s, p, r, a, b)
+    cap = _cap(s, p, r, a, b, dc)
     if cap < target:
         return cap, True
     found = _greedy(p, r, a, b, s, ra, rb)
@@ -145,21 +145,20 @@ def max_savings(p, r, a, b, s, target, work):
 
 
 @njit(cache=True, nogil=True)
-def _cap(s, p, r, a, b):
+def _cap(s, p, r, a, b, best_col):
     """At least the largest saving: each row's items at their best column's saving, or each
-    column's at their best row's, the smaller."""
+    column's at their best row's, the smaller (``best_col``: scratch of ``r``)."""
+    best_col[:r] = 0.0
     by_rows = 0.0
     for i in range(p):
         best = 0.0
         for j in range(r):
             best = max(best, s[i, j])
+            best_col[j] = max(best_col[j], s[i, j])
         by_rows += a[i] * best
     by_cols = 0.0
     for j in range(r):
-        best = 0.0
-        for i in range(p):
-            best = max(best, s[i, j])
-        by_cols += b[j] * best
+        by_cols += b[j] * best_col[j]
     return min(by_rows, by_cols)
 
 
