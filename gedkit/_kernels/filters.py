@@ -21,6 +21,7 @@ from gedkit._kernels.bundles import (
     WindowOut,
 )
 from gedkit._kernels.lsap import lsap_min
+from gedkit._kernels.signatures import _sort
 from gedkit._kernels.transport import max_savings, transport_work
 
 _BIG = 1e15  # a forbidden cell of the assignment
@@ -285,12 +286,7 @@ def _query_classes(records, at):
     classes = 0
     for v in range(n):
         lo, hi = start[v], start[v + 1]
-        for i in range(lo + 1, hi):  # a node's few edges, by insertion
-            x, j = incident[i], i - 1
-            while j >= lo and incident[j] > x:
-                incident[j + 1] = incident[j]
-                j -= 1
-            incident[j + 1] = x
+        _sort(incident, lo, hi)
         found = -1
         for k in range(classes):
             if c_label[k] == records[nodes + v] and c_degree[k] == hi - lo:
@@ -428,8 +424,7 @@ def window_bounds(index, sig, batch, costs, integral, limit, first_query, out, f
     no graph has) and :class:`~gedkit._kernels.bundles.WindowOut`; ``costs``: as
     :func:`_block_bounds` takes them, then the node substitution uncapped; ``frequent``: the
     place of each node ordinal among the collection's most frequent and every row's counts of
-    those
-    (:meth:`gedkit.search.signatures.Signatures.top_nodes`), by which a row in the window
+    those (:meth:`gedkit.search.signatures.Signatures.top_nodes`), by which a row in the window
     whose node labels and sizes alone price it beyond ``limit`` is counted and left (most
     rows at a small threshold: ~5 ns a row, where its multisets cost ~20); ``branches``:
     the :class:`~gedkit._kernels.bundles.BranchTable` of the collection's branch ordinals,
